@@ -1,0 +1,112 @@
+//! `simhash-lexicons`: Fan & Huang §3.2, multiple random lexicons (after
+//! Kołcz et al.) combined with shingle-based SimHash.
+//!
+//! Lexicon 0 is the full vocabulary; lexicons 1..L keep each term with
+//! probability `keep`, decided by a seeded hash of the term, so every
+//! document sees the same random lexicons. Each lexicon filters the term
+//! stream, and the filtered stream gets its own shingle SimHash. A pair is a
+//! duplicate if *any* lexicon's two fingerprints are within the threshold, so
+//! the score is the smallest Hamming distance over the lexicons. An edit that
+//! lands on a word missing from some lexicon leaves that lexicon's
+//! fingerprint untouched, which is where the recall gain comes from.
+//! With L = 1 this is exactly `simhash-shingle`.
+
+use serde::{Deserialize, Serialize};
+
+use super::simhash_shingle::shingle_simhash;
+use super::{Algorithm, AlgorithmId, Score};
+use crate::analysis::Analysis;
+use crate::hash::rehash;
+use crate::stats::TermWeights;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SimhashLexiconsConfig {
+    /// Number of lexicons including the full one. Default: 5 (the paper's best).
+    pub lexicons: usize,
+    /// Fraction of terms each extra lexicon keeps. Default: 0.7.
+    pub keep: f64,
+    /// Terms per shingle. Default: 2.
+    pub k: usize,
+    /// Fingerprint size in bits, 1–64. Default: 64.
+    pub bits: u32,
+    /// Seed of the feature hash (lexicon j uses seed + j for membership).
+    /// Default: 0x5eed_0007.
+    pub seed: u64,
+}
+
+impl Default for SimhashLexiconsConfig {
+    fn default() -> Self {
+        Self {
+            lexicons: 5,
+            keep: 0.7,
+            k: 2,
+            bits: 64,
+            seed: 0x5eed_0007,
+        }
+    }
+}
+
+/// One fingerprint per lexicon (`None` where the filtered stream is empty).
+pub type SimhashLexiconsFingerprint = Vec<Option<u64>>;
+
+/// Whether lexicon `index` (≥ 1) contains `term`.
+pub fn in_lexicon(term: u64, index: usize, keep: f64, seed: u64) -> bool {
+    let cut = (keep.clamp(0.0, 1.0) * u64::MAX as f64) as u64;
+    rehash(term, seed.wrapping_add(index as u64)) <= cut
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SimhashLexicons {
+    pub config: SimhashLexiconsConfig,
+}
+
+impl SimhashLexicons {
+    pub fn new(config: SimhashLexiconsConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl Algorithm for SimhashLexicons {
+    type Fingerprint = SimhashLexiconsFingerprint;
+    const ID: AlgorithmId = AlgorithmId::SimhashLexicons;
+
+    fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashLexiconsFingerprint {
+        let c = &self.config;
+        let mut filtered = Vec::with_capacity(doc.terms.len());
+        (0..c.lexicons.max(1))
+            .map(|lexicon| {
+                if lexicon == 0 {
+                    return shingle_simhash(&doc.terms, weights, c.k, c.bits, c.seed);
+                }
+                filtered.clear();
+                filtered.extend(doc.terms.iter().copied().filter(|&t| in_lexicon(t, lexicon, c.keep, c.seed)));
+                shingle_simhash(&filtered, weights, c.k, c.bits, c.seed)
+            })
+            .collect()
+    }
+
+    fn score(&self, a: &SimhashLexiconsFingerprint, b: &SimhashLexiconsFingerprint) -> Score {
+        let bits = self.config.bits.clamp(1, 64);
+        a.iter()
+            .zip(b)
+            .filter_map(|(x, y)| Some((x.as_ref()? ^ y.as_ref()?).count_ones()))
+            .min()
+            .map_or(Score::Incomparable, |distance| Score::Hamming { distance, bits })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_lexicons_keep_about_the_configured_fraction() {
+        let kept = (0..10_000u64).filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9)).count();
+        assert!((6_700..7_300).contains(&kept), "kept {kept} of 10000");
+        let other = (0..10_000u64)
+            .filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9) != in_lexicon(crate::hash::mix64(t), 2, 0.7, 9))
+            .count();
+        assert!(other > 3_000, "lexicons must differ from each other");
+    }
+}

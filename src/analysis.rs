@@ -1,0 +1,189 @@
+//! One pass over a document's normalized text that every algorithm shares.
+//!
+//! Tokenizing, stop-word lookup, stemming and Soundex are the expensive part
+//! of fingerprinting; doing them once per document (and caching each distinct
+//! word's results per thread) is what lets all eleven algorithms run at
+//! tens of MB/s per core. Algorithms read only an [`Analysis`].
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use crate::hash::{hash64, token_hash};
+use crate::text::{normalize, Tokenizer, TokenizerConfig};
+
+/// Everything the algorithms need from one document.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// The normalized text (winnowing and Roth's character stream read it).
+    pub text: String,
+    /// Hash of every word, in order (exact, shingles, MinHash).
+    pub words: Vec<u64>,
+    /// Whether each word is a stop word (parallel to `words`).
+    pub stop: Vec<bool>,
+    /// Hash of each word's Soundex code, 0 where it has none (parallel to `words`).
+    pub soundex: Vec<u64>,
+    /// Term hashes: stop words removed (if configured) and stemmed (if
+    /// configured), in order (SimHash family, I-Match, statistics).
+    pub terms: Vec<u64>,
+}
+
+impl Analysis {
+    /// Number of words; a document with none is "empty" to every algorithm.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Distinct terms, sorted (the document's contribution to document frequencies).
+    pub fn unique_terms(&self) -> Vec<u64> {
+        let mut t = self.terms.clone();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+}
+
+/// Builds [`Analysis`] values; cheap to share across threads.
+#[derive(Debug)]
+pub struct Analyzer {
+    tokenizer: Tokenizer,
+    /// Distinguishes this analyzer's cache entries from another config's.
+    config_tag: u64,
+}
+
+#[derive(Clone, Copy)]
+struct WordEntry {
+    term: u64,
+    is_stop: bool,
+    soundex: u64,
+}
+
+/// Word hashes are already uniform, so the cache map hashes nothing.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type WordCache = HashMap<u64, WordEntry, BuildHasherDefault<IdentityHasher>>;
+
+/// Per-thread cache bound: a library's vocabulary fits, a hostile stream of
+/// unique tokens cannot grow memory without limit.
+const CACHE_LIMIT: usize = 1 << 18;
+
+thread_local! {
+    static WORD_CACHE: RefCell<(u64, WordCache)> = RefCell::new((0, WordCache::default()));
+}
+
+/// Term hash of the empty marker; real terms never hash to it by construction.
+const NO_TERM: u64 = 0;
+
+impl Analyzer {
+    pub fn new(config: &TokenizerConfig) -> Self {
+        let tag = hash64(format!("{config:?}").as_bytes(), 0x7a67);
+        Self {
+            tokenizer: Tokenizer::new(config),
+            config_tag: tag | 1,
+        }
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// Normalize decoded text and analyze it.
+    pub fn analyze(&self, decoded_text: &str) -> Analysis {
+        self.analyze_normalized(normalize(decoded_text))
+    }
+
+    /// Analyze text that is already normalized.
+    pub fn analyze_normalized(&self, text: String) -> Analysis {
+        let mut words = Vec::with_capacity(text.len() / 5);
+        let mut stop = Vec::with_capacity(text.len() / 5);
+        let mut soundex = Vec::with_capacity(text.len() / 5);
+        let mut terms = Vec::with_capacity(text.len() / 8);
+        WORD_CACHE.with(|cell| {
+            let mut cell = cell.borrow_mut();
+            let (tag, cache) = &mut *cell;
+            if *tag != self.config_tag || cache.len() > CACHE_LIMIT {
+                cache.clear();
+                *tag = self.config_tag;
+            }
+            for word in self.tokenizer.words(&text) {
+                let h = token_hash(word);
+                let entry = *cache.entry(h).or_insert_with(|| self.word_entry(word));
+                words.push(h);
+                stop.push(entry.is_stop);
+                soundex.push(entry.soundex);
+                if entry.term != NO_TERM {
+                    terms.push(entry.term);
+                }
+            }
+        });
+        Analysis {
+            text,
+            words,
+            stop,
+            soundex,
+            terms,
+        }
+    }
+
+    fn word_entry(&self, word: &str) -> WordEntry {
+        let term = match self.tokenizer.term(word) {
+            Some(t) => token_hash(&t).max(1),
+            None => NO_TERM,
+        };
+        WordEntry {
+            term,
+            is_stop: self.tokenizer.is_stopword(word),
+            soundex: self.tokenizer.soundex(word).map_or(0, |c| token_hash(&c).max(1)),
+        }
+    }
+
+    /// Term hash of one word as the analyzer would compute it (`None` for a
+    /// stop word). Used to build and read IDF tables keyed by term text.
+    pub fn term_hash(&self, word: &str) -> Option<u64> {
+        self.tokenizer.term(word).map(|t| token_hash(&t).max(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analysis_separates_words_terms_and_soundex() {
+        let a = Analyzer::new(&TokenizerConfig::default());
+        let doc = a.analyze("The whales were Running");
+        assert_eq!(doc.words.len(), 4);
+        assert_eq!(doc.stop, [true, false, true, false]);
+        assert_eq!(doc.terms.len(), 2);
+        assert_eq!(doc.terms[1], token_hash("run"));
+        assert!(doc.soundex.iter().all(|&s| s != 0));
+    }
+
+    #[test]
+    fn cache_never_leaks_between_configurations() {
+        let stemmed = Analyzer::new(&TokenizerConfig::default());
+        let plain = Analyzer::new(&TokenizerConfig {
+            stem: false,
+            ..TokenizerConfig::default()
+        });
+        let a = stemmed.analyze("running");
+        let b = plain.analyze("running");
+        assert_eq!(a.terms, [token_hash("run")]);
+        assert_eq!(b.terms, [token_hash("running")]);
+    }
+}

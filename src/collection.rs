@@ -1,0 +1,155 @@
+//! Reading a folder into documents: which files count, and what each one's
+//! bytes turn out to be (text, or a reason it is skipped).
+//!
+//! The walk (the `ignore` crate, ripgrep's walker) skips hidden files and
+//! folders, temporary and partial downloads (`*.part`, `*.crdownload`, `*~`,
+//! `*.swp`, `*.tmp`), does not follow symbolic links, and honours a
+//! `.doppelignore` file (gitignore syntax) in any folder. Only regular files
+//! are opened, so a FIFO never blocks the scan. Files are read whole, up to a
+//! size cap; doppel never writes to the folder.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::text::decode::{decode, Decoded, NotText};
+
+/// Files larger than this are skipped as too large unless configured
+/// otherwise (256 MiB).
+pub const DEFAULT_SIZE_CAP: u64 = 256 * 1024 * 1024;
+
+/// Name of the per-folder ignore file.
+pub const IGNORE_FILE: &str = ".doppelignore";
+
+const TEMPORARY_GLOBS: [&str; 5] = ["*.part", "*.crdownload", "*~", "*.swp", "*.tmp"];
+
+/// Why a file is not a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Skip {
+    #[error("{0}")]
+    NotText(NotText),
+    #[error("too large: {bytes} bytes (cap {cap})")]
+    TooLarge { bytes: u64, cap: u64 },
+    #[error("not a regular file ({what})")]
+    NotAFile { what: String },
+    #[error("unreadable: {reason}")]
+    Unreadable { reason: String },
+}
+
+/// One file found in the folder.
+#[derive(Debug, Clone)]
+pub struct FileEntry {
+    pub path: PathBuf,
+    /// Path relative to the root, `/`-separated, lossily decoded for display.
+    pub rel: String,
+    pub bytes: u64,
+}
+
+/// Every candidate file under `root`, sorted by relative path. Errors met
+/// while walking (an unreadable folder) are returned beside the files, never
+/// dropped silently.
+pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for glob in TEMPORARY_GLOBS {
+        overrides.add(&format!("!{glob}")).expect("built-in globs are valid");
+    }
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .hidden(true)
+        .follow_links(false)
+        .add_custom_ignore_filename(IGNORE_FILE)
+        .overrides(overrides.build().expect("built-in globs are valid"))
+        .build();
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for result in walker {
+        match result {
+            Ok(entry) => {
+                let rel = relative(root, entry.path());
+                match entry.file_type() {
+                    Some(t) if t.is_file() => {
+                        let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                        files.push(FileEntry {
+                            path: entry.into_path(),
+                            rel,
+                            bytes,
+                        });
+                    }
+                    Some(t) if t.is_dir() => {}
+                    Some(t) => problems.push((
+                        rel,
+                        Skip::NotAFile {
+                            what: describe_file_type(&t).to_owned(),
+                        },
+                    )),
+                    None => {}
+                }
+            }
+            Err(err) => problems.push((
+                String::new(),
+                Skip::Unreadable {
+                    reason: err.to_string(),
+                },
+            )),
+        }
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    (files, problems)
+}
+
+fn describe_file_type(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "FIFO";
+        }
+        if t.is_socket() {
+            return "socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "device";
+        }
+    }
+    if t.is_symlink() {
+        "symbolic link (not followed)"
+    } else {
+        "special file"
+    }
+}
+
+/// `path` relative to `root` with `/` separators (lossy for display only).
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Read and decode one file, refusing anything over `cap` bytes.
+pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
+    let unreadable = |e: std::io::Error| Skip::Unreadable { reason: e.to_string() };
+    let file = fs::File::open(path).map_err(unreadable)?;
+    let meta = file.metadata().map_err(unreadable)?;
+    if !meta.is_file() {
+        return Err(Skip::NotAFile {
+            what: "not a regular file".into(),
+        });
+    }
+    if meta.len() > cap {
+        return Err(Skip::TooLarge { bytes: meta.len(), cap });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    if bytes.len() as u64 > cap {
+        return Err(Skip::TooLarge {
+            bytes: bytes.len() as u64,
+            cap,
+        });
+    }
+    decode(&bytes).map_err(Skip::NotText)
+}

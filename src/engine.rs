@@ -1,0 +1,318 @@
+//! The engine: one configuration of every algorithm, applied to documents
+//! and pairs.
+//!
+//! [`Engine::analyze`] runs the text pipeline once per document,
+//! [`Engine::fingerprint`] derives every enabled algorithm's fingerprint
+//! from that single analysis (MinHash's sketch is reused for super-shingles),
+//! and [`Engine::compare`] scores a pair with every algorithm. [`Verdict`]
+//! applies the thresholds and the `fusion` rule. The engine holds no
+//! documents; indexes and stores are built on top of it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::algo::exact::{Exact, ExactConfig, ExactFingerprint};
+use crate::algo::imatch::{Imatch, ImatchConfig, ImatchFingerprint};
+use crate::algo::imatch_lexicons::{ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint};
+use crate::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
+use crate::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
+use crate::algo::si::{Si, SiConfig, SiFingerprint};
+use crate::algo::simhash::{Simhash, SimhashConfig, SimhashFingerprint};
+use crate::algo::simhash_lexicons::{SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint};
+use crate::algo::simhash_shingle::{SimhashShingle, SimhashShingleConfig};
+use crate::algo::supershingle::{Supershingle, SupershingleConfig, SupershingleFingerprint};
+use crate::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
+use crate::algo::{Algorithm, AlgorithmId, Score};
+use crate::analysis::{Analysis, Analyzer};
+use crate::stats::{IdfSource, IdfTable, TermWeights};
+use crate::text::TokenizerConfig;
+
+/// Parameters of every algorithm (each with documented defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AlgorithmsConfig {
+    pub exact: ExactConfig,
+    pub shingle: ShingleConfig,
+    pub minhash: MinhashConfig,
+    pub supershingle: SupershingleConfig,
+    pub simhash: SimhashConfig,
+    pub simhash_shingle: SimhashShingleConfig,
+    pub simhash_lexicons: SimhashLexiconsConfig,
+    pub imatch: ImatchConfig,
+    pub imatch_lexicons: ImatchLexiconsConfig,
+    pub winnow: WinnowConfig,
+    pub si: SiConfig,
+}
+
+/// How `fusion` combines the algorithms into one verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FusionConfig {
+    /// A pair is a duplicate when at least this many algorithms pass their
+    /// thresholds. Default: 3.
+    pub min_agree: usize,
+    /// ... or when at least this share of the smaller document's shingles is
+    /// in the larger one (containment). Default: 0.9.
+    pub containment: f64,
+    /// Containment counts only when the smaller document has at least this
+    /// many shingles (a two-line note is not "contained" in a book). Default: 50.
+    pub min_shingles: usize,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        Self {
+            min_agree: 3,
+            containment: 0.9,
+            min_shingles: 50,
+        }
+    }
+}
+
+/// Per-algorithm thresholds in each algorithm's native unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Thresholds(pub BTreeMap<AlgorithmId, f64>);
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        use AlgorithmId::*;
+        Self(BTreeMap::from([
+            (Exact, 1.0),
+            (Shingle, 0.5),
+            (Minhash, 0.5),
+            (Supershingle, 2.0),
+            (Simhash, 6.0),
+            (SimhashShingle, 10.0),
+            (SimhashLexicons, 8.0),
+            (Imatch, 1.0),
+            (ImatchLexicons, 1.0),
+            (Winnow, 0.5),
+            (Si, 0.7),
+        ]))
+    }
+}
+
+impl Thresholds {
+    pub fn get(&self, id: AlgorithmId) -> f64 {
+        self.0.get(&id).copied().unwrap_or_else(|| Thresholds::default().0[&id])
+    }
+
+    pub fn set(&mut self, id: AlgorithmId, value: f64) {
+        self.0.insert(id, value);
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct EngineConfig {
+    pub tokenizer: TokenizerConfig,
+    pub algorithms: AlgorithmsConfig,
+    /// Algorithms computed at all. Default: every one.
+    pub enabled: BTreeSet<AlgorithmId>,
+    pub idf: IdfSource,
+    pub thresholds: Thresholds,
+    pub fusion: FusionConfig,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            tokenizer: TokenizerConfig::default(),
+            algorithms: AlgorithmsConfig::default(),
+            enabled: AlgorithmId::ALL.into_iter().collect(),
+            idf: IdfSource::default(),
+            thresholds: Thresholds::default(),
+            fusion: FusionConfig::default(),
+        }
+    }
+}
+
+/// Every enabled algorithm's fingerprint of one document (`None` where the
+/// algorithm is disabled).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fingerprints {
+    pub exact: Option<ExactFingerprint>,
+    pub shingle: Option<ShingleFingerprint>,
+    pub minhash: Option<MinhashFingerprint>,
+    pub supershingle: Option<SupershingleFingerprint>,
+    pub simhash: Option<SimhashFingerprint>,
+    pub simhash_shingle: Option<SimhashFingerprint>,
+    pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    pub imatch: Option<ImatchFingerprint>,
+    pub imatch_lexicons: Option<ImatchLexiconsFingerprint>,
+    pub winnow: Option<WinnowFingerprint>,
+    pub si: Option<SiFingerprint>,
+}
+
+/// Every algorithm's score for one pair (only algorithms enabled on both sides).
+pub type PairScores = BTreeMap<AlgorithmId, Score>;
+
+/// A pair's scores judged against thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Algorithms whose threshold the pair passes.
+    pub passing: Vec<AlgorithmId>,
+    /// The smaller document's share of shingles found in the larger one.
+    pub containment: Option<f64>,
+    /// Whether the containment rule alone makes it a duplicate.
+    pub contained: bool,
+    /// The `fusion` verdict.
+    pub fusion: bool,
+}
+
+struct Algorithms {
+    exact: Exact,
+    shingle: Shingle,
+    minhash: Minhash,
+    supershingle: Supershingle,
+    simhash: Simhash,
+    simhash_shingle: SimhashShingle,
+    simhash_lexicons: SimhashLexicons,
+    imatch: Imatch,
+    imatch_lexicons: ImatchLexicons,
+    winnow: Winnow,
+    si: Si,
+}
+
+pub struct Engine {
+    config: EngineConfig,
+    analyzer: Analyzer,
+    algorithms: Algorithms,
+    reference: IdfTable,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("config", &self.config).finish()
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new(EngineConfig::default())
+    }
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Self {
+        let a = config.algorithms.clone();
+        let analyzer = Analyzer::new(&config.tokenizer);
+        let reference = if config.tokenizer == TokenizerConfig::default() {
+            IdfTable::reference()
+        } else {
+            IdfTable::default()
+        };
+        Self {
+            algorithms: Algorithms {
+                exact: Exact::new(a.exact),
+                shingle: Shingle::new(a.shingle),
+                minhash: Minhash::new(a.minhash.clone()),
+                supershingle: Supershingle::new(a.supershingle, a.minhash),
+                simhash: Simhash::new(a.simhash),
+                simhash_shingle: SimhashShingle::new(a.simhash_shingle),
+                simhash_lexicons: SimhashLexicons::new(a.simhash_lexicons),
+                imatch: Imatch::new(a.imatch),
+                imatch_lexicons: ImatchLexicons::new(a.imatch_lexicons),
+                winnow: Winnow::new(a.winnow),
+                si: Si::new(a.si, &config.tokenizer),
+            },
+            analyzer,
+            reference,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The pinned reference weights (empty for a non-default tokenizer, in
+    /// which case use collection statistics).
+    pub fn reference_weights(&self) -> &IdfTable {
+        &self.reference
+    }
+
+    pub fn is_enabled(&self, id: AlgorithmId) -> bool {
+        self.config.enabled.contains(&id)
+    }
+
+    /// Normalize and analyze decoded text.
+    pub fn analyze(&self, text: &str) -> Analysis {
+        self.analyzer.analyze(text)
+    }
+
+    /// Fingerprint an analyzed document with every enabled algorithm.
+    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
+        use AlgorithmId as Id;
+        let a = &self.algorithms;
+        let on = |id| self.is_enabled(id);
+        let minhash = (on(Id::Minhash) || on(Id::Supershingle)).then(|| a.minhash.fingerprint(doc, weights));
+        Fingerprints {
+            exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
+            shingle: on(Id::Shingle).then(|| a.shingle.fingerprint(doc, weights)),
+            supershingle: on(Id::Supershingle)
+                .then(|| a.supershingle.from_sketch(minhash.as_deref().unwrap_or_default())),
+            minhash: minhash.filter(|_| on(Id::Minhash)),
+            simhash: on(Id::Simhash).then(|| a.simhash.fingerprint(doc, weights)),
+            simhash_shingle: on(Id::SimhashShingle).then(|| a.simhash_shingle.fingerprint(doc, weights)),
+            simhash_lexicons: on(Id::SimhashLexicons).then(|| a.simhash_lexicons.fingerprint(doc, weights)),
+            imatch: on(Id::Imatch).then(|| a.imatch.fingerprint(doc, weights)),
+            imatch_lexicons: on(Id::ImatchLexicons).then(|| a.imatch_lexicons.fingerprint(doc, weights)),
+            winnow: on(Id::Winnow).then(|| a.winnow.fingerprint(doc, weights)),
+            si: on(Id::Si).then(|| a.si.fingerprint(doc, weights)),
+        }
+    }
+
+    /// Score a pair with every algorithm both fingerprints carry.
+    pub fn compare(&self, x: &Fingerprints, y: &Fingerprints) -> PairScores {
+        fn put<A: Algorithm>(out: &mut PairScores, algo: &A, x: &Option<A::Fingerprint>, y: &Option<A::Fingerprint>) {
+            if let (Some(x), Some(y)) = (x, y) {
+                out.insert(A::ID, algo.score(x, y));
+            }
+        }
+        let a = &self.algorithms;
+        let mut out = PairScores::new();
+        put(&mut out, &a.exact, &x.exact, &y.exact);
+        put(&mut out, &a.shingle, &x.shingle, &y.shingle);
+        put(&mut out, &a.minhash, &x.minhash, &y.minhash);
+        put(&mut out, &a.supershingle, &x.supershingle, &y.supershingle);
+        put(&mut out, &a.simhash, &x.simhash, &y.simhash);
+        put(&mut out, &a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle);
+        put(&mut out, &a.simhash_lexicons, &x.simhash_lexicons, &y.simhash_lexicons);
+        put(&mut out, &a.imatch, &x.imatch, &y.imatch);
+        put(&mut out, &a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons);
+        put(&mut out, &a.winnow, &x.winnow, &y.winnow);
+        put(&mut out, &a.si, &x.si, &y.si);
+        out
+    }
+
+    /// Judge scores against the configured thresholds and fusion rule.
+    pub fn verdict(&self, scores: &PairScores, smaller_shingles: usize) -> Verdict {
+        verdict(scores, &self.config.thresholds, &self.config.fusion, smaller_shingles)
+    }
+}
+
+/// Judge scores against `thresholds` and the fusion rule. `smaller_shingles`
+/// is the shingle count of the smaller document (for the containment rule).
+pub fn verdict(scores: &PairScores, thresholds: &Thresholds, fusion: &FusionConfig, smaller_shingles: usize) -> Verdict {
+    let passing: Vec<AlgorithmId> = scores
+        .iter()
+        .filter(|(&id, score)| score.passes(thresholds.get(id)))
+        .map(|(&id, _)| id)
+        .collect();
+    let containment = scores.get(&AlgorithmId::Shingle).and_then(Score::containment);
+    let contained =
+        containment.is_some_and(|c| c >= fusion.containment) && smaller_shingles >= fusion.min_shingles;
+    Verdict {
+        fusion: passing.len() >= fusion.min_agree.max(1) || contained,
+        passing,
+        containment,
+        contained,
+    }
+}

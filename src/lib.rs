@@ -1,0 +1,19 @@
+//! doppel: find and review near-duplicate documents in a text collection.
+//!
+//! The engine (everything in this library except `tui`) never touches the
+//! terminal: `text` turns bytes into normalized words, `analysis` does the
+//! per-document pass every algorithm shares, `algo` holds the fingerprint
+//! algorithms of the papers, `stats` the collection statistics they weight
+//! terms with, `engine` ties one configuration of all of them together,
+//! `collection` reads a folder into documents and `cluster` groups pairs.
+pub mod algo;
+pub mod analysis;
+pub mod cluster;
+pub mod collection;
+pub mod engine;
+pub mod hash;
+pub mod measure;
+pub mod stats;
+pub mod text;
+pub mod scan;
+pub mod report;

@@ -1,0 +1,172 @@
+//! Normalization: the single definition of "the same text" in doppel.
+//!
+//! Two files whose normalized text is equal get identical fingerprints, so the
+//! rules here decide which differences a curator never wants to see:
+//!
+//! 1. Words hyphenated across a line end are joined (`digi-\ntized` →
+//!    `digitized`), whatever the line end (`\n`, `\r\n`, `\r`) and any spaces
+//!    around it; a soft hyphen (U+00AD) is dropped wherever it stands.
+//! 2. Unicode NFKC: ligatures (`ﬁ` → `fi`), full-width forms, non-breaking
+//!    spaces and other compatibility characters fold to their plain forms.
+//! 3. Case folding: Unicode lowercase, plus `ß` → `ss` and final `ς` → `σ`,
+//!    the two folds that lowercase alone misses in common texts.
+//! 4. Typographic apostrophes (`’`, `‘`, `ʼ`) become `'` so `don’t` = `don't`;
+//!    the byte-order mark and zero-width characters are dropped.
+//! 5. Every run of whitespace (including line ends and form feeds) becomes
+//!    one space; leading and trailing whitespace is removed.
+//!
+//! Pure-ASCII input skips NFKC (it is the identity there) and takes a
+//! byte-level fast path with exactly the same result.
+
+use unicode_normalization::UnicodeNormalization;
+
+/// Normalize decoded text (see the module documentation for the rules).
+pub fn normalize(text: &str) -> String {
+    let joined = join_line_end_hyphens(text);
+    if joined.is_ascii() {
+        normalize_ascii(&joined)
+    } else {
+        normalize_unicode(&joined)
+    }
+}
+
+fn normalize_ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut pending_space = false;
+    for &b in text.as_bytes() {
+        if b.is_ascii_whitespace() || b == 0x0b {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        out.push(b.to_ascii_lowercase() as char);
+    }
+    out
+}
+
+fn normalize_unicode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut pending_space = false;
+    for c in text.nfkc() {
+        if c.is_whitespace() {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        match c {
+            '\u{ad}' | '\u{feff}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' => continue,
+            _ => {}
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{02bc}' => out.push('\''),
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// Join words split by a hyphen (or soft hyphen) at a line end. Returns the
+/// input unchanged (no copy) when there is nothing to join.
+fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied_to = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let hyphen_len = if bytes[i] == b'-' {
+            1
+        } else if bytes[i..].starts_with("\u{ad}".as_bytes()) {
+            2
+        } else {
+            i += 1;
+            continue;
+        };
+        let before_is_letter = text[..i].chars().next_back().is_some_and(char::is_alphabetic);
+        let mut j = i + hyphen_len;
+        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+            j += 1;
+        }
+        let line_end = match bytes.get(j) {
+            Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => 2,
+            Some(b'\r') | Some(b'\n') => 1,
+            _ => 0,
+        };
+        if !before_is_letter || line_end == 0 {
+            i += hyphen_len;
+            continue;
+        }
+        let mut k = j + line_end;
+        while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
+            k += 1;
+        }
+        if !text[k..].chars().next().is_some_and(char::is_alphabetic) {
+            i += hyphen_len;
+            continue;
+        }
+        let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        buf.push_str(&text[copied_to..i]);
+        copied_to = k;
+        i = k;
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(mut buf) => {
+            buf.push_str(&text[copied_to..]);
+            std::borrow::Cow::Owned(buf)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_words_hyphenated_across_line_ends() {
+        assert_eq!(normalize("digi-\ntized"), "digitized");
+        assert_eq!(normalize("digi- \r\n  tized text"), "digitized text");
+        assert_eq!(normalize("digi-\rtized"), "digitized");
+        assert_eq!(normalize("soft\u{ad}\nhyphen"), "softhyphen");
+    }
+
+    #[test]
+    fn keeps_real_hyphens_and_dashes() {
+        assert_eq!(normalize("well-known"), "well-known");
+        assert_eq!(normalize("pages 12-\n13"), "pages 12- 13");
+        assert_eq!(normalize("end -\nstart"), "end - start");
+    }
+
+    #[test]
+    fn folds_ligatures_case_quotes_and_whitespace() {
+        assert_eq!(normalize("The ﬁrst  ﬂight\u{a0}OF\tDon’t"), "the first flight of don't");
+        assert_eq!(normalize("STRASSE Straße"), "strasse strasse");
+        assert_eq!(normalize("\u{feff}  Hello\r\n\r\nWorld \u{c}"), "hello world");
+    }
+
+    #[test]
+    fn crlf_and_lf_normalize_identically() {
+        let lf = "Call me Ishmael.\nSome years ago-\nnever mind how long\n";
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(normalize(lf), normalize(&crlf));
+    }
+
+    #[test]
+    fn ascii_fast_path_matches_unicode_path() {
+        let text = "Some  Mixed\tCASE text\nwith lines -- and 'quotes'.";
+        assert_eq!(normalize_ascii(text), normalize_unicode(text));
+    }
+
+    #[test]
+    fn composed_and_decomposed_accents_are_equal() {
+        assert_eq!(normalize("caf\u{e9}"), normalize("cafe\u{301}"));
+    }
+}

@@ -1,0 +1,305 @@
+//! Tokenization: Unicode words, stop words, stemming, Soundex codes, Roth's
+//! character streams, and word/character k-grams.
+//!
+//! Input is always normalized text (see [`crate::text::normalize`]), so words
+//! arrive lowercase. Words are UAX #29 word boundaries as implemented by
+//! `unicode-segmentation`; stemming is Snowball via `rust-stemmers`; Soundex
+//! is `rphonetic`'s US-English Soundex.
+
+use std::borrow::Cow;
+
+use rphonetic::Encoder;
+use serde::{Deserialize, Serialize};
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::text::stopwords::StopWords;
+
+/// Languages with a Snowball stemmer. Only English ships a stop-word list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    English,
+    French,
+    German,
+    Spanish,
+    Italian,
+    Portuguese,
+    Dutch,
+    Swedish,
+    Norwegian,
+    Danish,
+    Finnish,
+    Russian,
+}
+
+impl Language {
+    fn stemmer_algorithm(self) -> rust_stemmers::Algorithm {
+        use rust_stemmers::Algorithm as A;
+        match self {
+            Language::English => A::English,
+            Language::French => A::French,
+            Language::German => A::German,
+            Language::Spanish => A::Spanish,
+            Language::Italian => A::Italian,
+            Language::Portuguese => A::Portuguese,
+            Language::Dutch => A::Dutch,
+            Language::Swedish => A::Swedish,
+            Language::Norwegian => A::Norwegian,
+            Language::Danish => A::Danish,
+            Language::Finnish => A::Finnish,
+            Language::Russian => A::Russian,
+        }
+    }
+}
+
+/// How words become *terms*, the units of the IDF-weighted algorithms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenizerConfig {
+    /// Stemmer and stop-word language. Default: English.
+    pub language: Language,
+    /// Drop stop words from the term stream. Default: true (Fan & Huang).
+    pub remove_stopwords: bool,
+    /// Reduce terms to their Snowball stem. Default: true (Fan & Huang).
+    pub stem: bool,
+}
+
+impl Default for TokenizerConfig {
+    fn default() -> Self {
+        Self {
+            language: Language::English,
+            remove_stopwords: true,
+            stem: true,
+        }
+    }
+}
+
+/// Roth's processing variations. For word and Soundex streams: A = all words,
+/// B = stop words removed, C = duplicate words removed, D = both removed.
+/// For character streams: A = all characters, B = stop words removed,
+/// C = vowels removed, D = both removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Variation {
+    A,
+    B,
+    C,
+    D,
+}
+
+impl Variation {
+    /// Whether stop words are removed (B and D in both tables).
+    pub fn removes_stopwords(self) -> bool {
+        matches!(self, Variation::B | Variation::D)
+    }
+
+    /// C and D: duplicates removed (word streams) or vowels removed (chars).
+    pub fn removes_second_kind(self) -> bool {
+        matches!(self, Variation::C | Variation::D)
+    }
+}
+
+/// Splits normalized text into words and turns words into terms.
+pub struct Tokenizer {
+    config: TokenizerConfig,
+    stopwords: StopWords,
+    stemmer: rust_stemmers::Stemmer,
+    soundex: rphonetic::Soundex,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("config", &self.config)
+            .field("stopwords", &self.stopwords.len())
+            .finish()
+    }
+}
+
+impl Tokenizer {
+    pub fn new(config: &TokenizerConfig) -> Self {
+        Self {
+            config: config.clone(),
+            stopwords: StopWords::for_language(config.language),
+            stemmer: rust_stemmers::Stemmer::create(config.language.stemmer_algorithm()),
+            soundex: rphonetic::Soundex::default(),
+        }
+    }
+
+    pub fn config(&self) -> &TokenizerConfig {
+        &self.config
+    }
+
+    /// The words of normalized text, in order.
+    pub fn words<'a>(&self, normalized: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        normalized.unicode_words()
+    }
+
+    pub fn is_stopword(&self, word: &str) -> bool {
+        self.stopwords.contains(word)
+    }
+
+    /// The term a word contributes, or `None` for a stop word (when stop-word
+    /// removal is on).
+    pub fn term<'a>(&self, word: &'a str) -> Option<Cow<'a, str>> {
+        if self.config.remove_stopwords && self.is_stopword(word) {
+            return None;
+        }
+        Some(if self.config.stem {
+            self.stemmer.stem(word)
+        } else {
+            Cow::Borrowed(word)
+        })
+    }
+
+    /// The Soundex code of a word (`"robert"` → `"R163"`), or `None` when the
+    /// word has no Latin letters to encode.
+    pub fn soundex(&self, word: &str) -> Option<String> {
+        let code = self.soundex.encode(word);
+        (code.len() == 4).then_some(code)
+    }
+
+    /// Roth's character stream: the text with all whitespace removed, and
+    /// per `variation` its stop words and/or vowels removed.
+    pub fn char_stream(&self, normalized: &str, variation: Variation) -> String {
+        let mut out = String::with_capacity(normalized.len());
+        for word in normalized.split(' ') {
+            if variation.removes_stopwords() && self.is_stopword(word.trim_matches(|c: char| !c.is_alphanumeric())) {
+                continue;
+            }
+            for c in word.chars() {
+                if variation.removes_second_kind() && is_vowel(c) {
+                    continue;
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
+}
+
+/// Hashes of the word k-shingles of a token-hash stream (a stream shorter
+/// than `k` yields one shingle of all its tokens, so short texts still have a
+/// fingerprint; an empty stream yields none).
+pub fn shingle_hashes(tokens: &[u64], k: usize, seed: u64) -> impl Iterator<Item = u64> + '_ {
+    let k = k.max(1);
+    let windows: Box<dyn Iterator<Item = &[u64]>> = if tokens.is_empty() {
+        Box::new(std::iter::empty())
+    } else if tokens.len() < k {
+        Box::new(std::iter::once(tokens))
+    } else {
+        Box::new(tokens.windows(k))
+    };
+    windows.map(move |w| crate::hash::combine(w, seed))
+}
+
+/// Character k-grams of `stream` as (hash, byte offset of the gram in
+/// `stream`). Grams are whole characters, so non-ASCII text is safe.
+pub fn char_kgram_hashes(stream: &str, k: usize, seed: u64) -> Vec<(u64, usize)> {
+    let k = k.max(1);
+    let starts: Vec<usize> = stream
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(stream.len()))
+        .collect();
+    if starts.len() <= k {
+        return Vec::new();
+    }
+    (0..starts.len() - k)
+        .map(|i| {
+            let gram = &stream.as_bytes()[starts[i]..starts[i + k]];
+            (crate::hash::hash64(gram, seed), starts[i])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::normalize;
+
+    fn tok() -> Tokenizer {
+        Tokenizer::new(&TokenizerConfig::default())
+    }
+
+    #[test]
+    fn words_are_unicode_words_without_punctuation() {
+        let t = tok();
+        let text = normalize("Don’t panic: naïve café-goers, 42 of them!");
+        let words: Vec<_> = t.words(&text).collect();
+        assert_eq!(words, ["don't", "panic", "naïve", "café", "goers", "42", "of", "them"]);
+    }
+
+    #[test]
+    fn stop_words_are_dropped_and_terms_stemmed() {
+        let t = tok();
+        assert_eq!(t.term("the"), None);
+        assert_eq!(t.term("running").as_deref(), Some("run"));
+        assert_eq!(t.term("connections").as_deref(), Some("connect"));
+        let plain = Tokenizer::new(&TokenizerConfig {
+            remove_stopwords: false,
+            stem: false,
+            ..TokenizerConfig::default()
+        });
+        assert_eq!(plain.term("the").as_deref(), Some("the"));
+        assert_eq!(plain.term("running").as_deref(), Some("running"));
+    }
+
+    #[test]
+    fn soundex_codes_match_the_standard() {
+        let t = tok();
+        assert_eq!(t.soundex("robert").as_deref(), Some("R163"));
+        assert_eq!(t.soundex("rupert").as_deref(), Some("R163"));
+        assert_eq!(t.soundex("tymczak").as_deref(), Some("T522"));
+        assert_eq!(t.soundex("42"), None);
+    }
+
+    #[test]
+    fn roth_char_stream_variations() {
+        let t = tok();
+        let text = "four score and seven years";
+        assert_eq!(t.char_stream(text, Variation::A), "fourscoreandsevenyears");
+        assert_eq!(t.char_stream(text, Variation::B), "fourscoresevenyears");
+        assert_eq!(t.char_stream(text, Variation::C), "frscrndsvnyrs");
+        assert_eq!(t.char_stream(text, Variation::D), "frscrsvnyrs");
+    }
+
+    #[test]
+    fn blog_four_shingling_has_exactly_seven_shingles() {
+        // "to be or not to be, that is the question" → 7 distinct 4-shingles.
+        let t = Tokenizer::new(&TokenizerConfig::default());
+        let text = normalize("to be or not to be, that is the question");
+        let words: Vec<&str> = t.words(&text).collect();
+        let hashes: Vec<u64> = words.iter().map(|w| crate::hash::token_hash(w)).collect();
+        let shingles: std::collections::BTreeSet<u64> = shingle_hashes(&hashes, 4, 1).collect();
+        let expected: std::collections::BTreeSet<u64> = [
+            "to be or not",
+            "be or not to",
+            "or not to be",
+            "not to be that",
+            "to be that is",
+            "be that is the",
+            "that is the question",
+        ]
+        .iter()
+        .map(|s| {
+            let h: Vec<u64> = s.split(' ').map(crate::hash::token_hash).collect();
+            crate::hash::combine(&h, 1)
+        })
+        .collect();
+        assert_eq!(shingles, expected);
+    }
+
+    #[test]
+    fn char_kgrams_cover_non_ascii_text() {
+        let grams = char_kgram_hashes("çaféé", 4, 0);
+        assert_eq!(grams.len(), 2);
+        assert_eq!(grams[0].1, 0);
+        assert_eq!(grams[1].1, 2); // 'ç' is two bytes
+        assert!(char_kgram_hashes("abc", 4, 0).is_empty());
+    }
+}

@@ -148,7 +148,10 @@ impl Analyzer {
         WordEntry {
             term,
             is_stop: self.tokenizer.is_stopword(word),
-            soundex: self.tokenizer.soundex(word).map_or(0, |c| token_hash(&c).max(1)),
+            soundex: self
+                .tokenizer
+                .soundex(word)
+                .map_or(0, |c| token_hash(&c).max(1)),
         }
     }
 

@@ -56,7 +56,10 @@ impl Cluster {
 
 /// Connected components of `n` documents joined by `edges`, keeping only
 /// components of two or more; largest first, then by representative.
-pub fn connected_components(n: usize, edges: impl IntoIterator<Item = (usize, usize)>) -> Vec<Cluster> {
+pub fn connected_components(
+    n: usize,
+    edges: impl IntoIterator<Item = (usize, usize)>,
+) -> Vec<Cluster> {
     let mut uf = UnionFind::new(n);
     for (a, b) in edges {
         uf.union(a, b);
@@ -71,7 +74,12 @@ pub fn connected_components(n: usize, edges: impl IntoIterator<Item = (usize, us
         .filter(|m| m.len() > 1)
         .map(|members| Cluster { members })
         .collect();
-    clusters.sort_by(|a, b| b.members.len().cmp(&a.members.len()).then(a.members[0].cmp(&b.members[0])));
+    clusters.sort_by(|a, b| {
+        b.members
+            .len()
+            .cmp(&a.members.len())
+            .then(a.members[0].cmp(&b.members[0]))
+    });
     clusters
 }
 
@@ -84,7 +92,14 @@ mod tests {
         let clusters = connected_components(6, [(0, 1), (1, 2), (4, 5)]);
         assert_eq!(
             clusters,
-            [Cluster { members: vec![0, 1, 2] }, Cluster { members: vec![4, 5] }]
+            [
+                Cluster {
+                    members: vec![0, 1, 2]
+                },
+                Cluster {
+                    members: vec![4, 5]
+                }
+            ]
         );
         assert_eq!(clusters[1].representative(), 4);
     }

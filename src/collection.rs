@@ -54,7 +54,9 @@ pub struct FileEntry {
 pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
     for glob in TEMPORARY_GLOBS {
-        overrides.add(&format!("!{glob}")).expect("built-in globs are valid");
+        overrides
+            .add(&format!("!{glob}"))
+            .expect("built-in globs are valid");
     }
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
@@ -132,7 +134,9 @@ pub fn relative(root: &Path, path: &Path) -> String {
 
 /// Read and decode one file, refusing anything over `cap` bytes.
 pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
-    let unreadable = |e: std::io::Error| Skip::Unreadable { reason: e.to_string() };
+    let unreadable = |e: std::io::Error| Skip::Unreadable {
+        reason: e.to_string(),
+    };
     let file = fs::File::open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
@@ -141,10 +145,15 @@ pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
         });
     }
     if meta.len() > cap {
-        return Err(Skip::TooLarge { bytes: meta.len(), cap });
+        return Err(Skip::TooLarge {
+            bytes: meta.len(),
+            cap,
+        });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1).read_to_end(&mut bytes).map_err(unreadable)?;
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
     if bytes.len() as u64 > cap {
         return Err(Skip::TooLarge {
             bytes: bytes.len() as u64,

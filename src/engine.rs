@@ -14,12 +14,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::{Exact, ExactConfig, ExactFingerprint};
 use crate::algo::imatch::{Imatch, ImatchConfig, ImatchFingerprint};
-use crate::algo::imatch_lexicons::{ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint};
+use crate::algo::imatch_lexicons::{
+    ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint,
+};
 use crate::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
 use crate::algo::si::{Si, SiConfig, SiFingerprint};
 use crate::algo::simhash::{Simhash, SimhashConfig, SimhashFingerprint};
-use crate::algo::simhash_lexicons::{SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint};
+use crate::algo::simhash_lexicons::{
+    SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
+};
 use crate::algo::simhash_shingle::{SimhashShingle, SimhashShingleConfig};
 use crate::algo::supershingle::{Supershingle, SupershingleConfig, SupershingleFingerprint};
 use crate::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
@@ -96,7 +100,10 @@ impl Default for Thresholds {
 
 impl Thresholds {
     pub fn get(&self, id: AlgorithmId) -> f64 {
-        self.0.get(&id).copied().unwrap_or_else(|| Thresholds::default().0[&id])
+        self.0
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| Thresholds::default().0[&id])
     }
 
     pub fn set(&mut self, id: AlgorithmId, value: f64) {
@@ -185,7 +192,9 @@ pub struct Engine {
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").field("config", &self.config).finish()
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .finish()
     }
 }
 
@@ -252,18 +261,24 @@ impl Engine {
         use AlgorithmId as Id;
         let a = &self.algorithms;
         let on = |id| self.is_enabled(id);
-        let minhash = (on(Id::Minhash) || on(Id::Supershingle)).then(|| a.minhash.fingerprint(doc, weights));
+        let minhash =
+            (on(Id::Minhash) || on(Id::Supershingle)).then(|| a.minhash.fingerprint(doc, weights));
         Fingerprints {
             exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
             shingle: on(Id::Shingle).then(|| a.shingle.fingerprint(doc, weights)),
-            supershingle: on(Id::Supershingle)
-                .then(|| a.supershingle.from_sketch(minhash.as_deref().unwrap_or_default())),
+            supershingle: on(Id::Supershingle).then(|| {
+                a.supershingle
+                    .from_sketch(minhash.as_deref().unwrap_or_default())
+            }),
             minhash: minhash.filter(|_| on(Id::Minhash)),
             simhash: on(Id::Simhash).then(|| a.simhash.fingerprint(doc, weights)),
-            simhash_shingle: on(Id::SimhashShingle).then(|| a.simhash_shingle.fingerprint(doc, weights)),
-            simhash_lexicons: on(Id::SimhashLexicons).then(|| a.simhash_lexicons.fingerprint(doc, weights)),
+            simhash_shingle: on(Id::SimhashShingle)
+                .then(|| a.simhash_shingle.fingerprint(doc, weights)),
+            simhash_lexicons: on(Id::SimhashLexicons)
+                .then(|| a.simhash_lexicons.fingerprint(doc, weights)),
             imatch: on(Id::Imatch).then(|| a.imatch.fingerprint(doc, weights)),
-            imatch_lexicons: on(Id::ImatchLexicons).then(|| a.imatch_lexicons.fingerprint(doc, weights)),
+            imatch_lexicons: on(Id::ImatchLexicons)
+                .then(|| a.imatch_lexicons.fingerprint(doc, weights)),
             winnow: on(Id::Winnow).then(|| a.winnow.fingerprint(doc, weights)),
             si: on(Id::Si).then(|| a.si.fingerprint(doc, weights)),
         }
@@ -271,7 +286,12 @@ impl Engine {
 
     /// Score a pair with every algorithm both fingerprints carry.
     pub fn compare(&self, x: &Fingerprints, y: &Fingerprints) -> PairScores {
-        fn put<A: Algorithm>(out: &mut PairScores, algo: &A, x: &Option<A::Fingerprint>, y: &Option<A::Fingerprint>) {
+        fn put<A: Algorithm>(
+            out: &mut PairScores,
+            algo: &A,
+            x: &Option<A::Fingerprint>,
+            y: &Option<A::Fingerprint>,
+        ) {
             if let (Some(x), Some(y)) = (x, y) {
                 out.insert(A::ID, algo.score(x, y));
             }
@@ -283,10 +303,25 @@ impl Engine {
         put(&mut out, &a.minhash, &x.minhash, &y.minhash);
         put(&mut out, &a.supershingle, &x.supershingle, &y.supershingle);
         put(&mut out, &a.simhash, &x.simhash, &y.simhash);
-        put(&mut out, &a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle);
-        put(&mut out, &a.simhash_lexicons, &x.simhash_lexicons, &y.simhash_lexicons);
+        put(
+            &mut out,
+            &a.simhash_shingle,
+            &x.simhash_shingle,
+            &y.simhash_shingle,
+        );
+        put(
+            &mut out,
+            &a.simhash_lexicons,
+            &x.simhash_lexicons,
+            &y.simhash_lexicons,
+        );
         put(&mut out, &a.imatch, &x.imatch, &y.imatch);
-        put(&mut out, &a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons);
+        put(
+            &mut out,
+            &a.imatch_lexicons,
+            &x.imatch_lexicons,
+            &y.imatch_lexicons,
+        );
         put(&mut out, &a.winnow, &x.winnow, &y.winnow);
         put(&mut out, &a.si, &x.si, &y.si);
         out
@@ -294,21 +329,33 @@ impl Engine {
 
     /// Judge scores against the configured thresholds and fusion rule.
     pub fn verdict(&self, scores: &PairScores, smaller_shingles: usize) -> Verdict {
-        verdict(scores, &self.config.thresholds, &self.config.fusion, smaller_shingles)
+        verdict(
+            scores,
+            &self.config.thresholds,
+            &self.config.fusion,
+            smaller_shingles,
+        )
     }
 }
 
 /// Judge scores against `thresholds` and the fusion rule. `smaller_shingles`
 /// is the shingle count of the smaller document (for the containment rule).
-pub fn verdict(scores: &PairScores, thresholds: &Thresholds, fusion: &FusionConfig, smaller_shingles: usize) -> Verdict {
+pub fn verdict(
+    scores: &PairScores,
+    thresholds: &Thresholds,
+    fusion: &FusionConfig,
+    smaller_shingles: usize,
+) -> Verdict {
     let passing: Vec<AlgorithmId> = scores
         .iter()
         .filter(|(&id, score)| score.passes(thresholds.get(id)))
         .map(|(&id, _)| id)
         .collect();
-    let containment = scores.get(&AlgorithmId::Shingle).and_then(Score::containment);
-    let contained =
-        containment.is_some_and(|c| c >= fusion.containment) && smaller_shingles >= fusion.min_shingles;
+    let containment = scores
+        .get(&AlgorithmId::Shingle)
+        .and_then(Score::containment);
+    let contained = containment.is_some_and(|c| c >= fusion.containment)
+        && smaller_shingles >= fusion.min_shingles;
     Verdict {
         fusion: passing.len() >= fusion.min_agree.max(1) || contained,
         passing,

@@ -18,7 +18,11 @@ use doppel::scan::scan_folder;
 use doppel::stats::CollectionStats;
 
 #[derive(Parser)]
-#[command(name = "doppel", version, about = "Find and review near-duplicate documents in a folder of texts")]
+#[command(
+    name = "doppel",
+    version,
+    about = "Find and review near-duplicate documents in a folder of texts"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
@@ -95,11 +99,15 @@ fn scan(dir: &Path, format: Format) -> Result<()> {
 
 fn compare(a: &Path, b: &Path, format: Format) -> Result<()> {
     let engine = Engine::new(EngineConfig::default());
-    let read = |p: &Path| read_text(p, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()));
+    let read =
+        |p: &Path| read_text(p, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()));
     let (ta, tb) = (read(a)?, read(b)?);
     let (da, db) = (engine.analyze(&ta.text), engine.analyze(&tb.text));
     let weights = engine.reference_weights();
-    let scores = engine.compare(&engine.fingerprint(&da, weights), &engine.fingerprint(&db, weights));
+    let scores = engine.compare(
+        &engine.fingerprint(&da, weights),
+        &engine.fingerprint(&db, weights),
+    );
     let shingle = &engine.config().algorithms.shingle;
     let exact = exact_measures(&da, &db, shingle.w, shingle.seed, weights);
     let verdict = engine.verdict(&scores, exact.a_shingles.min(exact.b_shingles));
@@ -149,6 +157,8 @@ fn idf_table(dir: &Path, chunk: usize, min_df: u32) -> Result<()> {
             start = end + 1;
         }
     }
-    std::io::stdout().lock().write_all(stats.to_tsv(&names, min_df).as_bytes())?;
+    std::io::stdout()
+        .lock()
+        .write_all(stats.to_tsv(&names, min_df).as_bytes())?;
     Ok(())
 }

@@ -58,12 +58,21 @@ pub fn cosine_tfidf(a: &Analysis, b: &Analysis, weights: &dyn TermWeights) -> f6
     if na == 0.0 || nb == 0.0 {
         return 0.0;
     }
-    let dot: f64 = va.iter().filter_map(|(t, x)| vb.get(t).map(|y| x * y)).sum();
+    let dot: f64 = va
+        .iter()
+        .filter_map(|(t, x)| vb.get(t).map(|y| x * y))
+        .sum();
     (dot / (na * nb)).clamp(0.0, 1.0)
 }
 
 /// All exact measures for a pair.
-pub fn exact_measures(a: &Analysis, b: &Analysis, w: usize, seed: u64, weights: &dyn TermWeights) -> ExactMeasures {
+pub fn exact_measures(
+    a: &Analysis,
+    b: &Analysis,
+    w: usize,
+    seed: u64,
+    weights: &dyn TermWeights,
+) -> ExactMeasures {
     let (sa, sb) = (shingle_set(a, w, seed), shingle_set(b, w, seed));
     let common = sorted_intersection_len(&sa, &sb) as f64;
     let share = |n: usize| if n == 0 { 0.0 } else { common / n as f64 };

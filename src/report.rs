@@ -53,7 +53,12 @@ pub fn text(report: &ScanReport, engine: &Engine) -> String {
     );
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
-        let _ = writeln!(out, "cluster {} ({} documents)", n + 1, cluster.members.len());
+        let _ = writeln!(
+            out,
+            "cluster {} ({} documents)",
+            n + 1,
+            cluster.members.len()
+        );
         let _ = writeln!(out, "  * {}", report.docs[rep].rel);
         for &m in &cluster.members[1..] {
             let agree = report
@@ -70,7 +75,11 @@ pub fn text(report: &ScanReport, engine: &Engine) -> String {
         }
         out.push('\n');
     }
-    let skipped: Vec<_> = report.docs.iter().filter_map(|d| Some((&d.rel, d.skipped.as_ref()?))).collect();
+    let skipped: Vec<_> = report
+        .docs
+        .iter()
+        .filter_map(|d| Some((&d.rel, d.skipped.as_ref()?)))
+        .collect();
     if !skipped.is_empty() {
         let _ = writeln!(out, "skipped");
         for (rel, why) in skipped {
@@ -83,7 +92,12 @@ pub fn text(report: &ScanReport, engine: &Engine) -> String {
 fn scores_json(scores: &PairScores) -> Value {
     let map: Map<String, Value> = scores
         .iter()
-        .map(|(id, s)| (id.as_str().to_owned(), s.value().map_or(Value::Null, |v| json!(v))))
+        .map(|(id, s)| {
+            (
+                id.as_str().to_owned(),
+                s.value().map_or(Value::Null, |v| json!(v)),
+            )
+        })
         .collect();
     Value::Object(map)
 }
@@ -101,7 +115,12 @@ pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result
     let thresholds: Map<String, Value> = AlgorithmId::ALL
         .iter()
         .filter(|&&id| engine.is_enabled(id))
-        .map(|&id| (id.as_str().to_owned(), json!(engine.config().thresholds.get(id))))
+        .map(|&id| {
+            (
+                id.as_str().to_owned(),
+                json!(engine.config().thresholds.get(id)),
+            )
+        })
         .collect();
     let value = json!({
         "doppel": env!("CARGO_PKG_VERSION"),
@@ -133,13 +152,32 @@ pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result
 }
 
 /// Every algorithm's score for one pair, as a table.
-pub fn compare_text(scores: &PairScores, verdict: &Verdict, exact: &ExactMeasures, engine: &Engine) -> String {
+pub fn compare_text(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    engine: &Engine,
+) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{:<18} {:<24} {:<10} duplicate", "algorithm", "score", "threshold");
+    let _ = writeln!(
+        out,
+        "{:<18} {:<24} {:<10} duplicate",
+        "algorithm", "score", "threshold"
+    );
     for (id, score) in scores {
         let t = engine.config().thresholds.get(*id);
-        let dup = if verdict.passing.contains(id) { "yes" } else { "no" };
-        let _ = writeln!(out, "{:<18} {:<24} {:<10} {dup}", id.as_str(), format_score(score), format_threshold(*id, t));
+        let dup = if verdict.passing.contains(id) {
+            "yes"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "{:<18} {:<24} {:<10} {dup}",
+            id.as_str(),
+            format_score(score),
+            format_threshold(*id, t)
+        );
     }
     let _ = writeln!(
         out,
@@ -149,7 +187,11 @@ pub fn compare_text(scores: &PairScores, verdict: &Verdict, exact: &ExactMeasure
     let _ = writeln!(
         out,
         "fusion: {} ({} of {} algorithms agree{})",
-        if verdict.fusion { "duplicate" } else { "not a duplicate" },
+        if verdict.fusion {
+            "duplicate"
+        } else {
+            "not a duplicate"
+        },
         verdict.passing.len(),
         scores.len(),
         if verdict.contained { "; contained" } else { "" }
@@ -158,7 +200,12 @@ pub fn compare_text(scores: &PairScores, verdict: &Verdict, exact: &ExactMeasure
 }
 
 /// Every algorithm's score for one pair, as JSON.
-pub fn compare_json(scores: &PairScores, verdict: &Verdict, exact: &ExactMeasures, _engine: &Engine) -> anyhow::Result<String> {
+pub fn compare_json(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    _engine: &Engine,
+) -> anyhow::Result<String> {
     let value = json!({
         "doppel": env!("CARGO_PKG_VERSION"),
         "format": JSON_FORMAT_VERSION,

@@ -52,7 +52,10 @@ impl ScanReport {
     pub fn clusters_by(&self, id: AlgorithmId) -> Vec<Cluster> {
         connected_components(
             self.docs.len(),
-            self.pairs.iter().filter(|p| p.verdict.passing.contains(&id)).map(|p| (p.a, p.b)),
+            self.pairs
+                .iter()
+                .filter(|p| p.verdict.passing.contains(&id))
+                .map(|p| (p.a, p.b)),
         )
     }
 
@@ -99,7 +102,9 @@ pub fn scan_folder(root: &Path, engine: &Engine, weights: &dyn TermWeights) -> S
         shingles: 0,
     }));
 
-    let indexed: Vec<usize> = (0..docs.len()).filter(|&i| docs[i].fingerprints.is_some()).collect();
+    let indexed: Vec<usize> = (0..docs.len())
+        .filter(|&i| docs[i].fingerprints.is_some())
+        .collect();
     let comparisons = indexed.len() * indexed.len().saturating_sub(1) / 2;
     let mut pairs: Vec<ScannedPair> = indexed
         .par_iter()
@@ -107,15 +112,29 @@ pub fn scan_folder(root: &Path, engine: &Engine, weights: &dyn TermWeights) -> S
         .flat_map_iter(|(n, &a)| {
             let docs = &docs;
             indexed[n + 1..].iter().filter_map(move |&b| {
-                let (fa, fb) = (docs[a].fingerprints.as_ref()?, docs[b].fingerprints.as_ref()?);
+                let (fa, fb) = (
+                    docs[a].fingerprints.as_ref()?,
+                    docs[b].fingerprints.as_ref()?,
+                );
                 let scores = engine.compare(fa, fb);
                 let verdict = engine.verdict(&scores, docs[a].shingles.min(docs[b].shingles));
-                (!verdict.passing.is_empty() || verdict.contained).then_some(ScannedPair { a, b, scores, verdict })
+                (!verdict.passing.is_empty() || verdict.contained).then_some(ScannedPair {
+                    a,
+                    b,
+                    scores,
+                    verdict,
+                })
             })
         })
         .collect();
     pairs.sort_by_key(|p| (p.a, p.b));
-    let clusters = connected_components(docs.len(), pairs.iter().filter(|p| p.verdict.fusion).map(|p| (p.a, p.b)));
+    let clusters = connected_components(
+        docs.len(),
+        pairs
+            .iter()
+            .filter(|p| p.verdict.fusion)
+            .map(|p| (p.a, p.b)),
+    );
     ScanReport {
         docs,
         pairs,

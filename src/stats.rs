@@ -44,7 +44,9 @@ pub enum IdfSource {
 }
 
 fn idf_of(n_docs: u64, df: u32) -> f64 {
-    ((n_docs as f64 + 1.0) / (f64::from(df) + 1.0)).ln().max(0.0)
+    ((n_docs as f64 + 1.0) / (f64::from(df) + 1.0))
+        .ln()
+        .max(0.0)
 }
 
 fn nidf_of(n_docs: u64, df: u32) -> f64 {
@@ -84,7 +86,8 @@ impl IdfTable {
     /// stems, so it is meaningful only for the default tokenizer; other
     /// configurations should use [`IdfSource::Collection`].
     pub fn reference() -> Self {
-        Self::parse_tsv(include_str!("../assets/idf/en.tsv")).expect("the shipped reference IDF table parses")
+        Self::parse_tsv(include_str!("../assets/idf/en.tsv"))
+            .expect("the shipped reference IDF table parses")
     }
 
     /// Parse the TSV format written by [`IdfTable::to_tsv`]:
@@ -214,6 +217,74 @@ impl TermWeights for CollectionStats {
     }
 }
 
+/// The term weights IDF-dependent fingerprints are computed with, kept
+/// consistent as documents come and go (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Weights {
+    source: IdfSource,
+    live: CollectionStats,
+    /// The table fingerprints are computed with: the reference table, or the
+    /// last snapshot of the live statistics.
+    current: IdfTable,
+    generation: u64,
+}
+
+impl Weights {
+    /// `reference` is used when `source` is [`IdfSource::Reference`].
+    pub fn new(source: IdfSource, reference: IdfTable) -> Self {
+        let current = match source {
+            IdfSource::Reference => reference,
+            IdfSource::Collection { .. } => IdfTable::default(),
+        };
+        Self {
+            source,
+            live: CollectionStats::new(),
+            current,
+            generation: 0,
+        }
+    }
+
+    /// The weights to fingerprint with now.
+    pub fn current(&self) -> &IdfTable {
+        &self.current
+    }
+
+    /// Bumped whenever [`Weights::current`] changes; every stored
+    /// IDF-dependent fingerprint must carry the generation it was made with.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn live(&self) -> &CollectionStats {
+        &self.live
+    }
+
+    pub fn add_document(&mut self, unique_terms: &[u64]) {
+        self.live.add_document(unique_terms);
+    }
+
+    pub fn remove_document(&mut self, unique_terms: &[u64]) {
+        self.live.remove_document(unique_terms);
+    }
+
+    /// With collection statistics, take a fresh snapshot once the live
+    /// statistics have drifted past `max_drift` (or on the first documents).
+    /// Returns true when the weights changed: the caller must then recompute
+    /// every IDF-dependent fingerprint. Never changes a reference table.
+    pub fn refresh_if_drifted(&mut self) -> bool {
+        let IdfSource::Collection { max_drift } = self.source else {
+            return false;
+        };
+        let empty_snapshot = self.current.n_docs() == 0 && self.live.n_docs() > 0;
+        if empty_snapshot || self.live.drift(&self.current) > max_drift {
+            self.current = self.live.snapshot();
+            self.generation += 1;
+            return true;
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,7 +333,10 @@ mod tests {
     fn reference_table_knows_common_english_stems() {
         let analyzer = Analyzer::new(&TokenizerConfig::default());
         let table = IdfTable::reference();
-        assert!(table.n_docs() > 1000, "reference table built from thousands of chunks");
+        assert!(
+            table.n_docs() > 1000,
+            "reference table built from thousands of chunks"
+        );
         let common = analyzer.term_hash("said").unwrap();
         let rare = analyzer.term_hash("harpooneer").unwrap();
         assert!(table.idf(common) < table.idf(rare));
@@ -280,5 +354,52 @@ mod tests {
         let names = HashMap::from([(whale, "whale".to_owned()), (sea, "sea".to_owned())]);
         let table = IdfTable::parse_tsv(&stats.to_tsv(&names, 1)).unwrap();
         assert_eq!(table, stats.snapshot());
+    }
+}
+
+#[cfg(test)]
+mod weights_tests {
+    use super::*;
+
+    #[test]
+    fn reference_weights_never_move_however_the_collection_grows() {
+        let reference = IdfTable::reference();
+        let mut weights = Weights::new(IdfSource::Reference, reference.clone());
+        for i in 0..500 {
+            weights.add_document(&[1, 2, 1000 + i]);
+            assert!(!weights.refresh_if_drifted());
+        }
+        assert_eq!(weights.current(), &reference);
+        assert_eq!(weights.generation(), 0);
+    }
+
+    #[test]
+    fn collection_weights_refresh_only_past_the_drift_bound() {
+        let mut weights = Weights::new(
+            IdfSource::Collection { max_drift: 0.05 },
+            IdfTable::default(),
+        );
+        for i in 0..100 {
+            weights.add_document(&[1, 100 + i]);
+        }
+        assert!(
+            weights.refresh_if_drifted(),
+            "first documents give the first snapshot"
+        );
+        let generation = weights.generation();
+        weights.add_document(&[1, 7]);
+        assert!(
+            !weights.refresh_if_drifted(),
+            "one more document is within the bound"
+        );
+        for _ in 0..100 {
+            weights.add_document(&[7, 8]);
+        }
+        assert!(
+            weights.refresh_if_drifted(),
+            "a shifted vocabulary passes the bound"
+        );
+        assert!(weights.generation() > generation);
+        assert_eq!(weights.current(), &weights.live().snapshot());
     }
 }

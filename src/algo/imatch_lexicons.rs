@@ -64,7 +64,12 @@ impl Algorithm for ImatchLexicons {
                     return signature(&terms, &c.imatch);
                 }
                 kept.clear();
-                kept.extend(terms.iter().copied().filter(|&t| in_lexicon(t, lexicon, c.keep, c.imatch.seed)));
+                kept.extend(
+                    terms
+                        .iter()
+                        .copied()
+                        .filter(|&t| in_lexicon(t, lexicon, c.keep, c.imatch.seed)),
+                );
                 signature(&kept, &c.imatch)
             })
             .collect()

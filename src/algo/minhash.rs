@@ -114,7 +114,11 @@ impl Algorithm for Minhash {
     const ID: AlgorithmId = AlgorithmId::Minhash;
 
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> MinhashFingerprint {
-        self.sketch(shingle_hashes(&doc.words, self.config.w, self.config.shingle_seed))
+        self.sketch(shingle_hashes(
+            &doc.words,
+            self.config.w,
+            self.config.shingle_seed,
+        ))
     }
 
     fn score(&self, a: &MinhashFingerprint, b: &MinhashFingerprint) -> Score {

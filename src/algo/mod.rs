@@ -292,15 +292,29 @@ mod tests {
     fn ids_round_trip_through_their_stable_names() {
         for id in AlgorithmId::ALL {
             assert_eq!(id.as_str().parse::<AlgorithmId>().unwrap(), id);
-            assert_eq!(serde_json::to_string(&id).unwrap(), format!("\"{}\"", id.as_str()));
+            assert_eq!(
+                serde_json::to_string(&id).unwrap(),
+                format!("\"{}\"", id.as_str())
+            );
         }
-        assert!("simhash2".parse::<AlgorithmId>().unwrap_err().contains("known: exact"));
+        assert!("simhash2"
+            .parse::<AlgorithmId>()
+            .unwrap_err()
+            .contains("known: exact"));
     }
 
     #[test]
     fn thresholds_compare_in_the_native_direction() {
-        assert!(Score::Hamming { distance: 3, bits: 64 }.passes(3.0));
-        assert!(!Score::Hamming { distance: 4, bits: 64 }.passes(3.0));
+        assert!(Score::Hamming {
+            distance: 3,
+            bits: 64
+        }
+        .passes(3.0));
+        assert!(!Score::Hamming {
+            distance: 4,
+            bits: 64
+        }
+        .passes(3.0));
         assert!(Score::Similarity { value: 0.8 }.passes(0.8));
         assert!(!Score::Incomparable.passes(0.0));
         assert!(!Score::Incomparable.passes(f64::INFINITY));

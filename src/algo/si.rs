@@ -127,7 +127,11 @@ impl Algorithm for Si {
         let seed = self.config.seed;
         match self.config.stream {
             Stream::Char => {
-                let stream: Vec<char> = self.tokenizer.char_stream(&doc.text, self.config.variation).chars().collect();
+                let stream: Vec<char> = self
+                    .tokenizer
+                    .char_stream(&doc.text, self.config.variation)
+                    .chars()
+                    .collect();
                 let mut buf = String::new();
                 self.index(stream.windows(k).map(|gram| {
                     buf.clear();
@@ -137,7 +141,11 @@ impl Algorithm for Si {
             }
             Stream::Word | Stream::Soundex => {
                 let tokens = self.tokens(doc);
-                self.index(tokens.windows(k).map(|gram| combine(gram, seed) as u32 as i32))
+                self.index(
+                    tokens
+                        .windows(k)
+                        .map(|gram| combine(gram, seed) as u32 as i32),
+                )
             }
         }
     }
@@ -176,7 +184,16 @@ mod tests {
     fn duplicate_removal_variations_drop_repeated_tokens() {
         let analyzer = crate::analysis::Analyzer::new(&TokenizerConfig::default());
         let doc = analyzer.analyze("the whale the whale the sea");
-        let mk = |variation| Si::new(SiConfig { stream: Stream::Word, variation, ..SiConfig::default() }, &TokenizerConfig::default());
+        let mk = |variation| {
+            Si::new(
+                SiConfig {
+                    stream: Stream::Word,
+                    variation,
+                    ..SiConfig::default()
+                },
+                &TokenizerConfig::default(),
+            )
+        };
         assert_eq!(mk(Variation::A).tokens(&doc).len(), 6);
         assert_eq!(mk(Variation::B).tokens(&doc).len(), 3);
         assert_eq!(mk(Variation::C).tokens(&doc).len(), 3);

@@ -37,13 +37,20 @@ impl Default for SimhashConfig {
 /// The fingerprint (low `bits` bits); `None` for a document without features.
 pub type SimhashFingerprint = Option<u64>;
 
-/// The SimHash of weighted features `(hash, weight)`: `None` when there are
-/// no features.
-pub fn weighted_fingerprint(features: impl IntoIterator<Item = (u64, f64)>, bits: u32) -> Option<u64> {
+/// The SimHash of weighted features `(hash, weight)`: `None` when no feature
+/// has a positive weight (all-zero counters would make every such document
+/// the same all-ones fingerprint).
+pub fn weighted_fingerprint(
+    features: impl IntoIterator<Item = (u64, f64)>,
+    bits: u32,
+) -> Option<u64> {
     let bits = bits.clamp(1, 64) as usize;
     let mut counters = [0.0f64; 64];
     let mut any = false;
     for (hash, weight) in features {
+        if weight <= 0.0 {
+            continue;
+        }
         any = true;
         for (i, counter) in counters.iter_mut().enumerate().take(bits) {
             if hash >> i & 1 == 1 {
@@ -117,6 +124,7 @@ mod tests {
     #[test]
     fn no_features_no_fingerprint() {
         assert_eq!(weighted_fingerprint([], 64), None);
+        assert_eq!(weighted_fingerprint([(7, 0.0), (9, 0.0)], 64), None);
         assert_eq!(hamming_score(None, Some(1), 64), Score::Incomparable);
     }
 

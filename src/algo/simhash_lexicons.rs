@@ -80,7 +80,12 @@ impl Algorithm for SimhashLexicons {
                     return shingle_simhash(&doc.terms, weights, c.k, c.bits, c.seed);
                 }
                 filtered.clear();
-                filtered.extend(doc.terms.iter().copied().filter(|&t| in_lexicon(t, lexicon, c.keep, c.seed)));
+                filtered.extend(
+                    doc.terms
+                        .iter()
+                        .copied()
+                        .filter(|&t| in_lexicon(t, lexicon, c.keep, c.seed)),
+                );
                 shingle_simhash(&filtered, weights, c.k, c.bits, c.seed)
             })
             .collect()
@@ -92,7 +97,10 @@ impl Algorithm for SimhashLexicons {
             .zip(b)
             .filter_map(|(x, y)| Some((x.as_ref()? ^ y.as_ref()?).count_ones()))
             .min()
-            .map_or(Score::Incomparable, |distance| Score::Hamming { distance, bits })
+            .map_or(Score::Incomparable, |distance| Score::Hamming {
+                distance,
+                bits,
+            })
     }
 }
 
@@ -102,10 +110,15 @@ mod tests {
 
     #[test]
     fn extra_lexicons_keep_about_the_configured_fraction() {
-        let kept = (0..10_000u64).filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9)).count();
+        let kept = (0..10_000u64)
+            .filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9))
+            .count();
         assert!((6_700..7_300).contains(&kept), "kept {kept} of 10000");
         let other = (0..10_000u64)
-            .filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9) != in_lexicon(crate::hash::mix64(t), 2, 0.7, 9))
+            .filter(|&t| {
+                in_lexicon(crate::hash::mix64(t), 1, 0.7, 9)
+                    != in_lexicon(crate::hash::mix64(t), 2, 0.7, 9)
+            })
             .count();
         assert!(other > 3_000, "lexicons must differ from each other");
     }

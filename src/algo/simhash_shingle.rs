@@ -37,7 +37,13 @@ impl Default for SimhashShingleConfig {
 
 /// SimHash of the k-shingles of `terms` (the shared core with
 /// `simhash-lexicons`, which passes a lexicon-filtered term stream).
-pub fn shingle_simhash(terms: &[u64], weights: &dyn TermWeights, k: usize, bits: u32, seed: u64) -> Option<u64> {
+pub fn shingle_simhash(
+    terms: &[u64],
+    weights: &dyn TermWeights,
+    k: usize,
+    bits: u32,
+    seed: u64,
+) -> Option<u64> {
     let k = k.max(1).min(terms.len().max(1));
     if terms.is_empty() {
         return None;

@@ -90,7 +90,10 @@ impl Winnow {
             .map(|i| {
                 let last = chars[i + k - 1];
                 Mark {
-                    hash: hash64(&stream[stream_starts[i]..stream_starts[i + k]], self.config.seed),
+                    hash: hash64(
+                        &stream[stream_starts[i]..stream_starts[i + k]],
+                        self.config.seed,
+                    ),
                     start: chars[i].0,
                     end: last.0 + last.1,
                 }
@@ -165,7 +168,9 @@ mod tests {
     fn paper_example_selects_rightmost_minimum_once_per_run() {
         // The winnowing paper's example hash sequence with w = 4 selects
         // 17 17 8 39 17 → positions of 17, 8, 39, 17 (each once).
-        let h = [77, 74, 42, 17, 98, 50, 17, 98, 8, 88, 67, 39, 77, 74, 42, 17, 98];
+        let h = [
+            77, 74, 42, 17, 98, 50, 17, 98, 8, 88, 67, 39, 77, 74, 42, 17, 98,
+        ];
         let got: Vec<u64> = winnow(&marks(&h), 4).iter().map(|m| m.hash).collect();
         assert_eq!(got, [17, 17, 8, 39, 17]);
     }
@@ -177,7 +182,9 @@ mod tests {
         let positions: Vec<u32> = sel.iter().map(|m| m.start).collect();
         for start in 0..=h.len() - 10 {
             assert!(
-                positions.iter().any(|&p| (start as u32..start as u32 + 10).contains(&p)),
+                positions
+                    .iter()
+                    .any(|&p| (start as u32..start as u32 + 10).contains(&p)),
                 "window at {start} has no fingerprint"
             );
         }
@@ -185,7 +192,11 @@ mod tests {
 
     #[test]
     fn marks_point_at_the_passage_in_the_text() {
-        let winnow = Winnow::new(WinnowConfig { k: 5, w: 3, seed: 1 });
+        let winnow = Winnow::new(WinnowConfig {
+            k: 5,
+            w: 3,
+            seed: 1,
+        });
         let text = "the whale, the white whale!";
         for m in winnow.kgrams(text) {
             let passage = &text[m.start as usize..m.end as usize];

@@ -90,7 +90,10 @@ fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         };
-        let before_is_letter = text[..i].chars().next_back().is_some_and(char::is_alphabetic);
+        let before_is_letter = text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic);
         let mut j = i + hyphen_len;
         while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
             j += 1;
@@ -147,9 +150,15 @@ mod tests {
 
     #[test]
     fn folds_ligatures_case_quotes_and_whitespace() {
-        assert_eq!(normalize("The ﬁrst  ﬂight\u{a0}OF\tDon’t"), "the first flight of don't");
+        assert_eq!(
+            normalize("The ﬁrst  ﬂight\u{a0}OF\tDon’t"),
+            "the first flight of don't"
+        );
         assert_eq!(normalize("STRASSE Straße"), "strasse strasse");
-        assert_eq!(normalize("\u{feff}  Hello\r\n\r\nWorld \u{c}"), "hello world");
+        assert_eq!(
+            normalize("\u{feff}  Hello\r\n\r\nWorld \u{c}"),
+            "hello world"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 
 use rphonetic::Encoder;
 use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
 use crate::text::stopwords::StopWords;
@@ -153,9 +154,20 @@ impl Tokenizer {
     }
 
     /// The Soundex code of a word (`"robert"` → `"R163"`), or `None` when the
-    /// word has no Latin letters to encode.
+    /// word has no Latin letters to encode. Accents are stripped first
+    /// (`"café"` codes as `"cafe"`); other non-ASCII letters are dropped, since
+    /// Soundex is defined on A–Z only (and `rphonetic` indexes a 26-entry
+    /// table with any letter it is given).
     pub fn soundex(&self, word: &str) -> Option<String> {
-        let code = self.soundex.encode(word);
+        let ascii: String = if word.is_ascii() {
+            word.chars().filter(char::is_ascii_alphabetic).collect()
+        } else {
+            word.nfd().filter(char::is_ascii_alphabetic).collect()
+        };
+        if ascii.is_empty() {
+            return None;
+        }
+        let code = self.soundex.encode(&ascii);
         (code.len() == 4).then_some(code)
     }
 
@@ -164,7 +176,9 @@ impl Tokenizer {
     pub fn char_stream(&self, normalized: &str, variation: Variation) -> String {
         let mut out = String::with_capacity(normalized.len());
         for word in normalized.split(' ') {
-            if variation.removes_stopwords() && self.is_stopword(word.trim_matches(|c: char| !c.is_alphanumeric())) {
+            if variation.removes_stopwords()
+                && self.is_stopword(word.trim_matches(|c: char| !c.is_alphanumeric()))
+            {
                 continue;
             }
             for c in word.chars() {
@@ -231,7 +245,10 @@ mod tests {
         let t = tok();
         let text = normalize("Don’t panic: naïve café-goers, 42 of them!");
         let words: Vec<_> = t.words(&text).collect();
-        assert_eq!(words, ["don't", "panic", "naïve", "café", "goers", "42", "of", "them"]);
+        assert_eq!(
+            words,
+            ["don't", "panic", "naïve", "café", "goers", "42", "of", "them"]
+        );
     }
 
     #[test]
@@ -256,6 +273,16 @@ mod tests {
         assert_eq!(t.soundex("rupert").as_deref(), Some("R163"));
         assert_eq!(t.soundex("tymczak").as_deref(), Some("T522"));
         assert_eq!(t.soundex("42"), None);
+        assert_eq!(t.soundex("café"), t.soundex("cafe"));
+        assert_eq!(t.soundex("élégante"), t.soundex("elegante"));
+        assert_eq!(t.soundex("москва"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn soundex_never_panics_on_any_word(word in "\\PC{0,20}") {
+            let _ = tok().soundex(&word);
+        }
     }
 
     #[test]

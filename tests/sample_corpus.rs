@@ -1,0 +1,138 @@
+//! The engine against `sample-corpus/expected.json`: every group clusters
+//! together, every part is found inside its whole, no distractor pair is
+//! called a duplicate, and the empty and binary files are skipped with the
+//! right reason.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use doppel::collection::Skip;
+use doppel::engine::Engine;
+use doppel::scan::{scan_folder, ScanReport};
+use doppel::text::decode::NotText;
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Expected {
+    groups: Vec<Vec<String>>,
+    containment: Vec<(String, String)>,
+    distinct: Vec<(String, String)>,
+    skipped: HashMap<String, String>,
+}
+
+fn setup() -> (Expected, ScanReport) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let expected: Expected =
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
+            .unwrap();
+    let engine = Engine::default();
+    let report = scan_folder(&root, &engine, engine.reference_weights());
+    (expected, report)
+}
+
+fn index(report: &ScanReport, rel: &str) -> usize {
+    report
+        .docs
+        .iter()
+        .position(|d| d.rel == rel)
+        .unwrap_or_else(|| panic!("{rel} was not found by the scan"))
+}
+
+#[test]
+fn metadata_files_are_not_documents() {
+    let (_, report) = setup();
+    assert!(report
+        .docs
+        .iter()
+        .all(|d| d.rel != "README.md" && d.rel != "expected.json"));
+}
+
+#[test]
+fn every_expected_group_is_one_cluster() {
+    let (expected, report) = setup();
+    for group in &expected.groups {
+        let members: Vec<usize> = group.iter().map(|rel| index(&report, rel)).collect();
+        let cluster = report
+            .clusters
+            .iter()
+            .find(|c| c.members.contains(&members[0]))
+            .unwrap_or_else(|| panic!("{} is in no cluster", group[0]));
+        for (rel, m) in group.iter().zip(&members) {
+            assert!(
+                cluster.members.contains(m),
+                "{rel} is not clustered with {}",
+                group[0]
+            );
+        }
+    }
+}
+
+#[test]
+fn parts_are_found_inside_their_whole() {
+    let (expected, report) = setup();
+    for (part, whole) in &expected.containment {
+        let pair = report
+            .pair(index(&report, part), index(&report, whole))
+            .unwrap_or_else(|| panic!("{part} / {whole}: no pair reported"));
+        assert!(
+            pair.verdict.contained,
+            "{part} should be contained in {whole}: {:?}",
+            pair.verdict
+        );
+        assert!(pair.verdict.fusion);
+    }
+}
+
+#[test]
+fn distractors_are_never_reported_as_duplicates() {
+    let (expected, report) = setup();
+    for (a, b) in &expected.distinct {
+        if let Some(pair) = report.pair(index(&report, a), index(&report, b)) {
+            assert!(
+                !pair.verdict.fusion,
+                "{a} / {b} must not be duplicates: {:?}",
+                pair.verdict
+            );
+        }
+    }
+}
+
+#[test]
+fn empty_and_binary_files_are_skipped_with_their_reason() {
+    let (expected, report) = setup();
+    for (rel, kind) in &expected.skipped {
+        let doc = &report.docs[index(&report, rel)];
+        let reason = doc
+            .skipped
+            .as_ref()
+            .unwrap_or_else(|| panic!("{rel} was indexed"));
+        let matches = matches!(
+            (kind.as_str(), reason),
+            ("empty", Skip::NotText(NotText::Empty))
+                | ("binary", Skip::NotText(NotText::Binary { .. }))
+        );
+        assert!(matches, "{rel}: expected {kind}, got {reason}");
+        assert!(report
+            .pairs
+            .iter()
+            .all(|p| p.a != index(&report, rel) && p.b != index(&report, rel)));
+    }
+}
+
+#[test]
+fn nothing_outside_the_expected_groups_clusters() {
+    let (expected, report) = setup();
+    let mut allowed: Vec<Vec<String>> = expected.groups.clone();
+    // Parts cluster with their whole (and so with each other through it).
+    for (part, whole) in &expected.containment {
+        allowed.push(vec![part.clone(), whole.clone()]);
+    }
+    for pair in report.pairs.iter().filter(|p| p.verdict.fusion) {
+        let (a, b) = (&report.docs[pair.a].rel, &report.docs[pair.b].rel);
+        assert!(
+            allowed.iter().any(|g| g.contains(a) && g.contains(b)),
+            "unexpected duplicate pair {a} / {b}: {:?}",
+            pair.verdict
+        );
+    }
+}

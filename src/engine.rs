@@ -138,7 +138,7 @@ impl Default for EngineConfig {
 
 /// Every enabled algorithm's fingerprint of one document (`None` where the
 /// algorithm is disabled).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprints {
     pub exact: Option<ExactFingerprint>,
     pub shingle: Option<ShingleFingerprint>,

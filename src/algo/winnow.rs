@@ -48,7 +48,7 @@ pub struct Mark {
     pub end: u32,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinnowFingerprint {
     /// Distinct selected hashes, sorted (what pairs are scored on).
     pub hashes: Vec<u64>,

@@ -17,3 +17,5 @@ pub mod report;
 pub mod scan;
 pub mod stats;
 pub mod text;
+pub mod candidates;
+pub mod library;

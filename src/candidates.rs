@@ -1,0 +1,393 @@
+//! Candidate generation: which documents are worth comparing with a given
+//! one, without comparing all pairs.
+//!
+//! Each algorithm proposes candidates from its own index:
+//!
+//! * `minhash`: LSH banding of the sketch (b bands × r rows, chosen from the
+//!   floor by minimizing weighted false-positive + false-negative mass, as
+//!   datasketch does; overridable).
+//! * `simhash`, `simhash-shingle`, `simhash-lexicons`: band tables over bit
+//!   masks: either the lab report's m tables of k bits, or the pigeonhole
+//!   setting (h + 1 disjoint blocks) that guarantees every pair within
+//!   Hamming distance h shares a block.
+//! * `shingle`: an inverted index of the shingles whose hash is 0 mod
+//!   `shingle_modulus` (the blog post's sampling), which also finds a part
+//!   inside a whole; `winnow`: an inverted index of winnowed fingerprints.
+//!   Posting lists longer than `max_postings` (boilerplate shared by many
+//!   documents) stop proposing candidates.
+//! * `exact`, `supershingle`, `imatch`, `imatch-lexicons`: signature tables.
+//! * `si`: a sorted index queried for ±`si_range` around the document's
+//!   value, capped to the `si_cap` nearest values.
+//!
+//! Candidates are only proposals: the library verifies each with every
+//! algorithm before it becomes a pair.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use crate::algo::AlgorithmId;
+use crate::engine::Fingerprints;
+use crate::hash::{combine, SplitMix64};
+
+/// Dense document number inside one library.
+pub type DocId = u32;
+
+/// How SimHash fingerprints are banded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "mode")]
+pub enum SimhashBanding {
+    /// `tables` tables, each keyed by `bits_per_table` seeded random bit
+    /// positions (the lab report's M and K; with M × K = b and contiguous
+    /// chunks it is exactly the report's scheme).
+    Tables { tables: usize, bits_per_table: usize },
+    /// `max_distance + 1` disjoint blocks: guaranteed to propose every pair
+    /// within `max_distance` bits.
+    Pigeonhole { max_distance: usize },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CandidateConfig {
+    /// MinHash LSH (bands, rows) override; `None` derives them from the floor.
+    pub minhash_bands: Option<(usize, usize)>,
+    /// Weights of false positives and false negatives when deriving bands.
+    /// Default: 0.5 and 0.5.
+    pub minhash_fp_weight: f64,
+    pub minhash_fn_weight: f64,
+    /// SimHash banding. Default: 12 tables of 16 random bits (a pair 6 bits
+    /// apart is proposed with probability ≈ 0.94, one 3 bits apart ≈ 0.9997).
+    pub simhash_banding: SimhashBanding,
+    /// Index shingles whose hash is 0 mod this. Default: 8.
+    pub shingle_modulus: u64,
+    /// Posting lists longer than this propose nothing. Default: 1000.
+    pub max_postings: usize,
+    /// SI range query: ± this fraction. Default: 0.3 (Roth).
+    pub si_range: f64,
+    /// At most this many SI candidates per document, nearest by value. Default: 5.
+    pub si_cap: usize,
+}
+
+impl Default for CandidateConfig {
+    fn default() -> Self {
+        Self {
+            minhash_bands: None,
+            minhash_fp_weight: 0.5,
+            minhash_fn_weight: 0.5,
+            simhash_banding: SimhashBanding::Tables {
+                tables: 12,
+                bits_per_table: 16,
+            },
+            shingle_modulus: 8,
+            max_postings: 1000,
+            si_range: 0.3,
+            si_cap: 5,
+        }
+    }
+}
+
+/// LSH bands and rows for a Jaccard `threshold` with `num_perm` values,
+/// minimizing `fp_weight × FP + fn_weight × FN` where FP and FN are the
+/// integrated probabilities of proposing a pair below / missing a pair above
+/// the threshold.
+pub fn optimal_bands(threshold: f64, num_perm: usize, fp_weight: f64, fn_weight: f64) -> (usize, usize) {
+    fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+        let steps = 200;
+        let h = (b - a) / steps as f64;
+        (0..steps).map(|i| f(a + (i as f64 + 0.5) * h) * h).sum()
+    }
+    let t = threshold.clamp(0.0, 1.0);
+    let mut best = (1, num_perm.max(1), f64::INFINITY);
+    for bands in 1..=num_perm {
+        for rows in 1..=num_perm / bands {
+            let p = |s: f64| 1.0 - (1.0 - s.powi(rows as i32)).powi(bands as i32);
+            let fp = integrate(p, 0.0, t);
+            let fneg = integrate(|s| 1.0 - p(s), t, 1.0);
+            let err = fp_weight * fp + fn_weight * fneg;
+            if err < best.2 {
+                best = (bands, rows, err);
+            }
+        }
+    }
+    (best.0, best.1)
+}
+
+/// The bit masks of a SimHash banding for `bits`-bit fingerprints.
+pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64> {
+    let bits = bits.clamp(1, 64) as usize;
+    match *banding {
+        SimhashBanding::Pigeonhole { max_distance } => {
+            let blocks = (max_distance + 1).min(bits);
+            (0..blocks)
+                .map(|i| {
+                    let (lo, hi) = (i * bits / blocks, (i + 1) * bits / blocks);
+                    (lo..hi).fold(0u64, |m, b| m | 1 << b)
+                })
+                .collect()
+        }
+        SimhashBanding::Tables { tables, bits_per_table } => {
+            let k = bits_per_table.clamp(1, bits);
+            if tables * k == bits {
+                // Exactly the lab report's contiguous chunks.
+                return simhash_masks(&SimhashBanding::Pigeonhole { max_distance: tables - 1 }, bits as u32, seed);
+            }
+            let mut rng = SplitMix64::new(seed);
+            (0..tables)
+                .map(|_| {
+                    let mut positions: Vec<usize> = (0..bits).collect();
+                    for i in (1..positions.len()).rev() {
+                        positions.swap(i, rng.below(i as u64 + 1) as usize);
+                    }
+                    positions[..k].iter().fold(0u64, |m, &b| m | 1 << b)
+                })
+                .collect()
+        }
+    }
+}
+
+/// Postings keyed by a 64-bit key (band hash, masked bits, signature, shingle).
+#[derive(Debug, Default, Clone)]
+struct Table(HashMap<u64, Vec<DocId>>);
+
+impl Table {
+    fn insert(&mut self, key: u64, id: DocId) {
+        self.0.entry(key).or_default().push(id);
+    }
+
+    fn remove(&mut self, key: u64, id: DocId) {
+        if let Some(list) = self.0.get_mut(&key) {
+            list.retain(|&d| d != id);
+            if list.is_empty() {
+                self.0.remove(&key);
+            }
+        }
+    }
+
+    fn postings(&self, key: u64) -> &[DocId] {
+        self.0.get(&key).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Keys a fingerprint contributes to each table of each algorithm.
+type Keys = Vec<(AlgorithmId, usize, u64)>;
+
+/// The candidate index over every algorithm.
+#[derive(Debug, Clone)]
+pub struct CandidateIndex {
+    config: CandidateConfig,
+    minhash_bands: (usize, usize),
+    simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
+    tables: HashMap<(AlgorithmId, usize), Table>,
+    si: BTreeSet<(i64, DocId)>,
+}
+
+/// Proposed candidates: document → the algorithms that proposed it.
+pub type Candidates = HashMap<DocId, BTreeSet<AlgorithmId>>;
+
+impl CandidateIndex {
+    /// `minhash_floor` is the Jaccard floor the bands are derived for;
+    /// `bits` gives each SimHash algorithm's fingerprint size.
+    pub fn new(config: CandidateConfig, num_perm: usize, minhash_floor: f64, bits: &[(AlgorithmId, u32)]) -> Self {
+        let minhash_bands = config.minhash_bands.unwrap_or_else(|| {
+            optimal_bands(minhash_floor, num_perm, config.minhash_fp_weight, config.minhash_fn_weight)
+        });
+        let simhash_masks = bits
+            .iter()
+            .map(|&(id, b)| (id, simhash_masks(&config.simhash_banding, b, 0xba4d ^ b as u64)))
+            .collect();
+        Self {
+            config,
+            minhash_bands,
+            simhash_masks,
+            tables: HashMap::new(),
+            si: BTreeSet::new(),
+        }
+    }
+
+    pub fn config(&self) -> &CandidateConfig {
+        &self.config
+    }
+
+    /// The MinHash (bands, rows) in use.
+    pub fn minhash_bands(&self) -> (usize, usize) {
+        self.minhash_bands
+    }
+
+    fn keys(&self, f: &Fingerprints) -> Keys {
+        use AlgorithmId as Id;
+        let mut keys = Keys::new();
+        if let Some(Some(sig)) = f.exact {
+            keys.push((Id::Exact, 0, sig as u64));
+        }
+        if let Some(shingles) = &f.shingle {
+            let m = self.config.shingle_modulus.max(1);
+            keys.extend(shingles.iter().filter(|&&h| (h >> 7) % m == 0).map(|&h| (Id::Shingle, 0, h)));
+        }
+        if let Some(sketch) = f.minhash.as_ref().filter(|s| !s.is_empty()) {
+            let (bands, rows) = self.minhash_bands;
+            for band in 0..bands.min(sketch.len() / rows.max(1)) {
+                keys.push((Id::Minhash, band, combine(&sketch[band * rows..(band + 1) * rows], band as u64)));
+            }
+        }
+        if let Some(supers) = &f.supershingle {
+            keys.extend(supers.iter().enumerate().map(|(i, &h)| (Id::Supershingle, i, h)));
+        }
+        let mut simhash = |id: Id, fp: Option<u64>, lexicon: usize| {
+            if let (Some(fp), Some(masks)) = (fp, self.simhash_masks.get(&id)) {
+                for (t, &mask) in masks.iter().enumerate() {
+                    keys.push((id, lexicon * masks.len() + t, fp & mask));
+                }
+            }
+        };
+        if let Some(fp) = f.simhash {
+            simhash(Id::Simhash, fp, 0);
+        }
+        if let Some(fp) = f.simhash_shingle {
+            simhash(Id::SimhashShingle, fp, 0);
+        }
+        if let Some(fps) = &f.simhash_lexicons {
+            for (lexicon, &fp) in fps.iter().enumerate() {
+                simhash(Id::SimhashLexicons, fp, lexicon);
+            }
+        }
+        if let Some(Some(sig)) = f.imatch {
+            keys.push((Id::Imatch, 0, sig as u64));
+        }
+        if let Some(sigs) = &f.imatch_lexicons {
+            keys.extend(
+                sigs.iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| Some((Id::ImatchLexicons, i, (*s)? as u64))),
+            );
+        }
+        if let Some(w) = &f.winnow {
+            keys.extend(w.hashes.iter().map(|&h| (Id::Winnow, 0, h)));
+        }
+        keys
+    }
+
+    pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
+        for (algo, table, key) in self.keys(f) {
+            self.tables.entry((algo, table)).or_default().insert(key, id);
+        }
+        if let Some(Some(si)) = f.si {
+            self.si.insert((si, id));
+        }
+    }
+
+    pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
+        for (algo, table, key) in self.keys(f) {
+            if let Some(t) = self.tables.get_mut(&(algo, table)) {
+                t.remove(key, id);
+            }
+        }
+        if let Some(Some(si)) = f.si {
+            self.si.remove(&(si, id));
+        }
+    }
+
+    /// Documents (other than `id`) proposed for `f` by any algorithm, and
+    /// whether the SI cap cut some off.
+    pub fn candidates(&self, id: DocId, f: &Fingerprints) -> (Candidates, bool) {
+        let mut out = Candidates::new();
+        for (algo, table, key) in self.keys(f) {
+            let Some(t) = self.tables.get(&(algo, table)) else {
+                continue;
+            };
+            let postings = t.postings(key);
+            if postings.len() > self.config.max_postings {
+                continue;
+            }
+            for &other in postings {
+                if other != id {
+                    out.entry(other).or_default().insert(algo);
+                }
+            }
+        }
+        let mut capped = false;
+        if let Some(Some(si)) = f.si {
+            let (near, cut) = self.si_neighbours(id, si);
+            capped = cut;
+            for other in near {
+                out.entry(other).or_default().insert(AlgorithmId::Si);
+            }
+        }
+        (out, capped)
+    }
+
+    /// The `si_cap` documents nearest to `value` whose index is within
+    /// `si_range` of it in the score's symmetric sense,
+    /// |a − b| ≤ r · max(|a|, |b|): for v > 0 that is [v(1 − r), v / (1 − r)].
+    fn si_neighbours(&self, id: DocId, value: i64) -> (Vec<DocId>, bool) {
+        let r = self.config.si_range.clamp(0.0, 0.99);
+        let magnitude = value.unsigned_abs() as f64;
+        let (toward_zero, away) = ((magnitude * r) as i64, (magnitude * r / (1.0 - r)) as i64);
+        let (lo, hi) = if value >= 0 {
+            (value.saturating_sub(toward_zero), value.saturating_add(away))
+        } else {
+            (value.saturating_sub(away), value.saturating_add(toward_zero))
+        };
+        let mut below = self.si.range(..(value, id)).rev().take_while(|(v, _)| *v >= lo).peekable();
+        let mut above = self.si.range((value, id)..).filter(|&&(_, d)| d != id).take_while(|(v, _)| *v <= hi).peekable();
+        let mut near = Vec::new();
+        while near.len() < self.config.si_cap {
+            let pick_below = match (below.peek(), above.peek()) {
+                (Some(b), Some(a)) => value.abs_diff(b.0) <= value.abs_diff(a.0),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if pick_below { below.next() } else { above.next() };
+            near.push(next.expect("peeked").1);
+        }
+        let capped = below.peek().is_some() || above.peek().is_some();
+        (near, capped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_follow_the_threshold() {
+        let (b_low, r_low) = optimal_bands(0.3, 128, 0.5, 0.5);
+        let (b_high, r_high) = optimal_bands(0.9, 128, 0.5, 0.5);
+        assert!(b_low * r_low <= 128 && b_high * r_high <= 128);
+        // A high threshold wants more rows per band (stricter bands).
+        assert!(r_high > r_low, "{r_low} rows at 0.3, {r_high} at 0.9");
+        // The S-curve's midpoint sits near the threshold.
+        let mid = |b: usize, r: usize| (1.0 / b as f64).powf(1.0 / r as f64);
+        assert!((mid(b_high, r_high) - 0.9).abs() < 0.1);
+    }
+
+    #[test]
+    fn pigeonhole_blocks_partition_the_bits() {
+        let masks = simhash_masks(&SimhashBanding::Pigeonhole { max_distance: 3 }, 64, 0);
+        assert_eq!(masks.len(), 4);
+        assert_eq!(masks.iter().fold(0u64, |a, m| a | m), u64::MAX);
+        assert_eq!(masks.iter().map(|m| m.count_ones()).sum::<u32>(), 64);
+    }
+
+    #[test]
+    fn pigeonhole_finds_every_pair_within_the_distance() {
+        let banding = SimhashBanding::Pigeonhole { max_distance: 5 };
+        let masks = simhash_masks(&banding, 64, 0);
+        let mut rng = SplitMix64::new(3);
+        for _ in 0..2000 {
+            let a = rng.next_u64();
+            let mut b = a;
+            for _ in 0..5 {
+                b ^= 1 << rng.below(64);
+            }
+            assert!(masks.iter().any(|&m| a & m == b & m), "{a:x} and {b:x} share no block");
+        }
+    }
+
+    #[test]
+    fn random_tables_have_the_requested_width() {
+        let masks = simhash_masks(&SimhashBanding::Tables { tables: 12, bits_per_table: 16 }, 64, 7);
+        assert_eq!(masks.len(), 12);
+        assert!(masks.iter().all(|m| m.count_ones() == 16));
+    }
+}

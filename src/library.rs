@@ -1,0 +1,575 @@
+//! The in-memory library: documents, their candidate index, every verified
+//! pair, curator verdicts, and clusters under live thresholds.
+//!
+//! Adding a document proposes candidates from the index, verifies each one
+//! with every algorithm, and keeps the pair (with all its scores) when any
+//! algorithm passes its permissive *floor* or the containment floor. Moving
+//! a threshold anywhere at or above the floors re-clusters from the kept
+//! pairs without touching fingerprints; [`Library::floors_allow`] tells
+//! when a requested threshold is looser than a floor and candidates must be
+//! re-gathered with [`Library::regather`]. Curator verdicts (keyed by path)
+//! override the algorithms and survive re-indexing.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::algo::{AlgorithmId, Score};
+use crate::candidates::{CandidateConfig, CandidateIndex, DocId};
+use crate::cluster::UnionFind;
+use crate::engine::{verdict, Engine, Fingerprints, FusionConfig, PairScores, Thresholds};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LibraryConfig {
+    pub candidates: CandidateConfig,
+    /// Pairs are kept when any algorithm passes its floor (the loosest
+    /// threshold that can be set without re-gathering candidates).
+    pub floors: Thresholds,
+    /// ... or when containment reaches this. Default: 0.5.
+    pub containment_floor: f64,
+}
+
+impl Default for LibraryConfig {
+    fn default() -> Self {
+        use AlgorithmId::*;
+        Self {
+            candidates: CandidateConfig::default(),
+            floors: Thresholds(BTreeMap::from([
+                (Exact, 1.0),
+                (Shingle, 0.2),
+                (Minhash, 0.3),
+                (Supershingle, 1.0),
+                (Simhash, 12.0),
+                (SimhashShingle, 16.0),
+                (SimhashLexicons, 14.0),
+                (Imatch, 1.0),
+                (ImatchLexicons, 1.0),
+                (Winnow, 0.2),
+                (Si, 0.7),
+            ])),
+            containment_floor: 0.5,
+        }
+    }
+}
+
+/// One indexed document.
+#[derive(Debug, Clone)]
+pub struct DocInfo {
+    pub path: String,
+    /// Order of first arrival (the earliest is the likely original).
+    pub seen: u64,
+    pub fingerprints: Fingerprints,
+    /// Distinct word-shingle count (the containment rule's size guard).
+    pub shingles: usize,
+}
+
+/// A curator's decision on a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairVerdict {
+    Duplicate,
+    NotDuplicate,
+}
+
+/// What defines a duplicate link for clustering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterBy {
+    Fusion,
+    Algorithm(AlgorithmId),
+}
+
+/// How links become clusters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClusterMode {
+    /// Connected components: A~B and B~C put A, B, C together.
+    #[default]
+    Components,
+    /// Star (centre) clustering: every member is directly linked to its
+    /// cluster's centre, so chains never merge unrelated documents.
+    Star,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClusterSpec {
+    pub by: ClusterBy,
+    pub mode: ClusterMode,
+    pub thresholds: Thresholds,
+    pub fusion: FusionConfig,
+}
+
+impl ClusterSpec {
+    pub fn from_engine(engine: &Engine) -> Self {
+        Self {
+            by: ClusterBy::Fusion,
+            mode: ClusterMode::Components,
+            thresholds: engine.config().thresholds.clone(),
+            fusion: engine.config().fusion.clone(),
+        }
+    }
+}
+
+/// A cluster of two or more documents.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterInfo {
+    /// Members; the representative first, then by arrival.
+    pub members: Vec<DocId>,
+    /// The weakest link: its two ends and its strength in [0, 1] (the
+    /// cluster-by algorithm's similarity; for fusion, the share of
+    /// algorithms that agree).
+    pub weakest: Option<(DocId, DocId, f64)>,
+    /// Algorithms that pass on every link of the cluster.
+    pub agreeing: Vec<AlgorithmId>,
+    /// Some algorithm passes on some links but not on others.
+    pub disagreement: bool,
+}
+
+impl ClusterInfo {
+    pub fn representative(&self) -> DocId {
+        self.members[0]
+    }
+}
+
+/// A verified pair and what the current spec says about it.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub a: DocId,
+    pub b: DocId,
+    pub passing: Vec<AlgorithmId>,
+    pub strength: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Library {
+    config: LibraryConfig,
+    docs: Vec<Option<DocInfo>>,
+    free: Vec<DocId>,
+    by_path: HashMap<String, DocId>,
+    index: CandidateIndex,
+    pairs: HashMap<(DocId, DocId), PairScores>,
+    neighbours: HashMap<DocId, BTreeSet<DocId>>,
+    pair_verdicts: HashMap<(String, String), PairVerdict>,
+    keeps: HashSet<String>,
+    si_capped: HashSet<DocId>,
+    next_seen: u64,
+}
+
+fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
+    (a.min(b), a.max(b))
+}
+
+fn path_key(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
+    }
+}
+
+impl Library {
+    pub fn new(engine: &Engine, config: LibraryConfig) -> Self {
+        let a = &engine.config().algorithms;
+        let bits = [
+            (AlgorithmId::Simhash, a.simhash.bits),
+            (AlgorithmId::SimhashShingle, a.simhash_shingle.bits),
+            (AlgorithmId::SimhashLexicons, a.simhash_lexicons.bits),
+        ];
+        let index = CandidateIndex::new(
+            config.candidates.clone(),
+            a.minhash.num_perm,
+            config.floors.get(AlgorithmId::Minhash),
+            &bits,
+        );
+        Self {
+            config,
+            docs: Vec::new(),
+            free: Vec::new(),
+            by_path: HashMap::new(),
+            index,
+            pairs: HashMap::new(),
+            neighbours: HashMap::new(),
+            pair_verdicts: HashMap::new(),
+            keeps: HashSet::new(),
+            si_capped: HashSet::new(),
+            next_seen: 0,
+        }
+    }
+
+    pub fn config(&self) -> &LibraryConfig {
+        &self.config
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_path.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_path.is_empty()
+    }
+
+    pub fn doc(&self, id: DocId) -> Option<&DocInfo> {
+        self.docs.get(id as usize)?.as_ref()
+    }
+
+    pub fn id_of(&self, path: &str) -> Option<DocId> {
+        self.by_path.get(path).copied()
+    }
+
+    /// Every kept pair with its scores (a < b).
+    pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, &PairScores)> {
+        self.pairs.iter().map(|(&(a, b), s)| (a, b, s))
+    }
+
+    pub fn pair(&self, a: DocId, b: DocId) -> Option<&PairScores> {
+        self.pairs.get(&ordered(a, b))
+    }
+
+    /// Documents whose SI candidates were cut by the cap.
+    pub fn si_capped(&self) -> usize {
+        self.si_capped.len()
+    }
+
+    /// Whether a threshold for `id` is within what the kept pairs cover.
+    pub fn floors_allow(&self, id: AlgorithmId, threshold: f64) -> bool {
+        let floor = self.config.floors.get(id);
+        match id.unit() {
+            crate::algo::Unit::HammingBits => threshold <= floor,
+            _ => threshold >= floor,
+        }
+    }
+
+    fn keep(&self, scores: &PairScores) -> bool {
+        scores.iter().any(|(&id, s)| s.passes(self.config.floors.get(id)))
+            || scores
+                .get(&AlgorithmId::Shingle)
+                .and_then(Score::containment)
+                .is_some_and(|c| c >= self.config.containment_floor)
+    }
+
+    fn allocate(&mut self, info: DocInfo) -> DocId {
+        match self.free.pop() {
+            Some(id) => {
+                self.docs[id as usize] = Some(info);
+                id
+            }
+            None => {
+                self.docs.push(Some(info));
+                (self.docs.len() - 1) as DocId
+            }
+        }
+    }
+
+    /// Add or replace the document at `path`; returns its id. A replaced
+    /// document keeps its arrival order.
+    pub fn upsert(&mut self, engine: &Engine, path: &str, fingerprints: Fingerprints, shingles: usize) -> DocId {
+        let seen = match self.by_path.get(path).copied() {
+            Some(old) => {
+                let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
+                self.remove_id(old);
+                seen
+            }
+            None => {
+                self.next_seen += 1;
+                self.next_seen - 1
+            }
+        };
+        let id = self.allocate(DocInfo {
+            path: path.to_owned(),
+            seen,
+            fingerprints,
+            shingles,
+        });
+        self.by_path.insert(path.to_owned(), id);
+        let doc = self.docs[id as usize].as_ref().expect("just allocated");
+        let verified = self.verify(engine, id, doc);
+        self.index.insert(id, &doc.fingerprints);
+        self.add_pairs(id, verified);
+        id
+    }
+
+    /// Propose and verify candidates for `id` against the documents already
+    /// in the index.
+    fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> (Vec<(DocId, PairScores)>, bool) {
+        let (candidates, capped) = self.index.candidates(id, &doc.fingerprints);
+        let verified = candidates
+            .into_par_iter()
+            .filter_map(|(other, _)| {
+                let other_doc = self.doc(other)?;
+                let scores = engine.compare(&doc.fingerprints, &other_doc.fingerprints);
+                self.keep(&scores).then_some((other, scores))
+            })
+            .collect();
+        (verified, capped)
+    }
+
+    fn add_pairs(&mut self, id: DocId, (verified, capped): (Vec<(DocId, PairScores)>, bool)) {
+        if capped {
+            self.si_capped.insert(id);
+        }
+        for (other, scores) in verified {
+            // Scores are stored for the ordered pair (a, b), a < b.
+            let scores = if id < other {
+                scores
+            } else {
+                scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+            };
+            self.pairs.insert(ordered(id, other), scores);
+            self.neighbours.entry(id).or_default().insert(other);
+            self.neighbours.entry(other).or_default().insert(id);
+        }
+    }
+
+    /// Add many documents at once: all enter the index first, then every
+    /// new document is verified in parallel against the whole index (each
+    /// new–new pair once). Gives the same pairs as adding them one by one
+    /// while no posting or SI cap bites.
+    pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
+        let mut new_ids = Vec::with_capacity(docs.len());
+        for (path, fingerprints, shingles) in docs {
+            if self.by_path.contains_key(&path) {
+                self.remove(&path);
+            }
+            let seen = self.next_seen;
+            self.next_seen += 1;
+            let id = self.allocate(DocInfo {
+                path: path.clone(),
+                seen,
+                fingerprints,
+                shingles,
+            });
+            self.by_path.insert(path, id);
+            new_ids.push(id);
+        }
+        for &id in &new_ids {
+            let doc = self.docs[id as usize].as_ref().expect("just allocated");
+            self.index.insert(id, &doc.fingerprints);
+        }
+        let fresh: HashSet<DocId> = new_ids.iter().copied().collect();
+        let results: Vec<(DocId, (Vec<(DocId, PairScores)>, bool))> = new_ids
+            .par_iter()
+            .map(|&id| {
+                let doc = self.doc(id).expect("just allocated");
+                let (mut verified, capped) = self.verify(engine, id, doc);
+                verified.retain(|(other, _)| !fresh.contains(other) || *other < id);
+                (id, (verified, capped))
+            })
+            .collect();
+        for (id, verified) in results {
+            self.add_pairs(id, verified);
+        }
+    }
+
+    /// Remove the document at `path`; false if it was not indexed.
+    pub fn remove(&mut self, path: &str) -> bool {
+        match self.by_path.get(path).copied() {
+            Some(id) => {
+                self.remove_id(id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn remove_id(&mut self, id: DocId) {
+        let Some(doc) = self.docs[id as usize].take() else {
+            return;
+        };
+        self.index.remove(id, &doc.fingerprints);
+        self.by_path.remove(&doc.path);
+        for other in self.neighbours.remove(&id).unwrap_or_default() {
+            self.pairs.remove(&ordered(id, other));
+            if let Some(n) = self.neighbours.get_mut(&other) {
+                n.remove(&id);
+            }
+        }
+        self.si_capped.remove(&id);
+        self.free.push(id);
+    }
+
+    /// Re-gather every document's candidates (after floors change).
+    pub fn regather(&mut self, engine: &Engine, floors: Thresholds) {
+        let old = std::mem::take(&mut self.docs);
+        let mut docs: Vec<DocInfo> = old.into_iter().flatten().collect();
+        docs.sort_by_key(|d| d.seen);
+        let fresh = Library::new(
+            engine,
+            LibraryConfig {
+                floors,
+                ..self.config.clone()
+            },
+        );
+        let (verdicts, keeps) = (std::mem::take(&mut self.pair_verdicts), std::mem::take(&mut self.keeps));
+        *self = fresh;
+        self.pair_verdicts = verdicts;
+        self.keeps = keeps;
+        for doc in docs {
+            self.upsert(engine, &doc.path, doc.fingerprints, doc.shingles);
+        }
+    }
+
+    pub fn set_pair_verdict(&mut self, a: &str, b: &str, verdict: Option<PairVerdict>) {
+        match verdict {
+            Some(v) => self.pair_verdicts.insert(path_key(a, b), v),
+            None => self.pair_verdicts.remove(&path_key(a, b)),
+        };
+    }
+
+    pub fn pair_verdict(&self, a: &str, b: &str) -> Option<PairVerdict> {
+        self.pair_verdicts.get(&path_key(a, b)).copied()
+    }
+
+    pub fn set_keep(&mut self, path: &str, keep: bool) {
+        if keep {
+            self.keeps.insert(path.to_owned());
+        } else {
+            self.keeps.remove(path);
+        }
+    }
+
+    /// Judge one kept pair under `spec`: the passing algorithms and whether
+    /// it links the two documents (curator verdicts first).
+    pub fn judge(&self, a: DocId, b: DocId, scores: &PairScores, spec: &ClusterSpec) -> Option<Link> {
+        let (da, db) = (self.doc(a)?, self.doc(b)?);
+        let v = verdict(scores, &spec.thresholds, &spec.fusion, da.shingles.min(db.shingles));
+        let linked = match self.pair_verdict(&da.path, &db.path) {
+            Some(PairVerdict::Duplicate) => true,
+            Some(PairVerdict::NotDuplicate) => false,
+            None => match spec.by {
+                ClusterBy::Fusion => v.fusion,
+                ClusterBy::Algorithm(id) => v.passing.contains(&id),
+            },
+        };
+        let strength = match spec.by {
+            ClusterBy::Fusion => v.passing.len() as f64 / scores.len().max(1) as f64,
+            ClusterBy::Algorithm(id) => scores.get(&id).map_or(0.0, Score::similarity),
+        };
+        linked.then_some(Link {
+            a,
+            b,
+            passing: v.passing,
+            strength,
+        })
+    }
+
+    /// Every linking pair under `spec`, sorted by (a, b).
+    pub fn links(&self, spec: &ClusterSpec) -> Vec<Link> {
+        let mut links: Vec<Link> = self
+            .pairs
+            .par_iter()
+            .filter_map(|(&(a, b), scores)| self.judge(a, b, scores, spec))
+            .collect();
+        // A curator's "duplicate" links documents no algorithm paired.
+        for ((pa, pb), v) in &self.pair_verdicts {
+            if *v == PairVerdict::Duplicate {
+                if let (Some(a), Some(b)) = (self.id_of(pa), self.id_of(pb)) {
+                    if !self.pairs.contains_key(&ordered(a, b)) {
+                        let (a, b) = ordered(a, b);
+                        links.push(Link {
+                            a,
+                            b,
+                            passing: Vec::new(),
+                            strength: 1.0,
+                        });
+                    }
+                }
+            }
+        }
+        links.sort_by_key(|l| (l.a, l.b));
+        links
+    }
+
+    /// Representative priority: kept documents first, then earliest arrival.
+    fn priority(&self, id: DocId) -> (bool, u64, DocId) {
+        let doc = self.doc(id).expect("live document");
+        (!self.keeps.contains(&doc.path), doc.seen, id)
+    }
+
+    /// The clusters under `spec`, largest first.
+    pub fn clusters(&self, spec: &ClusterSpec) -> Vec<ClusterInfo> {
+        let links = self.links(spec);
+        let groups: Vec<Vec<DocId>> = match spec.mode {
+            ClusterMode::Components => {
+                let mut uf = UnionFind::new(self.docs.len());
+                for l in &links {
+                    uf.union(l.a as usize, l.b as usize);
+                }
+                let mut groups: HashMap<usize, Vec<DocId>> = HashMap::new();
+                for l in &links {
+                    for id in [l.a, l.b] {
+                        groups.entry(uf.find(id as usize)).or_default().push(id);
+                    }
+                }
+                groups.into_values().collect()
+            }
+            ClusterMode::Star => {
+                let mut adjacency: HashMap<DocId, Vec<DocId>> = HashMap::new();
+                for l in &links {
+                    adjacency.entry(l.a).or_default().push(l.b);
+                    adjacency.entry(l.b).or_default().push(l.a);
+                }
+                let mut order: Vec<DocId> = adjacency.keys().copied().collect();
+                order.sort_by_key(|&id| self.priority(id));
+                let mut assigned = HashSet::new();
+                let mut groups = Vec::new();
+                for centre in order {
+                    if assigned.contains(&centre) {
+                        continue;
+                    }
+                    assigned.insert(centre);
+                    let mut group = vec![centre];
+                    for &n in &adjacency[&centre] {
+                        if assigned.insert(n) {
+                            group.push(n);
+                        }
+                    }
+                    groups.push(group);
+                }
+                groups
+            }
+        };
+        let mut clusters: Vec<ClusterInfo> = groups
+            .into_iter()
+            .filter_map(|mut members| {
+                members.sort_by_key(|&id| self.priority(id));
+                members.dedup();
+                (members.len() > 1).then(|| self.describe(members, &links))
+            })
+            .collect();
+        clusters.sort_by(|a, b| {
+            b.members
+                .len()
+                .cmp(&a.members.len())
+                .then_with(|| self.priority(a.members[0]).cmp(&self.priority(b.members[0])))
+        });
+        clusters
+    }
+
+    fn describe(&self, members: Vec<DocId>, links: &[Link]) -> ClusterInfo {
+        let set: HashSet<DocId> = members.iter().copied().collect();
+        let inner: Vec<&Link> = links.iter().filter(|l| set.contains(&l.a) && set.contains(&l.b)).collect();
+        let weakest = inner
+            .iter()
+            .min_by(|x, y| x.strength.total_cmp(&y.strength))
+            .map(|l| (l.a, l.b, l.strength));
+        let mut agreeing: Option<BTreeSet<AlgorithmId>> = None;
+        let mut any = BTreeSet::new();
+        for l in &inner {
+            let passing: BTreeSet<AlgorithmId> = l.passing.iter().copied().collect();
+            any.extend(passing.iter().copied());
+            agreeing = Some(match agreeing {
+                None => passing,
+                Some(a) => a.intersection(&passing).copied().collect(),
+            });
+        }
+        let agreeing: Vec<AlgorithmId> = agreeing.unwrap_or_default().into_iter().collect();
+        ClusterInfo {
+            disagreement: agreeing.len() != any.len(),
+            members,
+            weakest,
+            agreeing,
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The incremental library: candidate generation finds what all-pairs
+//! comparison finds, thresholds re-cluster live, verdicts override, and the
+//! order documents arrive in does not change the result.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use doppel::algo::AlgorithmId;
+use doppel::candidates::CandidateConfig;
+use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel::engine::{Engine, Fingerprints};
+use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, PairVerdict};
+use doppel::measure::shingle_set;
+use doppel::scan::scan_folder;
+use proptest::prelude::*;
+
+static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
+
+fn fingerprint(text: &str) -> (Fingerprints, usize) {
+    let engine = &*ENGINE;
+    let analysis = engine.analyze(text);
+    let shingle = &engine.config().algorithms.shingle;
+    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
+    (engine.fingerprint(&analysis, engine.reference_weights()), shingles)
+}
+
+fn sample_docs() -> Vec<(String, Fingerprints, usize)> {
+    SAMPLE.clone()
+}
+
+static SAMPLE: LazyLock<Vec<(String, Fingerprints, usize)>> = LazyLock::new(|| {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    list_files(&root)
+        .0
+        .into_iter()
+        .filter_map(|f| {
+            let text = read_text(&f.path, DEFAULT_SIZE_CAP).ok()?.text;
+            let (fp, shingles) = fingerprint(&text);
+            Some((f.rel, fp, shingles))
+        })
+        .collect()
+});
+
+/// Clusters as sets of paths, order-free.
+fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<String>> {
+    lib.clusters(spec)
+        .iter()
+        .map(|c| c.members.iter().map(|&m| lib.doc(m).unwrap().path.clone()).collect())
+        .collect()
+}
+
+fn fusion() -> ClusterSpec {
+    ClusterSpec::from_engine(&ENGINE)
+}
+
+#[test]
+fn candidate_index_finds_the_same_clusters_as_all_pairs() {
+    let engine = &*ENGINE;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let report = scan_folder(&root, engine, engine.reference_weights());
+    let oracle: BTreeSet<BTreeSet<String>> = report
+        .clusters
+        .iter()
+        .map(|c| c.members.iter().map(|&m| report.docs[m].rel.clone()).collect())
+        .collect();
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, fp, shingles) in sample_docs() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    assert!(!oracle.is_empty());
+    assert_eq!(cluster_paths(&lib, &fusion()), oracle);
+}
+
+#[test]
+fn raising_a_threshold_splits_a_cluster_without_refingerprinting() {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, fp, shingles) in sample_docs() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    let by_minhash = |t: f64| {
+        let mut spec = fusion();
+        spec.by = ClusterBy::Algorithm(AlgorithmId::Minhash);
+        spec.thresholds.set(AlgorithmId::Minhash, t);
+        cluster_paths(&lib, &spec)
+    };
+    let loose = by_minhash(0.5);
+    let strict = by_minhash(0.95);
+    let emma = |clusters: &BTreeSet<BTreeSet<String>>| {
+        clusters.iter().any(|c| c.contains("austen/emma-ch1.txt") && c.contains("edited/emma-ch1-edited.txt"))
+    };
+    assert!(emma(&loose), "the 2 % edited copy clusters at 0.5");
+    assert!(!emma(&strict), "and splits off at 0.95");
+    assert!(strict.iter().any(|c| c.contains("austen/persuasion-ch1.txt")), "exact copies stay");
+    assert!(lib.floors_allow(AlgorithmId::Minhash, 0.95));
+    assert!(!lib.floors_allow(AlgorithmId::Minhash, 0.1), "below the floor needs re-gathering");
+    assert!(!lib.floors_allow(AlgorithmId::Simhash, 40.0));
+}
+
+#[test]
+fn regathering_below_the_floor_finds_weaker_pairs() {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, fp, shingles) in sample_docs() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    let before = lib.pairs().count();
+    let mut floors = lib.config().floors.clone();
+    floors.set(AlgorithmId::Simhash, 30.0);
+    lib.regather(engine, floors);
+    assert!(lib.floors_allow(AlgorithmId::Simhash, 30.0));
+    assert!(lib.pairs().count() >= before);
+}
+
+/// Three documents in a chain: A~B and B~C share half their words, A and C
+/// only a sixth.
+fn chain() -> Library {
+    let engine = &*ENGINE;
+    let words: Vec<String> = (0..500).map(|i| format!("word{i}x")).collect();
+    let text = |r: std::ops::Range<usize>| words[r].join(" ");
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, range) in [("a.txt", 0..300), ("b.txt", 100..400), ("c.txt", 200..500)] {
+        let (fp, n) = fingerprint(&text(range));
+        lib.upsert(engine, path, fp, n);
+    }
+    lib
+}
+
+fn by_shingle(mode: ClusterMode) -> ClusterSpec {
+    let mut spec = fusion();
+    spec.by = ClusterBy::Algorithm(AlgorithmId::Shingle);
+    spec.thresholds.set(AlgorithmId::Shingle, 0.45);
+    spec.mode = mode;
+    spec
+}
+
+#[test]
+fn star_mode_does_not_chain_unrelated_documents() {
+    let lib = chain();
+    let components = cluster_paths(&lib, &by_shingle(ClusterMode::Components));
+    assert_eq!(components.len(), 1);
+    assert_eq!(components.first().unwrap().len(), 3, "components chain A~B~C");
+    let star = lib.clusters(&by_shingle(ClusterMode::Star));
+    assert_eq!(star.len(), 1);
+    let members: Vec<&str> = star[0].members.iter().map(|&m| lib.doc(m).unwrap().path.as_str()).collect();
+    assert_eq!(members, ["a.txt", "b.txt"], "the star around A leaves C out");
+}
+
+#[test]
+fn clusters_report_representative_weakest_link_and_agreement() {
+    let lib = chain();
+    let clusters = lib.clusters(&by_shingle(ClusterMode::Components));
+    let c = &clusters[0];
+    assert_eq!(lib.doc(c.representative()).unwrap().path, "a.txt", "earliest arrival represents");
+    let (_, _, weakest) = c.weakest.unwrap();
+    assert!((0.45..0.55).contains(&weakest), "weakest link {weakest}");
+    assert!(c.agreeing.contains(&AlgorithmId::Shingle));
+}
+
+#[test]
+fn curator_verdicts_override_and_survive_reindexing() {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    let docs = sample_docs();
+    for (path, fp, shingles) in docs.clone() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    let (copy_a, copy_b) = ("austen/persuasion-ch1.txt", "copies/persuasion-ch1 (copy).txt");
+    let together = |lib: &Library| cluster_paths(lib, &fusion()).iter().any(|c| c.contains(copy_a) && c.contains(copy_b));
+    assert!(together(&lib));
+    lib.set_pair_verdict(copy_a, copy_b, Some(PairVerdict::NotDuplicate));
+    assert!(!together(&lib), "a not-duplicate verdict splits exact copies");
+    // Re-index the copy (as a rescan would): the verdict holds.
+    let (path, fp, shingles) = docs.iter().find(|d| d.0 == copy_b).unwrap().clone();
+    lib.upsert(engine, &path, fp, shingles);
+    assert!(!together(&lib));
+    lib.set_pair_verdict(copy_a, copy_b, None);
+    assert!(together(&lib));
+    // A duplicate verdict joins documents no algorithm links.
+    lib.set_pair_verdict("bible/ruth-kjv.txt", "bible/ruth-web.txt", Some(PairVerdict::Duplicate));
+    assert!(cluster_paths(&lib, &fusion())
+        .iter()
+        .any(|c| c.contains("bible/ruth-kjv.txt") && c.contains("bible/ruth-web.txt")));
+    // Keeping a document makes it the representative.
+    lib.set_keep(copy_b, true);
+    let clusters = lib.clusters(&fusion());
+    let c = clusters.iter().find(|c| c.members.iter().any(|&m| lib.doc(m).unwrap().path == copy_a)).unwrap();
+    assert_eq!(lib.doc(c.representative()).unwrap().path, copy_b);
+}
+
+#[test]
+fn removing_a_document_removes_its_pairs_and_cluster() {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, fp, shingles) in sample_docs() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    let id = lib.id_of("edited/emma-ch1-edited.txt").unwrap();
+    assert!(lib.pairs().any(|(a, b, _)| a == id || b == id));
+    assert!(lib.remove("edited/emma-ch1-edited.txt"));
+    assert!(!lib.pairs().any(|(a, b, _)| a == id || b == id));
+    assert!(!cluster_paths(&lib, &fusion()).iter().any(|c| c.contains("austen/emma-ch1.txt")));
+    assert!(!lib.remove("edited/emma-ch1-edited.txt"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// One document at a time gives the same pairs and clusters as all at
+    /// once, in any arrival order.
+    #[test]
+    fn incremental_equals_batch(seed in any::<u64>()) {
+        let engine = &*ENGINE;
+        let config = LibraryConfig {
+            candidates: CandidateConfig { si_cap: 1000, ..CandidateConfig::default() },
+            ..LibraryConfig::default()
+        };
+        let mut docs = sample_docs();
+        let mut unshuffled = Library::new(engine, config.clone());
+        unshuffled.extend(engine, docs.clone());
+        let mut rng = doppel::hash::SplitMix64::new(seed);
+        for i in (1..docs.len()).rev() {
+            docs.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        // Same arrival order, so the same "earliest" representatives.
+        let mut batch = Library::new(engine, config.clone());
+        batch.extend(engine, docs.clone());
+        let mut one_by_one = Library::new(engine, config);
+        for (path, fp, shingles) in docs {
+            one_by_one.upsert(engine, &path, fp, shingles);
+        }
+        let pair_paths = |lib: &Library| -> BTreeSet<(String, String)> {
+            lib.pairs().map(|(a, b, _)| {
+                let (pa, pb) = (lib.doc(a).unwrap().path.clone(), lib.doc(b).unwrap().path.clone());
+                if pa < pb { (pa, pb) } else { (pb, pa) }
+            }).collect()
+        };
+        prop_assert_eq!(pair_paths(&batch), pair_paths(&one_by_one));
+        prop_assert_eq!(pair_paths(&unshuffled), pair_paths(&one_by_one));
+        // Components do not depend on arrival order at all.
+        prop_assert_eq!(cluster_paths(&unshuffled, &fusion()), cluster_paths(&one_by_one, &fusion()));
+        for mode in [ClusterMode::Components, ClusterMode::Star] {
+            let spec = ClusterSpec { mode, ..fusion() };
+            prop_assert_eq!(cluster_paths(&batch, &spec), cluster_paths(&one_by_one, &spec));
+        }
+    }
+}

@@ -40,7 +40,10 @@ pub enum SimhashBanding {
     /// `tables` tables, each keyed by `bits_per_table` seeded random bit
     /// positions (the lab report's M and K; with M × K = b and contiguous
     /// chunks it is exactly the report's scheme).
-    Tables { tables: usize, bits_per_table: usize },
+    Tables {
+        tables: usize,
+        bits_per_table: usize,
+    },
     /// `max_distance + 1` disjoint blocks: guaranteed to propose every pair
     /// within `max_distance` bits.
     Pigeonhole { max_distance: usize },
@@ -90,7 +93,12 @@ impl Default for CandidateConfig {
 /// minimizing `fp_weight × FP + fn_weight × FN` where FP and FN are the
 /// integrated probabilities of proposing a pair below / missing a pair above
 /// the threshold.
-pub fn optimal_bands(threshold: f64, num_perm: usize, fp_weight: f64, fn_weight: f64) -> (usize, usize) {
+pub fn optimal_bands(
+    threshold: f64,
+    num_perm: usize,
+    fp_weight: f64,
+    fn_weight: f64,
+) -> (usize, usize) {
     fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
         let steps = 200;
         let h = (b - a) / steps as f64;
@@ -125,11 +133,20 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
                 })
                 .collect()
         }
-        SimhashBanding::Tables { tables, bits_per_table } => {
+        SimhashBanding::Tables {
+            tables,
+            bits_per_table,
+        } => {
             let k = bits_per_table.clamp(1, bits);
             if tables * k == bits {
                 // Exactly the lab report's contiguous chunks.
-                return simhash_masks(&SimhashBanding::Pigeonhole { max_distance: tables - 1 }, bits as u32, seed);
+                return simhash_masks(
+                    &SimhashBanding::Pigeonhole {
+                        max_distance: tables - 1,
+                    },
+                    bits as u32,
+                    seed,
+                );
             }
             let mut rng = SplitMix64::new(seed);
             (0..tables)
@@ -187,13 +204,28 @@ pub type Candidates = HashMap<DocId, BTreeSet<AlgorithmId>>;
 impl CandidateIndex {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
     /// `bits` gives each SimHash algorithm's fingerprint size.
-    pub fn new(config: CandidateConfig, num_perm: usize, minhash_floor: f64, bits: &[(AlgorithmId, u32)]) -> Self {
+    pub fn new(
+        config: CandidateConfig,
+        num_perm: usize,
+        minhash_floor: f64,
+        bits: &[(AlgorithmId, u32)],
+    ) -> Self {
         let minhash_bands = config.minhash_bands.unwrap_or_else(|| {
-            optimal_bands(minhash_floor, num_perm, config.minhash_fp_weight, config.minhash_fn_weight)
+            optimal_bands(
+                minhash_floor,
+                num_perm,
+                config.minhash_fp_weight,
+                config.minhash_fn_weight,
+            )
         });
         let simhash_masks = bits
             .iter()
-            .map(|&(id, b)| (id, simhash_masks(&config.simhash_banding, b, 0xba4d ^ b as u64)))
+            .map(|&(id, b)| {
+                (
+                    id,
+                    simhash_masks(&config.simhash_banding, b, 0xba4d ^ b as u64),
+                )
+            })
             .collect();
         Self {
             config,
@@ -221,16 +253,30 @@ impl CandidateIndex {
         }
         if let Some(shingles) = &f.shingle {
             let m = self.config.shingle_modulus.max(1);
-            keys.extend(shingles.iter().filter(|&&h| (h >> 7) % m == 0).map(|&h| (Id::Shingle, 0, h)));
+            keys.extend(
+                shingles
+                    .iter()
+                    .filter(|&&h| (h >> 7) % m == 0)
+                    .map(|&h| (Id::Shingle, 0, h)),
+            );
         }
         if let Some(sketch) = f.minhash.as_ref().filter(|s| !s.is_empty()) {
             let (bands, rows) = self.minhash_bands;
             for band in 0..bands.min(sketch.len() / rows.max(1)) {
-                keys.push((Id::Minhash, band, combine(&sketch[band * rows..(band + 1) * rows], band as u64)));
+                keys.push((
+                    Id::Minhash,
+                    band,
+                    combine(&sketch[band * rows..(band + 1) * rows], band as u64),
+                ));
             }
         }
         if let Some(supers) = &f.supershingle {
-            keys.extend(supers.iter().enumerate().map(|(i, &h)| (Id::Supershingle, i, h)));
+            keys.extend(
+                supers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &h)| (Id::Supershingle, i, h)),
+            );
         }
         let mut simhash = |id: Id, fp: Option<u64>, lexicon: usize| {
             if let (Some(fp), Some(masks)) = (fp, self.simhash_masks.get(&id)) {
@@ -268,7 +314,10 @@ impl CandidateIndex {
 
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
         for (algo, table, key) in self.keys(f) {
-            self.tables.entry((algo, table)).or_default().insert(key, id);
+            self.tables
+                .entry((algo, table))
+                .or_default()
+                .insert(key, id);
         }
         if let Some(Some(si)) = f.si {
             self.si.insert((si, id));
@@ -323,12 +372,28 @@ impl CandidateIndex {
         let magnitude = value.unsigned_abs() as f64;
         let (toward_zero, away) = ((magnitude * r) as i64, (magnitude * r / (1.0 - r)) as i64);
         let (lo, hi) = if value >= 0 {
-            (value.saturating_sub(toward_zero), value.saturating_add(away))
+            (
+                value.saturating_sub(toward_zero),
+                value.saturating_add(away),
+            )
         } else {
-            (value.saturating_sub(away), value.saturating_add(toward_zero))
+            (
+                value.saturating_sub(away),
+                value.saturating_add(toward_zero),
+            )
         };
-        let mut below = self.si.range(..(value, id)).rev().take_while(|(v, _)| *v >= lo).peekable();
-        let mut above = self.si.range((value, id)..).filter(|&&(_, d)| d != id).take_while(|(v, _)| *v <= hi).peekable();
+        let mut below = self
+            .si
+            .range(..(value, id))
+            .rev()
+            .take_while(|(v, _)| *v >= lo)
+            .peekable();
+        let mut above = self
+            .si
+            .range((value, id)..)
+            .filter(|&&(_, d)| d != id)
+            .take_while(|(v, _)| *v <= hi)
+            .peekable();
         let mut near = Vec::new();
         while near.len() < self.config.si_cap {
             let pick_below = match (below.peek(), above.peek()) {
@@ -337,7 +402,11 @@ impl CandidateIndex {
                 (None, Some(_)) => false,
                 (None, None) => break,
             };
-            let next = if pick_below { below.next() } else { above.next() };
+            let next = if pick_below {
+                below.next()
+            } else {
+                above.next()
+            };
             near.push(next.expect("peeked").1);
         }
         let capped = below.peek().is_some() || above.peek().is_some();
@@ -380,13 +449,23 @@ mod tests {
             for _ in 0..5 {
                 b ^= 1 << rng.below(64);
             }
-            assert!(masks.iter().any(|&m| a & m == b & m), "{a:x} and {b:x} share no block");
+            assert!(
+                masks.iter().any(|&m| a & m == b & m),
+                "{a:x} and {b:x} share no block"
+            );
         }
     }
 
     #[test]
     fn random_tables_have_the_requested_width() {
-        let masks = simhash_masks(&SimhashBanding::Tables { tables: 12, bits_per_table: 16 }, 64, 7);
+        let masks = simhash_masks(
+            &SimhashBanding::Tables {
+                tables: 12,
+                bits_per_table: 16,
+            },
+            64,
+            7,
+        );
         assert_eq!(masks.len(), 12);
         assert!(masks.iter().all(|m| m.count_ones() == 16));
     }

@@ -109,6 +109,15 @@ impl Thresholds {
     pub fn set(&mut self, id: AlgorithmId, value: f64) {
         self.0.insert(id, value);
     }
+
+    /// Whether `threshold` for `id` is at least as strict as this set's
+    /// value (so pairs kept under this set cover it).
+    pub fn allows(&self, id: AlgorithmId, threshold: f64) -> bool {
+        match id.unit() {
+            crate::algo::Unit::HammingBits => threshold <= self.get(id),
+            _ => threshold >= self.get(id),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

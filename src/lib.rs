@@ -8,14 +8,15 @@
 //! `collection` reads a folder into documents and `cluster` groups pairs.
 pub mod algo;
 pub mod analysis;
+pub mod candidates;
 pub mod cluster;
 pub mod collection;
 pub mod engine;
 pub mod hash;
+pub mod library;
 pub mod measure;
 pub mod report;
 pub mod scan;
 pub mod stats;
+pub mod store;
 pub mod text;
-pub mod candidates;
-pub mod library;

@@ -157,6 +157,9 @@ pub struct Library {
     next_seen: u64,
 }
 
+/// Verified candidates of one document, and whether the SI cap cut some off.
+type Verified = (Vec<(DocId, PairScores)>, bool);
+
 fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
     (a.min(b), a.max(b))
 }
@@ -234,15 +237,13 @@ impl Library {
 
     /// Whether a threshold for `id` is within what the kept pairs cover.
     pub fn floors_allow(&self, id: AlgorithmId, threshold: f64) -> bool {
-        let floor = self.config.floors.get(id);
-        match id.unit() {
-            crate::algo::Unit::HammingBits => threshold <= floor,
-            _ => threshold >= floor,
-        }
+        self.config.floors.allows(id, threshold)
     }
 
     fn keep(&self, scores: &PairScores) -> bool {
-        scores.iter().any(|(&id, s)| s.passes(self.config.floors.get(id)))
+        scores
+            .iter()
+            .any(|(&id, s)| s.passes(self.config.floors.get(id)))
             || scores
                 .get(&AlgorithmId::Shingle)
                 .and_then(Score::containment)
@@ -264,7 +265,13 @@ impl Library {
 
     /// Add or replace the document at `path`; returns its id. A replaced
     /// document keeps its arrival order.
-    pub fn upsert(&mut self, engine: &Engine, path: &str, fingerprints: Fingerprints, shingles: usize) -> DocId {
+    pub fn upsert(
+        &mut self,
+        engine: &Engine,
+        path: &str,
+        fingerprints: Fingerprints,
+        shingles: usize,
+    ) -> DocId {
         let seen = match self.by_path.get(path).copied() {
             Some(old) => {
                 let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
@@ -292,7 +299,7 @@ impl Library {
 
     /// Propose and verify candidates for `id` against the documents already
     /// in the index.
-    fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> (Vec<(DocId, PairScores)>, bool) {
+    fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> Verified {
         let (candidates, capped) = self.index.candidates(id, &doc.fingerprints);
         let verified = candidates
             .into_par_iter()
@@ -305,7 +312,7 @@ impl Library {
         (verified, capped)
     }
 
-    fn add_pairs(&mut self, id: DocId, (verified, capped): (Vec<(DocId, PairScores)>, bool)) {
+    fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
         if capped {
             self.si_capped.insert(id);
         }
@@ -348,7 +355,7 @@ impl Library {
             self.index.insert(id, &doc.fingerprints);
         }
         let fresh: HashSet<DocId> = new_ids.iter().copied().collect();
-        let results: Vec<(DocId, (Vec<(DocId, PairScores)>, bool))> = new_ids
+        let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .map(|&id| {
                 let doc = self.doc(id).expect("just allocated");
@@ -401,7 +408,10 @@ impl Library {
                 ..self.config.clone()
             },
         );
-        let (verdicts, keeps) = (std::mem::take(&mut self.pair_verdicts), std::mem::take(&mut self.keeps));
+        let (verdicts, keeps) = (
+            std::mem::take(&mut self.pair_verdicts),
+            std::mem::take(&mut self.keeps),
+        );
         *self = fresh;
         self.pair_verdicts = verdicts;
         self.keeps = keeps;
@@ -431,9 +441,20 @@ impl Library {
 
     /// Judge one kept pair under `spec`: the passing algorithms and whether
     /// it links the two documents (curator verdicts first).
-    pub fn judge(&self, a: DocId, b: DocId, scores: &PairScores, spec: &ClusterSpec) -> Option<Link> {
+    pub fn judge(
+        &self,
+        a: DocId,
+        b: DocId,
+        scores: &PairScores,
+        spec: &ClusterSpec,
+    ) -> Option<Link> {
         let (da, db) = (self.doc(a)?, self.doc(b)?);
-        let v = verdict(scores, &spec.thresholds, &spec.fusion, da.shingles.min(db.shingles));
+        let v = verdict(
+            scores,
+            &spec.thresholds,
+            &spec.fusion,
+            da.shingles.min(db.shingles),
+        );
         let linked = match self.pair_verdict(&da.path, &db.path) {
             Some(PairVerdict::Duplicate) => true,
             Some(PairVerdict::NotDuplicate) => false,
@@ -539,17 +560,20 @@ impl Library {
             })
             .collect();
         clusters.sort_by(|a, b| {
-            b.members
-                .len()
-                .cmp(&a.members.len())
-                .then_with(|| self.priority(a.members[0]).cmp(&self.priority(b.members[0])))
+            b.members.len().cmp(&a.members.len()).then_with(|| {
+                self.priority(a.members[0])
+                    .cmp(&self.priority(b.members[0]))
+            })
         });
         clusters
     }
 
     fn describe(&self, members: Vec<DocId>, links: &[Link]) -> ClusterInfo {
         let set: HashSet<DocId> = members.iter().copied().collect();
-        let inner: Vec<&Link> = links.iter().filter(|l| set.contains(&l.a) && set.contains(&l.b)).collect();
+        let inner: Vec<&Link> = links
+            .iter()
+            .filter(|l| set.contains(&l.a) && set.contains(&l.b))
+            .collect();
         let weakest = inner
             .iter()
             .min_by(|x, y| x.strength.total_cmp(&y.strength))

@@ -10,8 +10,10 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 
+use doppel::algo::AlgorithmId;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use doppel::engine::{Engine, EngineConfig};
+use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
 use doppel::measure::exact_measures;
 use doppel::report;
 use doppel::scan::scan_folder;
@@ -29,12 +31,61 @@ struct Cli {
     command: Option<Command>,
     /// Folder to review (default: the current folder).
     dir: Option<PathBuf>,
+    #[command(flatten)]
+    options: ScanOptions,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     Text,
     Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Mode {
+    /// Connected components (A~B, B~C put A, B, C together).
+    Components,
+    /// Star clustering: every member is a direct duplicate of its centre.
+    Star,
+}
+
+/// How a scan judges and groups pairs.
+#[derive(clap::Args)]
+struct ScanOptions {
+    /// The verdict that defines clusters: `fusion` or an algorithm id.
+    #[arg(long, default_value = "fusion", value_parser = parse_cluster_by)]
+    cluster_by: ClusterBy,
+    /// Compute only these algorithms (comma-separated ids; default: all).
+    #[arg(long, value_delimiter = ',')]
+    algorithms: Vec<AlgorithmId>,
+    /// Override a threshold, e.g. `--threshold minhash=0.8` (repeatable).
+    #[arg(long = "threshold", value_parser = parse_threshold)]
+    thresholds: Vec<(AlgorithmId, f64)>,
+    /// Cluster mode.
+    #[arg(long, value_enum, default_value = "components")]
+    mode: Mode,
+}
+
+fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
+    if s == "fusion" {
+        Ok(ClusterBy::Fusion)
+    } else {
+        s.parse().map(ClusterBy::Algorithm)
+    }
+}
+
+fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
+    let (id, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected ID=VALUE, got {s:?}"))?;
+    let value: f64 = value
+        .parse()
+        .map_err(|_| format!("{value:?} is not a number"))?;
+    if !value.is_finite() {
+        return Err(format!("{value} is not a finite number"));
+    }
+    Ok((id.parse()?, value))
 }
 
 #[derive(Subcommand)]
@@ -44,6 +95,8 @@ enum Command {
         dir: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        #[command(flatten)]
+        options: ScanOptions,
     },
     /// Score two files with every algorithm, with the exact measures.
     Compare {
@@ -68,10 +121,18 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Some(Command::Scan { dir, format }) => scan(&dir, format),
+        Some(Command::Scan {
+            dir,
+            format,
+            options,
+        }) => scan(&dir, format, &options),
         Some(Command::Compare { a, b, format }) => compare(&a, &b, format),
         Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
-        None => scan(&cli.dir.unwrap_or_else(|| PathBuf::from(".")), Format::Text),
+        None => scan(
+            &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
+            Format::Text,
+            &cli.options,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -82,16 +143,52 @@ fn main() -> ExitCode {
     }
 }
 
-fn scan(dir: &Path, format: Format) -> Result<()> {
+fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     let root = dir
         .canonicalize()
         .with_context(|| format!("cannot open folder {}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
-    let engine = Engine::new(EngineConfig::default());
-    let report = scan_folder(&root, &engine, engine.reference_weights());
+    let mut config = EngineConfig::default();
+    if !options.algorithms.is_empty() {
+        config.enabled = options.algorithms.iter().copied().collect();
+    }
+    if let ClusterBy::Algorithm(id) = options.cluster_by {
+        anyhow::ensure!(
+            config.enabled.contains(&id),
+            "--cluster-by {id} needs {id} in --algorithms"
+        );
+    }
+    for &(id, value) in &options.thresholds {
+        config.thresholds.set(id, value);
+    }
+    let engine = Engine::new(config);
+    let mut library_config = LibraryConfig::default();
+    for &(id, value) in &options.thresholds {
+        // A threshold looser than the default floor lowers the floor, so the
+        // candidates it needs are gathered.
+        if !library_config.floors.allows(id, value) {
+            library_config.floors.set(id, value);
+        }
+    }
+    let spec = ClusterSpec {
+        by: options.cluster_by,
+        mode: match options.mode {
+            Mode::Components => ClusterMode::Components,
+            Mode::Star => ClusterMode::Star,
+        },
+        ..ClusterSpec::from_engine(&engine)
+    };
+    let report = scan_folder(
+        &root,
+        &engine,
+        engine.reference_weights(),
+        library_config,
+        spec,
+    );
     let out = match format {
-        Format::Text => report::text(&report, &engine),
+        Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &engine)?,
+        Format::Csv => report::csv(&report),
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
@@ -113,7 +210,7 @@ fn compare(a: &Path, b: &Path, format: Format) -> Result<()> {
     let verdict = engine.verdict(&scores, exact.a_shingles.min(exact.b_shingles));
     let out = match format {
         Format::Text => report::compare_text(&scores, &verdict, &exact, &engine),
-        Format::Json => report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Json | Format::Csv => report::compare_json(&scores, &verdict, &exact, &engine)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
 use crate::engine::{Engine, PairScores, Verdict};
+use crate::library::ClusterBy;
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
 
@@ -37,41 +38,80 @@ fn format_threshold(id: AlgorithmId, t: f64) -> String {
     }
 }
 
+/// The id `--cluster-by` names (an algorithm id or `fusion`).
+pub fn cluster_by_name(by: ClusterBy) -> &'static str {
+    match by {
+        ClusterBy::Fusion => "fusion",
+        ClusterBy::Algorithm(id) => id.as_str(),
+    }
+}
+
 /// The clusters, skipped files and counts as plain text.
-pub fn text(report: &ScanReport, engine: &Engine) -> String {
+pub fn text(report: &ScanReport) -> String {
     let mut out = String::new();
     let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
+    let rule = match report.spec.by {
+        ClusterBy::Fusion => format!(
+            "fusion: ≥{} algorithms agree, or containment ≥ {:.0} %",
+            report.spec.fusion.min_agree,
+            report.spec.fusion.containment * 100.0
+        ),
+        ClusterBy::Algorithm(id) => format!(
+            "{id} {}",
+            format_threshold(id, report.spec.thresholds.get(id))
+        ),
+    };
     let _ = writeln!(
         out,
-        "{} documents indexed, {} skipped, {} pairs compared, {} clusters (fusion: ≥{} algorithms agree, or containment ≥ {:.0} %)\n",
+        "{} documents indexed, {} skipped, {} verified pairs, {} clusters ({rule})\n",
         indexed,
         report.docs.len() - indexed,
-        report.comparisons,
+        report.library.pairs().count(),
         report.clusters.len(),
-        engine.config().fusion.min_agree,
-        engine.config().fusion.containment * 100.0,
     );
+    let lib = &report.library;
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
+        let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
         let _ = writeln!(
             out,
-            "cluster {} ({} documents)",
+            "cluster {} ({} documents; agree: {}{})",
             n + 1,
-            cluster.members.len()
+            cluster.members.len(),
+            if agree.is_empty() {
+                "-".to_owned()
+            } else {
+                agree.join(" ")
+            },
+            if cluster.disagreement {
+                "; algorithms disagree"
+            } else {
+                ""
+            }
         );
-        let _ = writeln!(out, "  * {}", report.docs[rep].rel);
+        let rep_path = lib.doc(rep).map_or("", |d| d.path.as_str());
+        let _ = writeln!(out, "  * {rep_path}");
         for &m in &cluster.members[1..] {
-            let agree = report
+            let path = lib.doc(m).map_or("", |d| d.path.as_str());
+            let detail = match lib
                 .pair(rep, m)
-                .map(|p| {
-                    let mut s: Vec<&str> = p.verdict.passing.iter().map(|id| id.as_str()).collect();
-                    if p.verdict.contained {
-                        s.push("contained");
+                .and_then(|scores| lib.judge(rep, m, scores, &report.spec))
+            {
+                Some(link) => {
+                    let mut ids: Vec<&str> = link.passing.iter().map(|id| id.as_str()).collect();
+                    let contained = lib
+                        .pair(rep, m)
+                        .and_then(|s| s.get(&AlgorithmId::Shingle))
+                        .and_then(Score::containment)
+                        .filter(|&c| c >= report.spec.fusion.containment);
+                    if contained.is_some() {
+                        ids.push("contained");
                     }
-                    format!("{} agree: {}", p.verdict.passing.len(), s.join(" "))
-                })
-                .unwrap_or_else(|| "linked through another member".to_owned());
-            let _ = writeln!(out, "    {}  [{}]", report.docs[m].rel, agree);
+                    format!("{} agree: {}", link.passing.len(), ids.join(" "))
+                }
+                None => "linked through another member".to_owned(),
+            };
+            let _ = writeln!(out, "    {path}  [{detail}]");
         }
         out.push('\n');
     }
@@ -85,6 +125,14 @@ pub fn text(report: &ScanReport, engine: &Engine) -> String {
         for (rel, why) in skipped {
             let _ = writeln!(out, "  {rel}: {why}");
         }
+    }
+    if lib.si_capped() > 0 {
+        let _ = writeln!(
+            out,
+            "\nnote: si candidates were capped at {} per document for {} documents",
+            lib.config().candidates.si_cap,
+            lib.si_capped()
+        );
     }
     out
 }
@@ -118,7 +166,7 @@ pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result
         .map(|&id| {
             (
                 id.as_str().to_owned(),
-                json!(engine.config().thresholds.get(id)),
+                json!(report.spec.thresholds.get(id)),
             )
         })
         .collect();
@@ -126,7 +174,8 @@ pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result
         "doppel": env!("CARGO_PKG_VERSION"),
         "format": JSON_FORMAT_VERSION,
         "root": root.display().to_string(),
-        "cluster_algorithm": "fusion",
+        "cluster_algorithm": cluster_by_name(report.spec.by),
+        "cluster_mode": report.spec.mode,
         "thresholds": thresholds,
         "documents": report.docs.iter().map(|d| json!({
             "path": d.rel,
@@ -135,20 +184,57 @@ pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result
             "bytes": d.bytes,
             "encoding": d.encoding,
         })).collect::<Vec<_>>(),
-        "clusters": report.clusters.iter().enumerate().map(|(n, c)| json!({
+        "clusters": report.cluster_paths().iter().enumerate().map(|(n, members)| json!({
             "id": n + 1,
-            "members": c.members.iter().map(|&m| &report.docs[m].rel).collect::<Vec<_>>(),
-            "representative": report.docs[c.representative()].rel,
+            "members": members,
+            "representative": members[0],
         })).collect::<Vec<_>>(),
-        "pairs": report.pairs.iter().map(|p| json!({
-            "a": report.docs[p.a].rel,
-            "b": report.docs[p.b].rel,
+        "pairs": report.pairs().iter().map(|p| json!({
+            "a": p.a,
+            "b": p.b,
             "scores": scores_json(&p.scores),
             "containment": p.verdict.containment,
             "duplicate_by": duplicate_by(&p.verdict),
         })).collect::<Vec<_>>(),
     });
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The pairs as CSV: a, b, cluster id of a (0 = none), every algorithm's
+/// score, and the algorithms whose threshold the pair passes.
+pub fn csv(report: &ScanReport) -> String {
+    let clusters = report.cluster_paths();
+    let cluster_of = |path: &str| {
+        clusters
+            .iter()
+            .position(|c| c.iter().any(|m| m == path))
+            .map_or(0, |i| i + 1)
+    };
+    let mut out = String::from("a,b,cluster");
+    for id in AlgorithmId::ALL {
+        out.push(',');
+        out.push_str(id.as_str());
+    }
+    out.push_str(",containment,duplicate_by\n");
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    for p in report.pairs() {
+        let _ = write!(out, "{},{},{}", quote(&p.a), quote(&p.b), cluster_of(&p.a));
+        for id in AlgorithmId::ALL {
+            out.push(',');
+            if let Some(v) = p.scores.get(&id).and_then(Score::value) {
+                let _ = write!(out, "{v}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            ",{},{}",
+            p.verdict
+                .containment
+                .map_or(String::new(), |c| c.to_string()),
+            quote(&duplicate_by(&p.verdict).join(" "))
+        );
+    }
+    out
 }
 
 /// Every algorithm's score for one pair, as a table.

@@ -1,17 +1,14 @@
-//! A one-shot scan of a folder: read, fingerprint, compare, cluster.
-//!
-//! Until the candidate index lands, pairs are found by comparing every pair
-//! of documents (in parallel with rayon). That is exact and fine for a few
-//! thousand documents; the report says how many comparisons it made.
+//! A one-shot scan of a folder: read and fingerprint every file (in
+//! parallel), build a [`Library`] (candidate index + verified pairs), and
+//! cluster it under a [`ClusterSpec`].
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::algo::AlgorithmId;
-use crate::cluster::{connected_components, Cluster};
 use crate::collection::{list_files, read_text, Skip, DEFAULT_SIZE_CAP};
-use crate::engine::{Engine, Fingerprints, PairScores, Verdict};
+use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
 use crate::measure::shingle_set;
 use crate::stats::TermWeights;
 
@@ -24,121 +21,142 @@ pub struct ScannedDoc {
     pub encoding: Option<&'static str>,
     /// Why the file is not indexed, if it is not.
     pub skipped: Option<Skip>,
-    pub fingerprints: Option<Fingerprints>,
-    /// Number of distinct word shingles (the containment rule's size guard).
-    pub shingles: usize,
 }
 
-/// A compared pair whose scores pass at least one algorithm's threshold.
+/// A kept pair judged under the scan's spec.
 #[derive(Debug, Clone)]
 pub struct ScannedPair {
-    pub a: usize,
-    pub b: usize,
+    pub a: String,
+    pub b: String,
     pub scores: PairScores,
     pub verdict: Verdict,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ScanReport {
+    /// Every file met, indexed or skipped, sorted by path.
     pub docs: Vec<ScannedDoc>,
-    pub pairs: Vec<ScannedPair>,
-    /// Clusters of the `fusion` verdict (indices into `docs`).
-    pub clusters: Vec<Cluster>,
-    pub comparisons: usize,
+    pub library: Library,
+    pub spec: ClusterSpec,
+    pub clusters: Vec<ClusterInfo>,
 }
 
 impl ScanReport {
-    /// Clusters under one algorithm's threshold instead of `fusion`.
-    pub fn clusters_by(&self, id: AlgorithmId) -> Vec<Cluster> {
-        connected_components(
-            self.docs.len(),
-            self.pairs
-                .iter()
-                .filter(|p| p.verdict.passing.contains(&id))
-                .map(|p| (p.a, p.b)),
-        )
+    /// Clusters as lists of paths, representative first.
+    pub fn cluster_paths(&self) -> Vec<Vec<String>> {
+        self.clusters
+            .iter()
+            .map(|c| c.members.iter().map(|&m| self.path(m).to_owned()).collect())
+            .collect()
     }
 
-    pub fn pair(&self, a: usize, b: usize) -> Option<&ScannedPair> {
-        let (a, b) = (a.min(b), a.max(b));
-        self.pairs.iter().find(|p| p.a == a && p.b == b)
+    fn path(&self, id: crate::candidates::DocId) -> &str {
+        self.library.doc(id).map_or("", |d| d.path.as_str())
+    }
+
+    /// Every kept pair (some algorithm passes its floor), judged under the
+    /// spec's thresholds, sorted by paths.
+    pub fn pairs(&self) -> Vec<ScannedPair> {
+        let mut pairs: Vec<ScannedPair> = self
+            .library
+            .pairs()
+            .filter_map(|(a, b, scores)| {
+                let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
+                let v = verdict(
+                    scores,
+                    &self.spec.thresholds,
+                    &self.spec.fusion,
+                    da.shingles.min(db.shingles),
+                );
+                let (first, second, scores) = if da.path <= db.path {
+                    (&da.path, &db.path, scores.clone())
+                } else {
+                    (
+                        &db.path,
+                        &da.path,
+                        scores.iter().map(|(k, s)| (*k, s.swapped())).collect(),
+                    )
+                };
+                Some(ScannedPair {
+                    a: first.clone(),
+                    b: second.clone(),
+                    scores,
+                    verdict: v,
+                })
+            })
+            .collect();
+        pairs.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
+        pairs
+    }
+
+    /// The judged pair of two paths, if it was kept.
+    pub fn pair(&self, a: &str, b: &str) -> Option<ScannedPair> {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        self.pairs().into_iter().find(|p| p.a == a && p.b == b)
     }
 }
 
+/// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
+/// it is skipped.
+pub fn fingerprint_file(
+    path: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+) -> Result<(Fingerprints, usize, &'static str), Skip> {
+    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
+    let analysis = engine.analyze(&decoded.text);
+    let shingle = &engine.config().algorithms.shingle;
+    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
+    Ok((
+        engine.fingerprint(&analysis, weights),
+        shingles,
+        decoded.encoding,
+    ))
+}
+
 /// Scan `root` with `engine`, weighting terms with `weights`.
-pub fn scan_folder(root: &Path, engine: &Engine, weights: &dyn TermWeights) -> ScanReport {
+pub fn scan_folder(
+    root: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+) -> ScanReport {
     let (files, problems) = list_files(root);
-    let shingle_cfg = &engine.config().algorithms.shingle;
-    let mut docs: Vec<ScannedDoc> = files
+    let results: Vec<_> = files
         .par_iter()
-        .map(|file| match read_text(&file.path, DEFAULT_SIZE_CAP) {
-            Ok(decoded) => {
-                let analysis = engine.analyze(&decoded.text);
-                ScannedDoc {
-                    rel: file.rel.clone(),
-                    bytes: file.bytes,
-                    encoding: Some(decoded.encoding),
-                    skipped: None,
-                    shingles: shingle_set(&analysis, shingle_cfg.w, shingle_cfg.seed).len(),
-                    fingerprints: Some(engine.fingerprint(&analysis, weights)),
-                }
-            }
-            Err(skip) => ScannedDoc {
-                rel: file.rel.clone(),
-                bytes: file.bytes,
-                encoding: None,
-                skipped: Some(skip),
-                fingerprints: None,
-                shingles: 0,
-            },
-        })
+        .map(|file| (file, fingerprint_file(&file.path, engine, weights)))
         .collect();
+    let mut docs = Vec::with_capacity(results.len() + problems.len());
+    let mut indexed = Vec::new();
+    for (file, result) in results {
+        let (encoding, skipped) = match result {
+            Ok((fingerprints, shingles, encoding)) => {
+                indexed.push((file.rel.clone(), fingerprints, shingles));
+                (Some(encoding), None)
+            }
+            Err(skip) => (None, Some(skip)),
+        };
+        docs.push(ScannedDoc {
+            rel: file.rel.clone(),
+            bytes: file.bytes,
+            encoding,
+            skipped,
+        });
+    }
     docs.extend(problems.into_iter().map(|(rel, skip)| ScannedDoc {
         rel,
         bytes: 0,
         encoding: None,
         skipped: Some(skip),
-        fingerprints: None,
-        shingles: 0,
     }));
-
-    let indexed: Vec<usize> = (0..docs.len())
-        .filter(|&i| docs[i].fingerprints.is_some())
-        .collect();
-    let comparisons = indexed.len() * indexed.len().saturating_sub(1) / 2;
-    let mut pairs: Vec<ScannedPair> = indexed
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(n, &a)| {
-            let docs = &docs;
-            indexed[n + 1..].iter().filter_map(move |&b| {
-                let (fa, fb) = (
-                    docs[a].fingerprints.as_ref()?,
-                    docs[b].fingerprints.as_ref()?,
-                );
-                let scores = engine.compare(fa, fb);
-                let verdict = engine.verdict(&scores, docs[a].shingles.min(docs[b].shingles));
-                (!verdict.passing.is_empty() || verdict.contained).then_some(ScannedPair {
-                    a,
-                    b,
-                    scores,
-                    verdict,
-                })
-            })
-        })
-        .collect();
-    pairs.sort_by_key(|p| (p.a, p.b));
-    let clusters = connected_components(
-        docs.len(),
-        pairs
-            .iter()
-            .filter(|p| p.verdict.fusion)
-            .map(|p| (p.a, p.b)),
-    );
+    let mut library = Library::new(engine, config);
+    library.extend(engine, indexed);
+    let clusters = library.clusters(&spec);
     ScanReport {
         docs,
-        pairs,
+        library,
+        spec,
         clusters,
-        comparisons,
     }
 }

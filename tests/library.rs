@@ -8,11 +8,11 @@ use std::sync::LazyLock;
 
 use doppel::algo::AlgorithmId;
 use doppel::candidates::CandidateConfig;
+use doppel::cluster::connected_components;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use doppel::engine::{Engine, Fingerprints};
 use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, PairVerdict};
 use doppel::measure::shingle_set;
-use doppel::scan::scan_folder;
 use proptest::prelude::*;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
@@ -22,7 +22,10 @@ fn fingerprint(text: &str) -> (Fingerprints, usize) {
     let analysis = engine.analyze(text);
     let shingle = &engine.config().algorithms.shingle;
     let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
-    (engine.fingerprint(&analysis, engine.reference_weights()), shingles)
+    (
+        engine.fingerprint(&analysis, engine.reference_weights()),
+        shingles,
+    )
 }
 
 fn sample_docs() -> Vec<(String, Fingerprints, usize)> {
@@ -46,7 +49,12 @@ static SAMPLE: LazyLock<Vec<(String, Fingerprints, usize)>> = LazyLock::new(|| {
 fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<String>> {
     lib.clusters(spec)
         .iter()
-        .map(|c| c.members.iter().map(|&m| lib.doc(m).unwrap().path.clone()).collect())
+        .map(|c| {
+            c.members
+                .iter()
+                .map(|&m| lib.doc(m).unwrap().path.clone())
+                .collect()
+        })
         .collect()
 }
 
@@ -57,18 +65,27 @@ fn fusion() -> ClusterSpec {
 #[test]
 fn candidate_index_finds_the_same_clusters_as_all_pairs() {
     let engine = &*ENGINE;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
-    let report = scan_folder(&root, engine, engine.reference_weights());
-    let oracle: BTreeSet<BTreeSet<String>> = report
-        .clusters
-        .iter()
-        .map(|c| c.members.iter().map(|&m| report.docs[m].rel.clone()).collect())
-        .collect();
+    let docs = sample_docs();
+    // The oracle: every pair compared, fusion verdicts, connected components.
+    let edges = (0..docs.len())
+        .flat_map(|a| (a + 1..docs.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            let scores = engine.compare(&docs[a].1, &docs[b].1);
+            engine.verdict(&scores, docs[a].2.min(docs[b].2)).fusion
+        });
+    let oracle: BTreeSet<BTreeSet<String>> =
+        connected_components(docs.len(), edges.collect::<Vec<_>>())
+            .iter()
+            .map(|c| c.members.iter().map(|&m| docs[m].0.clone()).collect())
+            .collect();
     let mut lib = Library::new(engine, LibraryConfig::default());
-    for (path, fp, shingles) in sample_docs() {
+    for (path, fp, shingles) in docs {
         lib.upsert(engine, &path, fp, shingles);
     }
-    assert!(!oracle.is_empty());
+    assert!(
+        oracle.len() >= 6,
+        "the sample corpus has its groups: {oracle:?}"
+    );
     assert_eq!(cluster_paths(&lib, &fusion()), oracle);
 }
 
@@ -88,13 +105,23 @@ fn raising_a_threshold_splits_a_cluster_without_refingerprinting() {
     let loose = by_minhash(0.5);
     let strict = by_minhash(0.95);
     let emma = |clusters: &BTreeSet<BTreeSet<String>>| {
-        clusters.iter().any(|c| c.contains("austen/emma-ch1.txt") && c.contains("edited/emma-ch1-edited.txt"))
+        clusters
+            .iter()
+            .any(|c| c.contains("austen/emma-ch1.txt") && c.contains("edited/emma-ch1-edited.txt"))
     };
     assert!(emma(&loose), "the 2 % edited copy clusters at 0.5");
     assert!(!emma(&strict), "and splits off at 0.95");
-    assert!(strict.iter().any(|c| c.contains("austen/persuasion-ch1.txt")), "exact copies stay");
+    assert!(
+        strict
+            .iter()
+            .any(|c| c.contains("austen/persuasion-ch1.txt")),
+        "exact copies stay"
+    );
     assert!(lib.floors_allow(AlgorithmId::Minhash, 0.95));
-    assert!(!lib.floors_allow(AlgorithmId::Minhash, 0.1), "below the floor needs re-gathering");
+    assert!(
+        !lib.floors_allow(AlgorithmId::Minhash, 0.1),
+        "below the floor needs re-gathering"
+    );
     assert!(!lib.floors_allow(AlgorithmId::Simhash, 40.0));
 }
 
@@ -140,11 +167,23 @@ fn star_mode_does_not_chain_unrelated_documents() {
     let lib = chain();
     let components = cluster_paths(&lib, &by_shingle(ClusterMode::Components));
     assert_eq!(components.len(), 1);
-    assert_eq!(components.first().unwrap().len(), 3, "components chain A~B~C");
+    assert_eq!(
+        components.first().unwrap().len(),
+        3,
+        "components chain A~B~C"
+    );
     let star = lib.clusters(&by_shingle(ClusterMode::Star));
     assert_eq!(star.len(), 1);
-    let members: Vec<&str> = star[0].members.iter().map(|&m| lib.doc(m).unwrap().path.as_str()).collect();
-    assert_eq!(members, ["a.txt", "b.txt"], "the star around A leaves C out");
+    let members: Vec<&str> = star[0]
+        .members
+        .iter()
+        .map(|&m| lib.doc(m).unwrap().path.as_str())
+        .collect();
+    assert_eq!(
+        members,
+        ["a.txt", "b.txt"],
+        "the star around A leaves C out"
+    );
 }
 
 #[test]
@@ -152,7 +191,11 @@ fn clusters_report_representative_weakest_link_and_agreement() {
     let lib = chain();
     let clusters = lib.clusters(&by_shingle(ClusterMode::Components));
     let c = &clusters[0];
-    assert_eq!(lib.doc(c.representative()).unwrap().path, "a.txt", "earliest arrival represents");
+    assert_eq!(
+        lib.doc(c.representative()).unwrap().path,
+        "a.txt",
+        "earliest arrival represents"
+    );
     let (_, _, weakest) = c.weakest.unwrap();
     assert!((0.45..0.55).contains(&weakest), "weakest link {weakest}");
     assert!(c.agreeing.contains(&AlgorithmId::Shingle));
@@ -166,11 +209,21 @@ fn curator_verdicts_override_and_survive_reindexing() {
     for (path, fp, shingles) in docs.clone() {
         lib.upsert(engine, &path, fp, shingles);
     }
-    let (copy_a, copy_b) = ("austen/persuasion-ch1.txt", "copies/persuasion-ch1 (copy).txt");
-    let together = |lib: &Library| cluster_paths(lib, &fusion()).iter().any(|c| c.contains(copy_a) && c.contains(copy_b));
+    let (copy_a, copy_b) = (
+        "austen/persuasion-ch1.txt",
+        "copies/persuasion-ch1 (copy).txt",
+    );
+    let together = |lib: &Library| {
+        cluster_paths(lib, &fusion())
+            .iter()
+            .any(|c| c.contains(copy_a) && c.contains(copy_b))
+    };
     assert!(together(&lib));
     lib.set_pair_verdict(copy_a, copy_b, Some(PairVerdict::NotDuplicate));
-    assert!(!together(&lib), "a not-duplicate verdict splits exact copies");
+    assert!(
+        !together(&lib),
+        "a not-duplicate verdict splits exact copies"
+    );
     // Re-index the copy (as a rescan would): the verdict holds.
     let (path, fp, shingles) = docs.iter().find(|d| d.0 == copy_b).unwrap().clone();
     lib.upsert(engine, &path, fp, shingles);
@@ -178,14 +231,25 @@ fn curator_verdicts_override_and_survive_reindexing() {
     lib.set_pair_verdict(copy_a, copy_b, None);
     assert!(together(&lib));
     // A duplicate verdict joins documents no algorithm links.
-    lib.set_pair_verdict("bible/ruth-kjv.txt", "bible/ruth-web.txt", Some(PairVerdict::Duplicate));
+    lib.set_pair_verdict(
+        "bible/ruth-kjv.txt",
+        "bible/ruth-web.txt",
+        Some(PairVerdict::Duplicate),
+    );
     assert!(cluster_paths(&lib, &fusion())
         .iter()
         .any(|c| c.contains("bible/ruth-kjv.txt") && c.contains("bible/ruth-web.txt")));
     // Keeping a document makes it the representative.
     lib.set_keep(copy_b, true);
     let clusters = lib.clusters(&fusion());
-    let c = clusters.iter().find(|c| c.members.iter().any(|&m| lib.doc(m).unwrap().path == copy_a)).unwrap();
+    let c = clusters
+        .iter()
+        .find(|c| {
+            c.members
+                .iter()
+                .any(|&m| lib.doc(m).unwrap().path == copy_a)
+        })
+        .unwrap();
     assert_eq!(lib.doc(c.representative()).unwrap().path, copy_b);
 }
 
@@ -200,7 +264,9 @@ fn removing_a_document_removes_its_pairs_and_cluster() {
     assert!(lib.pairs().any(|(a, b, _)| a == id || b == id));
     assert!(lib.remove("edited/emma-ch1-edited.txt"));
     assert!(!lib.pairs().any(|(a, b, _)| a == id || b == id));
-    assert!(!cluster_paths(&lib, &fusion()).iter().any(|c| c.contains("austen/emma-ch1.txt")));
+    assert!(!cluster_paths(&lib, &fusion())
+        .iter()
+        .any(|c| c.contains("austen/emma-ch1.txt")));
     assert!(!lib.remove("edited/emma-ch1-edited.txt"));
 }
 

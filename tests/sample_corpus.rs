@@ -8,6 +8,7 @@ use std::path::Path;
 
 use doppel::collection::Skip;
 use doppel::engine::Engine;
+use doppel::library::{ClusterSpec, LibraryConfig};
 use doppel::scan::{scan_folder, ScanReport};
 use doppel::text::decode::NotText;
 use serde::Deserialize;
@@ -26,15 +27,22 @@ fn setup() -> (Expected, ScanReport) {
         serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
             .unwrap();
     let engine = Engine::default();
-    let report = scan_folder(&root, &engine, engine.reference_weights());
+    let spec = ClusterSpec::from_engine(&engine);
+    let report = scan_folder(
+        &root,
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        spec,
+    );
     (expected, report)
 }
 
-fn index(report: &ScanReport, rel: &str) -> usize {
+fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel::scan::ScannedDoc {
     report
         .docs
         .iter()
-        .position(|d| d.rel == rel)
+        .find(|d| d.rel == rel)
         .unwrap_or_else(|| panic!("{rel} was not found by the scan"))
 }
 
@@ -50,16 +58,15 @@ fn metadata_files_are_not_documents() {
 #[test]
 fn every_expected_group_is_one_cluster() {
     let (expected, report) = setup();
+    let clusters = report.cluster_paths();
     for group in &expected.groups {
-        let members: Vec<usize> = group.iter().map(|rel| index(&report, rel)).collect();
-        let cluster = report
-            .clusters
+        let cluster = clusters
             .iter()
-            .find(|c| c.members.contains(&members[0]))
+            .find(|c| c.contains(&group[0]))
             .unwrap_or_else(|| panic!("{} is in no cluster", group[0]));
-        for (rel, m) in group.iter().zip(&members) {
+        for rel in group {
             assert!(
-                cluster.members.contains(m),
+                cluster.contains(rel),
                 "{rel} is not clustered with {}",
                 group[0]
             );
@@ -72,7 +79,7 @@ fn parts_are_found_inside_their_whole() {
     let (expected, report) = setup();
     for (part, whole) in &expected.containment {
         let pair = report
-            .pair(index(&report, part), index(&report, whole))
+            .pair(part, whole)
             .unwrap_or_else(|| panic!("{part} / {whole}: no pair reported"));
         assert!(
             pair.verdict.contained,
@@ -87,7 +94,9 @@ fn parts_are_found_inside_their_whole() {
 fn distractors_are_never_reported_as_duplicates() {
     let (expected, report) = setup();
     for (a, b) in &expected.distinct {
-        if let Some(pair) = report.pair(index(&report, a), index(&report, b)) {
+        doc(&report, a);
+        doc(&report, b);
+        if let Some(pair) = report.pair(a, b) {
             assert!(
                 !pair.verdict.fusion,
                 "{a} / {b} must not be duplicates: {:?}",
@@ -100,9 +109,9 @@ fn distractors_are_never_reported_as_duplicates() {
 #[test]
 fn empty_and_binary_files_are_skipped_with_their_reason() {
     let (expected, report) = setup();
+    let pairs = report.pairs();
     for (rel, kind) in &expected.skipped {
-        let doc = &report.docs[index(&report, rel)];
-        let reason = doc
+        let reason = doc(&report, rel)
             .skipped
             .as_ref()
             .unwrap_or_else(|| panic!("{rel} was indexed"));
@@ -112,10 +121,7 @@ fn empty_and_binary_files_are_skipped_with_their_reason() {
                 | ("binary", Skip::NotText(NotText::Binary { .. }))
         );
         assert!(matches, "{rel}: expected {kind}, got {reason}");
-        assert!(report
-            .pairs
-            .iter()
-            .all(|p| p.a != index(&report, rel) && p.b != index(&report, rel)));
+        assert!(pairs.iter().all(|p| &p.a != rel && &p.b != rel));
     }
 }
 
@@ -127,11 +133,14 @@ fn nothing_outside_the_expected_groups_clusters() {
     for (part, whole) in &expected.containment {
         allowed.push(vec![part.clone(), whole.clone()]);
     }
-    for pair in report.pairs.iter().filter(|p| p.verdict.fusion) {
-        let (a, b) = (&report.docs[pair.a].rel, &report.docs[pair.b].rel);
+    for pair in report.pairs().iter().filter(|p| p.verdict.fusion) {
         assert!(
-            allowed.iter().any(|g| g.contains(a) && g.contains(b)),
-            "unexpected duplicate pair {a} / {b}: {:?}",
+            allowed
+                .iter()
+                .any(|g| g.contains(&pair.a) && g.contains(&pair.b)),
+            "unexpected duplicate pair {} / {}: {:?}",
+            pair.a,
+            pair.b,
             pair.verdict
         );
     }

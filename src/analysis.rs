@@ -6,10 +6,8 @@
 //! tens of MB/s per core. Algorithms read only an [`Analysis`].
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
-use crate::hash::{hash64, token_hash};
+use crate::hash::{hash64, token_hash, HashKeyed};
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.
@@ -59,24 +57,7 @@ struct WordEntry {
 }
 
 /// Word hashes are already uniform, so the cache map hashes nothing.
-#[derive(Default)]
-struct IdentityHasher(u64);
-
-impl std::hash::Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-type WordCache = HashMap<u64, WordEntry, BuildHasherDefault<IdentityHasher>>;
+type WordCache = HashKeyed<WordEntry>;
 
 /// Per-thread cache bound: a library's vocabulary fits, a hostile stream of
 /// unique tokens cannot grow memory without limit.
@@ -120,7 +101,7 @@ impl Analyzer {
                 cache.clear();
                 *tag = self.config_tag;
             }
-            for word in self.tokenizer.words(&text) {
+            crate::text::tokenize::for_each_word(&text, |word| {
                 let h = token_hash(word);
                 let entry = *cache.entry(h).or_insert_with(|| self.word_entry(word));
                 words.push(h);
@@ -129,7 +110,7 @@ impl Analyzer {
                 if entry.term != NO_TERM {
                     terms.push(entry.term);
                 }
-            }
+            });
         });
         Analysis {
             text,

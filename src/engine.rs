@@ -13,14 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::{Exact, ExactConfig, ExactFingerprint};
-use crate::algo::imatch::{Imatch, ImatchConfig, ImatchFingerprint};
+use crate::algo::imatch::{band_terms, Imatch, ImatchConfig, ImatchFingerprint};
 use crate::algo::imatch_lexicons::{
     ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint,
 };
 use crate::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
 use crate::algo::si::{Si, SiConfig, SiFingerprint};
-use crate::algo::simhash::{Simhash, SimhashConfig, SimhashFingerprint};
+use crate::algo::simhash::{term_weights, Simhash, SimhashConfig, SimhashFingerprint};
 use crate::algo::simhash_lexicons::{
     SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
 };
@@ -266,28 +266,61 @@ impl Engine {
     }
 
     /// Fingerprint an analyzed document with every enabled algorithm.
+    ///
+    /// Work several algorithms need is done once: the word-shingle hashes
+    /// (shingle, MinHash and through it super-shingles), the per-term IDF
+    /// (the SimHash family) and the NIDF band (both I-Match variants). The
+    /// results equal each algorithm's own [`Algorithm::fingerprint`].
     pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
         use AlgorithmId as Id;
         let a = &self.algorithms;
         let on = |id| self.is_enabled(id);
-        let minhash =
-            (on(Id::Minhash) || on(Id::Supershingle)).then(|| a.minhash.fingerprint(doc, weights));
+
+        let (sh, mh) = (&a.shingle.config, &a.minhash.config);
+        let minhash_shares_shingles = sh.w == mh.w && sh.seed == mh.shingle_seed;
+        let need_sketch = on(Id::Minhash) || on(Id::Supershingle);
+        let shingles: Vec<u64> = if on(Id::Shingle) || (need_sketch && minhash_shares_shingles) {
+            a.shingle.all_shingles(doc).collect()
+        } else {
+            Vec::new()
+        };
+        let sketch = need_sketch.then(|| {
+            if minhash_shares_shingles {
+                a.minhash.sketch(shingles.iter().copied())
+            } else {
+                a.minhash.fingerprint(doc, weights)
+            }
+        });
+
+        let idf = if on(Id::Simhash) || on(Id::SimhashShingle) || on(Id::SimhashLexicons) {
+            term_weights(&doc.terms, weights)
+        } else {
+            Vec::new()
+        };
+
+        let band = on(Id::Imatch).then(|| band_terms(doc, weights, &a.imatch.config));
+        let lexicon_band = on(Id::ImatchLexicons).then(|| match &band {
+            Some(terms) if a.imatch_lexicons.config.imatch == a.imatch.config => terms.clone(),
+            _ => band_terms(doc, weights, &a.imatch_lexicons.config.imatch),
+        });
+
         Fingerprints {
             exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
-            shingle: on(Id::Shingle).then(|| a.shingle.fingerprint(doc, weights)),
+            shingle: on(Id::Shingle).then(|| a.shingle.from_shingles(shingles.iter().copied())),
             supershingle: on(Id::Supershingle).then(|| {
                 a.supershingle
-                    .from_sketch(minhash.as_deref().unwrap_or_default())
+                    .from_sketch(sketch.as_deref().unwrap_or_default())
             }),
-            minhash: minhash.filter(|_| on(Id::Minhash)),
-            simhash: on(Id::Simhash).then(|| a.simhash.fingerprint(doc, weights)),
+            minhash: sketch.filter(|_| on(Id::Minhash)),
+            simhash: on(Id::Simhash).then(|| a.simhash.from_weighted_terms(&doc.terms, &idf)),
             simhash_shingle: on(Id::SimhashShingle)
-                .then(|| a.simhash_shingle.fingerprint(doc, weights)),
+                .then(|| a.simhash_shingle.from_weighted_terms(&doc.terms, &idf)),
             simhash_lexicons: on(Id::SimhashLexicons)
-                .then(|| a.simhash_lexicons.fingerprint(doc, weights)),
-            imatch: on(Id::Imatch).then(|| a.imatch.fingerprint(doc, weights)),
-            imatch_lexicons: on(Id::ImatchLexicons)
-                .then(|| a.imatch_lexicons.fingerprint(doc, weights)),
+                .then(|| a.simhash_lexicons.from_weighted_terms(&doc.terms, &idf)),
+            imatch: band.as_deref().map(|terms| a.imatch.from_band_terms(terms)),
+            imatch_lexicons: lexicon_band
+                .as_deref()
+                .map(|terms| a.imatch_lexicons.from_band_terms(terms)),
             winnow: on(Id::Winnow).then(|| a.winnow.fingerprint(doc, weights)),
             si: on(Id::Si).then(|| a.si.fingerprint(doc, weights)),
         }

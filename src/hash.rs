@@ -69,6 +69,34 @@ pub fn hash_u64s_128(values: &[u64], seed: u64) -> u128 {
     hash128(&bytes, seed)
 }
 
+/// A `Hasher` for keys that are already uniform 64-bit hashes (token and
+/// term hashes): hashing them again would only cost time. In-process maps
+/// only; nothing hashed with it is persisted.
+#[derive(Default, Clone, Copy)]
+pub struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// `BuildHasher` for maps keyed by uniform 64-bit hashes.
+pub type IdentityBuild = std::hash::BuildHasherDefault<IdentityHasher>;
+
+/// A `HashMap` keyed by uniform 64-bit hashes.
+pub type HashKeyed<V> = std::collections::HashMap<u64, V, IdentityBuild>;
+
 /// A tiny deterministic PRNG (splitmix64) for seeded choices such as random
 /// lexicons and the eval generator. Not for cryptography.
 #[derive(Debug, Clone)]

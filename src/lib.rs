@@ -12,6 +12,7 @@ pub mod candidates;
 pub mod cluster;
 pub mod collection;
 pub mod engine;
+pub mod eval;
 pub mod hash;
 pub mod library;
 pub mod measure;

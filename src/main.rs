@@ -105,6 +105,51 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Measure precision and recall: the Fan & Huang protocol on a folder of
+    /// books, or pairwise scores against a labelled folder (--truth).
+    Eval {
+        /// Labelled folder to score (with --truth).
+        #[arg(requires = "truth")]
+        dir: Option<PathBuf>,
+        /// Truth file {"groups": [[path, ...], ...]}, paths relative to DIR.
+        #[arg(long, value_name = "FILE", requires = "dir")]
+        truth: Option<PathBuf>,
+        /// Books to cut into ~4 KB texts (Fan & Huang protocol).
+        #[arg(
+            long,
+            value_name = "DIR",
+            default_value = "../shared/corpus",
+            conflicts_with = "truth"
+        )]
+        books: PathBuf,
+        /// Source texts (queries).
+        #[arg(long, default_value_t = 5)]
+        sources: usize,
+        /// Near-duplicates made of each source.
+        #[arg(long, default_value_t = 120)]
+        copies: usize,
+        /// Smallest edit rate (edits per word).
+        #[arg(long, default_value_t = 0.01)]
+        edit_min: f64,
+        /// Largest edit rate (edits per word).
+        #[arg(long, default_value_t = 0.30)]
+        edit_max: f64,
+        /// Background texts sampled from the books (0 = all).
+        #[arg(long, default_value_t = 10_000)]
+        background: usize,
+        /// Seed of every random choice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write every curve point as CSV.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Also write F-against-threshold plots as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Output format (text or json).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
     /// Build the reference IDF table from a folder of books (maintainers).
     #[command(hide = true)]
     IdfTable {
@@ -128,6 +173,37 @@ fn main() -> ExitCode {
         }) => scan(&dir, format, &options),
         Some(Command::Compare { a, b, format }) => compare(&a, &b, format),
         Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
+        Some(Command::Eval {
+            dir,
+            truth,
+            books,
+            sources,
+            copies,
+            edit_min,
+            edit_max,
+            background,
+            seed,
+            csv,
+            svg,
+            format,
+        }) => {
+            let config = doppel::eval::FanHuangConfig {
+                sources,
+                copies,
+                edit_min,
+                edit_max,
+                background,
+                seed,
+                ..Default::default()
+            };
+            let outputs = EvalOutputs { csv, svg, format };
+            eval(
+                dir.as_deref().zip(truth.as_deref()),
+                &books,
+                config,
+                &outputs,
+            )
+        }
         None => scan(
             &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
             Format::Text,
@@ -211,6 +287,49 @@ fn compare(a: &Path, b: &Path, format: Format) -> Result<()> {
     let out = match format {
         Format::Text => report::compare_text(&scores, &verdict, &exact, &engine),
         Format::Json | Format::Csv => report::compare_json(&scores, &verdict, &exact, &engine)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Where `doppel eval` writes besides stdout.
+struct EvalOutputs {
+    csv: Option<PathBuf>,
+    svg: Option<PathBuf>,
+    format: Format,
+}
+
+/// `labelled` is (DIR, truth file) for `--truth`; otherwise the Fan & Huang
+/// protocol runs on `books`.
+fn eval(
+    labelled: Option<(&Path, &Path)>,
+    books: &Path,
+    config: doppel::eval::FanHuangConfig,
+    outputs: &EvalOutputs,
+) -> Result<()> {
+    let json = matches!(outputs.format, Format::Json);
+    let out = if let Some((dir, truth)) = labelled {
+        let engine = Engine::new(EngineConfig::default());
+        let report = doppel::eval::truth(dir, truth, &engine)?;
+        if json {
+            report.to_json()?
+        } else {
+            report.to_text()
+        }
+    } else {
+        let report = doppel::eval::fan_huang(&config, books)?;
+        if let Some(path) = &outputs.csv {
+            std::fs::write(path, report.to_csv())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        if let Some(path) = &outputs.svg {
+            report.write_svg(path)?;
+        }
+        if json {
+            report.to_json()?
+        } else {
+            report.to_text()
+        }
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())

@@ -24,6 +24,8 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::hash::HashKeyed;
+
 /// Term weights as the IDF-dependent algorithms see them.
 pub trait TermWeights: Sync {
     /// Inverse document frequency (≥ 0).
@@ -58,20 +60,53 @@ fn nidf_of(n_docs: u64, df: u32) -> f64 {
     }
 }
 
+/// One term's document frequency with `ln(df + 1)` cached, so a lookup costs
+/// no logarithm (IDF lookups dominate SimHash fingerprinting otherwise).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Entry {
+    df: u32,
+    ln_df1: f64,
+}
+
+impl Entry {
+    fn new(df: u32) -> Self {
+        Self {
+            df,
+            ln_df1: (f64::from(df) + 1.0).ln(),
+        }
+    }
+}
+
 /// A frozen set of document frequencies.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct IdfTable {
     n_docs: u64,
-    df: HashMap<u64, u32>,
+    /// `ln(n_docs + 1)`: the IDF of an unseen term.
+    ln_n1: f64,
+    df: HashKeyed<Entry>,
+}
+
+impl PartialEq for IdfTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.n_docs == other.n_docs && self.df == other.df
+    }
 }
 
 impl IdfTable {
+    fn from_counts(n_docs: u64, df: HashKeyed<Entry>) -> Self {
+        Self {
+            n_docs,
+            ln_n1: (n_docs as f64 + 1.0).ln(),
+            df,
+        }
+    }
+
     pub fn n_docs(&self) -> u64 {
         self.n_docs
     }
 
     pub fn df(&self, term: u64) -> u32 {
-        self.df.get(&term).copied().unwrap_or(0)
+        self.df.get(&term).map_or(0, |e| e.df)
     }
 
     pub fn len(&self) -> usize {
@@ -100,7 +135,7 @@ impl IdfTable {
             .strip_prefix("#doppel-idf\tdocs=")
             .and_then(|n| n.trim().parse::<u64>().ok())
             .ok_or_else(|| format!("bad IDF table header: {header:?}"))?;
-        let mut df = HashMap::new();
+        let mut df = HashKeyed::default();
         for (i, line) in lines.enumerate() {
             let (term, count) = line
                 .split_once('\t')
@@ -108,19 +143,24 @@ impl IdfTable {
             let count: u32 = count
                 .parse()
                 .map_err(|_| format!("IDF table line {}: bad count {count:?}", i + 2))?;
-            df.insert(crate::hash::token_hash(term).max(1), count);
+            df.insert(crate::hash::token_hash(term).max(1), Entry::new(count));
         }
-        Ok(Self { n_docs, df })
+        Ok(Self::from_counts(n_docs, df))
     }
 }
 
 impl TermWeights for IdfTable {
     fn idf(&self, term: u64) -> f64 {
-        idf_of(self.n_docs, self.df(term))
+        let ln_df1 = self.df.get(&term).map_or(0.0, |e| e.ln_df1);
+        (self.ln_n1 - ln_df1).max(0.0)
     }
 
     fn nidf(&self, term: u64) -> f64 {
-        nidf_of(self.n_docs, self.df(term))
+        if self.ln_n1 <= 0.0 {
+            1.0
+        } else {
+            (self.idf(term) / self.ln_n1).clamp(0.0, 1.0)
+        }
     }
 }
 
@@ -141,20 +181,27 @@ impl CollectionStats {
 
     /// Count one document given its distinct terms.
     pub fn add_document(&mut self, unique_terms: &[u64]) {
-        self.table.n_docs += 1;
+        self.set_docs(self.table.n_docs + 1);
         for &t in unique_terms {
-            *self.table.df.entry(t).or_insert(0) += 1;
+            let entry = self.table.df.entry(t).or_insert(Entry::new(0));
+            *entry = Entry::new(entry.df + 1);
         }
+    }
+
+    fn set_docs(&mut self, n_docs: u64) {
+        self.table.n_docs = n_docs;
+        self.table.ln_n1 = (n_docs as f64 + 1.0).ln();
     }
 
     /// Undo [`CollectionStats::add_document`] for a removed document.
     pub fn remove_document(&mut self, unique_terms: &[u64]) {
-        self.table.n_docs = self.table.n_docs.saturating_sub(1);
+        self.set_docs(self.table.n_docs.saturating_sub(1));
         for t in unique_terms {
-            if let Some(count) = self.table.df.get_mut(t) {
-                *count -= 1;
-                if *count == 0 {
+            if let Some(entry) = self.table.df.get_mut(t) {
+                if entry.df <= 1 {
                     self.table.df.remove(t);
+                } else {
+                    *entry = Entry::new(entry.df - 1);
                 }
             }
         }
@@ -172,7 +219,8 @@ impl CollectionStats {
     pub fn drift(&self, snapshot: &IdfTable) -> f64 {
         let mut weighted = 0.0;
         let mut total = 0.0;
-        for (&term, &df) in &self.table.df {
+        for (&term, entry) in &self.table.df {
+            let df = entry.df;
             let now = nidf_of(self.table.n_docs, df);
             let then = nidf_of(snapshot.n_docs, snapshot.df(term));
             weighted += f64::from(df) * (now - then).abs();
@@ -192,8 +240,8 @@ impl CollectionStats {
             .table
             .df
             .iter()
-            .filter(|(_, &df)| df >= min_df)
-            .filter_map(|(h, &df)| terms.get(h).map(|t| (t.as_str(), df)))
+            .filter(|(_, e)| e.df >= min_df)
+            .filter_map(|(h, e)| terms.get(h).map(|t| (t.as_str(), e.df)))
             .collect();
         rows.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let mut out = format!("#doppel-idf\tdocs={}\n", self.table.n_docs);

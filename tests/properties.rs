@@ -175,3 +175,67 @@ proptest! {
         let _ = engine.compare(&f, &f);
     }
 }
+
+/// The engine shares work between algorithms; the result must equal what
+/// each algorithm computes on its own.
+#[test]
+fn shared_engine_pass_equals_each_algorithm_alone() {
+    use doppel::algo::Algorithm;
+    let engine = &*ENGINE;
+    let weights = engine.reference_weights();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-corpus/austen/emma-ch1.txt"
+    ))
+    .unwrap();
+    let doc = engine.analyze(&text);
+    let all = engine.fingerprint(&doc, weights);
+    let a = &engine.config().algorithms;
+    let tok = &engine.config().tokenizer;
+    use doppel::algo::*;
+    assert_eq!(
+        all.shingle.as_ref(),
+        Some(&shingle::Shingle::new(a.shingle.clone()).fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.minhash.as_ref(),
+        Some(&minhash::Minhash::new(a.minhash.clone()).fingerprint(&doc, weights))
+    );
+    let supershingle = supershingle::Supershingle::new(a.supershingle.clone(), a.minhash.clone());
+    assert_eq!(
+        all.supershingle.as_ref(),
+        Some(&supershingle.fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.simhash,
+        Some(simhash::Simhash::new(a.simhash.clone()).fingerprint(&doc, weights))
+    );
+    let ss = simhash_shingle::SimhashShingle::new(a.simhash_shingle.clone());
+    assert_eq!(all.simhash_shingle, Some(ss.fingerprint(&doc, weights)));
+    let sl = simhash_lexicons::SimhashLexicons::new(a.simhash_lexicons.clone());
+    assert_eq!(
+        all.simhash_lexicons.as_ref(),
+        Some(&sl.fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.imatch,
+        Some(imatch::Imatch::new(a.imatch.clone()).fingerprint(&doc, weights))
+    );
+    let il = imatch_lexicons::ImatchLexicons::new(a.imatch_lexicons.clone());
+    assert_eq!(
+        all.imatch_lexicons.as_ref(),
+        Some(&il.fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.winnow.as_ref(),
+        Some(&winnow::Winnow::new(a.winnow.clone()).fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.si,
+        Some(si::Si::new(a.si.clone(), tok).fingerprint(&doc, weights))
+    );
+    assert_eq!(
+        all.exact,
+        Some(exact::Exact::new(a.exact.clone()).fingerprint(&doc, weights))
+    );
+}

@@ -69,12 +69,19 @@ impl Imatch {
     }
 }
 
+impl Imatch {
+    /// The signature of already band-filtered terms ([`band_terms`]).
+    pub fn from_band_terms(&self, terms: &[u64]) -> ImatchFingerprint {
+        signature(terms, &self.config)
+    }
+}
+
 impl Algorithm for Imatch {
     type Fingerprint = ImatchFingerprint;
     const ID: AlgorithmId = AlgorithmId::Imatch;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> ImatchFingerprint {
-        signature(&band_terms(doc, weights, &self.config), &self.config)
+        self.from_band_terms(&band_terms(doc, weights, &self.config))
     }
 
     fn score(&self, a: &ImatchFingerprint, b: &ImatchFingerprint) -> Score {

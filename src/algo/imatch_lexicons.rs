@@ -50,18 +50,15 @@ impl ImatchLexicons {
     }
 }
 
-impl Algorithm for ImatchLexicons {
-    type Fingerprint = ImatchLexiconsFingerprint;
-    const ID: AlgorithmId = AlgorithmId::ImatchLexicons;
-
-    fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> ImatchLexiconsFingerprint {
+impl ImatchLexicons {
+    /// One signature per lexicon of already band-filtered terms.
+    pub fn from_band_terms(&self, terms: &[u64]) -> ImatchLexiconsFingerprint {
         let c = &self.config;
-        let terms = band_terms(doc, weights, &c.imatch);
         let mut kept = Vec::with_capacity(terms.len());
         (0..c.lexicons.max(1))
             .map(|lexicon| {
                 if lexicon == 0 {
-                    return signature(&terms, &c.imatch);
+                    return signature(terms, &c.imatch);
                 }
                 kept.clear();
                 kept.extend(
@@ -73,6 +70,15 @@ impl Algorithm for ImatchLexicons {
                 signature(&kept, &c.imatch)
             })
             .collect()
+    }
+}
+
+impl Algorithm for ImatchLexicons {
+    type Fingerprint = ImatchLexiconsFingerprint;
+    const ID: AlgorithmId = AlgorithmId::ImatchLexicons;
+
+    fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> ImatchLexiconsFingerprint {
+        self.from_band_terms(&band_terms(doc, weights, &self.config.imatch))
     }
 
     fn score(&self, a: &ImatchLexiconsFingerprint, b: &ImatchLexiconsFingerprint) -> Score {

@@ -54,13 +54,20 @@ impl Shingle {
     }
 }
 
+impl Shingle {
+    /// The fingerprint from a document's (unsampled) shingle hashes.
+    pub fn from_shingles(&self, shingles: impl Iterator<Item = u64>) -> ShingleFingerprint {
+        let m = self.config.modulus.max(1);
+        into_set(shingles.filter(|h| h % m == 0).collect())
+    }
+}
+
 impl Algorithm for Shingle {
     type Fingerprint = ShingleFingerprint;
     const ID: AlgorithmId = AlgorithmId::Shingle;
 
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> ShingleFingerprint {
-        let m = self.config.modulus.max(1);
-        into_set(self.all_shingles(doc).filter(|h| h % m == 0).collect())
+        self.from_shingles(self.all_shingles(doc))
     }
 
     fn score(&self, a: &ShingleFingerprint, b: &ShingleFingerprint) -> Score {

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::{combine, hash64};
+use crate::hash::mix64;
 use crate::stats::TermWeights;
+use crate::text::tokenize::shingle_hashes;
 use crate::text::{Tokenizer, TokenizerConfig, Variation};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,29 +126,21 @@ impl Algorithm for Si {
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> SiFingerprint {
         let k = self.config.k.max(1);
         let seed = self.config.seed;
-        match self.config.stream {
-            Stream::Char => {
-                let stream: Vec<char> = self
-                    .tokenizer
-                    .char_stream(&doc.text, self.config.variation)
-                    .chars()
-                    .collect();
-                let mut buf = String::new();
-                self.index(stream.windows(k).map(|gram| {
-                    buf.clear();
-                    buf.extend(gram);
-                    hash64(buf.as_bytes(), seed) as u32 as i32
-                }))
-            }
-            Stream::Word | Stream::Soundex => {
-                let tokens = self.tokens(doc);
-                self.index(
-                    tokens
-                        .windows(k)
-                        .map(|gram| combine(gram, seed) as u32 as i32),
-                )
-            }
+        let units: Vec<u64> = match self.config.stream {
+            Stream::Char => self
+                .tokenizer
+                .char_stream(&doc.text, self.config.variation)
+                .chars()
+                .map(|c| mix64(u64::from(c)))
+                .collect(),
+            Stream::Word | Stream::Soundex => self.tokens(doc),
+        };
+        if units.len() < k {
+            return None;
         }
+        // Roth hashed each k-gram to a Java int; the low 32 bits as i32 keep
+        // that range (and the sign cancellation it brings to the sum).
+        self.index(shingle_hashes(&units, k, seed).map(|h| h as u32 as i32))
     }
 
     fn score(&self, a: &SiFingerprint, b: &SiFingerprint) -> Score {

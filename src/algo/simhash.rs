@@ -40,33 +40,54 @@ pub type SimhashFingerprint = Option<u64>;
 /// The SimHash of weighted features `(hash, weight)`: `None` when no feature
 /// has a positive weight (all-zero counters would make every such document
 /// the same all-ones fingerprint).
+///
+/// Instead of updating 64 counters per feature, weights are accumulated per
+/// (nibble position, nibble value): 16 additions per feature. Counter i is
+/// then recovered as Σ over nibble values v of ±hist[i / 4][v], + where bit
+/// i % 4 of v is set.
 pub fn weighted_fingerprint(
     features: impl IntoIterator<Item = (u64, f64)>,
     bits: u32,
 ) -> Option<u64> {
     let bits = bits.clamp(1, 64) as usize;
-    let mut counters = [0.0f64; 64];
+    let nibbles = bits.div_ceil(4);
+    let mut hist = [[0.0f64; 16]; 16];
     let mut any = false;
     for (hash, weight) in features {
         if weight <= 0.0 {
             continue;
         }
         any = true;
-        for (i, counter) in counters.iter_mut().enumerate().take(bits) {
-            if hash >> i & 1 == 1 {
-                *counter += weight;
-            } else {
-                *counter -= weight;
-            }
+        for (pos, row) in hist.iter_mut().enumerate().take(nibbles) {
+            row[(hash >> (4 * pos) & 15) as usize] += weight;
         }
     }
-    any.then(|| {
-        counters[..bits]
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c >= 0.0)
-            .fold(0u64, |fp, (i, _)| fp | 1 << i)
-    })
+    if !any {
+        return None;
+    }
+    let mut fingerprint = 0u64;
+    for bit in 0..bits {
+        let row = &hist[bit / 4];
+        let counter: f64 = (0..16)
+            .map(|v| {
+                if v >> (bit % 4) & 1 == 1 {
+                    row[v]
+                } else {
+                    -row[v]
+                }
+            })
+            .sum();
+        if counter >= 0.0 {
+            fingerprint |= 1 << bit;
+        }
+    }
+    Some(fingerprint)
+}
+
+/// The IDF of each term of a stream (the per-occurrence weight of the
+/// SimHash family; a term's total weight is then tf × idf).
+pub fn term_weights(terms: &[u64], weights: &dyn TermWeights) -> Vec<f64> {
+    terms.iter().map(|&t| weights.idf(t)).collect()
 }
 
 /// Hamming-distance score of two optional fingerprints.
@@ -91,6 +112,17 @@ impl Simhash {
     }
 }
 
+impl Simhash {
+    /// The fingerprint of a term stream with its per-term weights.
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashFingerprint {
+        let seed = self.config.seed;
+        weighted_fingerprint(
+            terms.iter().zip(idf).map(|(&t, &w)| (rehash(t, seed), w)),
+            self.config.bits,
+        )
+    }
+}
+
 impl Algorithm for Simhash {
     type Fingerprint = SimhashFingerprint;
     const ID: AlgorithmId = AlgorithmId::Simhash;
@@ -98,11 +130,7 @@ impl Algorithm for Simhash {
     /// Each occurrence of a term adds its IDF, so a term's total weight is
     /// tf × idf.
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        let seed = self.config.seed;
-        weighted_fingerprint(
-            doc.terms.iter().map(|&t| (rehash(t, seed), weights.idf(t))),
-            self.config.bits,
-        )
+        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {
@@ -119,6 +147,26 @@ mod tests {
         // 'bit' (w 0.4, hash 1111) and 'coin' (w 1.2, hash 1001), b = 4 → 1001.
         let fp = weighted_fingerprint([(0b1111, 0.4), (0b1001, 1.2)], 4);
         assert_eq!(fp, Some(0b1001));
+    }
+
+    #[test]
+    fn nibble_accumulation_equals_the_sixty_four_counters() {
+        let mut rng = crate::hash::SplitMix64::new(5);
+        let features: Vec<(u64, f64)> = (0..300)
+            .map(|_| (rng.next_u64(), rng.next_f64() * 5.0))
+            .collect();
+        let mut counters = [0.0f64; 64];
+        for &(h, w) in &features {
+            for (i, c) in counters.iter_mut().enumerate() {
+                *c += if h >> i & 1 == 1 { w } else { -w };
+            }
+        }
+        let direct = counters
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c >= 0.0)
+            .fold(0u64, |f, (i, _)| f | 1 << i);
+        assert_eq!(weighted_fingerprint(features, 64), Some(direct));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::simhash::term_weights;
 use super::simhash_shingle::shingle_simhash;
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
@@ -22,7 +23,8 @@ use crate::stats::TermWeights;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashLexiconsConfig {
-    /// Number of lexicons including the full one. Default: 5 (the paper's best).
+    /// Number of lexicons including the full one, 1–64. Default: 5 (the
+    /// paper's best).
     pub lexicons: usize,
     /// Fraction of terms each extra lexicon keeps. Default: 0.7.
     pub keep: f64,
@@ -67,28 +69,49 @@ impl SimhashLexicons {
     }
 }
 
+impl SimhashLexicons {
+    /// One shingle SimHash per lexicon of a weighted term stream.
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashLexiconsFingerprint {
+        let c = &self.config;
+        let lexicons = c.lexicons.clamp(1, 64);
+        // Which extra lexicons hold each term, as a bit mask (bit j−1 for lexicon j).
+        let membership: Vec<u64> = terms
+            .iter()
+            .map(|&t| {
+                (1..lexicons)
+                    .filter(|&j| in_lexicon(t, j, c.keep, c.seed))
+                    .fold(0, |m, j| m | 1 << (j - 1))
+            })
+            .collect();
+        let (mut kept_terms, mut kept_idf) = (
+            Vec::with_capacity(terms.len()),
+            Vec::with_capacity(terms.len()),
+        );
+        (0..lexicons)
+            .map(|lexicon| {
+                if lexicon == 0 {
+                    return shingle_simhash(terms, idf, c.k, c.bits, c.seed);
+                }
+                kept_terms.clear();
+                kept_idf.clear();
+                for ((&t, &w), &m) in terms.iter().zip(idf).zip(&membership) {
+                    if m >> (lexicon - 1) & 1 == 1 {
+                        kept_terms.push(t);
+                        kept_idf.push(w);
+                    }
+                }
+                shingle_simhash(&kept_terms, &kept_idf, c.k, c.bits, c.seed)
+            })
+            .collect()
+    }
+}
+
 impl Algorithm for SimhashLexicons {
     type Fingerprint = SimhashLexiconsFingerprint;
     const ID: AlgorithmId = AlgorithmId::SimhashLexicons;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashLexiconsFingerprint {
-        let c = &self.config;
-        let mut filtered = Vec::with_capacity(doc.terms.len());
-        (0..c.lexicons.max(1))
-            .map(|lexicon| {
-                if lexicon == 0 {
-                    return shingle_simhash(&doc.terms, weights, c.k, c.bits, c.seed);
-                }
-                filtered.clear();
-                filtered.extend(
-                    doc.terms
-                        .iter()
-                        .copied()
-                        .filter(|&t| in_lexicon(t, lexicon, c.keep, c.seed)),
-                );
-                shingle_simhash(&filtered, weights, c.k, c.bits, c.seed)
-            })
-            .collect()
+        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
     }
 
     fn score(&self, a: &SimhashLexiconsFingerprint, b: &SimhashLexiconsFingerprint) -> Score {

@@ -8,11 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::simhash::{hamming_score, weighted_fingerprint, SimhashFingerprint};
+use super::simhash::{hamming_score, term_weights, weighted_fingerprint, SimhashFingerprint};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::combine;
 use crate::stats::TermWeights;
+use crate::text::tokenize::shingle_hashes;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -35,25 +35,22 @@ impl Default for SimhashShingleConfig {
     }
 }
 
-/// SimHash of the k-shingles of `terms` (the shared core with
-/// `simhash-lexicons`, which passes a lexicon-filtered term stream).
-pub fn shingle_simhash(
-    terms: &[u64],
-    weights: &dyn TermWeights,
-    k: usize,
-    bits: u32,
-    seed: u64,
-) -> Option<u64> {
-    let k = k.max(1).min(terms.len().max(1));
+/// SimHash of the k-shingles of `terms` whose per-term weights are `idf`
+/// (the shared core with `simhash-lexicons`, which passes a lexicon-filtered
+/// stream). A shingle's weight is the sum of its terms' weights.
+pub fn shingle_simhash(terms: &[u64], idf: &[f64], k: usize, bits: u32, seed: u64) -> Option<u64> {
     if terms.is_empty() {
         return None;
     }
-    weighted_fingerprint(
-        terms
-            .windows(k)
-            .map(|w| (combine(w, seed), w.iter().map(|&t| weights.idf(t)).sum())),
-        bits,
-    )
+    let k = k.max(1).min(terms.len());
+    let mut window: f64 = idf[..k].iter().sum();
+    let weights = (0..=terms.len() - k).map(|i| {
+        if i > 0 {
+            window += idf[i + k - 1] - idf[i - 1];
+        }
+        window.max(0.0)
+    });
+    weighted_fingerprint(shingle_hashes(terms, k, seed).zip(weights), bits)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -67,13 +64,19 @@ impl SimhashShingle {
     }
 }
 
+impl SimhashShingle {
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashFingerprint {
+        let c = &self.config;
+        shingle_simhash(terms, idf, c.k, c.bits, c.seed)
+    }
+}
+
 impl Algorithm for SimhashShingle {
     type Fingerprint = SimhashFingerprint;
     const ID: AlgorithmId = AlgorithmId::SimhashShingle;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        let c = &self.config;
-        shingle_simhash(&doc.terms, weights, c.k, c.bits, c.seed)
+        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::hash64;
+use crate::hash::mix64;
 use crate::stats::TermWeights;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,33 +67,44 @@ impl Winnow {
     }
 
     /// Hashes of all k-grams of the alphanumeric character stream, with byte
-    /// ranges into `text`.
+    /// ranges into `text`. The k-gram hash is a polynomial in the mixed
+    /// character values, rolled along the stream (constant work per
+    /// position whatever k), then mixed once more.
     pub fn kgrams(&self, text: &str) -> Vec<Mark> {
+        const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
         let k = self.config.k.max(1);
-        // (byte offset in `text`, byte length) of every alphanumeric char.
-        let chars: Vec<(u32, u32)> = text
-            .char_indices()
-            .filter(|(_, c)| c.is_alphanumeric())
-            .map(|(i, c)| (i as u32, c.len_utf8() as u32))
-            .collect();
+        let seed = self.config.seed;
+        // (byte offset, byte length, value) of every alphanumeric char.
+        let chars: Vec<(u32, u32, u64)> = if text.is_ascii() {
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| b.is_ascii_alphanumeric())
+                .map(|(i, b)| (i as u32, 1, mix64(u64::from(b) ^ seed)))
+                .collect()
+        } else {
+            text.char_indices()
+                .filter(|(_, c)| c.is_alphanumeric())
+                .map(|(i, c)| (i as u32, c.len_utf8() as u32, mix64(u64::from(c) ^ seed)))
+                .collect()
+        };
         if chars.len() < k {
             return Vec::new();
         }
-        let mut stream = Vec::with_capacity(text.len());
-        let mut stream_starts = Vec::with_capacity(chars.len() + 1);
-        for &(at, len) in &chars {
-            stream_starts.push(stream.len());
-            stream.extend_from_slice(&text.as_bytes()[at as usize..(at + len) as usize]);
-        }
-        stream_starts.push(stream.len());
+        let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
+        let mut poly = chars[..k]
+            .iter()
+            .fold(0u64, |acc, c| acc.wrapping_mul(P).wrapping_add(c.2));
         (0..=chars.len() - k)
             .map(|i| {
+                if i > 0 {
+                    poly = poly
+                        .wrapping_sub(chars[i - 1].2.wrapping_mul(top))
+                        .wrapping_mul(P)
+                        .wrapping_add(chars[i + k - 1].2);
+                }
                 let last = chars[i + k - 1];
                 Mark {
-                    hash: hash64(
-                        &stream[stream_starts[i]..stream_starts[i + k]],
-                        self.config.seed,
-                    ),
+                    hash: mix64(poly),
                     start: chars[i].0,
                     end: last.0 + last.1,
                 }
@@ -188,6 +199,27 @@ mod tests {
                 "window at {start} has no fingerprint"
             );
         }
+    }
+
+    #[test]
+    fn equal_passages_hash_equally_wherever_they_stand() {
+        let winnow = Winnow::new(WinnowConfig {
+            k: 6,
+            w: 3,
+            seed: 1,
+        });
+        let a = winnow.kgrams("xx the whale yy");
+        let b = winnow.kgrams("a much longer prefix, then: the whale!");
+        let hashes = |m: &[Mark]| {
+            m.iter()
+                .map(|m| m.hash)
+                .collect::<std::collections::HashSet<_>>()
+        };
+        // "thewha" and "hewhal" and "ewhale" are shared.
+        assert_eq!(hashes(&a).intersection(&hashes(&b)).count(), 3);
+        let accented = winnow.kgrams("ééééééé");
+        assert_eq!(accented.len(), 2);
+        assert_eq!(accented[0].hash, accented[1].hash);
     }
 
     #[test]

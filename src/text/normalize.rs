@@ -18,60 +18,98 @@
 //! Pure-ASCII input skips NFKC (it is the identity there) and takes a
 //! byte-level fast path with exactly the same result.
 
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Normalize decoded text (see the module documentation for the rules).
 pub fn normalize(text: &str) -> String {
     let joined = join_line_end_hyphens(text);
-    if joined.is_ascii() {
-        normalize_ascii(&joined)
+    // Most non-ASCII book text (curly quotes, dashes, accents) is already in
+    // NFKC; the quick check lets it skip the composition machinery.
+    if joined.is_ascii() || is_nfkc_quick(joined.chars()) == IsNormalized::Yes {
+        fold_str(&joined)
     } else {
-        normalize_unicode(&joined)
+        let mut folder = Folder::with_capacity(joined.len());
+        for c in joined.nfkc() {
+            folder.push(c);
+        }
+        folder.out
     }
 }
 
-fn normalize_ascii(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut pending_space = false;
-    for &b in text.as_bytes() {
+/// Case folding and whitespace collapsing over text needing no NFKC; ASCII
+/// bytes take a byte-level path.
+fn fold_str(text: &str) -> String {
+    let mut folder = Folder::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            folder.push_ascii(b);
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().expect("char boundary");
+            folder.push(c);
+            i += c.len_utf8();
+        }
+    }
+    folder.out
+}
+
+/// The folding rules applied one character at a time.
+struct Folder {
+    out: String,
+    pending_space: bool,
+}
+
+impl Folder {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            out: String::with_capacity(n),
+            pending_space: false,
+        }
+    }
+
+    #[inline]
+    fn space_before_next(&mut self) {
+        if self.pending_space {
+            self.out.push(' ');
+            self.pending_space = false;
+        }
+    }
+
+    #[inline]
+    fn push_ascii(&mut self, b: u8) {
         if b.is_ascii_whitespace() || b == 0x0b {
-            pending_space = !out.is_empty();
-            continue;
+            self.pending_space = !self.out.is_empty();
+            return;
         }
-        if pending_space {
-            out.push(' ');
-            pending_space = false;
-        }
-        out.push(b.to_ascii_lowercase() as char);
+        self.space_before_next();
+        self.out.push(b.to_ascii_lowercase() as char);
     }
-    out
-}
 
-fn normalize_unicode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    let mut pending_space = false;
-    for c in text.nfkc() {
+    fn push(&mut self, c: char) {
+        if c.is_ascii() {
+            return self.push_ascii(c as u8);
+        }
         if c.is_whitespace() {
-            pending_space = !out.is_empty();
-            continue;
+            self.pending_space = !self.out.is_empty();
+            return;
         }
+        if matches!(
+            c,
+            '\u{ad}' | '\u{feff}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}'
+        ) {
+            return;
+        }
+        self.space_before_next();
         match c {
-            '\u{ad}' | '\u{feff}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' => continue,
-            _ => {}
-        }
-        if pending_space {
-            out.push(' ');
-            pending_space = false;
-        }
-        match c {
-            '\u{2018}' | '\u{2019}' | '\u{02bc}' => out.push('\''),
-            'ß' | 'ẞ' => out.push_str("ss"),
-            'ς' => out.push('σ'),
-            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
-            c => out.extend(c.to_lowercase()),
+            '\u{2018}' | '\u{2019}' | '\u{02bc}' => self.out.push('\''),
+            'ß' | 'ẞ' => self.out.push_str("ss"),
+            'ς' => self.out.push('σ'),
+            c => self.out.extend(c.to_lowercase()),
         }
     }
-    out
 }
 
 /// Join words split by a hyphen (or soft hyphen) at a line end. Returns the
@@ -169,9 +207,18 @@ mod tests {
     }
 
     #[test]
-    fn ascii_fast_path_matches_unicode_path() {
-        let text = "Some  Mixed\tCASE text\nwith lines -- and 'quotes'.";
-        assert_eq!(normalize_ascii(text), normalize_unicode(text));
+    fn fast_paths_match_full_nfkc() {
+        for text in [
+            "Some  Mixed\tCASE text\nwith lines -- and 'quotes'.",
+            "Curly “quotes” — and café, naïve\u{a0}text",
+            "Ligature ﬁne ﬂow and ½ and Ｆｕｌｌ",
+        ] {
+            let mut folder = Folder::with_capacity(text.len());
+            for c in text.nfkc() {
+                folder.push(c);
+            }
+            assert_eq!(normalize(text), folder.out, "{text:?}");
+        }
     }
 
     #[test]

@@ -132,8 +132,10 @@ impl Tokenizer {
     }
 
     /// The words of normalized text, in order.
-    pub fn words<'a>(&self, normalized: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        normalized.unicode_words()
+    pub fn words<'a>(&self, normalized: &'a str) -> Vec<&'a str> {
+        let mut words = Vec::new();
+        for_each_word(normalized, |w| words.push(w));
+        words
     }
 
     pub fn is_stopword(&self, word: &str) -> bool {
@@ -192,23 +194,130 @@ impl Tokenizer {
     }
 }
 
+/// Call `f` with every UAX #29 word of normalized text (words containing a
+/// letter or digit, as `unicode_words` yields them).
+///
+/// Normalized text separates tokens with single spaces and word boundaries
+/// always fall at spaces, so each space-separated token is segmented alone:
+/// pure-ASCII tokens (nearly all of them in book text) by [`ascii_words`], an
+/// exact transcription of the UAX #29 rules restricted to ASCII, and other
+/// tokens by `unicode-segmentation`.
+pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
+    for token in normalized.split(' ') {
+        if token.is_ascii() {
+            ascii_words(token, &mut f);
+        } else {
+            token.unicode_words().for_each(&mut f);
+        }
+    }
+}
+
+/// UAX #29 word classes of ASCII characters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Letter,
+    Digit,
+    /// `_` (ExtendNumLet).
+    Connector,
+    /// `:` (MidLetter).
+    MidLetter,
+    /// `.` and `'` (MidNumLet, Single_Quote).
+    MidNumLet,
+    /// `,` and `;` (MidNum).
+    MidNum,
+    Other,
+}
+
+fn class(b: u8) -> Class {
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+        b'0'..=b'9' => Class::Digit,
+        b'_' => Class::Connector,
+        b':' => Class::MidLetter,
+        b'.' | b'\'' => Class::MidNumLet,
+        b',' | b';' => Class::MidNum,
+        _ => Class::Other,
+    }
+}
+
+/// UAX #29 words of an ASCII token (WB5–WB13b; the other rules concern
+/// characters ASCII does not have). Words without a letter or digit (runs
+/// of `_`) are dropped, as `unicode_words` drops them.
+pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
+    let bytes = token.as_bytes();
+    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
+    let mut i = 0;
+    while i < bytes.len() {
+        let mut last = class(bytes[i]);
+        if !is_word(last) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut alnum = last != Class::Connector;
+        i += 1;
+        while i < bytes.len() {
+            let next = class(bytes[i]);
+            if is_word(next) {
+                // WB5, WB8–WB10, WB13a/b: word characters always join.
+                alnum |= next != Class::Connector;
+                last = next;
+                i += 1;
+                continue;
+            }
+            let after = bytes.get(i + 1).map(|&b| class(b));
+            let joins = match next {
+                Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
+                Class::MidNumLet => {
+                    (last == Class::Letter && after == Some(Class::Letter))
+                        || (last == Class::Digit && after == Some(Class::Digit))
+                }
+                Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
+                _ => false,
+            };
+            if !joins {
+                break;
+            }
+            i += 1;
+        }
+        if alnum {
+            f(&token[start..i]);
+        }
+    }
+}
+
 fn is_vowel(c: char) -> bool {
     matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
 }
 
-/// Hashes of the word k-shingles of a token-hash stream (a stream shorter
-/// than `k` yields one shingle of all its tokens, so short texts still have a
-/// fingerprint; an empty stream yields none).
+/// Hashes of the k-shingles (k consecutive tokens) of a token-hash stream.
+/// A stream shorter than `k` yields one shingle of all its tokens, so short
+/// texts still have a fingerprint; an empty stream yields none.
+///
+/// Each shingle hash is `mix64(seed ^ Σ tᵢ·P^(k−1−i))`: the polynomial is
+/// rolled along the stream (two multiplications per shingle, whatever k) and
+/// the final mix gives full avalanche; token hashes are already uniform.
 pub fn shingle_hashes(tokens: &[u64], k: usize, seed: u64) -> impl Iterator<Item = u64> + '_ {
-    let k = k.max(1);
-    let windows: Box<dyn Iterator<Item = &[u64]>> = if tokens.is_empty() {
-        Box::new(std::iter::empty())
-    } else if tokens.len() < k {
-        Box::new(std::iter::once(tokens))
+    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
+    let k = k.max(1).min(tokens.len().max(1));
+    let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
+    let mut poly = tokens[..k.min(tokens.len())]
+        .iter()
+        .fold(0u64, |acc, &t| acc.wrapping_mul(P).wrapping_add(t));
+    let count = if tokens.is_empty() {
+        0
     } else {
-        Box::new(tokens.windows(k))
+        tokens.len() - k + 1
     };
-    windows.map(move |w| crate::hash::combine(w, seed))
+    (0..count).map(move |i| {
+        if i > 0 {
+            poly = poly
+                .wrapping_sub(tokens[i - 1].wrapping_mul(top))
+                .wrapping_mul(P)
+                .wrapping_add(tokens[i + k - 1]);
+        }
+        crate::hash::mix64(poly ^ seed)
+    })
 }
 
 /// Character k-grams of `stream` as (hash, byte offset of the gram in
@@ -244,7 +353,7 @@ mod tests {
     fn words_are_unicode_words_without_punctuation() {
         let t = tok();
         let text = normalize("Don’t panic: naïve café-goers, 42 of them!");
-        let words: Vec<_> = t.words(&text).collect();
+        let words = t.words(&text);
         assert_eq!(
             words,
             ["don't", "panic", "naïve", "café", "goers", "42", "of", "them"]
@@ -285,6 +394,16 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        #[test]
+        fn ascii_scanner_equals_unicode_segmentation(text in "[a-cA-C0-2_.:,;' x-]{0,40}") {
+            let mut ours = Vec::new();
+            ascii_words(&text, &mut |w| ours.push(w));
+            let theirs: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ours, theirs);
+        }
+    }
+
     #[test]
     fn roth_char_stream_variations() {
         let t = tok();
@@ -300,7 +419,7 @@ mod tests {
         // "to be or not to be, that is the question" → 7 distinct 4-shingles.
         let t = Tokenizer::new(&TokenizerConfig::default());
         let text = normalize("to be or not to be, that is the question");
-        let words: Vec<&str> = t.words(&text).collect();
+        let words = t.words(&text);
         let hashes: Vec<u64> = words.iter().map(|w| crate::hash::token_hash(w)).collect();
         let shingles: std::collections::BTreeSet<u64> = shingle_hashes(&hashes, 4, 1).collect();
         let expected: std::collections::BTreeSet<u64> = [
@@ -315,10 +434,29 @@ mod tests {
         .iter()
         .map(|s| {
             let h: Vec<u64> = s.split(' ').map(crate::hash::token_hash).collect();
-            crate::hash::combine(&h, 1)
+            let mut one = shingle_hashes(&h, 4, 1);
+            let hash = one.next().unwrap();
+            assert!(one.next().is_none(), "a 4-word phrase is one 4-shingle");
+            hash
         })
         .collect();
         assert_eq!(shingles, expected);
+    }
+
+    #[test]
+    fn rolled_shingles_equal_shingles_hashed_from_scratch() {
+        let tokens: Vec<u64> = (0..50u64).map(crate::hash::mix64).collect();
+        let rolled: Vec<u64> = shingle_hashes(&tokens, 5, 9).collect();
+        assert_eq!(rolled.len(), 46);
+        for (i, &h) in rolled.iter().enumerate() {
+            assert_eq!(shingle_hashes(&tokens[i..i + 5], 5, 9).next(), Some(h));
+        }
+        assert_eq!(
+            shingle_hashes(&tokens[..3], 5, 9).count(),
+            1,
+            "short stream: one shingle"
+        );
+        assert_eq!(shingle_hashes(&[], 5, 9).count(), 0);
     }
 
     #[test]

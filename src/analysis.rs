@@ -7,13 +7,16 @@
 
 use std::cell::RefCell;
 
-use crate::hash::{hash64, token_hash, HashKeyed};
+use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
+use crate::text::tokenize::{for_each_raw_ascii_word, for_each_word};
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
-    /// The normalized text (winnowing and Roth's character stream read it).
+    /// The normalized text (winnowing and Roth's character stream read it);
+    /// empty when the analysis was made without it
+    /// ([`Analyzer::analyze_with`]).
     pub text: String,
     /// Hash of every word, in order (exact, shingles, MinHash).
     pub words: Vec<u64>,
@@ -39,6 +42,23 @@ impl Analysis {
         t.dedup();
         t
     }
+}
+
+/// Which parts of an [`Analysis`] to build; the rest stay empty.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Needs {
+    /// The normalized text.
+    pub text: bool,
+    /// Terms, stop-word flags and Soundex codes (everything that needs the
+    /// per-word cache of stems and codes).
+    pub terms: bool,
+}
+
+impl Needs {
+    pub const ALL: Needs = Needs {
+        text: true,
+        terms: true,
+    };
 }
 
 /// Builds [`Analysis`] values; cheap to share across threads.
@@ -83,17 +103,59 @@ impl Analyzer {
         &self.tokenizer
     }
 
-    /// Normalize decoded text and analyze it.
+    /// Normalize decoded text and analyze it, keeping the normalized text.
     pub fn analyze(&self, decoded_text: &str) -> Analysis {
-        self.analyze_normalized(normalize(decoded_text))
+        self.analyze_with(decoded_text, Needs::ALL)
+    }
+
+    /// Analyze decoded text, building only what `needs` asks for (words
+    /// always). Pure-ASCII text that does not need the normalized text never
+    /// builds it: one fused pass normalizes, segments and hashes (see
+    /// [`crate::text::tokenize::for_each_raw_ascii_word`]).
+    pub fn analyze_with(&self, decoded_text: &str, needs: Needs) -> Analysis {
+        if decoded_text.is_ascii() {
+            let mut analysis = self.collect(needs, |emit| {
+                for_each_raw_ascii_word(decoded_text.as_bytes(), emit)
+            });
+            if needs.text {
+                analysis.text = normalize(decoded_text);
+            }
+            analysis
+        } else {
+            let text = normalize(decoded_text);
+            let mut analysis =
+                self.collect(needs, |emit| for_each_word(&text, |w| emit(w.as_bytes())));
+            if needs.text {
+                analysis.text = text;
+            }
+            analysis
+        }
     }
 
     /// Analyze text that is already normalized.
     pub fn analyze_normalized(&self, text: String) -> Analysis {
-        let mut words = Vec::with_capacity(text.len() / 5);
-        let mut stop = Vec::with_capacity(text.len() / 5);
-        let mut soundex = Vec::with_capacity(text.len() / 5);
-        let mut terms = Vec::with_capacity(text.len() / 8);
+        let mut analysis = self.collect(Needs::ALL, |emit| {
+            for_each_word(&text, |w| emit(w.as_bytes()))
+        });
+        analysis.text = text;
+        analysis
+    }
+
+    /// Build the word streams from a word source that calls its argument
+    /// with each (normalized) word.
+    fn collect(&self, needs: Needs, source: impl FnOnce(&mut dyn FnMut(&[u8]))) -> Analysis {
+        if !needs.terms {
+            let mut words = Vec::with_capacity(512);
+            source(&mut |word: &[u8]| words.push(hash64(word, TOKEN_SEED)));
+            return Analysis {
+                words,
+                ..Analysis::default()
+            };
+        }
+        let mut words = Vec::with_capacity(512);
+        let mut stop = Vec::with_capacity(512);
+        let mut soundex = Vec::with_capacity(512);
+        let mut terms = Vec::with_capacity(256);
         WORD_CACHE.with(|cell| {
             let mut cell = cell.borrow_mut();
             let (tag, cache) = &mut *cell;
@@ -101,9 +163,13 @@ impl Analyzer {
                 cache.clear();
                 *tag = self.config_tag;
             }
-            crate::text::tokenize::for_each_word(&text, |word| {
-                let h = token_hash(word);
-                let entry = *cache.entry(h).or_insert_with(|| self.word_entry(word));
+            source(&mut |word: &[u8]| {
+                let h = hash64(word, TOKEN_SEED);
+                let entry = *cache.entry(h).or_insert_with(|| {
+                    self.word_entry(
+                        std::str::from_utf8(word).expect("words are whole UTF-8 strings"),
+                    )
+                });
                 words.push(h);
                 stop.push(entry.is_stop);
                 soundex.push(entry.soundex);
@@ -113,7 +179,7 @@ impl Analyzer {
             });
         });
         Analysis {
-            text,
+            text: String::new(),
             words,
             stop,
             soundex,
@@ -156,6 +222,25 @@ mod tests {
         assert_eq!(doc.terms.len(), 2);
         assert_eq!(doc.terms[1], token_hash("run"));
         assert!(doc.soundex.iter().all(|&s| s != 0));
+    }
+
+    #[test]
+    fn fused_ascii_pass_equals_normalize_then_tokenize() {
+        let a = Analyzer::new(&TokenizerConfig::default());
+        let text = "The  Whale's DIGI-\r\n  tized log: 3.14, e.g. U.S.A.\tmid-word";
+        let fused = a.analyze_with(
+            text,
+            Needs {
+                text: false,
+                terms: true,
+            },
+        );
+        let full = a.analyze_normalized(normalize(text));
+        assert_eq!(fused.words, full.words);
+        assert_eq!(fused.terms, full.terms);
+        assert_eq!(fused.soundex, full.soundex);
+        assert!(fused.text.is_empty());
+        assert_eq!(a.analyze(text).text, full.text);
     }
 
     #[test]

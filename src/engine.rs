@@ -19,7 +19,7 @@ use crate::algo::imatch_lexicons::{
 };
 use crate::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
-use crate::algo::si::{Si, SiConfig, SiFingerprint};
+use crate::algo::si::{Si, SiConfig, SiFingerprint, Stream};
 use crate::algo::simhash::{term_weights, Simhash, SimhashConfig, SimhashFingerprint};
 use crate::algo::simhash_lexicons::{
     SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
@@ -28,7 +28,7 @@ use crate::algo::simhash_shingle::{SimhashShingle, SimhashShingleConfig};
 use crate::algo::supershingle::{Supershingle, SupershingleConfig, SupershingleFingerprint};
 use crate::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
 use crate::algo::{Algorithm, AlgorithmId, Score};
-use crate::analysis::{Analysis, Analyzer};
+use crate::analysis::{Analysis, Analyzer, Needs};
 use crate::stats::{IdfSource, IdfTable, TermWeights};
 use crate::text::TokenizerConfig;
 
@@ -261,8 +261,31 @@ impl Engine {
     }
 
     /// Normalize and analyze decoded text.
+    ///
+    /// Only the parts the enabled algorithms read are built.
     pub fn analyze(&self, text: &str) -> Analysis {
-        self.analyzer.analyze(text)
+        use AlgorithmId as Id;
+        let on = |id| self.is_enabled(id);
+        let si_stream = self.config.algorithms.si.stream;
+        let needs = Needs {
+            text: on(Id::Winnow) || (on(Id::Si) && si_stream == Stream::Char),
+            terms: [
+                Id::Simhash,
+                Id::SimhashShingle,
+                Id::SimhashLexicons,
+                Id::Imatch,
+                Id::ImatchLexicons,
+            ]
+            .into_iter()
+            .any(on)
+                || (on(Id::Si)
+                    && match si_stream {
+                        Stream::Soundex => true,
+                        Stream::Word => self.config.algorithms.si.variation.removes_stopwords(),
+                        Stream::Char => false,
+                    }),
+        };
+        self.analyzer.analyze_with(text, needs)
     }
 
     /// Fingerprint an analyzed document with every enabled algorithm.

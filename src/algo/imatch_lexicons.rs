@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::imatch::{band_terms, signature, ImatchConfig};
-use super::simhash_lexicons::in_lexicon;
+use super::simhash_lexicons::RandomLexicons;
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::stats::TermWeights;
@@ -54,6 +54,7 @@ impl ImatchLexicons {
     /// One signature per lexicon of already band-filtered terms.
     pub fn from_band_terms(&self, terms: &[u64]) -> ImatchLexiconsFingerprint {
         let c = &self.config;
+        let random = RandomLexicons::new(c.keep, c.imatch.seed);
         let mut kept = Vec::with_capacity(terms.len());
         (0..c.lexicons.max(1))
             .map(|lexicon| {
@@ -65,7 +66,7 @@ impl ImatchLexicons {
                     terms
                         .iter()
                         .copied()
-                        .filter(|&t| in_lexicon(t, lexicon, c.keep, c.imatch.seed)),
+                        .filter(|&t| random.contains(t, lexicon)),
                 );
                 signature(&kept, &c.imatch)
             })

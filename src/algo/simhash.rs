@@ -50,7 +50,6 @@ pub fn weighted_fingerprint(
     bits: u32,
 ) -> Option<u64> {
     let bits = bits.clamp(1, 64) as usize;
-    let nibbles = bits.div_ceil(4);
     let mut hist = [[0.0f64; 16]; 16];
     let mut any = false;
     for (hash, weight) in features {
@@ -58,8 +57,12 @@ pub fn weighted_fingerprint(
             continue;
         }
         any = true;
-        for (pos, row) in hist.iter_mut().enumerate().take(nibbles) {
-            row[(hash >> (4 * pos) & 15) as usize] += weight;
+        // All 16 nibbles, unconditionally: a fixed loop the compiler unrolls;
+        // rows past `bits` are simply never read.
+        let mut h = hash;
+        for row in hist.iter_mut() {
+            row[(h & 15) as usize] += weight;
+            h >>= 4;
         }
     }
     if !any {

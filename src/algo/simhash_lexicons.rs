@@ -52,10 +52,28 @@ impl Default for SimhashLexiconsConfig {
 /// One fingerprint per lexicon (`None` where the filtered stream is empty).
 pub type SimhashLexiconsFingerprint = Vec<Option<u64>>;
 
-/// Whether lexicon `index` (≥ 1) contains `term`.
-pub fn in_lexicon(term: u64, index: usize, keep: f64, seed: u64) -> bool {
-    let cut = (keep.clamp(0.0, 1.0) * u64::MAX as f64) as u64;
-    rehash(term, seed.wrapping_add(index as u64)) <= cut
+/// Seeded random lexicons: lexicon j ≥ 1 holds a term when a hash of
+/// (term, seed + j) falls below `keep` of the hash range, so every document
+/// sees the same lexicons. Lexicon 0 (the full vocabulary) is not asked.
+#[derive(Debug, Clone, Copy)]
+pub struct RandomLexicons {
+    cut: u64,
+    seed: u64,
+}
+
+impl RandomLexicons {
+    pub fn new(keep: f64, seed: u64) -> Self {
+        Self {
+            cut: (keep.clamp(0.0, 1.0) * u64::MAX as f64) as u64,
+            seed,
+        }
+    }
+
+    /// Whether lexicon `index` (≥ 1) contains `term`.
+    #[inline]
+    pub fn contains(&self, term: u64, index: usize) -> bool {
+        rehash(term, self.seed.wrapping_add(index as u64)) <= self.cut
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -73,13 +91,14 @@ impl SimhashLexicons {
     /// One shingle SimHash per lexicon of a weighted term stream.
     pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashLexiconsFingerprint {
         let c = &self.config;
+        let random = RandomLexicons::new(c.keep, c.seed);
         let lexicons = c.lexicons.clamp(1, 64);
         // Which extra lexicons hold each term, as a bit mask (bit j−1 for lexicon j).
         let membership: Vec<u64> = terms
             .iter()
             .map(|&t| {
                 (1..lexicons)
-                    .filter(|&j| in_lexicon(t, j, c.keep, c.seed))
+                    .filter(|&j| random.contains(t, j))
                     .fold(0, |m, j| m | 1 << (j - 1))
             })
             .collect();
@@ -133,14 +152,15 @@ mod tests {
 
     #[test]
     fn extra_lexicons_keep_about_the_configured_fraction() {
+        let lexicons = RandomLexicons::new(0.7, 9);
         let kept = (0..10_000u64)
-            .filter(|&t| in_lexicon(crate::hash::mix64(t), 1, 0.7, 9))
+            .filter(|&t| lexicons.contains(crate::hash::mix64(t), 1))
             .count();
         assert!((6_700..7_300).contains(&kept), "kept {kept} of 10000");
         let other = (0..10_000u64)
             .filter(|&t| {
-                in_lexicon(crate::hash::mix64(t), 1, 0.7, 9)
-                    != in_lexicon(crate::hash::mix64(t), 2, 0.7, 9)
+                lexicons.contains(crate::hash::mix64(t), 1)
+                    != lexicons.contains(crate::hash::mix64(t), 2)
             })
             .count();
         assert!(other > 3_000, "lexicons must differ from each other");

@@ -9,8 +9,6 @@
 //! position (byte range in the normalized text), which the diff view uses to
 //! mark shared passages. The score is the overlap of the fingerprint sets.
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
 use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
@@ -71,72 +69,114 @@ impl Winnow {
     /// character values, rolled along the stream (constant work per
     /// position whatever k), then mixed once more.
     pub fn kgrams(&self, text: &str) -> Vec<Mark> {
-        const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
-        let k = self.config.k.max(1);
         let seed = self.config.seed;
-        // (byte offset, byte length, value) of every alphanumeric char.
-        let chars: Vec<(u32, u32, u64)> = if text.is_ascii() {
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| b.is_ascii_alphanumeric())
-                .map(|(i, b)| (i as u32, 1, mix64(u64::from(b) ^ seed)))
-                .collect()
+        let mut roller = Roller::new(self.config.k.max(1), text.len());
+        if text.is_ascii() {
+            let table: [u64; 128] = std::array::from_fn(|b| mix64(b as u64 ^ seed));
+            for (i, &b) in text.as_bytes().iter().enumerate() {
+                if b.is_ascii_alphanumeric() {
+                    roller.push(table[b as usize], i as u32, 1);
+                }
+            }
         } else {
-            text.char_indices()
-                .filter(|(_, c)| c.is_alphanumeric())
-                .map(|(i, c)| (i as u32, c.len_utf8() as u32, mix64(u64::from(c) ^ seed)))
-                .collect()
-        };
-        if chars.len() < k {
-            return Vec::new();
+            for (i, c) in text.char_indices() {
+                if c.is_alphanumeric() {
+                    roller.push(mix64(u64::from(c) ^ seed), i as u32, c.len_utf8() as u32);
+                }
+            }
         }
-        let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
-        let mut poly = chars[..k]
-            .iter()
-            .fold(0u64, |acc, c| acc.wrapping_mul(P).wrapping_add(c.2));
-        (0..=chars.len() - k)
-            .map(|i| {
-                if i > 0 {
-                    poly = poly
-                        .wrapping_sub(chars[i - 1].2.wrapping_mul(top))
-                        .wrapping_mul(P)
-                        .wrapping_add(chars[i + k - 1].2);
-                }
-                let last = chars[i + k - 1];
-                Mark {
-                    hash: mix64(poly),
-                    start: chars[i].0,
-                    end: last.0 + last.1,
-                }
-            })
-            .collect()
+        roller.grams
+    }
+}
+
+/// Rolls a polynomial hash over the last k character values, emitting a
+/// [`Mark`] per full window.
+struct Roller {
+    k: usize,
+    /// P^(k−1), to remove the character leaving the window.
+    top: u64,
+    poly: u64,
+    /// Ring of the window's values and start offsets; `next` is the slot of
+    /// the oldest entry once the window is full.
+    values: Vec<u64>,
+    starts: Vec<u32>,
+    next: usize,
+    seen: usize,
+    grams: Vec<Mark>,
+}
+
+impl Roller {
+    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
+
+    fn new(k: usize, capacity: usize) -> Self {
+        Self {
+            k,
+            top: (1..k).fold(1u64, |acc, _| acc.wrapping_mul(Self::P)),
+            poly: 0,
+            values: vec![0; k],
+            starts: vec![0; k],
+            next: 0,
+            seen: 0,
+            grams: Vec::with_capacity(capacity),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, value: u64, start: u32, len: u32) {
+        if self.seen >= self.k {
+            self.poly = self
+                .poly
+                .wrapping_sub(self.values[self.next].wrapping_mul(self.top));
+        }
+        self.poly = self.poly.wrapping_mul(Self::P).wrapping_add(value);
+        self.values[self.next] = value;
+        self.starts[self.next] = start;
+        self.next = if self.next + 1 == self.k {
+            0
+        } else {
+            self.next + 1
+        };
+        self.seen += 1;
+        if self.seen >= self.k {
+            self.grams.push(Mark {
+                hash: mix64(self.poly),
+                start: self.starts[self.next],
+                end: start + len,
+            });
+        }
     }
 }
 
 /// Robust winnowing: the rightmost minimum of every window of `w`, each
 /// selection recorded once. Documents shorter than one window select their
-/// single minimum.
+/// single minimum. This is the paper's own formulation: the current minimum
+/// is kept while it stays in the window (a new hash ≤ it replaces it), and
+/// the window is rescanned only when the minimum falls out.
 pub fn winnow(grams: &[Mark], w: usize) -> Vec<Mark> {
     let w = w.max(1).min(grams.len().max(1));
     let mut selected = Vec::with_capacity(2 * grams.len() / (w + 1) + 1);
-    // Indices with strictly increasing hashes from front to back; the front
-    // is the window's rightmost minimum.
-    let mut window: VecDeque<usize> = VecDeque::with_capacity(w);
-    let mut last_selected = usize::MAX;
-    for (i, gram) in grams.iter().enumerate() {
-        while window.back().is_some_and(|&j| grams[j].hash >= gram.hash) {
-            window.pop_back();
-        }
-        window.push_back(i);
-        if window.front().is_some_and(|&j| j + w <= i) {
-            window.pop_front();
-        }
-        if i + 1 >= w {
-            let min = window[0];
-            if min != last_selected {
-                selected.push(grams[min]);
-                last_selected = min;
+    if grams.len() < w {
+        return selected;
+    }
+    let rightmost_min = |from: usize, to: usize| {
+        (from..=to).rev().fold(to, |best, j| {
+            if grams[j].hash < grams[best].hash {
+                j
+            } else {
+                best
             }
+        })
+    };
+    let mut min = rightmost_min(0, w - 1);
+    selected.push(grams[min]);
+    for i in w..grams.len() {
+        let start = i + 1 - w;
+        if min < start {
+            min = rightmost_min(start, i);
+            selected.push(grams[min]);
+        } else if grams[i].hash <= grams[min].hash {
+            min = i;
+            selected.push(grams[min]);
         }
     }
     selected

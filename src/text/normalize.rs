@@ -32,69 +32,95 @@ pub fn normalize(text: &str) -> String {
         for c in joined.nfkc() {
             folder.push(c);
         }
-        folder.out
+        folder.finish()
     }
 }
 
-/// Case folding and whitespace collapsing over text needing no NFKC; ASCII
-/// bytes take a byte-level path.
+/// Case folding and whitespace collapsing over text needing no NFKC; runs
+/// of ASCII letters are copied and lowercased in bulk.
 fn fold_str(text: &str) -> String {
     let mut folder = Folder::with_capacity(text.len());
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b.is_ascii() {
-            folder.push_ascii(b);
-            i += 1;
-        } else {
+        if !b.is_ascii() {
             let c = text[i..].chars().next().expect("char boundary");
             folder.push(c);
             i += c.len_utf8();
+        } else if is_space(b) {
+            folder.space();
+            i += 1;
+        } else {
+            let run = bytes[i..]
+                .iter()
+                .position(|&b| !b.is_ascii() || is_space(b))
+                .map_or(bytes.len(), |n| i + n);
+            folder.push_ascii_run(&bytes[i..run]);
+            i = run;
         }
     }
-    folder.out
+    folder.finish()
 }
 
-/// The folding rules applied one character at a time.
+fn is_space(b: u8) -> bool {
+    b.is_ascii_whitespace() || b == 0x0b
+}
+
+/// The folding rules, fed one character (or ASCII run) at a time.
 struct Folder {
-    out: String,
+    out: Vec<u8>,
     pending_space: bool,
 }
 
 impl Folder {
     fn with_capacity(n: usize) -> Self {
         Self {
-            out: String::with_capacity(n),
+            out: Vec::with_capacity(n),
             pending_space: false,
         }
+    }
+
+    fn finish(self) -> String {
+        String::from_utf8(self.out).expect("folding writes whole characters")
+    }
+
+    #[inline]
+    fn space(&mut self) {
+        self.pending_space = !self.out.is_empty();
     }
 
     #[inline]
     fn space_before_next(&mut self) {
         if self.pending_space {
-            self.out.push(' ');
+            self.out.push(b' ');
             self.pending_space = false;
         }
     }
 
-    #[inline]
-    fn push_ascii(&mut self, b: u8) {
-        if b.is_ascii_whitespace() || b == 0x0b {
-            self.pending_space = !self.out.is_empty();
-            return;
-        }
+    /// A run of ASCII bytes without whitespace.
+    fn push_ascii_run(&mut self, run: &[u8]) {
         self.space_before_next();
-        self.out.push(b.to_ascii_lowercase() as char);
+        let at = self.out.len();
+        self.out.extend_from_slice(run);
+        self.out[at..].make_ascii_lowercase();
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    fn push_char(&mut self, c: char) {
+        let mut buf = [0u8; 4];
+        self.push_str(c.encode_utf8(&mut buf));
     }
 
     fn push(&mut self, c: char) {
-        if c.is_ascii() {
-            return self.push_ascii(c as u8);
-        }
         if c.is_whitespace() {
-            self.pending_space = !self.out.is_empty();
-            return;
+            return self.space();
+        }
+        if c.is_ascii() {
+            return self.push_ascii_run(&[c as u8]);
         }
         if matches!(
             c,
@@ -104,10 +130,10 @@ impl Folder {
         }
         self.space_before_next();
         match c {
-            '\u{2018}' | '\u{2019}' | '\u{02bc}' => self.out.push('\''),
-            'ß' | 'ẞ' => self.out.push_str("ss"),
-            'ς' => self.out.push('σ'),
-            c => self.out.extend(c.to_lowercase()),
+            '\u{2018}' | '\u{2019}' | '\u{02bc}' => self.out.push(b'\''),
+            'ß' | 'ẞ' => self.push_str("ss"),
+            'ς' => self.push_str("σ"),
+            c => c.to_lowercase().for_each(|l| self.push_char(l)),
         }
     }
 }
@@ -119,10 +145,11 @@ fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut copied_to = 0;
     let mut i = 0;
-    while i < bytes.len() {
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'-' || b == 0xc2) {
+        i += offset;
         let hyphen_len = if bytes[i] == b'-' {
             1
-        } else if bytes[i..].starts_with("\u{ad}".as_bytes()) {
+        } else if bytes.get(i + 1) == Some(&0xad) {
             2
         } else {
             i += 1;
@@ -217,7 +244,7 @@ mod tests {
             for c in text.nfkc() {
                 folder.push(c);
             }
-            assert_eq!(normalize(text), folder.out, "{text:?}");
+            assert_eq!(normalize(text), folder.finish(), "{text:?}");
         }
     }
 

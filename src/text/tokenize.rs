@@ -203,6 +203,11 @@ impl Tokenizer {
 /// exact transcription of the UAX #29 rules restricted to ASCII, and other
 /// tokens by `unicode-segmentation`.
 pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
+    // A space is a boundary to the ASCII scanner too, so all-ASCII text
+    // needs no splitting.
+    if normalized.is_ascii() {
+        return ascii_words(normalized, &mut f);
+    }
     for token in normalized.split(' ') {
         if token.is_ascii() {
             ascii_words(token, &mut f);
@@ -228,7 +233,7 @@ enum Class {
     Other,
 }
 
-fn class(b: u8) -> Class {
+const fn class(b: u8) -> Class {
     match b {
         b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
         b'0'..=b'9' => Class::Digit,
@@ -284,6 +289,100 @@ pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
             f(&token[start..i]);
         }
     }
+}
+
+/// Word classes of all 256 byte values (non-ASCII bytes never reach it).
+const CLASSES: [Class; 256] = {
+    let mut table = [Class::Other; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = class(b as u8);
+        b += 1;
+    }
+    table
+};
+
+/// The words of *un-normalized* ASCII text, lowercased, exactly as
+/// `for_each_word(&normalize(text))` yields them, without building the
+/// normalized text: the one pass applies normalization's end-of-line hyphen
+/// joins, its case folding, and the ASCII word rules. (Whitespace collapsing
+/// changes no word: whitespace is a boundary either way.)
+pub fn for_each_raw_ascii_word(text: &[u8], mut f: impl FnMut(&[u8])) {
+    let mut word: Vec<u8> = Vec::with_capacity(64);
+    let mut last = Class::Other;
+    let mut alnum = false;
+    let mut i = 0;
+    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
+    while i < text.len() {
+        let b = text[i];
+        let c = CLASSES[b as usize];
+        if word.is_empty() {
+            if is_word(c) {
+                word.push(b.to_ascii_lowercase());
+                alnum = c != Class::Connector;
+                last = c;
+            }
+            i += 1;
+            continue;
+        }
+        if is_word(c) {
+            word.push(b.to_ascii_lowercase());
+            alnum |= c != Class::Connector;
+            last = c;
+            i += 1;
+            continue;
+        }
+        if b == b'-' && last == Class::Letter {
+            if let Some(next) = line_end_join(text, i) {
+                i = next;
+                continue;
+            }
+        }
+        let after = text.get(i + 1).map(|&b| CLASSES[b as usize]);
+        let joins = match c {
+            Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
+            Class::MidNumLet => {
+                (last == Class::Letter && after == Some(Class::Letter))
+                    || (last == Class::Digit && after == Some(Class::Digit))
+            }
+            Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
+            _ => false,
+        };
+        if joins {
+            word.push(b);
+            i += 1;
+            continue;
+        }
+        if alnum {
+            f(&word);
+        }
+        word.clear();
+        i += 1;
+    }
+    if alnum && !word.is_empty() {
+        f(&word);
+    }
+}
+
+/// At a `-` after a letter: if spaces/tabs, one line end, spaces/tabs and a
+/// letter follow, the index of that letter (normalization joins the word).
+fn line_end_join(text: &[u8], hyphen: usize) -> Option<usize> {
+    let skip_blanks = |mut j: usize| {
+        while j < text.len() && (text[j] == b' ' || text[j] == b'\t') {
+            j += 1;
+        }
+        j
+    };
+    let j = skip_blanks(hyphen + 1);
+    let line_end = match text.get(j) {
+        Some(b'\r') if text.get(j + 1) == Some(&b'\n') => 2,
+        Some(b'\r') | Some(b'\n') => 1,
+        _ => return None,
+    };
+    let k = skip_blanks(j + line_end);
+    text.get(k)
+        .is_some_and(u8::is_ascii_alphabetic)
+        .then_some(k)
 }
 
 fn is_vowel(c: char) -> bool {
@@ -401,6 +500,18 @@ mod tests {
             ascii_words(&text, &mut |w| ours.push(w));
             let theirs: Vec<&str> = text.unicode_words().collect();
             proptest::prop_assert_eq!(ours, theirs);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn raw_ascii_words_equal_normalized_words(text in "[aBc1_.:,;' \t\r\n-]{0,60}") {
+            let mut raw: Vec<String> = Vec::new();
+            for_each_raw_ascii_word(text.as_bytes(), |w| raw.push(String::from_utf8(w.to_vec()).unwrap()));
+            let normalized = crate::text::normalize(&text);
+            let mut expected: Vec<String> = Vec::new();
+            for_each_word(&normalized, |w| expected.push(w.to_owned()));
+            proptest::prop_assert_eq!(raw, expected);
         }
     }
 

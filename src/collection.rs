@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::store::{display_key, path_key, FileIdentity};
 use crate::text::decode::{decode, Decoded, NotText};
 
 /// Files larger than this are skipped as too large unless configured
@@ -37,15 +38,25 @@ pub enum Skip {
     NotAFile { what: String },
     #[error("unreadable: {reason}")]
     Unreadable { reason: String },
+    #[error("changed while being read (will be read again)")]
+    Changed,
+    /// A reason recorded earlier in the index.
+    #[error("{reason}")]
+    Recorded { reason: String },
 }
 
 /// One file found in the folder.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
     pub path: PathBuf,
-    /// Path relative to the root, `/`-separated, lossily decoded for display.
+    /// Raw bytes of the path relative to the root (the index key).
+    pub key: Vec<u8>,
+    /// The key for display: UTF-8 as is, other bytes as `\xNN`, control
+    /// characters and backslashes escaped, so distinct names stay distinct.
     pub rel: String,
     pub bytes: u64,
+    /// `lstat` identity when listed (size, times, inode).
+    pub identity: FileIdentity,
 }
 
 /// Every candidate file under `root`, sorted by relative path. Errors met
@@ -73,11 +84,17 @@ pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
                 let rel = relative(root, entry.path());
                 match entry.file_type() {
                     Some(t) if t.is_file() => {
-                        let bytes = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                        let identity = entry
+                            .metadata()
+                            .map(|m| FileIdentity::from_metadata(&m))
+                            .unwrap_or_default();
+                        let key = path_key(entry.path().strip_prefix(root).unwrap_or(entry.path()));
                         files.push(FileEntry {
                             path: entry.into_path(),
-                            rel,
-                            bytes,
+                            rel: display_key(&key),
+                            key,
+                            bytes: identity.size,
+                            identity,
                         });
                     }
                     Some(t) if t.is_dir() => {}
@@ -123,17 +140,20 @@ fn describe_file_type(t: &fs::FileType) -> &'static str {
     }
 }
 
-/// `path` relative to `root` with `/` separators (lossy for display only).
+/// `path` relative to `root`, for display (see [`FileEntry::rel`]).
 pub fn relative(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy())
-        .collect::<Vec<_>>()
-        .join("/")
+    display_key(&path_key(path.strip_prefix(root).unwrap_or(path)))
 }
 
 /// Read and decode one file, refusing anything over `cap` bytes.
 pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
+    decode(&read_bytes(path, cap)?.0).map_err(Skip::NotText)
+}
+
+/// Read one regular file whole, refusing anything over `cap` bytes, and
+/// verify it did not change while being read (the identity before and after
+/// must match). Returns the bytes and that identity.
+pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip> {
     let unreadable = |e: std::io::Error| Skip::Unreadable {
         reason: e.to_string(),
     };
@@ -160,5 +180,12 @@ pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
             cap,
         });
     }
-    decode(&bytes).map_err(Skip::NotText)
+    let before = FileIdentity::from_metadata(&meta);
+    let after = fs::metadata(path)
+        .map(|m| FileIdentity::from_metadata(&m))
+        .map_err(unreadable)?;
+    if before != after || bytes.len() as u64 != before.size {
+        return Err(Skip::Changed);
+    }
+    Ok((bytes, before))
 }

@@ -14,6 +14,7 @@ pub mod collection;
 pub mod engine;
 pub mod eval;
 pub mod hash;
+pub mod index;
 pub mod library;
 pub mod measure;
 pub mod report;

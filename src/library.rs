@@ -226,6 +226,25 @@ impl Library {
         self.pairs.iter().map(|(&(a, b), s)| (a, b, s))
     }
 
+    /// The kept pairs of `id`, scores oriented from `id` to the other side.
+    pub fn neighbours(&self, id: DocId) -> impl Iterator<Item = (DocId, PairScores)> + '_ {
+        self.neighbours
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .filter_map(move |&other| {
+                let scores = self.pairs.get(&ordered(id, other))?;
+                Some((
+                    other,
+                    if id < other {
+                        scores.clone()
+                    } else {
+                        scores.iter().map(|(k, s)| (*k, s.swapped())).collect()
+                    },
+                ))
+            })
+    }
+
     pub fn pair(&self, a: DocId, b: DocId) -> Option<&PairScores> {
         self.pairs.get(&ordered(a, b))
     }

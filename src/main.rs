@@ -13,10 +13,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use doppel::algo::AlgorithmId;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use doppel::engine::{Engine, EngineConfig};
+use doppel::index::FolderIndex;
 use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
 use doppel::measure::exact_measures;
 use doppel::report;
-use doppel::scan::scan_folder;
+use doppel::scan::{scan_folder, ScanReport};
 use doppel::stats::CollectionStats;
 
 #[derive(Parser)]
@@ -65,6 +66,13 @@ struct ScanOptions {
     /// Cluster mode.
     #[arg(long, value_enum, default_value = "components")]
     mode: Mode,
+    /// Where the persistent index lives (default: the platform data folder,
+    /// never inside DIR).
+    #[arg(long, value_name = "PATH")]
+    index: Option<PathBuf>,
+    /// Do not read or write a persistent index; fingerprint everything now.
+    #[arg(long, conflicts_with = "index")]
+    no_index: bool,
 }
 
 fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
@@ -237,6 +245,7 @@ fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     for &(id, value) in &options.thresholds {
         config.thresholds.set(id, value);
     }
+    let engine_config = config.clone();
     let engine = Engine::new(config);
     let mut library_config = LibraryConfig::default();
     for &(id, value) in &options.thresholds {
@@ -254,16 +263,26 @@ fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
         },
         ..ClusterSpec::from_engine(&engine)
     };
-    let report = scan_folder(
-        &root,
-        &engine,
-        engine.reference_weights(),
-        library_config,
-        spec,
-    );
+    let report = if options.no_index {
+        scan_folder(
+            &root,
+            &engine,
+            engine.reference_weights(),
+            library_config,
+            spec,
+        )
+    } else {
+        let (mut index, opened) =
+            FolderIndex::open(&root, engine, library_config, options.index.as_deref())?;
+        for message in opened.messages() {
+            eprintln!("doppel: {message}");
+        }
+        index.reconcile()?;
+        ScanReport::from_index(&index, spec)?
+    };
     let out = match format {
         Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &engine)?,
+        Format::Json => report::json(&report, &root, &engine_config)?,
         Format::Csv => report::csv(&report),
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;

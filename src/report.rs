@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
-use crate::engine::{Engine, PairScores, Verdict};
+use crate::engine::{Engine, EngineConfig, PairScores, Verdict};
 use crate::library::ClusterBy;
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
@@ -159,10 +159,10 @@ fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
 }
 
 /// The scan as JSON (format version [`JSON_FORMAT_VERSION`]).
-pub fn json(report: &ScanReport, root: &Path, engine: &Engine) -> anyhow::Result<String> {
+pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::Result<String> {
     let thresholds: Map<String, Value> = AlgorithmId::ALL
         .iter()
-        .filter(|&&id| engine.is_enabled(id))
+        .filter(|id| config.enabled.contains(id))
         .map(|&id| {
             (
                 id.as_str().to_owned(),

@@ -8,9 +8,11 @@ use rayon::prelude::*;
 
 use crate::collection::{list_files, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::index::FolderIndex;
 use crate::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
 use crate::measure::shingle_set;
 use crate::stats::TermWeights;
+use crate::store::{self, DocStatus};
 
 /// One file of the scanned folder.
 #[derive(Debug, Clone)]
@@ -18,7 +20,7 @@ pub struct ScannedDoc {
     pub rel: String,
     pub bytes: u64,
     /// Encoding the text was decoded from, for indexed documents.
-    pub encoding: Option<&'static str>,
+    pub encoding: Option<String>,
     /// Why the file is not indexed, if it is not.
     pub skipped: Option<Skip>,
 }
@@ -96,6 +98,49 @@ impl ScanReport {
     }
 }
 
+impl ScanReport {
+    /// The report of a persistent index (after [`FolderIndex::reconcile`]).
+    pub fn from_index(index: &FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
+        let mut docs: Vec<ScannedDoc> = index
+            .store()
+            .documents()?
+            .into_iter()
+            .map(|record| ScannedDoc {
+                rel: store::display_key(&record.path),
+                bytes: record.identity.size,
+                encoding: record.encoding,
+                skipped: match record.status {
+                    DocStatus::Indexed => None,
+                    DocStatus::Skipped { reason } => Some(Skip::Recorded { reason }),
+                },
+            })
+            .collect();
+        let known: std::collections::HashSet<String> = docs.iter().map(|d| d.rel.clone()).collect();
+        // Problems met while walking (unreadable folders, FIFOs) have no row.
+        for (rel, reason) in index.skipped() {
+            if !known.contains(rel) {
+                docs.push(ScannedDoc {
+                    rel: rel.clone(),
+                    bytes: 0,
+                    encoding: None,
+                    skipped: Some(Skip::Recorded {
+                        reason: reason.clone(),
+                    }),
+                });
+            }
+        }
+        docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let library = index.library().clone();
+        let clusters = library.clusters(&spec);
+        Ok(Self {
+            docs,
+            library,
+            spec,
+            clusters,
+        })
+    }
+}
+
 /// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
 /// it is skipped.
 pub fn fingerprint_file(
@@ -133,7 +178,7 @@ pub fn scan_folder(
         let (encoding, skipped) = match result {
             Ok((fingerprints, shingles, encoding)) => {
                 indexed.push((file.rel.clone(), fingerprints, shingles));
-                (Some(encoding), None)
+                (Some(encoding.to_owned()), None)
             }
             Err(skip) => (None, Some(skip)),
         };

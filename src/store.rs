@@ -452,7 +452,15 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// the crate version and [`SCHEMA_VERSION`] (a new build may change the
 /// fingerprint encoding, so it re-fingerprints rather than misread).
 pub fn engine_config_hash(config: &EngineConfig) -> String {
-    let json = serde_json::to_string(config).unwrap_or_else(|_| format!("{config:?}"));
+    // Only what changes fingerprints: thresholds and the fusion rule are
+    // applied to stored scores and must not force a re-read of the folder.
+    let relevant = (
+        &config.tokenizer,
+        &config.algorithms,
+        &config.enabled,
+        &config.idf,
+    );
+    let json = serde_json::to_string(&relevant).unwrap_or_else(|_| format!("{relevant:?}"));
     let keyed = format!(
         "doppel {} schema {SCHEMA_VERSION}\n{json}",
         env!("CARGO_PKG_VERSION")

@@ -1,0 +1,236 @@
+//! The persistent folder index: a second open reads no file, changes made
+//! while doppel was not running are reconciled, verdicts survive restarts.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use doppel::engine::{Engine, EngineConfig};
+use doppel::index::FolderIndex;
+use doppel::library::{ClusterSpec, LibraryConfig, PairVerdict};
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    folder: PathBuf,
+    index: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("books");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
+        &folder,
+    );
+    let index = dir.path().join("state").join("index.sqlite");
+    Fixture {
+        _dir: dir,
+        folder,
+        index,
+    }
+}
+
+fn open(f: &Fixture) -> FolderIndex {
+    FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap()
+    .0
+}
+
+fn clusters(index: &FolderIndex) -> BTreeSet<BTreeSet<String>> {
+    let lib = index.library();
+    lib.clusters(&ClusterSpec::from_engine(index.engine()))
+        .iter()
+        .map(|c| {
+            c.members
+                .iter()
+                .map(|&m| lib.doc(m).unwrap().path.clone())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn second_open_of_an_unchanged_folder_reads_no_file() {
+    let f = fixture();
+    let mut first = open(&f);
+    let report = first.reconcile().unwrap();
+    assert_eq!(report.read, 26, "every document is read once: {report:?}");
+    assert_eq!(report.skipped, 3);
+    let before = clusters(&first);
+    assert!(before.len() >= 7);
+    drop(first);
+
+    let mut second = open(&f);
+    assert_eq!(
+        clusters(&second),
+        before,
+        "clusters come back from the store alone"
+    );
+    let report = second.reconcile().unwrap();
+    assert_eq!(report.read, 0, "{report:?}");
+    assert_eq!(report.unchanged, 26);
+    assert_eq!(
+        second.skipped().len(),
+        3,
+        "skipped files and reasons persist"
+    );
+    assert!(second.store().integrity_check().unwrap());
+}
+
+#[test]
+fn changes_made_while_closed_are_reconciled() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+
+    // While doppel is not running: a copy arrives, a file goes, one is edited.
+    fs::copy(
+        f.folder.join("misc/gettysburg.txt"),
+        f.folder.join("gettysburg copy.txt"),
+    )
+    .unwrap();
+    fs::remove_file(f.folder.join("edited/emma-ch1-edited.txt")).unwrap();
+    let sotu = f.folder.join("sotu/1790-washington.txt");
+    let mut text = fs::read_to_string(&sotu).unwrap();
+    text.push_str("\nA postscript added by the curator.\n");
+    fs::write(&sotu, text).unwrap();
+
+    let mut index = open(&f);
+    let report = index.reconcile().unwrap();
+    assert_eq!((report.read, report.removed), (2, 1), "{report:?}");
+    let now = clusters(&index);
+    assert!(now
+        .iter()
+        .any(|c| c.contains("gettysburg copy.txt") && c.contains("misc/gettysburg.txt")));
+    assert!(
+        !now.iter().any(|c| c.contains("austen/emma-ch1.txt")),
+        "the edited copy's cluster is gone"
+    );
+    assert!(index
+        .library()
+        .id_of("edited/emma-ch1-edited.txt")
+        .is_none());
+}
+
+#[test]
+fn curator_verdicts_survive_a_restart() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    let (a, b) = (
+        "austen/persuasion-ch1.txt",
+        "copies/persuasion-ch1 (copy).txt",
+    );
+    index
+        .set_pair_verdict(a, b, Some(PairVerdict::NotDuplicate))
+        .unwrap();
+    index.set_keep(b, true).unwrap();
+    assert!(!clusters(&index)
+        .iter()
+        .any(|c| c.contains(a) && c.contains(b)));
+    drop(index);
+
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    assert_eq!(
+        index.library().pair_verdict(a, b),
+        Some(PairVerdict::NotDuplicate)
+    );
+    assert!(!clusters(&index)
+        .iter()
+        .any(|c| c.contains(a) && c.contains(b)));
+}
+
+#[test]
+fn a_threshold_change_does_not_refingerprint_but_an_algorithm_change_does() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    let mut stricter = EngineConfig::default();
+    stricter
+        .thresholds
+        .set(doppel::algo::AlgorithmId::Minhash, 0.9);
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(stricter),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap();
+    assert_eq!(index.reconcile().unwrap().read, 0);
+    drop(index);
+    let mut fewer = EngineConfig::default();
+    fewer.algorithms.shingle.w = 5;
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(fewer),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap();
+    assert_eq!(
+        index.reconcile().unwrap().read,
+        26,
+        "new shingle size: every document again"
+    );
+}
+
+#[test]
+fn the_index_never_lives_inside_the_folder_and_the_folder_is_untouched() {
+    let f = fixture();
+    let inside = f.folder.join("index.sqlite");
+    let err = FolderIndex::open(
+        &f.folder,
+        Engine::default(),
+        LibraryConfig::default(),
+        Some(&inside),
+    )
+    .unwrap_err();
+    assert!(format!("{err:#}").contains("inside"), "{err:#}");
+    let listing = |p: &Path| {
+        let mut v: Vec<_> = walk(p);
+        v.sort();
+        v
+    };
+    let before = listing(&f.folder);
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    assert_eq!(
+        listing(&f.folder),
+        before,
+        "doppel wrote nothing into the folder"
+    );
+}
+
+fn walk(p: &Path) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(p).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push((e.path(), e.metadata().unwrap().len()));
+        }
+    }
+    out
+}

@@ -22,3 +22,4 @@ pub mod scan;
 pub mod stats;
 pub mod store;
 pub mod text;
+pub mod worker;

@@ -450,6 +450,10 @@ impl Library {
         self.pair_verdicts.get(&path_key(a, b)).copied()
     }
 
+    pub fn is_kept(&self, path: &str) -> bool {
+        self.keeps.contains(path)
+    }
+
     pub fn set_keep(&mut self, path: &str, keep: bool) {
         if keep {
             self.keeps.insert(path.to_owned());

@@ -63,11 +63,13 @@ pub struct CandidateConfig {
     pub simhash_banding: SimhashBanding,
     /// Index shingles whose hash is 0 mod this. Default: 8.
     pub shingle_modulus: u64,
-    /// Posting lists longer than this propose nothing. Default: 1000.
+    /// Posting lists longer than this propose nothing (phrases or passages
+    /// shared by that many documents are boilerplate). Default: 200.
     pub max_postings: usize,
     /// SI range query: ± this fraction. Default: 0.3 (Roth).
     pub si_range: f64,
-    /// At most this many SI candidates per document, nearest by value. Default: 5.
+    /// At most this many SI candidates per document, nearest by value. SI is
+    /// the crudest signal (one number per document), so few. Default: 2.
     pub si_cap: usize,
 }
 
@@ -82,9 +84,9 @@ impl Default for CandidateConfig {
                 bits_per_table: 16,
             },
             shingle_modulus: 8,
-            max_postings: 1000,
+            max_postings: 200,
             si_range: 0.3,
-            si_cap: 5,
+            si_cap: 2,
         }
     }
 }
@@ -196,10 +198,49 @@ pub struct CandidateIndex {
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
     tables: HashMap<(AlgorithmId, usize), Table>,
     si: BTreeSet<(i64, DocId)>,
+    /// Per document: how many keys it has in the shingle and winnow
+    /// inverted indexes (the denominators of the overlap estimates).
+    key_counts: HashMap<DocId, KeyCounts>,
 }
 
-/// Proposed candidates: document → the algorithms that proposed it.
-pub type Candidates = HashMap<DocId, BTreeSet<AlgorithmId>>;
+/// Index keys of one document in the two inverted indexes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeyCounts {
+    pub shingle: u32,
+    pub winnow: u32,
+}
+
+/// Why a document was proposed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Proposal {
+    /// Algorithms whose index proposed it.
+    pub by: BTreeSet<AlgorithmId>,
+    /// Shared keys in the shingle and winnow inverted indexes.
+    pub shared: KeyCounts,
+    /// The candidate's own key counts.
+    pub keys: KeyCounts,
+}
+
+impl Proposal {
+    /// Estimated (resemblance, larger containment) from shared inverted-index
+    /// keys, given the query's own key counts; `None` when the candidate
+    /// came from no inverted index of that kind.
+    pub fn estimate(&self, algo: AlgorithmId, query: KeyCounts) -> Option<(f64, f64)> {
+        let (shared, mine, theirs) = match algo {
+            AlgorithmId::Shingle => (self.shared.shingle, query.shingle, self.keys.shingle),
+            AlgorithmId::Winnow => (self.shared.winnow, query.winnow, self.keys.winnow),
+            _ => return None,
+        };
+        if shared == 0 || mine == 0 || theirs == 0 {
+            return None;
+        }
+        let (s, a, b) = (f64::from(shared), f64::from(mine), f64::from(theirs));
+        Some((s / (a + b - s).max(s), (s / a).max(s / b).min(1.0)))
+    }
+}
+
+/// Proposed candidates: document → why.
+pub type Candidates = HashMap<DocId, Proposal>;
 
 impl CandidateIndex {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
@@ -233,6 +274,7 @@ impl CandidateIndex {
             simhash_masks,
             tables: HashMap::new(),
             si: BTreeSet::new(),
+            key_counts: HashMap::new(),
         }
     }
 
@@ -312,7 +354,21 @@ impl CandidateIndex {
         keys
     }
 
+    /// A document's key counts in the inverted indexes.
+    pub fn key_counts(&self, f: &Fingerprints) -> KeyCounts {
+        let mut counts = KeyCounts::default();
+        for (algo, _, _) in self.keys(f) {
+            match algo {
+                AlgorithmId::Shingle => counts.shingle += 1,
+                AlgorithmId::Winnow => counts.winnow += 1,
+                _ => {}
+            }
+        }
+        counts
+    }
+
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
+        self.key_counts.insert(id, self.key_counts(f));
         for (algo, table, key) in self.keys(f) {
             self.tables
                 .entry((algo, table))
@@ -325,6 +381,7 @@ impl CandidateIndex {
     }
 
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
+        self.key_counts.remove(&id);
         for (algo, table, key) in self.keys(f) {
             if let Some(t) = self.tables.get_mut(&(algo, table)) {
                 t.remove(key, id);
@@ -349,7 +406,13 @@ impl CandidateIndex {
             }
             for &other in postings {
                 if other != id {
-                    out.entry(other).or_default().insert(algo);
+                    let proposal = out.entry(other).or_default();
+                    proposal.by.insert(algo);
+                    match algo {
+                        AlgorithmId::Shingle => proposal.shared.shingle += 1,
+                        AlgorithmId::Winnow => proposal.shared.winnow += 1,
+                        _ => {}
+                    }
                 }
             }
         }
@@ -358,8 +421,11 @@ impl CandidateIndex {
             let (near, cut) = self.si_neighbours(id, si);
             capped = cut;
             for other in near {
-                out.entry(other).or_default().insert(AlgorithmId::Si);
+                out.entry(other).or_default().by.insert(AlgorithmId::Si);
             }
+        }
+        for (other, proposal) in &mut out {
+            proposal.keys = self.key_counts.get(other).copied().unwrap_or_default();
         }
         (out, capped)
     }

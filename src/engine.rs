@@ -53,9 +53,12 @@ pub struct AlgorithmsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FusionConfig {
-    /// A pair is a duplicate when at least this many algorithms pass their
-    /// thresholds. Default: 3.
+    /// A pair is a duplicate when at least this many of the voting
+    /// algorithms pass their thresholds. Default: 2.
     pub min_agree: usize,
+    /// The algorithms that vote. Default: all but `si`, whose single number
+    /// lands within ±30 % of many unrelated documents and so says little.
+    pub voters: BTreeSet<AlgorithmId>,
     /// ... or when at least this share of the smaller document's shingles is
     /// in the larger one (containment). Default: 0.9.
     pub containment: f64,
@@ -67,7 +70,8 @@ pub struct FusionConfig {
 impl Default for FusionConfig {
     fn default() -> Self {
         Self {
-            min_agree: 3,
+            min_agree: 2,
+            voters: AlgorithmId::ALL.into_iter().filter(|&id| id != AlgorithmId::Si).collect(),
             containment: 0.9,
             min_shingles: 50,
         }
@@ -84,15 +88,15 @@ impl Default for Thresholds {
         use AlgorithmId::*;
         Self(BTreeMap::from([
             (Exact, 1.0),
-            (Shingle, 0.5),
-            (Minhash, 0.5),
+            (Shingle, 0.25),
+            (Minhash, 0.25),
             (Supershingle, 2.0),
-            (Simhash, 6.0),
-            (SimhashShingle, 10.0),
-            (SimhashLexicons, 8.0),
+            (Simhash, 10.0),
+            (SimhashShingle, 14.0),
+            (SimhashLexicons, 12.0),
             (Imatch, 1.0),
             (ImatchLexicons, 1.0),
-            (Winnow, 0.5),
+            (Winnow, 0.25),
             (Si, 0.7),
         ]))
     }
@@ -350,6 +354,27 @@ impl Engine {
     }
 
     /// Score a pair with every algorithm both fingerprints carry.
+    /// One algorithm's score for a pair (`None` where a side lacks it).
+    pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {
+        fn one<A: Algorithm>(algo: &A, x: &Option<A::Fingerprint>, y: &Option<A::Fingerprint>) -> Option<Score> {
+            Some(algo.score(x.as_ref()?, y.as_ref()?))
+        }
+        let a = &self.algorithms;
+        match id {
+            AlgorithmId::Exact => one(&a.exact, &x.exact, &y.exact),
+            AlgorithmId::Shingle => one(&a.shingle, &x.shingle, &y.shingle),
+            AlgorithmId::Minhash => one(&a.minhash, &x.minhash, &y.minhash),
+            AlgorithmId::Supershingle => one(&a.supershingle, &x.supershingle, &y.supershingle),
+            AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::SimhashShingle => one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle),
+            AlgorithmId::SimhashLexicons => one(&a.simhash_lexicons, &x.simhash_lexicons, &y.simhash_lexicons),
+            AlgorithmId::Imatch => one(&a.imatch, &x.imatch, &y.imatch),
+            AlgorithmId::ImatchLexicons => one(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons),
+            AlgorithmId::Winnow => one(&a.winnow, &x.winnow, &y.winnow),
+            AlgorithmId::Si => one(&a.si, &x.si, &y.si),
+        }
+    }
+
     pub fn compare(&self, x: &Fingerprints, y: &Fingerprints) -> PairScores {
         fn put<A: Algorithm>(
             out: &mut PairScores,
@@ -421,8 +446,9 @@ pub fn verdict(
         .and_then(Score::containment);
     let contained = containment.is_some_and(|c| c >= fusion.containment)
         && smaller_shingles >= fusion.min_shingles;
+    let votes = passing.iter().filter(|id| fusion.voters.contains(id)).count();
     Verdict {
-        fusion: passing.len() >= fusion.min_agree.max(1) || contained,
+        fusion: votes >= fusion.min_agree.max(1) || contained,
         passing,
         containment,
         contained,

@@ -38,15 +38,15 @@ impl Default for LibraryConfig {
             candidates: CandidateConfig::default(),
             floors: Thresholds(BTreeMap::from([
                 (Exact, 1.0),
-                (Shingle, 0.2),
-                (Minhash, 0.3),
+                (Shingle, 0.15),
+                (Minhash, 0.15),
                 (Supershingle, 1.0),
                 (Simhash, 12.0),
-                (SimhashShingle, 16.0),
-                (SimhashLexicons, 14.0),
+                (SimhashShingle, 18.0),
+                (SimhashLexicons, 16.0),
                 (Imatch, 1.0),
                 (ImatchLexicons, 1.0),
-                (Winnow, 0.2),
+                (Winnow, 0.15),
                 (Si, 0.7),
             ])),
             containment_floor: 0.5,
@@ -317,14 +317,30 @@ impl Library {
     }
 
     /// Propose and verify candidates for `id` against the documents already
-    /// in the index.
+    /// in the index. A candidate is first checked by the algorithms that
+    /// proposed it (a popcount, a sketch comparison: cheap); only one that
+    /// passes a proposer's floor is scored by every algorithm.
     fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> Verified {
         let (candidates, capped) = self.index.candidates(id, &doc.fingerprints);
+        let mine = self.index.key_counts(&doc.fingerprints);
         let verified = candidates
             .into_par_iter()
-            .filter_map(|(other, _)| {
+            .filter_map(|(other, proposal)| {
                 let other_doc = self.doc(other)?;
-                let scores = engine.compare(&doc.fingerprints, &other_doc.fingerprints);
+                let (x, y) = (&doc.fingerprints, &other_doc.fingerprints);
+                let promising = proposal.by.iter().any(|&algo| match proposal.estimate(algo, mine) {
+                    // Inverted indexes: the shared-key count estimates the
+                    // overlap; half the floor leaves room for sampling noise.
+                    Some((resemblance, containment)) => {
+                        resemblance >= self.config.floors.get(algo) / 2.0
+                            || containment >= self.config.containment_floor / 2.0
+                    }
+                    None => engine.score(algo, x, y).is_some_and(|score| score.passes(self.config.floors.get(algo))),
+                });
+                if !promising {
+                    return None;
+                }
+                let scores = engine.compare(x, y);
                 self.keep(&scores).then_some((other, scores))
             })
             .collect();

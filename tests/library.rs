@@ -90,6 +90,15 @@ fn candidate_index_finds_the_same_clusters_as_all_pairs() {
 }
 
 #[test]
+fn default_floors_cover_every_default_threshold() {
+    let lib = Library::new(&ENGINE, LibraryConfig::default());
+    for id in AlgorithmId::ALL {
+        let threshold = ENGINE.config().thresholds.get(id);
+        assert!(lib.floors_allow(id, threshold), "{id}: threshold {threshold} is looser than its floor");
+    }
+}
+
+#[test]
 fn raising_a_threshold_splits_a_cluster_without_refingerprinting() {
     let engine = &*ENGINE;
     let mut lib = Library::new(engine, LibraryConfig::default());

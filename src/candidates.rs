@@ -28,7 +28,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::algo::AlgorithmId;
 use crate::engine::Fingerprints;
-use crate::hash::{combine, SplitMix64};
+use std::collections::hash_map::Entry;
+
+use crate::hash::{combine, rehash, HashKeyed, SplitMix64};
 
 /// Dense document number inside one library.
 pub type DocId = u32;
@@ -164,26 +166,75 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
     }
 }
 
-/// Postings keyed by a 64-bit key (band hash, masked bits, signature, shingle).
+/// The documents filed under one key. Most keys of a large collection hold
+/// a single document, which then costs no allocation.
+#[derive(Debug, Clone)]
+enum Postings {
+    One(DocId),
+    Many(Vec<DocId>),
+}
+
+impl Postings {
+    fn as_slice(&self) -> &[DocId] {
+        match self {
+            Postings::One(id) => std::slice::from_ref(id),
+            Postings::Many(ids) => ids,
+        }
+    }
+}
+
+/// Every table of every algorithm in one map: the key of (algorithm, table,
+/// key) is a hash of all three, so a lookup is one probe of one map.
 #[derive(Debug, Default, Clone)]
-struct Table(HashMap<u64, Vec<DocId>>);
+struct Table(HashKeyed<Postings>);
 
 impl Table {
-    fn insert(&mut self, key: u64, id: DocId) {
-        self.0.entry(key).or_default().push(id);
+    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u64 {
+        rehash(key, ((algo as u64) << 32) | table as u64)
     }
 
-    fn remove(&mut self, key: u64, id: DocId) {
-        if let Some(list) = self.0.get_mut(&key) {
-            list.retain(|&d| d != id);
-            if list.is_empty() {
-                self.0.remove(&key);
+    fn insert(&mut self, slot: u64, id: DocId) {
+        match self.0.entry(slot) {
+            Entry::Vacant(e) => {
+                e.insert(Postings::One(id));
+            }
+            Entry::Occupied(mut e) => {
+                let postings = e.get_mut();
+                match postings {
+                    Postings::One(first) => *postings = Postings::Many(vec![*first, id]),
+                    Postings::Many(ids) => ids.push(id),
+                }
             }
         }
     }
 
-    fn postings(&self, key: u64) -> &[DocId] {
-        self.0.get(&key).map_or(&[], Vec::as_slice)
+    fn remove(&mut self, slot: u64, id: DocId) {
+        let Entry::Occupied(mut e) = self.0.entry(slot) else {
+            return;
+        };
+        match e.get_mut() {
+            Postings::One(only) if *only == id => {
+                e.remove();
+            }
+            Postings::One(_) => {}
+            Postings::Many(ids) => {
+                ids.retain(|&d| d != id);
+                match ids.len() {
+                    0 => {
+                        e.remove();
+                    }
+                    1 => {
+                        let only = ids[0];
+                        e.insert(Postings::One(only));
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn postings(&self, slot: u64) -> &[DocId] {
+        self.0.get(&slot).map_or(&[], Postings::as_slice)
     }
 }
 
@@ -196,7 +247,7 @@ pub struct CandidateIndex {
     config: CandidateConfig,
     minhash_bands: (usize, usize),
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
-    tables: HashMap<(AlgorithmId, usize), Table>,
+    tables: Table,
     si: BTreeSet<(i64, DocId)>,
     /// Per document: how many keys it has in the shingle and winnow
     /// inverted indexes (the denominators of the overlap estimates).
@@ -210,11 +261,29 @@ pub struct KeyCounts {
     pub winnow: u32,
 }
 
+/// A small set of algorithms (one bit each; no allocation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AlgorithmSet(u16);
+
+impl AlgorithmSet {
+    pub fn insert(&mut self, id: AlgorithmId) {
+        self.0 |= 1 << id as u16;
+    }
+
+    pub fn contains(&self, id: AlgorithmId) -> bool {
+        self.0 >> id as u16 & 1 == 1
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = AlgorithmId> + '_ {
+        AlgorithmId::ALL.into_iter().filter(|&id| self.contains(id))
+    }
+}
+
 /// Why a document was proposed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Proposal {
     /// Algorithms whose index proposed it.
-    pub by: BTreeSet<AlgorithmId>,
+    pub by: AlgorithmSet,
     /// Shared keys in the shingle and winnow inverted indexes.
     pub shared: KeyCounts,
     /// The candidate's own key counts.
@@ -272,7 +341,7 @@ impl CandidateIndex {
             config,
             minhash_bands,
             simhash_masks,
-            tables: HashMap::new(),
+            tables: Table::default(),
             si: BTreeSet::new(),
             key_counts: HashMap::new(),
         }
@@ -370,10 +439,7 @@ impl CandidateIndex {
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
         self.key_counts.insert(id, self.key_counts(f));
         for (algo, table, key) in self.keys(f) {
-            self.tables
-                .entry((algo, table))
-                .or_default()
-                .insert(key, id);
+            self.tables.insert(Table::slot(algo, table, key), id);
         }
         if let Some(Some(si)) = f.si {
             self.si.insert((si, id));
@@ -383,9 +449,7 @@ impl CandidateIndex {
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.key_counts.remove(&id);
         for (algo, table, key) in self.keys(f) {
-            if let Some(t) = self.tables.get_mut(&(algo, table)) {
-                t.remove(key, id);
-            }
+            self.tables.remove(Table::slot(algo, table, key), id);
         }
         if let Some(Some(si)) = f.si {
             self.si.remove(&(si, id));
@@ -397,10 +461,7 @@ impl CandidateIndex {
     pub fn candidates(&self, id: DocId, f: &Fingerprints) -> (Candidates, bool) {
         let mut out = Candidates::new();
         for (algo, table, key) in self.keys(f) {
-            let Some(t) = self.tables.get(&(algo, table)) else {
-                continue;
-            };
-            let postings = t.postings(key);
+            let postings = self.tables.postings(Table::slot(algo, table, key));
             if postings.len() > self.config.max_postings {
                 continue;
             }

@@ -328,7 +328,7 @@ impl Library {
             .filter_map(|(other, proposal)| {
                 let other_doc = self.doc(other)?;
                 let (x, y) = (&doc.fingerprints, &other_doc.fingerprints);
-                let promising = proposal.by.iter().any(|&algo| match proposal.estimate(algo, mine) {
+                let promising = proposal.by.iter().any(|algo| match proposal.estimate(algo, mine) {
                     // Inverted indexes: the shared-key count estimates the
                     // overlap; half the floor leaves room for sampling noise.
                     Some((resemblance, containment)) => {

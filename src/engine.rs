@@ -353,6 +353,19 @@ impl Engine {
         }
     }
 
+    /// Distinct word shingles of a document (the containment rule's size
+    /// guard): read off the `shingle` fingerprint when it is unsampled,
+    /// counted from the analysis when sampled, and 0 without `shingle`
+    /// (containment, which needs it, then never applies).
+    pub fn shingle_count(&self, doc: &Analysis, fingerprints: &Fingerprints) -> usize {
+        let config = &self.config.algorithms.shingle;
+        match &fingerprints.shingle {
+            Some(set) if config.modulus <= 1 => set.len(),
+            Some(_) => crate::measure::shingle_set(doc, config.w, config.seed).len(),
+            None => 0,
+        }
+    }
+
     /// Score a pair with every algorithm both fingerprints carry.
     /// One algorithm's score for a pair (`None` where a side lacks it).
     pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {

@@ -10,7 +10,6 @@ use crate::collection::{list_files, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
 use crate::index::FolderIndex;
 use crate::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
-use crate::measure::shingle_set;
 use crate::stats::TermWeights;
 use crate::store::{self, DocStatus};
 
@@ -150,13 +149,9 @@ pub fn fingerprint_file(
 ) -> Result<(Fingerprints, usize, &'static str), Skip> {
     let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
     let analysis = engine.analyze(&decoded.text);
-    let shingle = &engine.config().algorithms.shingle;
-    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
-    Ok((
-        engine.fingerprint(&analysis, weights),
-        shingles,
-        decoded.encoding,
-    ))
+    let fingerprints = engine.fingerprint(&analysis, weights);
+    let shingles = engine.shingle_count(&analysis, &fingerprints);
+    Ok((fingerprints, shingles, decoded.encoding))
 }
 
 /// Scan `root` with `engine`, weighting terms with `weights`.

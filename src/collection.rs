@@ -4,9 +4,10 @@
 //! The walk (the `ignore` crate, ripgrep's walker) skips hidden files and
 //! folders, temporary and partial downloads (`*.part`, `*.crdownload`, `*~`,
 //! `*.swp`, `*.tmp`), does not follow symbolic links, and honours a
-//! `.doppelignore` file (gitignore syntax) in any folder. Only regular files
-//! are opened, so a FIFO never blocks the scan. Files are read whole, up to a
-//! size cap; doppel never writes to the folder.
+//! `.doppelignore` file (gitignore syntax) in any folder; [`IgnoreRules`]
+//! applies the same rules to single paths (the watcher's events). Only
+//! regular files are opened, so a FIFO never blocks the scan. Files are read
+//! whole, up to a size cap; doppel never writes to the folder.
 
 use std::fs;
 use std::io::Read;
@@ -63,18 +64,12 @@ pub struct FileEntry {
 /// while walking (an unreadable folder) are returned beside the files, never
 /// dropped silently.
 pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
-    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
-    for glob in TEMPORARY_GLOBS {
-        overrides
-            .add(&format!("!{glob}"))
-            .expect("built-in globs are valid");
-    }
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(true)
         .follow_links(false)
         .add_custom_ignore_filename(IGNORE_FILE)
-        .overrides(overrides.build().expect("built-in globs are valid"))
+        .overrides(temporary_overrides(root))
         .build();
     let mut files = Vec::new();
     let mut problems = Vec::new();
@@ -119,7 +114,123 @@ pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
     (files, problems)
 }
 
-fn describe_file_type(t: &fs::FileType) -> &'static str {
+/// The built-in temporary-file globs as walk overrides (each one ignores).
+fn temporary_overrides(root: &Path) -> ignore::overrides::Override {
+    let mut overrides = ignore::overrides::OverrideBuilder::new(root);
+    for glob in TEMPORARY_GLOBS {
+        overrides
+            .add(&format!("!{glob}"))
+            .expect("built-in globs are valid");
+    }
+    overrides.build().expect("built-in globs are valid")
+}
+
+/// Whether [`list_files`] would leave `path` (under `root`) out: a hidden
+/// file or folder on the way, a temporary or partial download, or a
+/// `.doppelignore` rule. For one-off checks; [`IgnoreRules`] caches the
+/// parsed ignore files for many.
+pub fn is_ignored(root: &Path, path: &Path) -> bool {
+    let is_dir = fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    IgnoreRules::new(root).is_ignored(path, is_dir)
+}
+
+/// The walk's ignore rules for single paths (the watcher's events), with
+/// each folder's `.doppelignore` parsed once. Call
+/// [`IgnoreRules::invalidate`] when an ignore file changes.
+pub struct IgnoreRules {
+    root: PathBuf,
+    temporary: ignore::overrides::Override,
+    /// Parsed `.doppelignore` per folder (`None`: the folder has none).
+    files: std::collections::HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>,
+}
+
+impl std::fmt::Debug for IgnoreRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IgnoreRules")
+            .field("root", &self.root)
+            .finish()
+    }
+}
+
+impl IgnoreRules {
+    pub fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            temporary: temporary_overrides(root),
+            files: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Forget every parsed ignore file (one was created, changed or removed).
+    pub fn invalidate(&mut self) {
+        self.files.clear();
+    }
+
+    /// Whether the walk would leave `path` out (see [`is_ignored`]); the
+    /// root itself and paths outside it are never ignored. `is_dir` says
+    /// whether `path` itself is a folder (gitignore rules ending in `/`).
+    pub fn is_ignored(&mut self, path: &Path, is_dir: bool) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.root) else {
+            return false;
+        };
+        let parts: Vec<_> = rel.components().collect();
+        let mut current = self.root.clone();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let parent = current.clone();
+            current.push(part);
+            let entry_is_dir = !last || is_dir;
+            if is_hidden_name(part.as_os_str())
+                || self.temporary.matched(&current, entry_is_dir).is_ignore()
+                || self.ignored_by_files(&parent, &current, entry_is_dir)
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// `.doppelignore` rules from the root down to `parent`, the deepest
+    /// matching rule deciding (gitignore precedence).
+    fn ignored_by_files(&mut self, parent: &Path, entry: &Path, is_dir: bool) -> bool {
+        let folders: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|a| a.starts_with(&self.root))
+            .map(Path::to_path_buf)
+            .collect();
+        // Deepest first.
+        for folder in folders {
+            let rules = self.files.entry(folder.clone()).or_insert_with(|| {
+                let file = folder.join(IGNORE_FILE);
+                file.is_file().then(|| {
+                    let mut builder = ignore::gitignore::GitignoreBuilder::new(&folder);
+                    let _ = builder.add(&file);
+                    builder
+                        .build()
+                        .unwrap_or_else(|_| ignore::gitignore::Gitignore::empty())
+                })
+            });
+            if let Some(rules) = rules {
+                let m = rules.matched(entry, is_dir);
+                if m.is_ignore() {
+                    return true;
+                }
+                if m.is_whitelist() {
+                    return false;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// A hidden name (the walk's `hidden` filter: a leading dot).
+fn is_hidden_name(name: &std::ffi::OsStr) -> bool {
+    name.as_encoded_bytes().first() == Some(&b'.')
+}
+
+/// What a file that is not a regular file is, in words ("FIFO", "socket").
+pub fn describe_file_type(t: &fs::FileType) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -171,7 +282,7 @@ pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip
         });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1)
+    file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(unreadable)?;
     if bytes.len() as u64 > cap {

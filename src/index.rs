@@ -8,6 +8,13 @@
 //! store transaction, and forgets files that are gone. A changed engine
 //! configuration makes every stored fingerprint stale. Curator verdicts live
 //! in the store, keyed by path, and are applied to the library on open.
+//!
+//! The watcher's events come in through [`FolderIndex::sync_paths`] (and
+//! [`FolderIndex::upsert_path`] / [`FolderIndex::remove_path`]): the same
+//! identity-checked read and one store transaction per file, for just the
+//! paths that changed. A file that changes while it is read is never
+//! committed ([`FileChange::Retry`]). A missing root is an error, never a
+//! reason to forget files: the index stays as it was until the folder is back.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,8 +23,10 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 
 use crate::candidates::DocId;
-use crate::collection::{list_files, read_bytes, FileEntry, Skip, DEFAULT_SIZE_CAP};
-use crate::engine::{Engine, Fingerprints};
+use crate::collection::{
+    describe_file_type, list_files, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+};
+use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::library::{Library, LibraryConfig, PairVerdict};
 use crate::measure::shingle_set;
 use crate::store::{self, DocRecord, DocStatus, FileIdentity, OpenReport, Store};
@@ -34,12 +43,47 @@ pub struct ReconcileReport {
     pub removed: usize,
     /// Files skipped (binary, empty, unreadable, ...), each with a reason.
     pub skipped: usize,
+    /// What changed, file by file (unchanged files are not listed).
+    pub changes: Vec<FileChange>,
+    /// The progress callback asked to stop: files not yet read are read by
+    /// the next reconcile.
+    pub cancelled: bool,
 }
+
+/// One file's change in the index, for front ends (paths are display paths).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChange {
+    /// Read and fingerprinted (new or changed).
+    Indexed { path: String },
+    /// Not a document, with the reason.
+    Skipped { path: String, reason: String },
+    /// Gone from the folder (or now ignored), forgotten.
+    Removed { path: String },
+    /// Changed while being read: nothing was committed; read it again once
+    /// it has settled.
+    Retry { path: PathBuf },
+}
+
+/// How far the reading stage of a reconcile is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadProgress {
+    /// Files read (or found unreadable) so far, of `total` to read.
+    pub done: usize,
+    pub total: usize,
+    /// Bytes of the files done so far, of `total_bytes`.
+    pub bytes: u64,
+    pub total_bytes: u64,
+}
+
+/// Files read in parallel between two progress reports.
+const READ_CHUNK: usize = 128;
 
 /// The outcome of reading one file.
 struct Ingested {
     entry: FileEntry,
     record: DocRecord,
+    /// The file changed while being read: the record must not be committed.
+    changed: bool,
 }
 
 pub struct FolderIndex {
@@ -169,7 +213,22 @@ impl FolderIndex {
     /// Bring the index in line with the folder: read new and changed files
     /// (in parallel), forget vanished ones.
     pub fn reconcile(&mut self) -> Result<ReconcileReport> {
+        self.reconcile_with(&mut |_| true)
+    }
+
+    /// [`FolderIndex::reconcile`], reporting the reading stage to `progress`
+    /// after every chunk of files; `progress` returning `false` stops there
+    /// (what was read stays committed). Fails, forgetting nothing, when the
+    /// root is unavailable.
+    pub fn reconcile_with(
+        &mut self,
+        progress: &mut dyn FnMut(ReadProgress) -> bool,
+    ) -> Result<ReconcileReport> {
+        self.ensure_available()?;
         let (files, problems) = list_files(&self.root);
+        // The walk raced with the folder going away: it saw nothing, which
+        // must not read as "every file was deleted".
+        self.ensure_available()?;
         let mut report = ReconcileReport::default();
         let on_disk: HashSet<Vec<u8>> = files.iter().map(|f| f.key.clone()).collect();
         let gone: Vec<Vec<u8>> = self
@@ -181,33 +240,252 @@ impl FolderIndex {
         for key in gone {
             self.forget(&key)?;
             report.removed += 1;
+            report.changes.push(FileChange::Removed {
+                path: store::display_key(&key),
+            });
         }
         let (unchanged, to_read): (Vec<FileEntry>, Vec<FileEntry>) = files
             .into_iter()
             .partition(|f| !self.stale && self.identities.get(&f.key) == Some(&f.identity));
         report.unchanged = unchanged.len();
         report.read = to_read.len();
+        let mut state = ReadProgress {
+            total: to_read.len(),
+            total_bytes: to_read.iter().map(|f| f.bytes).sum(),
+            ..ReadProgress::default()
+        };
+        if !progress(state) {
+            report.cancelled = true;
+            return Ok(report);
+        }
+        for chunk in to_read.chunks(READ_CHUNK) {
+            let engine = &self.engine;
+            let ingested: Vec<Ingested> = chunk
+                .par_iter()
+                .map(|entry| ingest(engine, entry.clone()))
+                .collect();
+            for item in ingested {
+                state.done += 1;
+                state.bytes += item.entry.bytes;
+                if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
+                    report.skipped += 1;
+                }
+                report.changes.extend(self.commit(item)?);
+            }
+            if !progress(state) {
+                report.cancelled = true;
+                return Ok(report);
+            }
+        }
+        // Problems of the walk (special files, unreadable folders) are
+        // listed afresh each time; stale ones go.
+        let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
+            .into_iter()
+            .partition(|(rel, _)| self.keys.contains_key(rel));
+        self.skipped = stored;
+        for (rel, skip) in problems {
+            let reason = skip.to_string();
+            if listed.get(&rel) != Some(&reason) {
+                report.changes.push(FileChange::Skipped {
+                    path: rel.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            self.skipped.insert(rel, reason);
+        }
+        for rel in listed.into_keys() {
+            if !self.skipped.contains_key(&rel) {
+                report.changes.push(FileChange::Removed { path: rel });
+            }
+        }
+        self.stale = false;
+        Ok(report)
+    }
+
+    /// Look at some paths again (the watcher's events): read new and changed
+    /// regular files (in parallel, identity-checked, one transaction each),
+    /// forget paths that are gone (a folder's whole subtree), list special
+    /// files with their reason, and skip files whose identity is unchanged.
+    /// Paths outside the root, ignored paths that were never indexed, and
+    /// folders that still exist change nothing. Fails, forgetting nothing,
+    /// when the root is unavailable.
+    pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
+        self.ensure_available()?;
+        let mut rules = IgnoreRules::new(&self.root);
+        let mut changes = Vec::new();
+        let mut to_read = Vec::new();
+        let mut paths: Vec<&PathBuf> = paths.iter().collect();
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            let Ok(relative) = path.strip_prefix(&self.root) else {
+                continue;
+            };
+            if relative.as_os_str().is_empty() {
+                continue;
+            }
+            let key = store::path_key(relative);
+            let rel = store::display_key(&key);
+            let meta = match std::fs::symlink_metadata(path) {
+                Ok(meta) => meta,
+                Err(e) if is_gone(&e) => {
+                    changes.extend(self.forget_tree(&key)?);
+                    continue;
+                }
+                Err(e) => {
+                    let reason = Skip::Unreadable {
+                        reason: e.to_string(),
+                    }
+                    .to_string();
+                    changes.extend(self.note_skipped(&key, reason)?);
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                // A folder where a file was: the file is gone. The folder's
+                // own files come as events of their own.
+                if self.keys.contains_key(&rel) {
+                    self.forget(&key)?;
+                    changes.push(FileChange::Removed { path: rel });
+                }
+                continue;
+            }
+            if rules.is_ignored(path, false) {
+                changes.extend(self.forget_tree(&key)?);
+                continue;
+            }
+            let identity = FileIdentity::from_metadata(&meta);
+            if !meta.is_file() {
+                let reason = Skip::NotAFile {
+                    what: describe_file_type(&meta.file_type()).to_owned(),
+                }
+                .to_string();
+                changes.extend(self.note_skipped(&key, reason)?);
+                continue;
+            }
+            if !self.stale && self.identities.get(&key) == Some(&identity) {
+                continue;
+            }
+            to_read.push(FileEntry {
+                path: path.clone(),
+                rel,
+                key,
+                bytes: identity.size,
+                identity,
+            });
+        }
         let engine = &self.engine;
         let ingested: Vec<Ingested> = to_read
             .into_par_iter()
             .map(|entry| ingest(engine, entry))
             .collect();
         for item in ingested {
-            if matches!(item.record.status, DocStatus::Skipped { .. }) {
-                report.skipped += 1;
-            }
-            self.commit(item)?;
+            changes.extend(self.commit(item)?);
         }
-        for (rel, skip) in problems {
-            self.skipped.insert(rel, skip.to_string());
-        }
-        self.stale = false;
-        Ok(report)
+        Ok(changes)
     }
 
-    /// Apply one ingested file to the library and the store (one transaction).
-    fn commit(&mut self, item: Ingested) -> Result<()> {
-        let Ingested { entry, mut record } = item;
+    /// Ingest or forget one file ([`FolderIndex::sync_paths`] for one path).
+    pub fn upsert_path(&mut self, path: &Path) -> Result<Vec<FileChange>> {
+        self.sync_paths(&[path.to_path_buf()])
+    }
+
+    /// Forget the file at `path` (absolute, under the root), or everything
+    /// under it if it was a folder, whether or not it is still on disk.
+    pub fn remove_path(&mut self, path: &Path) -> Result<Vec<FileChange>> {
+        self.ensure_available()?;
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return Ok(Vec::new());
+        };
+        self.forget_tree(&store::path_key(relative))
+    }
+
+    /// Re-gather every document's candidates under new floors (a threshold
+    /// was moved below one). Only the in-memory pairs change; the floors are
+    /// back to the configured ones on the next open.
+    pub fn regather(&mut self, floors: Thresholds) {
+        self.library.regather(&self.engine, floors);
+    }
+
+    /// The file a display path stands for (absolute).
+    pub fn path_of(&self, display: &str) -> PathBuf {
+        self.root.join(store::key_path(&self.key_of(display)))
+    }
+
+    /// Fails when the root is gone: nothing may be forgotten then.
+    fn ensure_available(&self) -> Result<()> {
+        anyhow::ensure!(
+            self.root.is_dir(),
+            "folder {} is unavailable (deleted, moved or unmounted); the index is kept as it was",
+            self.root.display()
+        );
+        Ok(())
+    }
+
+    /// Forget `key` and, if it was a folder, every file under it.
+    fn forget_tree(&mut self, key: &[u8]) -> Result<Vec<FileChange>> {
+        let rel = store::display_key(key);
+        let mut prefix = key.to_vec();
+        prefix.push(b'/');
+        let mut gone: Vec<Vec<u8>> = self
+            .keys
+            .values()
+            .filter(|k| k.as_slice() == key || k.starts_with(&prefix))
+            .cloned()
+            .collect();
+        gone.sort();
+        let mut changes = Vec::new();
+        for k in gone {
+            self.forget(&k)?;
+            changes.push(FileChange::Removed {
+                path: store::display_key(&k),
+            });
+        }
+        // Special files are listed but not stored.
+        let display_prefix = format!("{rel}/");
+        let listed: Vec<String> = self
+            .skipped
+            .keys()
+            .filter(|p| **p == rel || p.starts_with(&display_prefix))
+            .cloned()
+            .collect();
+        for p in listed {
+            self.skipped.remove(&p);
+            if !changes
+                .iter()
+                .any(|c| matches!(c, FileChange::Removed { path } if *path == p))
+            {
+                changes.push(FileChange::Removed { path: p });
+            }
+        }
+        Ok(changes)
+    }
+
+    /// List a path that is not a document with its reason (not stored: a
+    /// special file is looked at again by every walk).
+    fn note_skipped(&mut self, key: &[u8], reason: String) -> Result<Option<FileChange>> {
+        let rel = store::display_key(key);
+        if self.keys.contains_key(&rel) {
+            self.forget(key)?;
+        }
+        if self.skipped.get(&rel) == Some(&reason) {
+            return Ok(None);
+        }
+        self.skipped.insert(rel.clone(), reason.clone());
+        Ok(Some(FileChange::Skipped { path: rel, reason }))
+    }
+
+    /// Apply one ingested file to the library and the store (one
+    /// transaction). A file that changed while being read is not committed.
+    fn commit(&mut self, item: Ingested) -> Result<Option<FileChange>> {
+        let Ingested {
+            entry,
+            mut record,
+            changed,
+        } = item;
+        if changed {
+            return Ok(Some(FileChange::Retry { path: entry.path }));
+        }
         let rel = entry.rel.clone();
         self.keys.insert(rel.clone(), entry.key.clone());
         // Arrival order is commit order (files are committed sorted by
@@ -216,24 +494,28 @@ impl FolderIndex {
             Some(existing) => existing.first_seen_ns,
             None => store::now_ns(),
         };
-        let pairs = match (&record.status, &record.fingerprints) {
+        let (pairs, change) = match (&record.status, &record.fingerprints) {
             (DocStatus::Indexed, Some(fp)) => {
                 self.skipped.remove(&rel);
                 let id =
                     self.library
                         .upsert(&self.engine, &rel, fp.clone(), record.shingles as usize);
-                self.pairs_of(id)
+                (self.pairs_of(id), Some(FileChange::Indexed { path: rel }))
             }
             (DocStatus::Skipped { reason }, _) => {
                 self.library.remove(&rel);
-                self.skipped.insert(rel, reason.clone());
-                Vec::new()
+                self.skipped.insert(rel.clone(), reason.clone());
+                let change = FileChange::Skipped {
+                    path: rel,
+                    reason: reason.clone(),
+                };
+                (Vec::new(), Some(change))
             }
-            (DocStatus::Indexed, None) => Vec::new(),
+            (DocStatus::Indexed, None) => (Vec::new(), None),
         };
         self.store.upsert_document(&record, &pairs)?;
         self.identities.insert(record.path, record.identity);
-        Ok(())
+        Ok(change)
     }
 
     /// The kept pairs of one document, oriented from it, with raw keys.
@@ -318,6 +600,7 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         terms: Vec::new(),
         shingles: 0,
     };
+    let mut changed = false;
     let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
         record.identity = identity;
         record.content_hash = store::content_hash(&bytes);
@@ -333,10 +616,25 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
             record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
         }
         Err(skip) => {
+            // Changed or deleted while being read: whatever comes next is
+            // looked at again.
+            changed = skip == Skip::Changed || std::fs::symlink_metadata(&entry.path).is_err();
             record.status = DocStatus::Skipped {
                 reason: skip.to_string(),
             }
         }
     }
-    Ingested { entry, record }
+    Ingested {
+        entry,
+        record,
+        changed,
+    }
+}
+
+/// The error of a path that is not there (any more).
+fn is_gone(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
 }

@@ -22,4 +22,5 @@ pub mod scan;
 pub mod stats;
 pub mod store;
 pub mod text;
+pub mod watch;
 pub mod worker;

@@ -158,6 +158,25 @@ enum Command {
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
+    /// Follow a folder headless: index it, watch it, and print every update
+    /// as one JSON object per line (indexed, removed, skipped, cluster,
+    /// progress, watch, error). Stops on SIGINT or SIGTERM.
+    Watch {
+        dir: PathBuf,
+        /// Print JSON lines (the only output format).
+        #[arg(long, required = true)]
+        jsonl: bool,
+        /// Where the persistent index lives (default: the platform data
+        /// folder, never inside DIR).
+        #[arg(long, value_name = "PATH")]
+        index: Option<PathBuf>,
+        /// Quiet period before a changed file is read, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 300)]
+        quiet_ms: u64,
+        /// Also stop when standard input reaches end of file.
+        #[arg(long)]
+        until_eof: bool,
+    },
     /// Build the reference IDF table from a folder of books (maintainers).
     #[command(hide = true)]
     IdfTable {
@@ -181,6 +200,13 @@ fn main() -> ExitCode {
         }) => scan(&dir, format, &options),
         Some(Command::Compare { a, b, format }) => compare(&a, &b, format),
         Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
+        Some(Command::Watch {
+            dir,
+            jsonl: _,
+            index,
+            quiet_ms,
+            until_eof,
+        }) => watch_jsonl(&dir, index, quiet_ms, until_eof),
         Some(Command::Eval {
             dir,
             truth,
@@ -351,6 +377,130 @@ fn eval(
         }
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// `doppel watch DIR --jsonl`: run the worker headless and print each
+/// update as a JSON line, flushed at once. Clusters are reported when they
+/// appear or change (consecutive snapshots compared), and when they dissolve.
+fn watch_jsonl(dir: &Path, index: Option<PathBuf>, quiet_ms: u64, until_eof: bool) -> Result<()> {
+    use doppel::worker::protocol::{Snapshot, Stage};
+    use doppel::worker::{self, Update, WorkerConfig};
+    use serde_json::json;
+
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot open folder {}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    let mut config = WorkerConfig::new(root);
+    config.index_path = index;
+    config.quiet = std::time::Duration::from_millis(quiet_ms);
+    let handle = worker::spawn(config);
+    let quit = handle.commands.clone();
+    ctrlc::set_handler(move || {
+        let _ = quit.send(worker::Command::Quit);
+    })
+    .context("cannot handle SIGINT/SIGTERM")?;
+    if until_eof {
+        let quit = handle.commands.clone();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            let _ = quit.send(worker::Command::Quit);
+        });
+    }
+    let stdout = std::io::stdout();
+    let print = |value: serde_json::Value| -> Result<()> {
+        let mut out = stdout.lock();
+        serde_json::to_writer(&mut out, &value)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+        Ok(())
+    };
+    // Each cluster by its members (sorted) → its representative.
+    let clusters_of = |s: &Snapshot| -> HashMap<Vec<String>, String> {
+        s.clusters
+            .iter()
+            .map(|c| {
+                let mut members: Vec<String> = c.members.iter().map(|m| m.path.clone()).collect();
+                let representative = members[0].clone();
+                members.sort();
+                (members, representative)
+            })
+            .collect()
+    };
+    let mut previous: HashMap<Vec<String>, String> = HashMap::new();
+    // An error before the first snapshot means the worker could not start.
+    let mut started = false;
+    let mut failed = None;
+    for update in &handle.updates {
+        let line = match update {
+            Update::Progress(p) => {
+                let stage = serde_json::to_value(p.stage)?;
+                if p.stage == Stage::Idle {
+                    None
+                } else {
+                    Some(json!({"event": "progress", "stage": stage, "done": p.done,
+                                "total": p.total, "bytes": p.bytes}))
+                }
+            }
+            Update::Snapshot(s) => {
+                let current = clusters_of(&s);
+                let mut members: Vec<&Vec<String>> = current.keys().collect();
+                members.sort();
+                for m in members {
+                    let representative = &current[m];
+                    if previous.get(m) != Some(representative) {
+                        print(json!({"event": "cluster", "members": m,
+                                     "representative": representative}))?;
+                    }
+                }
+                let mut gone: Vec<&Vec<String>> = previous
+                    .keys()
+                    .filter(|m| !current.contains_key(*m))
+                    .collect();
+                gone.sort();
+                for m in gone {
+                    print(json!({"event": "cluster-gone", "members": m}))?;
+                }
+                previous = current;
+                started = true;
+                Some(json!({"event": "snapshot", "generation": s.generation,
+                            "documents": s.documents, "clusters": s.clusters.len(),
+                            "skipped": s.skipped.len()}))
+            }
+            Update::FileIndexed { path } => Some(json!({"event": "indexed", "path": path})),
+            Update::FileRemoved { path } => Some(json!({"event": "removed", "path": path})),
+            Update::FileSkipped { path, reason } => {
+                Some(json!({"event": "skipped", "path": path, "reason": reason}))
+            }
+            Update::Watch(state) => {
+                let mut value = serde_json::to_value(&state)?;
+                value["event"] = json!("watch");
+                Some(value)
+            }
+            Update::Error(message) => {
+                if !started && failed.is_none() {
+                    failed = Some(message.clone());
+                }
+                Some(json!({"event": "error", "message": message}))
+            }
+            Update::Pair(_) | Update::Diff(_) => None,
+            Update::Stopped => {
+                print(json!({"event": "stopped"}))?;
+                if !started {
+                    if let Some(message) = failed {
+                        handle.join();
+                        anyhow::bail!(message);
+                    }
+                }
+                break;
+            }
+        };
+        if let Some(line) = line {
+            print(line)?;
+        }
+    }
+    handle.join();
     Ok(())
 }
 

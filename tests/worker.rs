@@ -1,0 +1,402 @@
+//! The background worker on a real folder: dropped near-duplicates join
+//! their cluster, thresholds re-cluster (and coalesce), verdicts persist
+//! across restarts, pair details and diffs answer, `Quit` stops it.
+//!
+//! Every wait polls the update channel with a generous bound; nothing
+//! sleeps as an assertion.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doppel::algo::{AlgorithmId, Score};
+use doppel::library::{ClusterBy, PairVerdict};
+use doppel::worker::protocol::{DiffKind, Snapshot};
+use doppel::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+
+/// Bound of every wait (a loaded 2-core CI machine, debug build).
+const WAIT: Duration = Duration::from_secs(60);
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+struct Fixture {
+    _dir: tempfile::TempDir,
+    folder: PathBuf,
+    index: PathBuf,
+}
+
+fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("books");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
+        &folder,
+    );
+    let index = dir.path().join("state").join("index.sqlite");
+    Fixture {
+        _dir: dir,
+        folder,
+        index,
+    }
+}
+
+fn start(f: &Fixture) -> WorkerHandle {
+    let mut config = WorkerConfig::new(&f.folder);
+    config.index_path = Some(f.index.clone());
+    config.quiet = Duration::from_millis(100);
+    config.rescan_every = Duration::ZERO;
+    spawn(config)
+}
+
+/// Poll the updates until `pick` returns something (panics after `WAIT`).
+fn wait_for<T>(handle: &WorkerHandle, what: &str, mut pick: impl FnMut(&Update) -> Option<T>) -> T {
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match handle.updates.recv_timeout(left) {
+            Ok(update) => {
+                if let Update::Error(message) = &update {
+                    eprintln!("worker error: {message}");
+                }
+                if let Some(found) = pick(&update) {
+                    return found;
+                }
+            }
+            Err(e) => panic!("no {what} within {WAIT:?}: {e}"),
+        }
+    }
+}
+
+fn snapshot(
+    handle: &WorkerHandle,
+    what: &str,
+    mut ok: impl FnMut(&Snapshot) -> bool,
+) -> Arc<Snapshot> {
+    wait_for(handle, what, |u| match u {
+        Update::Snapshot(s) if ok(s) => Some(s.clone()),
+        _ => None,
+    })
+}
+
+fn clusters(s: &Snapshot) -> Vec<BTreeSet<String>> {
+    s.clusters
+        .iter()
+        .map(|c| c.members.iter().map(|m| m.path.clone()).collect())
+        .collect()
+}
+
+fn together(s: &Snapshot, a: &str, b: &str) -> bool {
+    clusters(s).iter().any(|c| c.contains(a) && c.contains(b))
+}
+
+/// The text of `original` with every 40th word replaced.
+fn near_duplicate(original: &Path) -> String {
+    let text = fs::read_to_string(original).unwrap();
+    text.split(' ')
+        .enumerate()
+        .map(|(i, w)| if i % 40 == 17 { "zzyzx" } else { w })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn a_dropped_near_duplicate_joins_its_original_and_a_stricter_threshold_splits_it() {
+    let f = fixture();
+    let worker = start(&f);
+    let first = snapshot(&worker, "the first snapshot", |_| true);
+    assert!(first.documents >= 20, "{} documents", first.documents);
+    let original = "moby/moby-dick-ch1.txt";
+    let copy = "dropped/moby-copy.txt";
+    fs::create_dir_all(f.folder.join("dropped")).unwrap();
+    fs::write(
+        f.folder.join(copy),
+        near_duplicate(&f.folder.join(original)),
+    )
+    .unwrap();
+    let written = Instant::now();
+    wait_for(&worker, "the copy indexed", |u| {
+        matches!(u, Update::FileIndexed { path } if path == copy).then_some(())
+    });
+    let joined = snapshot(&worker, "the copy clustered with its original", |s| {
+        together(s, original, copy)
+    });
+    eprintln!(
+        "latency from close to snapshot: {:?} (quiet period 100 ms)",
+        written.elapsed()
+    );
+    assert!(joined.generation > first.generation);
+
+    // Cluster by MinHash alone, then ask for more than the copy scores.
+    worker
+        .commands
+        .send(Command::SetClusterBy(ClusterBy::Algorithm(
+            AlgorithmId::Minhash,
+        )))
+        .unwrap();
+    let by_minhash = snapshot(&worker, "clusters by minhash", |s| {
+        s.spec.by == ClusterBy::Algorithm(AlgorithmId::Minhash)
+    });
+    assert!(together(&by_minhash, original, copy));
+    let cluster = by_minhash
+        .clusters
+        .iter()
+        .find(|c| c.members.iter().any(|m| m.path == copy))
+        .unwrap();
+    assert_eq!(cluster.members[0].path, original, "the original represents");
+    let member = cluster.members.iter().find(|m| m.path == copy).unwrap();
+    let score = match member.scores.as_ref().unwrap()[&AlgorithmId::Minhash] {
+        Score::Similarity { value } => value,
+        other => panic!("minhash score {other:?}"),
+    };
+    assert!((0.5..1.0).contains(&score), "copy scores {score}");
+    let stricter = (score + 1.0) / 2.0;
+    worker
+        .commands
+        .send(Command::SetThreshold {
+            id: AlgorithmId::Minhash,
+            value: stricter,
+        })
+        .unwrap();
+    let split = snapshot(&worker, "the copy split off", |s| {
+        s.spec.thresholds.get(AlgorithmId::Minhash) == stricter
+    });
+    assert!(split.generation > by_minhash.generation);
+    assert!(!together(&split, original, copy), "{:?}", clusters(&split));
+    // Exact re-encodings of the original still pass.
+    assert!(together(
+        &split,
+        original,
+        "moby/other-encodings/moby-dick-ch1-windows1252.txt"
+    ));
+    worker.join();
+}
+
+#[test]
+fn fifty_threshold_moves_coalesce_into_few_reclusters() {
+    let f = fixture();
+    let worker = start(&f);
+    let first = snapshot(&worker, "the first snapshot", |_| true);
+    for i in 0..50 {
+        worker
+            .commands
+            .send(Command::SetThreshold {
+                id: AlgorithmId::Minhash,
+                value: 0.5 + f64::from(i) / 100.0,
+            })
+            .unwrap();
+    }
+    let last = 0.5 + 49.0 / 100.0;
+    let mut seen = 0;
+    let final_snapshot = snapshot(&worker, "the last threshold applied", |s| {
+        seen += 1;
+        s.spec.thresholds.get(AlgorithmId::Minhash) == last
+    });
+    assert!(final_snapshot.generation > first.generation);
+    assert!(seen < 50, "{seen} snapshots for 50 moves");
+    // A threshold below the floor re-gathers candidates with that floor.
+    worker
+        .commands
+        .send(Command::SetThreshold {
+            id: AlgorithmId::Minhash,
+            value: 0.1,
+        })
+        .unwrap();
+    let lowered = snapshot(&worker, "the lowered floor", |s| {
+        s.floors.get(AlgorithmId::Minhash) == 0.1
+    });
+    assert!(lowered.pairs >= final_snapshot.pairs);
+    worker.join();
+}
+
+#[test]
+fn verdicts_persist_across_a_restart_and_quit_stops() {
+    let f = fixture();
+    let (a, b) = ("misc/gettysburg.txt", "sotu/1790-washington.txt");
+    let kept = "edited/emma-ch1-edited.txt";
+    {
+        let worker = start(&f);
+        let first = snapshot(&worker, "the first snapshot", |_| true);
+        assert!(!together(&first, a, b));
+        worker
+            .commands
+            .send(Command::SetPairVerdict {
+                a: a.into(),
+                b: b.into(),
+                verdict: Some(PairVerdict::Duplicate),
+            })
+            .unwrap();
+        worker
+            .commands
+            .send(Command::SetKeep {
+                path: kept.into(),
+                keep: true,
+            })
+            .unwrap();
+        let after = snapshot(&worker, "the verdicts applied", |s| {
+            together(s, a, b)
+                && s.clusters
+                    .iter()
+                    .any(|c| c.members[0].path == kept && c.members[0].keep)
+        });
+        assert!(after.generation > first.generation);
+        worker.commands.send(Command::Quit).unwrap();
+        wait_for(&worker, "Stopped", |u| {
+            matches!(u, Update::Stopped).then_some(())
+        });
+        worker.join();
+    }
+    let worker = start(&f);
+    let reopened = snapshot(&worker, "the first snapshot after restart", |_| true);
+    assert!(together(&reopened, a, b), "{:?}", clusters(&reopened));
+    let emma = reopened
+        .clusters
+        .iter()
+        .find(|c| c.members.iter().any(|m| m.path == kept))
+        .unwrap();
+    assert_eq!(emma.members[0].path, kept, "the kept document represents");
+    assert!(emma.members[0].keep);
+    worker.join();
+}
+
+#[test]
+fn a_pair_request_gives_every_algorithm_with_reasons() {
+    let f = fixture();
+    let worker = start(&f);
+    let first = snapshot(&worker, "the first snapshot", |_| true);
+    let (a, b) = ("austen/emma-ch1.txt", "edited/emma-ch1-edited.txt");
+    worker
+        .commands
+        .send(Command::RequestPair {
+            a: a.into(),
+            b: b.into(),
+        })
+        .unwrap();
+    let detail = wait_for(&worker, "the pair detail", |u| match u {
+        Update::Pair(p) => Some(p.clone()),
+        _ => None,
+    });
+    assert_eq!((detail.a.as_str(), detail.b.as_str()), (a, b));
+    assert_eq!(detail.generation, first.generation);
+    assert_eq!(detail.rows.len(), 11, "{:#?}", detail.rows);
+    for row in &detail.rows {
+        assert!(!row.reason.is_empty(), "{row:?}");
+        assert_eq!(row.passes, row.score.passes(row.threshold), "{row:?}");
+    }
+    let row = |id| detail.rows.iter().find(|r| r.id == id).unwrap();
+    assert!(
+        row(AlgorithmId::Minhash)
+            .reason
+            .contains("LSH bands collided"),
+        "{:?}",
+        row(AlgorithmId::Minhash)
+    );
+    let jaccard = row(AlgorithmId::Minhash).exact.unwrap();
+    assert!(jaccard > 0.5 && jaccard < 1.0, "{jaccard}");
+    assert!(row(AlgorithmId::Simhash).reason.contains("of 64"));
+    assert!(row(AlgorithmId::Simhash).exact.is_some(), "cosine");
+    assert!(row(AlgorithmId::ImatchLexicons)
+        .reason
+        .contains("lexicon signatures match"));
+    assert!(row(AlgorithmId::Si).reason.starts_with("indices"));
+    assert!(detail.fusion);
+    assert!(detail.a_in_b > 0.5 && detail.b_in_a > 0.5);
+    worker.join();
+}
+
+#[test]
+fn a_diff_request_gives_rows_and_honours_a_tiny_deadline() {
+    let f = fixture();
+    let worker = start(&f);
+    snapshot(&worker, "the first snapshot", |_| true);
+    let (a, b) = ("austen/emma-ch1.txt", "edited/emma-ch1-edited.txt");
+    worker
+        .commands
+        .send(Command::RequestDiff {
+            a: a.into(),
+            b: b.into(),
+            deadline: Duration::from_secs(20),
+        })
+        .unwrap();
+    let diff = wait_for(&worker, "the diff", |u| match u {
+        Update::Diff(d) => Some(d.clone()),
+        _ => None,
+    });
+    assert!(!diff.rows.is_empty());
+    assert!(diff.equal > 0.0 && diff.equal <= 1.0, "{}", diff.equal);
+    assert!(diff.rows.iter().any(|r| r.kind == DiffKind::Changed));
+    assert!(diff.rows.iter().any(|r| r.shared), "winnowing marks");
+
+    // A deadline that has passed at once: a coarse diff, promptly.
+    let (a, b) = (
+        "austen/pride-prejudice-ch1-3.txt",
+        "scans/pride-prejudice-ch1-3-ocr.txt",
+    );
+    let asked = Instant::now();
+    worker
+        .commands
+        .send(Command::RequestDiff {
+            a: a.into(),
+            b: b.into(),
+            deadline: Duration::ZERO,
+        })
+        .unwrap();
+    let coarse = wait_for(&worker, "the coarse diff", |u| match u {
+        Update::Diff(d) if d.a == a => Some(d.clone()),
+        _ => None,
+    });
+    assert!(coarse.truncated);
+    assert!(!coarse.rows.is_empty());
+    eprintln!("coarse diff in {:?}", asked.elapsed());
+    worker.join();
+}
+
+#[test]
+fn without_watching_a_rescan_command_reads_the_folder_again() {
+    let f = fixture();
+    let mut config = WorkerConfig::new(&f.folder);
+    config.index_path = Some(f.index.clone());
+    config.watch = false;
+    let worker = spawn(config);
+    let first = snapshot(&worker, "the first snapshot", |_| true);
+    fs::copy(
+        f.folder.join("misc/gettysburg.txt"),
+        f.folder.join("gettysburg-again.txt"),
+    )
+    .unwrap();
+    fs::remove_file(f.folder.join("sotu/1791-washington.txt")).unwrap();
+    worker.commands.send(Command::Rescan).unwrap();
+    let after = snapshot(&worker, "the rescan", |s| {
+        together(s, "misc/gettysburg.txt", "gettysburg-again.txt")
+    });
+    assert_eq!(after.documents, first.documents);
+    worker.join();
+}
+
+#[test]
+fn a_missing_folder_reports_an_error_and_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = WorkerConfig::new(dir.path().join("nowhere"));
+    config.index_path = Some(dir.path().join("index.sqlite"));
+    let worker = spawn(config);
+    let message = wait_for(&worker, "an error", |u| match u {
+        Update::Error(m) => Some(m.clone()),
+        _ => None,
+    });
+    assert!(message.contains("nowhere"), "{message}");
+    wait_for(&worker, "Stopped", |u| {
+        matches!(u, Update::Stopped).then_some(())
+    });
+}

@@ -247,7 +247,7 @@ fn sniff_magic(bytes: &[u8]) -> Option<&'static str> {
 
 /// The BOM-less UTF-16 heuristic described on [`decode`].
 fn utf16_heuristic(bytes: &[u8]) -> Option<&'static Encoding> {
-    if bytes.len() < 4 || bytes.len() % 2 != 0 {
+    if bytes.len() < 4 || !bytes.len().is_multiple_of(2) {
         return None;
     }
     // SNIFF_BYTES is even, so the sample stays aligned to code units.

@@ -71,7 +71,10 @@ impl Default for FusionConfig {
     fn default() -> Self {
         Self {
             min_agree: 2,
-            voters: AlgorithmId::ALL.into_iter().filter(|&id| id != AlgorithmId::Si).collect(),
+            voters: AlgorithmId::ALL
+                .into_iter()
+                .filter(|&id| id != AlgorithmId::Si)
+                .collect(),
             containment: 0.9,
             min_shingles: 50,
         }
@@ -369,7 +372,11 @@ impl Engine {
     /// Score a pair with every algorithm both fingerprints carry.
     /// One algorithm's score for a pair (`None` where a side lacks it).
     pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {
-        fn one<A: Algorithm>(algo: &A, x: &Option<A::Fingerprint>, y: &Option<A::Fingerprint>) -> Option<Score> {
+        fn one<A: Algorithm>(
+            algo: &A,
+            x: &Option<A::Fingerprint>,
+            y: &Option<A::Fingerprint>,
+        ) -> Option<Score> {
             Some(algo.score(x.as_ref()?, y.as_ref()?))
         }
         let a = &self.algorithms;
@@ -379,10 +386,18 @@ impl Engine {
             AlgorithmId::Minhash => one(&a.minhash, &x.minhash, &y.minhash),
             AlgorithmId::Supershingle => one(&a.supershingle, &x.supershingle, &y.supershingle),
             AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
-            AlgorithmId::SimhashShingle => one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle),
-            AlgorithmId::SimhashLexicons => one(&a.simhash_lexicons, &x.simhash_lexicons, &y.simhash_lexicons),
+            AlgorithmId::SimhashShingle => {
+                one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            }
+            AlgorithmId::SimhashLexicons => one(
+                &a.simhash_lexicons,
+                &x.simhash_lexicons,
+                &y.simhash_lexicons,
+            ),
             AlgorithmId::Imatch => one(&a.imatch, &x.imatch, &y.imatch),
-            AlgorithmId::ImatchLexicons => one(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons),
+            AlgorithmId::ImatchLexicons => {
+                one(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
+            }
             AlgorithmId::Winnow => one(&a.winnow, &x.winnow, &y.winnow),
             AlgorithmId::Si => one(&a.si, &x.si, &y.si),
         }
@@ -459,7 +474,10 @@ pub fn verdict(
         .and_then(Score::containment);
     let contained = containment.is_some_and(|c| c >= fusion.containment)
         && smaller_shingles >= fusion.min_shingles;
-    let votes = passing.iter().filter(|id| fusion.voters.contains(id)).count();
+    let votes = passing
+        .iter()
+        .filter(|id| fusion.voters.contains(id))
+        .count();
     Verdict {
         fusion: votes >= fusion.min_agree.max(1) || contained,
         passing,

@@ -328,15 +328,21 @@ impl Library {
             .filter_map(|(other, proposal)| {
                 let other_doc = self.doc(other)?;
                 let (x, y) = (&doc.fingerprints, &other_doc.fingerprints);
-                let promising = proposal.by.iter().any(|algo| match proposal.estimate(algo, mine) {
-                    // Inverted indexes: the shared-key count estimates the
-                    // overlap; half the floor leaves room for sampling noise.
-                    Some((resemblance, containment)) => {
-                        resemblance >= self.config.floors.get(algo) / 2.0
-                            || containment >= self.config.containment_floor / 2.0
-                    }
-                    None => engine.score(algo, x, y).is_some_and(|score| score.passes(self.config.floors.get(algo))),
-                });
+                let promising =
+                    proposal
+                        .by
+                        .iter()
+                        .any(|algo| match proposal.estimate(algo, mine) {
+                            // Inverted indexes: the shared-key count estimates the
+                            // overlap; half the floor leaves room for sampling noise.
+                            Some((resemblance, containment)) => {
+                                resemblance >= self.config.floors.get(algo) / 2.0
+                                    || containment >= self.config.containment_floor / 2.0
+                            }
+                            None => engine
+                                .score(algo, x, y)
+                                .is_some_and(|score| score.passes(self.config.floors.get(algo))),
+                        });
                 if !promising {
                     return None;
                 }

@@ -94,7 +94,10 @@ fn default_floors_cover_every_default_threshold() {
     let lib = Library::new(&ENGINE, LibraryConfig::default());
     for id in AlgorithmId::ALL {
         let threshold = ENGINE.config().thresholds.get(id);
-        assert!(lib.floors_allow(id, threshold), "{id}: threshold {threshold} is looser than its floor");
+        assert!(
+            lib.floors_allow(id, threshold),
+            "{id}: threshold {threshold} is looser than its floor"
+        );
     }
 }
 

@@ -22,5 +22,7 @@ pub mod scan;
 pub mod stats;
 pub mod store;
 pub mod text;
+#[cfg(feature = "tui")]
+pub mod tui;
 pub mod watch;
 pub mod worker;

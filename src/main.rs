@@ -238,11 +238,7 @@ fn main() -> ExitCode {
                 &outputs,
             )
         }
-        None => scan(
-            &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
-            Format::Text,
-            &cli.options,
-        ),
+        None => review(&cli.dir.unwrap_or_else(|| PathBuf::from(".")), &cli.options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -253,11 +249,12 @@ fn main() -> ExitCode {
     }
 }
 
-fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
-    let root = dir
-        .canonicalize()
-        .with_context(|| format!("cannot open folder {}", dir.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+/// The configuration the scan options ask for: engine, library (floors
+/// lowered where a threshold is looser than the default floor) and the
+/// cluster-by verdict and mode.
+fn settings(
+    options: &ScanOptions,
+) -> Result<(EngineConfig, LibraryConfig, ClusterBy, ClusterMode)> {
     let mut config = EngineConfig::default();
     if !options.algorithms.is_empty() {
         config.enabled = options.algorithms.iter().copied().collect();
@@ -268,25 +265,55 @@ fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
             "--cluster-by {id} needs {id} in --algorithms"
         );
     }
-    for &(id, value) in &options.thresholds {
-        config.thresholds.set(id, value);
-    }
-    let engine_config = config.clone();
-    let engine = Engine::new(config);
     let mut library_config = LibraryConfig::default();
     for &(id, value) in &options.thresholds {
+        config.thresholds.set(id, value);
         // A threshold looser than the default floor lowers the floor, so the
         // candidates it needs are gathered.
         if !library_config.floors.allows(id, value) {
             library_config.floors.set(id, value);
         }
     }
+    let mode = match options.mode {
+        Mode::Components => ClusterMode::Components,
+        Mode::Star => ClusterMode::Star,
+    };
+    Ok((config, library_config, options.cluster_by, mode))
+}
+
+/// `doppel [DIR]`: the terminal UI when stdout is a terminal (and the `tui`
+/// feature is built), otherwise the text report.
+fn review(dir: &Path, options: &ScanOptions) -> Result<()> {
+    #[cfg(feature = "tui")]
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) && !options.no_index {
+        let root = dir
+            .canonicalize()
+            .with_context(|| format!("cannot open folder {}", dir.display()))?;
+        anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+        let (engine, library, by, mode) = settings(options)?;
+        let mut config = doppel::worker::WorkerConfig::new(&root);
+        config.engine = engine;
+        config.library = library;
+        config.index_path = options.index.clone();
+        let initial = [
+            doppel::worker::Command::SetClusterBy(by),
+            doppel::worker::Command::SetMode(mode),
+        ];
+        return doppel::tui::run_with(config, &initial);
+    }
+    scan(dir, Format::Text, options)
+}
+
+fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot open folder {}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    let (engine_config, library_config, by, mode) = settings(options)?;
+    let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
-        by: options.cluster_by,
-        mode: match options.mode {
-            Mode::Components => ClusterMode::Components,
-            Mode::Star => ClusterMode::Star,
-        },
+        by,
+        mode,
         ..ClusterSpec::from_engine(&engine)
     };
     let report = if options.no_index {

@@ -1,0 +1,272 @@
+//! Keys and mouse events to [`Action`]s, given what is on screen. Pure; the
+//! help overlay is drawn from [`HELP`], and a test checks that every key
+//! listed there does something.
+
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::action::Action;
+use super::state::{AppState, Screen};
+
+/// (section, keys, what they do) — the help overlay, in order.
+pub const HELP: &[(&str, &str, &str)] = &[
+    ("Anywhere", "q  Ctrl+C", "quit"),
+    ("Anywhere", "?", "this help (Esc or ? closes it)"),
+    (
+        "Anywhere",
+        "1 … 6",
+        "clusters, pair, diff, thresholds, skipped, log",
+    ),
+    ("Anywhere", "t", "thresholds panel"),
+    ("Anywhere", "Esc", "close, cancel, or back to the clusters"),
+    ("Anywhere", "j k  ↓ ↑", "move / scroll"),
+    ("Anywhere", "PgDn PgUp  Ctrl+D Ctrl+U", "page down / up"),
+    ("Anywhere", "g G  Home End", "first / last"),
+    ("Anywhere", "u", "undo the last review action"),
+    ("Anywhere", "e", "export clusters and pairs (CSV + JSON)"),
+    ("Anywhere", "R", "rescan the whole folder"),
+    (
+        "Clusters",
+        "Tab  h l  ← →",
+        "switch between clusters and members",
+    ),
+    ("Clusters", "Enter", "open members, then the pair detail"),
+    ("Clusters", "s", "sort by size / weakest link / newest"),
+    (
+        "Clusters",
+        "/",
+        "filter by file name (Enter keeps, Esc clears)",
+    ),
+    ("Clusters", "p  d", "pair detail / side-by-side diff"),
+    (
+        "Review (clusters, pair, diff)",
+        "y",
+        "mark the pair duplicate",
+    ),
+    (
+        "Review (clusters, pair, diff)",
+        "x",
+        "mark the pair not duplicate",
+    ),
+    (
+        "Review (clusters, pair, diff)",
+        "Space",
+        "keep / unkeep the selected member",
+    ),
+    (
+        "Pair",
+        "j k",
+        "select an algorithm (its reason shows below)",
+    ),
+    ("Pair", "d  Enter", "side-by-side diff of the pair"),
+    ("Diff", "n N", "next / previous change"),
+    ("Diff", "h l  ← →", "scroll sideways"),
+    ("Diff", "p", "pair detail"),
+    ("Thresholds", "j k", "select an algorithm"),
+    (
+        "Thresholds",
+        "h l  ← →  - +",
+        "loosen / tighten its threshold",
+    ),
+    ("Thresholds", "H L", "move it ten steps"),
+    ("Thresholds", "0", "back to the default"),
+    ("Thresholds", "c C", "cluster by: next / previous algorithm"),
+    ("Thresholds", "m", "mode: components / star"),
+    (
+        "Mouse",
+        "click",
+        "select; click again to open; tabs switch screens",
+    ),
+    ("Mouse", "wheel", "move / scroll the list under the pointer"),
+    ("Mouse", "click, drag", "set a threshold on its slider"),
+];
+
+/// The action for a key press, if any.
+pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
+        return Some(Action::Quit);
+    }
+    if state.prompt.is_some() {
+        return match key.code {
+            KeyCode::Enter => Some(Action::PromptSubmit),
+            KeyCode::Esc => Some(Action::PromptCancel),
+            KeyCode::Backspace => Some(Action::PromptBackspace),
+            KeyCode::Char(c) if !ctrl => Some(Action::PromptChar(c)),
+            _ => None,
+        };
+    }
+    if state.help.is_some() {
+        return match key.code {
+            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => {
+                Some(Action::ToggleHelp)
+            }
+            _ => navigation(key, ctrl),
+        };
+    }
+    if let Some(a) = navigation(key, ctrl) {
+        return Some(a);
+    }
+    let screen = state.screen;
+    let reviewing = matches!(screen, Screen::Clusters | Screen::Pair | Screen::Diff);
+    let action = match key.code {
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Esc => Action::Back,
+        KeyCode::Char(c @ '1'..='6') => {
+            let i = c as usize - '1' as usize;
+            Action::ShowScreen(Screen::ALL[i])
+        }
+        KeyCode::Char('t') => Action::ShowScreen(Screen::Thresholds),
+        KeyCode::Char('u') => Action::Undo,
+        KeyCode::Char('e') => Action::StartExport,
+        KeyCode::Char('R') => Action::Rescan,
+        KeyCode::Char('y') if reviewing => Action::MarkDuplicate,
+        KeyCode::Char('x') if reviewing => Action::MarkNotDuplicate,
+        KeyCode::Char(' ') if reviewing => Action::ToggleKeep,
+        KeyCode::Char('p') => Action::OpenPair,
+        KeyCode::Char('d') => Action::OpenDiff,
+        KeyCode::Enter => Action::Enter,
+        KeyCode::Char('s') if screen == Screen::Clusters => Action::CycleSort,
+        KeyCode::Char('/') if screen == Screen::Clusters => Action::StartFilter,
+        KeyCode::Tab | KeyCode::BackTab if screen == Screen::Clusters => Action::NextFocus,
+        KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,
+        KeyCode::Char('N') if screen == Screen::Diff => Action::PrevChange,
+        KeyCode::Char('h') | KeyCode::Left if screen == Screen::Thresholds => Action::Nudge(-1),
+        KeyCode::Char('l') | KeyCode::Right if screen == Screen::Thresholds => Action::Nudge(1),
+        KeyCode::Char('-') if screen == Screen::Thresholds => Action::Nudge(-1),
+        KeyCode::Char('+') | KeyCode::Char('=') if screen == Screen::Thresholds => Action::Nudge(1),
+        KeyCode::Char('H') if screen == Screen::Thresholds => Action::Nudge(-10),
+        KeyCode::Char('L') if screen == Screen::Thresholds => Action::Nudge(10),
+        KeyCode::Char('0') if screen == Screen::Thresholds => Action::ResetThreshold,
+        KeyCode::Char('c') if screen == Screen::Thresholds => {
+            Action::CycleClusterBy { forward: true }
+        }
+        KeyCode::Char('C') if screen == Screen::Thresholds => {
+            Action::CycleClusterBy { forward: false }
+        }
+        KeyCode::Char('m') if screen == Screen::Thresholds => Action::ToggleMode,
+        KeyCode::Char('h') | KeyCode::Left => Action::Left,
+        KeyCode::Char('l') | KeyCode::Right => Action::Right,
+        _ => return None,
+    };
+    Some(action)
+}
+
+/// Movement keys, the same on every screen.
+fn navigation(key: KeyEvent, ctrl: bool) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Char('j') | KeyCode::Down => Action::Down,
+        KeyCode::Char('k') | KeyCode::Up => Action::Up,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::Char('d') if ctrl => Action::PageDown,
+        KeyCode::Char('u') if ctrl => Action::PageUp,
+        KeyCode::Char('g') | KeyCode::Home => Action::Home,
+        KeyCode::Char('G') | KeyCode::End => Action::End,
+        _ => return None,
+    })
+}
+
+/// The action for a mouse event, if any.
+pub fn mouse(event: MouseEvent) -> Option<Action> {
+    let (col, row) = (event.column, event.row);
+    match event.kind {
+        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click { col, row }),
+        MouseEventKind::Drag(MouseButton::Left) => Some(Action::Drag { col, row }),
+        MouseEventKind::ScrollDown => Some(Action::Scroll {
+            col,
+            row,
+            down: true,
+        }),
+        MouseEventKind::ScrollUp => Some(Action::Scroll {
+            col,
+            row,
+            down: false,
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::EngineConfig;
+
+    fn press(state: &AppState, code: KeyCode, mods: KeyModifiers) -> Option<Action> {
+        key(state, KeyEvent::new(code, mods))
+    }
+
+    #[test]
+    fn ctrl_c_quits_even_in_a_prompt() {
+        let mut s = AppState::new("root", &EngineConfig::default());
+        assert!(matches!(
+            press(&s, KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        ));
+        s.prompt = Some(super::super::state::Prompt::Filter {
+            input: String::new(),
+        });
+        assert!(matches!(
+            press(&s, KeyCode::Char('q'), KeyModifiers::NONE),
+            Some(Action::PromptChar('q'))
+        ));
+        assert!(matches!(
+            press(&s, KeyCode::Char('c'), KeyModifiers::CONTROL),
+            Some(Action::Quit)
+        ));
+    }
+
+    #[test]
+    fn keys_depend_on_the_screen() {
+        let mut s = AppState::new("root", &EngineConfig::default());
+        assert!(matches!(
+            press(&s, KeyCode::Char('l'), KeyModifiers::NONE),
+            Some(Action::Right)
+        ));
+        s.screen = Screen::Thresholds;
+        assert!(matches!(
+            press(&s, KeyCode::Char('l'), KeyModifiers::NONE),
+            Some(Action::Nudge(1))
+        ));
+        s.screen = Screen::Diff;
+        assert!(matches!(
+            press(&s, KeyCode::Char('n'), KeyModifiers::NONE),
+            Some(Action::NextChange)
+        ));
+    }
+
+    /// Every single-character key the help lists maps to an action on
+    /// some screen.
+    #[test]
+    fn every_listed_key_does_something() {
+        let mut s = AppState::new("root", &EngineConfig::default());
+        for (_, keys, _) in HELP {
+            for k in keys.split_whitespace() {
+                let mut chars = k.chars();
+                let (Some(c), None) = (chars.next(), chars.next()) else {
+                    continue;
+                };
+                if c == '…' {
+                    continue;
+                }
+                let code = match c {
+                    '↓' => KeyCode::Down,
+                    '↑' => KeyCode::Up,
+                    '←' => KeyCode::Left,
+                    '→' => KeyCode::Right,
+                    c => KeyCode::Char(c),
+                };
+                let found = Screen::ALL.into_iter().any(|screen| {
+                    s.screen = screen;
+                    press(&s, code, KeyModifiers::NONE).is_some()
+                });
+                assert!(found, "{k:?} is listed in the help but does nothing");
+            }
+        }
+    }
+}

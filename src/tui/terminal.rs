@@ -1,0 +1,115 @@
+//! Terminal setup and teardown, in one place: raw mode, the alternate
+//! screen and mouse capture on entry; all three undone on every exit path —
+//! normal return, error return (the guard's `Drop`), a panic on the UI
+//! thread (the panic hook restores first, then chains to the previous
+//! hook), and SIGTERM/SIGHUP/SIGINT (turned into a quit by the loop; a
+//! second signal restores and exits at once).
+//!
+//! A panic on another thread (the worker) must not restore the terminal
+//! under a UI that keeps drawing: its message is kept for the log pane
+//! and printed once the terminal is back.
+
+use std::io::{self, stdout, Stdout};
+use std::panic::PanicHookInfo;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use ratatui::crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::crossterm::{cursor, execute};
+use ratatui::Terminal;
+
+type Hook = dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static;
+
+/// Panic messages from threads other than the UI's.
+pub type Panics = Arc<Mutex<Vec<String>>>;
+
+/// Undo everything [`Guard::enter`] did. Safe to call more than once and
+/// when the terminal is gone (errors are ignored).
+pub fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        cursor::Show
+    );
+}
+
+/// The terminal in TUI mode; restores it when dropped.
+pub struct Guard {
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    previous_hook: Arc<Hook>,
+    pub panics: Panics,
+}
+
+impl Guard {
+    /// Install the panic hook, then enter raw mode, the alternate screen
+    /// and mouse capture.
+    pub fn enter() -> io::Result<Self> {
+        let previous_hook: Arc<Hook> = Arc::from(std::panic::take_hook());
+        let panics: Panics = Arc::default();
+        install_hook(
+            std::thread::current().id(),
+            previous_hook.clone(),
+            panics.clone(),
+        );
+        let setup = || -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
+            enable_raw_mode()?;
+            execute!(
+                stdout(),
+                EnterAlternateScreen,
+                EnableMouseCapture,
+                EnableBracketedPaste
+            )?;
+            Terminal::new(CrosstermBackend::new(stdout()))
+        };
+        match setup() {
+            Ok(terminal) => Ok(Self {
+                terminal,
+                previous_hook,
+                panics,
+            }),
+            Err(e) => {
+                restore();
+                let prev = previous_hook.clone();
+                std::panic::set_hook(Box::new(move |info| prev(info)));
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore();
+        let prev = self.previous_hook.clone();
+        std::panic::set_hook(Box::new(move |info| prev(info)));
+        if let Ok(list) = self.panics.lock() {
+            for message in list.iter() {
+                eprintln!("doppel: a background thread panicked: {message}");
+            }
+        }
+    }
+}
+
+fn install_hook(ui: ThreadId, previous: Arc<Hook>, panics: Panics) {
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui {
+            restore();
+            previous(info);
+        } else if let Ok(mut list) = panics.lock() {
+            let name = std::thread::current()
+                .name()
+                .unwrap_or("unnamed")
+                .to_owned();
+            list.push(format!("{name}: {info}"));
+        }
+    }));
+}

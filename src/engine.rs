@@ -91,8 +91,8 @@ impl Default for Thresholds {
         use AlgorithmId::*;
         Self(BTreeMap::from([
             (Exact, 1.0),
-            (Shingle, 0.25),
-            (Minhash, 0.25),
+            (Shingle, 0.2),
+            (Minhash, 0.2),
             (Supershingle, 2.0),
             (Simhash, 10.0),
             (SimhashShingle, 14.0),

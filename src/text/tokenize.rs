@@ -245,6 +245,21 @@ const fn class(b: u8) -> Class {
     }
 }
 
+/// WB6/WB7 and WB11/WB12: whether a middle character of class `mid`, between
+/// a word character of class `last` and a character of class `after`, stays
+/// inside the word.
+fn mid_joins(last: Class, mid: Class, after: Option<Class>) -> bool {
+    match mid {
+        Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
+        Class::MidNumLet => {
+            (last == Class::Letter && after == Some(Class::Letter))
+                || (last == Class::Digit && after == Some(Class::Digit))
+        }
+        Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
+        _ => false,
+    }
+}
+
 /// UAX #29 words of an ASCII token (WB5–WB13b; the other rules concern
 /// characters ASCII does not have). Words without a letter or digit (runs
 /// of `_`) are dropped, as `unicode_words` drops them.
@@ -270,17 +285,7 @@ pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
                 i += 1;
                 continue;
             }
-            let after = bytes.get(i + 1).map(|&b| class(b));
-            let joins = match next {
-                Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
-                Class::MidNumLet => {
-                    (last == Class::Letter && after == Some(Class::Letter))
-                        || (last == Class::Digit && after == Some(Class::Digit))
-                }
-                Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
-                _ => false,
-            };
-            if !joins {
+            if !mid_joins(last, next, bytes.get(i + 1).map(|&b| class(b))) {
                 break;
             }
             i += 1;
@@ -338,17 +343,7 @@ pub fn for_each_raw_ascii_word(text: &[u8], mut f: impl FnMut(&[u8])) {
                 continue;
             }
         }
-        let after = text.get(i + 1).map(|&b| CLASSES[b as usize]);
-        let joins = match c {
-            Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
-            Class::MidNumLet => {
-                (last == Class::Letter && after == Some(Class::Letter))
-                    || (last == Class::Digit && after == Some(Class::Digit))
-            }
-            Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
-            _ => false,
-        };
-        if joins {
+        if mid_joins(last, c, text.get(i + 1).map(|&b| CLASSES[b as usize])) {
             word.push(b);
             i += 1;
             continue;

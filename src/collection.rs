@@ -64,12 +64,24 @@ pub struct FileEntry {
 /// while walking (an unreadable folder) are returned beside the files, never
 /// dropped silently.
 pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
+    list_files_with(root, &[])
+}
+
+/// [`list_files`], also leaving out every path matched by one of
+/// `extra_ignores` (the config file's `ignore` globs: gitignore-style globs
+/// relative to `root`, like the built-in temporary-file ones; a glob
+/// without `/` matches a name at any depth, one ending in `/` only folders).
+/// Invalid globs are left out (check them with [`check_ignore_glob`]).
+pub fn list_files_with(
+    root: &Path,
+    extra_ignores: &[String],
+) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(true)
         .follow_links(false)
         .add_custom_ignore_filename(IGNORE_FILE)
-        .overrides(temporary_overrides(root))
+        .overrides(ignore_overrides(root, extra_ignores))
         .build();
     let mut files = Vec::new();
     let mut problems = Vec::new();
@@ -114,20 +126,46 @@ pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
     (files, problems)
 }
 
-/// The built-in temporary-file globs as walk overrides (each one ignores).
-fn temporary_overrides(root: &Path) -> ignore::overrides::Override {
+/// The built-in temporary-file globs and `extra` (checked with
+/// [`check_ignore_glob`]; invalid ones are left out) as walk overrides
+/// (each one ignores).
+fn ignore_overrides(root: &Path, extra: &[String]) -> ignore::overrides::Override {
     let mut overrides = ignore::overrides::OverrideBuilder::new(root);
     for glob in TEMPORARY_GLOBS {
         overrides
             .add(&format!("!{glob}"))
             .expect("built-in globs are valid");
     }
-    overrides.build().expect("built-in globs are valid")
+    for glob in extra {
+        if check_ignore_glob(glob).is_ok() {
+            let _ = overrides.add(&format!("!{glob}"));
+        }
+    }
+    overrides
+        .build()
+        .unwrap_or_else(|_| ignore_overrides(root, &[]))
+}
+
+/// Whether `glob` can be an extra ignore glob ([`list_files_with`]): not
+/// empty, not a `!` re-inclusion, and a valid glob. The error says why.
+pub fn check_ignore_glob(glob: &str) -> Result<(), String> {
+    if glob.trim().is_empty() {
+        return Err("an empty glob".into());
+    }
+    if glob.starts_with('!') {
+        return Err(format!(
+            "{glob:?}: `!` (re-including) is not supported here; use a .doppelignore"
+        ));
+    }
+    ignore::overrides::OverrideBuilder::new("/")
+        .add(glob)
+        .map(|_| ())
+        .map_err(|e| format!("{glob:?}: {e}"))
 }
 
 /// Whether [`list_files`] would leave `path` (under `root`) out: a hidden
 /// file or folder on the way, a temporary or partial download, or a
-/// `.doppelignore` rule. For one-off checks; [`IgnoreRules`] caches the
+/// `.doppelignore` rule (extra globs: [`IgnoreRules::with_extra`]). For one-off checks; [`IgnoreRules`] caches the
 /// parsed ignore files for many.
 pub fn is_ignored(root: &Path, path: &Path) -> bool {
     let is_dir = fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
@@ -139,6 +177,7 @@ pub fn is_ignored(root: &Path, path: &Path) -> bool {
 /// [`IgnoreRules::invalidate`] when an ignore file changes.
 pub struct IgnoreRules {
     root: PathBuf,
+    /// The built-in temporary-file globs and any extra ignore globs.
     temporary: ignore::overrides::Override,
     /// Parsed `.doppelignore` per folder (`None`: the folder has none).
     files: std::collections::HashMap<PathBuf, Option<ignore::gitignore::Gitignore>>,
@@ -154,9 +193,14 @@ impl std::fmt::Debug for IgnoreRules {
 
 impl IgnoreRules {
     pub fn new(root: &Path) -> Self {
+        Self::with_extra(root, &[])
+    }
+
+    /// The rules of [`list_files_with`] with the same `extra_ignores`.
+    pub fn with_extra(root: &Path, extra_ignores: &[String]) -> Self {
         Self {
             root: root.to_path_buf(),
-            temporary: temporary_overrides(root),
+            temporary: ignore_overrides(root, extra_ignores),
             files: std::collections::HashMap::new(),
         }
     }

@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::candidates::DocId;
 use crate::collection::{
-    describe_file_type, list_files, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
 use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::library::{Library, LibraryConfig, PairVerdict};
@@ -99,6 +99,8 @@ pub struct FolderIndex {
     keys: HashMap<String, Vec<u8>>,
     /// The stored fingerprints were made by another configuration.
     stale: bool,
+    /// Ignore globs besides the built-in ones (the config file's `ignore`).
+    extra_ignores: Vec<String>,
 }
 
 impl std::fmt::Debug for FolderIndex {
@@ -184,6 +186,7 @@ impl FolderIndex {
                 identities,
                 keys,
                 stale,
+                extra_ignores: Vec::new(),
             },
             report,
         ))
@@ -210,6 +213,13 @@ impl FolderIndex {
         &self.skipped
     }
 
+    /// Leave out paths matched by these globs too (see
+    /// [`crate::collection::list_files_with`]), from the next reconcile or
+    /// sync on: indexed files they match are then forgotten.
+    pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
+        self.extra_ignores = globs;
+    }
+
     /// Bring the index in line with the folder: read new and changed files
     /// (in parallel), forget vanished ones.
     pub fn reconcile(&mut self) -> Result<ReconcileReport> {
@@ -225,7 +235,7 @@ impl FolderIndex {
         progress: &mut dyn FnMut(ReadProgress) -> bool,
     ) -> Result<ReconcileReport> {
         self.ensure_available()?;
-        let (files, problems) = list_files(&self.root);
+        let (files, problems) = list_files_with(&self.root, &self.extra_ignores);
         // The walk raced with the folder going away: it saw nothing, which
         // must not read as "every file was deleted".
         self.ensure_available()?;
@@ -311,7 +321,7 @@ impl FolderIndex {
     /// when the root is unavailable.
     pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
         self.ensure_available()?;
-        let mut rules = IgnoreRules::new(&self.root);
+        let mut rules = IgnoreRules::with_extra(&self.root, &self.extra_ignores);
         let mut changes = Vec::new();
         let mut to_read = Vec::new();
         let mut paths: Vec<&PathBuf> = paths.iter().collect();

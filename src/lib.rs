@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod candidates;
 pub mod cluster;
 pub mod collection;
+pub mod config;
 pub mod engine;
 pub mod eval;
 pub mod hash;

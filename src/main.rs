@@ -1,9 +1,10 @@
 //! The `doppel` command line: `doppel [DIR]` reviews a folder, `doppel scan`
 //! prints its clusters, `doppel compare A B` scores two files with every
-//! algorithm.
+//! algorithm. Every command starts from the configuration file
+//! ([`doppel::config`]); flags override it.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,22 +13,28 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use doppel::algo::AlgorithmId;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel::config::{parse_cluster_by, Config};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::index::FolderIndex;
 use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
 use doppel::measure::exact_measures;
 use doppel::report;
-use doppel::scan::{scan_folder, ScanReport};
+use doppel::scan::{scan_folder_with, ScanHooks, ScanReport};
 use doppel::stats::CollectionStats;
 
 #[derive(Parser)]
 #[command(
     name = "doppel",
     version,
-    about = "Find and review near-duplicate documents in a folder of texts"
+    about = "Find and review near-duplicate documents in a folder of texts",
+    override_usage = "doppel [OPTIONS] [DIR]\n       doppel [--config PATH] <COMMAND>"
 )]
-#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
+    /// Read settings from this TOML file (default:
+    /// $XDG_CONFIG_HOME/doppel/config.toml or the platform config folder,
+    /// if it exists); see `doppel config --print-defaults`.
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Folder to review (default: the current folder).
@@ -51,21 +58,22 @@ enum Mode {
     Star,
 }
 
-/// How a scan judges and groups pairs.
+/// How a scan judges and groups pairs (each overrides the config file).
 #[derive(clap::Args)]
 struct ScanOptions {
-    /// The verdict that defines clusters: `fusion` or an algorithm id.
-    #[arg(long, default_value = "fusion", value_parser = parse_cluster_by)]
-    cluster_by: ClusterBy,
+    /// The verdict that defines clusters: `fusion` or an algorithm id
+    /// [default: fusion].
+    #[arg(long, value_parser = parse_cluster_by)]
+    cluster_by: Option<ClusterBy>,
     /// Compute only these algorithms (comma-separated ids; default: all).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<AlgorithmId>,
     /// Override a threshold, e.g. `--threshold minhash=0.8` (repeatable).
     #[arg(long = "threshold", value_parser = parse_threshold)]
     thresholds: Vec<(AlgorithmId, f64)>,
-    /// Cluster mode.
-    #[arg(long, value_enum, default_value = "components")]
-    mode: Mode,
+    /// Cluster mode [default: components].
+    #[arg(long, value_enum)]
+    mode: Option<Mode>,
     /// Where the persistent index lives (default: the platform data folder,
     /// never inside DIR).
     #[arg(long, value_name = "PATH")]
@@ -75,11 +83,23 @@ struct ScanOptions {
     no_index: bool,
 }
 
-fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
-    if s == "fusion" {
-        Ok(ClusterBy::Fusion)
-    } else {
-        s.parse().map(ClusterBy::Algorithm)
+impl ScanOptions {
+    /// Whether any option was given.
+    fn given(&self) -> bool {
+        let Self {
+            cluster_by,
+            algorithms,
+            thresholds,
+            mode,
+            index,
+            no_index,
+        } = self;
+        cluster_by.is_some()
+            || !algorithms.is_empty()
+            || !thresholds.is_empty()
+            || mode.is_some()
+            || index.is_some()
+            || *no_index
     }
 }
 
@@ -170,12 +190,23 @@ enum Command {
         /// folder, never inside DIR).
         #[arg(long, value_name = "PATH")]
         index: Option<PathBuf>,
-        /// Quiet period before a changed file is read, in milliseconds.
-        #[arg(long, value_name = "MS", default_value_t = 300)]
-        quiet_ms: u64,
+        /// Quiet period before a changed file is read, in milliseconds
+        /// [default: 300].
+        #[arg(long, value_name = "MS")]
+        quiet_ms: Option<u64>,
         /// Also stop when standard input reaches end of file.
         #[arg(long)]
         until_eof: bool,
+    },
+    /// Print the configuration in effect (the defaults with the config file
+    /// merged over them) as TOML.
+    Config {
+        /// Print the built-in defaults instead: every setting, documented.
+        #[arg(long, conflicts_with = "path")]
+        print_defaults: bool,
+        /// Print where the config file is looked for instead.
+        #[arg(long)]
+        path: bool,
     },
     /// Build the reference IDF table from a folder of books (maintainers).
     #[command(hide = true)]
@@ -192,21 +223,48 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    if cli.command.is_some() && (cli.dir.is_some() || cli.options.given()) {
+        // `doppel --threshold minhash=0.5 scan DIR` would silently ignore
+        // the flag: only `--config` may come before a command.
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "only --config can come before a command; put the other options after it",
+            )
+            .exit();
+    }
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("doppel: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    // `doppel config` and `idf-table` run without (or despite) a config file.
+    let load = || Config::load(cli.config.as_deref());
+    match cli.command {
+        Some(Command::Config {
+            print_defaults,
+            path,
+        }) => print_config(cli.config.as_deref(), print_defaults, path),
+        Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
         Some(Command::Scan {
             dir,
             format,
             options,
-        }) => scan(&dir, format, &options),
-        Some(Command::Compare { a, b, format }) => compare(&a, &b, format),
-        Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
+        }) => scan(&load()?, &dir, format, &options),
+        Some(Command::Compare { a, b, format }) => compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,
             jsonl: _,
             index,
             quiet_ms,
             until_eof,
-        }) => watch_jsonl(&dir, index, quiet_ms, until_eof),
+        }) => watch_jsonl(&load()?, &dir, index, quiet_ms, until_eof),
         Some(Command::Eval {
             dir,
             truth,
@@ -221,7 +279,9 @@ fn main() -> ExitCode {
             svg,
             format,
         }) => {
-            let config = doppel::eval::FanHuangConfig {
+            let config = load()?;
+            let fan_huang = doppel::eval::FanHuangConfig {
+                engine: config.engine.clone(),
                 sources,
                 copies,
                 edit_min,
@@ -232,107 +292,197 @@ fn main() -> ExitCode {
             };
             let outputs = EvalOutputs { csv, svg, format };
             eval(
+                &config,
                 dir.as_deref().zip(truth.as_deref()),
                 &books,
-                config,
+                fan_huang,
                 &outputs,
             )
         }
-        None => review(&cli.dir.unwrap_or_else(|| PathBuf::from(".")), &cli.options),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("doppel: {err:#}");
-            ExitCode::FAILURE
-        }
+        None => review(
+            &load()?,
+            &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
+            &cli.options,
+        ),
     }
 }
 
-/// The configuration the scan options ask for: engine, library (floors
-/// lowered where a threshold is looser than the default floor) and the
+/// `doppel config`: the configuration in effect, the built-in defaults, or
+/// where the file is looked for.
+fn print_config(explicit: Option<&Path>, defaults: bool, path: bool) -> Result<()> {
+    let out = if defaults {
+        doppel::config::DEFAULTS.to_owned()
+    } else if path {
+        let path = explicit
+            .map(Path::to_path_buf)
+            .or_else(Config::default_path)
+            .context("no config folder on this platform")?;
+        let note = if path.exists() { "" } else { " (not there)" };
+        format!("{}{note}\n", path.display())
+    } else {
+        Config::load(explicit)?.to_toml()?
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// The configuration a scan runs with: the config file's, with the scan
+/// options over it (floors lowered where a threshold is looser), and the
 /// cluster-by verdict and mode.
 fn settings(
+    config: &Config,
     options: &ScanOptions,
 ) -> Result<(EngineConfig, LibraryConfig, ClusterBy, ClusterMode)> {
-    let mut config = EngineConfig::default();
+    let mut config = config.clone();
     if !options.algorithms.is_empty() {
-        config.enabled = options.algorithms.iter().copied().collect();
+        config.engine.enabled = options.algorithms.iter().copied().collect();
     }
-    if let ClusterBy::Algorithm(id) = options.cluster_by {
+    for &(id, value) in &options.thresholds {
+        // A threshold looser than the floor lowers the floor, so the
+        // candidates it needs are gathered.
+        config.set_threshold(id, value);
+    }
+    let by = options.cluster_by.unwrap_or(config.clusters.by);
+    if let ClusterBy::Algorithm(id) = by {
         anyhow::ensure!(
-            config.enabled.contains(&id),
-            "--cluster-by {id} needs {id} in --algorithms"
+            config.engine.enabled.contains(&id),
+            "clustering by {id} needs {id} among the algorithms computed \
+             (--algorithms, or `enabled` in the config file)"
         );
     }
-    let mut library_config = LibraryConfig::default();
-    for &(id, value) in &options.thresholds {
-        config.thresholds.set(id, value);
-        // A threshold looser than the default floor lowers the floor, so the
-        // candidates it needs are gathered.
-        if !library_config.floors.allows(id, value) {
-            library_config.floors.set(id, value);
-        }
-    }
     let mode = match options.mode {
-        Mode::Components => ClusterMode::Components,
-        Mode::Star => ClusterMode::Star,
+        Some(Mode::Components) => ClusterMode::Components,
+        Some(Mode::Star) => ClusterMode::Star,
+        None => config.clusters.mode,
     };
-    Ok((config, library_config, options.cluster_by, mode))
+    Ok((config.engine, config.library, by, mode))
+}
+
+/// The index file of `root`: `--index`, else in the config file's
+/// `index-dir`, else `None` (the platform data folder).
+fn index_path(config: &Config, flag: Option<&PathBuf>, root: &Path) -> Result<Option<PathBuf>> {
+    match flag {
+        Some(path) => Ok(Some(path.clone())),
+        None => config.index_path(root),
+    }
+}
+
+/// A progress bar for `what` on stderr when stderr is a terminal, hidden
+/// otherwise. Its position counts files.
+fn progress_bar(what: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressStyle};
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::no_length();
+    let style = ProgressStyle::with_template(
+        "{spinner} {msg:9} [{wide_bar}] {human_pos}/{human_len} files {elapsed}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(what.to_owned());
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+/// A spinner for a long step without a count, on stderr when it is a
+/// terminal.
+fn spinner(what: &str) -> indicatif::ProgressBar {
+    use indicatif::ProgressBar;
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.set_message(what.to_owned());
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    spinner
+}
+
+/// Show a reconcile's or scan's reading progress on `bar`.
+fn show_progress(bar: &indicatif::ProgressBar, p: doppel::index::ReadProgress) {
+    bar.set_length(p.total as u64);
+    // Reports from worker threads may arrive slightly out of order.
+    if p.done as u64 > bar.position() {
+        bar.set_position(p.done as u64);
+    }
+    bar.set_message(if p.done < p.total {
+        "reading"
+    } else {
+        "comparing"
+    });
 }
 
 /// `doppel [DIR]`: the terminal UI when stdout is a terminal (and the `tui`
 /// feature is built), otherwise the text report.
-fn review(dir: &Path, options: &ScanOptions) -> Result<()> {
+fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
     #[cfg(feature = "tui")]
-    if std::io::IsTerminal::is_terminal(&std::io::stdout()) && !options.no_index {
+    if std::io::stdout().is_terminal() && !options.no_index {
         let root = dir
             .canonicalize()
             .with_context(|| format!("cannot open folder {}", dir.display()))?;
         anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
-        let (engine, library, by, mode) = settings(options)?;
-        let mut config = doppel::worker::WorkerConfig::new(&root);
-        config.engine = engine;
-        config.library = library;
-        config.index_path = options.index.clone();
+        let (engine, library, by, mode) = settings(config, options)?;
+        let mut worker = doppel::worker::WorkerConfig::new(&root);
+        worker.engine = engine;
+        worker.library = library;
+        worker.index_path = index_path(config, options.index.as_ref(), &root)?;
+        worker.quiet = config.watch.quiet();
+        worker.rescan_every = config.watch.rescan_every();
+        worker.extra_ignores = config.ignore.clone();
+        worker.cluster_by = by;
+        worker.cluster_mode = mode;
         let initial = [
             doppel::worker::Command::SetClusterBy(by),
             doppel::worker::Command::SetMode(mode),
         ];
-        return doppel::tui::run_with(config, &initial);
+        return doppel::tui::run_with(worker, &initial);
     }
-    scan(dir, Format::Text, options)
+    scan(config, dir, Format::Text, options)
 }
 
-fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
+fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     let root = dir
         .canonicalize()
         .with_context(|| format!("cannot open folder {}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
-    let (engine_config, library_config, by, mode) = settings(options)?;
+    let (engine_config, library_config, by, mode) = settings(config, options)?;
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
         by,
         mode,
         ..ClusterSpec::from_engine(&engine)
     };
+    let bar = progress_bar("listing");
     let report = if options.no_index {
-        scan_folder(
+        let progress = |p| show_progress(&bar, p);
+        let hooks = ScanHooks {
+            extra_ignores: &config.ignore,
+            progress: Some(&progress),
+        };
+        scan_folder_with(
             &root,
             &engine,
             engine.reference_weights(),
             library_config,
             spec,
+            &hooks,
         )
     } else {
+        let index_path = index_path(config, options.index.as_ref(), &root)?;
         let (mut index, opened) =
-            FolderIndex::open(&root, engine, library_config, options.index.as_deref())?;
+            FolderIndex::open(&root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {
-            eprintln!("doppel: {message}");
+            bar.suspend(|| eprintln!("doppel: {message}"));
         }
-        index.reconcile()?;
+        index.set_extra_ignores(config.ignore.clone());
+        index.reconcile_with(&mut |p| {
+            show_progress(&bar, p);
+            true
+        })?;
         ScanReport::from_index(&index, spec)?
     };
+    bar.finish_and_clear();
     let out = match format {
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &engine_config)?,
@@ -342,8 +492,8 @@ fn scan(dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     Ok(())
 }
 
-fn compare(a: &Path, b: &Path, format: Format) -> Result<()> {
-    let engine = Engine::new(EngineConfig::default());
+fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()> {
+    let engine = Engine::new(config.engine.clone());
     let read =
         |p: &Path| read_text(p, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()));
     let (ta, tb) = (read(a)?, read(b)?);
@@ -374,22 +524,29 @@ struct EvalOutputs {
 /// `labelled` is (DIR, truth file) for `--truth`; otherwise the Fan & Huang
 /// protocol runs on `books`.
 fn eval(
+    config: &Config,
     labelled: Option<(&Path, &Path)>,
     books: &Path,
-    config: doppel::eval::FanHuangConfig,
+    fan_huang: doppel::eval::FanHuangConfig,
     outputs: &EvalOutputs,
 ) -> Result<()> {
     let json = matches!(outputs.format, Format::Json);
     let out = if let Some((dir, truth)) = labelled {
-        let engine = Engine::new(EngineConfig::default());
-        let report = doppel::eval::truth(dir, truth, &engine)?;
+        let engine = Engine::new(config.engine.clone());
+        let spinner = spinner("scoring the labelled folder");
+        let report = doppel::eval::truth(dir, truth, &engine);
+        spinner.finish_and_clear();
+        let report = report?;
         if json {
             report.to_json()?
         } else {
             report.to_text()
         }
     } else {
-        let report = doppel::eval::fan_huang(&config, books)?;
+        let spinner = spinner("running the Fan & Huang protocol");
+        let report = doppel::eval::fan_huang(&fan_huang, books);
+        spinner.finish_and_clear();
+        let report = report?;
         if let Some(path) = &outputs.csv {
             std::fs::write(path, report.to_csv())
                 .with_context(|| format!("cannot write {}", path.display()))?;
@@ -410,19 +567,32 @@ fn eval(
 /// `doppel watch DIR --jsonl`: run the worker headless and print each
 /// update as a JSON line, flushed at once. Clusters are reported when they
 /// appear or change (consecutive snapshots compared), and when they dissolve.
-fn watch_jsonl(dir: &Path, index: Option<PathBuf>, quiet_ms: u64, until_eof: bool) -> Result<()> {
+fn watch_jsonl(
+    config: &Config,
+    dir: &Path,
+    index: Option<PathBuf>,
+    quiet_ms: Option<u64>,
+    until_eof: bool,
+) -> Result<()> {
     use doppel::worker::protocol::{Snapshot, Stage};
     use doppel::worker::{self, Update, WorkerConfig};
     use serde_json::json;
+    use std::time::Duration;
 
     let root = dir
         .canonicalize()
         .with_context(|| format!("cannot open folder {}", dir.display()))?;
     anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
-    let mut config = WorkerConfig::new(root);
-    config.index_path = index;
-    config.quiet = std::time::Duration::from_millis(quiet_ms);
-    let handle = worker::spawn(config);
+    let mut worker_config = WorkerConfig::new(&root);
+    worker_config.engine = config.engine.clone();
+    worker_config.library = config.library.clone();
+    worker_config.index_path = index_path(config, index.as_ref(), &root)?;
+    worker_config.quiet = quiet_ms.map_or_else(|| config.watch.quiet(), Duration::from_millis);
+    worker_config.rescan_every = config.watch.rescan_every();
+    worker_config.extra_ignores = config.ignore.clone();
+    worker_config.cluster_by = config.clusters.by;
+    worker_config.cluster_mode = config.clusters.mode;
+    let handle = worker::spawn(worker_config);
     let quit = handle.commands.clone();
     ctrlc::set_handler(move || {
         let _ = quit.send(worker::Command::Quit);

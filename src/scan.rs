@@ -6,9 +6,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::collection::{list_files, read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
-use crate::index::FolderIndex;
+use crate::index::{FolderIndex, ReadProgress};
 use crate::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
 use crate::stats::TermWeights;
 use crate::store::{self, DocStatus};
@@ -162,10 +162,66 @@ pub fn scan_folder(
     config: LibraryConfig,
     spec: ClusterSpec,
 ) -> ScanReport {
-    let (files, problems) = list_files(root);
+    scan_folder_with(root, engine, weights, config, spec, &ScanHooks::default())
+}
+
+/// What [`scan_folder_with`] adds to [`scan_folder`].
+#[derive(Default, Clone, Copy)]
+pub struct ScanHooks<'a> {
+    /// Ignore globs besides the built-in ones (see
+    /// [`crate::collection::list_files_with`]).
+    pub extra_ignores: &'a [String],
+    /// Told after each file is read and fingerprinted (from the worker
+    /// threads, so reports can arrive slightly out of order); once `done`
+    /// equals `total` only comparing and clustering are left.
+    pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
+}
+
+impl std::fmt::Debug for ScanHooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanHooks")
+            .field("extra_ignores", &self.extra_ignores)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// [`scan_folder`] with extra ignore globs and a progress callback.
+pub fn scan_folder_with(
+    root: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+    hooks: &ScanHooks<'_>,
+) -> ScanReport {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    let (files, problems) = list_files_with(root, hooks.extra_ignores);
+    let total = files.len();
+    let total_bytes = files.iter().map(|f| f.bytes).sum();
+    let (done, bytes) = (AtomicUsize::new(0), AtomicU64::new(0));
+    if let Some(progress) = hooks.progress {
+        progress(ReadProgress {
+            done: 0,
+            total,
+            bytes: 0,
+            total_bytes,
+        });
+    }
     let results: Vec<_> = files
         .par_iter()
-        .map(|file| (file, fingerprint_file(&file.path, engine, weights)))
+        .map(|file| {
+            let result = fingerprint_file(&file.path, engine, weights);
+            if let Some(progress) = hooks.progress {
+                progress(ReadProgress {
+                    done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                    total,
+                    bytes: bytes.fetch_add(file.bytes, Ordering::Relaxed) + file.bytes,
+                    total_bytes,
+                });
+            }
+            (file, result)
+        })
         .collect();
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();

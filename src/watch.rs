@@ -74,6 +74,9 @@ pub struct WatchConfig {
     pub backend: Backend,
     /// Pending paths beyond this are dropped for one rescan. Default: 100,000.
     pub max_pending: usize,
+    /// Ignore globs besides the built-in ones (see
+    /// [`crate::collection::list_files_with`]). Default: none.
+    pub extra_ignores: Vec<String>,
 }
 
 impl WatchConfig {
@@ -85,6 +88,7 @@ impl WatchConfig {
             poll_interval: DEFAULT_POLL_INTERVAL,
             backend: Backend::Native,
             max_pending: DEFAULT_MAX_PENDING,
+            extra_ignores: Vec::new(),
         }
     }
 }
@@ -238,7 +242,7 @@ impl Core {
     ) -> Self {
         let now = Instant::now();
         Self {
-            rules: IgnoreRules::new(&config.root),
+            rules: IgnoreRules::with_extra(&config.root, &config.extra_ignores),
             next_rescan: (!config.rescan_every.is_zero()).then(|| now + config.rescan_every),
             limit_hit: config.backend == Backend::Poll,
             config,

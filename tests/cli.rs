@@ -4,8 +4,11 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The binary, isolated from the developer's own config file.
 fn doppel() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_doppel"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
+    command.env("XDG_CONFIG_HOME", concat!(env!("CARGO_MANIFEST_DIR"), "/target/no-user-config"));
+    command
 }
 
 fn sample() -> &'static Path {

@@ -53,6 +53,12 @@ pub struct WorkerConfig {
     pub rescan_every: Duration,
     /// Follow the folder (otherwise only `Rescan` commands read it again).
     pub watch: bool,
+    /// Ignore globs besides the built-in ones (the config file's `ignore`).
+    pub extra_ignores: Vec<String>,
+    /// The verdict and mode clusters start with (the first snapshot's).
+    /// Default: fusion, components.
+    pub cluster_by: ClusterBy,
+    pub cluster_mode: ClusterMode,
 }
 
 impl WorkerConfig {
@@ -68,6 +74,9 @@ impl WorkerConfig {
             quiet: crate::watch::DEFAULT_QUIET,
             rescan_every: crate::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
+            extra_ignores: Vec::new(),
+            cluster_by: ClusterBy::Fusion,
+            cluster_mode: ClusterMode::Components,
         }
     }
 }
@@ -248,7 +257,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         config.library.clone(),
         config.index_path.as_deref(),
     );
-    let (index, report) = match opened {
+    let (mut index, report) = match opened {
         Ok(opened) => opened,
         Err(e) => {
             send(Update::Error(format!("{e:#}")));
@@ -259,11 +268,13 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     for message in report.messages() {
         send(Update::Error(message));
     }
+    index.set_extra_ignores(config.extra_ignores.clone());
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());
         watch.quiet = config.quiet;
         watch.rescan_every = config.rescan_every;
+        watch.extra_ignores = config.extra_ignores.clone();
         Watcher::start_with(watch, move |e| input_tx.send(Input::Watch(e)).is_ok())
     });
     // Only the forwarder and the watcher feed the channel from now on: it
@@ -275,7 +286,11 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         updates.clone(),
     );
     let mut worker = Worker {
-        spec: ClusterSpec::from_engine(index.engine()),
+        spec: ClusterSpec {
+            by: config.cluster_by,
+            mode: config.cluster_mode,
+            ..ClusterSpec::from_engine(index.engine())
+        },
         config,
         index,
         generation: 0,

@@ -1,0 +1,149 @@
+//! Index-scale timings on a generated corpus: build, peak memory, reopen,
+//! re-cluster after a threshold change, add one document, snapshot.
+//!
+//! `cargo bench --bench scale` reads `DOPPEL_SCALE_DIR` (default
+//! `target/bench-corpus/docs`, made by `shared/bench/make_corpus.py`); a
+//! missing folder prints a note and measures nothing. Prints one line per
+//! figure; wall-clock medians, so run it on a quiet machine.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use doppel::algo::AlgorithmId;
+use doppel::engine::{Engine, EngineConfig};
+use doppel::index::FolderIndex;
+use doppel::library::{ClusterSpec, LibraryConfig};
+use doppel::worker::protocol::Snapshot;
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn open(dir: &Path, index: &Path) -> FolderIndex {
+    FolderIndex::open(
+        dir,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(index),
+    )
+    .expect("index opens")
+    .0
+}
+
+fn main() {
+    let dir = std::env::var_os("DOPPEL_SCALE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/target/bench-corpus/docs"
+            ))
+        });
+    if !dir.is_dir() {
+        println!(
+            "scale: no corpus at {} (make one with shared/bench/make_corpus.py); nothing measured",
+            dir.display()
+        );
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("doppel-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&state).unwrap();
+    let index_path = state.join("index.sqlite");
+
+    let started = Instant::now();
+    let mut index = open(&dir, &index_path);
+    let report = index.reconcile().expect("reconcile");
+    let build = started.elapsed();
+    let docs = index.library().len();
+    let bytes: u64 = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "build: {docs} documents ({:.1} MB) in {:.2} s = {:.0} docs/s, {:.1} MB/s (2 threads); {} read, {} skipped",
+        bytes as f64 / 1e6,
+        build.as_secs_f64(),
+        docs as f64 / build.as_secs_f64(),
+        bytes as f64 / 1e6 / build.as_secs_f64(),
+        report.read,
+        report.skipped
+    );
+    println!("pairs kept: {}", index.library().pairs().count());
+    if let Some(rss) = peak_rss_mib() {
+        println!(
+            "peak RSS after build: {rss:.0} MiB ({:.1} KiB per document)",
+            rss * 1024.0 / docs as f64
+        );
+    }
+
+    // Re-cluster after a threshold change (no fingerprint touched).
+    let mut spec = ClusterSpec::from_engine(index.engine());
+    let mut samples = Vec::new();
+    for step in 0..21 {
+        spec.thresholds
+            .set(AlgorithmId::Minhash, 0.2 + 0.01 * f64::from(step % 5));
+        let t = Instant::now();
+        let clusters = index.library().clusters(&spec);
+        samples.push(t.elapsed());
+        std::hint::black_box(clusters);
+    }
+    println!(
+        "re-cluster after a threshold change: median {:.1} ms",
+        median(samples).as_secs_f64() * 1e3
+    );
+
+    let t = Instant::now();
+    let snapshot = Snapshot::build(&index, &spec, 1);
+    println!(
+        "snapshot for the UI: {:.1} ms ({} clusters)",
+        t.elapsed().as_secs_f64() * 1e3,
+        snapshot.clusters.len()
+    );
+
+    // Add one document (a copy of an indexed one under a new name) and get its cluster.
+    let source = index
+        .library()
+        .doc(0)
+        .map(|d| dir.join(&d.path))
+        .expect("a document");
+    let mut samples = Vec::new();
+    for n in 0..11 {
+        let copy = dir.join(format!("zz-scale-copy-{n}.txt"));
+        std::fs::copy(&source, &copy).unwrap();
+        let t = Instant::now();
+        index.upsert_path(&copy).expect("upsert");
+        let clusters = index.library().clusters(&spec);
+        samples.push(t.elapsed());
+        std::hint::black_box(clusters);
+    }
+    println!(
+        "add one document and re-cluster: median {:.1} ms",
+        median(samples).as_secs_f64() * 1e3
+    );
+    for n in 0..11 {
+        let copy = dir.join(format!("zz-scale-copy-{n}.txt"));
+        let _ = std::fs::remove_file(&copy);
+        let _ = index.remove_path(&copy);
+    }
+    drop(index);
+
+    let t = Instant::now();
+    let mut index = open(&dir, &index_path);
+    let report = index.reconcile().expect("reconcile");
+    println!(
+        "reopen unchanged: {:.2} s ({} files read, {} unchanged)",
+        t.elapsed().as_secs_f64(),
+        report.read,
+        report.unchanged
+    );
+    let _ = std::fs::remove_dir_all(&state);
+}

@@ -1,0 +1,559 @@
+//! The configuration file: the built-in file documents exactly the compiled
+//! defaults, a partial file overrides only what it names, mistakes are
+//! errors that name the key, and the command line beats the file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use doppel::algo::AlgorithmId;
+use doppel::collection::{list_files_with, IgnoreRules};
+use doppel::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
+use doppel::engine::EngineConfig;
+use doppel::library::{ClusterBy, ClusterMode, LibraryConfig};
+
+fn parse(text: &str) -> anyhow::Result<Config> {
+    Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
+}
+
+fn error(text: &str) -> String {
+    format!("{:#}", parse(text).expect_err("should be an error"))
+}
+
+#[test]
+fn the_built_in_file_is_exactly_the_compiled_defaults() {
+    let raw: Config = toml::from_str(DEFAULTS).expect("assets/config.toml deserializes");
+    assert_eq!(raw.engine, EngineConfig::default());
+    assert_eq!(raw.library, LibraryConfig::default());
+    assert_eq!(raw.watch, WatchSettings::default());
+    assert_eq!(raw.clusters, ClusterSettings::default());
+    assert_eq!(raw.index_dir, None);
+    assert!(raw.ignore.is_empty());
+    assert_eq!(raw, Config::default());
+    // Loading (merge, checks, floors) changes nothing either.
+    assert_eq!(Config::defaults(), Config::default());
+    assert_eq!(
+        WatchSettings::default().quiet(),
+        doppel::watch::DEFAULT_QUIET
+    );
+    assert_eq!(
+        WatchSettings::default().rescan_every(),
+        doppel::watch::DEFAULT_RESCAN_EVERY
+    );
+}
+
+/// Every key path of `table` that holds a value (not a table), dotted.
+fn leaves(table: &toml::Table, prefix: &str, out: &mut Vec<String>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            toml::Value::Table(t) => leaves(t, &path, out),
+            _ => out.push(path),
+        }
+    }
+}
+
+#[test]
+fn the_built_in_file_spells_out_every_setting() {
+    // Every setting the compiled defaults have is written in the file (not
+    // left to serde defaults), so the file documents all of them.
+    let compiled = toml::Table::try_from(Config::default()).unwrap();
+    let written: toml::Table = DEFAULTS.parse().unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    leaves(&compiled, "", &mut a);
+    leaves(&written, "", &mut b);
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    // ... and each with a comment somewhere above its table.
+    assert!(DEFAULTS.lines().filter(|l| l.starts_with('#')).count() > 60);
+}
+
+#[test]
+fn a_partial_file_overrides_only_what_it_names() {
+    let config = parse(
+        "ignore = [\"*.bak\"]\n\
+         [thresholds]\nminhash = 0.5\n\
+         [algorithms.minhash]\nnum_perm = 64\n\
+         [library.candidates.simhash-banding]\ntables = 8\n\
+         [watch]\nquiet-ms = 1000\n",
+    )
+    .unwrap();
+    let mut expected = Config {
+        ignore: vec!["*.bak".into()],
+        ..Config::default()
+    };
+    expected.engine.thresholds.set(AlgorithmId::Minhash, 0.5);
+    expected.engine.algorithms.minhash.num_perm = 64;
+    expected.library.candidates.simhash_banding = doppel::candidates::SimhashBanding::Tables {
+        tables: 8,
+        bits_per_table: 16,
+    };
+    expected.watch.quiet_ms = 1000;
+    assert_eq!(config, expected);
+    // Untouched maps keep every entry.
+    assert_eq!(config.engine.thresholds.0.len(), AlgorithmId::ALL.len());
+    assert_eq!(config.library.floors, LibraryConfig::default().floors);
+}
+
+#[test]
+fn switching_an_enum_variant_replaces_the_default_table() {
+    let config =
+        parse("[library.candidates.simhash-banding]\nmode = \"pigeonhole\"\nmax_distance = 10\n")
+            .unwrap();
+    assert_eq!(
+        config.library.candidates.simhash_banding,
+        doppel::candidates::SimhashBanding::Pigeonhole { max_distance: 10 }
+    );
+}
+
+#[test]
+fn a_looser_threshold_lowers_its_floor() {
+    let config = parse("[thresholds]\nminhash = 0.1\nsimhash = 20\n").unwrap();
+    assert_eq!(config.library.floors.get(AlgorithmId::Minhash), 0.1);
+    assert_eq!(config.library.floors.get(AlgorithmId::Simhash), 20.0);
+    assert_eq!(config.library.floors.get(AlgorithmId::Shingle), 0.15);
+}
+
+#[test]
+fn clusters_index_dir_and_relative_paths() {
+    let config =
+        parse("index-dir = \"state\"\n[clusters]\nby = \"minhash\"\nmode = \"star\"\n").unwrap();
+    assert_eq!(config.index_dir, Some(PathBuf::from("/etc/state")));
+    assert_eq!(
+        config.clusters.by,
+        ClusterBy::Algorithm(AlgorithmId::Minhash)
+    );
+    assert_eq!(config.clusters.mode, ClusterMode::Star);
+    let absolute = parse("index-dir = \"/var/doppel\"\n").unwrap();
+    assert_eq!(absolute.index_dir, Some(PathBuf::from("/var/doppel")));
+}
+
+#[test]
+fn index_dir_holds_one_file_per_folder_named_as_the_default() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let config = parse("index-dir = \"/var/doppel\"\n").unwrap();
+    let in_a = config.index_path(a.path()).unwrap().unwrap();
+    let in_b = config.index_path(b.path()).unwrap().unwrap();
+    assert_ne!(in_a, in_b);
+    assert_eq!(in_a.parent(), Some(Path::new("/var/doppel")));
+    // The same name as in the platform data folder, so index files can be
+    // moved between the two.
+    let default = doppel::store::Store::default_path(a.path()).unwrap();
+    assert_eq!(in_a.file_name(), default.file_name());
+    assert_eq!(Config::default().index_path(a.path()).unwrap(), None);
+}
+
+#[test]
+fn an_unknown_top_level_key_is_an_error_naming_it() {
+    let message = error("threshold = 3\n");
+    assert!(message.contains("/etc/doppel-test.toml"), "{message}");
+    assert!(message.contains("`threshold`"), "{message}");
+    assert!(message.contains("line 1"), "{message}");
+}
+
+#[test]
+fn an_unknown_nested_key_is_an_error_naming_it_and_its_table() {
+    let message = error("# mine\n[algorithms.minhash]\nnum_perms = 64\n");
+    assert!(message.contains("/etc/doppel-test.toml"), "{message}");
+    assert!(message.contains("`num_perms`"), "{message}");
+    assert!(message.contains("algorithms.minhash"), "{message}");
+    assert!(message.contains("line 3"), "{message}");
+    // A table that does not exist.
+    let message = error("[algorithms.mimhash]\nw = 4\n");
+    assert!(message.contains("`mimhash`"), "{message}");
+    // A key of another enum variant, which serde alone would ignore.
+    let message = error("[idf]\nsource = \"reference\"\nmax_drift = 0.1\n");
+    assert!(message.contains("`max_drift`"), "{message}");
+    assert!(message.contains("idf"), "{message}");
+    assert!(message.contains("line 3"), "{message}");
+    // An unknown algorithm id as a threshold key.
+    let message = error("[thresholds]\nminhsh = 0.3\n");
+    assert!(message.contains("minhsh"), "{message}");
+}
+
+#[test]
+fn a_bad_type_is_an_error_naming_the_key() {
+    let message = error("[algorithms.minhash]\nnum_perm = \"many\"\n");
+    assert!(message.contains("/etc/doppel-test.toml"), "{message}");
+    assert!(message.contains("algorithms.minhash.num_perm"), "{message}");
+    assert!(message.contains("line 2"), "{message}");
+    let message = error("[watch]\nquiet-ms = -5\n");
+    assert!(message.contains("watch.quiet-ms"), "{message}");
+    let message = error("enabled = \"minhash\"\n");
+    assert!(message.contains("enabled"), "{message}");
+}
+
+#[test]
+fn values_doppel_cannot_use_are_errors_naming_the_key() {
+    let message = error("ignore = [\"!keep.txt\"]\n");
+    assert!(message.contains("ignore"), "{message}");
+    let message = error("[thresholds]\nminhash = nan\n");
+    assert!(message.contains("thresholds.minhash"), "{message}");
+    let message = error("[clusters]\nby = \"winnow\"\n\nenabled = [\"minhash\"]\n");
+    assert!(message.contains("unknown field"), "{message}");
+    let message = error("enabled = [\"minhash\"]\n[clusters]\nby = \"winnow\"\n");
+    assert!(message.contains("clusters.by"), "{message}");
+    let message = error("[clusters]\nby = \"fushion\"\n");
+    assert!(message.contains("fushion"), "{message}");
+    let message = error("not toml [");
+    assert!(message.contains("/etc/doppel-test.toml"), "{message}");
+}
+
+#[test]
+fn a_missing_explicit_file_is_an_error_naming_it() {
+    let message = format!(
+        "{:#}",
+        Config::load(Some(Path::new("/nonexistent/doppel.toml"))).unwrap_err()
+    );
+    assert!(message.contains("/nonexistent/doppel.toml"), "{message}");
+}
+
+#[test]
+fn the_printed_configuration_reads_back_the_same() {
+    let config = parse("ignore = [\"drafts/\"]\n[thresholds]\nminhash = 0.4\n").unwrap();
+    let again = parse(&config.to_toml().unwrap()).unwrap();
+    assert_eq!(again, config);
+}
+
+#[test]
+fn extra_ignore_globs_leave_files_out_of_walks_and_events() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("drafts/deep")).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    for file in [
+        "a.txt",
+        "b.bak",
+        "sub/c.bak",
+        "sub/d.txt",
+        "drafts/e.txt",
+        "drafts/deep/f.txt",
+        "notes.txt",
+        "sub/notes.txt",
+    ] {
+        std::fs::write(root.join(file), "some words here").unwrap();
+    }
+    let globs: Vec<String> = ["*.bak", "drafts/", "/notes.txt"]
+        .map(String::from)
+        .to_vec();
+    let (files, _) = list_files_with(&root, &globs);
+    let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    assert_eq!(rels, ["a.txt", "sub/d.txt", "sub/notes.txt"]);
+    let mut rules = IgnoreRules::with_extra(&root, &globs);
+    assert!(rules.is_ignored(&root.join("sub/c.bak"), false));
+    assert!(rules.is_ignored(&root.join("drafts/deep/f.txt"), false));
+    assert!(rules.is_ignored(&root.join("notes.txt"), false));
+    assert!(!rules.is_ignored(&root.join("sub/notes.txt"), false));
+    assert!(!rules.is_ignored(&root.join("a.txt"), false));
+    // Without extras everything but the built-in temporary files counts.
+    let (all, _) = list_files_with(&root, &[]);
+    assert_eq!(all.len(), 8);
+}
+
+#[test]
+fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
+    use doppel::engine::Engine;
+    use doppel::index::FolderIndex;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("folder");
+    std::fs::create_dir_all(root.join("drafts")).unwrap();
+    let text = "the quick brown fox jumps over the lazy dog again and again";
+    std::fs::write(root.join("a.txt"), text).unwrap();
+    std::fs::write(root.join("b.bak"), text).unwrap();
+    std::fs::write(root.join("drafts/c.txt"), text).unwrap();
+    let store = dir.path().join("index.sqlite");
+    let open = || {
+        FolderIndex::open(
+            &root,
+            Engine::default(),
+            LibraryConfig::default(),
+            Some(&store),
+        )
+        .unwrap()
+        .0
+    };
+    let paths = |index: &FolderIndex| -> Vec<&str> {
+        let known = ["a.txt", "b.bak", "drafts/c.txt", "drafts/d.txt"];
+        let found: Vec<&str> = known
+            .into_iter()
+            .filter(|p| index.library().id_of(p).is_some())
+            .collect();
+        assert_eq!(found.len(), index.library().len());
+        found
+    };
+    let mut index = open();
+    index.reconcile().unwrap();
+    assert_eq!(paths(&index), ["a.txt", "b.bak", "drafts/c.txt"]);
+    // Globs added later forget what they now match.
+    let mut index = open();
+    index.set_extra_ignores(vec!["*.bak".into(), "drafts/".into()]);
+    index.reconcile().unwrap();
+    assert_eq!(paths(&index), ["a.txt"]);
+    // A watcher event for an ignored path indexes nothing.
+    std::fs::write(root.join("drafts/d.txt"), text).unwrap();
+    index
+        .sync_paths(&[root.canonicalize().unwrap().join("drafts/d.txt")])
+        .unwrap();
+    assert_eq!(paths(&index), ["a.txt"]);
+}
+
+// --- the command line ---------------------------------------------------
+
+fn doppel() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
+    // No user config file leaks in.
+    command.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
+    command
+}
+
+fn sample() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus"))
+}
+
+fn scan_json(config: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = doppel()
+        .args(["scan", "--no-index", "--format", "json", "--config"])
+        .arg(config)
+        .args(extra)
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn cli_threshold_from_the_file_and_the_flag_beats_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "[thresholds]\nminhash = 0.6\nsimhash = 3\n[clusters]\nby = \"minhash\"\n",
+    )
+    .unwrap();
+    let from_file = scan_json(&file, &[]);
+    assert_eq!(from_file["thresholds"]["minhash"], 0.6);
+    assert_eq!(from_file["thresholds"]["simhash"], 3.0);
+    let default_shingle = doppel::engine::Thresholds::default().get(AlgorithmId::Shingle);
+    assert_eq!(from_file["thresholds"]["shingle"], default_shingle);
+    assert_eq!(from_file["cluster_algorithm"], "minhash");
+    let flagged = scan_json(
+        &file,
+        &["--threshold", "minhash=0.9", "--cluster-by", "fusion"],
+    );
+    assert_eq!(flagged["thresholds"]["minhash"], 0.9);
+    assert_eq!(flagged["thresholds"]["simhash"], 3.0);
+    assert_eq!(flagged["cluster_algorithm"], "fusion");
+    // The thresholds really judge the pairs: every pair listed as a minhash
+    // duplicate passes the flag's threshold.
+    for pair in flagged["pairs"].as_array().unwrap() {
+        let by: Vec<&str> = pair["duplicate_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        if by.contains(&"minhash") {
+            assert!(pair["scores"]["minhash"].as_f64().unwrap() >= 0.9);
+        }
+    }
+}
+
+#[test]
+fn cli_ignore_globs_from_the_file_leave_files_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "ignore = [\"moby/\", \"*.bin\"]\n").unwrap();
+    let v = scan_json(&file, &[]);
+    let paths: Vec<&str> = v["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert!(!paths.is_empty());
+    assert!(paths.iter().all(|p| !p.starts_with("moby/")), "{paths:?}");
+}
+
+#[test]
+fn cli_config_may_come_before_the_command_and_nothing_else_may() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "[thresholds]\nminhash = 0.7\n").unwrap();
+    let out = doppel()
+        .arg("--config")
+        .arg(&file)
+        .args(["scan", "--no-index", "--format", "json"])
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["thresholds"]["minhash"], 0.7);
+    // A scan option before the command would be silently ignored: usage error.
+    let out = doppel()
+        .args(["--threshold", "minhash=0.5", "scan", "--no-index"])
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn cli_index_dir_from_the_file_holds_the_index_and_index_beats_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let indexes = dir.path().join("indexes");
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "index-dir = \"indexes\"\n").unwrap();
+    let run = |extra: &[&std::ffi::OsStr]| {
+        let out = doppel()
+            .args(["scan", "--format", "json", "--config"])
+            .arg(&file)
+            .args(extra)
+            .arg(sample())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&[]);
+    let expected = Config::load(Some(&file))
+        .unwrap()
+        .index_path(sample())
+        .unwrap()
+        .unwrap();
+    assert!(expected.starts_with(&indexes));
+    assert!(expected.is_file(), "{}", expected.display());
+    let explicit = dir.path().join("explicit.sqlite");
+    run(&["--index".as_ref(), explicit.as_os_str()]);
+    assert!(explicit.is_file());
+}
+
+#[test]
+fn cli_watch_takes_clusters_ignores_and_index_dir_from_the_file() {
+    use std::io::{BufRead, Read};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(
+        &file,
+        "ignore = [\"misc/\"]\nindex-dir = \"indexes\"\n[clusters]\nby = \"exact\"\n",
+    )
+    .unwrap();
+    let mut child = doppel()
+        .args(["watch", "--jsonl", "--until-eof", "--config"])
+        .arg(&file)
+        .arg(sample())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let mut lines = Vec::new();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in reader.by_ref().lines() {
+        let value: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let done = value["event"] == "snapshot" || value["event"] == "stopped";
+        lines.push(value);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    // Read to the end, so the watcher never writes into a closed pipe.
+    for line in reader.lines() {
+        line.unwrap();
+    }
+    assert!(child.wait().unwrap().success());
+    let event = |name: &'static str| lines.iter().filter(move |l| l["event"] == name);
+    // The first snapshot already clusters by exact: only byte-for-byte
+    // (normalized) copies, never the edited or OCR copies fusion finds.
+    let clusters: Vec<&serde_json::Value> = event("cluster").collect();
+    assert!(!clusters.is_empty(), "{lines:?}");
+    for cluster in &clusters {
+        let members = cluster["members"].to_string();
+        assert!(!members.contains("edited/"), "{members}");
+        assert!(!members.contains("scans/"), "{members}");
+    }
+    assert!(event("indexed").all(|l| !l["path"].as_str().unwrap().starts_with("misc/")));
+    assert!(event("indexed").count() > 0);
+    assert!(
+        std::fs::read_dir(dir.path().join("indexes"))
+            .unwrap()
+            .count()
+            >= 1
+    );
+}
+
+#[test]
+fn cli_a_missing_config_file_exits_1_naming_it() {
+    let out = doppel()
+        .args(["scan", "--no-index", "--config", "/nonexistent/doppel.toml"])
+        .arg(sample())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/doppel.toml"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn cli_a_bad_config_file_exits_1_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "[algorithms.minhash]\nnum_perms = 64\n").unwrap();
+    let out = doppel()
+        .args(["compare", "--config"])
+        .arg(&file)
+        .arg(sample().join("empty.txt"))
+        .arg(sample().join("empty.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("num_perms"), "{stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+}
+
+#[test]
+fn cli_config_prints_the_defaults_and_the_configuration_in_effect() {
+    let out = doppel()
+        .args(["config", "--print-defaults"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), DEFAULTS);
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "[thresholds]\nwinnow = 0.5\n").unwrap();
+    let out = doppel()
+        .args(["config", "--config"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = Config::from_toml(&String::from_utf8(out.stdout).unwrap(), None).unwrap();
+    assert_eq!(printed.engine.thresholds.get(AlgorithmId::Winnow), 0.5);
+    assert_eq!(printed, Config::load(Some(&file)).unwrap());
+}

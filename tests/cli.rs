@@ -7,7 +7,10 @@ use std::process::Command;
 /// The binary, isolated from the developer's own config file.
 fn doppel() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
-    command.env("XDG_CONFIG_HOME", concat!(env!("CARGO_MANIFEST_DIR"), "/target/no-user-config"));
+    command.env(
+        "XDG_CONFIG_HOME",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/target/no-user-config"),
+    );
     command
 }
 

@@ -1,6 +1,10 @@
 //! The persistent folder index: a second open reads no file, changes made
 //! while doppel was not running are reconciled, verdicts survive restarts.
 
+mod common;
+
+use common::{fixture, Fixture};
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,40 +12,6 @@ use std::path::{Path, PathBuf};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::index::FolderIndex;
 use doppel::library::{ClusterSpec, LibraryConfig, PairVerdict};
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    folder: PathBuf,
-    index: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("books");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
-        &folder,
-    );
-    let index = dir.path().join("state").join("index.sqlite");
-    Fixture {
-        _dir: dir,
-        folder,
-        index,
-    }
-}
 
 fn open(f: &Fixture) -> FolderIndex {
     FolderIndex::open(

@@ -4,7 +4,12 @@
 //! 250×80 over every screen with hostile names and text (no panic, no
 //! control character reaches the buffer), random action sequences, and the
 //! event loop driven end to end against a worker stand-in.
+
 #![cfg(feature = "tui")]
+
+mod common;
+
+use common::copy_dir;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -29,19 +34,6 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 // ---------------------------------------------------------------- fixtures
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// Real data from `sample-corpus/`: the snapshot, a pair detail and a diff
 /// for the Emma cluster (the original and its lightly edited copy).

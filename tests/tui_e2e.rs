@@ -9,25 +9,17 @@
 //! does not open the TUI (it prints the report and exits) — unless
 //! `DOPPEL_E2E_REQUIRED` is set, which turns that skip into a failure.
 //! `DOPPEL_TUI_BIN` may name another binary taking `DIR --index PATH`.
+
 #![cfg(all(feature = "tui", unix))]
+
+mod common;
+
+use common::copy_dir;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A private tmux server (its own socket), killed when dropped.
 struct Tmux {

@@ -6,6 +6,10 @@
 //! Every wait polls with a generous bound (a loaded 2-core CI machine, debug
 //! build); the only sleeps are a slow writer's pauses, never assertions.
 
+mod common;
+
+use common::copy_dir;
+
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
@@ -535,19 +539,6 @@ fn ignored_files_raise_no_event_and_reads_raise_none() {
 }
 
 // -- `doppel watch --jsonl` --------------------------------------------------
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// A `doppel watch --jsonl` child and its parsed output lines.
 struct WatchChild {

@@ -5,9 +5,13 @@
 //! Every wait polls the update channel with a generous bound; nothing
 //! sleeps as an assertion.
 
+mod common;
+
+use common::{fixture, Fixture};
+
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,40 +22,6 @@ use doppel::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
 const WAIT: Duration = Duration::from_secs(60);
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-struct Fixture {
-    _dir: tempfile::TempDir,
-    folder: PathBuf,
-    index: PathBuf,
-}
-
-fn fixture() -> Fixture {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("books");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
-        &folder,
-    );
-    let index = dir.path().join("state").join("index.sqlite");
-    Fixture {
-        _dir: dir,
-        folder,
-        index,
-    }
-}
 
 fn start(f: &Fixture) -> WorkerHandle {
     let mut config = WorkerConfig::new(&f.folder);

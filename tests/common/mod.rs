@@ -1,0 +1,45 @@
+//! Fixtures shared by the integration tests: a private copy of
+//! `sample-corpus/` and an index path outside it, in a temporary folder.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Copy a folder tree (files and subfolders).
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// The repository's `sample-corpus/`.
+pub fn sample_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus")
+}
+
+/// A writable copy of the sample corpus (`folder`) and an index path
+/// beside it (`index`); both vanish when dropped.
+pub struct Fixture {
+    _dir: tempfile::TempDir,
+    pub folder: PathBuf,
+    pub index: PathBuf,
+}
+
+pub fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("books");
+    copy_dir(&sample_corpus(), &folder);
+    let index = dir.path().join("state").join("index.sqlite");
+    Fixture {
+        _dir: dir,
+        folder,
+        index,
+    }
+}

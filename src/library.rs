@@ -494,13 +494,26 @@ impl Library {
         spec: &ClusterSpec,
     ) -> Option<Link> {
         let (da, db) = (self.doc(a)?, self.doc(b)?);
+        self.judge_with(a, b, scores, spec, self.pair_verdict(&da.path, &db.path))
+    }
+
+    /// [`Library::judge`] with the curator's verdict already looked up.
+    fn judge_with(
+        &self,
+        a: DocId,
+        b: DocId,
+        scores: &PairScores,
+        spec: &ClusterSpec,
+        curator: Option<PairVerdict>,
+    ) -> Option<Link> {
+        let (da, db) = (self.doc(a)?, self.doc(b)?);
         let v = verdict(
             scores,
             &spec.thresholds,
             &spec.fusion,
             da.shingles.min(db.shingles),
         );
-        let linked = match self.pair_verdict(&da.path, &db.path) {
+        let linked = match curator {
             Some(PairVerdict::Duplicate) => true,
             Some(PairVerdict::NotDuplicate) => false,
             None => match spec.by {
@@ -520,12 +533,28 @@ impl Library {
         })
     }
 
+    /// Curator verdicts keyed by the (ordered) ids of indexed documents.
+    fn verdicts_by_id(&self) -> HashMap<(DocId, DocId), PairVerdict> {
+        self.pair_verdicts
+            .iter()
+            .filter_map(|((pa, pb), &v)| Some((ordered(self.id_of(pa)?, self.id_of(pb)?), v)))
+            .collect()
+    }
+
     /// Every linking pair under `spec`, sorted by (a, b).
     pub fn links(&self, spec: &ClusterSpec) -> Vec<Link> {
+        let overrides = self.verdicts_by_id();
         let mut links: Vec<Link> = self
             .pairs
             .par_iter()
-            .filter_map(|(&(a, b), scores)| self.judge(a, b, scores, spec))
+            .filter_map(|(&(a, b), scores)| {
+                let curator = if overrides.is_empty() {
+                    None
+                } else {
+                    overrides.get(&(a, b)).copied()
+                };
+                self.judge_with(a, b, scores, spec, curator)
+            })
             .collect();
         // A curator's "duplicate" links documents no algorithm paired.
         for ((pa, pb), v) in &self.pair_verdicts {
@@ -596,12 +625,29 @@ impl Library {
                 groups
             }
         };
+        // Each link belongs to the group holding both its ends (in star mode
+        // a link may join two groups and then describes neither).
+        let mut group_of: HashMap<DocId, usize> = HashMap::new();
+        for (g, members) in groups.iter().enumerate() {
+            for &m in members {
+                group_of.insert(m, g);
+            }
+        }
+        let mut inner: Vec<Vec<&Link>> = vec![Vec::new(); groups.len()];
+        for l in &links {
+            if let (Some(&ga), Some(&gb)) = (group_of.get(&l.a), group_of.get(&l.b)) {
+                if ga == gb {
+                    inner[ga].push(l);
+                }
+            }
+        }
         let mut clusters: Vec<ClusterInfo> = groups
             .into_iter()
-            .filter_map(|mut members| {
+            .zip(inner)
+            .filter_map(|(mut members, inner)| {
                 members.sort_by_key(|&id| self.priority(id));
                 members.dedup();
-                (members.len() > 1).then(|| self.describe(members, &links))
+                (members.len() > 1).then(|| self.describe(members, &inner))
             })
             .collect();
         clusters.sort_by(|a, b| {
@@ -613,19 +659,15 @@ impl Library {
         clusters
     }
 
-    fn describe(&self, members: Vec<DocId>, links: &[Link]) -> ClusterInfo {
-        let set: HashSet<DocId> = members.iter().copied().collect();
-        let inner: Vec<&Link> = links
-            .iter()
-            .filter(|l| set.contains(&l.a) && set.contains(&l.b))
-            .collect();
+    /// Summarize a cluster from its members and the links inside it.
+    fn describe(&self, members: Vec<DocId>, inner: &[&Link]) -> ClusterInfo {
         let weakest = inner
             .iter()
             .min_by(|x, y| x.strength.total_cmp(&y.strength))
             .map(|l| (l.a, l.b, l.strength));
         let mut agreeing: Option<BTreeSet<AlgorithmId>> = None;
         let mut any = BTreeSet::new();
-        for l in &inner {
+        for l in inner {
             let passing: BTreeSet<AlgorithmId> = l.passing.iter().copied().collect();
             any.extend(passing.iter().copied());
             agreeing = Some(match agreeing {

@@ -143,6 +143,10 @@ impl FolderIndex {
         let mut loaded = Vec::new();
         let mut records = store.documents()?;
         records.sort_by_key(|r| (r.first_seen_ns, r.path.clone()));
+        let ids: Vec<(i64, Vec<u8>)> = records
+            .iter()
+            .filter_map(|r| Some((r.id?, r.path.clone())))
+            .collect();
         for record in records {
             let rel = store::display_key(&record.path);
             identities.insert(record.path.clone(), record.identity);
@@ -161,7 +165,28 @@ impl FolderIndex {
                 }
             }
         }
-        library.extend(&engine, loaded);
+        // Stored pairs were kept under a configuration: when it is the
+        // current one, load them; otherwise verify candidates again (and the
+        // stored pairs stay marked out of date until the index is rebuilt).
+        let pairs_hash = pairs_config_hash(&config_hash, library.config());
+        let fresh_store = loaded.is_empty() && skipped.is_empty();
+        if !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str()) {
+            let rel_of: HashMap<i64, String> = ids
+                .into_iter()
+                .map(|(id, key)| (id, store::display_key(&key)))
+                .collect();
+            let pairs = store
+                .pairs()?
+                .into_iter()
+                .filter_map(|(a, b, scores)| {
+                    Some((rel_of.get(&a)?.clone(), rel_of.get(&b)?.clone(), scores))
+                })
+                .collect();
+            library.restore(loaded, pairs);
+        } else {
+            library.extend(&engine, loaded);
+            store.set_pairs_hash(if fresh_store { &pairs_hash } else { "" })?;
+        }
         for v in store.pair_verdicts()? {
             let verdict = match v.verdict {
                 store::PairVerdict::Duplicate => PairVerdict::Duplicate,
@@ -646,5 +671,15 @@ fn is_gone(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// The key of the configuration stored pairs depend on: the fingerprints'
+/// configuration and the library's floors and candidate settings.
+fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
+    let json = serde_json::to_string(library).unwrap_or_default();
+    format!(
+        "{engine_config_hash}-{:016x}",
+        crate::hash::hash64(json.as_bytes(), 0)
     )
 }

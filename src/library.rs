@@ -410,6 +410,40 @@ impl Library {
         }
     }
 
+    /// Load documents and their already verified pairs (as stored by an
+    /// index made under the same configuration) without verifying anything
+    /// again. `pairs` hold paths and scores oriented from the first to the
+    /// second; pairs naming an unknown path are ignored.
+    pub fn restore(
+        &mut self,
+        docs: Vec<(String, Fingerprints, usize)>,
+        pairs: Vec<(String, String, PairScores)>,
+    ) {
+        for (path, fingerprints, shingles) in docs {
+            if self.by_path.contains_key(&path) {
+                self.remove(&path);
+            }
+            let seen = self.next_seen;
+            self.next_seen += 1;
+            let id = self.allocate(DocInfo {
+                path: path.clone(),
+                seen,
+                fingerprints,
+                shingles,
+            });
+            self.by_path.insert(path, id);
+            let doc = self.docs[id as usize].as_ref().expect("just allocated");
+            self.index.insert(id, &doc.fingerprints);
+        }
+        for (a, b, scores) in pairs {
+            if let (Some(a), Some(b)) = (self.id_of(&a), self.id_of(&b)) {
+                if a != b {
+                    self.add_pairs(a, (vec![(b, scores)], false));
+                }
+            }
+        }
+    }
+
     /// Remove the document at `path`; false if it was not indexed.
     pub fn remove(&mut self, path: &str) -> bool {
         match self.by_path.get(path).copied() {

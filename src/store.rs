@@ -982,6 +982,18 @@ impl Store {
         self.set_meta("config_hash", hash)
     }
 
+    /// The configuration the stored pairs were kept under (floors,
+    /// candidate settings and the fingerprints' configuration); when it
+    /// matches the current one, the pairs can be loaded instead of verified
+    /// again. Empty when the stored pairs are known to be out of date.
+    pub fn pairs_hash(&self) -> Result<Option<String>> {
+        self.meta("pairs_hash")
+    }
+
+    pub fn set_pairs_hash(&mut self, hash: &str) -> Result<()> {
+        self.set_meta("pairs_hash", hash)
+    }
+
     /// The generation of the IDF weights the stored IDF-dependent
     /// fingerprints were made with (`None` until set).
     pub fn idf_generation(&self) -> Result<Option<u64>> {

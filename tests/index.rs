@@ -37,6 +37,29 @@ fn clusters(index: &FolderIndex) -> BTreeSet<BTreeSet<String>> {
         .collect()
 }
 
+/// Every kept pair as (path, path, scores), order-free.
+fn pairs(index: &FolderIndex) -> Vec<(String, String, String)> {
+    let lib = index.library();
+    let mut out: Vec<(String, String, String)> = lib
+        .pairs()
+        .map(|(a, b, scores)| {
+            let (pa, pb) = (
+                lib.doc(a).unwrap().path.clone(),
+                lib.doc(b).unwrap().path.clone(),
+            );
+            let oriented: Vec<_> = if pa < pb {
+                scores.iter().map(|(k, s)| (*k, *s)).collect()
+            } else {
+                scores.iter().map(|(k, s)| (*k, s.swapped())).collect()
+            };
+            let (x, y) = if pa < pb { (pa, pb) } else { (pb, pa) };
+            (x, y, format!("{oriented:?}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 #[test]
 fn second_open_of_an_unchanged_folder_reads_no_file() {
     let f = fixture();
@@ -46,6 +69,7 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
     assert_eq!(report.skipped, 3);
     let before = clusters(&first);
     assert!(before.len() >= 7);
+    let first_pairs = pairs(&first);
     drop(first);
 
     let mut second = open(&f);

@@ -78,6 +78,11 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
         before,
         "clusters come back from the store alone"
     );
+    assert_eq!(
+        pairs(&second),
+        first_pairs,
+        "the verified pairs are loaded as they were kept"
+    );
     let report = second.reconcile().unwrap();
     assert_eq!(report.read, 0, "{report:?}");
     assert_eq!(report.unchanged, 26);

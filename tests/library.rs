@@ -2,6 +2,8 @@
 //! comparison finds, thresholds re-cluster live, verdicts override, and the
 //! order documents arrive in does not change the result.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -323,4 +325,38 @@ proptest! {
             prop_assert_eq!(cluster_paths(&batch, &spec), cluster_paths(&one_by_one, &spec));
         }
     }
+}
+
+/// Two different chapters wrapped in the same long licence header and
+/// footer (a fifth of each text) are not duplicates under the defaults.
+#[test]
+fn shared_boilerplate_does_not_make_duplicates() {
+    let engine = &*ENGINE;
+    let read = |p: &str| std::fs::read_to_string(common::sample_corpus().join(p)).unwrap();
+    let boilerplate = read("misc/us-constitution.txt");
+    let boilerplate: String = boilerplate
+        .split_whitespace()
+        .take(900)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let a = format!(
+        "{boilerplate}\n{}\n{boilerplate}",
+        read("austen/emma-ch1.txt")
+    );
+    let b = format!(
+        "{boilerplate}\n{}\n{boilerplate}",
+        read("austen/persuasion-ch1.txt")
+    );
+    let (fa, na) = fingerprint(&a);
+    let (fb, nb) = fingerprint(&b);
+    let scores = engine.compare(&fa, &fb);
+    let verdict = engine.verdict(&scores, na.min(nb));
+    assert!(
+        !verdict.fusion,
+        "boilerplate alone made a duplicate: {verdict:?}"
+    );
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    lib.upsert(engine, "a.txt", fa, na);
+    lib.upsert(engine, "b.txt", fb, nb);
+    assert!(lib.clusters(&fusion()).is_empty());
 }

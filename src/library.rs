@@ -155,7 +155,27 @@ pub struct Library {
     keeps: HashSet<String>,
     si_capped: HashSet<DocId>,
     next_seen: u64,
+    /// Bumped whenever a pair is added or removed.
+    pairs_version: u64,
+    /// Sorted per-algorithm similarities of every kept pair, for the
+    /// version they were computed at.
+    histograms: HistogramCache,
 }
+
+/// The histogram cache; a cloned library starts with an empty one, since
+/// its pairs may then change independently.
+#[derive(Debug, Default)]
+struct HistogramCache(std::sync::Mutex<Option<(u64, Histograms)>>);
+
+impl Clone for HistogramCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+/// Every kept pair's similarity in [0, 1] per algorithm, sorted ascending
+/// (incomparable scores left out); shared, so snapshots do not copy it.
+pub type Histograms = std::sync::Arc<BTreeMap<AlgorithmId, Vec<f64>>>;
 
 /// Verified candidates of one document, and whether the SI cap cut some off.
 type Verified = (Vec<(DocId, PairScores)>, bool);
@@ -198,6 +218,8 @@ impl Library {
             keeps: HashSet::new(),
             si_capped: HashSet::new(),
             next_seen: 0,
+            pairs_version: 0,
+            histograms: Default::default(),
         }
     }
 
@@ -247,6 +269,30 @@ impl Library {
 
     pub fn pair(&self, a: DocId, b: DocId) -> Option<&PairScores> {
         self.pairs.get(&ordered(a, b))
+    }
+
+    /// The sorted similarity of every kept pair per algorithm (for the
+    /// thresholds histogram); computed once per change of the pairs.
+    pub fn histograms(&self) -> Histograms {
+        let mut cache = self.histograms.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((version, h)) = cache.as_ref() {
+            if *version == self.pairs_version {
+                return h.clone();
+            }
+        }
+        let mut map: BTreeMap<AlgorithmId, Vec<f64>> = BTreeMap::new();
+        for scores in self.pairs.values() {
+            for (id, score) in scores {
+                if *score != Score::Incomparable {
+                    map.entry(*id).or_default().push(score.similarity());
+                }
+            }
+        }
+        map.par_iter_mut()
+            .for_each(|(_, v)| v.sort_unstable_by(f64::total_cmp));
+        let h: Histograms = std::sync::Arc::new(map);
+        *cache = Some((self.pairs_version, h.clone()));
+        h
     }
 
     /// Documents whose SI candidates were cut by the cap.
@@ -354,6 +400,7 @@ impl Library {
     }
 
     fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
+        self.pairs_version += 1;
         if capped {
             self.si_capped.insert(id);
         }
@@ -456,6 +503,7 @@ impl Library {
     }
 
     fn remove_id(&mut self, id: DocId) {
+        self.pairs_version += 1;
         let Some(doc) = self.docs[id as usize].take() else {
             return;
         };

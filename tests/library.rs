@@ -360,3 +360,24 @@ fn shared_boilerplate_does_not_make_duplicates() {
     lib.upsert(engine, "b.txt", fb, nb);
     assert!(lib.clusters(&fusion()).is_empty());
 }
+
+#[test]
+fn histograms_are_sorted_and_follow_the_pairs() {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, LibraryConfig::default());
+    for (path, fp, shingles) in sample_docs() {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    let before = lib.histograms();
+    let minhash = &before[&AlgorithmId::Minhash];
+    assert_eq!(minhash.len(), lib.pairs().count());
+    assert!(minhash.is_sorted_by(|a, b| a <= b));
+    assert!(
+        std::sync::Arc::ptr_eq(&before, &lib.histograms()),
+        "cached while the pairs stay"
+    );
+    lib.remove("edited/emma-ch1-edited.txt");
+    let after = lib.histograms();
+    assert_eq!(after[&AlgorithmId::Minhash].len(), lib.pairs().count());
+    assert!(after[&AlgorithmId::Minhash].len() < minhash.len());
+}

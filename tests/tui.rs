@@ -593,7 +593,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
                 .collect();
             (id, v)
         })
-        .collect();
+        .collect::<std::collections::BTreeMap<_, _>>();
     Arc::new(Snapshot {
         generation: 5,
         spec: ClusterSpec {
@@ -609,7 +609,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             .iter()
             .map(|n| (n.clone(), format!("reason with \x1b[5m escape\n for {n}")))
             .collect(),
-        histograms,
+        histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
         si_capped: 3,
     })

@@ -316,7 +316,7 @@ pub struct AppState {
     pub dropped: u64,
     /// The snapshot's histogram values per algorithm, sorted (NaN left
     /// out), so counts at any threshold are a binary search.
-    pub sorted_scores: BTreeMap<AlgorithmId, Vec<f64>>,
+    pub sorted_scores: crate::library::Histograms,
 }
 
 /// A pair key independent of order.
@@ -380,7 +380,7 @@ impl AppState {
             quit: false,
             effects: Vec::new(),
             dropped: 0,
-            sorted_scores: BTreeMap::new(),
+            sorted_scores: Default::default(),
         }
     }
 
@@ -557,21 +557,32 @@ impl AppState {
         Some(values.len() - values.partition_point(|&v| v < t - 1e-9))
     }
 
-    /// Sort the snapshot's histogram values (once per snapshot).
+    /// The snapshot's histogram values, sorted. The worker sends them
+    /// sorted (shared, not copied); anything else (NaN, disorder) is
+    /// cleaned and sorted here once per snapshot.
     pub fn sort_scores(&mut self) {
-        self.sorted_scores = self
-            .snapshot
-            .as_deref()
-            .map(|s| {
-                s.histograms
+        let Some(snapshot) = self.snapshot.as_deref() else {
+            self.sorted_scores = Default::default();
+            return;
+        };
+        let clean = snapshot
+            .histograms
+            .values()
+            .all(|v| v.is_sorted_by(|a, b| a <= b));
+        self.sorted_scores = if clean {
+            snapshot.histograms.clone()
+        } else {
+            std::sync::Arc::new(
+                snapshot
+                    .histograms
                     .iter()
                     .map(|(id, v)| {
                         let mut v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
                         v.sort_unstable_by(f64::total_cmp);
                         (*id, v)
                     })
-                    .collect()
-            })
-            .unwrap_or_default();
+                    .collect(),
+            )
+        };
     }
 }

@@ -4,7 +4,6 @@
 //! answers to questions it no longer asks (a slider moved on, another pair
 //! was selected).
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +12,7 @@ use serde::Serialize;
 use crate::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
 use crate::index::FolderIndex;
-use crate::library::{ClusterBy, ClusterMode, ClusterSpec, PairVerdict};
+use crate::library::{ClusterBy, ClusterMode, ClusterSpec, Histograms, PairVerdict};
 
 /// What a front end asks of the worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -148,9 +147,9 @@ pub struct Snapshot {
     pub pairs: usize,
     /// Skipped files and why, by path.
     pub skipped: Vec<(String, String)>,
-    /// Every kept pair's similarity (in [0, 1]) per algorithm, for the
-    /// thresholds histogram.
-    pub histograms: BTreeMap<AlgorithmId, Vec<f64>>,
+    /// Every kept pair's similarity (in [0, 1]) per algorithm, sorted
+    /// ascending, for the thresholds histogram (shared between snapshots).
+    pub histograms: Histograms,
     /// The loosest threshold per algorithm that needs no re-gathering.
     pub floors: Thresholds,
     /// Documents whose SI candidates were capped.
@@ -206,14 +205,6 @@ impl Snapshot {
                 }
             })
             .collect();
-        let mut histograms: BTreeMap<AlgorithmId, Vec<f64>> = BTreeMap::new();
-        for (_, _, scores) in lib.pairs() {
-            for (id, score) in scores {
-                if *score != Score::Incomparable {
-                    histograms.entry(*id).or_default().push(score.similarity());
-                }
-            }
-        }
         Self {
             generation,
             spec: spec.clone(),
@@ -225,7 +216,7 @@ impl Snapshot {
                 .iter()
                 .map(|(p, r)| (p.clone(), r.clone()))
                 .collect(),
-            histograms,
+            histograms: lib.histograms(),
             floors: lib.config().floors.clone(),
             si_capped: lib.si_capped(),
         }

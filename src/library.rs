@@ -417,12 +417,10 @@ impl Library {
         }
     }
 
-    /// Add many documents at once: all enter the index first, then every
-    /// new document is verified in parallel against the whole index (each
-    /// new–new pair once). Gives the same pairs as adding them one by one
-    /// while no posting or SI cap bites.
-    pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
-        let mut new_ids = Vec::with_capacity(docs.len());
+    /// Give new documents ids (replacing any at the same paths) and file
+    /// them in the candidate index, in arrival order; no pair is verified.
+    fn admit_all(&mut self, docs: Vec<(String, Fingerprints, usize)>) -> Vec<DocId> {
+        let mut ids = Vec::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
             if self.by_path.contains_key(&path) {
                 self.remove(&path);
@@ -436,12 +434,19 @@ impl Library {
                 shingles,
             });
             self.by_path.insert(path, id);
-            new_ids.push(id);
-        }
-        for &id in &new_ids {
             let doc = self.docs[id as usize].as_ref().expect("just allocated");
             self.index.insert(id, &doc.fingerprints);
+            ids.push(id);
         }
+        ids
+    }
+
+    /// Add many documents at once: all enter the index first, then every
+    /// new document is verified in parallel against the whole index (each
+    /// new–new pair once). Gives the same pairs as adding them one by one
+    /// while no posting or SI cap bites.
+    pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
+        let new_ids = self.admit_all(docs);
         let fresh: HashSet<DocId> = new_ids.iter().copied().collect();
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
@@ -466,22 +471,7 @@ impl Library {
         docs: Vec<(String, Fingerprints, usize)>,
         pairs: Vec<(String, String, PairScores)>,
     ) {
-        for (path, fingerprints, shingles) in docs {
-            if self.by_path.contains_key(&path) {
-                self.remove(&path);
-            }
-            let seen = self.next_seen;
-            self.next_seen += 1;
-            let id = self.allocate(DocInfo {
-                path: path.clone(),
-                seen,
-                fingerprints,
-                shingles,
-            });
-            self.by_path.insert(path, id);
-            let doc = self.docs[id as usize].as_ref().expect("just allocated");
-            self.index.insert(id, &doc.fingerprints);
-        }
+        self.admit_all(docs);
         for (a, b, scores) in pairs {
             if let (Some(a), Some(b)) = (self.id_of(&a), self.id_of(&b)) {
                 if a != b {

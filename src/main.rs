@@ -418,10 +418,7 @@ fn show_progress(bar: &indicatif::ProgressBar, p: doppel::index::ReadProgress) {
 fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
     #[cfg(feature = "tui")]
     if std::io::stdout().is_terminal() && !options.no_index {
-        let root = dir
-            .canonicalize()
-            .with_context(|| format!("cannot open folder {}", dir.display()))?;
-        anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+        let root = open_folder(dir)?;
         let (engine, library, by, mode) = settings(config, options)?;
         let mut worker = doppel::worker::WorkerConfig::new(&root);
         worker.engine = engine;
@@ -442,10 +439,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
 }
 
 fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
-    let root = dir
-        .canonicalize()
-        .with_context(|| format!("cannot open folder {}", dir.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    let root = open_folder(dir)?;
     let (engine_config, library_config, by, mode) = settings(config, options)?;
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
@@ -579,10 +573,7 @@ fn watch_jsonl(
     use serde_json::json;
     use std::time::Duration;
 
-    let root = dir
-        .canonicalize()
-        .with_context(|| format!("cannot open folder {}", dir.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    let root = open_folder(dir)?;
     let mut worker_config = WorkerConfig::new(&root);
     worker_config.engine = config.engine.clone();
     worker_config.library = config.library.clone();
@@ -743,4 +734,14 @@ fn idf_table(dir: &Path, chunk: usize, min_df: u32) -> Result<()> {
         .lock()
         .write_all(stats.to_tsv(&names, min_df).as_bytes())?;
     Ok(())
+}
+
+/// The canonical path of a folder given on the command line, or an error
+/// naming it.
+fn open_folder(dir: &Path) -> Result<PathBuf> {
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot open folder {}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    Ok(root)
 }

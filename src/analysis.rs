@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 
 use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
-use crate::text::tokenize::{for_each_raw_ascii_word, for_each_word};
+use crate::text::tokenize::{for_each_raw_word, for_each_word, fused_segmentable};
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.
@@ -109,14 +109,13 @@ impl Analyzer {
     }
 
     /// Analyze decoded text, building only what `needs` asks for (words
-    /// always). Pure-ASCII text that does not need the normalized text never
-    /// builds it: one fused pass normalizes, segments and hashes (see
-    /// [`crate::text::tokenize::for_each_raw_ascii_word`]).
+    /// always). Text that is ASCII or close to it (dashes, curly quotes)
+    /// never builds the normalized text unless asked: one fused pass
+    /// normalizes, segments and hashes (see
+    /// [`crate::text::tokenize::for_each_raw_word`]).
     pub fn analyze_with(&self, decoded_text: &str, needs: Needs) -> Analysis {
-        if decoded_text.is_ascii() {
-            let mut analysis = self.collect(needs, |emit| {
-                for_each_raw_ascii_word(decoded_text.as_bytes(), emit)
-            });
+        if fused_segmentable(decoded_text) {
+            let mut analysis = self.collect(needs, |emit| for_each_raw_word(decoded_text, emit));
             if needs.text {
                 analysis.text = normalize(decoded_text);
             }
@@ -241,6 +240,37 @@ mod tests {
         assert_eq!(fused.soundex, full.soundex);
         assert!(fused.text.is_empty());
         assert_eq!(a.analyze(text).text, full.text);
+    }
+
+    #[test]
+    fn fused_pass_equals_the_full_pipeline_on_real_text_with_dashes_and_quotes() {
+        let a = Analyzer::new(&TokenizerConfig::default());
+        for file in [
+            "moby/moby-dick-ch1.txt",
+            "austen/emma-ch1.txt",
+            "misc/alice-ch1-3.txt",
+        ] {
+            let path = format!("{}/sample-corpus/{file}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(path).unwrap();
+            let text = format!(
+                "{text} Don\u{2019}t \u{201c}quote\u{201d} \u{ab}guillemets\u{bb}\u{a0}— end"
+            );
+            assert!(
+                crate::text::tokenize::fused_segmentable(&text),
+                "{file} takes the fused pass"
+            );
+            let fused = a.analyze_with(
+                &text,
+                Needs {
+                    text: false,
+                    terms: true,
+                },
+            );
+            let full = a.analyze_normalized(normalize(&text));
+            assert_eq!(fused.words, full.words, "{file}");
+            assert_eq!(fused.terms, full.terms, "{file}");
+            assert_eq!(fused.soundex, full.soundex, "{file}");
+        }
     }
 
     #[test]

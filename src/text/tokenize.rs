@@ -307,52 +307,90 @@ const CLASSES: [Class; 256] = {
     table
 };
 
-/// The words of *un-normalized* ASCII text, lowercased, exactly as
+/// Non-ASCII characters the fused pass understands without NFKC or
+/// `unicode-segmentation`: typographic apostrophes (normalized to `'`, a
+/// middle character) and common punctuation that is a word boundary and
+/// NFKC-stable (dashes, curly double quotes, guillemets), plus the
+/// no-break space (normalized to a space).
+fn fused_class(c: char) -> Option<Class> {
+    match c {
+        // Not U+02BC: it is alphabetic, which changes hyphen joining.
+        '\u{2018}' | '\u{2019}' => Some(Class::MidNumLet),
+        '\u{2013}' | '\u{2014}' | '\u{201c}' | '\u{201d}' | '\u{ab}' | '\u{bb}' | '\u{a0}' => {
+            Some(Class::Other)
+        }
+        _ => None,
+    }
+}
+
+/// Whether [`for_each_raw_word`] can segment `text` (ASCII plus the
+/// characters [`fused_class`] knows).
+pub fn fused_segmentable(text: &str) -> bool {
+    text.is_ascii()
+        || text
+            .chars()
+            .all(|c| c.is_ascii() || fused_class(c).is_some())
+}
+
+/// Class and byte length of the character at byte `i` (a char boundary).
+fn class_at(text: &str, i: usize) -> Option<(Class, usize)> {
+    let b = *text.as_bytes().get(i)?;
+    if b.is_ascii() {
+        return Some((CLASSES[b as usize], 1));
+    }
+    let c = text[i..].chars().next()?;
+    Some((fused_class(c).unwrap_or(Class::Other), c.len_utf8()))
+}
+
+/// The words of *un-normalized* text, lowercased, exactly as
 /// `for_each_word(&normalize(text))` yields them, without building the
 /// normalized text: the one pass applies normalization's end-of-line hyphen
-/// joins, its case folding, and the ASCII word rules. (Whitespace collapsing
-/// changes no word: whitespace is a boundary either way.)
-pub fn for_each_raw_ascii_word(text: &[u8], mut f: impl FnMut(&[u8])) {
+/// joins, its case folding and apostrophe folding, and the word rules.
+/// (Whitespace collapsing changes no word: whitespace is a boundary either
+/// way.) Only for text where [`fused_segmentable`] holds; other non-ASCII
+/// characters are treated as boundaries.
+pub fn for_each_raw_word(text: &str, mut f: impl FnMut(&[u8])) {
+    let bytes = text.as_bytes();
     let mut word: Vec<u8> = Vec::with_capacity(64);
     let mut last = Class::Other;
     let mut alnum = false;
     let mut i = 0;
     let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
-    while i < text.len() {
-        let b = text[i];
-        let c = CLASSES[b as usize];
+    while let Some((c, len)) = class_at(text, i) {
+        let b = bytes[i];
         if word.is_empty() {
             if is_word(c) {
                 word.push(b.to_ascii_lowercase());
                 alnum = c != Class::Connector;
                 last = c;
             }
-            i += 1;
+            i += len;
             continue;
         }
         if is_word(c) {
             word.push(b.to_ascii_lowercase());
             alnum |= c != Class::Connector;
             last = c;
-            i += 1;
+            i += len;
             continue;
         }
         if b == b'-' && last == Class::Letter {
-            if let Some(next) = line_end_join(text, i) {
+            if let Some(next) = line_end_join(bytes, i) {
                 i = next;
                 continue;
             }
         }
-        if mid_joins(last, c, text.get(i + 1).map(|&b| CLASSES[b as usize])) {
-            word.push(b);
-            i += 1;
+        if mid_joins(last, c, class_at(text, i + len).map(|(c, _)| c)) {
+            // Typographic apostrophes are `'` in normalized text.
+            word.push(if b.is_ascii() { b } else { b'\'' });
+            i += len;
             continue;
         }
         if alnum {
             f(&word);
         }
         word.clear();
-        i += 1;
+        i += len;
     }
     if alnum && !word.is_empty() {
         f(&word);
@@ -500,9 +538,12 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn raw_ascii_words_equal_normalized_words(text in "[aBc1_.:,;' \t\r\n-]{0,60}") {
+        fn raw_words_equal_normalized_words(
+            text in "[aBc1_.:,;' \t\r\n\u{2018}\u{2019}\u{2013}\u{2014}\u{201c}\u{201d}\u{ab}\u{bb}\u{a0}-]{0,60}"
+        ) {
+            proptest::prop_assert!(fused_segmentable(&text));
             let mut raw: Vec<String> = Vec::new();
-            for_each_raw_ascii_word(text.as_bytes(), |w| raw.push(String::from_utf8(w.to_vec()).unwrap()));
+            for_each_raw_word(&text, |w| raw.push(String::from_utf8(w.to_vec()).unwrap()));
             let normalized = crate::text::normalize(&text);
             let mut expected: Vec<String> = Vec::new();
             for_each_word(&normalized, |w| expected.push(w.to_owned()));

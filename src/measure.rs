@@ -43,6 +43,11 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
     }
 }
 
+/// Size of the union of two sorted, distinct sets.
+pub fn union_len(a: &[u64], b: &[u64]) -> usize {
+    a.len() + b.len() - sorted_intersection_len(a, b)
+}
+
 /// Cosine similarity of the TF-IDF vectors of two documents' terms.
 pub fn cosine_tfidf(a: &Analysis, b: &Analysis, weights: &dyn TermWeights) -> f64 {
     fn vector(doc: &Analysis, weights: &dyn TermWeights) -> HashMap<u64, f64> {

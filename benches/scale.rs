@@ -108,6 +108,8 @@ fn main() {
         t.elapsed().as_secs_f64() * 1e3,
         snapshot.clusters.len()
     );
+    #[cfg(feature = "tui")]
+    render_times(snapshot);
 
     // Add one document (a copy of an indexed one under a new name) and get its cluster.
     let source = index
@@ -146,4 +148,48 @@ fn main() {
         report.unchanged
     );
     let _ = std::fs::remove_dir_all(&state);
+}
+
+/// Frame render time of each screen with this snapshot (the UI applies the
+/// snapshot once, then draws), at 160×48 into ratatui's test backend.
+#[cfg(feature = "tui")]
+fn render_times(snapshot: Snapshot) {
+    use doppel::tui::state::Screen;
+    use doppel::tui::{render, update, Action, AppState};
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    let mut state = AppState::new("scale", &EngineConfig::default());
+    update(&mut state, Action::Resize(160, 48));
+    let t = Instant::now();
+    update(
+        &mut state,
+        Action::Worker(doppel::worker::Update::Snapshot(std::sync::Arc::new(
+            snapshot,
+        ))),
+    );
+    println!(
+        "UI applies a snapshot: {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("test backend");
+    for screen in [
+        Screen::Clusters,
+        Screen::Thresholds,
+        Screen::Skipped,
+        Screen::Log,
+    ] {
+        update(&mut state, Action::ShowScreen(screen));
+        let samples = (0..21)
+            .map(|_| {
+                let t = Instant::now();
+                terminal.draw(|frame| render(&state, frame)).expect("draw");
+                t.elapsed()
+            })
+            .collect();
+        println!(
+            "render {screen:?} at 160x48: median {:.2} ms",
+            median(samples).as_secs_f64() * 1e3
+        );
+    }
 }

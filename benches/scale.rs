@@ -39,6 +39,7 @@ fn open(dir: &Path, index: &Path) -> FolderIndex {
 }
 
 fn main() {
+    diff_time();
     let dir = std::env::var_os("DOPPEL_SCALE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -192,4 +193,62 @@ fn render_times(snapshot: Snapshot) {
             median(samples).as_secs_f64() * 1e3
         );
     }
+}
+
+/// Time from asking the worker for a diff of two ~1 MB books (Moby-Dick and
+/// a copy with every 50th word changed) to receiving it, with a 1 s deadline.
+fn diff_time() {
+    use doppel::worker::{spawn, Command, Update, WorkerConfig};
+    let book = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/moby/moby_dick.txt"
+    ));
+    let Ok(text) = std::fs::read_to_string(book) else {
+        println!("diff: no {} here; not measured", book.display());
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("doppel-scale-diff-{}", std::process::id()));
+    let books = dir.join("books");
+    std::fs::create_dir_all(&books).unwrap();
+    std::fs::write(books.join("a.txt"), &text).unwrap();
+    let edited: Vec<&str> = text
+        .split(' ')
+        .enumerate()
+        .map(|(i, w)| if i % 50 == 0 { "changed" } else { w })
+        .collect();
+    std::fs::write(books.join("b.txt"), edited.join(" ")).unwrap();
+    let mut config = WorkerConfig::new(&books);
+    config.index_path = Some(dir.join("index.sqlite"));
+    config.watch = false;
+    let worker = spawn(config);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        if let Ok(Update::Snapshot(_)) = worker.updates.recv_timeout(Duration::from_secs(1)) {
+            break;
+        }
+    }
+    let t = Instant::now();
+    worker
+        .commands
+        .send(Command::RequestDiff {
+            a: "a.txt".into(),
+            b: "b.txt".into(),
+            deadline: Duration::from_secs(1),
+        })
+        .unwrap();
+    while Instant::now() < deadline {
+        if let Ok(Update::Diff(view)) = worker.updates.recv_timeout(Duration::from_secs(1)) {
+            println!(
+                "diff of two {:.1} MB books ready in {:.0} ms ({} rows, {:.0} % equal, truncated: {})",
+                text.len() as f64 / 1e6,
+                t.elapsed().as_secs_f64() * 1e3,
+                view.rows.len(),
+                view.equal * 100.0,
+                view.truncated
+            );
+            break;
+        }
+    }
+    worker.join();
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -105,9 +105,23 @@ fn main() {
     let t = Instant::now();
     let snapshot = Snapshot::build(&index, &spec, 1);
     println!(
-        "snapshot for the UI: {:.1} ms ({} clusters)",
+        "first snapshot for the UI (computes the histograms): {:.1} ms ({} clusters)",
         t.elapsed().as_secs_f64() * 1e3,
         snapshot.clusters.len()
+    );
+    // A threshold key press: the worker re-clusters and builds the next
+    // snapshot (pair-score histograms are cached until the pairs change).
+    spec.thresholds.set(AlgorithmId::Minhash, 0.3);
+    let samples = (0..11)
+        .map(|n| {
+            let t = Instant::now();
+            std::hint::black_box(Snapshot::build(&index, &spec, 2 + n));
+            t.elapsed()
+        })
+        .collect();
+    println!(
+        "threshold change to the next snapshot (re-cluster included): median {:.1} ms",
+        median(samples).as_secs_f64() * 1e3
     );
     #[cfg(feature = "tui")]
     render_times(snapshot);

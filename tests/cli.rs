@@ -1,22 +1,9 @@
 //! The `doppel` binary as scripts use it: JSON schema, exit codes, errors
 //! that name the problem.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-/// The binary, isolated from the developer's own config file.
-fn doppel() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
-    command.env(
-        "XDG_CONFIG_HOME",
-        concat!(env!("CARGO_MANIFEST_DIR"), "/target/no-user-config"),
-    );
-    command
-}
-
-fn sample() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus"))
-}
+use common::{doppel, sample_corpus};
 
 #[test]
 fn scan_json_follows_the_documented_schema() {
@@ -25,7 +12,7 @@ fn scan_json_follows_the_documented_schema() {
     let out = doppel()
         .args(["scan", "--format", "json", "--index"])
         .arg(&index)
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert!(
@@ -76,7 +63,7 @@ fn scan_json_follows_the_documented_schema() {
     let again = doppel()
         .args(["scan", "--format", "json", "--index"])
         .arg(&index)
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     let w: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
@@ -96,7 +83,7 @@ fn cluster_by_one_algorithm_and_a_stricter_threshold_split_clusters() {
             "--threshold",
             "minhash=0.95",
         ])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -115,7 +102,7 @@ fn cluster_by_one_algorithm_and_a_stricter_threshold_split_clusters() {
 fn csv_has_one_row_per_pair_and_every_algorithm_column() {
     let out = doppel()
         .args(["scan", "--no-index", "--format", "csv"])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -130,8 +117,8 @@ fn csv_has_one_row_per_pair_and_every_algorithm_column() {
 
 #[test]
 fn compare_prints_every_algorithm_and_the_exact_measures() {
-    let a = sample().join("austen/emma-ch1.txt");
-    let b = sample().join("edited/emma-ch1-edited.txt");
+    let a = sample_corpus().join("austen/emma-ch1.txt");
+    let b = sample_corpus().join("edited/emma-ch1-edited.txt");
     let out = doppel()
         .arg("compare")
         .arg(&a)
@@ -158,7 +145,7 @@ fn compare_prints_every_algorithm_and_the_exact_measures() {
 fn usage_errors_exit_2_and_runtime_errors_exit_1_naming_the_problem() {
     let bad = doppel()
         .args(["scan", "--threshold", "nosuch=1"])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));

@@ -2,8 +2,11 @@
 //! defaults, a partial file overrides only what it names, mistakes are
 //! errors that name the key, and the command line beats the file.
 
+mod common;
+
+use common::{doppel, sample_corpus};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use doppel::algo::AlgorithmId;
 use doppel::collection::{list_files_with, IgnoreRules};
@@ -304,23 +307,12 @@ fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
 
 // --- the command line ---------------------------------------------------
 
-fn doppel() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
-    // No user config file leaks in.
-    command.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
-    command
-}
-
-fn sample() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus"))
-}
-
 fn scan_json(config: &Path, extra: &[&str]) -> serde_json::Value {
     let out = doppel()
         .args(["scan", "--no-index", "--format", "json", "--config"])
         .arg(config)
         .args(extra)
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert!(
@@ -393,7 +385,7 @@ fn cli_config_may_come_before_the_command_and_nothing_else_may() {
         .arg("--config")
         .arg(&file)
         .args(["scan", "--no-index", "--format", "json"])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert!(
@@ -406,7 +398,7 @@ fn cli_config_may_come_before_the_command_and_nothing_else_may() {
     // A scan option before the command would be silently ignored: usage error.
     let out = doppel()
         .args(["--threshold", "minhash=0.5", "scan", "--no-index"])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -423,7 +415,7 @@ fn cli_index_dir_from_the_file_holds_the_index_and_index_beats_it() {
             .args(["scan", "--format", "json", "--config"])
             .arg(&file)
             .args(extra)
-            .arg(sample())
+            .arg(sample_corpus())
             .output()
             .unwrap();
         assert!(
@@ -435,7 +427,7 @@ fn cli_index_dir_from_the_file_holds_the_index_and_index_beats_it() {
     run(&[]);
     let expected = Config::load(Some(&file))
         .unwrap()
-        .index_path(sample())
+        .index_path(&sample_corpus())
         .unwrap()
         .unwrap();
     assert!(expected.starts_with(&indexes));
@@ -458,7 +450,7 @@ fn cli_watch_takes_clusters_ignores_and_index_dir_from_the_file() {
     let mut child = doppel()
         .args(["watch", "--jsonl", "--until-eof", "--config"])
         .arg(&file)
-        .arg(sample())
+        .arg(sample_corpus())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -504,7 +496,7 @@ fn cli_watch_takes_clusters_ignores_and_index_dir_from_the_file() {
 fn cli_a_missing_config_file_exits_1_naming_it() {
     let out = doppel()
         .args(["scan", "--no-index", "--config", "/nonexistent/doppel.toml"])
-        .arg(sample())
+        .arg(sample_corpus())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
@@ -521,8 +513,8 @@ fn cli_a_bad_config_file_exits_1_naming_the_key() {
     let out = doppel()
         .args(["compare", "--config"])
         .arg(&file)
-        .arg(sample().join("empty.txt"))
-        .arg(sample().join("empty.txt"))
+        .arg(sample_corpus().join("empty.txt"))
+        .arg(sample_corpus().join("empty.txt"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -25,16 +25,7 @@ fn open(f: &Fixture) -> FolderIndex {
 }
 
 fn clusters(index: &FolderIndex) -> BTreeSet<BTreeSet<String>> {
-    let lib = index.library();
-    lib.clusters(&ClusterSpec::from_engine(index.engine()))
-        .iter()
-        .map(|c| {
-            c.members
-                .iter()
-                .map(|&m| lib.doc(m).unwrap().path.clone())
-                .collect()
-        })
-        .collect()
+    common::cluster_paths(index.library(), &ClusterSpec::from_engine(index.engine()))
 }
 
 /// Every kept pair as (path, path, scores), order-free.

@@ -4,6 +4,8 @@
 
 mod common;
 
+use common::cluster_paths;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -46,19 +48,6 @@ static SAMPLE: LazyLock<Vec<(String, Fingerprints, usize)>> = LazyLock::new(|| {
         })
         .collect()
 });
-
-/// Clusters as sets of paths, order-free.
-fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<String>> {
-    lib.clusters(spec)
-        .iter()
-        .map(|c| {
-            c.members
-                .iter()
-                .map(|&m| lib.doc(m).unwrap().path.clone())
-                .collect()
-        })
-        .collect()
-}
 
 fn fusion() -> ClusterSpec {
     ClusterSpec::from_engine(&ENGINE)

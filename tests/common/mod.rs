@@ -2,8 +2,12 @@
 //! `sample-corpus/` and an index path outside it, in a temporary folder.
 #![allow(dead_code)] // each test crate uses its own subset
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use doppel::library::{ClusterSpec, Library};
 
 /// Copy a folder tree (files and subfolders).
 pub fn copy_dir(from: &Path, to: &Path) {
@@ -42,4 +46,24 @@ pub fn fixture() -> Fixture {
         folder,
         index,
     }
+}
+
+/// The `doppel` binary, isolated from the developer's own config file.
+pub fn doppel() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
+    command.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
+    command
+}
+
+/// A library's clusters under `spec` as sets of paths, order-free.
+pub fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<String>> {
+    lib.clusters(spec)
+        .iter()
+        .map(|c| {
+            c.members
+                .iter()
+                .map(|&m| lib.doc(m).unwrap().path.clone())
+                .collect()
+        })
+        .collect()
 }

@@ -102,11 +102,11 @@ impl ScanReport {
     pub fn from_index(index: &FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
         let mut docs: Vec<ScannedDoc> = index
             .store()
-            .documents()?
+            .listing()?
             .into_iter()
             .map(|record| ScannedDoc {
                 rel: store::display_key(&record.path),
-                bytes: record.identity.size,
+                bytes: record.size,
                 encoding: record.encoding,
                 skipped: match record.status {
                     DocStatus::Indexed => None,

@@ -283,6 +283,26 @@ pub struct DocRecord {
     pub shingles: u32,
 }
 
+/// The `status` and `reason` columns as a [`DocStatus`].
+fn status_from_sql(status: &str, reason: Option<String>) -> Result<DocStatus, String> {
+    match status {
+        "indexed" => Ok(DocStatus::Indexed),
+        "skipped" => Ok(DocStatus::Skipped {
+            reason: reason.unwrap_or_default(),
+        }),
+        other => Err(format!("unknown status {other:?}")),
+    }
+}
+
+/// One row of [`Store::listing`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocSummary {
+    pub path: Vec<u8>,
+    pub size: u64,
+    pub encoding: Option<String>,
+    pub status: DocStatus,
+}
+
 /// A candidate pair given to [`Store::upsert_document`]: the other
 /// document's path and `engine.compare(this, other)`.
 pub type PairUpdate = (Vec<u8>, PairScores);
@@ -1210,6 +1230,35 @@ impl Store {
         Ok(rows.into_iter().collect())
     }
 
+    /// Every document's path, size, encoding and status, without decoding
+    /// any fingerprint (for reports).
+    pub fn listing(&self) -> Result<Vec<DocSummary>> {
+        type Row = (Vec<u8>, i64, Option<String>, String, Option<String>);
+        let rows: Vec<Row> = collect_rows(
+            &self.conn,
+            "SELECT path, size, encoding, status, reason FROM documents ORDER BY path",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .ctx(&self.path, "list documents")?;
+        rows.into_iter()
+            .map(|(path, size, encoding, status, reason)| {
+                let status =
+                    status_from_sql(&status, reason).map_err(|reason| StoreError::Decode {
+                        path: self.path.clone(),
+                        doc: display_key(&path),
+                        reason,
+                    })?;
+                Ok(DocSummary {
+                    path,
+                    size: u64_from_sql(size),
+                    encoding,
+                    status,
+                })
+            })
+            .collect()
+    }
+
     // -- pairs --------------------------------------------------------------
 
     /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
@@ -1532,13 +1581,7 @@ impl RawDoc {
             doc: display_key(&self.path),
             reason,
         };
-        let status = match (self.status.as_str(), self.reason) {
-            ("indexed", _) => DocStatus::Indexed,
-            ("skipped", reason) => DocStatus::Skipped {
-                reason: reason.unwrap_or_default(),
-            },
-            (other, _) => return Err(err(format!("unknown status {other:?}"))),
-        };
+        let status = status_from_sql(&self.status, self.reason).map_err(err)?;
         let fingerprints = self
             .fingerprints
             .as_deref()

@@ -27,6 +27,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 use crate::algo::AlgorithmId;
+pub use crate::algo::AlgorithmSet;
 use crate::engine::Fingerprints;
 use std::collections::hash_map::Entry;
 
@@ -259,24 +260,6 @@ pub struct CandidateIndex {
 pub struct KeyCounts {
     pub shingle: u32,
     pub winnow: u32,
-}
-
-/// A small set of algorithms (one bit each; no allocation).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AlgorithmSet(u16);
-
-impl AlgorithmSet {
-    pub fn insert(&mut self, id: AlgorithmId) {
-        self.0 |= 1 << id as u16;
-    }
-
-    pub fn contains(&self, id: AlgorithmId) -> bool {
-        self.0 >> id as u16 & 1 == 1
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = AlgorithmId> + '_ {
-        AlgorithmId::ALL.into_iter().filter(|&id| self.contains(id))
-    }
 }
 
 /// Why a document was proposed.

@@ -18,6 +18,7 @@ pub mod hash;
 pub mod index;
 pub mod library;
 pub mod measure;
+pub mod pairs;
 pub mod report;
 pub mod scan;
 pub mod stats;

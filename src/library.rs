@@ -15,10 +15,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::algo::{AlgorithmId, Score};
+use crate::algo::{AlgorithmId, AlgorithmSet, Score};
 use crate::candidates::{CandidateConfig, CandidateIndex, DocId};
 use crate::cluster::UnionFind;
-use crate::engine::{verdict, Engine, Fingerprints, FusionConfig, PairScores, Thresholds};
+use crate::engine::{Engine, Fingerprints, FusionConfig, PairScores, Thresholds};
+pub use crate::pairs::Histograms;
+use crate::pairs::{Judge, PairRow, PairTable};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -138,7 +140,7 @@ impl ClusterInfo {
 pub struct Link {
     pub a: DocId,
     pub b: DocId,
-    pub passing: Vec<AlgorithmId>,
+    pub passing: AlgorithmSet,
     pub strength: f64,
 }
 
@@ -149,33 +151,13 @@ pub struct Library {
     free: Vec<DocId>,
     by_path: HashMap<String, DocId>,
     index: CandidateIndex,
-    pairs: HashMap<(DocId, DocId), PairScores>,
+    pairs: PairTable,
     neighbours: HashMap<DocId, BTreeSet<DocId>>,
     pair_verdicts: HashMap<(String, String), PairVerdict>,
     keeps: HashSet<String>,
     si_capped: HashSet<DocId>,
     next_seen: u64,
-    /// Bumped whenever a pair is added or removed.
-    pairs_version: u64,
-    /// Sorted per-algorithm similarities of every kept pair, for the
-    /// version they were computed at.
-    histograms: HistogramCache,
 }
-
-/// The histogram cache; a cloned library starts with an empty one, since
-/// its pairs may then change independently.
-#[derive(Debug, Default)]
-struct HistogramCache(std::sync::Mutex<Option<(u64, Histograms)>>);
-
-impl Clone for HistogramCache {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
-
-/// Every kept pair's similarity in [0, 1] per algorithm, sorted ascending
-/// (incomparable scores left out); shared, so snapshots do not copy it.
-pub type Histograms = std::sync::Arc<BTreeMap<AlgorithmId, Vec<f64>>>;
 
 /// Verified candidates of one document, and whether the SI cap cut some off.
 type Verified = (Vec<(DocId, PairScores)>, bool);
@@ -212,14 +194,12 @@ impl Library {
             free: Vec::new(),
             by_path: HashMap::new(),
             index,
-            pairs: HashMap::new(),
+            pairs: PairTable::default(),
             neighbours: HashMap::new(),
             pair_verdicts: HashMap::new(),
             keeps: HashSet::new(),
             si_capped: HashSet::new(),
             next_seen: 0,
-            pairs_version: 0,
-            histograms: Default::default(),
         }
     }
 
@@ -244,8 +224,13 @@ impl Library {
     }
 
     /// Every kept pair with its scores (a < b).
-    pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, &PairScores)> {
-        self.pairs.iter().map(|(&(a, b), s)| (a, b, s))
+    pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, PairScores)> + '_ {
+        self.pairs.rows().iter().map(|r| (r.a, r.b, r.scores()))
+    }
+
+    /// How many pairs are kept.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
     }
 
     /// The kept pairs of `id`, scores oriented from `id` to the other side.
@@ -254,45 +239,28 @@ impl Library {
             .get(&id)
             .into_iter()
             .flatten()
-            .filter_map(move |&other| {
-                let scores = self.pairs.get(&ordered(id, other))?;
-                Some((
-                    other,
-                    if id < other {
-                        scores.clone()
-                    } else {
-                        scores.iter().map(|(k, s)| (*k, s.swapped())).collect()
-                    },
-                ))
-            })
+            .filter_map(move |&other| Some((other, self.pair_from(id, other)?)))
     }
 
-    pub fn pair(&self, a: DocId, b: DocId) -> Option<&PairScores> {
-        self.pairs.get(&ordered(a, b))
+    /// The scores of the kept pair {a, b}, oriented from the smaller id.
+    pub fn pair(&self, a: DocId, b: DocId) -> Option<PairScores> {
+        Some(self.pairs.get(a, b)?.scores())
+    }
+
+    /// The scores of the kept pair {from, to}, oriented from `from`.
+    pub fn pair_from(&self, from: DocId, to: DocId) -> Option<PairScores> {
+        let scores = self.pairs.get(from, to)?.scores();
+        Some(if from < to {
+            scores
+        } else {
+            scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+        })
     }
 
     /// The sorted similarity of every kept pair per algorithm (for the
-    /// thresholds histogram); computed once per change of the pairs.
+    /// thresholds histogram); updated from the changes since the last call.
     pub fn histograms(&self) -> Histograms {
-        let mut cache = self.histograms.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((version, h)) = cache.as_ref() {
-            if *version == self.pairs_version {
-                return h.clone();
-            }
-        }
-        let mut map: BTreeMap<AlgorithmId, Vec<f64>> = BTreeMap::new();
-        for scores in self.pairs.values() {
-            for (id, score) in scores {
-                if *score != Score::Incomparable {
-                    map.entry(*id).or_default().push(score.similarity());
-                }
-            }
-        }
-        map.par_iter_mut()
-            .for_each(|(_, v)| v.sort_unstable_by(f64::total_cmp));
-        let h: Histograms = std::sync::Arc::new(map);
-        *cache = Some((self.pairs_version, h.clone()));
-        h
+        self.pairs.histograms()
     }
 
     /// Documents whose SI candidates were cut by the cap.
@@ -400,7 +368,6 @@ impl Library {
     }
 
     fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
-        self.pairs_version += 1;
         if capped {
             self.si_capped.insert(id);
         }
@@ -411,7 +378,12 @@ impl Library {
             } else {
                 scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
             };
-            self.pairs.insert(ordered(id, other), scores);
+            let shingles = match (self.doc(id), self.doc(other)) {
+                (Some(x), Some(y)) => x.shingles.min(y.shingles),
+                _ => 0,
+            };
+            let (a, b) = ordered(id, other);
+            self.pairs.insert(PairRow::new(a, b, &scores, shingles));
             self.neighbours.entry(id).or_default().insert(other);
             self.neighbours.entry(other).or_default().insert(id);
         }
@@ -493,14 +465,13 @@ impl Library {
     }
 
     fn remove_id(&mut self, id: DocId) {
-        self.pairs_version += 1;
         let Some(doc) = self.docs[id as usize].take() else {
             return;
         };
         self.index.remove(id, &doc.fingerprints);
         self.by_path.remove(&doc.path);
         for other in self.neighbours.remove(&id).unwrap_or_default() {
-            self.pairs.remove(&ordered(id, other));
+            self.pairs.remove(id, other);
             if let Some(n) = self.neighbours.get_mut(&other) {
                 n.remove(&id);
             }
@@ -558,49 +529,42 @@ impl Library {
 
     /// Judge one kept pair under `spec`: the passing algorithms and whether
     /// it links the two documents (curator verdicts first).
-    pub fn judge(
-        &self,
-        a: DocId,
-        b: DocId,
-        scores: &PairScores,
-        spec: &ClusterSpec,
-    ) -> Option<Link> {
+    pub fn judge(&self, a: DocId, b: DocId, spec: &ClusterSpec) -> Option<Link> {
+        let row = self.pairs.get(a, b)?;
         let (da, db) = (self.doc(a)?, self.doc(b)?);
-        self.judge_with(a, b, scores, spec, self.pair_verdict(&da.path, &db.path))
+        let judge = Judge::new(&spec.thresholds, &spec.fusion);
+        self.judge_row(row, &judge, spec.by, self.pair_verdict(&da.path, &db.path))
     }
 
-    /// [`Library::judge`] with the curator's verdict already looked up.
-    fn judge_with(
+    /// [`Library::judge`] of one row with the thresholds resolved and the
+    /// curator's verdict already looked up.
+    fn judge_row(
         &self,
-        a: DocId,
-        b: DocId,
-        scores: &PairScores,
-        spec: &ClusterSpec,
+        row: &PairRow,
+        judge: &Judge,
+        by: ClusterBy,
         curator: Option<PairVerdict>,
     ) -> Option<Link> {
-        let (da, db) = (self.doc(a)?, self.doc(b)?);
-        let v = verdict(
-            scores,
-            &spec.thresholds,
-            &spec.fusion,
-            da.shingles.min(db.shingles),
-        );
+        let passing = judge.passing(row);
         let linked = match curator {
             Some(PairVerdict::Duplicate) => true,
             Some(PairVerdict::NotDuplicate) => false,
-            None => match spec.by {
-                ClusterBy::Fusion => v.fusion,
-                ClusterBy::Algorithm(id) => v.passing.contains(&id),
+            None => match by {
+                ClusterBy::Fusion => judge.fusion(row, passing),
+                ClusterBy::Algorithm(id) => passing.contains(id),
             },
         };
-        let strength = match spec.by {
-            ClusterBy::Fusion => v.passing.len() as f64 / scores.len().max(1) as f64,
-            ClusterBy::Algorithm(id) => scores.get(&id).map_or(0.0, Score::similarity),
+        if !linked {
+            return None;
+        }
+        let strength = match by {
+            ClusterBy::Fusion => passing.len() as f64 / row.scored().max(1) as f64,
+            ClusterBy::Algorithm(id) => row.similarity(id).unwrap_or(0.0),
         };
-        linked.then_some(Link {
-            a,
-            b,
-            passing: v.passing,
+        Some(Link {
+            a: row.a,
+            b: row.b,
+            passing,
             strength,
         })
     }
@@ -616,60 +580,71 @@ impl Library {
     /// Every linking pair under `spec`, sorted by (a, b).
     pub fn links(&self, spec: &ClusterSpec) -> Vec<Link> {
         let overrides = self.verdicts_by_id();
+        let judge = Judge::new(&spec.thresholds, &spec.fusion);
         let mut links: Vec<Link> = self
             .pairs
+            .rows()
             .par_iter()
-            .filter_map(|(&(a, b), scores)| {
+            .with_min_len(4096)
+            .filter_map(|row| {
                 let curator = if overrides.is_empty() {
                     None
                 } else {
-                    overrides.get(&(a, b)).copied()
+                    overrides.get(&(row.a, row.b)).copied()
                 };
-                self.judge_with(a, b, scores, spec, curator)
+                self.judge_row(row, &judge, spec.by, curator)
             })
             .collect();
         // A curator's "duplicate" links documents no algorithm paired.
-        for ((pa, pb), v) in &self.pair_verdicts {
-            if *v == PairVerdict::Duplicate {
-                if let (Some(a), Some(b)) = (self.id_of(pa), self.id_of(pb)) {
-                    if !self.pairs.contains_key(&ordered(a, b)) {
-                        let (a, b) = ordered(a, b);
-                        links.push(Link {
-                            a,
-                            b,
-                            passing: Vec::new(),
-                            strength: 1.0,
-                        });
-                    }
-                }
+        for (&(a, b), &v) in &overrides {
+            if v == PairVerdict::Duplicate && a != b && !self.pairs.contains(a, b) {
+                links.push(Link {
+                    a,
+                    b,
+                    passing: AlgorithmSet::default(),
+                    strength: 1.0,
+                });
             }
         }
-        links.sort_by_key(|l| (l.a, l.b));
+        links.par_sort_unstable_by_key(|l| (l.a, l.b));
         links
     }
 
     /// Representative priority: kept documents first, then earliest arrival.
     fn priority(&self, id: DocId) -> (bool, u64, DocId) {
         let doc = self.doc(id).expect("live document");
-        (!self.keeps.contains(&doc.path), doc.seen, id)
+        let kept = !self.keeps.is_empty() && self.keeps.contains(&doc.path);
+        (!kept, doc.seen, id)
     }
 
     /// The clusters under `spec`, largest first.
     pub fn clusters(&self, spec: &ClusterSpec) -> Vec<ClusterInfo> {
+        const NONE: u32 = u32::MAX;
         let links = self.links(spec);
-        let groups: Vec<Vec<DocId>> = match spec.mode {
+        // Group number of each linked document, by dense id.
+        let mut group_of = vec![NONE; self.docs.len()];
+        let mut groups: Vec<Vec<DocId>> = Vec::new();
+        match spec.mode {
             ClusterMode::Components => {
                 let mut uf = UnionFind::new(self.docs.len());
                 for l in &links {
                     uf.union(l.a as usize, l.b as usize);
                 }
-                let mut groups: HashMap<usize, Vec<DocId>> = HashMap::new();
+                let mut group_of_root = vec![NONE; self.docs.len()];
                 for l in &links {
                     for id in [l.a, l.b] {
-                        groups.entry(uf.find(id as usize)).or_default().push(id);
+                        if group_of[id as usize] != NONE {
+                            continue;
+                        }
+                        let root = uf.find(id as usize);
+                        if group_of_root[root] == NONE {
+                            group_of_root[root] = groups.len() as u32;
+                            groups.push(Vec::new());
+                        }
+                        group_of[id as usize] = group_of_root[root];
+                        groups[group_of_root[root] as usize].push(id);
                     }
                 }
-                groups.into_values().collect()
             }
             ClusterMode::Star => {
                 let mut adjacency: HashMap<DocId, Vec<DocId>> = HashMap::new();
@@ -677,58 +652,54 @@ impl Library {
                     adjacency.entry(l.a).or_default().push(l.b);
                     adjacency.entry(l.b).or_default().push(l.a);
                 }
-                let mut order: Vec<DocId> = adjacency.keys().copied().collect();
-                order.sort_by_key(|&id| self.priority(id));
-                let mut assigned = HashSet::new();
-                let mut groups = Vec::new();
-                for centre in order {
-                    if assigned.contains(&centre) {
+                let mut order: Vec<(bool, u64, DocId)> =
+                    adjacency.keys().map(|&id| self.priority(id)).collect();
+                order.sort_unstable();
+                for (_, _, centre) in order {
+                    if group_of[centre as usize] != NONE {
                         continue;
                     }
-                    assigned.insert(centre);
+                    let g = groups.len() as u32;
+                    group_of[centre as usize] = g;
                     let mut group = vec![centre];
                     for &n in &adjacency[&centre] {
-                        if assigned.insert(n) {
+                        if group_of[n as usize] == NONE {
+                            group_of[n as usize] = g;
                             group.push(n);
                         }
                     }
                     groups.push(group);
                 }
-                groups
             }
-        };
+        }
         // Each link belongs to the group holding both its ends (in star mode
         // a link may join two groups and then describes neither).
-        let mut group_of: HashMap<DocId, usize> = HashMap::new();
-        for (g, members) in groups.iter().enumerate() {
-            for &m in members {
-                group_of.insert(m, g);
-            }
-        }
         let mut inner: Vec<Vec<&Link>> = vec![Vec::new(); groups.len()];
         for l in &links {
-            if let (Some(&ga), Some(&gb)) = (group_of.get(&l.a), group_of.get(&l.b)) {
-                if ga == gb {
-                    inner[ga].push(l);
-                }
+            let (ga, gb) = (group_of[l.a as usize], group_of[l.b as usize]);
+            if ga == gb && ga != NONE {
+                inner[ga as usize].push(l);
             }
         }
-        let mut clusters: Vec<ClusterInfo> = groups
-            .into_iter()
+        let mut clusters: Vec<(ClusterInfo, (bool, u64, DocId))> = groups
+            .into_par_iter()
             .zip(inner)
-            .filter_map(|(mut members, inner)| {
-                members.sort_by_key(|&id| self.priority(id));
+            .filter_map(|(members, inner)| {
+                let mut members: Vec<(bool, u64, DocId)> =
+                    members.into_iter().map(|id| self.priority(id)).collect();
+                members.sort_unstable();
                 members.dedup();
-                (members.len() > 1).then(|| self.describe(members, &inner))
+                (members.len() > 1).then(|| {
+                    let first = members[0];
+                    let members = members.into_iter().map(|(_, _, id)| id).collect();
+                    (self.describe(members, &inner), first)
+                })
             })
             .collect();
-        clusters.sort_by(|a, b| {
-            b.members.len().cmp(&a.members.len()).then_with(|| {
-                self.priority(a.members[0])
-                    .cmp(&self.priority(b.members[0]))
-            })
+        clusters.par_sort_unstable_by(|(a, pa), (b, pb)| {
+            b.members.len().cmp(&a.members.len()).then(pa.cmp(pb))
         });
-        clusters
+        clusters.into_iter().map(|(c, _)| c).collect()
     }
 
     /// Summarize a cluster from its members and the links inside it.
@@ -737,22 +708,18 @@ impl Library {
             .iter()
             .min_by(|x, y| x.strength.total_cmp(&y.strength))
             .map(|l| (l.a, l.b, l.strength));
-        let mut agreeing: Option<BTreeSet<AlgorithmId>> = None;
-        let mut any = BTreeSet::new();
+        let mut agreeing: Option<AlgorithmSet> = None;
+        let mut any = AlgorithmSet::default();
         for l in inner {
-            let passing: BTreeSet<AlgorithmId> = l.passing.iter().copied().collect();
-            any.extend(passing.iter().copied());
-            agreeing = Some(match agreeing {
-                None => passing,
-                Some(a) => a.intersection(&passing).copied().collect(),
-            });
+            any = any.union(l.passing);
+            agreeing = Some(agreeing.map_or(l.passing, |a| a.intersection(l.passing)));
         }
-        let agreeing: Vec<AlgorithmId> = agreeing.unwrap_or_default().into_iter().collect();
+        let agreeing = agreeing.unwrap_or_default();
         ClusterInfo {
-            disagreement: agreeing.len() != any.len(),
+            disagreement: agreeing != any,
             members,
             weakest,
-            agreeing,
+            agreeing: agreeing.iter().collect(),
         }
     }
 }

@@ -93,16 +93,12 @@ pub fn text(report: &ScanReport) -> String {
         let _ = writeln!(out, "  * {rep_path}");
         for &m in &cluster.members[1..] {
             let path = lib.doc(m).map_or("", |d| d.path.as_str());
-            let detail = match lib
-                .pair(rep, m)
-                .and_then(|scores| lib.judge(rep, m, scores, &report.spec))
-            {
+            let detail = match lib.judge(rep, m, &report.spec) {
                 Some(link) => {
                     let mut ids: Vec<&str> = link.passing.iter().map(|id| id.as_str()).collect();
                     let contained = lib
                         .pair(rep, m)
-                        .and_then(|s| s.get(&AlgorithmId::Shingle))
-                        .and_then(Score::containment)
+                        .and_then(|s| s.get(&AlgorithmId::Shingle)?.containment())
                         .filter(|&c| c >= report.spec.fusion.containment);
                     if contained.is_some() {
                         ids.push("contained");

@@ -64,13 +64,13 @@ impl ScanReport {
             .filter_map(|(a, b, scores)| {
                 let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
                 let v = verdict(
-                    scores,
+                    &scores,
                     &self.spec.thresholds,
                     &self.spec.fusion,
                     da.shingles.min(db.shingles),
                 );
                 let (first, second, scores) = if da.path <= db.path {
-                    (&da.path, &db.path, scores.clone())
+                    (&da.path, &db.path, scores)
                 } else {
                     (
                         &db.path,

@@ -60,6 +60,53 @@ pub enum AlgorithmId {
     Si,
 }
 
+/// A small set of algorithms (one bit each; no allocation), iterated in
+/// [`AlgorithmId::ALL`] order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct AlgorithmSet(u16);
+
+impl AlgorithmSet {
+    pub fn insert(&mut self, id: AlgorithmId) {
+        self.0 |= 1 << id as u16;
+    }
+
+    pub fn contains(&self, id: AlgorithmId) -> bool {
+        self.0 >> id as u16 & 1 == 1
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The algorithms in both sets.
+    pub fn intersection(self, other: AlgorithmSet) -> AlgorithmSet {
+        AlgorithmSet(self.0 & other.0)
+    }
+
+    /// The algorithms in either set.
+    pub fn union(self, other: AlgorithmSet) -> AlgorithmSet {
+        AlgorithmSet(self.0 | other.0)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = AlgorithmId> + '_ {
+        AlgorithmId::ALL.into_iter().filter(|&id| self.contains(id))
+    }
+}
+
+impl FromIterator<AlgorithmId> for AlgorithmSet {
+    fn from_iter<I: IntoIterator<Item = AlgorithmId>>(iter: I) -> Self {
+        let mut set = AlgorithmSet::default();
+        for id in iter {
+            set.insert(id);
+        }
+        set
+    }
+}
+
 /// What a score (and so a threshold) counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

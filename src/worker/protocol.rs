@@ -170,9 +170,7 @@ impl Snapshot {
                     .iter()
                     .filter_map(|&m| {
                         let doc = lib.doc(m)?;
-                        let scores = (m != rep)
-                            .then(|| lib.pair(rep, m).map(|s| orient(rep, m, s)))
-                            .flatten();
+                        let scores = (m != rep).then(|| lib.pair_from(rep, m)).flatten();
                         let passing = scores
                             .as_ref()
                             .map(|s| {
@@ -220,15 +218,6 @@ impl Snapshot {
             floors: lib.config().floors.clone(),
             si_capped: lib.si_capped(),
         }
-    }
-}
-
-/// Scores of the stored pair (min, max) seen from `from`.
-fn orient(from: u32, to: u32, scores: &PairScores) -> PairScores {
-    if from < to {
-        scores.clone()
-    } else {
-        scores.iter().map(|(k, s)| (*k, s.swapped())).collect()
     }
 }
 

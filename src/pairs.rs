@@ -1,0 +1,492 @@
+//! The kept pairs of a library, stored as dense fixed-size rows.
+//!
+//! Re-clustering after a threshold change judges every kept pair, so the
+//! pairs live in one contiguous `Vec<PairRow>` (no map or allocation per
+//! pair) with a slot map for lookup by document ids. A row holds every
+//! algorithm's score losslessly (kind, native value, scale) and is turned
+//! back into [`PairScores`] on demand. [`Judge`] resolves a threshold set
+//! and fusion rule once so judging a row is a handful of comparisons. The
+//! per-algorithm sorted similarities (the thresholds histogram) are cached
+//! and brought up to date by merging the pairs added and removed since.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use crate::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
+use crate::candidates::DocId;
+use crate::engine::{FusionConfig, PairScores, Thresholds};
+use crate::hash::{mix64, HashKeyed};
+
+const N: usize = AlgorithmId::ALL.len();
+
+/// Every kept pair's similarity in [0, 1] per algorithm, sorted ascending
+/// (incomparable scores left out); shared, so snapshots do not copy it.
+pub type Histograms = Arc<BTreeMap<AlgorithmId, Vec<f64>>>;
+
+/// Score kinds as stored in a row.
+const MISSING: u8 = 0;
+const SIMILARITY: u8 = 1;
+const OVERLAP: u8 = 2;
+const HAMMING: u8 = 3;
+const MATCHES: u8 = 4;
+const INCOMPARABLE: u8 = 5;
+
+/// One kept pair (a < b), scores oriented from `a` to `b`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairRow {
+    pub a: DocId,
+    pub b: DocId,
+    /// The smaller document's shingle count (the containment rule's guard).
+    pub smaller_shingles: u32,
+    kinds: [u8; N],
+    /// Hamming: fingerprint bits; matches: signatures compared; overlap:
+    /// the slot of its containments in `overlaps`.
+    scales: [u32; N],
+    /// The native value ([`Score::value`]); NaN when missing or incomparable.
+    values: [f64; N],
+    /// (a_in_b, b_in_a) of the overlap scores (shingle's and winnow's).
+    overlaps: [(f64, f64); OVERLAP_SLOTS],
+}
+
+/// Algorithms scoring set overlap (with containments): shingle and winnow.
+const OVERLAP_SLOTS: usize = 2;
+
+impl PairRow {
+    pub fn new(a: DocId, b: DocId, scores: &PairScores, smaller_shingles: usize) -> Self {
+        let mut row = PairRow {
+            a,
+            b,
+            smaller_shingles: u32::try_from(smaller_shingles).unwrap_or(u32::MAX),
+            kinds: [MISSING; N],
+            scales: [0; N],
+            values: [f64::NAN; N],
+            overlaps: [(f64::NAN, f64::NAN); OVERLAP_SLOTS],
+        };
+        let mut overlaps = 0;
+        for (&id, score) in scores {
+            let i = id as usize;
+            let (kind, scale) = match *score {
+                Score::Similarity { .. } => (SIMILARITY, 0),
+                Score::Overlap { a_in_b, b_in_a, .. } => {
+                    debug_assert!(overlaps < OVERLAP_SLOTS, "more overlap scores than slots");
+                    let slot = overlaps.min(OVERLAP_SLOTS - 1);
+                    overlaps += 1;
+                    row.overlaps[slot] = (a_in_b, b_in_a);
+                    (OVERLAP, slot as u32)
+                }
+                Score::Hamming { bits, .. } => (HAMMING, bits),
+                Score::Matches { of, .. } => (MATCHES, of),
+                Score::Incomparable => (INCOMPARABLE, 0),
+            };
+            row.kinds[i] = kind;
+            row.scales[i] = scale;
+            row.values[i] = score.value().unwrap_or(f64::NAN);
+        }
+        row
+    }
+
+    /// The score of one algorithm, as it was stored.
+    pub fn score(&self, id: AlgorithmId) -> Option<Score> {
+        let i = id as usize;
+        let v = self.values[i];
+        Some(match self.kinds[i] {
+            SIMILARITY => Score::Similarity { value: v },
+            OVERLAP => {
+                let (a_in_b, b_in_a) = self.overlaps[self.scales[i] as usize];
+                Score::Overlap {
+                    resemblance: v,
+                    a_in_b,
+                    b_in_a,
+                }
+            }
+            HAMMING => Score::Hamming {
+                distance: v as u32,
+                bits: self.scales[i],
+            },
+            MATCHES => Score::Matches {
+                matched: v as u32,
+                of: self.scales[i],
+            },
+            INCOMPARABLE => Score::Incomparable,
+            _ => return None,
+        })
+    }
+
+    /// Every stored score, oriented from `a` to `b`.
+    pub fn scores(&self) -> PairScores {
+        AlgorithmId::ALL
+            .into_iter()
+            .filter_map(|id| Some((id, self.score(id)?)))
+            .collect()
+    }
+
+    /// How many algorithms scored the pair.
+    pub fn scored(&self) -> usize {
+        self.kinds.iter().filter(|&&k| k != MISSING).count()
+    }
+
+    /// [`Score::similarity`] of one algorithm without building the score;
+    /// `None` when it is missing or incomparable.
+    pub fn similarity(&self, id: AlgorithmId) -> Option<f64> {
+        let i = id as usize;
+        let v = self.values[i];
+        match self.kinds[i] {
+            SIMILARITY | OVERLAP => Some(v),
+            HAMMING => Some(1.0 - v / f64::from(self.scales[i].max(1))),
+            MATCHES => Some(v / f64::from(self.scales[i].max(1))),
+            _ => None,
+        }
+    }
+
+    /// The larger containment of one side in the other by shingles (the
+    /// fusion rule's containment).
+    pub fn containment(&self) -> Option<f64> {
+        let i = AlgorithmId::Shingle as usize;
+        (self.kinds[i] == OVERLAP).then(|| {
+            let (a_in_b, b_in_a) = self.overlaps[self.scales[i] as usize];
+            a_in_b.max(b_in_a)
+        })
+    }
+}
+
+/// A threshold set and fusion rule resolved for judging many rows.
+#[derive(Debug, Clone)]
+pub struct Judge {
+    thresholds: [f64; N],
+    lower_is_closer: [bool; N],
+    voters: AlgorithmSet,
+    min_agree: usize,
+    containment: f64,
+    min_shingles: usize,
+}
+
+impl Judge {
+    pub fn new(thresholds: &Thresholds, fusion: &FusionConfig) -> Self {
+        Judge {
+            thresholds: AlgorithmId::ALL.map(|id| thresholds.get(id)),
+            lower_is_closer: AlgorithmId::ALL.map(|id| id.unit() == Unit::HammingBits),
+            voters: fusion.voters.iter().copied().collect(),
+            min_agree: fusion.min_agree.max(1),
+            containment: fusion.containment,
+            min_shingles: fusion.min_shingles,
+        }
+    }
+
+    /// The algorithms whose threshold the pair passes (as [`Score::passes`]:
+    /// NaN, i.e. missing or incomparable, passes nothing).
+    pub fn passing(&self, row: &PairRow) -> AlgorithmSet {
+        let mut set = AlgorithmSet::default();
+        for (i, id) in AlgorithmId::ALL.into_iter().enumerate() {
+            let (v, t) = (row.values[i], self.thresholds[i]);
+            if (self.lower_is_closer[i] && v <= t) || (!self.lower_is_closer[i] && v >= t) {
+                set.insert(id);
+            }
+        }
+        set
+    }
+
+    /// The `fusion` verdict for a row whose passing set is `passing`.
+    pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
+        passing.intersection(self.voters).len() >= self.min_agree
+            || (row.containment().is_some_and(|c| c >= self.containment)
+                && row.smaller_shingles as usize >= self.min_shingles)
+    }
+}
+
+/// Sorted similarities as last computed, and the changes since.
+#[derive(Debug, Default)]
+struct HistogramState {
+    base: Option<Histograms>,
+    added: Vec<(AlgorithmId, f64)>,
+    removed: Vec<(AlgorithmId, f64)>,
+}
+
+/// The kept pairs: dense rows plus a slot per ordered pair.
+#[derive(Debug, Default)]
+pub struct PairTable {
+    slots: HashKeyed<u32>,
+    rows: Vec<PairRow>,
+    histograms: Mutex<HistogramState>,
+}
+
+impl Clone for PairTable {
+    /// A clone starts without cached histograms, since its pairs may then
+    /// change independently.
+    fn clone(&self) -> Self {
+        PairTable {
+            slots: self.slots.clone(),
+            rows: self.rows.clone(),
+            histograms: Default::default(),
+        }
+    }
+}
+
+/// A uniform map key for an ordered pair (`mix64` is a bijection, so keys
+/// never collide).
+fn key(a: DocId, b: DocId) -> u64 {
+    mix64(u64::from(a.min(b)) << 32 | u64::from(a.max(b)))
+}
+
+impl PairTable {
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn rows(&self) -> &[PairRow] {
+        &self.rows
+    }
+
+    /// The row of the pair {a, b} (stored with a < b).
+    pub fn get(&self, a: DocId, b: DocId) -> Option<&PairRow> {
+        self.slots.get(&key(a, b)).map(|&s| &self.rows[s as usize])
+    }
+
+    pub fn contains(&self, a: DocId, b: DocId) -> bool {
+        self.slots.contains_key(&key(a, b))
+    }
+
+    /// Insert or replace a row (its `a` < `b`).
+    pub fn insert(&mut self, row: PairRow) {
+        debug_assert!(row.a < row.b);
+        self.remove(row.a, row.b);
+        self.record(&row, true);
+        self.slots.insert(key(row.a, row.b), self.rows.len() as u32);
+        self.rows.push(row);
+    }
+
+    /// Remove the pair {a, b}; false if it was not kept.
+    pub fn remove(&mut self, a: DocId, b: DocId) -> bool {
+        let Some(slot) = self.slots.remove(&key(a, b)) else {
+            return false;
+        };
+        let row = self.rows.swap_remove(slot as usize);
+        self.record(&row, false);
+        if let Some(moved) = self.rows.get(slot as usize) {
+            self.slots.insert(key(moved.a, moved.b), slot);
+        }
+        true
+    }
+
+    /// Note a row's similarities as added or removed since the cached
+    /// histograms (dropping the cache when the changes outgrow it).
+    fn record(&mut self, row: &PairRow, added: bool) {
+        let state = self.histograms.get_mut().unwrap_or_else(|e| e.into_inner());
+        if state.base.is_none() {
+            return;
+        }
+        let log = if added {
+            &mut state.added
+        } else {
+            &mut state.removed
+        };
+        log.extend(
+            AlgorithmId::ALL
+                .into_iter()
+                .filter_map(|id| Some((id, row.similarity(id)?))),
+        );
+        if state.added.len() + state.removed.len() > self.rows.len() {
+            *state = HistogramState::default();
+        }
+    }
+
+    /// The sorted similarity of every kept pair per algorithm: computed in
+    /// full once, then updated by merging the changes since.
+    pub fn histograms(&self) -> Histograms {
+        let mut state = self.histograms.lock().unwrap_or_else(|e| e.into_inner());
+        let fresh = match state.base.take() {
+            None => self.full_histograms(),
+            Some(base) if state.added.is_empty() && state.removed.is_empty() => base,
+            Some(base) => {
+                let (mut added, mut removed) = (
+                    std::mem::take(&mut state.added),
+                    std::mem::take(&mut state.removed),
+                );
+                added.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+                removed.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+                let of = |log: &[(AlgorithmId, f64)], id: AlgorithmId| -> Vec<f64> {
+                    log.iter().filter(|e| e.0 == id).map(|e| e.1).collect()
+                };
+                let ids: Vec<AlgorithmId> = base
+                    .keys()
+                    .copied()
+                    .chain(added.iter().map(|e| e.0))
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .into_iter()
+                    .collect();
+                let empty = Vec::new();
+                Arc::new(
+                    ids.into_iter()
+                        .map(|id| {
+                            let old = base.get(&id).unwrap_or(&empty);
+                            (id, merge(old, &of(&added, id), &of(&removed, id)))
+                        })
+                        .filter(|(_, v)| !v.is_empty())
+                        .collect(),
+                )
+            }
+        };
+        state.base = Some(fresh.clone());
+        fresh
+    }
+
+    fn full_histograms(&self) -> Histograms {
+        use rayon::prelude::*;
+        let mut map: BTreeMap<AlgorithmId, Vec<f64>> = BTreeMap::new();
+        for id in AlgorithmId::ALL {
+            let v: Vec<f64> = self.rows.iter().filter_map(|r| r.similarity(id)).collect();
+            if !v.is_empty() {
+                map.insert(id, v);
+            }
+        }
+        map.par_iter_mut()
+            .for_each(|(_, v)| v.sort_unstable_by(f64::total_cmp));
+        Arc::new(map)
+    }
+}
+
+/// `old` (sorted) with the sorted `added` merged in and one occurrence of
+/// each of the sorted `removed` taken out.
+fn merge(old: &[f64], added: &[f64], removed: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(old.len() + added.len());
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < old.len() || j < added.len() {
+        let take_old = j == added.len() || (i < old.len() && old[i].total_cmp(&added[j]).is_le());
+        let v = if take_old {
+            i += 1;
+            old[i - 1]
+        } else {
+            j += 1;
+            added[j - 1]
+        };
+        while k < removed.len() && removed[k].total_cmp(&v).is_lt() {
+            k += 1;
+        }
+        if k < removed.len() && removed[k].total_cmp(&v).is_eq() {
+            k += 1;
+            continue;
+        }
+        out.push(v);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn scores(seed: u32) -> PairScores {
+        let s = f64::from(seed % 100) / 100.0;
+        PairScores::from([
+            (
+                AlgorithmId::Exact,
+                Score::Matches {
+                    matched: seed % 2,
+                    of: 1,
+                },
+            ),
+            (
+                AlgorithmId::Shingle,
+                Score::Overlap {
+                    resemblance: s,
+                    a_in_b: s,
+                    b_in_a: 1.0 - s,
+                },
+            ),
+            (AlgorithmId::Minhash, Score::Similarity { value: s }),
+            (
+                AlgorithmId::Winnow,
+                Score::Overlap {
+                    resemblance: s / 2.0,
+                    a_in_b: 0.25,
+                    b_in_a: s,
+                },
+            ),
+            (
+                AlgorithmId::Simhash,
+                Score::Hamming {
+                    distance: seed % 64,
+                    bits: 64,
+                },
+            ),
+            (AlgorithmId::Si, Score::Incomparable),
+        ])
+    }
+
+    #[test]
+    fn rows_give_back_the_scores_they_were_made_from() {
+        for seed in 0..200 {
+            let s = scores(seed);
+            let row = PairRow::new(1, 2, &s, 60);
+            assert_eq!(row.scores(), s);
+            assert_eq!(row.scored(), s.len());
+            for (id, score) in &s {
+                let expected = (*score != Score::Incomparable).then(|| score.similarity());
+                assert_eq!(row.similarity(*id), expected, "{id}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_judge_agrees_with_the_engine_verdict() {
+        let fusion = FusionConfig::default();
+        let mut thresholds = Thresholds::default();
+        for step in 0..20 {
+            thresholds.set(AlgorithmId::Minhash, f64::from(step) / 20.0);
+            thresholds.set(AlgorithmId::Simhash, f64::from(step * 3));
+            let judge = Judge::new(&thresholds, &fusion);
+            for seed in 0..100 {
+                let s = scores(seed);
+                let row = PairRow::new(1, 2, &s, 40 + seed as usize % 30);
+                let v =
+                    crate::engine::verdict(&s, &thresholds, &fusion, row.smaller_shingles as usize);
+                let passing = judge.passing(&row);
+                assert_eq!(passing.iter().collect::<Vec<_>>(), v.passing);
+                assert_eq!(judge.fusion(&row, passing), v.fusion);
+            }
+        }
+    }
+
+    #[test]
+    fn slots_follow_rows_moved_by_removal() {
+        let mut table = PairTable::default();
+        for b in 1..50 {
+            table.insert(PairRow::new(0, b, &scores(b), 60));
+        }
+        assert!(table.remove(0, 7));
+        assert!(!table.remove(7, 0), "removed once");
+        assert!(table.remove(10, 0), "either order names the pair");
+        assert_eq!(table.len(), 47);
+        for b in (1..50).filter(|b| ![7, 10].contains(b)) {
+            assert_eq!(table.get(b, 0).map(|r| r.b), Some(b));
+        }
+    }
+
+    proptest! {
+        /// Histograms brought up to date by merging equal ones computed afresh.
+        #[test]
+        fn merged_histograms_equal_fresh_ones(
+            first in proptest::collection::vec(1u32..400, 1..60),
+            second in proptest::collection::vec(1u32..400, 0..20),
+            drop in proptest::collection::vec(1u32..400, 0..20),
+        ) {
+            let mut table = PairTable::default();
+            for &b in &first {
+                table.insert(PairRow::new(0, b, &scores(b * 7), 60));
+            }
+            let _ = table.histograms();
+            for &b in &second {
+                table.insert(PairRow::new(1000, 1000 + b, &scores(b * 3), 60));
+            }
+            for &b in &drop {
+                table.remove(0, b);
+            }
+            let merged = table.histograms();
+            prop_assert_eq!(&*merged, &*table.clone().full_histograms());
+        }
+    }
+}

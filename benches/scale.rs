@@ -78,7 +78,7 @@ fn main() {
         report.read,
         report.skipped
     );
-    println!("pairs kept: {}", index.library().pairs().count());
+    println!("pairs kept: {}", index.library().pair_count());
     if let Some(rss) = peak_rss_mib() {
         println!(
             "peak RSS after build: {rss:.0} MiB ({:.1} KiB per document)",

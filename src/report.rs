@@ -66,7 +66,7 @@ pub fn text(report: &ScanReport) -> String {
         "{} documents indexed, {} skipped, {} verified pairs, {} clusters ({rule})\n",
         indexed,
         report.docs.len() - indexed,
-        report.library.pairs().count(),
+        report.library.pair_count(),
         report.clusters.len(),
     );
     let lib = &report.library;

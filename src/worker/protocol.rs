@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::algo::{AlgorithmId, Score};
@@ -162,7 +163,7 @@ impl Snapshot {
         let lib = index.library();
         let clusters = lib
             .clusters(spec)
-            .into_iter()
+            .into_par_iter()
             .map(|c| {
                 let rep = c.representative();
                 let members = c
@@ -208,7 +209,7 @@ impl Snapshot {
             spec: spec.clone(),
             clusters,
             documents: lib.len(),
-            pairs: lib.pairs().count(),
+            pairs: lib.pair_count(),
             skipped: index
                 .skipped()
                 .iter()

@@ -167,75 +167,87 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
     }
 }
 
-/// The documents filed under one key. Most keys of a large collection hold
-/// a single document, which then costs no allocation.
-#[derive(Debug, Clone)]
-enum Postings {
-    One(DocId),
-    Many(Vec<DocId>),
-}
-
-impl Postings {
-    fn as_slice(&self) -> &[DocId] {
-        match self {
-            Postings::One(id) => std::slice::from_ref(id),
-            Postings::Many(ids) => ids,
-        }
-    }
-}
-
 /// Every table of every algorithm in one map: the key of (algorithm, table,
 /// key) is a hash of all three, so a lookup is one probe of one map.
+///
+/// Most keys of a large collection hold a single document, so a map value
+/// is the document id itself (16 bytes per key with the hash); a key shared
+/// by several documents holds [`Table::LIST`] | the index of its list.
 #[derive(Debug, Default, Clone)]
-struct Table(HashKeyed<Postings>);
+struct Table {
+    map: HashKeyed<u32>,
+    lists: Vec<Vec<DocId>>,
+    /// Indexes of emptied lists, reused first.
+    free: Vec<u32>,
+}
 
 impl Table {
+    const LIST: u32 = 1 << 31;
+
     fn slot(algo: AlgorithmId, table: usize, key: u64) -> u64 {
         rehash(key, ((algo as u64) << 32) | table as u64)
     }
 
-    fn insert(&mut self, slot: u64, id: DocId) {
-        match self.0.entry(slot) {
-            Entry::Vacant(e) => {
-                e.insert(Postings::One(id));
+    fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.lists[i as usize] = ids;
+                i | Self::LIST
             }
-            Entry::Occupied(mut e) => {
-                let postings = e.get_mut();
-                match postings {
-                    Postings::One(first) => *postings = Postings::Many(vec![*first, id]),
-                    Postings::Many(ids) => ids.push(id),
-                }
+            None => {
+                self.lists.push(ids);
+                (self.lists.len() - 1) as u32 | Self::LIST
+            }
+        }
+    }
+
+    fn insert(&mut self, slot: u64, id: DocId) {
+        debug_assert!(id < Self::LIST, "document ids stay below 2^31");
+        match self.map.get(&slot).copied() {
+            None => {
+                self.map.insert(slot, id);
+            }
+            Some(v) if v & Self::LIST != 0 => self.lists[(v & !Self::LIST) as usize].push(id),
+            Some(first) => {
+                let list = self.new_list(vec![first, id]);
+                self.map.insert(slot, list);
             }
         }
     }
 
     fn remove(&mut self, slot: u64, id: DocId) {
-        let Entry::Occupied(mut e) = self.0.entry(slot) else {
+        let Entry::Occupied(mut e) = self.map.entry(slot) else {
             return;
         };
-        match e.get_mut() {
-            Postings::One(only) if *only == id => {
+        let v = *e.get();
+        if v & Self::LIST == 0 {
+            if v == id {
                 e.remove();
             }
-            Postings::One(_) => {}
-            Postings::Many(ids) => {
-                ids.retain(|&d| d != id);
-                match ids.len() {
-                    0 => {
-                        e.remove();
-                    }
-                    1 => {
-                        let only = ids[0];
-                        e.insert(Postings::One(only));
-                    }
-                    _ => {}
-                }
-            }
+            return;
         }
+        let i = v & !Self::LIST;
+        let ids = &mut self.lists[i as usize];
+        ids.retain(|&d| d != id);
+        match ids.len() {
+            0 => {
+                e.remove();
+            }
+            1 => {
+                e.insert(ids[0]);
+            }
+            _ => return,
+        }
+        *ids = Vec::new();
+        self.free.push(i);
     }
 
     fn postings(&self, slot: u64) -> &[DocId] {
-        self.0.get(&slot).map_or(&[], Postings::as_slice)
+        match self.map.get(&slot) {
+            None => &[],
+            Some(v) if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize],
+            Some(id) => std::slice::from_ref(id),
+        }
     }
 }
 

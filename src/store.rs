@@ -468,9 +468,14 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     hash64(bytes, 0)
 }
 
+/// The encoding of [`Fingerprints`] blobs; bumped whenever a fingerprint
+/// type changes (2: winnowing keeps hashes only, not positions).
+pub const FINGERPRINT_FORMAT: u32 = 2;
+
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
-/// the crate version and [`SCHEMA_VERSION`] (a new build may change the
-/// fingerprint encoding, so it re-fingerprints rather than misread).
+/// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new
+/// build may change the fingerprint encoding, so it re-fingerprints rather
+/// than misread).
 pub fn engine_config_hash(config: &EngineConfig) -> String {
     // Only what changes fingerprints: thresholds and the fusion rule are
     // applied to stored scores and must not force a re-read of the folder.
@@ -482,7 +487,7 @@ pub fn engine_config_hash(config: &EngineConfig) -> String {
     );
     let json = serde_json::to_string(&relevant).unwrap_or_else(|_| format!("{relevant:?}"));
     let keyed = format!(
-        "doppel {} schema {SCHEMA_VERSION}\n{json}",
+        "doppel {} schema {SCHEMA_VERSION} fingerprints {FINGERPRINT_FORMAT}\n{json}",
         env!("CARGO_PKG_VERSION")
     );
     format!("{:016x}", hash64(keyed.as_bytes(), 0))

@@ -772,12 +772,11 @@ fn fingerprint_blob_of_a_4kb_text_stays_small() {
     let (fp, terms) = fingerprint(&engine, t);
     let blob = postcard::to_allocvec(&fp).unwrap();
     eprintln!(
-        "{} B of Moby-Dick: fingerprints {} B (shingles {}, winnow hashes {}, marks {}), terms {} B",
+        "{} B of Moby-Dick: fingerprints {} B (shingles {}, winnow hashes {}), terms {} B",
         t.len(),
         blob.len(),
         fp.shingle.as_ref().map_or(0, Vec::len),
         fp.winnow.as_ref().map_or(0, |w| w.hashes.len()),
-        fp.winnow.as_ref().map_or(0, |w| w.marks.len()),
         terms.len() * 8
     );
     // The index grows by a few times the text, not by orders of magnitude.

@@ -48,10 +48,10 @@ pub struct Mark {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinnowFingerprint {
-    /// Distinct selected hashes, sorted (what pairs are scored on).
+    /// Distinct selected hashes, sorted (what pairs are scored on). The
+    /// positions of the selections are not kept: the diff view finds shared
+    /// passages by hashing the lines it shows.
     pub hashes: Vec<u64>,
-    /// Every selection in text order, with positions (for the diff view).
-    pub marks: Vec<Mark>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -190,7 +190,6 @@ impl Algorithm for Winnow {
         let marks = winnow(&self.kgrams(&doc.text), self.config.w);
         WinnowFingerprint {
             hashes: into_set(marks.iter().map(|m| m.hash).collect()),
-            marks,
         }
     }
 

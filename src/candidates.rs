@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::algo::AlgorithmId;
@@ -254,6 +255,19 @@ impl Table {
 /// Keys a fingerprint contributes to each table of each algorithm.
 type Keys = Vec<(AlgorithmId, usize, u64)>;
 
+/// How many of `keys` go to the shingle and winnow inverted indexes.
+fn count_keys(keys: &Keys) -> KeyCounts {
+    let mut counts = KeyCounts::default();
+    for (algo, _, _) in keys {
+        match algo {
+            AlgorithmId::Shingle => counts.shingle += 1,
+            AlgorithmId::Winnow => counts.winnow += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
 /// The candidate index over every algorithm.
 #[derive(Debug, Clone)]
 pub struct CandidateIndex {
@@ -420,15 +434,39 @@ impl CandidateIndex {
 
     /// A document's key counts in the inverted indexes.
     pub fn key_counts(&self, f: &Fingerprints) -> KeyCounts {
-        let mut counts = KeyCounts::default();
-        for (algo, _, _) in self.keys(f) {
-            match algo {
-                AlgorithmId::Shingle => counts.shingle += 1,
-                AlgorithmId::Winnow => counts.winnow += 1,
-                _ => {}
+        count_keys(&self.keys(f))
+    }
+
+    /// [`CandidateIndex::insert`] of many documents: their keys are derived
+    /// in parallel a chunk at a time, then filed with the map grown once per
+    /// chunk.
+    pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
+        for chunk in docs.chunks(4096) {
+            let keyed: Vec<(DocId, KeyCounts, Vec<u64>, Option<i64>)> = chunk
+                .par_iter()
+                .map(|&(id, f)| {
+                    let keys = self.keys(f);
+                    let counts = count_keys(&keys);
+                    let slots = keys
+                        .into_iter()
+                        .map(|(algo, table, key)| Table::slot(algo, table, key))
+                        .collect();
+                    (id, counts, slots, f.si.flatten())
+                })
+                .collect();
+            self.tables
+                .map
+                .reserve(keyed.iter().map(|k| k.2.len()).sum());
+            for (id, counts, slots, si) in keyed {
+                self.key_counts.insert(id, counts);
+                for slot in slots {
+                    self.tables.insert(slot, id);
+                }
+                if let Some(si) = si {
+                    self.si.insert((si, id));
+                }
             }
         }
-        counts
     }
 
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {

@@ -406,10 +406,13 @@ impl Library {
                 shingles,
             });
             self.by_path.insert(path, id);
-            let doc = self.docs[id as usize].as_ref().expect("just allocated");
-            self.index.insert(id, &doc.fingerprints);
             ids.push(id);
         }
+        let filed: Vec<(DocId, &Fingerprints)> = ids
+            .iter()
+            .filter_map(|&id| Some((id, &self.docs[id as usize].as_ref()?.fingerprints)))
+            .collect();
+        self.index.insert_many(&filed);
         ids
     }
 

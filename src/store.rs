@@ -40,6 +40,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use rayon::prelude::*;
 use rusqlite::{
     params, Connection, ErrorCode, OpenFlags, OptionalExtension, Params, Row, TransactionBehavior,
 };
@@ -1188,7 +1189,8 @@ impl Store {
         let sql = format!("SELECT {DOC_COLUMNS} FROM documents ORDER BY id");
         let raws = collect_rows(&self.conn, &sql, [], RawDoc::from_row)
             .ctx(&self.path, "read documents")?;
-        raws.into_iter().map(|r| r.decode(&self.path)).collect()
+        let path = &self.path;
+        raws.into_par_iter().map(|r| r.decode(path)).collect()
     }
 
     /// Every document's id and path, in id order, without decoding blobs
@@ -1276,10 +1278,11 @@ impl Store {
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .ctx(&self.path, "read pairs")?;
-        raws.into_iter()
+        let path = &self.path;
+        raws.into_par_iter()
             .map(|(a, b, blob)| {
                 let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
-                    path: self.path.clone(),
+                    path: path.clone(),
                     doc: format!("pair ({a}, {b})"),
                     reason,
                 })?;

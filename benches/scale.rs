@@ -151,6 +151,31 @@ fn main() {
         let _ = std::fs::remove_file(&copy);
         let _ = index.remove_path(&copy);
     }
+
+    // Bulk: 2,000 copies of indexed texts in one sync (as a bulk drop
+    // reaches the index), against the build's rate.
+    let bulk = dir.join("zz-scale-bulk");
+    std::fs::create_dir_all(&bulk).unwrap();
+    let copies: Vec<PathBuf> = (0..2000u32)
+        .filter_map(|n| {
+            let source = dir.join(&index.library().doc(n * 7)?.path);
+            let copy = bulk.join(format!("b-{n:04}.txt"));
+            std::fs::copy(source, &copy).ok()?;
+            Some(copy)
+        })
+        .collect();
+    let t = Instant::now();
+    index.sync_paths(&copies).expect("bulk sync");
+    let took = t.elapsed();
+    println!(
+        "bulk add of {} copies in one sync: {:.2} s = {:.0} docs/s ({:.0} % of the build's rate)",
+        copies.len(),
+        took.as_secs_f64(),
+        copies.len() as f64 / took.as_secs_f64(),
+        100.0 * copies.len() as f64 / took.as_secs_f64() / (docs as f64 / build.as_secs_f64())
+    );
+    let _ = std::fs::remove_dir_all(&bulk);
+    index.sync_paths(&copies).expect("bulk removal");
     drop(index);
 
     let t = Instant::now();

@@ -492,14 +492,29 @@ impl CandidateIndex {
     /// Documents (other than `id`) proposed for `f` by any algorithm, and
     /// whether the SI cap cut some off.
     pub fn candidates(&self, id: DocId, f: &Fingerprints) -> (Candidates, bool) {
+        self.candidates_among(id, f, &|_| true)
+    }
+
+    /// [`CandidateIndex::candidates`] as if only the `visible` documents
+    /// were filed (posting caps count only them), so documents filed
+    /// together can each be queried as if alone.
+    pub fn candidates_among(
+        &self,
+        id: DocId,
+        f: &Fingerprints,
+        visible: &(dyn Fn(DocId) -> bool + Sync),
+    ) -> (Candidates, bool) {
         let mut out = Candidates::new();
+        let max = self.config.max_postings;
         for (algo, table, key) in self.keys(f) {
             let postings = self.tables.postings(Table::slot(algo, table, key));
-            if postings.len() > self.config.max_postings {
+            if postings.len() > max
+                && postings.iter().filter(|&&d| d != id && visible(d)).count() > max
+            {
                 continue;
             }
             for &other in postings {
-                if other != id {
+                if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
                     match algo {
@@ -512,7 +527,7 @@ impl CandidateIndex {
         }
         let mut capped = false;
         if let Some(Some(si)) = f.si {
-            let (near, cut) = self.si_neighbours(id, si);
+            let (near, cut) = self.si_neighbours(id, si, visible);
             capped = cut;
             for other in near {
                 out.entry(other).or_default().by.insert(AlgorithmId::Si);
@@ -527,7 +542,12 @@ impl CandidateIndex {
     /// The `si_cap` documents nearest to `value` whose index is within
     /// `si_range` of it in the score's symmetric sense,
     /// |a − b| ≤ r · max(|a|, |b|): for v > 0 that is [v(1 − r), v / (1 − r)].
-    fn si_neighbours(&self, id: DocId, value: i64) -> (Vec<DocId>, bool) {
+    fn si_neighbours(
+        &self,
+        id: DocId,
+        value: i64,
+        visible: &(dyn Fn(DocId) -> bool + Sync),
+    ) -> (Vec<DocId>, bool) {
         let r = self.config.si_range.clamp(0.0, 0.99);
         let magnitude = value.unsigned_abs() as f64;
         let (toward_zero, away) = ((magnitude * r) as i64, (magnitude * r / (1.0 - r)) as i64);
@@ -547,12 +567,13 @@ impl CandidateIndex {
             .range(..(value, id))
             .rev()
             .take_while(|(v, _)| *v >= lo)
+            .filter(|&&(_, d)| visible(d))
             .peekable();
         let mut above = self
             .si
             .range((value, id)..)
-            .filter(|&&(_, d)| d != id)
             .take_while(|(v, _)| *v <= hi)
+            .filter(|&&(_, d)| d != id && visible(d))
             .peekable();
         let mut near = Vec::new();
         while near.len() < self.config.si_cap {

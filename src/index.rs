@@ -299,14 +299,14 @@ impl FolderIndex {
                 .par_iter()
                 .map(|entry| ingest(engine, entry.clone()))
                 .collect();
-            for item in ingested {
+            for item in &ingested {
                 state.done += 1;
                 state.bytes += item.entry.bytes;
                 if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
                     report.skipped += 1;
                 }
-                report.changes.extend(self.commit(item)?);
             }
+            report.changes.extend(self.commit_all(ingested)?);
             if !progress(state) {
                 report.cancelled = true;
                 return Ok(report);
@@ -414,9 +414,7 @@ impl FolderIndex {
             .into_par_iter()
             .map(|entry| ingest(engine, entry))
             .collect();
-        for item in ingested {
-            changes.extend(self.commit(item)?);
-        }
+        changes.extend(self.commit_all(ingested)?);
         Ok(changes)
     }
 
@@ -510,47 +508,69 @@ impl FolderIndex {
         Ok(Some(FileChange::Skipped { path: rel, reason }))
     }
 
-    /// Apply one ingested file to the library and the store (one
-    /// transaction). A file that changed while being read is not committed.
-    fn commit(&mut self, item: Ingested) -> Result<Option<FileChange>> {
-        let Ingested {
-            entry,
-            mut record,
-            changed,
-        } = item;
-        if changed {
-            return Ok(Some(FileChange::Retry { path: entry.path }));
+    /// Apply ingested files, in order, to the library and the store. The
+    /// indexed ones enter the library together (their candidates verified
+    /// in parallel, see [`Library::extend`]); then each file is written in a
+    /// store transaction of its own, with its pairs to the files already
+    /// written. A file that changed while being read is not committed.
+    fn commit_all(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+        let arriving: Vec<(String, crate::engine::Fingerprints, usize)> = items
+            .iter()
+            .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)
+            .filter_map(|i| {
+                let fp = i.record.fingerprints.clone()?;
+                Some((i.entry.rel.clone(), fp, i.record.shingles as usize))
+            })
+            .collect();
+        // Paths in the library but not yet in the store: pairs with them are
+        // written with their own document.
+        let mut unwritten: HashSet<String> = arriving.iter().map(|d| d.0.clone()).collect();
+        if !arriving.is_empty() {
+            self.library.extend(&self.engine, arriving);
         }
-        let rel = entry.rel.clone();
-        self.keys.insert(rel.clone(), entry.key.clone());
-        // Arrival order is commit order (files are committed sorted by
-        // path), which keeps "earliest seen" deterministic on reopen.
-        record.first_seen_ns = match self.store.document(&record.path)? {
-            Some(existing) => existing.first_seen_ns,
-            None => store::now_ns(),
-        };
-        let (pairs, change) = match (&record.status, &record.fingerprints) {
-            (DocStatus::Indexed, Some(fp)) => {
-                self.skipped.remove(&rel);
-                let id =
-                    self.library
-                        .upsert(&self.engine, &rel, fp.clone(), record.shingles as usize);
-                (self.pairs_of(id), Some(FileChange::Indexed { path: rel }))
+        let mut changes = Vec::new();
+        for item in items {
+            let Ingested {
+                entry,
+                mut record,
+                changed,
+            } = item;
+            if changed {
+                changes.push(FileChange::Retry { path: entry.path });
+                continue;
             }
-            (DocStatus::Skipped { reason }, _) => {
-                self.library.remove(&rel);
-                self.skipped.insert(rel.clone(), reason.clone());
-                let change = FileChange::Skipped {
-                    path: rel,
-                    reason: reason.clone(),
-                };
-                (Vec::new(), Some(change))
-            }
-            (DocStatus::Indexed, None) => (Vec::new(), None),
-        };
-        self.store.upsert_document(&record, &pairs)?;
-        self.identities.insert(record.path, record.identity);
-        Ok(change)
+            let rel = entry.rel.clone();
+            self.keys.insert(rel.clone(), entry.key.clone());
+            // Arrival order is commit order (files are committed sorted by
+            // path), which keeps "earliest seen" deterministic on reopen.
+            record.first_seen_ns = match self.store.document(&record.path)? {
+                Some(existing) => existing.first_seen_ns,
+                None => store::now_ns(),
+            };
+            let pairs = match (&record.status, self.library.id_of(&rel)) {
+                (DocStatus::Indexed, Some(id)) if unwritten.remove(&rel) => {
+                    self.skipped.remove(&rel);
+                    changes.push(FileChange::Indexed { path: rel });
+                    self.pairs_of(id)
+                        .into_iter()
+                        .filter(|(other, _)| !unwritten.contains(&store::display_key(other)))
+                        .collect()
+                }
+                (DocStatus::Skipped { reason }, _) => {
+                    self.library.remove(&rel);
+                    self.skipped.insert(rel.clone(), reason.clone());
+                    changes.push(FileChange::Skipped {
+                        path: rel,
+                        reason: reason.clone(),
+                    });
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            self.store.upsert_document(&record, &pairs)?;
+            self.identities.insert(record.path, record.identity);
+        }
+        Ok(changes)
     }
 
     /// The kept pairs of one document, oriented from it, with raw keys.

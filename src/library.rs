@@ -335,7 +335,18 @@ impl Library {
     /// proposed it (a popcount, a sketch comparison: cheap); only one that
     /// passes a proposer's floor is scored by every algorithm.
     fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> Verified {
-        let (candidates, capped) = self.index.candidates(id, &doc.fingerprints);
+        self.verify_among(engine, id, doc, &|_| true)
+    }
+
+    /// [`Library::verify`] against the `visible` documents only.
+    fn verify_among(
+        &self,
+        engine: &Engine,
+        id: DocId,
+        doc: &DocInfo,
+        visible: &(dyn Fn(DocId) -> bool + Sync),
+    ) -> Verified {
+        let (candidates, capped) = self.index.candidates_among(id, &doc.fingerprints, visible);
         let mine = self.index.key_counts(&doc.fingerprints);
         let verified = candidates
             .into_par_iter()
@@ -389,16 +400,23 @@ impl Library {
         }
     }
 
-    /// Give new documents ids (replacing any at the same paths) and file
-    /// them in the candidate index, in arrival order; no pair is verified.
+    /// Give new documents ids (replacing any at the same paths, whose
+    /// arrival order they keep) and file them in the candidate index, in
+    /// arrival order; no pair is verified.
     fn admit_all(&mut self, docs: Vec<(String, Fingerprints, usize)>) -> Vec<DocId> {
         let mut ids = Vec::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
-            if self.by_path.contains_key(&path) {
-                self.remove(&path);
-            }
-            let seen = self.next_seen;
-            self.next_seen += 1;
+            let seen = match self.by_path.get(&path).copied() {
+                Some(old) => {
+                    let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
+                    self.remove_id(old);
+                    seen
+                }
+                None => {
+                    self.next_seen += 1;
+                    self.next_seen - 1
+                }
+            };
             let id = self.allocate(DocInfo {
                 path: path.clone(),
                 seen,
@@ -417,19 +435,20 @@ impl Library {
     }
 
     /// Add many documents at once: all enter the index first, then every
-    /// new document is verified in parallel against the whole index (each
-    /// new–new pair once). Gives the same pairs as adding them one by one
-    /// while no posting or SI cap bites.
+    /// new document is verified in parallel against the documents that
+    /// arrived before it (so each new–new pair once). Gives the same pairs
+    /// as adding them one by one in this order, posting and SI caps included.
     pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
         let new_ids = self.admit_all(docs);
-        let fresh: HashSet<DocId> = new_ids.iter().copied().collect();
+        let arrival: HashMap<DocId, usize> =
+            new_ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
-            .map(|&id| {
+            .enumerate()
+            .map(|(position, &id)| {
                 let doc = self.doc(id).expect("just allocated");
-                let (mut verified, capped) = self.verify(engine, id, doc);
-                verified.retain(|(other, _)| !fresh.contains(other) || *other < id);
-                (id, (verified, capped))
+                let earlier = |other: DocId| arrival.get(&other).is_none_or(|&p| p < position);
+                (id, self.verify_among(engine, id, doc, &earlier))
             })
             .collect();
         for (id, verified) in results {

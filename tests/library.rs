@@ -316,6 +316,46 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// With caps that bite (one SI neighbour, posting lists of two), adding
+    /// documents all at once still gives exactly the pairs of adding them
+    /// one at a time in the same order.
+    #[test]
+    fn batch_equals_one_by_one_when_caps_bite(seed in any::<u64>()) {
+        let engine = &*ENGINE;
+        let config = LibraryConfig {
+            candidates: CandidateConfig {
+                si_cap: 1,
+                max_postings: 2,
+                ..CandidateConfig::default()
+            },
+            ..LibraryConfig::default()
+        };
+        let mut docs = sample_docs();
+        let mut rng = doppel::hash::SplitMix64::new(seed);
+        for i in (1..docs.len()).rev() {
+            docs.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut batch = Library::new(engine, config.clone());
+        batch.extend(engine, docs.clone());
+        let mut one_by_one = Library::new(engine, config);
+        for (path, fp, shingles) in docs {
+            one_by_one.upsert(engine, &path, fp, shingles);
+        }
+        let pairs = |lib: &Library| -> BTreeSet<(String, String)> {
+            lib.pairs().map(|(a, b, _)| {
+                let (pa, pb) = (lib.doc(a).unwrap().path.clone(), lib.doc(b).unwrap().path.clone());
+                if pa < pb { (pa, pb) } else { (pb, pa) }
+            }).collect()
+        };
+        prop_assert!(batch.si_capped() > 0, "the SI cap bites");
+        prop_assert_eq!(pairs(&batch), pairs(&one_by_one));
+        prop_assert_eq!(batch.si_capped(), one_by_one.si_capped());
+    }
+}
+
 /// Two different chapters wrapped in the same long licence header and
 /// footer (a fifth of each text) are not duplicates under the defaults.
 #[test]

@@ -55,6 +55,8 @@ fn main() {
         );
         return;
     }
+    // The index names files by their path under the canonical root.
+    let dir = dir.canonicalize().expect("corpus folder");
     let state = std::env::temp_dir().join(format!("doppel-scale-{}", std::process::id()));
     std::fs::create_dir_all(&state).unwrap();
     let index_path = state.join("index.sqlite");
@@ -139,11 +141,28 @@ fn main() {
         let t = Instant::now();
         index.upsert_path(&copy).expect("upsert");
         let clusters = index.library().clusters(&spec);
+        assert_eq!(index.library().len(), docs + 1 + n, "the copy is indexed");
         samples.push(t.elapsed());
         std::hint::black_box(clusters);
     }
     println!(
         "add one document and re-cluster: median {:.1} ms",
+        median(samples).as_secs_f64() * 1e3
+    );
+    // The same through to the worker's next snapshot (histograms merged).
+    let mut samples = Vec::new();
+    for n in 0..11 {
+        let copy = dir.join(format!("zz-scale-copy-{}.txt", n + 100));
+        std::fs::copy(&source, &copy).unwrap();
+        let t = Instant::now();
+        index.upsert_path(&copy).expect("upsert");
+        std::hint::black_box(Snapshot::build(&index, &spec, 100 + n));
+        samples.push(t.elapsed());
+        let _ = std::fs::remove_file(&copy);
+        let _ = index.remove_path(&copy);
+    }
+    println!(
+        "add one document to the next snapshot: median {:.1} ms",
         median(samples).as_secs_f64() * 1e3
     );
     for n in 0..11 {
@@ -167,6 +186,11 @@ fn main() {
     let t = Instant::now();
     index.sync_paths(&copies).expect("bulk sync");
     let took = t.elapsed();
+    assert_eq!(
+        index.library().len(),
+        docs + copies.len(),
+        "every copy is indexed"
+    );
     println!(
         "bulk add of {} copies in one sync: {:.2} s = {:.0} docs/s ({:.0} % of the build's rate)",
         copies.len(),

@@ -6,9 +6,12 @@
 //! `target/scale-corpus`, made by `benches/make_scale_corpus.py`; a missing
 //! folder prints a note and measures nothing) through the real worker and
 //! watcher, with a fresh index in a temporary folder. Files are dropped into
-//! `zz-watch-drop/` inside it and removed afterwards. `DOPPEL_QUIET_MS`
-//! sets the quiet period (default: the crate's). Wall-clock figures: run it
-//! on a quiet machine.
+//! `zz-watch-drop/` inside it and removed afterwards. The bulk drop copies
+//! the texts of `DOPPEL_DROP_DIR` (default `target/drop-corpus`: new texts
+//! of the same kind, `make_scale_corpus.py target/drop-corpus --docs 9091
+//! --seed 2`), or copies of indexed texts when it is missing.
+//! `DOPPEL_QUIET_MS` sets the quiet period (default: the crate's).
+//! Wall-clock figures: run it on a quiet machine.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
@@ -141,7 +144,16 @@ fn main() {
     let before = base + latencies.len();
     let bulk = drop_dir.join("bulk");
     std::fs::create_dir_all(&bulk).unwrap();
-    let sources = texts(&dir, BULK_FILES);
+    let drop_source = std::env::var_os("DOPPEL_DROP_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/target/drop-corpus"))
+        });
+    let (sources, kind) = if drop_source.is_dir() {
+        (texts(&drop_source, BULK_FILES), "new texts")
+    } else {
+        (texts(&dir, BULK_FILES), "copies of indexed texts")
+    };
     let t = Instant::now();
     for (i, source) in sources.iter().enumerate() {
         std::fs::copy(source, bulk.join(format!("b-{i:05}.txt"))).unwrap();
@@ -153,7 +165,7 @@ fn main() {
             let took = done - t;
             let rate = sources.len() as f64 / took.as_secs_f64();
             println!(
-                "bulk drop of {} files (written in {:.1} s): indexed in {:.1} s = {rate:.0} docs/s, {:.0} % of the initial scan's rate",
+                "bulk drop of {} {kind} (written in {:.1} s): indexed in {:.1} s = {rate:.0} docs/s, {:.0} % of the initial scan's rate",
                 sources.len(),
                 written.as_secs_f64(),
                 took.as_secs_f64(),

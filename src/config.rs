@@ -74,7 +74,7 @@ impl Default for Config {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct WatchSettings {
     /// A changed file is read once it stayed unchanged this long. Default:
-    /// 300 ([`crate::watch::DEFAULT_QUIET`]).
+    /// 200 ([`crate::watch::DEFAULT_QUIET`]).
     pub quiet_ms: u64,
     /// Full rescan interval; 0 turns it off. Default: 10
     /// ([`crate::watch::DEFAULT_RESCAN_EVERY`]).

@@ -37,7 +37,7 @@ use crate::collection::{relative, IgnoreRules, IGNORE_FILE};
 use crate::worker::protocol::WatchState;
 
 /// Default quiet period: a path is reported once unchanged for this long.
-pub const DEFAULT_QUIET: Duration = Duration::from_millis(300);
+pub const DEFAULT_QUIET: Duration = Duration::from_millis(200);
 /// Default interval of the safety-net full rescan.
 pub const DEFAULT_RESCAN_EVERY: Duration = Duration::from_secs(600);
 /// Default interval of the polling fallback.
@@ -65,7 +65,7 @@ pub enum Backend {
 pub struct WatchConfig {
     /// The folder to watch (absolute, as the index has it).
     pub root: PathBuf,
-    /// How long size and mtime must stay unchanged. Default: 300 ms.
+    /// How long size and mtime must stay unchanged. Default: 200 ms.
     pub quiet: Duration,
     /// Full rescan interval; zero turns it off. Default: 10 min.
     pub rescan_every: Duration,

@@ -63,7 +63,7 @@ pub struct WorkerConfig {
 
 impl WorkerConfig {
     /// Defaults for `root`: every algorithm, default floors, the default
-    /// index location, 300 ms quiet period, a rescan every 10 minutes,
+    /// index location, 200 ms quiet period, a rescan every 10 minutes,
     /// watching on.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
@@ -225,7 +225,14 @@ struct Worker {
     retries: HashMap<PathBuf, (Instant, u32)>,
     pair_jobs: Sender<PairJob>,
     diff_jobs: Sender<DiffJob>,
+    /// A pass changed the clusters since the last snapshot was sent.
+    unpublished: bool,
+    last_published: Instant,
 }
+
+/// While more input is already waiting (a bulk drop), snapshots are sent at
+/// most this often; otherwise each pass that changes something sends one.
+const PUBLISH_EVERY: Duration = Duration::from_millis(250);
 
 fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update>) {
     let (input_tx, inputs) = mpsc::channel();
@@ -301,6 +308,8 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         retries: HashMap::new(),
         pair_jobs,
         diff_jobs,
+        unpublished: false,
+        last_published: Instant::now(),
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -362,6 +371,14 @@ impl Worker {
                 return;
             }
             self.pass(batch);
+            if self.unpublished {
+                if let Ok(input) = self.inputs.try_recv() {
+                    self.stash.push_back(input);
+                }
+                if self.stash.is_empty() || self.last_published.elapsed() >= PUBLISH_EVERY {
+                    self.publish();
+                }
+            }
         }
     }
 
@@ -431,9 +448,7 @@ impl Worker {
             self.spec.mode = mode;
             changed = true;
         }
-        if changed {
-            self.publish();
-        }
+        self.unpublished |= changed;
         if let Some((a, b)) = batch.pair {
             self.request_pair(a, b);
         }
@@ -521,6 +536,8 @@ impl Worker {
 
     /// Bump the generation and send the snapshot.
     fn publish(&mut self) {
+        self.unpublished = false;
+        self.last_published = Instant::now();
         self.generation += 1;
         let snapshot = Snapshot::build(&self.index, &self.spec, self.generation);
         self.send(Update::Snapshot(Arc::new(snapshot)));

@@ -32,7 +32,7 @@ pub use crate::algo::AlgorithmSet;
 use crate::engine::Fingerprints;
 use std::collections::hash_map::Entry;
 
-use crate::hash::{combine, rehash, HashKeyed, SplitMix64};
+use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
 
 /// Dense document number inside one library.
 pub type DocId = u32;
@@ -169,14 +169,17 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
 }
 
 /// Every table of every algorithm in one map: the key of (algorithm, table,
-/// key) is a hash of all three, so a lookup is one probe of one map.
+/// key) is 32 bits of a hash of all three, so a lookup is one probe of one
+/// map. Two keys may share a slot (about one in a hundred at 100k
+/// documents): that only proposes a few more candidates, which
+/// verification then rejects.
 ///
 /// Most keys of a large collection hold a single document, so a map value
-/// is the document id itself (16 bytes per key with the hash); a key shared
+/// is the document id itself (8 bytes per key with the slot); a key shared
 /// by several documents holds [`Table::LIST`] | the index of its list.
 #[derive(Debug, Default, Clone)]
 struct Table {
-    map: HashKeyed<u32>,
+    map: HashKeyed32<u32>,
     lists: Vec<Vec<DocId>>,
     /// Indexes of emptied lists, reused first.
     free: Vec<u32>,
@@ -185,8 +188,8 @@ struct Table {
 impl Table {
     const LIST: u32 = 1 << 31;
 
-    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u64 {
-        rehash(key, ((algo as u64) << 32) | table as u64)
+    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
+        (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
     }
 
     fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
@@ -202,7 +205,7 @@ impl Table {
         }
     }
 
-    fn insert(&mut self, slot: u64, id: DocId) {
+    fn insert(&mut self, slot: u32, id: DocId) {
         debug_assert!(id < Self::LIST, "document ids stay below 2^31");
         match self.map.get(&slot).copied() {
             None => {
@@ -216,7 +219,7 @@ impl Table {
         }
     }
 
-    fn remove(&mut self, slot: u64, id: DocId) {
+    fn remove(&mut self, slot: u32, id: DocId) {
         let Entry::Occupied(mut e) = self.map.entry(slot) else {
             return;
         };
@@ -229,7 +232,11 @@ impl Table {
         }
         let i = v & !Self::LIST;
         let ids = &mut self.lists[i as usize];
-        ids.retain(|&d| d != id);
+        // One occurrence: a document filed twice under a shared slot stays
+        // filed under the other key.
+        if let Some(at) = ids.iter().position(|&d| d == id) {
+            ids.remove(at);
+        }
         match ids.len() {
             0 => {
                 e.remove();
@@ -243,7 +250,7 @@ impl Table {
         self.free.push(i);
     }
 
-    fn postings(&self, slot: u64) -> &[DocId] {
+    fn postings(&self, slot: u32) -> &[DocId] {
         match self.map.get(&slot) {
             None => &[],
             Some(v) if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize],
@@ -442,7 +449,7 @@ impl CandidateIndex {
     /// chunk.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
         for chunk in docs.chunks(4096) {
-            let keyed: Vec<(DocId, KeyCounts, Vec<u64>, Option<i64>)> = chunk
+            let keyed: Vec<(DocId, KeyCounts, Vec<u32>, Option<i64>)> = chunk
                 .par_iter()
                 .map(|&(id, f)| {
                     let keys = self.keys(f);

@@ -97,6 +97,32 @@ pub type IdentityBuild = std::hash::BuildHasherDefault<IdentityHasher>;
 /// A `HashMap` keyed by uniform 64-bit hashes.
 pub type HashKeyed<V> = std::collections::HashMap<u64, V, IdentityBuild>;
 
+/// A `Hasher` for u32 keys that are already uniform (the top half of a
+/// 64-bit hash): one multiply spreads them over the high bits the hash
+/// table's probing reads. In-process maps only.
+#[derive(Default, Clone, Copy)]
+pub struct U32KeyHasher(u64);
+
+impl std::hash::Hasher for U32KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A `HashMap` keyed by uniform 32-bit hashes (8-byte entries with a u32 value).
+pub type HashKeyed32<V> =
+    std::collections::HashMap<u32, V, std::hash::BuildHasherDefault<U32KeyHasher>>;
+
 /// A tiny deterministic PRNG (splitmix64) for seeded choices such as random
 /// lexicons and the eval generator. Not for cryptography.
 #[derive(Debug, Clone)]

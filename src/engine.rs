@@ -157,8 +157,11 @@ impl Default for EngineConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprints {
     pub exact: Option<ExactFingerprint>,
+    #[serde(with = "crate::hash::le_u64s::option")]
     pub shingle: Option<ShingleFingerprint>,
+    #[serde(with = "crate::hash::le_u64s::option")]
     pub minhash: Option<MinhashFingerprint>,
+    #[serde(with = "crate::hash::le_u64s::option")]
     pub supershingle: Option<SupershingleFingerprint>,
     pub simhash: Option<SimhashFingerprint>,
     pub simhash_shingle: Option<SimhashFingerprint>,

@@ -153,6 +153,32 @@ impl SplitMix64 {
 mod tests {
     use super::*;
 
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Lists {
+        #[serde(with = "le_u64s")]
+        all: Vec<u64>,
+        #[serde(with = "le_u64s::option")]
+        some: Option<Vec<u64>>,
+        #[serde(with = "le_u64s::option")]
+        none: Option<Vec<u64>>,
+    }
+
+    #[test]
+    fn hash_lists_round_trip_as_eight_bytes_each() {
+        let lists = Lists {
+            all: vec![0, 1, u64::MAX, mix64(7)],
+            some: Some((0..100).map(mix64).collect()),
+            none: None,
+        };
+        let blob = postcard::to_allocvec(&lists).unwrap();
+        // Two length prefixes (1 and 2 bytes), the Some and None tags.
+        assert_eq!(blob.len(), 8 * 104 + 5);
+        assert_eq!(postcard::from_bytes::<Lists>(&blob).unwrap(), lists);
+        let json = serde_json::to_string(&lists).unwrap();
+        assert_eq!(serde_json::from_str::<Lists>(&json).unwrap(), lists);
+        assert!(postcard::from_bytes::<Lists>(&blob[..blob.len() - 3]).is_err());
+    }
+
     #[test]
     fn token_hash_is_pinned_across_versions() {
         // If this changes, every persisted fingerprint silently becomes
@@ -172,6 +198,79 @@ mod tests {
         let mut rng = SplitMix64::new(42);
         for _ in 0..1000 {
             assert!(rng.below(7) < 7);
+        }
+    }
+}
+
+/// Serde for lists of uniform 64-bit hashes as little-endian bytes: postcard
+/// would spend ~10 bytes of varint on each and decode them a byte at a time,
+/// where 8 raw bytes copy straight back (the stored fingerprints).
+pub mod le_u64s {
+    use serde::de::{Error, SeqAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(values: &[u64], s: S) -> Result<S::Ok, S::Error> {
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        s.serialize_bytes(&bytes)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
+        struct Words;
+        impl<'de> Visitor<'de> for Words {
+            type Value = Vec<u64>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes holding little-endian u64 values")
+            }
+
+            fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u64>, E> {
+                if !bytes.len().is_multiple_of(8) {
+                    return Err(E::invalid_length(bytes.len(), &self));
+                }
+                Ok(bytes
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect())
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
+                let mut bytes = Vec::new();
+                while let Some(b) = seq.next_element::<u8>()? {
+                    bytes.push(b);
+                }
+                self.visit_bytes(&bytes)
+            }
+        }
+        d.deserialize_bytes(Words)
+    }
+
+    #[derive(Deserialize)]
+    struct Words(#[serde(with = "super::le_u64s")] Vec<u64>);
+
+    struct WordsRef<'a>(&'a [u64]);
+
+    impl Serialize for WordsRef<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            serialize(self.0, s)
+        }
+    }
+
+    /// The same for an optional list.
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(
+            values: &Option<Vec<u64>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match values {
+                Some(v) => s.serialize_some(&WordsRef(v)),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u64>>, D::Error> {
+            Ok(Option::<Words>::deserialize(d)?.map(|w| w.0))
         }
     }
 }

@@ -51,6 +51,7 @@ pub struct WinnowFingerprint {
     /// Distinct selected hashes, sorted (what pairs are scored on). The
     /// positions of the selections are not kept: the diff view finds shared
     /// passages by hashing the lines it shows.
+    #[serde(with = "crate::hash::le_u64s")]
     pub hashes: Vec<u64>,
 }
 

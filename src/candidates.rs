@@ -176,21 +176,76 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
 ///
 /// Most keys of a large collection hold a single document, so a map value
 /// is the document id itself (8 bytes per key with the slot); a key shared
-/// by several documents holds [`Table::LIST`] | the index of its list.
-#[derive(Debug, Default, Clone)]
+/// by several documents holds [`Shard::LIST`] | the index of its list.
+///
+/// The map is split into shards by the slot's top bits so that many
+/// documents can be filed in parallel, one thread per shard.
+#[derive(Debug, Clone)]
 struct Table {
+    shards: Vec<Shard>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            shards: vec![Shard::default(); 1 << Table::SHARD_BITS],
+        }
+    }
+}
+
+impl Table {
+    const SHARD_BITS: u32 = 4;
+
+    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
+        (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
+    }
+
+    fn shard(slot: u32) -> usize {
+        (slot >> (32 - Self::SHARD_BITS)) as usize
+    }
+
+    fn insert(&mut self, slot: u32, id: DocId) {
+        self.shards[Self::shard(slot)].insert(slot, id);
+    }
+
+    fn remove(&mut self, slot: u32, id: DocId) {
+        self.shards[Self::shard(slot)].remove(slot, id);
+    }
+
+    fn postings(&self, slot: u32) -> &[DocId] {
+        self.shards[Self::shard(slot)].postings(slot)
+    }
+
+    /// File many (slot, document) entries, in order within each slot, the
+    /// shards in parallel.
+    fn insert_all(&mut self, entries: impl Iterator<Item = (u32, DocId)>) {
+        let mut by_shard: Vec<Vec<(u32, DocId)>> = vec![Vec::new(); self.shards.len()];
+        for (slot, id) in entries {
+            by_shard[Self::shard(slot)].push((slot, id));
+        }
+        self.shards
+            .par_iter_mut()
+            .zip(by_shard)
+            .for_each(|(shard, entries)| {
+                shard.map.reserve(entries.len());
+                for (slot, id) in entries {
+                    shard.insert(slot, id);
+                }
+            });
+    }
+}
+
+/// One shard of the [`Table`].
+#[derive(Debug, Default, Clone)]
+struct Shard {
     map: HashKeyed32<u32>,
     lists: Vec<Vec<DocId>>,
     /// Indexes of emptied lists, reused first.
     free: Vec<u32>,
 }
 
-impl Table {
+impl Shard {
     const LIST: u32 = 1 << 31;
-
-    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
-        (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
-    }
 
     fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
         match self.free.pop() {
@@ -461,18 +516,17 @@ impl CandidateIndex {
                     (id, counts, slots, f.si.flatten())
                 })
                 .collect();
-            self.tables
-                .map
-                .reserve(keyed.iter().map(|k| k.2.len()).sum());
-            for (id, counts, slots, si) in keyed {
-                self.key_counts.insert(id, counts);
-                for slot in slots {
-                    self.tables.insert(slot, id);
-                }
+            for (id, counts, _, si) in &keyed {
+                self.key_counts.insert(*id, *counts);
                 if let Some(si) = si {
-                    self.si.insert((si, id));
+                    self.si.insert((*si, *id));
                 }
             }
+            self.tables.insert_all(
+                keyed
+                    .iter()
+                    .flat_map(|(id, _, slots, _)| slots.iter().map(move |&slot| (slot, *id))),
+            );
         }
     }
 

@@ -175,8 +175,15 @@ fn main() {
         None => println!("watch: the bulk drop was never fully indexed"),
     }
 
+    let t = Instant::now();
     let _ = std::fs::remove_dir_all(&drop_dir);
-    let _ = wait_for(&worker.updates, |s| s.documents <= base);
+    if let Some(done) = wait_for(&worker.updates, |s| s.documents <= base) {
+        println!(
+            "removing the dropped folder ({} files): clusters updated in {:.1} s",
+            expected - base,
+            (done - t).as_secs_f64()
+        );
+    }
     let _ = worker.commands.send(Command::Quit);
     worker.join();
     let _ = std::fs::remove_dir_all(&state);

@@ -16,7 +16,7 @@
 //! committed ([`FileChange::Retry`]). A missing root is an error, never a
 //! reason to forget files: the index stays as it was until the folder is back.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -97,6 +97,8 @@ pub struct FolderIndex {
     identities: HashMap<Vec<u8>, FileIdentity>,
     /// Raw keys by display path.
     keys: HashMap<String, Vec<u8>>,
+    /// The same raw keys in order, to find the files under a folder.
+    ordered_keys: BTreeSet<Vec<u8>>,
     /// The stored fingerprints were made by another configuration.
     stale: bool,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
@@ -209,6 +211,7 @@ impl FolderIndex {
                 library,
                 skipped,
                 identities,
+                ordered_keys: keys.values().cloned().collect(),
                 keys,
                 stale,
                 extra_ignores: Vec::new(),
@@ -460,13 +463,17 @@ impl FolderIndex {
         let rel = store::display_key(key);
         let mut prefix = key.to_vec();
         prefix.push(b'/');
-        let mut gone: Vec<Vec<u8>> = self
-            .keys
-            .values()
-            .filter(|k| k.as_slice() == key || k.starts_with(&prefix))
+        let gone: Vec<Vec<u8>> = self
+            .ordered_keys
+            .get(key)
+            .into_iter()
+            .chain(
+                self.ordered_keys
+                    .range(prefix.clone()..)
+                    .take_while(|k| k.starts_with(&prefix)),
+            )
             .cloned()
             .collect();
-        gone.sort();
         let mut changes = Vec::new();
         for k in gone {
             self.forget(&k)?;
@@ -541,6 +548,7 @@ impl FolderIndex {
             }
             let rel = entry.rel.clone();
             self.keys.insert(rel.clone(), entry.key.clone());
+            self.ordered_keys.insert(entry.key.clone());
             // Arrival order is commit order (files are committed sorted by
             // path), which keeps "earliest seen" deterministic on reopen.
             record.first_seen_ns = match self.store.document(&record.path)? {
@@ -601,6 +609,7 @@ impl FolderIndex {
         self.store.remove_document(key)?;
         self.identities.remove(key);
         self.keys.remove(&rel);
+        self.ordered_keys.remove(key);
         Ok(())
     }
 

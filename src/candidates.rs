@@ -380,7 +380,7 @@ impl Proposal {
 }
 
 /// Proposed candidates: document → why.
-pub type Candidates = HashMap<DocId, Proposal>;
+pub type Candidates = HashKeyed32<Proposal>;
 
 impl CandidateIndex {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
@@ -565,7 +565,7 @@ impl CandidateIndex {
         f: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> (Candidates, bool) {
-        let mut out = Candidates::new();
+        let mut out = Candidates::default();
         let max = self.config.max_postings;
         for (algo, table, key) in self.keys(f) {
             let postings = self.tables.postings(Table::slot(algo, table, key));

@@ -440,14 +440,21 @@ impl Library {
     /// as adding them one by one in this order, posting and SI caps included.
     pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
         let new_ids = self.admit_all(docs);
-        let arrival: HashMap<DocId, usize> =
-            new_ids.iter().enumerate().map(|(i, &id)| (id, i)).collect();
+        // Position in this batch by dense id (MAX: not in the batch).
+        let mut arrival = vec![usize::MAX; self.docs.len()];
+        for (i, &id) in new_ids.iter().enumerate() {
+            arrival[id as usize] = i;
+        }
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .enumerate()
             .map(|(position, &id)| {
                 let doc = self.doc(id).expect("just allocated");
-                let earlier = |other: DocId| arrival.get(&other).is_none_or(|&p| p < position);
+                let earlier = |other: DocId| {
+                    arrival
+                        .get(other as usize)
+                        .is_none_or(|&p| p == usize::MAX || p < position)
+                };
                 (id, self.verify_among(engine, id, doc, &earlier))
             })
             .collect();

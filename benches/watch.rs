@@ -18,6 +18,7 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use doppel::worker::protocol::Snapshot;
+use doppel::worker::protocol::Stage;
 use doppel::worker::{spawn, Command, Update, WorkerConfig};
 
 const LATENCY_SAMPLES: usize = 40;
@@ -91,16 +92,33 @@ fn main() {
     let quiet = config.quiet;
     let started = Instant::now();
     let worker = spawn(config);
-    let mut base = 0;
-    if wait_for(&worker.updates, |s| {
-        base = s.documents;
-        true
-    })
-    .is_none()
-    {
-        println!("watch: the worker stopped before its first snapshot");
-        return;
-    }
+    // The first snapshot follows the initial scan; its reading progress
+    // also gives the rate over the scan's last BULK_FILES files (read into
+    // an index of about the size the bulk drop meets).
+    let mut tail_start: Option<(Instant, usize)> = None;
+    let deadline = Instant::now() + PATIENCE;
+    let base = loop {
+        match worker.updates.recv_timeout(Duration::from_secs(1)) {
+            Ok(Update::Snapshot(s)) => break s.documents,
+            Ok(Update::Progress(p))
+                if p.stage == Stage::Reading
+                    && tail_start.is_none()
+                    && p.total > BULK_FILES
+                    && p.done >= p.total - BULK_FILES =>
+            {
+                tail_start = Some((Instant::now(), p.done));
+            }
+            Ok(Update::Stopped) => {
+                println!("watch: the worker stopped before its first snapshot");
+                return;
+            }
+            _ if Instant::now() > deadline => {
+                println!("watch: no first snapshot");
+                return;
+            }
+            _ => {}
+        }
+    };
     let scan = started.elapsed();
     let scan_rate = base as f64 / scan.as_secs_f64();
     println!(
@@ -108,6 +126,10 @@ fn main() {
         scan.as_secs_f64(),
         quiet.as_millis()
     );
+    let tail_rate = tail_start.map(|(at, done)| (base - done) as f64 / at.elapsed().as_secs_f64());
+    if let Some(rate) = tail_rate {
+        println!("initial scan, its last files: {rate:.0} docs/s");
+    }
 
     // Latency: a copy of an indexed text, written and closed, until the
     // snapshot that shows it in a cluster.
@@ -165,11 +187,15 @@ fn main() {
             let took = done - t;
             let rate = sources.len() as f64 / took.as_secs_f64();
             println!(
-                "bulk drop of {} {kind} (written in {:.1} s): indexed in {:.1} s = {rate:.0} docs/s, {:.0} % of the initial scan's rate",
+                "bulk drop of {} {kind} (written in {:.1} s): indexed in {:.1} s = {rate:.0} docs/s, {:.0} % of the initial scan's rate{}",
                 sources.len(),
                 written.as_secs_f64(),
                 took.as_secs_f64(),
-                100.0 * rate / scan_rate
+                100.0 * rate / scan_rate,
+                tail_rate.map_or(String::new(), |t| format!(
+                    ", {:.0} % of its rate over its last files",
+                    100.0 * rate / t
+                ))
             );
         }
         None => println!("watch: the bulk drop was never fully indexed"),

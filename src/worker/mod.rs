@@ -232,7 +232,7 @@ struct Worker {
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
 /// most this often; otherwise each pass that changes something sends one.
-const PUBLISH_EVERY: Duration = Duration::from_millis(250);
+const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
 fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update>) {
     let (input_tx, inputs) = mpsc::channel();

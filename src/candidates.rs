@@ -12,7 +12,10 @@
 //!   Hamming distance h shares a block.
 //! * `shingle`: an inverted index of the shingles whose hash is 0 mod
 //!   `shingle_modulus` (the blog post's sampling), which also finds a part
-//!   inside a whole; `winnow`: an inverted index of winnowed fingerprints.
+//!   inside a whole; `winnow`: an inverted index of the winnowed
+//!   fingerprints whose hash is 0 mod `winnow_modulus` (a candidate is only
+//!   worth verifying when it shares a good part of them, which a sample
+//!   shows as well).
 //!   Posting lists longer than `max_postings` (boilerplate shared by many
 //!   documents) stop proposing candidates.
 //! * `exact`, `supershingle`, `imatch`, `imatch-lexicons`: signature tables.
@@ -67,6 +70,8 @@ pub struct CandidateConfig {
     pub simhash_banding: SimhashBanding,
     /// Index shingles whose hash is 0 mod this. Default: 8.
     pub shingle_modulus: u64,
+    /// Index winnowed fingerprints whose hash is 0 mod this. Default: 4.
+    pub winnow_modulus: u64,
     /// Posting lists longer than this propose nothing (phrases or passages
     /// shared by that many documents are boilerplate). Default: 200.
     pub max_postings: usize,
@@ -88,6 +93,7 @@ impl Default for CandidateConfig {
                 bits_per_table: 16,
             },
             shingle_modulus: 8,
+            winnow_modulus: 4,
             max_postings: 200,
             si_range: 0.3,
             si_cap: 2,
@@ -489,7 +495,13 @@ impl CandidateIndex {
             );
         }
         if let Some(w) = &f.winnow {
-            keys.extend(w.hashes.iter().map(|&h| (Id::Winnow, 0, h)));
+            let m = self.config.winnow_modulus.max(1);
+            keys.extend(
+                w.hashes
+                    .iter()
+                    .filter(|&&h| (h >> 7) % m == 0)
+                    .map(|&h| (Id::Winnow, 0, h)),
+            );
         }
         keys
     }

@@ -5,9 +5,10 @@
 //! `w` consecutive hashes the minimum is selected (the rightmost on ties),
 //! recording each selection once. Any passage shared by two documents that is
 //! at least w + k − 1 characters long is guaranteed to share a fingerprint,
-//! and nothing shorter than k characters can. Each fingerprint keeps its
-//! position (byte range in the normalized text), which the diff view uses to
-//! mark shared passages. The score is the overlap of the fingerprint sets.
+//! and nothing shorter than k characters can. The score is the overlap of
+//! the fingerprint sets. Fingerprinting selects in one pass
+//! ([`Winnow::selected_hashes`]); [`Winnow::kgrams`] and [`winnow`] keep
+//! the positions, for marking shared passages.
 
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +88,126 @@ impl Winnow {
             }
         }
         roller.grams
+    }
+}
+
+impl Winnow {
+    /// The hashes [`winnow`] selects from [`Winnow::kgrams`] of `text`, in
+    /// selection order, found in one pass without keeping k-grams or
+    /// positions (what a fingerprint needs).
+    pub fn selected_hashes(&self, text: &str) -> Vec<u64> {
+        let seed = self.config.seed;
+        let mut select = Selector::new(self.config.k.max(1), self.config.w.max(1), text.len());
+        if text.is_ascii() {
+            let table: [u64; 128] = std::array::from_fn(|b| mix64(b as u64 ^ seed));
+            for &b in text.as_bytes() {
+                if b.is_ascii_alphanumeric() {
+                    select.push(table[b as usize]);
+                }
+            }
+        } else {
+            for c in text.chars() {
+                if c.is_alphanumeric() {
+                    select.push(mix64(u64::from(c) ^ seed));
+                }
+            }
+        }
+        select.finish()
+    }
+}
+
+/// [`Roller`] and [`winnow`] fused: the rolling k-gram hash feeds a ring of
+/// the last `w` gram hashes, from which the paper's rightmost minimum is
+/// selected as the window slides.
+struct Selector {
+    k: usize,
+    w: usize,
+    top: u64,
+    poly: u64,
+    /// The last k character values; `next` is the oldest once full.
+    chars: Vec<u64>,
+    next: usize,
+    seen: usize,
+    /// The last gram hashes, gram i at `i & mask` (a power of two ≥ w).
+    ring: Vec<u64>,
+    mask: usize,
+    /// Grams so far, and the index of the current window's minimum.
+    grams: usize,
+    min: usize,
+    selected: Vec<u64>,
+}
+
+impl Selector {
+    fn new(k: usize, w: usize, text_len: usize) -> Self {
+        let size = w.next_power_of_two();
+        Selector {
+            k,
+            w,
+            top: (1..k).fold(1u64, |acc, _| acc.wrapping_mul(Roller::P)),
+            poly: 0,
+            chars: vec![0; k],
+            next: 0,
+            seen: 0,
+            ring: vec![0; size],
+            mask: size - 1,
+            grams: 0,
+            min: 0,
+            selected: Vec::with_capacity(2 * text_len / (w + 1) + 1),
+        }
+    }
+
+    /// Index of the rightmost minimum of grams `from..=to` (all in the ring).
+    fn rightmost_min(&self, from: usize, to: usize) -> usize {
+        (from..=to).rev().fold(to, |best, j| {
+            if self.ring[j & self.mask] < self.ring[best & self.mask] {
+                j
+            } else {
+                best
+            }
+        })
+    }
+
+    #[inline]
+    fn push(&mut self, value: u64) {
+        if self.seen >= self.k {
+            self.poly = self
+                .poly
+                .wrapping_sub(self.chars[self.next].wrapping_mul(self.top));
+        }
+        self.poly = self.poly.wrapping_mul(Roller::P).wrapping_add(value);
+        self.chars[self.next] = value;
+        self.next = if self.next + 1 == self.k {
+            0
+        } else {
+            self.next + 1
+        };
+        self.seen += 1;
+        if self.seen < self.k {
+            return;
+        }
+        let i = self.grams;
+        let hash = mix64(self.poly);
+        self.ring[i & self.mask] = hash;
+        self.grams += 1;
+        if i + 1 < self.w {
+            return;
+        }
+        if i + 1 == self.w || self.min + self.w <= i {
+            self.min = self.rightmost_min(i + 1 - self.w, i);
+            self.selected.push(self.ring[self.min & self.mask]);
+        } else if hash <= self.ring[self.min & self.mask] {
+            self.min = i;
+            self.selected.push(hash);
+        }
+    }
+
+    fn finish(mut self) -> Vec<u64> {
+        // Fewer grams than a window: the one (short) window's minimum.
+        if self.grams > 0 && self.grams < self.w {
+            let min = self.rightmost_min(0, self.grams - 1);
+            self.selected.push(self.ring[min & self.mask]);
+        }
+        self.selected
     }
 }
 
@@ -188,9 +309,8 @@ impl Algorithm for Winnow {
     const ID: AlgorithmId = AlgorithmId::Winnow;
 
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> WinnowFingerprint {
-        let marks = winnow(&self.kgrams(&doc.text), self.config.w);
         WinnowFingerprint {
-            hashes: into_set(marks.iter().map(|m| m.hash).collect()),
+            hashes: into_set(self.selected_hashes(&doc.text)),
         }
     }
 
@@ -202,6 +322,26 @@ impl Algorithm for Winnow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass selection equals winnowing the k-grams, on any text
+        /// (ASCII or not) and any k and w, including texts shorter than a
+        /// window.
+        #[test]
+        fn one_pass_selection_equals_winnowing_the_kgrams(
+            text in "[a-c é.,\n]{0,300}",
+            k in 1usize..8,
+            w in 1usize..12,
+        ) {
+            let winnow = Winnow::new(WinnowConfig { k, w, seed: 3 });
+            let slow: Vec<u64> = super::winnow(&winnow.kgrams(&text), w).iter().map(|m| m.hash).collect();
+            prop_assert_eq!(winnow.selected_hashes(&text), slow);
+            let ascii: String = text.chars().filter(char::is_ascii).collect();
+            let slow: Vec<u64> = super::winnow(&winnow.kgrams(&ascii), w).iter().map(|m| m.hash).collect();
+            prop_assert_eq!(winnow.selected_hashes(&ascii), slow);
+        }
+    }
 
     fn marks(hashes: &[u64]) -> Vec<Mark> {
         hashes

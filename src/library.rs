@@ -426,6 +426,9 @@ impl Library {
             self.by_path.insert(path, id);
             ids.push(id);
         }
+        // A path given twice reuses the id its first copy just freed.
+        let mut once = HashSet::new();
+        ids.retain(|&id| once.insert(id));
         let filed: Vec<(DocId, &Fingerprints)> = ids
             .iter()
             .filter_map(|&id| Some((id, &self.docs[id as usize].as_ref()?.fingerprints)))

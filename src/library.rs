@@ -305,7 +305,18 @@ impl Library {
         fingerprints: Fingerprints,
         shingles: usize,
     ) -> DocId {
-        let seen = match self.by_path.get(path).copied() {
+        let id = self.place(path.to_owned(), fingerprints, shingles);
+        let doc = self.docs[id as usize].as_ref().expect("just allocated");
+        let verified = self.verify(engine, id, doc);
+        self.index.insert(id, &doc.fingerprints);
+        self.add_pairs(id, verified);
+        id
+    }
+
+    /// Give a document an id, replacing the one at the same path (whose
+    /// arrival order it keeps); it is neither filed nor verified yet.
+    fn place(&mut self, path: String, fingerprints: Fingerprints, shingles: usize) -> DocId {
+        let seen = match self.by_path.get(&path).copied() {
             Some(old) => {
                 let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
                 self.remove_id(old);
@@ -317,16 +328,12 @@ impl Library {
             }
         };
         let id = self.allocate(DocInfo {
-            path: path.to_owned(),
+            path: path.clone(),
             seen,
             fingerprints,
             shingles,
         });
-        self.by_path.insert(path.to_owned(), id);
-        let doc = self.docs[id as usize].as_ref().expect("just allocated");
-        let verified = self.verify(engine, id, doc);
-        self.index.insert(id, &doc.fingerprints);
-        self.add_pairs(id, verified);
+        self.by_path.insert(path, id);
         id
     }
 
@@ -406,25 +413,7 @@ impl Library {
     fn admit_all(&mut self, docs: Vec<(String, Fingerprints, usize)>) -> Vec<DocId> {
         let mut ids = Vec::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
-            let seen = match self.by_path.get(&path).copied() {
-                Some(old) => {
-                    let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
-                    self.remove_id(old);
-                    seen
-                }
-                None => {
-                    self.next_seen += 1;
-                    self.next_seen - 1
-                }
-            };
-            let id = self.allocate(DocInfo {
-                path: path.clone(),
-                seen,
-                fingerprints,
-                shingles,
-            });
-            self.by_path.insert(path, id);
-            ids.push(id);
+            ids.push(self.place(path, fingerprints, shingles));
         }
         // A path given twice reuses the id its first copy just freed.
         let mut once = HashSet::new();

@@ -273,6 +273,41 @@ fn removing_a_document_removes_its_pairs_and_cluster() {
     assert!(!lib.remove("edited/emma-ch1-edited.txt"));
 }
 
+/// Shuffle `docs` (the arrival order) with a seeded generator.
+fn shuffle<T>(docs: &mut [T], seed: u64) {
+    let mut rng = doppel::hash::SplitMix64::new(seed);
+    for i in (1..docs.len()).rev() {
+        docs.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+}
+
+/// A library built by upserting `docs` one at a time, in order.
+fn one_at_a_time(config: LibraryConfig, docs: Vec<(String, Fingerprints, usize)>) -> Library {
+    let engine = &*ENGINE;
+    let mut lib = Library::new(engine, config);
+    for (path, fp, shingles) in docs {
+        lib.upsert(engine, &path, fp, shingles);
+    }
+    lib
+}
+
+/// Every kept pair by its two paths (ordered).
+fn pair_paths(lib: &Library) -> BTreeSet<(String, String)> {
+    lib.pairs()
+        .map(|(a, b, _)| {
+            let (pa, pb) = (
+                lib.doc(a).unwrap().path.clone(),
+                lib.doc(b).unwrap().path.clone(),
+            );
+            if pa < pb {
+                (pa, pb)
+            } else {
+                (pb, pa)
+            }
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(8))]
 
@@ -288,23 +323,11 @@ proptest! {
         let mut docs = sample_docs();
         let mut unshuffled = Library::new(engine, config.clone());
         unshuffled.extend(engine, docs.clone());
-        let mut rng = doppel::hash::SplitMix64::new(seed);
-        for i in (1..docs.len()).rev() {
-            docs.swap(i, rng.below(i as u64 + 1) as usize);
-        }
+        shuffle(&mut docs, seed);
         // Same arrival order, so the same "earliest" representatives.
         let mut batch = Library::new(engine, config.clone());
         batch.extend(engine, docs.clone());
-        let mut one_by_one = Library::new(engine, config);
-        for (path, fp, shingles) in docs {
-            one_by_one.upsert(engine, &path, fp, shingles);
-        }
-        let pair_paths = |lib: &Library| -> BTreeSet<(String, String)> {
-            lib.pairs().map(|(a, b, _)| {
-                let (pa, pb) = (lib.doc(a).unwrap().path.clone(), lib.doc(b).unwrap().path.clone());
-                if pa < pb { (pa, pb) } else { (pb, pa) }
-            }).collect()
-        };
+        let one_by_one = one_at_a_time(config, docs);
         prop_assert_eq!(pair_paths(&batch), pair_paths(&one_by_one));
         prop_assert_eq!(pair_paths(&unshuffled), pair_paths(&one_by_one));
         // Components do not depend on arrival order at all.
@@ -334,24 +357,12 @@ proptest! {
             ..LibraryConfig::default()
         };
         let mut docs = sample_docs();
-        let mut rng = doppel::hash::SplitMix64::new(seed);
-        for i in (1..docs.len()).rev() {
-            docs.swap(i, rng.below(i as u64 + 1) as usize);
-        }
+        shuffle(&mut docs, seed);
         let mut batch = Library::new(engine, config.clone());
         batch.extend(engine, docs.clone());
-        let mut one_by_one = Library::new(engine, config);
-        for (path, fp, shingles) in docs {
-            one_by_one.upsert(engine, &path, fp, shingles);
-        }
-        let pairs = |lib: &Library| -> BTreeSet<(String, String)> {
-            lib.pairs().map(|(a, b, _)| {
-                let (pa, pb) = (lib.doc(a).unwrap().path.clone(), lib.doc(b).unwrap().path.clone());
-                if pa < pb { (pa, pb) } else { (pb, pa) }
-            }).collect()
-        };
+        let one_by_one = one_at_a_time(config, docs);
         prop_assert!(batch.si_capped() > 0, "the SI cap bites");
-        prop_assert_eq!(pairs(&batch), pairs(&one_by_one));
+        prop_assert_eq!(pair_paths(&batch), pair_paths(&one_by_one));
         prop_assert_eq!(batch.si_capped(), one_by_one.si_capped());
     }
 }

@@ -120,14 +120,8 @@ impl Winnow {
 /// the last `w` gram hashes, from which the paper's rightmost minimum is
 /// selected as the window slides.
 struct Selector {
-    k: usize,
+    hash: RollingHash,
     w: usize,
-    top: u64,
-    poly: u64,
-    /// The last k character values; `next` is the oldest once full.
-    chars: Vec<u64>,
-    next: usize,
-    seen: usize,
     /// The last gram hashes, gram i at `i & mask` (a power of two ≥ w).
     ring: Vec<u64>,
     mask: usize,
@@ -141,13 +135,8 @@ impl Selector {
     fn new(k: usize, w: usize, text_len: usize) -> Self {
         let size = w.next_power_of_two();
         Selector {
-            k,
+            hash: RollingHash::new(k),
             w,
-            top: (1..k).fold(1u64, |acc, _| acc.wrapping_mul(Roller::P)),
-            poly: 0,
-            chars: vec![0; k],
-            next: 0,
-            seen: 0,
             ring: vec![0; size],
             mask: size - 1,
             grams: 0,
@@ -169,24 +158,10 @@ impl Selector {
 
     #[inline]
     fn push(&mut self, value: u64) {
-        if self.seen >= self.k {
-            self.poly = self
-                .poly
-                .wrapping_sub(self.chars[self.next].wrapping_mul(self.top));
-        }
-        self.poly = self.poly.wrapping_mul(Roller::P).wrapping_add(value);
-        self.chars[self.next] = value;
-        self.next = if self.next + 1 == self.k {
-            0
-        } else {
-            self.next + 1
-        };
-        self.seen += 1;
-        if self.seen < self.k {
+        let Some(hash) = self.hash.push(value) else {
             return;
-        }
+        };
         let i = self.grams;
-        let hash = mix64(self.poly);
         self.ring[i & self.mask] = hash;
         self.grams += 1;
         if i + 1 < self.w {
@@ -211,40 +186,37 @@ impl Selector {
     }
 }
 
-/// Rolls a polynomial hash over the last k character values, emitting a
-/// [`Mark`] per full window.
-struct Roller {
+/// A polynomial hash over the last k character values, rolled one value
+/// at a time (constant work per position whatever k).
+struct RollingHash {
     k: usize,
-    /// P^(k−1), to remove the character leaving the window.
+    /// P^(k−1), to remove the value leaving the window.
     top: u64,
     poly: u64,
-    /// Ring of the window's values and start offsets; `next` is the slot of
-    /// the oldest entry once the window is full.
+    /// Ring of the window's values; `next` is the slot of the oldest once
+    /// the window is full.
     values: Vec<u64>,
-    starts: Vec<u32>,
     next: usize,
     seen: usize,
-    grams: Vec<Mark>,
 }
 
-impl Roller {
+impl RollingHash {
     const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
 
-    fn new(k: usize, capacity: usize) -> Self {
+    fn new(k: usize) -> Self {
         Self {
             k,
             top: (1..k).fold(1u64, |acc, _| acc.wrapping_mul(Self::P)),
             poly: 0,
             values: vec![0; k],
-            starts: vec![0; k],
             next: 0,
             seen: 0,
-            grams: Vec::with_capacity(capacity),
         }
     }
 
+    /// Take in the next value; the hash of the last k once there are k.
     #[inline]
-    fn push(&mut self, value: u64, start: u32, len: u32) {
+    fn push(&mut self, value: u64) -> Option<u64> {
         if self.seen >= self.k {
             self.poly = self
                 .poly
@@ -252,17 +224,42 @@ impl Roller {
         }
         self.poly = self.poly.wrapping_mul(Self::P).wrapping_add(value);
         self.values[self.next] = value;
-        self.starts[self.next] = start;
         self.next = if self.next + 1 == self.k {
             0
         } else {
             self.next + 1
         };
         self.seen += 1;
-        if self.seen >= self.k {
+        (self.seen >= self.k).then(|| mix64(self.poly))
+    }
+}
+
+/// Rolls the k-gram hash along the text, emitting a [`Mark`] (hash and
+/// byte range) per full window.
+struct Roller {
+    hash: RollingHash,
+    /// Start offsets, in the same ring slots as the hash's values.
+    starts: Vec<u32>,
+    grams: Vec<Mark>,
+}
+
+impl Roller {
+    fn new(k: usize, capacity: usize) -> Self {
+        Self {
+            hash: RollingHash::new(k),
+            starts: vec![0; k],
+            grams: Vec::with_capacity(capacity),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, value: u64, start: u32, len: u32) {
+        self.starts[self.hash.next] = start;
+        if let Some(hash) = self.hash.push(value) {
             self.grams.push(Mark {
-                hash: mix64(self.poly),
-                start: self.starts[self.next],
+                hash,
+                // The ring slot after the newest holds the oldest start.
+                start: self.starts[self.hash.next],
                 end: start + len,
             });
         }

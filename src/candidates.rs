@@ -224,8 +224,12 @@ impl Table {
 
     /// File many (slot, document) entries, in order within each slot, the
     /// shards in parallel.
-    fn insert_all(&mut self, entries: impl Iterator<Item = (u32, DocId)>) {
-        let mut by_shard: Vec<Vec<(u32, DocId)>> = vec![Vec::new(); self.shards.len()];
+    fn insert_all(&mut self, entries: impl Iterator<Item = (u32, DocId)>, count: usize) {
+        // Uniform slots: each shard gets about its share, plus slack.
+        let share = count / self.shards.len() * 9 / 8 + 16;
+        let mut by_shard: Vec<Vec<(u32, DocId)>> = (0..self.shards.len())
+            .map(|_| Vec::with_capacity(share))
+            .collect();
         for (slot, id) in entries {
             by_shard[Self::shard(slot)].push((slot, id));
         }
@@ -538,6 +542,7 @@ impl CandidateIndex {
                 keyed
                     .iter()
                     .flat_map(|(id, _, slots, _)| slots.iter().map(move |&slot| (slot, *id))),
+                keyed.iter().map(|k| k.2.len()).sum(),
             );
         }
     }

@@ -143,12 +143,10 @@ impl FolderIndex {
         let mut identities = HashMap::new();
         let mut keys = HashMap::new();
         let mut loaded = Vec::new();
-        let mut records = store.documents()?;
+        let mut records = store.documents_without_terms()?;
         records.sort_by_key(|r| (r.first_seen_ns, r.path.clone()));
-        let ids: Vec<(i64, Vec<u8>)> = records
-            .iter()
-            .filter_map(|r| Some((r.id?, r.path.clone())))
-            .collect();
+        // Where each stored document stands in `loaded`, to label its pairs.
+        let mut position: HashMap<i64, usize> = HashMap::new();
         for record in records {
             let rel = store::display_key(&record.path);
             identities.insert(record.path.clone(), record.identity);
@@ -158,6 +156,9 @@ impl FolderIndex {
                     skipped.insert(rel, reason.clone());
                 }
                 (DocStatus::Indexed, Some(fp)) if !stale => {
+                    if let Some(id) = record.id {
+                        position.insert(id, loaded.len());
+                    }
                     loaded.push((rel, fp, record.shingles as usize))
                 }
                 // Stale or unreadable fingerprints: forget the identity so the
@@ -173,16 +174,10 @@ impl FolderIndex {
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
         let fresh_store = loaded.is_empty() && skipped.is_empty();
         if !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str()) {
-            let rel_of: HashMap<i64, String> = ids
-                .into_iter()
-                .map(|(id, key)| (id, store::display_key(&key)))
-                .collect();
             let pairs = store
                 .pairs()?
                 .into_iter()
-                .filter_map(|(a, b, scores)| {
-                    Some((rel_of.get(&a)?.clone(), rel_of.get(&b)?.clone(), scores))
-                })
+                .filter_map(|(a, b, scores)| Some((*position.get(&a)?, *position.get(&b)?, scores)))
                 .collect();
             library.restore(loaded, pairs);
         } else {

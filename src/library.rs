@@ -162,6 +162,12 @@ pub struct Library {
 /// Verified candidates of one document, and whether the SI cap cut some off.
 type Verified = (Vec<(DocId, PairScores)>, bool);
 
+/// `ids` without repeats, first occurrences in order.
+fn distinct(ids: &[DocId]) -> Vec<DocId> {
+    let mut once = HashSet::new();
+    ids.iter().copied().filter(|&id| once.insert(id)).collect()
+}
+
 fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
     (a.min(b), a.max(b))
 }
@@ -390,37 +396,41 @@ impl Library {
             self.si_capped.insert(id);
         }
         for (other, scores) in verified {
-            // Scores are stored for the ordered pair (a, b), a < b.
-            let scores = if id < other {
-                scores
-            } else {
-                scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
-            };
-            let shingles = match (self.doc(id), self.doc(other)) {
-                (Some(x), Some(y)) => x.shingles.min(y.shingles),
-                _ => 0,
-            };
-            let (a, b) = ordered(id, other);
-            self.pairs.insert(PairRow::new(a, b, &scores, shingles));
-            self.neighbours.entry(id).or_default().insert(other);
-            self.neighbours.entry(other).or_default().insert(id);
+            self.add_pair(id, other, scores);
         }
+    }
+
+    /// Keep the pair {id, other}, `scores` oriented from `id`.
+    fn add_pair(&mut self, id: DocId, other: DocId, scores: PairScores) {
+        // Scores are stored for the ordered pair (a, b), a < b.
+        let scores = if id < other {
+            scores
+        } else {
+            scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+        };
+        let shingles = match (self.doc(id), self.doc(other)) {
+            (Some(x), Some(y)) => x.shingles.min(y.shingles),
+            _ => 0,
+        };
+        let (a, b) = ordered(id, other);
+        self.pairs.insert(PairRow::new(a, b, &scores, shingles));
+        self.neighbours.entry(id).or_default().insert(other);
+        self.neighbours.entry(other).or_default().insert(id);
     }
 
     /// Give new documents ids (replacing any at the same paths, whose
     /// arrival order they keep) and file them in the candidate index, in
-    /// arrival order; no pair is verified.
+    /// arrival order; no pair is verified. Returns the id of each document
+    /// in `docs` order (a path given twice gets the id of its last copy at
+    /// both places, since the first copy's freed id is reused).
     fn admit_all(&mut self, docs: Vec<(String, Fingerprints, usize)>) -> Vec<DocId> {
         let mut ids = Vec::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
             ids.push(self.place(path, fingerprints, shingles));
         }
-        // A path given twice reuses the id its first copy just freed.
-        let mut once = HashSet::new();
-        ids.retain(|&id| once.insert(id));
-        let filed: Vec<(DocId, &Fingerprints)> = ids
-            .iter()
-            .filter_map(|&id| Some((id, &self.docs[id as usize].as_ref()?.fingerprints)))
+        let filed: Vec<(DocId, &Fingerprints)> = distinct(&ids)
+            .into_iter()
+            .filter_map(|id| Some((id, &self.docs[id as usize].as_ref()?.fingerprints)))
             .collect();
         self.index.insert_many(&filed);
         ids
@@ -431,7 +441,7 @@ impl Library {
     /// arrived before it (so each new–new pair once). Gives the same pairs
     /// as adding them one by one in this order, posting and SI caps included.
     pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
-        let new_ids = self.admit_all(docs);
+        let new_ids = distinct(&self.admit_all(docs));
         // Position in this batch by dense id (MAX: not in the batch).
         let mut arrival = vec![usize::MAX; self.docs.len()];
         for (i, &id) in new_ids.iter().enumerate() {
@@ -457,18 +467,20 @@ impl Library {
 
     /// Load documents and their already verified pairs (as stored by an
     /// index made under the same configuration) without verifying anything
-    /// again. `pairs` hold paths and scores oriented from the first to the
-    /// second; pairs naming an unknown path are ignored.
+    /// again. `pairs` name documents by their position in `docs`, with
+    /// scores oriented from the first to the second; a position out of
+    /// range is ignored.
     pub fn restore(
         &mut self,
         docs: Vec<(String, Fingerprints, usize)>,
-        pairs: Vec<(String, String, PairScores)>,
+        pairs: Vec<(usize, usize, PairScores)>,
     ) {
-        self.admit_all(docs);
-        for (a, b, scores) in pairs {
-            if let (Some(a), Some(b)) = (self.id_of(&a), self.id_of(&b)) {
+        let ids = self.admit_all(docs);
+        self.pairs.reserve(pairs.len());
+        for (i, j, scores) in pairs {
+            if let (Some(&a), Some(&b)) = (ids.get(i), ids.get(j)) {
                 if a != b {
-                    self.add_pairs(a, (vec![(b, scores)], false));
+                    self.add_pair(a, b, scores);
                 }
             }
         }

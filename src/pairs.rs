@@ -249,6 +249,12 @@ impl PairTable {
         self.slots.contains_key(&key(a, b))
     }
 
+    /// Room for `additional` more pairs.
+    pub fn reserve(&mut self, additional: usize) {
+        self.slots.reserve(additional);
+        self.rows.reserve(additional);
+    }
+
     /// Insert or replace a row (its `a` < `b`).
     pub fn insert(&mut self, row: PairRow) {
         debug_assert!(row.a < row.b);

@@ -146,6 +146,17 @@ fn round_trip_with_real_fingerprints_survives_reopen() {
     );
     assert_eq!(docs[1].status, skip.status);
     assert_eq!(docs[1].fingerprints, None);
+    // Opening an index reads everything but the term lists.
+    assert!(!rec.terms.is_empty());
+    let light = store.documents_without_terms().unwrap();
+    assert_eq!(
+        light[0],
+        DocRecord {
+            terms: Vec::new(),
+            ..docs[0].clone()
+        }
+    );
+    assert_eq!(light[1], docs[1]);
     assert_eq!(
         store.document(b"austen/emma.txt").unwrap().unwrap(),
         docs[0]

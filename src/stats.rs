@@ -125,7 +125,7 @@ impl IdfTable {
             .expect("the shipped reference IDF table parses")
     }
 
-    /// Parse the TSV format written by [`IdfTable::to_tsv`]:
+    /// Parse the TSV format written by [`CollectionStats::to_tsv`]:
     /// a header line `#doppel-idf\tdocs=N`, then `term\tdf` lines. Terms are
     /// stored already stemmed, so they are hashed verbatim.
     pub fn parse_tsv(text: &str) -> Result<Self, String> {

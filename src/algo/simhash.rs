@@ -43,7 +43,7 @@ pub type SimhashFingerprint = Option<u64>;
 ///
 /// Instead of updating 64 counters per feature, weights are accumulated per
 /// (nibble position, nibble value): 16 additions per feature. Counter i is
-/// then recovered as Σ over nibble values v of ±hist[i / 4][v], + where bit
+/// then recovered as Σ over nibble values v of ±hist\[i / 4\]\[v\], + where bit
 /// i % 4 of v is set.
 pub fn weighted_fingerprint(
     features: impl IntoIterator<Item = (u64, f64)>,

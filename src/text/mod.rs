@@ -1,5 +1,5 @@
 //! Text pipeline: bytes → text ([`decode`]), text → canonical text
-//! ([`normalize`]), canonical text → words, terms, Soundex codes and k-grams
+//! ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
 //! ([`tokenize`]). Everything downstream sees only normalized text.
 pub mod decode;
 pub mod normalize;

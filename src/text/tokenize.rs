@@ -1,7 +1,7 @@
 //! Tokenization: Unicode words, stop words, stemming, Soundex codes, Roth's
 //! character streams, and word/character k-grams.
 //!
-//! Input is always normalized text (see [`crate::text::normalize`]), so words
+//! Input is always normalized text (see [`crate::text::normalize()`]), so words
 //! arrive lowercase. Words are UAX #29 word boundaries as implemented by
 //! `unicode-segmentation`; stemming is Snowball via `rust-stemmers`; Soundex
 //! is `rphonetic`'s US-English Soundex.
@@ -324,7 +324,7 @@ fn fused_class(c: char) -> Option<Class> {
 }
 
 /// Whether [`for_each_raw_word`] can segment `text` (ASCII plus the
-/// characters [`fused_class`] knows).
+/// characters `fused_class` knows).
 pub fn fused_segmentable(text: &str) -> bool {
     text.is_ascii()
         || text

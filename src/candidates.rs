@@ -448,8 +448,9 @@ impl CandidateIndex {
             keys.extend(
                 shingles
                     .iter()
-                    .filter(|&&h| (h >> 7) % m == 0)
-                    .map(|&h| (Id::Shingle, 0, h)),
+                    .map(|&h| u64::from(h))
+                    .filter(|&h| (h >> 7) % m == 0)
+                    .map(|h| (Id::Shingle, 0, h)),
             );
         }
         if let Some(sketch) = f.minhash.as_ref().filter(|s| !s.is_empty()) {

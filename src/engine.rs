@@ -157,7 +157,7 @@ impl Default for EngineConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprints {
     pub exact: Option<ExactFingerprint>,
-    #[serde(with = "crate::hash::le_u64s::option")]
+    #[serde(with = "crate::hash::le_u32s::option")]
     pub shingle: Option<ShingleFingerprint>,
     #[serde(with = "crate::hash::le_u64s::option")]
     pub minhash: Option<MinhashFingerprint>,

@@ -202,75 +202,96 @@ mod tests {
     }
 }
 
-/// Serde for lists of uniform 64-bit hashes as little-endian bytes: postcard
-/// would spend ~10 bytes of varint on each and decode them a byte at a time,
-/// where 8 raw bytes copy straight back (the stored fingerprints).
-pub mod le_u64s {
-    use serde::de::{Error, SeqAccess, Visitor};
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+/// Serde modules for lists of uniform hashes as little-endian bytes:
+/// postcard would spend a varint of up to 10 bytes on each and decode it a
+/// byte at a time, where raw bytes copy straight back (the stored
+/// fingerprints). `$name::option` does the same for an optional list.
+macro_rules! le_words {
+    ($(#[$doc:meta])* $name:ident, $word:ty) => {
+        $(#[$doc])*
+        pub mod $name {
+            use serde::de::{Error, SeqAccess, Visitor};
+            use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    pub fn serialize<S: Serializer>(values: &[u64], s: S) -> Result<S::Ok, S::Error> {
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        s.serialize_bytes(&bytes)
-    }
+            const SIZE: usize = std::mem::size_of::<$word>();
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u64>, D::Error> {
-        struct Words;
-        impl<'de> Visitor<'de> for Words {
-            type Value = Vec<u64>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("bytes holding little-endian u64 values")
+            pub fn serialize<S: Serializer>(values: &[$word], s: S) -> Result<S::Ok, S::Error> {
+                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                s.serialize_bytes(&bytes)
             }
 
-            fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<u64>, E> {
-                if !bytes.len().is_multiple_of(8) {
-                    return Err(E::invalid_length(bytes.len(), &self));
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$word>, D::Error> {
+                struct Words;
+                impl<'de> Visitor<'de> for Words {
+                    type Value = Vec<$word>;
+
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        write!(f, "bytes holding little-endian {}-byte values", SIZE)
+                    }
+
+                    fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<$word>, E> {
+                        if !bytes.len().is_multiple_of(SIZE) {
+                            return Err(E::invalid_length(bytes.len(), &self));
+                        }
+                        Ok(bytes
+                            .chunks_exact(SIZE)
+                            .map(|c| <$word>::from_le_bytes(c.try_into().expect("word size")))
+                            .collect())
+                    }
+
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<$word>, A::Error> {
+                        let mut bytes = Vec::new();
+                        while let Some(b) = seq.next_element::<u8>()? {
+                            bytes.push(b);
+                        }
+                        self.visit_bytes(&bytes)
+                    }
                 }
-                Ok(bytes
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect())
+                d.deserialize_bytes(Words)
             }
 
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u64>, A::Error> {
-                let mut bytes = Vec::new();
-                while let Some(b) = seq.next_element::<u8>()? {
-                    bytes.push(b);
+            #[derive(Deserialize)]
+            struct Words(#[serde(with = "self")] Vec<$word>);
+
+            struct WordsRef<'a>(&'a [$word]);
+
+            impl Serialize for WordsRef<'_> {
+                fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                    serialize(self.0, s)
                 }
-                self.visit_bytes(&bytes)
+            }
+
+            /// The same for an optional list.
+            pub mod option {
+                use super::*;
+
+                pub fn serialize<S: Serializer>(
+                    values: &Option<Vec<$word>>,
+                    s: S,
+                ) -> Result<S::Ok, S::Error> {
+                    match values {
+                        Some(v) => s.serialize_some(&WordsRef(v)),
+                        None => s.serialize_none(),
+                    }
+                }
+
+                pub fn deserialize<'de, D: Deserializer<'de>>(
+                    d: D,
+                ) -> Result<Option<Vec<$word>>, D::Error> {
+                    Ok(Option::<Words>::deserialize(d)?.map(|w| w.0))
+                }
             }
         }
-        d.deserialize_bytes(Words)
-    }
-
-    #[derive(Deserialize)]
-    struct Words(#[serde(with = "super::le_u64s")] Vec<u64>);
-
-    struct WordsRef<'a>(&'a [u64]);
-
-    impl Serialize for WordsRef<'_> {
-        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            serialize(self.0, s)
-        }
-    }
-
-    /// The same for an optional list.
-    pub mod option {
-        use super::*;
-
-        pub fn serialize<S: Serializer>(
-            values: &Option<Vec<u64>>,
-            s: S,
-        ) -> Result<S::Ok, S::Error> {
-            match values {
-                Some(v) => s.serialize_some(&WordsRef(v)),
-                None => s.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u64>>, D::Error> {
-            Ok(Option::<Words>::deserialize(d)?.map(|w| w.0))
-        }
-    }
+    };
 }
+
+le_words!(
+    /// 64-bit hash lists as 8 little-endian bytes each.
+    le_u64s,
+    u64
+);
+le_words!(
+    /// 32-bit hash lists as 4 little-endian bytes each.
+    le_u32s,
+    u32
+);

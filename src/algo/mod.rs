@@ -294,7 +294,7 @@ pub trait Algorithm: Send + Sync {
 
 /// Resemblance and containments of two sorted, deduplicated hash sets.
 /// Empty sets are incomparable (never 0/0).
-pub fn overlap(a: &[u64], b: &[u64]) -> Score {
+pub fn overlap<T: Ord>(a: &[T], b: &[T]) -> Score {
     if a.is_empty() || b.is_empty() {
         return Score::Incomparable;
     }
@@ -308,7 +308,7 @@ pub fn overlap(a: &[u64], b: &[u64]) -> Score {
 }
 
 /// Size of the intersection of two sorted, deduplicated slices.
-pub fn sorted_intersection_len(a: &[u64], b: &[u64]) -> usize {
+pub fn sorted_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn overlap_of_empty_sets_is_incomparable_not_nan() {
-        assert_eq!(overlap(&[], &[]), Score::Incomparable);
+        assert_eq!(overlap::<u64>(&[], &[]), Score::Incomparable);
         assert_eq!(overlap(&[1], &[]), Score::Incomparable);
         let s = overlap(&[1, 2, 3, 4], &[3, 4]);
         assert_eq!(

@@ -257,29 +257,30 @@ struct Shard {
 impl Shard {
     const LIST: u32 = 1 << 31;
 
-    fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.lists[i as usize] = ids;
-                i | Self::LIST
-            }
-            None => {
-                self.lists.push(ids);
-                (self.lists.len() - 1) as u32 | Self::LIST
-            }
-        }
-    }
-
     fn insert(&mut self, slot: u32, id: DocId) {
         debug_assert!(id < Self::LIST, "document ids stay below 2^31");
-        match self.map.get(&slot).copied() {
-            None => {
-                self.map.insert(slot, id);
+        // One probe: the entry, then the lists beside the map.
+        let (lists, free) = (&mut self.lists, &mut self.free);
+        match self.map.entry(slot) {
+            Entry::Vacant(e) => {
+                e.insert(id);
             }
-            Some(v) if v & Self::LIST != 0 => self.lists[(v & !Self::LIST) as usize].push(id),
-            Some(first) => {
-                let list = self.new_list(vec![first, id]);
-                self.map.insert(slot, list);
+            Entry::Occupied(e) if *e.get() & Self::LIST != 0 => {
+                lists[(*e.get() & !Self::LIST) as usize].push(id)
+            }
+            Entry::Occupied(mut e) => {
+                let ids = vec![*e.get(), id];
+                let i = match free.pop() {
+                    Some(i) => {
+                        lists[i as usize] = ids;
+                        i
+                    }
+                    None => {
+                        lists.push(ids);
+                        (lists.len() - 1) as u32
+                    }
+                };
+                e.insert(i | Self::LIST);
             }
         }
     }

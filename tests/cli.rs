@@ -3,24 +3,19 @@
 
 mod common;
 
-use common::{doppel, sample_corpus};
+use common::{doppel, sample_corpus, stdout_of};
 
 #[test]
 fn scan_json_follows_the_documented_schema() {
     let state = tempfile::tempdir().unwrap();
     let index = state.path().join("index.sqlite");
-    let out = doppel()
-        .args(["scan", "--format", "json", "--index"])
-        .arg(&index)
-        .arg(sample_corpus())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        doppel()
+            .args(["scan", "--format", "json", "--index"])
+            .arg(&index)
+            .arg(sample_corpus()),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(v["format"], 1);
     assert_eq!(v["cluster_algorithm"], "fusion");
     assert!(v["root"].as_str().unwrap().starts_with('/'));

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{doppel, sample_corpus};
+use common::{doppel, sample_corpus, stdout_of};
 
 use std::path::{Path, PathBuf};
 
@@ -308,19 +308,14 @@ fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
 // --- the command line ---------------------------------------------------
 
 fn scan_json(config: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = doppel()
-        .args(["scan", "--no-index", "--format", "json", "--config"])
-        .arg(config)
-        .args(extra)
-        .arg(sample_corpus())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        doppel()
+            .args(["scan", "--no-index", "--format", "json", "--config"])
+            .arg(config)
+            .args(extra)
+            .arg(sample_corpus()),
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    serde_json::from_slice(&stdout).unwrap()
 }
 
 #[test]
@@ -381,19 +376,14 @@ fn cli_config_may_come_before_the_command_and_nothing_else_may() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("config.toml");
     std::fs::write(&file, "[thresholds]\nminhash = 0.7\n").unwrap();
-    let out = doppel()
-        .arg("--config")
-        .arg(&file)
-        .args(["scan", "--no-index", "--format", "json"])
-        .arg(sample_corpus())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = stdout_of(
+        doppel()
+            .arg("--config")
+            .arg(&file)
+            .args(["scan", "--no-index", "--format", "json"])
+            .arg(sample_corpus()),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(v["thresholds"]["minhash"], 0.7);
     // A scan option before the command would be silently ignored: usage error.
     let out = doppel()
@@ -411,17 +401,12 @@ fn cli_index_dir_from_the_file_holds_the_index_and_index_beats_it() {
     let file = dir.path().join("config.toml");
     std::fs::write(&file, "index-dir = \"indexes\"\n").unwrap();
     let run = |extra: &[&std::ffi::OsStr]| {
-        let out = doppel()
-            .args(["scan", "--format", "json", "--config"])
-            .arg(&file)
-            .args(extra)
-            .arg(sample_corpus())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        stdout_of(
+            doppel()
+                .args(["scan", "--format", "json", "--config"])
+                .arg(&file)
+                .args(extra)
+                .arg(sample_corpus()),
         );
     };
     run(&[]);
@@ -535,17 +520,8 @@ fn cli_config_prints_the_defaults_and_the_configuration_in_effect() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("config.toml");
     std::fs::write(&file, "[thresholds]\nwinnow = 0.5\n").unwrap();
-    let out = doppel()
-        .args(["config", "--config"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let printed = Config::from_toml(&String::from_utf8(out.stdout).unwrap(), None).unwrap();
+    let stdout = stdout_of(doppel().args(["config", "--config"]).arg(&file));
+    let printed = Config::from_toml(&String::from_utf8(stdout).unwrap(), None).unwrap();
     assert_eq!(printed.engine.thresholds.get(AlgorithmId::Winnow), 0.5);
     assert_eq!(printed, Config::load(Some(&file)).unwrap());
 }

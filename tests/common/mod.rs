@@ -55,6 +55,18 @@ pub fn doppel() -> Command {
     command
 }
 
+/// Run `command` and return its stdout, failing the test with its stderr
+/// unless it succeeds.
+pub fn stdout_of(command: &mut Command) -> Vec<u8> {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// A library's clusters under `spec` as sets of paths, order-free.
 pub fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<String>> {
     lib.clusters(spec)

@@ -408,6 +408,23 @@ fn pick_pair(state: &AppState) -> Option<(String, String)> {
     }
 }
 
+/// Whether a worker answer about the pair (a, b) made at `generation` is the
+/// one asked for (`requested`, either order) and not stale: no older than
+/// the generation it was asked at, nor than the answer already `shown`.
+fn answers(
+    requested: &Option<(String, String)>,
+    (a, b): (&str, &str),
+    generation: u64,
+    min_generation: u64,
+    shown: Option<u64>,
+) -> bool {
+    requested
+        .as_ref()
+        .is_some_and(|(x, y)| pair_key(x, y) == pair_key(a, b))
+        && generation >= min_generation
+        && shown.is_none_or(|g| generation >= g)
+}
+
 fn current_generation(state: &AppState) -> u64 {
     state.snapshot.as_ref().map_or(0, |s| s.generation)
 }
@@ -770,36 +787,30 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
         }
         Update::Snapshot(s) => snapshot(state, s, out),
         Update::Pair(p) => {
-            let wanted = state
-                .pair
-                .requested
-                .as_ref()
-                .is_some_and(|(a, b)| pair_key(a, b) == pair_key(&p.a, &p.b));
-            let fresh = p.generation >= state.pair.min_generation
-                && state
-                    .pair
-                    .detail
-                    .as_ref()
-                    .is_none_or(|d| p.generation >= d.generation);
-            if wanted && fresh {
+            let shown = state.pair.detail.as_ref().map(|d| d.generation);
+            let pair = &state.pair;
+            if answers(
+                &pair.requested,
+                (&p.a, &p.b),
+                p.generation,
+                pair.min_generation,
+                shown,
+            ) {
                 state.pair.detail = Some(p);
             } else {
                 state.dropped += 1;
             }
         }
         Update::Diff(d) => {
-            let wanted = state
-                .diff
-                .requested
-                .as_ref()
-                .is_some_and(|(a, b)| pair_key(a, b) == pair_key(&d.a, &d.b));
-            let fresh = d.generation >= state.diff.min_generation
-                && state
-                    .diff
-                    .view
-                    .as_ref()
-                    .is_none_or(|v| d.generation >= v.generation);
-            if wanted && fresh {
+            let shown = state.diff.view.as_ref().map(|v| v.generation);
+            let diff = &state.diff;
+            if answers(
+                &diff.requested,
+                (&d.a, &d.b),
+                d.generation,
+                diff.min_generation,
+                shown,
+            ) {
                 if d.truncated {
                     state.log(
                         Level::Warn,

@@ -550,8 +550,9 @@ impl CandidateIndex {
     }
 
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
-        self.key_counts.insert(id, self.key_counts(f));
-        for (algo, table, key) in self.keys(f) {
+        let keys = self.keys(f);
+        self.key_counts.insert(id, count_keys(&keys));
+        for (algo, table, key) in keys {
             self.tables.insert(Table::slot(algo, table, key), id);
         }
         if let Some(Some(si)) = f.si {
@@ -569,15 +570,10 @@ impl CandidateIndex {
         }
     }
 
-    /// Documents (other than `id`) proposed for `f` by any algorithm, and
-    /// whether the SI cap cut some off.
-    pub fn candidates(&self, id: DocId, f: &Fingerprints) -> (Candidates, bool) {
-        self.candidates_among(id, f, &|_| true)
-    }
-
-    /// [`CandidateIndex::candidates`] as if only the `visible` documents
-    /// were filed (posting caps count only them), so documents filed
-    /// together can each be queried as if alone.
+    /// Documents (other than `id`) proposed for `f` by any algorithm among
+    /// the `visible` ones, and whether the SI cap cut some off. Posting caps
+    /// count only visible documents, so documents filed together can each
+    /// be queried as if alone (`&|_| true`: all of them).
     pub fn candidates_among(
         &self,
         id: DocId,

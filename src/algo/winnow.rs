@@ -6,7 +6,7 @@
 //! recording each selection once. Any passage shared by two documents that is
 //! at least w + k − 1 characters long is guaranteed to share a fingerprint,
 //! and nothing shorter than k characters can. The score is the overlap of
-//! the fingerprint sets. Fingerprinting selects in one pass
+//! the fingerprint sets. Fingerprinting keeps only the selected hashes
 //! ([`Winnow::selected_hashes`]); [`Winnow::kgrams`] and [`winnow`] keep
 //! the positions, for marking shared passages.
 
@@ -67,237 +67,133 @@ impl Winnow {
     }
 
     /// Hashes of all k-grams of the alphanumeric character stream, with byte
-    /// ranges into `text`. The k-gram hash is a polynomial in the mixed
-    /// character values, rolled along the stream (constant work per
-    /// position whatever k), then mixed once more.
+    /// ranges into `text` (for marking shared passages; fingerprints use
+    /// [`Winnow::selected_hashes`]).
     pub fn kgrams(&self, text: &str) -> Vec<Mark> {
         let seed = self.config.seed;
-        let mut roller = Roller::new(self.config.k.max(1), text.len());
-        if text.is_ascii() {
-            let table: [u64; 128] = std::array::from_fn(|b| mix64(b as u64 ^ seed));
-            for (i, &b) in text.as_bytes().iter().enumerate() {
-                if b.is_ascii_alphanumeric() {
-                    roller.push(table[b as usize], i as u32, 1);
-                }
-            }
-        } else {
-            for (i, c) in text.char_indices() {
-                if c.is_alphanumeric() {
-                    roller.push(mix64(u64::from(c) ^ seed), i as u32, c.len_utf8() as u32);
-                }
+        let k = self.config.k.max(1);
+        let (mut values, mut spans) = (Vec::new(), Vec::new());
+        for (i, c) in text.char_indices() {
+            if c.is_alphanumeric() {
+                values.push(char_value(c, seed));
+                spans.push((i as u32, (i + c.len_utf8()) as u32));
             }
         }
-        roller.grams
-    }
-}
-
-impl Winnow {
-    /// The hashes [`winnow`] selects from [`Winnow::kgrams`] of `text`, in
-    /// selection order, found in one pass without keeping k-grams or
-    /// positions (what a fingerprint needs).
-    pub fn selected_hashes(&self, text: &str) -> Vec<u64> {
-        let seed = self.config.seed;
-        let mut select = Selector::new(self.config.k.max(1), self.config.w.max(1), text.len());
-        if text.is_ascii() {
-            let table: [u64; 128] = std::array::from_fn(|b| mix64(b as u64 ^ seed));
-            for &b in text.as_bytes() {
-                if b.is_ascii_alphanumeric() {
-                    select.push(table[b as usize]);
-                }
-            }
-        } else {
-            for c in text.chars() {
-                if c.is_alphanumeric() {
-                    select.push(mix64(u64::from(c) ^ seed));
-                }
-            }
-        }
-        select.finish()
-    }
-}
-
-/// [`Roller`] and [`winnow`] fused: the rolling k-gram hash feeds a ring of
-/// the last `w` gram hashes, from which the paper's rightmost minimum is
-/// selected as the window slides.
-struct Selector {
-    hash: RollingHash,
-    w: usize,
-    /// The last gram hashes, gram i at `i & mask` (a power of two ≥ w).
-    ring: Vec<u64>,
-    mask: usize,
-    /// Grams so far, and the index of the current window's minimum.
-    grams: usize,
-    min: usize,
-    selected: Vec<u64>,
-}
-
-impl Selector {
-    fn new(k: usize, w: usize, text_len: usize) -> Self {
-        let size = w.next_power_of_two();
-        Selector {
-            hash: RollingHash::new(k),
-            w,
-            ring: vec![0; size],
-            mask: size - 1,
-            grams: 0,
-            min: 0,
-            selected: Vec::with_capacity(2 * text_len / (w + 1) + 1),
-        }
-    }
-
-    /// Index of the rightmost minimum of grams `from..=to` (all in the ring).
-    fn rightmost_min(&self, from: usize, to: usize) -> usize {
-        (from..=to).rev().fold(to, |best, j| {
-            if self.ring[j & self.mask] < self.ring[best & self.mask] {
-                j
-            } else {
-                best
-            }
-        })
-    }
-
-    #[inline]
-    fn push(&mut self, value: u64) {
-        let Some(hash) = self.hash.push(value) else {
-            return;
-        };
-        let i = self.grams;
-        self.ring[i & self.mask] = hash;
-        self.grams += 1;
-        if i + 1 < self.w {
-            return;
-        }
-        if i + 1 == self.w || self.min + self.w <= i {
-            self.min = self.rightmost_min(i + 1 - self.w, i);
-            self.selected.push(self.ring[self.min & self.mask]);
-        } else if hash <= self.ring[self.min & self.mask] {
-            self.min = i;
-            self.selected.push(hash);
-        }
-    }
-
-    fn finish(mut self) -> Vec<u64> {
-        // Fewer grams than a window: the one (short) window's minimum.
-        if self.grams > 0 && self.grams < self.w {
-            let min = self.rightmost_min(0, self.grams - 1);
-            self.selected.push(self.ring[min & self.mask]);
-        }
-        self.selected
-    }
-}
-
-/// A polynomial hash over the last k character values, rolled one value
-/// at a time (constant work per position whatever k).
-struct RollingHash {
-    k: usize,
-    /// P^(k−1), to remove the value leaving the window.
-    top: u64,
-    poly: u64,
-    /// Ring of the window's values; `next` is the slot of the oldest once
-    /// the window is full.
-    values: Vec<u64>,
-    next: usize,
-    seen: usize,
-}
-
-impl RollingHash {
-    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
-
-    fn new(k: usize) -> Self {
-        Self {
-            k,
-            top: (1..k).fold(1u64, |acc, _| acc.wrapping_mul(Self::P)),
-            poly: 0,
-            values: vec![0; k],
-            next: 0,
-            seen: 0,
-        }
-    }
-
-    /// Take in the next value; the hash of the last k once there are k.
-    #[inline]
-    fn push(&mut self, value: u64) -> Option<u64> {
-        if self.seen >= self.k {
-            self.poly = self
-                .poly
-                .wrapping_sub(self.values[self.next].wrapping_mul(self.top));
-        }
-        self.poly = self.poly.wrapping_mul(Self::P).wrapping_add(value);
-        self.values[self.next] = value;
-        self.next = if self.next + 1 == self.k {
-            0
-        } else {
-            self.next + 1
-        };
-        self.seen += 1;
-        (self.seen >= self.k).then(|| mix64(self.poly))
-    }
-}
-
-/// Rolls the k-gram hash along the text, emitting a [`Mark`] (hash and
-/// byte range) per full window.
-struct Roller {
-    hash: RollingHash,
-    /// Start offsets, in the same ring slots as the hash's values.
-    starts: Vec<u32>,
-    grams: Vec<Mark>,
-}
-
-impl Roller {
-    fn new(k: usize, capacity: usize) -> Self {
-        Self {
-            hash: RollingHash::new(k),
-            starts: vec![0; k],
-            grams: Vec::with_capacity(capacity),
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, value: u64, start: u32, len: u32) {
-        self.starts[self.hash.next] = start;
-        if let Some(hash) = self.hash.push(value) {
-            self.grams.push(Mark {
+        gram_hashes(&values, k)
+            .into_iter()
+            .enumerate()
+            .map(|(i, hash)| Mark {
                 hash,
-                // The ring slot after the newest holds the oldest start.
-                start: self.starts[self.hash.next],
-                end: start + len,
-            });
-        }
+                start: spans[i].0,
+                end: spans[i + k - 1].1,
+            })
+            .collect()
+    }
+
+    /// The hashes [`winnow`] selects from [`Winnow::kgrams`] of `text`, in
+    /// selection order, without keeping positions (what a fingerprint needs).
+    pub fn selected_hashes(&self, text: &str) -> Vec<u64> {
+        let values = alnum_values(text, self.config.seed);
+        let hashes = gram_hashes(&values, self.config.k.max(1));
+        let mut selected = Vec::with_capacity(2 * hashes.len() / (self.config.w + 1) + 1);
+        select_rightmost_minima(&hashes, self.config.w, |i| selected.push(hashes[i]));
+        selected
     }
 }
 
-/// Robust winnowing: the rightmost minimum of every window of `w`, each
-/// selection recorded once. Documents shorter than one window select their
-/// single minimum. This is the paper's own formulation: the current minimum
-/// is kept while it stays in the window (a new hash ≤ it replaces it), and
-/// the window is rescanned only when the minimum falls out.
-pub fn winnow(grams: &[Mark], w: usize) -> Vec<Mark> {
-    let w = w.max(1).min(grams.len().max(1));
-    let mut selected = Vec::with_capacity(2 * grams.len() / (w + 1) + 1);
-    if grams.len() < w {
-        return selected;
-    }
-    let rightmost_min = |from: usize, to: usize| {
-        (from..=to).rev().fold(to, |best, j| {
-            if grams[j].hash < grams[best].hash {
-                j
-            } else {
-                best
+/// The seeded value of one character of the stream.
+#[inline]
+fn char_value(c: char, seed: u64) -> u64 {
+    mix64(u64::from(c) ^ seed)
+}
+
+/// [`char_value`] of every alphanumeric character of `text`, in order.
+/// ASCII bytes go through a table without a branch on whether they are
+/// kept (word boundaries would otherwise mispredict every few characters).
+fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
+    let table: [u64; 128] = std::array::from_fn(|b| char_value(b as u8 as char, seed));
+    let keep: [bool; 128] = std::array::from_fn(|b| (b as u8).is_ascii_alphanumeric());
+    let bytes = text.as_bytes();
+    let mut values = vec![0u64; bytes.len()];
+    let mut n = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            values[n] = table[b as usize];
+            n += usize::from(keep[b as usize]);
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().expect("char boundary");
+            if c.is_alphanumeric() {
+                values[n] = char_value(c, seed);
+                n += 1;
             }
-        })
+            i += c.len_utf8();
+        }
+    }
+    values.truncate(n);
+    values
+}
+
+/// Hash of every window of `k` consecutive values: a polynomial in the
+/// values rolled along the stream (constant work per position whatever k),
+/// then mixed once more.
+fn gram_hashes(values: &[u64], k: usize) -> Vec<u64> {
+    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
+    let Some(grams) = (values.len() + 1).checked_sub(k) else {
+        return Vec::new();
+    };
+    // P^(k−1), to remove the value leaving the window.
+    let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
+    let mut poly = values[..k - 1]
+        .iter()
+        .fold(0u64, |acc, &v| acc.wrapping_mul(P).wrapping_add(v));
+    let mut hashes = Vec::with_capacity(grams);
+    for (&entering, &leaving) in values[k - 1..].iter().zip(values) {
+        poly = poly.wrapping_mul(P).wrapping_add(entering);
+        hashes.push(mix64(poly));
+        poly = poly.wrapping_sub(leaving.wrapping_mul(top));
+    }
+    hashes
+}
+
+/// Robust winnowing: calls `pick` with the index of the rightmost minimum
+/// of every window of `w` hashes, each selection once. Fewer hashes than a
+/// window select their single minimum. This is the paper's own
+/// formulation: the current minimum is kept while it stays in the window
+/// (a new hash ≤ it replaces it), and the window is rescanned only when the
+/// minimum falls out.
+fn select_rightmost_minima(hashes: &[u64], w: usize, mut pick: impl FnMut(usize)) {
+    if hashes.is_empty() {
+        return;
+    }
+    let w = w.clamp(1, hashes.len());
+    let rightmost_min = |from: usize, to: usize| {
+        (from..=to).rev().fold(
+            to,
+            |best, j| if hashes[j] < hashes[best] { j } else { best },
+        )
     };
     let mut min = rightmost_min(0, w - 1);
-    selected.push(grams[min]);
-    for i in w..grams.len() {
+    pick(min);
+    for i in w..hashes.len() {
         let start = i + 1 - w;
         if min < start {
             min = rightmost_min(start, i);
-            selected.push(grams[min]);
-        } else if grams[i].hash <= grams[min].hash {
+            pick(min);
+        } else if hashes[i] <= hashes[min] {
             min = i;
-            selected.push(grams[min]);
+            pick(min);
         }
     }
+}
+
+/// [`select_rightmost_minima`] over k-grams, keeping their positions.
+pub fn winnow(grams: &[Mark], w: usize) -> Vec<Mark> {
+    let hashes: Vec<u64> = grams.iter().map(|m| m.hash).collect();
+    let mut selected = Vec::with_capacity(2 * grams.len() / (w + 1) + 1);
+    select_rightmost_minima(&hashes, w, |i| selected.push(grams[i]));
     selected
 }
 
@@ -322,12 +218,12 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The one-pass selection equals winnowing the k-grams, on any text
-        /// (ASCII or not) and any k and w, including texts shorter than a
-        /// window.
+        /// The fingerprint path's selection equals winnowing the k-grams,
+        /// on any text (ASCII or not) and any k and w, including texts
+        /// shorter than a window.
         #[test]
-        fn one_pass_selection_equals_winnowing_the_kgrams(
-            text in "[a-c é.,\n]{0,300}",
+        fn fingerprint_selection_equals_winnowing_the_kgrams(
+            text in "[a-cA-C0-9 éß.,\n]{0,300}",
             k in 1usize..8,
             w in 1usize..12,
         ) {

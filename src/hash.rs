@@ -46,7 +46,20 @@ pub fn mix64(mut x: u64) -> u64 {
 /// independent functions of `h`.
 #[inline]
 pub fn rehash(h: u64, seed: u64) -> u64 {
-    mix64(h ^ mix64(seed.wrapping_add(0x9e37_79b9_7f4a_7c15)))
+    rehash_keyed(h, rehash_key(seed))
+}
+
+/// The key [`rehash`] derives from `seed`, for callers that rehash many
+/// values under one seed: `rehash(h, seed) == rehash_keyed(h, rehash_key(seed))`.
+#[inline]
+pub fn rehash_key(seed: u64) -> u64 {
+    mix64(seed.wrapping_add(0x9e37_79b9_7f4a_7c15))
+}
+
+/// [`rehash`] with its key already derived.
+#[inline]
+pub fn rehash_keyed(h: u64, key: u64) -> u64 {
+    mix64(h ^ key)
 }
 
 /// Order-dependent combination of a sequence of 64-bit hashes into one hash

@@ -54,9 +54,10 @@ impl ImatchLexicons {
     /// One signature per lexicon of already band-filtered terms.
     pub fn from_band_terms(&self, terms: &[u64]) -> ImatchLexiconsFingerprint {
         let c = &self.config;
-        let random = RandomLexicons::new(c.keep, c.imatch.seed);
+        let lexicons = c.lexicons.max(1);
+        let random = RandomLexicons::new(c.keep, c.imatch.seed, lexicons);
         let mut kept = Vec::with_capacity(terms.len());
-        (0..c.lexicons.max(1))
+        (0..lexicons)
             .map(|lexicon| {
                 if lexicon == 0 {
                     return signature(terms, &c.imatch);

@@ -17,7 +17,7 @@ use super::simhash::term_weights;
 use super::simhash_shingle::shingle_simhash;
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::rehash;
+use crate::hash::{rehash_key, rehash_keyed};
 use crate::stats::TermWeights;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,24 +55,30 @@ pub type SimhashLexiconsFingerprint = Vec<Option<u64>>;
 /// Seeded random lexicons: lexicon j ≥ 1 holds a term when a hash of
 /// (term, seed + j) falls below `keep` of the hash range, so every document
 /// sees the same lexicons. Lexicon 0 (the full vocabulary) is not asked.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RandomLexicons {
     cut: u64,
-    seed: u64,
+    /// `rehash`'s key for each lexicon's seed, derived once rather than per
+    /// term ([`rehash_key`]).
+    keys: Vec<u64>,
 }
 
 impl RandomLexicons {
-    pub fn new(keep: f64, seed: u64) -> Self {
+    /// Lexicons `0..count` (0 is never asked).
+    pub fn new(keep: f64, seed: u64, count: usize) -> Self {
         Self {
             cut: (keep.clamp(0.0, 1.0) * u64::MAX as f64) as u64,
-            seed,
+            keys: (0..count)
+                .map(|j| rehash_key(seed.wrapping_add(j as u64)))
+                .collect(),
         }
     }
 
-    /// Whether lexicon `index` (≥ 1) contains `term`.
+    /// Whether lexicon `index` (≥ 1, below the count) contains `term`:
+    /// `rehash(term, seed + index)` falls below the cut.
     #[inline]
     pub fn contains(&self, term: u64, index: usize) -> bool {
-        rehash(term, self.seed.wrapping_add(index as u64)) <= self.cut
+        rehash_keyed(term, self.keys[index]) <= self.cut
     }
 }
 
@@ -91,8 +97,8 @@ impl SimhashLexicons {
     /// One shingle SimHash per lexicon of a weighted term stream.
     pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashLexiconsFingerprint {
         let c = &self.config;
-        let random = RandomLexicons::new(c.keep, c.seed);
         let lexicons = c.lexicons.clamp(1, 64);
+        let random = RandomLexicons::new(c.keep, c.seed, lexicons);
         // Which extra lexicons hold each term, as a bit mask (bit j−1 for lexicon j).
         let membership: Vec<u64> = terms
             .iter()
@@ -152,7 +158,7 @@ mod tests {
 
     #[test]
     fn extra_lexicons_keep_about_the_configured_fraction() {
-        let lexicons = RandomLexicons::new(0.7, 9);
+        let lexicons = RandomLexicons::new(0.7, 9, 3);
         let kept = (0..10_000u64)
             .filter(|&t| lexicons.contains(crate::hash::mix64(t), 1))
             .count();
@@ -164,5 +170,10 @@ mod tests {
             })
             .count();
         assert!(other > 3_000, "lexicons must differ from each other");
+        // Stored fingerprints depend on membership staying rehash(term, seed + j).
+        let cut = (0.7 * u64::MAX as f64) as u64;
+        for t in 0..1_000u64 {
+            assert_eq!(lexicons.contains(t, 2), crate::hash::rehash(t, 11) <= cut);
+        }
     }
 }

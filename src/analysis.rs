@@ -151,10 +151,21 @@ impl Analyzer {
                 ..Analysis::default()
             };
         }
+        // Two passes: segmenting and hashing first, then the cache lookups
+        // in a tight loop of their own, where the processor can overlap
+        // their memory accesses (between segmentation's word-boundary
+        // branches it cannot). The words' bytes are kept for cache misses.
         let mut words = Vec::with_capacity(512);
-        let mut stop = Vec::with_capacity(512);
-        let mut soundex = Vec::with_capacity(512);
-        let mut terms = Vec::with_capacity(256);
+        let mut spelled = Vec::with_capacity(4096);
+        let mut ends: Vec<u32> = Vec::with_capacity(512);
+        source(&mut |word: &[u8]| {
+            words.push(hash64(word, TOKEN_SEED));
+            spelled.extend_from_slice(word);
+            ends.push(spelled.len() as u32);
+        });
+        let mut stop = Vec::with_capacity(words.len());
+        let mut soundex = Vec::with_capacity(words.len());
+        let mut terms = Vec::with_capacity(words.len());
         WORD_CACHE.with(|cell| {
             let mut cell = cell.borrow_mut();
             let (tag, cache) = &mut *cell;
@@ -162,20 +173,22 @@ impl Analyzer {
                 cache.clear();
                 *tag = self.config_tag;
             }
-            source(&mut |word: &[u8]| {
-                let h = hash64(word, TOKEN_SEED);
-                let entry = *cache.entry(h).or_insert_with(|| {
-                    self.word_entry(
-                        std::str::from_utf8(word).expect("words are whole UTF-8 strings"),
-                    )
-                });
-                words.push(h);
+            for (i, &h) in words.iter().enumerate() {
+                let entry = match cache.get(&h) {
+                    Some(&entry) => entry,
+                    None => {
+                        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+                        let word = std::str::from_utf8(&spelled[start..ends[i] as usize])
+                            .expect("words are whole UTF-8 strings");
+                        *cache.entry(h).or_insert(self.word_entry(word))
+                    }
+                };
                 stop.push(entry.is_stop);
                 soundex.push(entry.soundex);
                 if entry.term != NO_TERM {
                     terms.push(entry.term);
                 }
-            });
+            }
         });
         Analysis {
             text: String::new(),

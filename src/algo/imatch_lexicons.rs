@@ -62,13 +62,7 @@ impl ImatchLexicons {
                 if lexicon == 0 {
                     return signature(terms, &c.imatch);
                 }
-                kept.clear();
-                kept.extend(
-                    terms
-                        .iter()
-                        .copied()
-                        .filter(|&t| random.contains(t, lexicon)),
-                );
+                random.filter_into(lexicon, terms, &mut kept);
                 signature(&kept, &c.imatch)
             })
             .collect()

@@ -74,6 +74,18 @@ impl RandomLexicons {
         }
     }
 
+    /// The terms lexicon `index` contains, in order, into `out` (filtered
+    /// without a branch per term: membership is a coin flip).
+    pub fn filter_into(&self, index: usize, terms: &[u64], out: &mut Vec<u64>) {
+        out.resize(terms.len(), 0);
+        let mut n = 0;
+        for &t in terms {
+            out[n] = t;
+            n += usize::from(self.contains(t, index));
+        }
+        out.truncate(n);
+    }
+
     /// Whether lexicon `index` (≥ 1, below the count) contains `term`:
     /// `rehash(term, seed + index)` falls below the cut.
     #[inline]
@@ -99,33 +111,26 @@ impl SimhashLexicons {
         let c = &self.config;
         let lexicons = c.lexicons.clamp(1, 64);
         let random = RandomLexicons::new(c.keep, c.seed, lexicons);
-        // Which extra lexicons hold each term, as a bit mask (bit j−1 for lexicon j).
+        // Which extra lexicons hold each term, as a bit mask (bit j−1 for
+        // lexicon j). Membership is a coin flip per term, so it is folded
+        // and filtered below without branching on it.
         let membership: Vec<u64> = terms
             .iter()
-            .map(|&t| {
-                (1..lexicons)
-                    .filter(|&j| random.contains(t, j))
-                    .fold(0, |m, j| m | 1 << (j - 1))
-            })
+            .map(|&t| (1..lexicons).fold(0, |m, j| m | u64::from(random.contains(t, j)) << (j - 1)))
             .collect();
-        let (mut kept_terms, mut kept_idf) = (
-            Vec::with_capacity(terms.len()),
-            Vec::with_capacity(terms.len()),
-        );
+        let (mut kept_terms, mut kept_idf) = (vec![0; terms.len()], vec![0.0; terms.len()]);
         (0..lexicons)
             .map(|lexicon| {
                 if lexicon == 0 {
                     return shingle_simhash(terms, idf, c.k, c.bits, c.seed);
                 }
-                kept_terms.clear();
-                kept_idf.clear();
+                let mut n = 0;
                 for ((&t, &w), &m) in terms.iter().zip(idf).zip(&membership) {
-                    if m >> (lexicon - 1) & 1 == 1 {
-                        kept_terms.push(t);
-                        kept_idf.push(w);
-                    }
+                    kept_terms[n] = t;
+                    kept_idf[n] = w;
+                    n += (m >> (lexicon - 1) & 1) as usize;
                 }
-                shingle_simhash(&kept_terms, &kept_idf, c.k, c.bits, c.seed)
+                shingle_simhash(&kept_terms[..n], &kept_idf[..n], c.k, c.bits, c.seed)
             })
             .collect()
     }

@@ -227,6 +227,12 @@ impl FolderIndex {
         &self.library
     }
 
+    /// Close the index and keep its library (a one-shot report needs no
+    /// second copy of every fingerprint and table).
+    pub fn into_library(self) -> Library {
+        self.library
+    }
+
     pub fn store(&self) -> &Store {
         &self.store
     }

@@ -474,7 +474,7 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
             show_progress(&bar, p);
             true
         })?;
-        ScanReport::from_index(&index, spec)?
+        ScanReport::from_index(index, spec)?
     };
     bar.finish_and_clear();
     let out = match format {

@@ -98,8 +98,9 @@ impl ScanReport {
 }
 
 impl ScanReport {
-    /// The report of a persistent index (after [`FolderIndex::reconcile`]).
-    pub fn from_index(index: &FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
+    /// The report of a persistent index (after [`FolderIndex::reconcile`]),
+    /// which it closes.
+    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
         let mut docs: Vec<ScannedDoc> = index
             .store()
             .listing()?
@@ -129,7 +130,7 @@ impl ScanReport {
             }
         }
         docs.sort_by(|a, b| a.rel.cmp(&b.rel));
-        let library = index.library().clone();
+        let library = index.into_library();
         let clusters = library.clusters(&spec);
         Ok(Self {
             docs,

@@ -4,8 +4,6 @@
 //! the TF-IDF term vectors. Estimators (MinHash, SimHash) are tested against
 //! these.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 use crate::algo::{into_set, sorted_intersection_len};
@@ -50,23 +48,38 @@ pub fn union_len(a: &[u64], b: &[u64]) -> usize {
 
 /// Cosine similarity of the TF-IDF vectors of two documents' terms.
 pub fn cosine_tfidf(a: &Analysis, b: &Analysis, weights: &dyn TermWeights) -> f64 {
-    fn vector(doc: &Analysis, weights: &dyn TermWeights) -> HashMap<u64, f64> {
-        let mut v = HashMap::new();
-        for &t in &doc.terms {
-            *v.entry(t).or_insert(0.0) += weights.idf(t);
+    // Sorted (term, weight) vectors: sums in term order, so the result is
+    // the same to the last bit on every run (a hash map's order is not).
+    fn vector(doc: &Analysis, weights: &dyn TermWeights) -> Vec<(u64, f64)> {
+        let mut terms = doc.terms.clone();
+        terms.sort_unstable();
+        let mut v: Vec<(u64, f64)> = Vec::with_capacity(terms.len());
+        for t in terms {
+            match v.last_mut() {
+                Some((last, w)) if *last == t => *w += weights.idf(t),
+                _ => v.push((t, weights.idf(t))),
+            }
         }
         v
     }
     let (va, vb) = (vector(a, weights), vector(b, weights));
-    let norm = |v: &HashMap<u64, f64>| v.values().map(|x| x * x).sum::<f64>().sqrt();
+    let norm = |v: &[(u64, f64)]| v.iter().map(|(_, x)| x * x).sum::<f64>().sqrt();
     let (na, nb) = (norm(&va), norm(&vb));
     if na == 0.0 || nb == 0.0 {
         return 0.0;
     }
-    let dot: f64 = va
-        .iter()
-        .filter_map(|(t, x)| vb.get(t).map(|y| x * y))
-        .sum();
+    let (mut i, mut j, mut dot) = (0, 0, 0.0);
+    while i < va.len() && j < vb.len() {
+        match va[i].0.cmp(&vb[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                dot += va[i].1 * vb[j].1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
     (dot / (na * nb)).clamp(0.0, 1.0)
 }
 
@@ -88,5 +101,40 @@ pub fn exact_measures(
         cosine: cosine_tfidf(a, b, weights),
         a_shingles: sa.len(),
         b_shingles: sb.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::TermWeights;
+
+    /// Every term weighs 1: the cosine of raw term frequencies.
+    struct Unit;
+
+    impl TermWeights for Unit {
+        fn idf(&self, _: u64) -> f64 {
+            1.0
+        }
+        fn nidf(&self, _: u64) -> f64 {
+            1.0
+        }
+    }
+
+    fn doc(terms: &[u64]) -> Analysis {
+        Analysis {
+            terms: terms.to_vec(),
+            ..Analysis::default()
+        }
+    }
+
+    #[test]
+    fn cosine_of_term_frequency_vectors() {
+        // (x:2, y:1) · (x:1, z:1) = 2; norms √5 and √2.
+        let c = cosine_tfidf(&doc(&[1, 2, 1]), &doc(&[3, 1]), &Unit);
+        assert!((c - 2.0 / 10f64.sqrt()).abs() < 1e-12, "{c}");
+        assert!((cosine_tfidf(&doc(&[4, 5, 4]), &doc(&[5, 4, 4]), &Unit) - 1.0).abs() < 1e-12);
+        assert_eq!(cosine_tfidf(&doc(&[1, 2]), &doc(&[3, 4]), &Unit), 0.0);
+        assert_eq!(cosine_tfidf(&doc(&[]), &doc(&[3, 4]), &Unit), 0.0);
     }
 }

@@ -4,11 +4,12 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
 use crate::engine::{Engine, EngineConfig, PairScores, Verdict};
-use crate::library::ClusterBy;
+use crate::library::{ClusterBy, ClusterMode};
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
 
@@ -133,17 +134,25 @@ pub fn text(report: &ScanReport) -> String {
     out
 }
 
-fn scores_json(scores: &PairScores) -> Value {
-    let map: Map<String, Value> = scores
-        .iter()
-        .map(|(id, s)| {
-            (
-                id.as_str().to_owned(),
-                s.value().map_or(Value::Null, |v| json!(v)),
-            )
-        })
-        .collect();
-    Value::Object(map)
+/// A pair's scores as a JSON object keyed by algorithm id, in name order,
+/// written straight from the scores (a report can hold millions of pairs).
+struct ScoresJson<'a>(&'a PairScores);
+
+impl Serialize for ScoresJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut entries: Vec<(&str, Option<f64>)> = self
+            .0
+            .iter()
+            .map(|(id, s)| (id.as_str(), s.value()))
+            .collect();
+        entries.sort_unstable_by_key(|&(name, _)| name);
+        let mut map = serializer.serialize_map(Some(entries.len()))?;
+        for (name, value) in entries {
+            map.serialize_entry(name, &value)?;
+        }
+        map.end()
+    }
 }
 
 fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
@@ -166,33 +175,87 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             )
         })
         .collect();
-    let value = json!({
-        "doppel": env!("CARGO_PKG_VERSION"),
-        "format": JSON_FORMAT_VERSION,
-        "root": root.display().to_string(),
-        "cluster_algorithm": cluster_by_name(report.spec.by),
-        "cluster_mode": report.spec.mode,
-        "thresholds": thresholds,
-        "documents": report.docs.iter().map(|d| json!({
-            "path": d.rel,
-            "status": if d.skipped.is_some() { "skipped" } else { "indexed" },
-            "reason": d.skipped.as_ref().map(|s| s.to_string()),
-            "bytes": d.bytes,
-            "encoding": d.encoding,
-        })).collect::<Vec<_>>(),
-        "clusters": report.cluster_paths().iter().enumerate().map(|(n, members)| json!({
-            "id": n + 1,
-            "members": members,
-            "representative": members[0],
-        })).collect::<Vec<_>>(),
-        "pairs": report.pairs().iter().map(|p| json!({
-            "a": p.a,
-            "b": p.b,
-            "scores": scores_json(&p.scores),
-            "containment": p.verdict.containment,
-            "duplicate_by": duplicate_by(&p.verdict),
-        })).collect::<Vec<_>>(),
-    });
+    // Typed rows borrowing the report, fields in name order (the order
+    // the format has always had), instead of a `Value` tree that would
+    // hold a second, larger copy of every pair.
+    #[derive(Serialize)]
+    struct Document<'a> {
+        bytes: u64,
+        encoding: &'a Option<String>,
+        path: &'a str,
+        reason: Option<String>,
+        status: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Cluster<'a> {
+        id: usize,
+        members: &'a [String],
+        representative: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Pair<'a> {
+        a: &'a str,
+        b: &'a str,
+        containment: Option<f64>,
+        duplicate_by: Vec<&'static str>,
+        scores: ScoresJson<'a>,
+    }
+    #[derive(Serialize)]
+    struct Report<'a> {
+        cluster_algorithm: &'static str,
+        cluster_mode: ClusterMode,
+        clusters: Vec<Cluster<'a>>,
+        documents: Vec<Document<'a>>,
+        doppel: &'static str,
+        format: u32,
+        pairs: Vec<Pair<'a>>,
+        root: String,
+        thresholds: Map<String, Value>,
+    }
+    let cluster_paths = report.cluster_paths();
+    let pairs = report.pairs();
+    let value = Report {
+        cluster_algorithm: cluster_by_name(report.spec.by),
+        cluster_mode: report.spec.mode,
+        clusters: cluster_paths
+            .iter()
+            .enumerate()
+            .map(|(n, members)| Cluster {
+                id: n + 1,
+                members,
+                representative: &members[0],
+            })
+            .collect(),
+        documents: report
+            .docs
+            .iter()
+            .map(|d| Document {
+                bytes: d.bytes,
+                encoding: &d.encoding,
+                path: &d.rel,
+                reason: d.skipped.as_ref().map(|s| s.to_string()),
+                status: if d.skipped.is_some() {
+                    "skipped"
+                } else {
+                    "indexed"
+                },
+            })
+            .collect(),
+        doppel: env!("CARGO_PKG_VERSION"),
+        format: JSON_FORMAT_VERSION,
+        pairs: pairs
+            .iter()
+            .map(|p| Pair {
+                a: &p.a,
+                b: &p.b,
+                containment: p.verdict.containment,
+                duplicate_by: duplicate_by(&p.verdict),
+                scores: ScoresJson(&p.scores),
+            })
+            .collect(),
+        root: root.display().to_string(),
+        thresholds,
+    };
     Ok(serde_json::to_string_pretty(&value)? + "\n")
 }
 
@@ -291,7 +354,7 @@ pub fn compare_json(
     let value = json!({
         "doppel": env!("CARGO_PKG_VERSION"),
         "format": JSON_FORMAT_VERSION,
-        "scores": scores_json(scores),
+        "scores": ScoresJson(scores),
         "exact": exact,
         "duplicate_by": duplicate_by(verdict),
     });

@@ -328,6 +328,8 @@ pub fn sorted_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
 pub fn into_set(mut v: Vec<u64>) -> Vec<u64> {
     v.sort_unstable();
     v.dedup();
+    // Fingerprints live as long as their document: give back the slack.
+    v.shrink_to_fit();
     v
 }
 

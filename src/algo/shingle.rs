@@ -67,6 +67,8 @@ impl Shingle {
             .collect();
         set.sort_unstable();
         set.dedup();
+        // Kept for the document's lifetime: give back the slack.
+        set.shrink_to_fit();
         set
     }
 }

@@ -33,7 +33,6 @@ use serde::{Deserialize, Serialize};
 use crate::algo::AlgorithmId;
 pub use crate::algo::AlgorithmSet;
 use crate::engine::Fingerprints;
-use std::collections::hash_map::Entry;
 
 use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
 
@@ -211,7 +210,9 @@ impl Table {
     }
 
     fn insert(&mut self, slot: u32, id: DocId) {
-        self.shards[Self::shard(slot)].insert(slot, id);
+        let shard = &mut self.shards[Self::shard(slot)];
+        shard.insert(slot, id);
+        shard.settle();
     }
 
     fn remove(&mut self, slot: u32, id: DocId) {
@@ -237,18 +238,31 @@ impl Table {
             .par_iter_mut()
             .zip(by_shard)
             .for_each(|(shard, entries)| {
-                shard.map.reserve(entries.len());
                 for (slot, id) in entries {
                     shard.insert(slot, id);
                 }
+                shard.settle();
             });
     }
 }
 
-/// One shard of the [`Table`].
+/// One shard of the [`Table`]: a slot's value is a document id, or
+/// [`Shard::LIST`] | the index of its list of ids.
+///
+/// Most slots live in `base`, sorted by slot: 8 bytes per key and no hash
+/// table slack (a table's keys are most of a large index's memory). Slots
+/// filed since the last merge live in `recent`, and are merged into `base`
+/// once they are a quarter of it. A slot is in one of the two, never both.
 #[derive(Debug, Default, Clone)]
 struct Shard {
-    map: HashKeyed32<u32>,
+    base: Vec<(u32, u32)>,
+    /// Where each run of slots with the same top bits starts in `base`
+    /// (slots are uniform, so a run is a few entries: a lookup reads one
+    /// or two cache lines instead of binary-searching the whole shard).
+    directory: Vec<u32>,
+    /// Bits of the slot (below the shard bits) that pick a directory run.
+    directory_bits: u32,
+    recent: HashKeyed32<u32>,
     lists: Vec<Vec<DocId>>,
     /// Indexes of emptied lists, reused first.
     free: Vec<u32>,
@@ -256,72 +270,166 @@ struct Shard {
 
 impl Shard {
     const LIST: u32 = 1 << 31;
+    /// A `base` slot whose documents were all removed (until the next merge).
+    const VACANT: u32 = u32::MAX;
+
+    fn run(&self, slot: u32) -> usize {
+        // Shard bits are the top ones; the next `directory_bits` pick the run.
+        (u64::from(slot << Table::SHARD_BITS) >> (32 - self.directory_bits)) as usize
+    }
+
+    fn base_index(&self, slot: u32) -> Option<usize> {
+        if self.base.is_empty() {
+            return None;
+        }
+        let run = self.run(slot);
+        let (from, to) = (
+            self.directory[run] as usize,
+            self.directory[run + 1] as usize,
+        );
+        let entries = &self.base[from..to];
+        entries
+            .binary_search_by_key(&slot, |&(s, _)| s)
+            .ok()
+            .map(|i| from + i)
+    }
+
+    /// The value of `slot`, wherever it lives (`None` when absent).
+    fn value_mut(&mut self, slot: u32) -> Option<&mut u32> {
+        match self.base_index(slot) {
+            Some(i) if self.base[i].1 != Self::VACANT => Some(&mut self.base[i].1),
+            Some(_) => None,
+            None => self.recent.get_mut(&slot),
+        }
+    }
 
     fn insert(&mut self, slot: u32, id: DocId) {
         debug_assert!(id < Self::LIST, "document ids stay below 2^31");
-        // One probe: the entry, then the lists beside the map.
-        let (lists, free) = (&mut self.lists, &mut self.free);
-        match self.map.entry(slot) {
-            Entry::Vacant(e) => {
-                e.insert(id);
-            }
-            Entry::Occupied(e) if *e.get() & Self::LIST != 0 => {
-                lists[(*e.get() & !Self::LIST) as usize].push(id)
-            }
-            Entry::Occupied(mut e) => {
-                let ids = vec![*e.get(), id];
-                let i = match free.pop() {
-                    Some(i) => {
-                        lists[i as usize] = ids;
-                        i
-                    }
-                    None => {
-                        lists.push(ids);
-                        (lists.len() - 1) as u32
-                    }
-                };
-                e.insert(i | Self::LIST);
-            }
+        let value = match self.base_index(slot) {
+            Some(i) => &mut self.base[i].1,
+            None => self.recent.entry(slot).or_insert(Self::VACANT),
+        };
+        let v = *value;
+        if v == Self::VACANT {
+            *value = id;
+        } else if v & Self::LIST != 0 {
+            self.lists[(v & !Self::LIST) as usize].push(id);
+        } else {
+            let ids = vec![v, id];
+            let i = match self.free.pop() {
+                Some(i) => {
+                    self.lists[i as usize] = ids;
+                    i
+                }
+                None => {
+                    self.lists.push(ids);
+                    (self.lists.len() - 1) as u32
+                }
+            };
+            debug_assert!(
+                i | Self::LIST != Self::VACANT,
+                "list indexes stay below 2^31 − 1"
+            );
+            *value = i | Self::LIST;
         }
     }
 
     fn remove(&mut self, slot: u32, id: DocId) {
-        let Entry::Occupied(mut e) = self.map.entry(slot) else {
+        let in_base = self.base_index(slot);
+        let Some(&mut v) = self.value_mut(slot) else {
             return;
         };
-        let v = *e.get();
-        if v & Self::LIST == 0 {
-            if v == id {
-                e.remove();
+        let remaining = if v & Self::LIST == 0 {
+            if v != id {
+                return;
             }
-            return;
-        }
-        let i = v & !Self::LIST;
-        let ids = &mut self.lists[i as usize];
-        // One occurrence: a document filed twice under a shared slot stays
-        // filed under the other key.
-        if let Some(at) = ids.iter().position(|&d| d == id) {
-            ids.remove(at);
-        }
-        match ids.len() {
-            0 => {
-                e.remove();
+            None
+        } else {
+            let i = v & !Self::LIST;
+            let ids = &mut self.lists[i as usize];
+            // One occurrence: a document filed twice under a shared slot
+            // stays filed under the other key.
+            if let Some(at) = ids.iter().position(|&d| d == id) {
+                ids.remove(at);
             }
-            1 => {
-                e.insert(ids[0]);
+            let remaining = match ids.len() {
+                0 => None,
+                1 => Some(ids[0]),
+                _ => return,
+            };
+            self.lists[i as usize] = Vec::new();
+            self.free.push(i);
+            remaining
+        };
+        match (remaining, in_base) {
+            (Some(single), Some(i)) => self.base[i].1 = single,
+            (Some(single), None) => {
+                self.recent.insert(slot, single);
             }
-            _ => return,
+            (None, Some(i)) => self.base[i].1 = Self::VACANT,
+            (None, None) => {
+                self.recent.remove(&slot);
+            }
         }
-        *ids = Vec::new();
-        self.free.push(i);
     }
 
     fn postings(&self, slot: u32) -> &[DocId] {
-        match self.map.get(&slot) {
-            None => &[],
-            Some(v) if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize],
-            Some(id) => std::slice::from_ref(id),
+        let value = match self.base_index(slot) {
+            Some(i) => &self.base[i].1,
+            None => match self.recent.get(&slot) {
+                Some(v) => v,
+                None => return &[],
+            },
+        };
+        match *value {
+            Self::VACANT => &[],
+            v if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize],
+            _ => std::slice::from_ref(value),
         }
+    }
+
+    /// Merge `recent` into `base` once it has grown to a quarter of it, so
+    /// that merging costs O(1) per key over time.
+    fn settle(&mut self) {
+        if self.recent.len() > self.base.len() / 4 + 64 {
+            self.merge();
+        }
+    }
+
+    fn merge(&mut self) {
+        let mut recent: Vec<(u32, u32)> = self.recent.drain().collect();
+        self.recent.shrink_to_fit();
+        recent.sort_unstable_by_key(|&(slot, _)| slot);
+        let live = |&(_, v): &(u32, u32)| v != Self::VACANT;
+        let old = std::mem::take(&mut self.base);
+        let mut base = Vec::with_capacity(old.len() + recent.len());
+        let (mut a, mut b) = (
+            old.into_iter().filter(live).peekable(),
+            recent.into_iter().peekable(),
+        );
+        // Disjoint slots: a plain merge of two sorted runs.
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            base.push(if x.0 < y.0 { a.next() } else { b.next() }.expect("peeked"));
+        }
+        base.extend(a);
+        base.extend(b);
+        self.base = base;
+        // About eight entries per run.
+        self.directory_bits = (self.base.len() / 8)
+            .max(1)
+            .ilog2()
+            .min(32 - Table::SHARD_BITS);
+        let runs = 1usize << self.directory_bits;
+        let mut directory = Vec::with_capacity(runs + 1);
+        let mut at = 0;
+        for run in 0..runs {
+            while at < self.base.len() && self.run(self.base[at].0) < run {
+                at += 1;
+            }
+            directory.push(at as u32);
+        }
+        directory.push(self.base.len() as u32);
+        self.directory = directory;
     }
 }
 
@@ -674,6 +782,62 @@ impl CandidateIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A shard answers like a map from slot to the ids filed under it,
+        /// in filing order, whether a slot sits in the merged base or in
+        /// the recent map, through removals and merges.
+        #[test]
+        fn shard_answers_like_a_map_of_lists(
+            ops in prop::collection::vec((any::<bool>(), 0u32..30, 0u32..5, any::<bool>()), 0..300),
+        ) {
+            // Slots of one shard share its top bits (here: shard 0).
+            let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32 >> Table::SHARD_BITS;
+            let mut shard = Shard::default();
+            let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
+            for (file, s, id, merge) in ops {
+                if file {
+                    shard.insert(slot(s), id);
+                    model.entry(slot(s)).or_default().push(id);
+                } else {
+                    shard.remove(slot(s), id);
+                    let ids = model.entry(slot(s)).or_default();
+                    if let Some(at) = ids.iter().position(|&d| d == id) {
+                        ids.remove(at);
+                    }
+                }
+                if merge {
+                    shard.merge();
+                }
+                for s in 0..30 {
+                    let want = model.get(&slot(s)).cloned().unwrap_or_default();
+                    prop_assert_eq!(shard.postings(slot(s)), &want[..], "slot {}", s);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_merged_shard_finds_every_slot_through_its_directory() {
+        let mut shard = Shard::default();
+        let slots: Vec<u32> = (0..20_000u64)
+            .map(|i| crate::hash::mix64(i) as u32 >> Table::SHARD_BITS)
+            .collect();
+        for (id, &slot) in slots.iter().enumerate() {
+            shard.insert(slot, id as DocId);
+            shard.settle();
+        }
+        shard.merge();
+        assert!(shard.recent.is_empty() && shard.directory_bits > 8);
+        for (id, &slot) in slots.iter().enumerate() {
+            assert!(
+                shard.postings(slot).contains(&(id as DocId)),
+                "slot {slot:#x}"
+            );
+        }
+        assert!(shard.postings(0x1234_5678).is_empty());
+    }
 
     #[test]
     fn bands_follow_the_threshold() {

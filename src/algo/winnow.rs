@@ -189,7 +189,9 @@ fn select_rightmost_minima(hashes: &[u64], w: usize, mut pick: impl FnMut(usize)
     }
 }
 
-/// [`select_rightmost_minima`] over k-grams, keeping their positions.
+/// Robust winnowing of k-grams (the rightmost minimum of every window of
+/// `w`, each selection once; fewer grams than a window select their one
+/// minimum), keeping their positions.
 pub fn winnow(grams: &[Mark], w: usize) -> Vec<Mark> {
     let hashes: Vec<u64> = grams.iter().map(|m| m.hash).collect();
     let mut selected = Vec::with_capacity(2 * grams.len() / (w + 1) + 1);

@@ -9,6 +9,7 @@ use std::cell::RefCell;
 
 use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
 use crate::text::tokenize::{for_each_raw_word, for_each_word, fused_segmentable};
+use crate::text::normalize::normalize_fused;
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.
@@ -117,7 +118,7 @@ impl Analyzer {
         if fused_segmentable(decoded_text) {
             let mut analysis = self.collect(needs, |emit| for_each_raw_word(decoded_text, emit));
             if needs.text {
-                analysis.text = normalize(decoded_text);
+                analysis.text = normalize_fused(decoded_text);
             }
             analysis
         } else {

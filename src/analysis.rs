@@ -8,8 +8,8 @@
 use std::cell::RefCell;
 
 use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
-use crate::text::tokenize::{for_each_raw_word, for_each_word, fused_segmentable};
 use crate::text::normalize::normalize_fused;
+use crate::text::tokenize::{for_each_raw_word, for_each_word, fused_segmentable};
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.

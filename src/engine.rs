@@ -159,7 +159,7 @@ pub struct Fingerprints {
     pub exact: Option<ExactFingerprint>,
     #[serde(with = "crate::hash::le_u32s::option")]
     pub shingle: Option<ShingleFingerprint>,
-    #[serde(with = "crate::hash::le_u64s::option")]
+    #[serde(with = "crate::hash::le_u32s::option")]
     pub minhash: Option<MinhashFingerprint>,
     #[serde(with = "crate::hash::le_u64s::option")]
     pub supershingle: Option<SupershingleFingerprint>,

@@ -62,13 +62,14 @@ pub fn rehash_keyed(h: u64, key: u64) -> u64 {
     mix64(h ^ key)
 }
 
-/// Order-dependent combination of a sequence of 64-bit hashes into one hash
-/// (used for word shingles: the shingle "a b c" hashes its token hashes).
+/// Order-dependent combination of a sequence of hashes (64 bits, or 32
+/// widened to 64) into one hash (super-shingles and LSH band keys hash runs
+/// of min-hashes).
 #[inline]
-pub fn combine(hashes: &[u64], seed: u64) -> u64 {
+pub fn combine<T: Copy + Into<u64>>(hashes: &[T], seed: u64) -> u64 {
     let mut acc = mix64(seed ^ (hashes.len() as u64));
     for &h in hashes {
-        acc = mix64(acc.rotate_left(23) ^ h).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        acc = mix64(acc.rotate_left(23) ^ h.into()).wrapping_add(0x9e37_79b9_7f4a_7c15);
     }
     acc
 }
@@ -202,8 +203,9 @@ mod tests {
 
     #[test]
     fn combine_depends_on_order() {
-        assert_ne!(combine(&[1, 2, 3], 7), combine(&[3, 2, 1], 7));
-        assert_ne!(combine(&[1, 2, 3], 7), combine(&[1, 2, 3], 8));
+        assert_ne!(combine(&[1u64, 2, 3], 7), combine(&[3u64, 2, 1], 7));
+        assert_ne!(combine(&[1u64, 2, 3], 7), combine(&[1u64, 2, 3], 8));
+        assert_eq!(combine(&[1u32, 2, 3], 7), combine(&[1u64, 2, 3], 7));
     }
 
     #[test]

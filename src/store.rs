@@ -472,7 +472,7 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// The encoding of [`Fingerprints`] blobs; bumped whenever a fingerprint
 /// type changes (2: winnowing keeps hashes only, not positions; 3: hash
 /// lists as little-endian bytes; 4: shingle sets of 32-bit values).
-pub const FINGERPRINT_FORMAT: u32 = 4;
+pub const FINGERPRINT_FORMAT: u32 = 5;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new

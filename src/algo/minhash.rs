@@ -43,8 +43,11 @@ impl Default for MinhashConfig {
     }
 }
 
-/// The densified sketch; empty for a document without shingles.
-pub type MinhashFingerprint = Vec<u64>;
+/// The densified sketch; empty for a document without shingles. Each bin's
+/// minimum is taken over 64-bit hashes and kept as its low 32 bits: two
+/// different minima agree on those with probability 2^−32, and the sketch
+/// takes half the memory.
+pub type MinhashFingerprint = Vec<u32>;
 
 #[derive(Debug, Clone, Default)]
 pub struct Minhash {
@@ -75,11 +78,11 @@ impl Minhash {
             return Vec::new();
         }
         densify(&mut bins, &filled, self.config.seed);
-        bins
+        bins.into_iter().map(|v| v as u32).collect()
     }
 
     /// Estimated Jaccard resemblance of two sketches.
-    pub fn estimate(a: &[u64], b: &[u64]) -> Option<f64> {
+    pub fn estimate(a: &[u32], b: &[u32]) -> Option<f64> {
         if a.is_empty() || b.is_empty() || a.len() != b.len() {
             return None;
         }

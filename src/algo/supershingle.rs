@@ -56,7 +56,7 @@ impl Supershingle {
     }
 
     /// Super-shingles of an existing min-hash sketch.
-    pub fn from_sketch(&self, sketch: &[u64]) -> SupershingleFingerprint {
+    pub fn from_sketch(&self, sketch: &[u32]) -> SupershingleFingerprint {
         let groups = self.config.groups.max(1);
         let per_group = self.config.per_group.min(sketch.len() / groups).max(1);
         if sketch.len() < groups {

@@ -613,8 +613,8 @@ impl CandidateIndex {
             keys.extend(
                 w.hashes
                     .iter()
-                    .filter(|&&h| (h >> 7) % m == 0)
-                    .map(|&h| (Id::Winnow, 0, h)),
+                    .filter(|&&h| (u64::from(h) >> 7) % m == 0)
+                    .map(|&h| (Id::Winnow, 0, u64::from(h))),
             );
         }
         keys

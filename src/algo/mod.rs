@@ -325,7 +325,7 @@ pub fn sorted_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
 }
 
 /// Sort and deduplicate a hash list in place, returning it.
-pub fn into_set(mut v: Vec<u64>) -> Vec<u64> {
+pub fn into_set<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort_unstable();
     v.dedup();
     // Fingerprints live as long as their document: give back the slack.

@@ -49,11 +49,19 @@ pub struct Mark {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinnowFingerprint {
-    /// Distinct selected hashes, sorted (what pairs are scored on). The
-    /// positions of the selections are not kept: the diff view finds shared
-    /// passages by hashing the lines it shows.
-    #[serde(with = "crate::hash::le_u64s")]
-    pub hashes: Vec<u64>,
+    /// Distinct selected hashes as [`kept`] stores them, sorted (what pairs
+    /// are scored on). The positions of the selections are not kept: the
+    /// diff view finds shared passages by hashing the lines it shows.
+    #[serde(with = "crate::hash::le_u32s")]
+    pub hashes: Vec<u32>,
+}
+
+/// What a fingerprint keeps of a selected k-gram hash: its low 32 bits.
+/// Selection compares all 64; two different selections agree on these with
+/// probability 2^−32, and the set takes half the memory.
+#[inline]
+pub fn kept(hash: u64) -> u32 {
+    hash as u32
 }
 
 #[derive(Debug, Clone, Default)]
@@ -205,7 +213,12 @@ impl Algorithm for Winnow {
 
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> WinnowFingerprint {
         WinnowFingerprint {
-            hashes: into_set(self.selected_hashes(&doc.text)),
+            hashes: into_set(
+                self.selected_hashes(&doc.text)
+                    .into_iter()
+                    .map(kept)
+                    .collect(),
+            ),
         }
     }
 

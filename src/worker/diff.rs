@@ -38,7 +38,8 @@ pub(crate) struct DiffParts {
 /// Winnowing fingerprints found in both documents, to mark shared lines.
 pub(crate) struct Shared<'a> {
     pub winnow: &'a Winnow,
-    pub hashes: &'a HashSet<u64>,
+    /// As fingerprints keep them ([`crate::algo::winnow::kept`]).
+    pub hashes: &'a HashSet<u32>,
 }
 
 impl Shared<'_> {
@@ -49,7 +50,7 @@ impl Shared<'_> {
         self.winnow
             .kgrams(&normalize(line))
             .iter()
-            .any(|m| self.hashes.contains(&m.hash))
+            .any(|m| self.hashes.contains(&crate::algo::winnow::kept(m.hash)))
     }
 }
 
@@ -326,9 +327,9 @@ mod tests {
         let a = format!("Unrelated opening line here.\n{passage}\n");
         let b = format!("{passage}\nSomething else entirely different.\n");
         let grams = winnow.kgrams(&normalize(passage));
-        let hashes: HashSet<u64> = crate::algo::winnow::winnow(&grams, winnow.config.w)
+        let hashes: HashSet<u32> = crate::algo::winnow::winnow(&grams, winnow.config.w)
             .iter()
-            .map(|m| m.hash)
+            .map(|m| crate::algo::winnow::kept(m.hash))
             .collect();
         let shared = Shared {
             winnow: &winnow,

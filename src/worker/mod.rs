@@ -208,7 +208,7 @@ struct DiffJob {
     path_b: PathBuf,
     deadline: Duration,
     /// Winnowing fingerprints in both documents.
-    shared: HashSet<u64>,
+    shared: HashSet<u32>,
 }
 
 struct Worker {
@@ -573,7 +573,7 @@ impl Worker {
     }
 
     fn request_diff(&mut self, a: String, b: String, deadline: Duration) {
-        let hashes = |p: &str| -> HashSet<u64> {
+        let hashes = |p: &str| -> HashSet<u32> {
             self.index
                 .fingerprints(p)
                 .and_then(|f| f.winnow.as_ref())

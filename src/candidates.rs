@@ -238,6 +238,12 @@ impl Table {
             .par_iter_mut()
             .zip(by_shard)
             .for_each(|(shard, entries)| {
+                // A batch that is large next to the shard (every batch when
+                // reopening or scanning) is sorted and merged in one pass.
+                if entries.len() * 4 >= shard.base.len() {
+                    shard.file_all(entries);
+                    return;
+                }
                 for (slot, id) in entries {
                     shard.insert(slot, id);
                 }
@@ -315,23 +321,31 @@ impl Shard {
         } else if v & Self::LIST != 0 {
             self.lists[(v & !Self::LIST) as usize].push(id);
         } else {
-            let ids = vec![v, id];
-            let i = match self.free.pop() {
-                Some(i) => {
-                    self.lists[i as usize] = ids;
-                    i
-                }
-                None => {
-                    self.lists.push(ids);
-                    (self.lists.len() - 1) as u32
-                }
-            };
-            debug_assert!(
-                i | Self::LIST != Self::VACANT,
-                "list indexes stay below 2^31 − 1"
-            );
-            *value = i | Self::LIST;
+            *value = Self::new_list_in(&mut self.lists, &mut self.free, vec![v, id]);
         }
+    }
+
+    /// Store a list of two or more ids; the slot value that points at it.
+    fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
+        Self::new_list_in(&mut self.lists, &mut self.free, ids)
+    }
+
+    fn new_list_in(lists: &mut Vec<Vec<DocId>>, free: &mut Vec<u32>, ids: Vec<DocId>) -> u32 {
+        let i = match free.pop() {
+            Some(i) => {
+                lists[i as usize] = ids;
+                i
+            }
+            None => {
+                lists.push(ids);
+                (lists.len() - 1) as u32
+            }
+        };
+        debug_assert!(
+            i | Self::LIST != Self::VACANT,
+            "list indexes stay below 2^31 − 1"
+        );
+        i | Self::LIST
     }
 
     fn remove(&mut self, slot: u32, id: DocId) {
@@ -414,6 +428,47 @@ impl Shard {
         base.extend(a);
         base.extend(b);
         self.base = base;
+        self.rebuild_directory();
+    }
+
+    /// File many (slot, document) entries at once: sorted, then merged
+    /// with `base` in one pass. The same postings, in the same order, as
+    /// inserting them one by one.
+    fn file_all(&mut self, mut entries: Vec<(u32, DocId)>) {
+        if !self.recent.is_empty() {
+            self.merge();
+        }
+        // Stable: a shared slot lists its documents in filing order.
+        entries.sort_by_key(|&(slot, _)| slot);
+        let old = std::mem::take(&mut self.base);
+        let mut base = Vec::with_capacity(old.len() + entries.len());
+        let mut old = old
+            .into_iter()
+            .filter(|&(_, v)| v != Self::VACANT)
+            .peekable();
+        for run in entries.chunk_by(|x, y| x.0 == y.0) {
+            let slot = run[0].0;
+            while let Some(entry) = old.next_if(|&(s, _)| s < slot) {
+                base.push(entry);
+            }
+            let existing = old.next_if(|&(s, _)| s == slot).map(|(_, v)| v);
+            let ids = run.iter().map(|&(_, id)| id);
+            let value = match existing {
+                None if run.len() == 1 => run[0].1,
+                Some(v) if v & Self::LIST != 0 => {
+                    self.lists[(v & !Self::LIST) as usize].extend(ids);
+                    v
+                }
+                existing => self.new_list(existing.into_iter().chain(ids).collect()),
+            };
+            base.push((slot, value));
+        }
+        base.extend(old);
+        self.base = base;
+        self.rebuild_directory();
+    }
+
+    fn rebuild_directory(&mut self) {
         // About eight entries per run.
         self.directory_bits = (self.base.len() / 8)
             .max(1)
@@ -814,6 +869,40 @@ mod tests {
                     let want = model.get(&slot(s)).cloned().unwrap_or_default();
                     prop_assert_eq!(shard.postings(slot(s)), &want[..], "slot {}", s);
                 }
+            }
+        }
+    }
+
+    proptest! {
+        /// Filing a batch at once files what inserting it one by one
+        /// files, in the same order, whatever the shard already holds.
+        #[test]
+        fn filing_a_batch_equals_inserting_one_by_one(
+            before in prop::collection::vec((0u32..50, 0u32..8, any::<bool>()), 0..100),
+            batch in prop::collection::vec((0u32..50, 0u32..8), 0..200),
+            merge_first in any::<bool>(),
+        ) {
+            let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32 >> Table::SHARD_BITS;
+            let (mut one_by_one, mut batched) = (Shard::default(), Shard::default());
+            for &(s, id, file) in &before {
+                for shard in [&mut one_by_one, &mut batched] {
+                    if file {
+                        shard.insert(slot(s), id);
+                    } else {
+                        shard.remove(slot(s), id);
+                    }
+                }
+            }
+            if merge_first {
+                batched.merge();
+            }
+            let batch: Vec<(u32, DocId)> = batch.into_iter().map(|(s, id)| (slot(s), id)).collect();
+            for &(s, id) in &batch {
+                one_by_one.insert(s, id);
+            }
+            batched.file_all(batch);
+            for s in 0..50 {
+                prop_assert_eq!(batched.postings(slot(s)), one_by_one.postings(slot(s)));
             }
         }
     }

@@ -648,6 +648,28 @@ fn collect_rows<T, P: Params>(
     rows.collect()
 }
 
+/// Rows read in order and decoded in parallel a chunk at a time, so that
+/// only one chunk of raw blobs is held beside what is decoded.
+fn decode_in_chunks<R: Send, T: Send>(
+    mut rows: impl Iterator<Item = Result<R>>,
+    decode: impl Fn(R) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    const CHUNK: usize = 4096;
+    let mut out = Vec::new();
+    let mut chunk = Vec::with_capacity(CHUNK);
+    loop {
+        chunk.clear();
+        for row in rows.by_ref().take(CHUNK) {
+            chunk.push(row?);
+        }
+        if chunk.is_empty() {
+            return Ok(out);
+        }
+        let decoded: Vec<T> = chunk.par_drain(..).map(&decode).collect::<Result<_>>()?;
+        out.extend(decoded);
+    }
+}
+
 fn ordered<'a>(x: &'a [u8], y: &'a [u8]) -> (&'a [u8], &'a [u8]) {
     if x <= y {
         (x, y)
@@ -1199,10 +1221,14 @@ impl Store {
 
     fn documents_selecting(&self, columns: &str) -> Result<Vec<DocRecord>> {
         let sql = format!("SELECT {columns} FROM documents ORDER BY id");
-        let raws = collect_rows(&self.conn, &sql, [], RawDoc::from_row)
-            .ctx(&self.path, "read documents")?;
         let path = &self.path;
-        raws.into_par_iter().map(|r| r.decode(path)).collect()
+        let mut stmt = self.conn.prepare_cached(&sql).ctx(path, "read documents")?;
+        let rows = stmt
+            .query_map([], RawDoc::from_row)
+            .ctx(path, "read documents")?;
+        decode_in_chunks(rows.map(|r| r.ctx(path, "read documents")), |r| {
+            r.decode(path)
+        })
     }
 
     /// Every document's id and path, in id order, without decoding blobs
@@ -1283,24 +1309,28 @@ impl Store {
     /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
     /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
     pub fn pairs(&self) -> Result<Vec<(i64, i64, PairScores)>> {
-        let raws: Vec<(i64, i64, Vec<u8>)> = collect_rows(
-            &self.conn,
-            "SELECT a, b, scores FROM pairs ORDER BY a, b",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .ctx(&self.path, "read pairs")?;
         let path = &self.path;
-        raws.into_par_iter()
-            .map(|(a, b, blob)| {
-                let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
-                    path: path.clone(),
-                    doc: format!("pair ({a}, {b})"),
-                    reason,
-                })?;
-                Ok((a, b, scores))
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT a, b, scores FROM pairs ORDER BY a, b")
+            .ctx(path, "read pairs")?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
             })
-            .collect()
+            .ctx(path, "read pairs")?;
+        decode_in_chunks(rows.map(|r| r.ctx(path, "read pairs")), |(a, b, blob)| {
+            let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
+                path: path.clone(),
+                doc: format!("pair ({a}, {b})"),
+                reason,
+            })?;
+            Ok((a, b, scores))
+        })
     }
 
     // -- verdicts -----------------------------------------------------------

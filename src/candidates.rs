@@ -29,6 +29,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use smallvec::{smallvec, SmallVec};
 
 use crate::algo::AlgorithmId;
 pub use crate::algo::AlgorithmSet;
@@ -252,6 +253,11 @@ impl Table {
     }
 }
 
+/// The documents of a slot shared by several. Near-duplicates share most of
+/// their keys, so most lists hold two or three ids: those stay inline (no
+/// allocation of their own).
+type IdList = SmallVec<[DocId; 4]>;
+
 /// One shard of the [`Table`]: a slot's value is a document id, or
 /// [`Shard::LIST`] | the index of its list of ids.
 ///
@@ -269,7 +275,7 @@ struct Shard {
     /// Bits of the slot (below the shard bits) that pick a directory run.
     directory_bits: u32,
     recent: HashKeyed32<u32>,
-    lists: Vec<Vec<DocId>>,
+    lists: Vec<IdList>,
     /// Indexes of emptied lists, reused first.
     free: Vec<u32>,
 }
@@ -321,16 +327,16 @@ impl Shard {
         } else if v & Self::LIST != 0 {
             self.lists[(v & !Self::LIST) as usize].push(id);
         } else {
-            *value = Self::new_list_in(&mut self.lists, &mut self.free, vec![v, id]);
+            *value = Self::new_list_in(&mut self.lists, &mut self.free, smallvec![v, id]);
         }
     }
 
     /// Store a list of two or more ids; the slot value that points at it.
-    fn new_list(&mut self, ids: Vec<DocId>) -> u32 {
+    fn new_list(&mut self, ids: IdList) -> u32 {
         Self::new_list_in(&mut self.lists, &mut self.free, ids)
     }
 
-    fn new_list_in(lists: &mut Vec<Vec<DocId>>, free: &mut Vec<u32>, ids: Vec<DocId>) -> u32 {
+    fn new_list_in(lists: &mut Vec<IdList>, free: &mut Vec<u32>, ids: IdList) -> u32 {
         let i = match free.pop() {
             Some(i) => {
                 lists[i as usize] = ids;
@@ -371,7 +377,7 @@ impl Shard {
                 1 => Some(ids[0]),
                 _ => return,
             };
-            self.lists[i as usize] = Vec::new();
+            self.lists[i as usize] = IdList::new();
             self.free.push(i);
             remaining
         };

@@ -16,6 +16,7 @@ use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::hash::mix64;
 use crate::stats::TermWeights;
+use crate::text::tokenize::shingle_hashes;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -144,26 +145,14 @@ fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
     values
 }
 
-/// Hash of every window of `k` consecutive values: a polynomial in the
-/// values rolled along the stream (constant work per position whatever k),
-/// then mixed once more.
+/// Hash of every window of `k` consecutive values: the rolling polynomial
+/// of word shingles ([`shingle_hashes`], seed 0), but no window at all when
+/// the stream is shorter than `k` (a shingle stream then has one short one).
 fn gram_hashes(values: &[u64], k: usize) -> Vec<u64> {
-    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
-    let Some(grams) = (values.len() + 1).checked_sub(k) else {
+    if values.len() < k {
         return Vec::new();
-    };
-    // P^(k−1), to remove the value leaving the window.
-    let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
-    let mut poly = values[..k - 1]
-        .iter()
-        .fold(0u64, |acc, &v| acc.wrapping_mul(P).wrapping_add(v));
-    let mut hashes = Vec::with_capacity(grams);
-    for (&entering, &leaving) in values[k - 1..].iter().zip(values) {
-        poly = poly.wrapping_mul(P).wrapping_add(entering);
-        hashes.push(mix64(poly));
-        poly = poly.wrapping_sub(leaving.wrapping_mul(top));
     }
-    hashes
+    shingle_hashes(values, k, 0).collect()
 }
 
 /// Robust winnowing: calls `pick` with the index of the rightmost minimum

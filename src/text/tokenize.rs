@@ -433,23 +433,21 @@ pub fn shingle_hashes(tokens: &[u64], k: usize, seed: u64) -> impl Iterator<Item
     const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
     let k = k.max(1).min(tokens.len().max(1));
     let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
-    let mut poly = tokens[..k.min(tokens.len())]
+    // The first k − 1 tokens; then each step takes one token in, yields,
+    // and takes the oldest out (indexes that need no bounds checks).
+    let mut poly = tokens[..(k - 1).min(tokens.len())]
         .iter()
         .fold(0u64, |acc, &t| acc.wrapping_mul(P).wrapping_add(t));
-    let count = if tokens.is_empty() {
-        0
-    } else {
-        tokens.len() - k + 1
-    };
-    (0..count).map(move |i| {
-        if i > 0 {
-            poly = poly
-                .wrapping_sub(tokens[i - 1].wrapping_mul(top))
-                .wrapping_mul(P)
-                .wrapping_add(tokens[i + k - 1]);
-        }
-        crate::hash::mix64(poly ^ seed)
-    })
+    let entering = tokens.get(k - 1..).unwrap_or_default();
+    entering
+        .iter()
+        .zip(tokens)
+        .map(move |(&entering, &leaving)| {
+            poly = poly.wrapping_mul(P).wrapping_add(entering);
+            let hash = crate::hash::mix64(poly ^ seed);
+            poly = poly.wrapping_sub(leaving.wrapping_mul(top));
+            hash
+        })
 }
 
 /// Character k-grams of `stream` as (hash, byte offset of the gram in

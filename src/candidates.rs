@@ -239,8 +239,8 @@ impl Table {
             .par_iter_mut()
             .zip(by_shard)
             .for_each(|(shard, entries)| {
-                // A batch that is large next to the shard (every batch when
-                // reopening or scanning) is sorted and merged in one pass.
+                // A batch that is large next to the shard (the first ones
+                // of a scan or a reopen) is sorted and merged in one pass.
                 if entries.len() * 4 >= shard.base.len() {
                     shard.file_all(entries);
                     return;
@@ -306,15 +306,6 @@ impl Shard {
             .map(|i| from + i)
     }
 
-    /// The value of `slot`, wherever it lives (`None` when absent).
-    fn value_mut(&mut self, slot: u32) -> Option<&mut u32> {
-        match self.base_index(slot) {
-            Some(i) if self.base[i].1 != Self::VACANT => Some(&mut self.base[i].1),
-            Some(_) => None,
-            None => self.recent.get_mut(&slot),
-        }
-    }
-
     fn insert(&mut self, slot: u32, id: DocId) {
         debug_assert!(id < Self::LIST, "document ids stay below 2^31");
         let value = match self.base_index(slot) {
@@ -332,10 +323,7 @@ impl Shard {
     }
 
     /// Store a list of two or more ids; the slot value that points at it.
-    fn new_list(&mut self, ids: IdList) -> u32 {
-        Self::new_list_in(&mut self.lists, &mut self.free, ids)
-    }
-
+    /// (Takes the two fields, not `self`: callers hold a slot's value.)
     fn new_list_in(lists: &mut Vec<IdList>, free: &mut Vec<u32>, ids: IdList) -> u32 {
         let i = match free.pop() {
             Some(i) => {
@@ -356,9 +344,16 @@ impl Shard {
 
     fn remove(&mut self, slot: u32, id: DocId) {
         let in_base = self.base_index(slot);
-        let Some(&mut v) = self.value_mut(slot) else {
-            return;
+        let v = match in_base {
+            Some(i) => self.base[i].1,
+            None => match self.recent.get(&slot) {
+                Some(&v) => v,
+                None => return,
+            },
         };
+        if v == Self::VACANT {
+            return;
+        }
         let remaining = if v & Self::LIST == 0 {
             if v != id {
                 return;
@@ -465,7 +460,11 @@ impl Shard {
                     self.lists[(v & !Self::LIST) as usize].extend(ids);
                     v
                 }
-                existing => self.new_list(existing.into_iter().chain(ids).collect()),
+                existing => Self::new_list_in(
+                    &mut self.lists,
+                    &mut self.free,
+                    existing.into_iter().chain(ids).collect(),
+                ),
             };
             base.push((slot, value));
         }

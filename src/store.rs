@@ -648,28 +648,6 @@ fn collect_rows<T, P: Params>(
     rows.collect()
 }
 
-/// Rows read in order and decoded in parallel a chunk at a time, so that
-/// only one chunk of raw blobs is held beside what is decoded.
-fn decode_in_chunks<R: Send, T: Send>(
-    mut rows: impl Iterator<Item = Result<R>>,
-    decode: impl Fn(R) -> Result<T> + Sync,
-) -> Result<Vec<T>> {
-    const CHUNK: usize = 4096;
-    let mut out = Vec::new();
-    let mut chunk = Vec::with_capacity(CHUNK);
-    loop {
-        chunk.clear();
-        for row in rows.by_ref().take(CHUNK) {
-            chunk.push(row?);
-        }
-        if chunk.is_empty() {
-            return Ok(out);
-        }
-        let decoded: Vec<T> = chunk.par_drain(..).map(&decode).collect::<Result<_>>()?;
-        out.extend(decoded);
-    }
-}
-
 fn ordered<'a>(x: &'a [u8], y: &'a [u8]) -> (&'a [u8], &'a [u8]) {
     if x <= y {
         (x, y)
@@ -1207,6 +1185,34 @@ impl Store {
         raw.map(|r| r.decode(&self.path)).transpose()
     }
 
+    /// The rows of `sql`, read in order and decoded in parallel a chunk at
+    /// a time, so that only one chunk of raw blobs is held beside what is
+    /// decoded.
+    fn read_decoded<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        const CHUNK: usize = 4096;
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
+        let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
+        let mut out = Vec::new();
+        let mut chunk = Vec::with_capacity(CHUNK);
+        loop {
+            chunk.clear();
+            for r in rows.by_ref().take(CHUNK) {
+                chunk.push(r.ctx(&self.path, context)?);
+            }
+            if chunk.is_empty() {
+                return Ok(out);
+            }
+            let decoded: Vec<T> = chunk.par_drain(..).map(&decode).collect::<Result<_>>()?;
+            out.extend(decoded);
+        }
+    }
+
     /// Every document, fingerprints decoded, in id order.
     pub fn documents(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(DOC_COLUMNS)
@@ -1222,13 +1228,7 @@ impl Store {
     fn documents_selecting(&self, columns: &str) -> Result<Vec<DocRecord>> {
         let sql = format!("SELECT {columns} FROM documents ORDER BY id");
         let path = &self.path;
-        let mut stmt = self.conn.prepare_cached(&sql).ctx(path, "read documents")?;
-        let rows = stmt
-            .query_map([], RawDoc::from_row)
-            .ctx(path, "read documents")?;
-        decode_in_chunks(rows.map(|r| r.ctx(path, "read documents")), |r| {
-            r.decode(path)
-        })
+        self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
     }
 
     /// Every document's id and path, in id order, without decoding blobs
@@ -1310,27 +1310,25 @@ impl Store {
     /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
     pub fn pairs(&self) -> Result<Vec<(i64, i64, PairScores)>> {
         let path = &self.path;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT a, b, scores FROM pairs ORDER BY a, b")
-            .ctx(path, "read pairs")?;
-        let rows = stmt
-            .query_map([], |r| {
+        self.read_decoded(
+            "SELECT a, b, scores FROM pairs ORDER BY a, b",
+            "read pairs",
+            |r| {
                 Ok((
                     r.get::<_, i64>(0)?,
                     r.get::<_, i64>(1)?,
                     r.get::<_, Vec<u8>>(2)?,
                 ))
-            })
-            .ctx(path, "read pairs")?;
-        decode_in_chunks(rows.map(|r| r.ctx(path, "read pairs")), |(a, b, blob)| {
-            let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
-                path: path.clone(),
-                doc: format!("pair ({a}, {b})"),
-                reason,
-            })?;
-            Ok((a, b, scores))
-        })
+            },
+            |(a, b, blob)| {
+                let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
+                    path: path.clone(),
+                    doc: format!("pair ({a}, {b})"),
+                    reason,
+                })?;
+                Ok((a, b, scores))
+            },
+        )
     }
 
     // -- verdicts -----------------------------------------------------------

@@ -224,23 +224,28 @@ impl Table {
         self.shards[Self::shard(slot)].postings(slot)
     }
 
-    /// File many (slot, document) entries, in order within each slot, the
-    /// shards in parallel.
-    fn insert_all(&mut self, entries: impl Iterator<Item = (u32, DocId)>, count: usize) {
+    /// An empty batch of entries for [`Table::file_batch`], one list per shard.
+    fn batch(&self, expected: usize) -> Vec<Vec<(u32, DocId)>> {
         // Uniform slots: each shard gets about its share, plus slack.
-        let share = count / self.shards.len() * 9 / 8 + 16;
-        let mut by_shard: Vec<Vec<(u32, DocId)>> = (0..self.shards.len())
+        let share = expected / self.shards.len() * 9 / 8 + 16;
+        (0..self.shards.len())
             .map(|_| Vec::with_capacity(share))
-            .collect();
-        for (slot, id) in entries {
-            by_shard[Self::shard(slot)].push((slot, id));
-        }
+            .collect()
+    }
+
+    fn add_to_batch(batch: &mut [Vec<(u32, DocId)>], slot: u32, id: DocId) {
+        batch[Self::shard(slot)].push((slot, id));
+    }
+
+    /// File a batch of (slot, document) entries, in order within each slot,
+    /// the shards in parallel.
+    fn file_batch(&mut self, batch: Vec<Vec<(u32, DocId)>>) {
         self.shards
             .par_iter_mut()
-            .zip(by_shard)
+            .zip(batch)
             .for_each(|(shard, entries)| {
-                // A batch that is large next to the shard (the first ones
-                // of a scan or a reopen) is sorted and merged in one pass.
+                // A batch that is large next to the shard (a scan's first
+                // ones, a reopen) is sorted and merged in one pass.
                 if entries.len() * 4 >= shard.base.len() {
                     shard.file_all(entries);
                     return;
@@ -440,7 +445,7 @@ impl Shard {
             self.merge();
         }
         // Stable: a shared slot lists its documents in filing order.
-        entries.sort_by_key(|&(slot, _)| slot);
+        radsort::sort_by_key(&mut entries, |&(slot, _)| slot);
         let old = std::mem::take(&mut self.base);
         let mut base = Vec::with_capacity(old.len() + entries.len());
         let mut old = old
@@ -686,9 +691,12 @@ impl CandidateIndex {
     }
 
     /// [`CandidateIndex::insert`] of many documents: their keys are derived
-    /// in parallel a chunk at a time, then filed with the map grown once per
-    /// chunk.
+    /// in parallel a chunk at a time, then all are filed in one batch (into
+    /// a small index, such as on a reopen, each shard is sorted once rather
+    /// than probed once per key).
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
+        // About 300 keys per document with every algorithm on.
+        let mut batch = self.tables.batch(docs.len() * 300);
         for chunk in docs.chunks(4096) {
             let keyed: Vec<(DocId, KeyCounts, Vec<u32>, Option<i64>)> = chunk
                 .par_iter()
@@ -702,19 +710,18 @@ impl CandidateIndex {
                     (id, counts, slots, f.si.flatten())
                 })
                 .collect();
-            for (id, counts, _, si) in &keyed {
-                self.key_counts.insert(*id, *counts);
+            self.key_counts.reserve(keyed.len());
+            for (id, counts, slots, si) in keyed {
+                self.key_counts.insert(id, counts);
                 if let Some(si) = si {
-                    self.si.insert((*si, *id));
+                    self.si.insert((si, id));
+                }
+                for slot in slots {
+                    Table::add_to_batch(&mut batch, slot, id);
                 }
             }
-            self.tables.insert_all(
-                keyed
-                    .iter()
-                    .flat_map(|(id, _, slots, _)| slots.iter().map(move |&slot| (slot, *id))),
-                keyed.iter().map(|k| k.2.len()).sum(),
-            );
         }
+        self.tables.file_batch(batch);
     }
 
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {

@@ -1188,8 +1188,8 @@ impl Store {
     }
 
     /// The rows of `sql`, read in order and decoded in parallel a chunk at
-    /// a time, so that only one chunk of raw blobs is held beside what is
-    /// decoded.
+    /// a time (the previous chunk is decoded while the next one is read),
+    /// so that only two chunks of raw blobs are held beside what is decoded.
     fn read_decoded<R: Send, T: Send>(
         &self,
         sql: &str,
@@ -1201,17 +1201,27 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
         let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
         let mut out = Vec::new();
-        let mut chunk = Vec::with_capacity(CHUNK);
+        let mut pending: Vec<R> = Vec::new();
         loop {
-            chunk.clear();
-            for r in rows.by_ref().take(CHUNK) {
-                chunk.push(r.ctx(&self.path, context)?);
-            }
-            if chunk.is_empty() {
+            let mut next = Vec::with_capacity(CHUNK);
+            let mut decoded: Result<Vec<T>> = Ok(Vec::new());
+            let read = rayon::in_place_scope(|scope| {
+                let previous = std::mem::take(&mut pending);
+                let (decoded, decode) = (&mut decoded, &decode);
+                scope.spawn(move |_| {
+                    *decoded = previous.into_par_iter().map(decode).collect();
+                });
+                for r in rows.by_ref().take(CHUNK) {
+                    next.push(r.ctx(&self.path, context)?);
+                }
+                Ok::<_, StoreError>(())
+            });
+            out.extend(decoded?);
+            read?;
+            if next.is_empty() {
                 return Ok(out);
             }
-            let decoded: Vec<T> = chunk.par_drain(..).map(&decode).collect::<Result<_>>()?;
-            out.extend(decoded);
+            pending = next;
         }
     }
 

@@ -86,6 +86,25 @@ struct Ingested {
     changed: bool,
 }
 
+/// What opening an index records in it, once its integrity check passed.
+struct MetaWrites {
+    /// The engine configuration the fingerprints are made under from now on.
+    config_hash: String,
+    /// The configuration the stored pairs were kept under ("" when they are
+    /// out of date); `None` leaves it as it is.
+    pairs_hash: Option<String>,
+}
+
+impl MetaWrites {
+    fn apply(self, store: &mut Store) -> Result<()> {
+        store.set_config_hash(&self.config_hash)?;
+        if let Some(hash) = self.pairs_hash {
+            store.set_pairs_hash(&hash)?;
+        }
+        Ok(())
+    }
+}
+
 pub struct FolderIndex {
     root: PathBuf,
     engine: Engine,
@@ -133,11 +152,41 @@ impl FolderIndex {
             None => Store::default_path(&root)?,
         };
         store::ensure_outside_root(&path, &root)?;
-        let (mut store, report) = Store::open(&path)?;
+        // The integrity check reads the whole file: it runs on a connection
+        // of its own while the index is loaded, and nothing is written
+        // until it has passed.
+        let (store, report, check) = Store::open_checking_in_background(&path)?;
+        let engine_config = engine.config().clone();
+        let loaded = Self::load(root.clone(), engine, library_config.clone(), store);
+        if check.passed()? {
+            let (mut index, writes) = loaded?;
+            writes.apply(&mut index.store)?;
+            return Ok((index, report));
+        }
+        // Corrupt after all: what was read goes, and the plain open moves
+        // the file aside (as its report says) and starts a fresh index.
+        drop(loaded);
+        let (store, report) = Store::open(&path)?;
+        let engine = Engine::new(engine_config);
+        let (mut index, writes) = Self::load(root, engine, library_config, store)?;
+        writes.apply(&mut index.store)?;
+        Ok((index, report))
+    }
+
+    /// Read an opened index into memory (writing nothing; what it would
+    /// write is returned).
+    fn load(
+        root: PathBuf,
+        engine: Engine,
+        library_config: LibraryConfig,
+        store: Store,
+    ) -> Result<(Self, MetaWrites)> {
         let config_hash = store::engine_config_hash(engine.config());
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
-        store.set_config_hash(&config_hash)?;
-
+        let mut writes = MetaWrites {
+            config_hash: config_hash.clone(),
+            pairs_hash: None,
+        };
         let mut library = Library::new(&engine, library_config);
         let mut skipped = BTreeMap::new();
         let mut identities = HashMap::new();
@@ -182,7 +231,11 @@ impl FolderIndex {
             library.restore(loaded, pairs);
         } else {
             library.extend(&engine, loaded);
-            store.set_pairs_hash(if fresh_store { &pairs_hash } else { "" })?;
+            writes.pairs_hash = Some(if fresh_store {
+                pairs_hash
+            } else {
+                String::new()
+            });
         }
         for v in store.pair_verdicts()? {
             let verdict = match v.verdict {
@@ -211,7 +264,7 @@ impl FolderIndex {
                 stale,
                 extra_ignores: Vec::new(),
             },
-            report,
+            writes,
         ))
     }
 

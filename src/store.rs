@@ -19,6 +19,9 @@
 //! this build does not know is moved aside to `<name>.corrupt-<unix-seconds>`
 //! (with its `-wal`/`-shm`) and a fresh index is created; [`OpenReport`] says
 //! so. Nothing but the store file and its SQLite companions is ever renamed.
+//! [`Store::open_checking_in_background`] runs the corruption check (`PRAGMA
+//! quick_check`, which reads the whole file) beside the caller's load of a
+//! large index; the caller writes nothing until it has passed.
 //!
 //! On-disk encodings (all part of [`SCHEMA_VERSION`]):
 //! - u64 values (sizes, inodes, devices, hashes) are stored in INTEGER
@@ -719,6 +722,56 @@ fn quick_check(conn: &Connection, path: &Path) -> Result<Option<String>, OpenFai
     }
 }
 
+/// When [`Store`]'s opening runs `PRAGMA quick_check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Before the store is returned.
+    Now,
+    /// On another thread, see [`Store::open_checking_in_background`].
+    Background,
+}
+
+type CheckThread = std::thread::JoinHandle<Result<Option<String>, OpenFailure>>;
+
+/// A `PRAGMA quick_check` of an index running on a read-only connection of
+/// its own (see [`Store::open_checking_in_background`]).
+#[must_use = "an index is not known to be sound until its check has passed"]
+pub struct PendingCheck {
+    thread: Option<CheckThread>,
+}
+
+impl PendingCheck {
+    fn start(path: &Path) -> Self {
+        let path = path.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(&path, flags)
+                .map_err(|e| classify(&path, "open read-only for quick_check", e))?;
+            conn.busy_timeout(BUSY_TIMEOUT)
+                .ctx(&path, "set busy_timeout")?;
+            quick_check(&conn, &path)
+        });
+        PendingCheck {
+            thread: Some(thread),
+        }
+    }
+
+    /// Wait for the check: `true` when the index is sound (or new), `false`
+    /// when it is corrupt. An error that proves nothing about the file
+    /// (I/O, a lock held too long) is returned.
+    pub fn passed(self) -> Result<bool> {
+        let Some(thread) = self.thread else {
+            return Ok(true);
+        };
+        match thread.join() {
+            Ok(Ok(None)) => Ok(true),
+            Ok(Ok(Some(_)) | Err(OpenFailure::Bad(_))) => Ok(false),
+            Ok(Err(OpenFailure::Fatal(e))) => Err(e),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
 /// The first name `<name>.corrupt-<ts>[-n]` whose file and companions are all free.
 fn aside_name(path: &Path, ts: u64) -> PathBuf {
     let base = path.as_os_str().to_os_string();
@@ -800,6 +853,22 @@ impl Store {
     /// the report says. Errors that do not prove the file bad (permissions,
     /// another process holding a lock, I/O) are returned and move nothing.
     pub fn open(path: &Path) -> Result<(Store, OpenReport)> {
+        let (store, report, check) = Self::open_with(path, Check::Now)?;
+        debug_assert!(check.thread.is_none(), "checked before returning");
+        Ok((store, report))
+    }
+
+    /// [`Store::open`], except that an existing index's `PRAGMA
+    /// quick_check`, which reads the whole file (about a quarter of a second
+    /// per GB), runs on a connection of its own while the caller reads the
+    /// index. The caller writes nothing before [`PendingCheck::passed`], and
+    /// when it fails, drops this store and calls [`Store::open`], which
+    /// moves the file aside.
+    pub fn open_checking_in_background(path: &Path) -> Result<(Store, OpenReport, PendingCheck)> {
+        Self::open_with(path, Check::Background)
+    }
+
+    fn open_with(path: &Path, check: Check) -> Result<(Store, OpenReport, PendingCheck)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(|error| StoreError::Io {
                 path: path.to_path_buf(),
@@ -813,13 +882,13 @@ impl Store {
             moved_aside: None,
             warnings: Vec::new(),
         };
-        let opened = match Self::try_open(path, &mut report) {
-            Ok(store) => store,
+        let (opened, pending) = match Self::try_open(path, &mut report, check) {
+            Ok(opened) => opened,
             Err(OpenFailure::Fatal(e)) => return Err(e),
             Err(OpenFailure::Bad(problem)) => {
                 report.moved_aside = Some(move_aside(path, problem)?);
-                match Self::try_open(path, &mut report) {
-                    Ok(store) => store,
+                match Self::try_open(path, &mut report, Check::Now) {
+                    Ok(opened) => opened,
                     Err(OpenFailure::Fatal(e)) => return Err(e),
                     Err(OpenFailure::Bad(problem)) => {
                         return Err(StoreError::NotAnIndex {
@@ -830,10 +899,14 @@ impl Store {
                 }
             }
         };
-        Ok((opened, report))
+        Ok((opened, report, pending))
     }
 
-    fn try_open(path: &Path, report: &mut OpenReport) -> Result<Store, OpenFailure> {
+    fn try_open(
+        path: &Path,
+        report: &mut OpenReport,
+        check: Check,
+    ) -> Result<(Store, PendingCheck), OpenFailure> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -854,8 +927,10 @@ impl Store {
                     version: p.user_version,
                 }));
             }
-            if let Some(detail) = quick_check(&conn, path)? {
-                return Err(OpenFailure::Bad(OpenProblem::Corrupt { detail }));
+            if check == Check::Now {
+                if let Some(detail) = quick_check(&conn, path)? {
+                    return Err(OpenFailure::Bad(OpenProblem::Corrupt { detail }));
+                }
             }
         }
         let mode: String = conn
@@ -888,7 +963,11 @@ impl Store {
         if fresh {
             report.created = store.init_schema()?;
         }
-        Ok(store)
+        let pending = match check {
+            Check::Background if !fresh => PendingCheck::start(path),
+            _ => PendingCheck { thread: None },
+        };
+        Ok((store, pending))
     }
 
     /// Create the schema in one transaction; `false` if another process did

@@ -224,3 +224,59 @@ fn walk(p: &Path) -> Vec<(PathBuf, u64)> {
     }
     out
 }
+
+#[test]
+fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds() {
+    let f = fixture();
+    let mut first = open(&f);
+    first.reconcile().unwrap();
+    let before = clusters(&first);
+    drop(first);
+
+    // Clobber the `pairs_by_b` index: loading never reads it, so only the
+    // integrity check (running beside the load) can notice.
+    let (page_size, root_page): (i64, i64) = {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        (
+            conn.query_row("PRAGMA page_size", [], |r| r.get(0))
+                .unwrap(),
+            conn.query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'pairs_by_b'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap(),
+        )
+    };
+    let mut bytes = fs::read(&f.index).unwrap();
+    let (page, page_size) = (((root_page - 1) * page_size) as usize, page_size as usize);
+    for (i, b) in bytes[page..page + page_size].iter_mut().enumerate() {
+        *b = (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[3];
+    }
+    fs::write(&f.index, &bytes).unwrap();
+
+    let (mut second, report) = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap();
+    let moved = report
+        .moved_aside
+        .expect("the corrupt index is moved aside");
+    assert!(
+        matches!(moved.problem, doppel::store::OpenProblem::Corrupt { .. }),
+        "{:?}",
+        moved.problem
+    );
+    assert_eq!(fs::read(&moved.to).unwrap(), bytes, "kept as it was");
+    assert_eq!(second.library().len(), 0, "nothing of the bad file is used");
+    assert_eq!(
+        second.reconcile().unwrap().read,
+        26,
+        "every file read again"
+    );
+    assert_eq!(clusters(&second), before);
+    assert!(second.store().integrity_check().unwrap());
+}

@@ -59,6 +59,11 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// `PRAGMA user_version` of the schema this build writes and reads.
 pub const SCHEMA_VERSION: i32 = 1;
 
+/// Page size of a new index. A document row (fingerprints and terms, about
+/// 7 KB) fits in one page instead of spilling over two or three 4 KB
+/// overflow pages, so reading an index takes a third of the page reads.
+const PAGE_SIZE: i64 = 16384;
+
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -932,6 +937,10 @@ impl Store {
                     return Err(OpenFailure::Bad(OpenProblem::Corrupt { detail }));
                 }
             }
+        }
+        if fresh {
+            conn.pragma_update(None, "page_size", PAGE_SIZE)
+                .ctx(path, "set page_size")?;
         }
         let mode: String = conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))

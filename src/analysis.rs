@@ -5,20 +5,24 @@
 //! word's results per thread) is what lets all eleven algorithms run at
 //! tens of MB/s per core. Algorithms read only an [`Analysis`].
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
+use crate::text::fused::{fused_segmentable, FusedText};
 use crate::text::normalize::normalize_fused;
-use crate::text::tokenize::{for_each_raw_word, for_each_word, fused_segmentable};
+use crate::text::tokenize::for_each_word;
 use crate::text::{normalize, Tokenizer, TokenizerConfig};
 
 /// Everything the algorithms need from one document.
 #[derive(Debug, Clone, Default)]
 pub struct Analysis {
-    /// The normalized text (winnowing and Roth's character stream read it);
-    /// empty when the analysis was made without it
-    /// ([`Analyzer::analyze_with`]).
+    /// The normalized text (Roth's character stream reads it); empty when
+    /// the analysis was made without it ([`Analyzer::analyze_with`]).
     pub text: String,
+    /// The letters and digits of the normalized text, in order (what
+    /// winnowing reads); empty when not asked for.
+    pub alnum: String,
     /// Hash of every word, in order (exact, shingles, MinHash).
     pub words: Vec<u64>,
     /// Whether each word is a stop word (parallel to `words`).
@@ -50,6 +54,8 @@ impl Analysis {
 pub struct Needs {
     /// The normalized text.
     pub text: bool,
+    /// The normalized text's letters and digits.
+    pub alnum: bool,
     /// Terms, stop-word flags and Soundex codes (everything that needs the
     /// per-word cache of stems and codes).
     pub terms: bool,
@@ -58,6 +64,7 @@ pub struct Needs {
 impl Needs {
     pub const ALL: Needs = Needs {
         text: true,
+        alnum: true,
         terms: true,
     };
 }
@@ -111,20 +118,25 @@ impl Analyzer {
 
     /// Analyze decoded text, building only what `needs` asks for (words
     /// always). Text that is ASCII or close to it (dashes, curly quotes)
-    /// never builds the normalized text unless asked: one fused pass
-    /// normalizes, segments and hashes (see
-    /// [`crate::text::tokenize::for_each_raw_word`]).
+    /// never builds the normalized text unless asked: the fused pass
+    /// ([`crate::text::fused`]) finds its words, and its letters and digits
+    /// are its ASCII ones, lowercased.
     pub fn analyze_with(&self, decoded_text: &str, needs: Needs) -> Analysis {
         if fused_segmentable(decoded_text) {
-            let mut analysis = self.collect(needs, |emit| for_each_raw_word(decoded_text, emit));
+            let mut analysis = self.collect(needs, &FusedText::new(decoded_text));
+            if needs.alnum {
+                analysis.alnum = fused_alnum(decoded_text);
+            }
             if needs.text {
                 analysis.text = normalize_fused(decoded_text);
             }
             analysis
         } else {
             let text = normalize(decoded_text);
-            let mut analysis =
-                self.collect(needs, |emit| for_each_word(&text, |w| emit(w.as_bytes())));
+            let mut analysis = self.collect(needs, &NormalizedText(&text));
+            if needs.alnum {
+                analysis.alnum = alnum_of(&text);
+            }
             if needs.text {
                 analysis.text = text;
             }
@@ -134,19 +146,17 @@ impl Analyzer {
 
     /// Analyze text that is already normalized.
     pub fn analyze_normalized(&self, text: String) -> Analysis {
-        let mut analysis = self.collect(Needs::ALL, |emit| {
-            for_each_word(&text, |w| emit(w.as_bytes()))
-        });
+        let mut analysis = self.collect(Needs::ALL, &NormalizedText(&text));
+        analysis.alnum = alnum_of(&text);
         analysis.text = text;
         analysis
     }
 
-    /// Build the word streams from a word source that calls its argument
-    /// with each (normalized) word.
-    fn collect(&self, needs: Needs, source: impl FnOnce(&mut dyn FnMut(&[u8]))) -> Analysis {
+    /// Build the word streams from the words of `source`.
+    fn collect(&self, needs: Needs, source: &impl WordSource) -> Analysis {
+        let mut words = Vec::with_capacity(source.len() / 4);
         if !needs.terms {
-            let mut words = Vec::with_capacity(512);
-            source(&mut |word: &[u8]| words.push(hash64(word, TOKEN_SEED)));
+            source.for_each_word(|word, _, _| words.push(hash64(word, TOKEN_SEED)));
             return Analysis {
                 words,
                 ..Analysis::default()
@@ -155,18 +165,16 @@ impl Analyzer {
         // Two passes: segmenting and hashing first, then the cache lookups
         // in a tight loop of their own, where the processor can overlap
         // their memory accesses (between segmentation's word-boundary
-        // branches it cannot). The words' bytes are kept for cache misses.
-        let mut words = Vec::with_capacity(512);
-        let mut spelled = Vec::with_capacity(4096);
-        let mut ends: Vec<u32> = Vec::with_capacity(512);
-        source(&mut |word: &[u8]| {
+        // branches it cannot). A cache miss spells its word from its span.
+        let mut spans = Vec::with_capacity(words.capacity());
+        source.for_each_word(|word, start, end| {
             words.push(hash64(word, TOKEN_SEED));
-            spelled.extend_from_slice(word);
-            ends.push(spelled.len() as u32);
+            spans.push((start, end));
         });
         let mut stop = Vec::with_capacity(words.len());
         let mut soundex = Vec::with_capacity(words.len());
-        let mut terms = Vec::with_capacity(words.len());
+        let mut terms = vec![NO_TERM; words.len()];
+        let mut kept = 0;
         WORD_CACHE.with(|cell| {
             let mut cell = cell.borrow_mut();
             let (tag, cache) = &mut *cell;
@@ -174,29 +182,31 @@ impl Analyzer {
                 cache.clear();
                 *tag = self.config_tag;
             }
-            for (i, &h) in words.iter().enumerate() {
+            for (&h, &(start, end)) in words.iter().zip(&spans) {
                 let entry = match cache.get(&h) {
                     Some(&entry) => entry,
                     None => {
-                        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-                        let word = std::str::from_utf8(&spelled[start..ends[i] as usize])
-                            .expect("words are whole UTF-8 strings");
+                        let spelled = source.spell(start, end);
+                        let word =
+                            std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings");
                         *cache.entry(h).or_insert(self.word_entry(word))
                     }
                 };
                 stop.push(entry.is_stop);
                 soundex.push(entry.soundex);
-                if entry.term != NO_TERM {
-                    terms.push(entry.term);
-                }
+                // Whether a word is a stop word is a coin flip to the
+                // branch predictor: keep its term without a branch.
+                terms[kept] = entry.term;
+                kept += usize::from(entry.term != NO_TERM);
             }
         });
+        terms.truncate(kept);
         Analysis {
-            text: String::new(),
             words,
             stop,
             soundex,
             terms,
+            ..Analysis::default()
         }
     }
 
@@ -222,6 +232,89 @@ impl Analyzer {
     }
 }
 
+/// Where [`Analyzer::collect`] takes words from: each word's normalized
+/// spelling with its byte span, and the spelling again from the span.
+trait WordSource {
+    /// Bytes of the underlying text.
+    fn len(&self) -> usize;
+    fn for_each_word(&self, f: impl FnMut(&[u8], usize, usize));
+    fn spell(&self, start: usize, end: usize) -> Cow<'_, [u8]>;
+}
+
+impl WordSource for FusedText {
+    fn len(&self) -> usize {
+        FusedText::len(self)
+    }
+
+    fn for_each_word(&self, f: impl FnMut(&[u8], usize, usize)) {
+        FusedText::for_each_word(self, f)
+    }
+
+    fn spell(&self, start: usize, end: usize) -> Cow<'_, [u8]> {
+        FusedText::spell(self, start, end)
+    }
+}
+
+/// Normalized text, whose words are slices of it.
+struct NormalizedText<'a>(&'a str);
+
+impl WordSource for NormalizedText<'_> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn for_each_word(&self, mut f: impl FnMut(&[u8], usize, usize)) {
+        let base = self.0.as_ptr() as usize;
+        for_each_word(self.0, |w| {
+            let start = w.as_ptr() as usize - base;
+            f(w.as_bytes(), start, start + w.len())
+        });
+    }
+
+    fn spell(&self, start: usize, end: usize) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.0.as_bytes()[start..end])
+    }
+}
+
+/// The letters and digits of (normalized) text, in order.
+fn alnum_of(text: &str) -> String {
+    text.chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// [`alnum_of`] the normalized form of text that
+/// [`fused_segmentable`] accepts: its ASCII letters and digits, lowercased
+/// (normalization only lowercases them, and the other characters it
+/// accepts are neither letters nor digits). No branch per byte.
+fn fused_alnum(text: &str) -> String {
+    const LOWER: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = (b as u8).to_ascii_lowercase();
+            b += 1;
+        }
+        table
+    };
+    const KEEP: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = (b as u8).is_ascii_alphanumeric();
+            b += 1;
+        }
+        table
+    };
+    let bytes = text.as_bytes();
+    let mut out = vec![0u8; bytes.len()];
+    let mut n = 0;
+    for &b in bytes {
+        out[n] = LOWER[usize::from(b)];
+        n += usize::from(KEEP[usize::from(b)]);
+    }
+    out.truncate(n);
+    String::from_utf8(out).expect("ASCII letters and digits")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +338,7 @@ mod tests {
             text,
             Needs {
                 text: false,
+                alnum: false,
                 terms: true,
             },
         );
@@ -270,13 +364,14 @@ mod tests {
                 "{text} Don\u{2019}t \u{201c}quote\u{201d} \u{ab}guillemets\u{bb}\u{a0}— end"
             );
             assert!(
-                crate::text::tokenize::fused_segmentable(&text),
+                crate::text::fused::fused_segmentable(&text),
                 "{file} takes the fused pass"
             );
             let fused = a.analyze_with(
                 &text,
                 Needs {
                     text: false,
+                    alnum: false,
                     terms: true,
                 },
             );
@@ -285,6 +380,34 @@ mod tests {
             assert_eq!(fused.terms, full.terms, "{file}");
             assert_eq!(fused.soundex, full.soundex, "{file}");
         }
+    }
+
+    proptest::proptest! {
+        /// Winnowing reads the same letters and digits whichever path made
+        /// them (the fused pass never builds the normalized text).
+        #[test]
+        fn fused_letters_and_digits_equal_the_normalized_texts(
+            text in "[aBc1_.:,;' \t\r\n\u{2018}\u{2019}\u{2013}\u{2014}\u{201c}\u{201d}\u{ab}\u{bb}\u{a0}-]{0,60}"
+        ) {
+            proptest::prop_assert!(crate::text::fused::fused_segmentable(&text));
+            let a = Analyzer::new(&TokenizerConfig::default());
+            let fused = a.analyze_with(&text, Needs { text: false, alnum: true, terms: false });
+            proptest::prop_assert_eq!(fused.alnum, alnum_of(&normalize(&text)));
+        }
+    }
+
+    #[test]
+    fn letters_and_digits_of_any_text_are_those_of_its_normalized_form() {
+        let a = Analyzer::new(&TokenizerConfig::default());
+        for text in ["Ça fait ﬁne, Straße 42", "The WHALE’s — 1851", ""] {
+            let doc = a.analyze(text);
+            assert_eq!(doc.alnum, alnum_of(&normalize(text)), "{text:?}");
+        }
+        assert_eq!(
+            a.analyze("Ça fait ﬁne, Straße 42").alnum,
+            "çafaitfinestrasse42"
+        );
+        assert_eq!(a.analyze("The WHALE’s — 1851").alnum, "thewhales1851");
     }
 
     #[test]

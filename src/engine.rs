@@ -278,7 +278,8 @@ impl Engine {
         let on = |id| self.is_enabled(id);
         let si_stream = self.config.algorithms.si.stream;
         let needs = Needs {
-            text: on(Id::Winnow) || (on(Id::Si) && si_stream == Stream::Char),
+            text: on(Id::Si) && si_stream == Stream::Char,
+            alnum: on(Id::Winnow),
             terms: [
                 Id::Simhash,
                 Id::SimhashShingle,
@@ -337,6 +338,8 @@ impl Engine {
             _ => band_terms(doc, weights, &a.imatch_lexicons.config.imatch),
         });
 
+        let simhash_shingle =
+            on(Id::SimhashShingle).then(|| a.simhash_shingle.from_weighted_terms(&doc.terms, &idf));
         Fingerprints {
             exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
             shingle: on(Id::Shingle).then(|| a.shingle.from_shingles(shingles.iter().copied())),
@@ -346,10 +349,15 @@ impl Engine {
             }),
             minhash: sketch.filter(|_| on(Id::Minhash)),
             simhash: on(Id::Simhash).then(|| a.simhash.from_weighted_terms(&doc.terms, &idf)),
-            simhash_shingle: on(Id::SimhashShingle)
-                .then(|| a.simhash_shingle.from_weighted_terms(&doc.terms, &idf)),
-            simhash_lexicons: on(Id::SimhashLexicons)
-                .then(|| a.simhash_lexicons.from_weighted_terms(&doc.terms, &idf)),
+            simhash_shingle,
+            simhash_lexicons: on(Id::SimhashLexicons).then(|| {
+                let full = simhash_shingle.filter(|_| {
+                    a.simhash_lexicons
+                        .full_lexicon_is(&a.simhash_shingle.config)
+                });
+                a.simhash_lexicons
+                    .from_weighted_terms_and_full(&doc.terms, &idf, full)
+            }),
             imatch: band.as_deref().map(|terms| a.imatch.from_band_terms(terms)),
             imatch_lexicons: lexicon_band
                 .as_deref()

@@ -481,8 +481,9 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// type changes (2: winnowing keeps hashes only, not positions; 3: hash
 /// lists as little-endian bytes; 4: shingle sets of 32-bit values; 5:
 /// 32-bit MinHash and winnow values; 6: SimHash counters summed per bit,
-/// which rounds differently in rare near-ties).
-pub const FINGERPRINT_FORMAT: u32 = 6;
+/// which rounds differently in rare near-ties; 7: SimHash weights rounded
+/// to 1/256 and summed as integers).
+pub const FINGERPRINT_FORMAT: u32 = 7;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new

@@ -3,9 +3,10 @@
 //!
 //! For each feature with hash h and weight w, add +w to counter i where bit i
 //! of h is 1 and −w where it is 0; bit i of the fingerprint is 1 when counter
-//! i ends ≥ 0 (the lab report's worked example is a test below). The Hamming
-//! distance of two fingerprints tracks the angle between the two weighted
-//! feature vectors. [`weighted_fingerprint`] is the shared core of
+//! i ends ≥ 0 (the lab report's worked example is a test below); weights are
+//! rounded to 1/256 so the counters are exact integers ([`WEIGHT_UNITS`]).
+//! The Hamming distance of two fingerprints tracks the angle between the two
+//! weighted feature vectors. [`weighted_fingerprint`] is the shared core of
 //! `simhash-shingle` and `simhash-lexicons`.
 
 use serde::{Deserialize, Serialize};
@@ -37,79 +38,117 @@ impl Default for SimhashConfig {
 /// The fingerprint (low `bits` bits); `None` for a document without features.
 pub type SimhashFingerprint = Option<u64>;
 
-/// The SimHash of weighted features `(hash, weight)`: `None` when no feature
-/// has a positive weight (all-zero counters would make every such document
-/// the same all-ones fingerprint).
-///
-/// Each feature adds ±w to 64 counters: an add per counter with the sign
-/// bit of w flipped where the hash bit is 0, which vectorizes. Processors
-/// with AVX2 or AVX-512 run the same code compiled for them, chosen at run
-/// time; every path adds the same values in the same order, so the
-/// fingerprint is bit-identical on every machine.
+/// Weight units per 1.0 of weight: counters add integers, each feature's
+/// weight rounded to the nearest 1/256 (a positive weight to at least one
+/// unit) and capped at 256. Integer sums do not depend on the order they
+/// are added in, so every vectorized path gives the same fingerprint as
+/// the plain one, and the rounding moves a bit only where its counter is
+/// within the rounding error of zero (a tie in all but name).
+pub const WEIGHT_UNITS: f64 = 256.0;
+
+/// A weight in [`WEIGHT_UNITS`]: 0 for a weight that is not positive.
+#[inline]
+pub fn quantize(weight: f64) -> u32 {
+    if weight > 0.0 {
+        // Rounds half up (`round` is a library call); `as` saturates, and
+        // the cap keeps a chunk's sums within u32.
+        ((weight * WEIGHT_UNITS + 0.5) as u32).clamp(1, u32::from(u16::MAX))
+    } else {
+        0
+    }
+}
+
+/// Features added to 32-bit counters before they are moved into 64-bit
+/// totals: 256 weights of at most 2^16 units cannot overflow.
+const CHUNK: usize = 256;
+
+/// The SimHash of weighted features `(hash, weight)`: bit i is 1 when the
+/// features whose hash has bit i set carry at least half the total weight
+/// (Σ ±w ≥ 0, as Charikar defines it). `None` when no feature has a
+/// positive weight (all-zero counters would make every such document the
+/// same all-ones fingerprint).
 pub fn weighted_fingerprint(
     features: impl IntoIterator<Item = (u64, f64)>,
     bits: u32,
 ) -> Option<u64> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor supports the function's target features.
-            return unsafe { weighted_fingerprint_avx512(features, bits) };
+    let bits = bits.clamp(1, 64) as usize;
+    let mut totals = [0u64; 64];
+    let mut total_weight = 0u64;
+    let (mut hashes, mut weights) = ([0u64; CHUNK], [0u32; CHUNK]);
+    let mut n = 0;
+    let mut flush = |hashes: &[u64], weights: &[u32]| {
+        let counters = accumulate(hashes, weights);
+        for (total, counter) in totals.iter_mut().zip(counters) {
+            *total += u64::from(counter);
         }
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: as above.
-            return unsafe { weighted_fingerprint_avx2(features, bits) };
+    };
+    for (hash, weight) in features {
+        let weight = quantize(weight);
+        if weight == 0 {
+            continue;
+        }
+        total_weight += u64::from(weight);
+        hashes[n] = hash;
+        weights[n] = weight;
+        n += 1;
+        if n == CHUNK {
+            flush(&hashes, &weights);
+            n = 0;
         }
     }
-    weighted_fingerprint_portable(features, bits)
+    flush(&hashes[..n], &weights[..n]);
+    if total_weight == 0 {
+        return None;
+    }
+    let fingerprint = totals[..bits]
+        .iter()
+        .enumerate()
+        .filter(|(_, &set)| 2 * set >= total_weight)
+        .fold(0u64, |f, (i, _)| f | 1 << i);
+    Some(fingerprint)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn weighted_fingerprint_avx512(
-    features: impl IntoIterator<Item = (u64, f64)>,
-    bits: u32,
-) -> Option<u64> {
-    weighted_fingerprint_portable(features, bits)
+/// For each bit i, the sum of the weights of the features whose hash has
+/// bit i set. Processors with AVX2 run the same code compiled for them,
+/// chosen at run time (eight counters per instruction).
+fn accumulate(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor supports the function's target features.
+            return unsafe { accumulate_avx2(hashes, weights) };
+        }
+    }
+    accumulate_portable(hashes, weights)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn weighted_fingerprint_avx2(
-    features: impl IntoIterator<Item = (u64, f64)>,
-    bits: u32,
-) -> Option<u64> {
-    weighted_fingerprint_portable(features, bits)
+fn accumulate_avx2(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
+    accumulate_portable(hashes, weights)
 }
 
 /// The counters themselves; inlined into each target-feature copy above.
+/// Bit i of a hash is shifted to the sign bit and spread into a mask (no
+/// branch, no multiply), which selects the weight.
 #[inline(always)]
-fn weighted_fingerprint_portable(
-    features: impl IntoIterator<Item = (u64, f64)>,
-    bits: u32,
-) -> Option<u64> {
-    let bits = bits.clamp(1, 64) as usize;
-    let mut counters = [0.0f64; 64];
-    let mut any = false;
-    for (hash, weight) in features {
-        if weight <= 0.0 {
-            continue;
+fn accumulate_portable(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
+    let (mut low, mut high) = ([0u32; 32], [0u32; 32]);
+    for (&hash, &weight) in hashes.iter().zip(weights) {
+        let (lo, hi) = (hash as u32, (hash >> 32) as u32);
+        for (i, counter) in low.iter_mut().enumerate() {
+            let mask = ((lo << (31 - i)) as i32 >> 31) as u32;
+            *counter = counter.wrapping_add(mask & weight);
         }
-        any = true;
-        let weight = weight.to_bits();
-        for (i, counter) in counters.iter_mut().enumerate() {
-            *counter += f64::from_bits(weight ^ ((!hash >> i & 1) << 63));
+        for (i, counter) in high.iter_mut().enumerate() {
+            let mask = ((hi << (31 - i)) as i32 >> 31) as u32;
+            *counter = counter.wrapping_add(mask & weight);
         }
     }
-    if !any {
-        return None;
-    }
-    let fingerprint = counters[..bits]
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c >= 0.0)
-        .fold(0u64, |f, (i, _)| f | 1 << i);
-    Some(fingerprint)
+    let mut counters = [0u32; 64];
+    counters[..32].copy_from_slice(&low);
+    counters[32..].copy_from_slice(&high);
+    counters
 }
 
 /// The IDF of each term of a stream (the per-occurrence weight of the
@@ -184,21 +223,66 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn fingerprint_is_the_sign_of_sixty_four_counters() {
-        let features = random_features(5, 300);
+    /// Charikar's definition with the weights as [`quantize`] rounds them:
+    /// counter i is Σ ±w, and bit i is 1 when it ends ≥ 0.
+    fn sign_of_counters(features: &[(u64, f64)]) -> (u64, [f64; 64]) {
         let mut counters = [0.0f64; 64];
-        for &(h, w) in &features {
-            for (i, c) in counters.iter_mut().enumerate() {
-                *c += if h >> i & 1 == 1 { w } else { -w };
+        let mut rounded = [0i64; 64];
+        for &(h, w) in features {
+            let q = i64::from(quantize(w));
+            for i in 0..64 {
+                let sign = if h >> i & 1 == 1 { 1 } else { -1 };
+                counters[i] += sign as f64 * w;
+                rounded[i] += sign * q;
             }
         }
-        let direct = counters
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c >= 0.0)
-            .fold(0u64, |f, (i, _)| f | 1 << i);
-        assert_eq!(weighted_fingerprint(features, 64), Some(direct));
+        let fingerprint = (0..64)
+            .filter(|&i| rounded[i] >= 0)
+            .fold(0u64, |f, i| f | 1 << i);
+        (fingerprint, counters)
+    }
+
+    #[test]
+    fn fingerprint_is_the_sign_of_sixty_four_counters() {
+        for seed in 0..50 {
+            let features = random_features(seed, 1 + seed as usize * 37);
+            let (direct, _) = sign_of_counters(&features);
+            assert_eq!(
+                weighted_fingerprint(features, 64),
+                Some(direct),
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
+    fn rounding_the_weights_moves_only_bits_whose_counter_is_within_the_rounding() {
+        for seed in 0..200 {
+            let features = random_features(seed, 1 + seed as usize * 5);
+            let fingerprint = weighted_fingerprint(features.clone(), 64).unwrap();
+            let (_, exact) = sign_of_counters(&features);
+            // Each weight moves by at most half a unit.
+            let slack = features.len() as f64 * 0.5 / WEIGHT_UNITS;
+            for (i, &counter) in exact.iter().enumerate() {
+                if counter.abs() > slack {
+                    assert_eq!(
+                        fingerprint >> i & 1 == 1,
+                        counter >= 0.0,
+                        "seed {seed} bit {i}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_chunk_of_heavy_features_cannot_overflow_the_counters() {
+        // More than a chunk of features at the weight cap, every bit set.
+        let features = vec![(u64::MAX, 1e9); 3 * CHUNK + 7];
+        assert_eq!(weighted_fingerprint(features, 64), Some(u64::MAX));
+        let mut features = vec![(u64::MAX, 1e9); 600];
+        features.extend(vec![(0, 1e9); 601]);
+        assert_eq!(weighted_fingerprint(features, 64), Some(0));
     }
 
     #[test]
@@ -206,18 +290,25 @@ mod tests {
         // Stored fingerprints must not depend on the processor that made them.
         for seed in 0..200 {
             let features = random_features(seed, 1 + seed as usize * 7);
-            assert_eq!(
-                weighted_fingerprint(features.clone(), 64),
-                weighted_fingerprint_portable(features, 64),
-                "seed {seed}"
-            );
+            let hashes: Vec<u64> = features.iter().map(|f| f.0).collect();
+            let weights: Vec<u32> = features.iter().map(|f| quantize(f.1)).collect();
+            for chunk in (0..hashes.len()).step_by(CHUNK) {
+                let end = (chunk + CHUNK).min(hashes.len());
+                assert_eq!(
+                    accumulate(&hashes[chunk..end], &weights[chunk..end]),
+                    accumulate_portable(&hashes[chunk..end], &weights[chunk..end]),
+                    "seed {seed}"
+                );
+            }
         }
     }
 
     #[test]
     fn no_features_no_fingerprint() {
         assert_eq!(weighted_fingerprint([], 64), None);
-        assert_eq!(weighted_fingerprint([(7, 0.0), (9, 0.0)], 64), None);
+        assert_eq!(weighted_fingerprint([(7, 0.0), (9, -1.0)], 64), None);
+        // A tiny positive weight still counts.
+        assert_eq!(weighted_fingerprint([(7, 1e-9)], 64), Some(7));
         assert_eq!(hamming_score(None, Some(1), 64), Score::Incomparable);
     }
 

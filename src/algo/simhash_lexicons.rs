@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::simhash::term_weights;
-use super::simhash_shingle::shingle_simhash;
+use super::simhash_shingle::{shingle_simhash, SimhashShingleConfig};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::hash::{rehash_key, rehash_keyed};
@@ -33,7 +33,8 @@ pub struct SimhashLexiconsConfig {
     /// Fingerprint size in bits, 1–64. Default: 64.
     pub bits: u32,
     /// Seed of the feature hash (lexicon j uses seed + j for membership).
-    /// Default: 0x5eed_0007.
+    /// Default: 0x5eed_0006, `simhash-shingle`'s, so that lexicon 0 is
+    /// exactly its fingerprint and is computed once.
     pub seed: u64,
 }
 
@@ -44,7 +45,7 @@ impl Default for SimhashLexiconsConfig {
             keep: 0.7,
             k: 2,
             bits: 64,
-            seed: 0x5eed_0007,
+            seed: 0x5eed_0006,
         }
     }
 }
@@ -108,6 +109,24 @@ impl SimhashLexicons {
 impl SimhashLexicons {
     /// One shingle SimHash per lexicon of a weighted term stream.
     pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashLexiconsFingerprint {
+        self.from_weighted_terms_and_full(terms, idf, None)
+    }
+
+    /// Whether lexicon 0 (the full vocabulary) of this configuration is the
+    /// `simhash-shingle` fingerprint of `shingle`'s.
+    pub fn full_lexicon_is(&self, shingle: &SimhashShingleConfig) -> bool {
+        let c = &self.config;
+        (c.k, c.bits, c.seed) == (shingle.k, shingle.bits, shingle.seed)
+    }
+
+    /// [`SimhashLexicons::from_weighted_terms`], with lexicon 0 given when
+    /// it is already known ([`SimhashLexicons::full_lexicon_is`]).
+    pub fn from_weighted_terms_and_full(
+        &self,
+        terms: &[u64],
+        idf: &[f64],
+        full: Option<Option<u64>>,
+    ) -> SimhashLexiconsFingerprint {
         let c = &self.config;
         let lexicons = c.lexicons.clamp(1, 64);
         let random = RandomLexicons::new(c.keep, c.seed, lexicons);
@@ -122,7 +141,8 @@ impl SimhashLexicons {
         (0..lexicons)
             .map(|lexicon| {
                 if lexicon == 0 {
-                    return shingle_simhash(terms, idf, c.k, c.bits, c.seed);
+                    return full
+                        .unwrap_or_else(|| shingle_simhash(terms, idf, c.k, c.bits, c.seed));
                 }
                 let mut n = 0;
                 for ((&t, &w), &m) in terms.iter().zip(idf).zip(&membership) {

@@ -16,7 +16,6 @@ use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::hash::mix64;
 use crate::stats::TermWeights;
-use crate::text::tokenize::shingle_hashes;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -117,12 +116,17 @@ fn char_value(c: char, seed: u64) -> u64 {
 }
 
 /// [`char_value`] of every alphanumeric character of `text`, in order.
-/// ASCII bytes go through a table without a branch on whether they are
-/// kept (word boundaries would otherwise mispredict every few characters).
+/// ASCII bytes go through a table; text of ASCII letters and digits only
+/// (what an analysis hands over) needs no test per byte at all, and other
+/// ASCII text none that branches (word boundaries would mispredict every
+/// few characters).
 fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
     let table: [u64; 128] = std::array::from_fn(|b| char_value(b as u8 as char, seed));
-    let keep: [bool; 128] = std::array::from_fn(|b| (b as u8).is_ascii_alphanumeric());
     let bytes = text.as_bytes();
+    if bytes.iter().all(u8::is_ascii_alphanumeric) {
+        return bytes.iter().map(|&b| table[usize::from(b)]).collect();
+    }
+    let keep: [bool; 128] = std::array::from_fn(|b| (b as u8).is_ascii_alphanumeric());
     let mut values = vec![0u64; bytes.len()];
     let mut n = 0;
     let mut i = 0;
@@ -145,14 +149,26 @@ fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
     values
 }
 
-/// Hash of every window of `k` consecutive values: the rolling polynomial
-/// of word shingles ([`shingle_hashes`], seed 0), but no window at all when
-/// the stream is shorter than `k` (a shingle stream then has one short one).
+/// Hash of every window of `k` consecutive values, none when the stream is
+/// shorter than `k`. The windows are hashed with a cyclic polynomial
+/// (Cohen's "buzhash": the XOR of each value rotated by its distance from
+/// the window's end), rolled with two rotations and two XORs per character,
+/// and each result gets one multiply so its high bits, which decide the
+/// minima, depend on every value.
 fn gram_hashes(values: &[u64], k: usize) -> Vec<u64> {
-    if values.len() < k {
+    if values.len() < k || k == 0 {
         return Vec::new();
     }
-    shingle_hashes(values, k, 0).collect()
+    let finish = |h: u64| (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    let leaving_rotation = (k % 64) as u32;
+    let mut h = values[..k].iter().fold(0u64, |h, &v| h.rotate_left(1) ^ v);
+    let mut hashes = Vec::with_capacity(values.len() - k + 1);
+    hashes.push(finish(h));
+    for (&entering, &leaving) in values[k..].iter().zip(values) {
+        h = h.rotate_left(1) ^ leaving.rotate_left(leaving_rotation) ^ entering;
+        hashes.push(finish(h));
+    }
+    hashes
 }
 
 /// Robust winnowing: calls `pick` with the index of the rightmost minimum
@@ -203,7 +219,7 @@ impl Algorithm for Winnow {
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> WinnowFingerprint {
         WinnowFingerprint {
             hashes: into_set(
-                self.selected_hashes(&doc.text)
+                self.selected_hashes(&doc.alnum)
                     .into_iter()
                     .map(kept)
                     .collect(),
@@ -250,6 +266,19 @@ mod tests {
                 end: i as u32 + 1,
             })
             .collect()
+    }
+
+    #[test]
+    fn rolled_gram_hashes_equal_each_window_hashed_from_scratch() {
+        let values: Vec<u64> = (0..200u64).map(crate::hash::mix64).collect();
+        for k in [1, 5, 30, 64, 70] {
+            let rolled = gram_hashes(&values, k);
+            assert_eq!(rolled.len(), values.len() - k + 1, "k {k}");
+            for (i, &h) in rolled.iter().enumerate() {
+                assert_eq!(gram_hashes(&values[i..i + k], k), [h], "k {k} window {i}");
+            }
+        }
+        assert!(gram_hashes(&values[..4], 5).is_empty());
     }
 
     #[test]

@@ -37,7 +37,7 @@ pub fn normalize(text: &str) -> String {
 }
 
 /// [`normalize`] for text that
-/// [`fused_segmentable`](crate::text::tokenize::fused_segmentable) accepts:
+/// [`fused_segmentable`](crate::text::fused::fused_segmentable) accepts:
 /// ASCII plus punctuation that NFKC leaves alone, and U+00A0, which NFKC
 /// makes a space and folding treats as whitespace anyway. Skips the NFKC
 /// check; the result is the same.
@@ -311,7 +311,7 @@ mod tests {
         fn normalize_fused_equals_normalize_on_fused_text(
             text in "[a-zA-Z \t\n\r.,'\u{2018}\u{2019}\u{2013}\u{2014}\u{201c}\u{201d}\u{ab}\u{bb}\u{a0}-]{0,80}",
         ) {
-            proptest::prop_assert!(crate::text::tokenize::fused_segmentable(&text));
+            proptest::prop_assert!(crate::text::fused::fused_segmentable(&text));
             proptest::prop_assert_eq!(normalize_fused(&text), normalize(&text));
         }
     }

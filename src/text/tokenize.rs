@@ -219,7 +219,7 @@ pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
 
 /// UAX #29 word classes of ASCII characters.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
+pub(crate) enum Class {
     Letter,
     Digit,
     /// `_` (ExtendNumLet).
@@ -248,7 +248,7 @@ const fn class(b: u8) -> Class {
 /// WB6/WB7 and WB11/WB12: whether a middle character of class `mid`, between
 /// a word character of class `last` and a character of class `after`, stays
 /// inside the word.
-fn mid_joins(last: Class, mid: Class, after: Option<Class>) -> bool {
+pub(crate) fn mid_joins(last: Class, mid: Class, after: Option<Class>) -> bool {
     match mid {
         Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
         Class::MidNumLet => {
@@ -296,8 +296,8 @@ pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
     }
 }
 
-/// Word classes of all 256 byte values (non-ASCII bytes never reach it).
-const CLASSES: [Class; 256] = {
+/// Word classes of all 256 byte values (non-ASCII bytes are `Other`).
+pub(crate) const CLASSES: [Class; 256] = {
     let mut table = [Class::Other; 256];
     let mut b = 0;
     while b < 128 {
@@ -306,117 +306,6 @@ const CLASSES: [Class; 256] = {
     }
     table
 };
-
-/// Non-ASCII characters the fused pass understands without NFKC or
-/// `unicode-segmentation`: typographic apostrophes (normalized to `'`, a
-/// middle character) and common punctuation that is a word boundary and
-/// NFKC-stable (dashes, curly double quotes, guillemets), plus the
-/// no-break space (normalized to a space).
-fn fused_class(c: char) -> Option<Class> {
-    match c {
-        // Not U+02BC: it is alphabetic, which changes hyphen joining.
-        '\u{2018}' | '\u{2019}' => Some(Class::MidNumLet),
-        '\u{2013}' | '\u{2014}' | '\u{201c}' | '\u{201d}' | '\u{ab}' | '\u{bb}' | '\u{a0}' => {
-            Some(Class::Other)
-        }
-        _ => None,
-    }
-}
-
-/// Whether [`for_each_raw_word`] can segment `text` (ASCII plus the
-/// characters `fused_class` knows).
-pub fn fused_segmentable(text: &str) -> bool {
-    text.is_ascii()
-        || text
-            .chars()
-            .all(|c| c.is_ascii() || fused_class(c).is_some())
-}
-
-/// Class and byte length of the character at byte `i` (a char boundary).
-fn class_at(text: &str, i: usize) -> Option<(Class, usize)> {
-    let b = *text.as_bytes().get(i)?;
-    if b.is_ascii() {
-        return Some((CLASSES[b as usize], 1));
-    }
-    let c = text[i..].chars().next()?;
-    Some((fused_class(c).unwrap_or(Class::Other), c.len_utf8()))
-}
-
-/// The words of *un-normalized* text, lowercased, exactly as
-/// `for_each_word(&normalize(text))` yields them, without building the
-/// normalized text: the one pass applies normalization's end-of-line hyphen
-/// joins, its case folding and apostrophe folding, and the word rules.
-/// (Whitespace collapsing changes no word: whitespace is a boundary either
-/// way.) Only for text where [`fused_segmentable`] holds; other non-ASCII
-/// characters are treated as boundaries.
-pub fn for_each_raw_word(text: &str, mut f: impl FnMut(&[u8])) {
-    let bytes = text.as_bytes();
-    let mut word: Vec<u8> = Vec::with_capacity(64);
-    let mut last = Class::Other;
-    let mut alnum = false;
-    let mut i = 0;
-    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
-    while let Some((c, len)) = class_at(text, i) {
-        let b = bytes[i];
-        if word.is_empty() {
-            if is_word(c) {
-                word.push(b.to_ascii_lowercase());
-                alnum = c != Class::Connector;
-                last = c;
-            }
-            i += len;
-            continue;
-        }
-        if is_word(c) {
-            word.push(b.to_ascii_lowercase());
-            alnum |= c != Class::Connector;
-            last = c;
-            i += len;
-            continue;
-        }
-        if b == b'-' && last == Class::Letter {
-            if let Some(next) = line_end_join(bytes, i) {
-                i = next;
-                continue;
-            }
-        }
-        if mid_joins(last, c, class_at(text, i + len).map(|(c, _)| c)) {
-            // Typographic apostrophes are `'` in normalized text.
-            word.push(if b.is_ascii() { b } else { b'\'' });
-            i += len;
-            continue;
-        }
-        if alnum {
-            f(&word);
-        }
-        word.clear();
-        i += len;
-    }
-    if alnum && !word.is_empty() {
-        f(&word);
-    }
-}
-
-/// At a `-` after a letter: if spaces/tabs, one line end, spaces/tabs and a
-/// letter follow, the index of that letter (normalization joins the word).
-fn line_end_join(text: &[u8], hyphen: usize) -> Option<usize> {
-    let skip_blanks = |mut j: usize| {
-        while j < text.len() && (text[j] == b' ' || text[j] == b'\t') {
-            j += 1;
-        }
-        j
-    };
-    let j = skip_blanks(hyphen + 1);
-    let line_end = match text.get(j) {
-        Some(b'\r') if text.get(j + 1) == Some(&b'\n') => 2,
-        Some(b'\r') | Some(b'\n') => 1,
-        _ => return None,
-    };
-    let k = skip_blanks(j + line_end);
-    text.get(k)
-        .is_some_and(u8::is_ascii_alphabetic)
-        .then_some(k)
-}
 
 fn is_vowel(c: char) -> bool {
     matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
@@ -531,21 +420,6 @@ mod tests {
             ascii_words(&text, &mut |w| ours.push(w));
             let theirs: Vec<&str> = text.unicode_words().collect();
             proptest::prop_assert_eq!(ours, theirs);
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn raw_words_equal_normalized_words(
-            text in "[aBc1_.:,;' \t\r\n\u{2018}\u{2019}\u{2013}\u{2014}\u{201c}\u{201d}\u{ab}\u{bb}\u{a0}-]{0,60}"
-        ) {
-            proptest::prop_assert!(fused_segmentable(&text));
-            let mut raw: Vec<String> = Vec::new();
-            for_each_raw_word(&text, |w| raw.push(String::from_utf8(w.to_vec()).unwrap()));
-            let normalized = crate::text::normalize(&text);
-            let mut expected: Vec<String> = Vec::new();
-            for_each_word(&normalized, |w| expected.push(w.to_owned()));
-            proptest::prop_assert_eq!(raw, expected);
         }
     }
 

@@ -13,14 +13,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::algo::exact::{Exact, ExactConfig, ExactFingerprint};
-use crate::algo::imatch::{band_terms, Imatch, ImatchConfig, ImatchFingerprint};
+use crate::algo::imatch::{band_terms_of, Imatch, ImatchConfig, ImatchFingerprint};
 use crate::algo::imatch_lexicons::{
     ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint,
 };
 use crate::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
 use crate::algo::si::{Si, SiConfig, SiFingerprint, Stream};
-use crate::algo::simhash::{term_weights, Simhash, SimhashConfig, SimhashFingerprint};
+use crate::algo::simhash::{quantize, Simhash, SimhashConfig, SimhashFingerprint};
 use crate::algo::simhash_lexicons::{
     SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
 };
@@ -326,16 +326,24 @@ impl Engine {
             }
         });
 
-        let idf = if on(Id::Simhash) || on(Id::SimhashShingle) || on(Id::SimhashLexicons) {
-            term_weights(&doc.terms, weights)
+        // Each term's IDF, looked up once for the SimHash family (rounded to
+        // its weight units) and both I-Match bands.
+        let simhash_family = on(Id::Simhash) || on(Id::SimhashShingle) || on(Id::SimhashLexicons);
+        let exact_idf: Vec<f64> = if simhash_family || on(Id::Imatch) || on(Id::ImatchLexicons) {
+            doc.terms.iter().map(|&t| weights.idf(t)).collect()
         } else {
             Vec::new()
         };
-
-        let band = on(Id::Imatch).then(|| band_terms(doc, weights, &a.imatch.config));
+        let idf: Vec<u32> = if simhash_family {
+            exact_idf.iter().map(|&w| quantize(w)).collect()
+        } else {
+            Vec::new()
+        };
+        let band_of = |config| band_terms_of(&doc.terms, &exact_idf, weights.unseen_idf(), config);
+        let band = on(Id::Imatch).then(|| band_of(&a.imatch.config));
         let lexicon_band = on(Id::ImatchLexicons).then(|| match &band {
             Some(terms) if a.imatch_lexicons.config.imatch == a.imatch.config => terms.clone(),
-            _ => band_terms(doc, weights, &a.imatch_lexicons.config.imatch),
+            _ => band_of(&a.imatch_lexicons.config.imatch),
         });
 
         let simhash_shingle =

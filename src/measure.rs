@@ -116,7 +116,7 @@ mod tests {
         fn idf(&self, _: u64) -> f64 {
             1.0
         }
-        fn nidf(&self, _: u64) -> f64 {
+        fn unseen_idf(&self) -> f64 {
             1.0
         }
     }

@@ -30,8 +30,22 @@ use crate::hash::HashKeyed;
 pub trait TermWeights: Sync {
     /// Inverse document frequency (≥ 0).
     fn idf(&self, term: u64) -> f64;
+    /// The IDF of a term never seen: the largest there is.
+    fn unseen_idf(&self) -> f64;
     /// IDF normalized to [0, 1] by the IDF of an unseen term.
-    fn nidf(&self, term: u64) -> f64;
+    fn nidf(&self, term: u64) -> f64 {
+        nidf_from_idf(self.idf(term), self.unseen_idf())
+    }
+}
+
+/// A term's NIDF from its IDF and the IDF of an unseen term (1 when no
+/// document has been seen at all).
+pub fn nidf_from_idf(idf: f64, unseen_idf: f64) -> f64 {
+    if unseen_idf <= 0.0 {
+        1.0
+    } else {
+        (idf / unseen_idf).clamp(0.0, 1.0)
+    }
 }
 
 /// Where IDF-dependent algorithms take their weights from.
@@ -155,12 +169,8 @@ impl TermWeights for IdfTable {
         (self.ln_n1 - ln_df1).max(0.0)
     }
 
-    fn nidf(&self, term: u64) -> f64 {
-        if self.ln_n1 <= 0.0 {
-            1.0
-        } else {
-            (self.idf(term) / self.ln_n1).clamp(0.0, 1.0)
-        }
+    fn unseen_idf(&self) -> f64 {
+        self.ln_n1
     }
 }
 
@@ -260,8 +270,8 @@ impl TermWeights for CollectionStats {
         self.table.idf(term)
     }
 
-    fn nidf(&self, term: u64) -> f64 {
-        self.table.nidf(term)
+    fn unseen_idf(&self) -> f64 {
+        self.table.unseen_idf()
     }
 }
 

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::hash::hash_u64s_128;
-use crate::stats::TermWeights;
+use crate::stats::{nidf_from_idf, TermWeights};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -45,12 +45,30 @@ pub type ImatchFingerprint = Option<u128>;
 
 /// The document's distinct terms inside the NIDF band, sorted.
 pub fn band_terms(doc: &Analysis, weights: &dyn TermWeights, config: &ImatchConfig) -> Vec<u64> {
-    let mut terms = doc.unique_terms();
-    terms.retain(|&t| {
-        let nidf = weights.nidf(t);
-        nidf >= config.nidf_min && nidf <= config.nidf_max
-    });
-    terms
+    let idf: Vec<f64> = doc.terms.iter().map(|&t| weights.idf(t)).collect();
+    band_terms_of(&doc.terms, &idf, weights.unseen_idf(), config)
+}
+
+/// [`band_terms`] of a term stream whose IDFs are already known (each
+/// term's `idf`, and the IDF of an unseen term, which normalizes them).
+pub fn band_terms_of(
+    terms: &[u64],
+    idf: &[f64],
+    unseen_idf: f64,
+    config: &ImatchConfig,
+) -> Vec<u64> {
+    let mut kept: Vec<u64> = terms
+        .iter()
+        .zip(idf)
+        .filter(|(_, &idf)| {
+            let nidf = nidf_from_idf(idf, unseen_idf);
+            nidf >= config.nidf_min && nidf <= config.nidf_max
+        })
+        .map(|(&t, _)| t)
+        .collect();
+    super::sort_hashes(&mut kept);
+    kept.dedup();
+    kept
 }
 
 /// Signature of sorted distinct terms, or `None` below `min_terms`.

@@ -65,7 +65,7 @@ impl Shingle {
             .filter(|h| h % m == 0)
             .map(|h| (h >> 32) as u32)
             .collect();
-        set.sort_unstable();
+        super::sort_hashes(&mut set);
         set.dedup();
         // Kept for the document's lifetime: give back the slack.
         set.shrink_to_fit();

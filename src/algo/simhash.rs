@@ -38,37 +38,40 @@ impl Default for SimhashConfig {
 /// The fingerprint (low `bits` bits); `None` for a document without features.
 pub type SimhashFingerprint = Option<u64>;
 
-/// Weight units per 1.0 of weight: counters add integers, each feature's
+/// Weight units per 1.0 of weight: counters add integers, each term's
 /// weight rounded to the nearest 1/256 (a positive weight to at least one
-/// unit) and capped at 256. Integer sums do not depend on the order they
-/// are added in, so every vectorized path gives the same fingerprint as
-/// the plain one, and the rounding moves a bit only where its counter is
-/// within the rounding error of zero (a tie in all but name).
+/// unit) and a feature's weight capped at 256. Integer sums do not depend
+/// on the order they are added in, so every vectorized path gives the same
+/// fingerprint as the plain one, and the rounding moves a bit only where
+/// its counter is within the rounding error of zero (a tie in all but
+/// name).
 pub const WEIGHT_UNITS: f64 = 256.0;
 
 /// A weight in [`WEIGHT_UNITS`]: 0 for a weight that is not positive.
 #[inline]
 pub fn quantize(weight: f64) -> u32 {
     if weight > 0.0 {
-        // Rounds half up (`round` is a library call); `as` saturates, and
-        // the cap keeps a chunk's sums within u32.
-        ((weight * WEIGHT_UNITS + 0.5) as u32).clamp(1, u32::from(u16::MAX))
+        // Rounds half up (`round` is a library call); `as` saturates.
+        ((weight * WEIGHT_UNITS + 0.5) as u32).clamp(1, MAX_FEATURE_WEIGHT)
     } else {
         0
     }
 }
 
+/// The largest weight of one feature: 256 in [`WEIGHT_UNITS`].
+pub const MAX_FEATURE_WEIGHT: u32 = u16::MAX as u32;
+
 /// Features added to 32-bit counters before they are moved into 64-bit
 /// totals: 256 weights of at most 2^16 units cannot overflow.
 const CHUNK: usize = 256;
 
-/// The SimHash of weighted features `(hash, weight)`: bit i is 1 when the
-/// features whose hash has bit i set carry at least half the total weight
-/// (Σ ±w ≥ 0, as Charikar defines it). `None` when no feature has a
-/// positive weight (all-zero counters would make every such document the
-/// same all-ones fingerprint).
+/// The SimHash of weighted features `(hash, weight in` [`WEIGHT_UNITS`]`)`:
+/// bit i is 1 when the features whose hash has bit i set carry at least
+/// half the total weight (Σ ±w ≥ 0, as Charikar defines it). `None` when
+/// no feature has a positive weight (all-zero counters would make every
+/// such document the same all-ones fingerprint).
 pub fn weighted_fingerprint(
-    features: impl IntoIterator<Item = (u64, f64)>,
+    features: impl IntoIterator<Item = (u64, u32)>,
     bits: u32,
 ) -> Option<u64> {
     let bits = bits.clamp(1, 64) as usize;
@@ -83,7 +86,7 @@ pub fn weighted_fingerprint(
         }
     };
     for (hash, weight) in features {
-        let weight = quantize(weight);
+        let weight = weight.min(MAX_FEATURE_WEIGHT);
         if weight == 0 {
             continue;
         }
@@ -151,10 +154,11 @@ fn accumulate_portable(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
     counters
 }
 
-/// The IDF of each term of a stream (the per-occurrence weight of the
-/// SimHash family; a term's total weight is then tf × idf).
-pub fn term_weights(terms: &[u64], weights: &dyn TermWeights) -> Vec<f64> {
-    terms.iter().map(|&t| weights.idf(t)).collect()
+/// The IDF of each term of a stream in [`WEIGHT_UNITS`] (the
+/// per-occurrence weight of the SimHash family; a term's total weight is
+/// then tf × idf).
+pub fn term_weights(terms: &[u64], weights: &dyn TermWeights) -> Vec<u32> {
+    terms.iter().map(|&t| quantize(weights.idf(t))).collect()
 }
 
 /// Hamming-distance score of two optional fingerprints.
@@ -180,8 +184,9 @@ impl Simhash {
 }
 
 impl Simhash {
-    /// The fingerprint of a term stream with its per-term weights.
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashFingerprint {
+    /// The fingerprint of a term stream with its per-term weights
+    /// ([`term_weights`]).
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let seed = self.config.seed;
         weighted_fingerprint(
             terms.iter().zip(idf).map(|(&t, &w)| (rehash(t, seed), w)),
@@ -212,7 +217,7 @@ mod tests {
     #[test]
     fn lab_report_worked_example() {
         // 'bit' (w 0.4, hash 1111) and 'coin' (w 1.2, hash 1001), b = 4 → 1001.
-        let fp = weighted_fingerprint([(0b1111, 0.4), (0b1001, 1.2)], 4);
+        let fp = weighted_fingerprint([(0b1111, quantize(0.4)), (0b1001, quantize(1.2))], 4);
         assert_eq!(fp, Some(0b1001));
     }
 
@@ -221,6 +226,10 @@ mod tests {
         (0..n)
             .map(|_| (rng.next_u64(), rng.next_f64() * 5.0))
             .collect()
+    }
+
+    fn quantized(features: &[(u64, f64)]) -> Vec<(u64, u32)> {
+        features.iter().map(|&(h, w)| (h, quantize(w))).collect()
     }
 
     /// Charikar's definition with the weights as [`quantize`] rounds them:
@@ -248,7 +257,7 @@ mod tests {
             let features = random_features(seed, 1 + seed as usize * 37);
             let (direct, _) = sign_of_counters(&features);
             assert_eq!(
-                weighted_fingerprint(features, 64),
+                weighted_fingerprint(quantized(&features), 64),
                 Some(direct),
                 "seed {seed}"
             );
@@ -259,7 +268,7 @@ mod tests {
     fn rounding_the_weights_moves_only_bits_whose_counter_is_within_the_rounding() {
         for seed in 0..200 {
             let features = random_features(seed, 1 + seed as usize * 5);
-            let fingerprint = weighted_fingerprint(features.clone(), 64).unwrap();
+            let fingerprint = weighted_fingerprint(quantized(&features), 64).unwrap();
             let (_, exact) = sign_of_counters(&features);
             // Each weight moves by at most half a unit.
             let slack = features.len() as f64 * 0.5 / WEIGHT_UNITS;
@@ -278,10 +287,10 @@ mod tests {
     #[test]
     fn a_chunk_of_heavy_features_cannot_overflow_the_counters() {
         // More than a chunk of features at the weight cap, every bit set.
-        let features = vec![(u64::MAX, 1e9); 3 * CHUNK + 7];
+        let features = vec![(u64::MAX, u32::MAX); 3 * CHUNK + 7];
         assert_eq!(weighted_fingerprint(features, 64), Some(u64::MAX));
-        let mut features = vec![(u64::MAX, 1e9); 600];
-        features.extend(vec![(0, 1e9); 601]);
+        let mut features = vec![(u64::MAX, u32::MAX); 600];
+        features.extend(vec![(0, u32::MAX); 601]);
         assert_eq!(weighted_fingerprint(features, 64), Some(0));
     }
 
@@ -306,15 +315,18 @@ mod tests {
     #[test]
     fn no_features_no_fingerprint() {
         assert_eq!(weighted_fingerprint([], 64), None);
-        assert_eq!(weighted_fingerprint([(7, 0.0), (9, -1.0)], 64), None);
+        assert_eq!(
+            weighted_fingerprint([(7, quantize(0.0)), (9, quantize(-1.0))], 64),
+            None
+        );
         // A tiny positive weight still counts.
-        assert_eq!(weighted_fingerprint([(7, 1e-9)], 64), Some(7));
+        assert_eq!(weighted_fingerprint([(7, quantize(1e-9))], 64), Some(7));
         assert_eq!(hamming_score(None, Some(1), 64), Score::Incomparable);
     }
 
     #[test]
     fn fingerprint_keeps_only_the_requested_bits() {
-        let fp = weighted_fingerprint([(u64::MAX, 1.0)], 32).unwrap();
+        let fp = weighted_fingerprint([(u64::MAX, 256)], 32).unwrap();
         assert_eq!(fp, u64::from(u32::MAX));
     }
 }

@@ -108,7 +108,7 @@ impl SimhashLexicons {
 
 impl SimhashLexicons {
     /// One shingle SimHash per lexicon of a weighted term stream.
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashLexiconsFingerprint {
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashLexiconsFingerprint {
         self.from_weighted_terms_and_full(terms, idf, None)
     }
 
@@ -124,7 +124,7 @@ impl SimhashLexicons {
     pub fn from_weighted_terms_and_full(
         &self,
         terms: &[u64],
-        idf: &[f64],
+        idf: &[u32],
         full: Option<Option<u64>>,
     ) -> SimhashLexiconsFingerprint {
         let c = &self.config;
@@ -137,7 +137,7 @@ impl SimhashLexicons {
             .iter()
             .map(|&t| (1..lexicons).fold(0, |m, j| m | u64::from(random.contains(t, j)) << (j - 1)))
             .collect();
-        let (mut kept_terms, mut kept_idf) = (vec![0; terms.len()], vec![0.0; terms.len()]);
+        let (mut kept_terms, mut kept_idf) = (vec![0; terms.len()], vec![0; terms.len()]);
         (0..lexicons)
             .map(|lexicon| {
                 if lexicon == 0 {

@@ -36,19 +36,22 @@ impl Default for SimhashShingleConfig {
 }
 
 /// SimHash of the k-shingles of `terms` whose per-term weights are `idf`
-/// (the shared core with `simhash-lexicons`, which passes a lexicon-filtered
-/// stream). A shingle's weight is the sum of its terms' weights.
-pub fn shingle_simhash(terms: &[u64], idf: &[f64], k: usize, bits: u32, seed: u64) -> Option<u64> {
+/// (in [`super::simhash::WEIGHT_UNITS`]; the shared core with
+/// `simhash-lexicons`, which passes a lexicon-filtered stream). A
+/// shingle's weight is the sum of its terms' weights.
+pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u64) -> Option<u64> {
     if terms.is_empty() {
         return None;
     }
     let k = k.max(1).min(terms.len());
-    let mut window: f64 = idf[..k].iter().sum();
+    // Integer sums: rolling the window is exact.
+    let mut window: u64 = idf[..k].iter().map(|&w| u64::from(w)).sum();
     let weights = (0..=terms.len() - k).map(|i| {
         if i > 0 {
-            window += idf[i + k - 1] - idf[i - 1];
+            window += u64::from(idf[i + k - 1]);
+            window -= u64::from(idf[i - 1]);
         }
-        window.max(0.0)
+        window.min(u64::from(u32::MAX)) as u32
     });
     weighted_fingerprint(shingle_hashes(terms, k, seed).zip(weights), bits)
 }
@@ -65,7 +68,7 @@ impl SimhashShingle {
 }
 
 impl SimhashShingle {
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[f64]) -> SimhashFingerprint {
+    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let c = &self.config;
         shingle_simhash(terms, idf, c.k, c.bits, c.seed)
     }

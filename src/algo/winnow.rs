@@ -102,9 +102,28 @@ impl Winnow {
     /// selection order, without keeping positions (what a fingerprint needs).
     pub fn selected_hashes(&self, text: &str) -> Vec<u64> {
         let values = alnum_values(text, self.config.seed);
-        let hashes = gram_hashes(&values, self.config.k.max(1));
+        self.select(&gram_hashes(&values, self.config.k.max(1)))
+    }
+
+    /// [`Winnow::selected_hashes`] of text that is letters and digits only
+    /// (an analysis's `alnum`): ASCII is hashed straight from its bytes.
+    fn selected_from_alnum(&self, alnum: &str) -> Vec<u64> {
+        debug_assert!(alnum.chars().all(char::is_alphanumeric));
+        let k = self.config.k.max(1);
+        if !alnum.is_ascii() {
+            return self.selected_hashes(alnum);
+        }
+        let table: [u64; 128] =
+            std::array::from_fn(|b| char_value(b as u8 as char, self.config.seed));
+        let bytes = alnum.as_bytes();
+        self.select(&rolled_gram_hashes(bytes.len(), k, |i| {
+            table[usize::from(bytes[i])]
+        }))
+    }
+
+    fn select(&self, hashes: &[u64]) -> Vec<u64> {
         let mut selected = Vec::with_capacity(2 * hashes.len() / (self.config.w + 1) + 1);
-        select_rightmost_minima(&hashes, self.config.w, |i| selected.push(hashes[i]));
+        select_rightmost_minima(hashes, self.config.w, |i| selected.push(hashes[i]));
         selected
     }
 }
@@ -156,16 +175,22 @@ fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
 /// and each result gets one multiply so its high bits, which decide the
 /// minima, depend on every value.
 fn gram_hashes(values: &[u64], k: usize) -> Vec<u64> {
-    if values.len() < k || k == 0 {
+    rolled_gram_hashes(values.len(), k, |i| values[i])
+}
+
+/// [`gram_hashes`] of the `len` values `value(0..len)`.
+#[inline(always)]
+fn rolled_gram_hashes(len: usize, k: usize, value: impl Fn(usize) -> u64) -> Vec<u64> {
+    if len < k || k == 0 {
         return Vec::new();
     }
     let finish = |h: u64| (h ^ (h >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     let leaving_rotation = (k % 64) as u32;
-    let mut h = values[..k].iter().fold(0u64, |h, &v| h.rotate_left(1) ^ v);
-    let mut hashes = Vec::with_capacity(values.len() - k + 1);
+    let mut h = (0..k).fold(0u64, |h, i| h.rotate_left(1) ^ value(i));
+    let mut hashes = Vec::with_capacity(len - k + 1);
     hashes.push(finish(h));
-    for (&entering, &leaving) in values[k..].iter().zip(values) {
-        h = h.rotate_left(1) ^ leaving.rotate_left(leaving_rotation) ^ entering;
+    for i in k..len {
+        h = h.rotate_left(1) ^ value(i - k).rotate_left(leaving_rotation) ^ value(i);
         hashes.push(finish(h));
     }
     hashes
@@ -182,11 +207,16 @@ fn select_rightmost_minima(hashes: &[u64], w: usize, mut pick: impl FnMut(usize)
         return;
     }
     let w = w.clamp(1, hashes.len());
+    // A select, not a branch: which hash of a window is smallest is a
+    // coin flip to the branch predictor.
     let rightmost_min = |from: usize, to: usize| {
-        (from..=to).rev().fold(
-            to,
-            |best, j| if hashes[j] < hashes[best] { j } else { best },
-        )
+        let (mut best, mut least) = (to, hashes[to]);
+        for (j, &h) in hashes[from..to].iter().enumerate().rev() {
+            let smaller = h < least;
+            best = if smaller { from + j } else { best };
+            least = least.min(h);
+        }
+        best
     };
     let mut min = rightmost_min(0, w - 1);
     pick(min);
@@ -219,7 +249,7 @@ impl Algorithm for Winnow {
     fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> WinnowFingerprint {
         WinnowFingerprint {
             hashes: into_set(
-                self.selected_hashes(&doc.alnum)
+                self.selected_from_alnum(&doc.alnum)
                     .into_iter()
                     .map(kept)
                     .collect(),
@@ -253,6 +283,10 @@ mod tests {
             let ascii: String = text.chars().filter(char::is_ascii).collect();
             let slow: Vec<u64> = super::winnow(&winnow.kgrams(&ascii), w).iter().map(|m| m.hash).collect();
             prop_assert_eq!(winnow.selected_hashes(&ascii), slow);
+            for text in [text.as_str(), ascii.as_str()] {
+                let alnum: String = text.chars().filter(|c| c.is_alphanumeric()).collect();
+                prop_assert_eq!(winnow.selected_from_alnum(&alnum), winnow.selected_hashes(text));
+            }
         }
     }
 

@@ -5,10 +5,14 @@
 //! word's results per thread) is what lets all eleven algorithms run at
 //! tens of MB/s per core. Algorithms read only an [`Analysis`].
 
+mod cache;
+
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use crate::hash::{hash64, token_hash, HashKeyed, TOKEN_SEED};
+use cache::{WordCache, WordEntry};
+
+use crate::hash::{hash64, token_hash, TOKEN_SEED};
 use crate::text::fused::{fused_segmentable, FusedText};
 use crate::text::normalize::normalize_fused;
 use crate::text::tokenize::for_each_word;
@@ -27,7 +31,8 @@ pub struct Analysis {
     pub words: Vec<u64>,
     /// Whether each word is a stop word (parallel to `words`).
     pub stop: Vec<bool>,
-    /// Hash of each word's Soundex code, 0 where it has none (parallel to `words`).
+    /// Hash (32 bits) of each word's Soundex code, 0 where it has none (parallel
+    /// to `words`).
     pub soundex: Vec<u64>,
     /// Term hashes: stop words removed (if configured) and stemmed (if
     /// configured), in order (SimHash family, I-Match, statistics).
@@ -43,7 +48,7 @@ impl Analysis {
     /// Distinct terms, sorted (the document's contribution to document frequencies).
     pub fn unique_terms(&self) -> Vec<u64> {
         let mut t = self.terms.clone();
-        t.sort_unstable();
+        crate::algo::sort_hashes(&mut t);
         t.dedup();
         t
     }
@@ -77,26 +82,15 @@ pub struct Analyzer {
     config_tag: u64,
 }
 
-#[derive(Clone, Copy)]
-struct WordEntry {
-    term: u64,
-    is_stop: bool,
-    soundex: u64,
-}
-
-/// Word hashes are already uniform, so the cache map hashes nothing.
-type WordCache = HashKeyed<WordEntry>;
-
-/// Per-thread cache bound: a library's vocabulary fits, a hostile stream of
-/// unique tokens cannot grow memory without limit.
-const CACHE_LIMIT: usize = 1 << 18;
-
 thread_local! {
-    static WORD_CACHE: RefCell<(u64, WordCache)> = RefCell::new((0, WordCache::default()));
+    static WORD_CACHE: RefCell<WordCache> = RefCell::new(WordCache::default());
 }
 
 /// Term hash of the empty marker; real terms never hash to it by construction.
 const NO_TERM: u64 = 0;
+
+/// How many words ahead the cache lookups prefetch.
+const PREFETCH_AHEAD: usize = 8;
 
 impl Analyzer {
     pub fn new(config: &TokenizerConfig) -> Self {
@@ -176,24 +170,25 @@ impl Analyzer {
         let mut terms = vec![NO_TERM; words.len()];
         let mut kept = 0;
         WORD_CACHE.with(|cell| {
-            let mut cell = cell.borrow_mut();
-            let (tag, cache) = &mut *cell;
-            if *tag != self.config_tag || cache.len() > CACHE_LIMIT {
-                cache.clear();
-                *tag = self.config_tag;
-            }
-            for (&h, &(start, end)) in words.iter().zip(&spans) {
-                let entry = match cache.get(&h) {
-                    Some(&entry) => entry,
+            let mut cache = cell.borrow_mut();
+            cache.prepare(self.config_tag);
+            for (i, (&h, &(start, end))) in words.iter().zip(&spans).enumerate() {
+                if let Some(&ahead) = words.get(i + PREFETCH_AHEAD) {
+                    cache.prefetch(ahead);
+                }
+                let entry = match cache.get(h) {
+                    Some(entry) => entry,
                     None => {
                         let spelled = source.spell(start, end);
                         let word =
                             std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings");
-                        *cache.entry(h).or_insert(self.word_entry(word))
+                        let entry = self.word_entry(word);
+                        cache.insert(h, entry);
+                        entry
                     }
                 };
                 stop.push(entry.is_stop);
-                soundex.push(entry.soundex);
+                soundex.push(u64::from(entry.soundex));
                 // Whether a word is a stop word is a coin flip to the
                 // branch predictor: keep its term without a branch.
                 terms[kept] = entry.term;
@@ -221,7 +216,7 @@ impl Analyzer {
             soundex: self
                 .tokenizer
                 .soundex(word)
-                .map_or(0, |c| token_hash(&c).max(1)),
+                .map_or(0, |c| (token_hash(&c) as u32).max(1)),
         }
     }
 

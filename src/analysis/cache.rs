@@ -1,0 +1,165 @@
+//! The per-thread cache of what the analysis derives from each distinct
+//! word (its term, stop-word flag and Soundex code).
+//!
+//! A library's vocabulary is Zipfian, so after the first documents nearly
+//! every word is a hit, and the lookups themselves become the cost: a
+//! vocabulary of tens of thousands of words does not fit the processor's
+//! nearer caches. The table is open addressing over 24-byte slots (one
+//! probe reads one cache line) keyed by the word hash, which is uniform
+//! already, and the analysis prefetches the slots of words a few places
+//! ahead, so their memory accesses overlap.
+
+/// What the analysis derives from one word.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct WordEntry {
+    /// Term hash; [`super::NO_TERM`] for a dropped stop word.
+    pub term: u64,
+    /// Hash of the Soundex code (never 0), or 0 without one.
+    pub soundex: u32,
+    pub is_stop: bool,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// The word hash; 0 marks an empty slot (a word hashing to 0 is never
+    /// cached, only recomputed).
+    word: u64,
+    entry: WordEntry,
+}
+
+/// Word hash → [`WordEntry`] for one analyzer configuration.
+#[derive(Default)]
+pub(super) struct WordCache {
+    /// The configuration the entries were made under.
+    tag: u64,
+    /// A power of two in length (or empty); at most three quarters full.
+    slots: Vec<Slot>,
+    len: usize,
+}
+
+impl WordCache {
+    /// Entries kept at most: a library's vocabulary fits, a hostile stream
+    /// of unique tokens cannot grow memory without limit.
+    pub const LIMIT: usize = 1 << 18;
+
+    /// Empty the cache when it was made for another configuration or has
+    /// reached [`WordCache::LIMIT`].
+    pub fn prepare(&mut self, tag: u64) {
+        if self.tag != tag || self.len >= Self::LIMIT {
+            self.slots.iter_mut().for_each(|s| *s = Slot::default());
+            self.len = 0;
+            self.tag = tag;
+        }
+    }
+
+    fn home(&self, word: u64) -> usize {
+        word as usize & (self.slots.len().wrapping_sub(1))
+    }
+
+    /// Start loading the slot `word` would be found in.
+    #[inline]
+    pub fn prefetch(&self, word: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.slots.is_empty() {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let slot = self.slots.as_ptr().wrapping_add(self.home(word));
+            // SAFETY: a prefetch is a hint; it never faults or reads into
+            // the program, and the address is inside the table.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, word: u64) -> Option<WordEntry> {
+        if self.slots.is_empty() || word == 0 {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(word);
+        loop {
+            let slot = &self.slots[i];
+            if slot.word == word {
+                return Some(slot.entry);
+            }
+            if slot.word == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    pub fn insert(&mut self, word: u64, entry: WordEntry) {
+        if word == 0 {
+            return;
+        }
+        if (self.len + 1) * 4 > self.slots.len() * 3 {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(word);
+        while self.slots[i].word != 0 && self.slots[i].word != word {
+            i = (i + 1) & mask;
+        }
+        if self.slots[i].word == 0 {
+            self.len += 1;
+        }
+        self.slots[i] = Slot { word, entry };
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![Slot::default(); (old.len() * 2).max(1024)];
+        self.len = 0;
+        for slot in old.into_iter().filter(|s| s.word != 0) {
+            self.insert(slot.word, slot.entry);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(n: u64) -> WordEntry {
+        WordEntry {
+            term: n * 3,
+            soundex: n as u32,
+            is_stop: n.is_multiple_of(2),
+        }
+    }
+
+    #[test]
+    fn entries_survive_growth_and_collisions() {
+        let mut cache = WordCache::default();
+        cache.prepare(7);
+        // Words sharing their low bits collide in every table size.
+        let words: Vec<u64> = (1..5000u64).map(|n| n << 40 | 5).chain(1..5000).collect();
+        for &w in &words {
+            cache.insert(w, entry(w));
+        }
+        for &w in &words {
+            cache.prefetch(w);
+            assert_eq!(cache.get(w), Some(entry(w)), "word {w}");
+        }
+        assert_eq!(cache.get(6 << 40), None);
+        assert_eq!(cache.get(0), None, "0 is never a key");
+        cache.insert(3, entry(9));
+        assert_eq!(cache.get(3), Some(entry(9)), "an insert replaces");
+    }
+
+    #[test]
+    fn another_configuration_or_a_full_cache_starts_empty() {
+        let mut cache = WordCache::default();
+        cache.prepare(1);
+        cache.insert(42, entry(1));
+        cache.prepare(1);
+        assert_eq!(cache.get(42), Some(entry(1)));
+        cache.prepare(2);
+        assert_eq!(cache.get(42), None);
+        for w in 1..=WordCache::LIMIT as u64 {
+            cache.insert(w, entry(w));
+        }
+        cache.prepare(2);
+        assert_eq!(cache.get(1), None, "a full cache is emptied");
+    }
+}

@@ -18,7 +18,7 @@ use crate::stats::TermWeights;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImatchLexiconsConfig {
-    /// Number of signatures, the main lexicon included. Default: 10.
+    /// Number of signatures, the main lexicon included, 1–64. Default: 10.
     pub lexicons: usize,
     /// Fraction of band terms each extra lexicon keeps. Default: 0.7.
     pub keep: f64,
@@ -54,15 +54,16 @@ impl ImatchLexicons {
     /// One signature per lexicon of already band-filtered terms.
     pub fn from_band_terms(&self, terms: &[u64]) -> ImatchLexiconsFingerprint {
         let c = &self.config;
-        let lexicons = c.lexicons.max(1);
+        let lexicons = c.lexicons.clamp(1, 64);
         let random = RandomLexicons::new(c.keep, c.imatch.seed, lexicons);
+        let membership: Vec<u64> = terms.iter().map(|&t| random.membership(t)).collect();
         let mut kept = Vec::with_capacity(terms.len());
         (0..lexicons)
             .map(|lexicon| {
                 if lexicon == 0 {
                     return signature(terms, &c.imatch);
                 }
-                random.filter_into(lexicon, terms, &mut kept);
+                RandomLexicons::filter_into(lexicon, terms, &membership, &mut kept);
                 signature(&kept, &c.imatch)
             })
             .collect()

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::rehash;
+use crate::hash::{rehash, rehash_key, rehash_keyed};
 use crate::stats::TermWeights;
 use crate::text::tokenize::shingle_hashes;
 
@@ -62,17 +62,18 @@ impl Minhash {
     /// The sketch of a set of (already uniform) shingle hashes.
     pub fn sketch(&self, shingles: impl Iterator<Item = u64>) -> MinhashFingerprint {
         let k = self.config.num_perm.max(1);
+        let key = rehash_key(self.config.seed);
         let mut bins = vec![u64::MAX; k];
         let mut filled = vec![false; k];
         let mut any = false;
+        // Whether a hash lowers its bin's minimum is a coin flip early on:
+        // a min and two stores, no branch.
         for s in shingles {
-            let v = rehash(s, self.config.seed);
+            let v = rehash_keyed(s, key);
             let bin = ((u128::from(v) * k as u128) >> 64) as usize;
-            if v <= bins[bin] {
-                bins[bin] = v;
-                filled[bin] = true;
-                any = true;
-            }
+            bins[bin] = bins[bin].min(v);
+            filled[bin] = true;
+            any = true;
         }
         if !any {
             return Vec::new();

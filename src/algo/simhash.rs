@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
-use crate::hash::rehash;
+use crate::hash::{rehash_key, rehash_keyed};
 use crate::stats::TermWeights;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,44 +62,31 @@ pub fn quantize(weight: f64) -> u32 {
 pub const MAX_FEATURE_WEIGHT: u32 = u16::MAX as u32;
 
 /// Features added to 32-bit counters before they are moved into 64-bit
-/// totals: 256 weights of at most 2^16 units cannot overflow.
+/// totals: 256 weights of at most 2^16 units cannot overflow. (At most
+/// this many features at a time.)
 const CHUNK: usize = 256;
 
-/// The SimHash of weighted features `(hash, weight in` [`WEIGHT_UNITS`]`)`:
-/// bit i is 1 when the features whose hash has bit i set carry at least
-/// half the total weight (Σ ±w ≥ 0, as Charikar defines it). `None` when
-/// no feature has a positive weight (all-zero counters would make every
-/// such document the same all-ones fingerprint).
-pub fn weighted_fingerprint(
-    features: impl IntoIterator<Item = (u64, u32)>,
-    bits: u32,
-) -> Option<u64> {
+/// The SimHash of weighted features, `hashes[i]` weighing `weights[i]`
+/// (in [`WEIGHT_UNITS`], at most [`MAX_FEATURE_WEIGHT`] counted): bit i is
+/// 1 when the features whose hash has bit i set carry at least half the
+/// total weight (Σ ±w ≥ 0, as Charikar defines it). `None` when no feature
+/// has a positive weight (all-zero counters would make every such document
+/// the same all-ones fingerprint).
+pub fn weighted_fingerprint(hashes: &[u64], weights: &[u32], bits: u32) -> Option<u64> {
+    debug_assert_eq!(hashes.len(), weights.len());
     let bits = bits.clamp(1, 64) as usize;
     let mut totals = [0u64; 64];
     let mut total_weight = 0u64;
-    let (mut hashes, mut weights) = ([0u64; CHUNK], [0u32; CHUNK]);
-    let mut n = 0;
-    let mut flush = |hashes: &[u64], weights: &[u32]| {
+    for (hashes, weights) in hashes.chunks(CHUNK).zip(weights.chunks(CHUNK)) {
+        total_weight += weights
+            .iter()
+            .map(|&w| u64::from(w.min(MAX_FEATURE_WEIGHT)))
+            .sum::<u64>();
         let counters = accumulate(hashes, weights);
         for (total, counter) in totals.iter_mut().zip(counters) {
             *total += u64::from(counter);
         }
-    };
-    for (hash, weight) in features {
-        let weight = weight.min(MAX_FEATURE_WEIGHT);
-        if weight == 0 {
-            continue;
-        }
-        total_weight += u64::from(weight);
-        hashes[n] = hash;
-        weights[n] = weight;
-        n += 1;
-        if n == CHUNK {
-            flush(&hashes, &weights);
-            n = 0;
-        }
     }
-    flush(&hashes[..n], &weights[..n]);
     if total_weight == 0 {
         return None;
     }
@@ -138,6 +125,7 @@ fn accumulate_avx2(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
 fn accumulate_portable(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
     let (mut low, mut high) = ([0u32; 32], [0u32; 32]);
     for (&hash, &weight) in hashes.iter().zip(weights) {
+        let weight = weight.min(MAX_FEATURE_WEIGHT);
         let (lo, hi) = (hash as u32, (hash >> 32) as u32);
         for (i, counter) in low.iter_mut().enumerate() {
             let mask = ((lo << (31 - i)) as i32 >> 31) as u32;
@@ -187,11 +175,9 @@ impl Simhash {
     /// The fingerprint of a term stream with its per-term weights
     /// ([`term_weights`]).
     pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
-        let seed = self.config.seed;
-        weighted_fingerprint(
-            terms.iter().zip(idf).map(|(&t, &w)| (rehash(t, seed), w)),
-            self.config.bits,
-        )
+        let key = rehash_key(self.config.seed);
+        let hashes: Vec<u64> = terms.iter().map(|&t| rehash_keyed(t, key)).collect();
+        weighted_fingerprint(&hashes, idf, self.config.bits)
     }
 }
 
@@ -214,10 +200,15 @@ impl Algorithm for Simhash {
 mod tests {
     use super::*;
 
+    fn fingerprint_of(features: impl IntoIterator<Item = (u64, u32)>, bits: u32) -> Option<u64> {
+        let (hashes, weights): (Vec<u64>, Vec<u32>) = features.into_iter().unzip();
+        weighted_fingerprint(&hashes, &weights, bits)
+    }
+
     #[test]
     fn lab_report_worked_example() {
         // 'bit' (w 0.4, hash 1111) and 'coin' (w 1.2, hash 1001), b = 4 → 1001.
-        let fp = weighted_fingerprint([(0b1111, quantize(0.4)), (0b1001, quantize(1.2))], 4);
+        let fp = fingerprint_of([(0b1111, quantize(0.4)), (0b1001, quantize(1.2))], 4);
         assert_eq!(fp, Some(0b1001));
     }
 
@@ -257,7 +248,7 @@ mod tests {
             let features = random_features(seed, 1 + seed as usize * 37);
             let (direct, _) = sign_of_counters(&features);
             assert_eq!(
-                weighted_fingerprint(quantized(&features), 64),
+                fingerprint_of(quantized(&features), 64),
                 Some(direct),
                 "seed {seed}"
             );
@@ -268,7 +259,7 @@ mod tests {
     fn rounding_the_weights_moves_only_bits_whose_counter_is_within_the_rounding() {
         for seed in 0..200 {
             let features = random_features(seed, 1 + seed as usize * 5);
-            let fingerprint = weighted_fingerprint(quantized(&features), 64).unwrap();
+            let fingerprint = fingerprint_of(quantized(&features), 64).unwrap();
             let (_, exact) = sign_of_counters(&features);
             // Each weight moves by at most half a unit.
             let slack = features.len() as f64 * 0.5 / WEIGHT_UNITS;
@@ -288,10 +279,10 @@ mod tests {
     fn a_chunk_of_heavy_features_cannot_overflow_the_counters() {
         // More than a chunk of features at the weight cap, every bit set.
         let features = vec![(u64::MAX, u32::MAX); 3 * CHUNK + 7];
-        assert_eq!(weighted_fingerprint(features, 64), Some(u64::MAX));
+        assert_eq!(fingerprint_of(features, 64), Some(u64::MAX));
         let mut features = vec![(u64::MAX, u32::MAX); 600];
         features.extend(vec![(0, u32::MAX); 601]);
-        assert_eq!(weighted_fingerprint(features, 64), Some(0));
+        assert_eq!(fingerprint_of(features, 64), Some(0));
     }
 
     #[test]
@@ -314,19 +305,19 @@ mod tests {
 
     #[test]
     fn no_features_no_fingerprint() {
-        assert_eq!(weighted_fingerprint([], 64), None);
+        assert_eq!(fingerprint_of([], 64), None);
         assert_eq!(
-            weighted_fingerprint([(7, quantize(0.0)), (9, quantize(-1.0))], 64),
+            fingerprint_of([(7, quantize(0.0)), (9, quantize(-1.0))], 64),
             None
         );
         // A tiny positive weight still counts.
-        assert_eq!(weighted_fingerprint([(7, quantize(1e-9))], 64), Some(7));
+        assert_eq!(fingerprint_of([(7, quantize(1e-9))], 64), Some(7));
         assert_eq!(hamming_score(None, Some(1), 64), Score::Incomparable);
     }
 
     #[test]
     fn fingerprint_keeps_only_the_requested_bits() {
-        let fp = weighted_fingerprint([(u64::MAX, 256)], 32).unwrap();
+        let fp = fingerprint_of([(u64::MAX, 256)], 32).unwrap();
         assert_eq!(fp, u64::from(u32::MAX));
     }
 }

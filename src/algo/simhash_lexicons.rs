@@ -32,7 +32,7 @@ pub struct SimhashLexiconsConfig {
     pub k: usize,
     /// Fingerprint size in bits, 1–64. Default: 64.
     pub bits: u32,
-    /// Seed of the feature hash (lexicon j uses seed + j for membership).
+    /// Seed of the feature hash (membership hashes use seed + 1, + 2, …).
     /// Default: 0x5eed_0006, `simhash-shingle`'s, so that lexicon 0 is
     /// exactly its fingerprint and is computed once.
     pub seed: u64,
@@ -53,45 +53,67 @@ impl Default for SimhashLexiconsConfig {
 /// One fingerprint per lexicon (`None` where the filtered stream is empty).
 pub type SimhashLexiconsFingerprint = Vec<Option<u64>>;
 
-/// Seeded random lexicons: lexicon j ≥ 1 holds a term when a hash of
-/// (term, seed + j) falls below `keep` of the hash range, so every document
-/// sees the same lexicons. Lexicon 0 (the full vocabulary) is not asked.
+/// Seeded random lexicons: each lexicon j ≥ 1 holds a term with
+/// probability `keep`, decided by 16 bits of a seeded hash of the term, so
+/// every document sees the same lexicons. One hash decides four lexicons:
+/// lexicon j reads quarter (j − 1) mod 4 of `rehash(term, seed + 1 +
+/// (j − 1) / 4)` and holds the term when it is below `keep` × 2^16.
+/// Lexicon 0 (the full vocabulary) is not asked.
 #[derive(Debug, Clone)]
 pub struct RandomLexicons {
-    cut: u64,
-    /// `rehash`'s key for each lexicon's seed, derived once rather than per
+    /// Quarters below this are in.
+    cut: u32,
+    /// Extra lexicons (the count minus lexicon 0).
+    extra: usize,
+    /// `rehash`'s key for each hash's seed, derived once rather than per
     /// term ([`rehash_key`]).
     keys: Vec<u64>,
 }
 
 impl RandomLexicons {
-    /// Lexicons `0..count` (0 is never asked).
+    /// Lexicons `0..count` (0 is never asked), at most 64.
     pub fn new(keep: f64, seed: u64, count: usize) -> Self {
+        let extra = count.clamp(1, 64) - 1;
         Self {
-            cut: (keep.clamp(0.0, 1.0) * u64::MAX as f64) as u64,
-            keys: (0..count)
-                .map(|j| rehash_key(seed.wrapping_add(j as u64)))
+            cut: (keep.clamp(0.0, 1.0) * 65536.0) as u32,
+            extra,
+            keys: (0..extra.div_ceil(4))
+                .map(|c| rehash_key(seed.wrapping_add(1 + c as u64)))
                 .collect(),
         }
     }
 
-    /// The terms lexicon `index` contains, in order, into `out` (filtered
-    /// without a branch per term: membership is a coin flip).
-    pub fn filter_into(&self, index: usize, terms: &[u64], out: &mut Vec<u64>) {
-        out.resize(terms.len(), 0);
-        let mut n = 0;
-        for &t in terms {
-            out[n] = t;
-            n += usize::from(self.contains(t, index));
+    /// Which extra lexicons hold `term`: bit j − 1 for lexicon j.
+    #[inline]
+    pub fn membership(&self, term: u64) -> u64 {
+        let mut mask = 0;
+        for (c, &key) in self.keys.iter().enumerate() {
+            let h = rehash_keyed(term, key);
+            for q in 0..4 {
+                let quarter = (h >> (16 * q)) as u32 & 0xffff;
+                mask |= u64::from(quarter < self.cut) << (4 * c + q);
+            }
         }
-        out.truncate(n);
+        // Quarters past the last lexicon are not lexicons.
+        mask & ((1 << self.extra) - 1)
     }
 
-    /// Whether lexicon `index` (≥ 1, below the count) contains `term`:
-    /// `rehash(term, seed + index)` falls below the cut.
-    #[inline]
+    /// Whether lexicon `index` (≥ 1, below the count) contains `term`.
     pub fn contains(&self, term: u64, index: usize) -> bool {
-        rehash_keyed(term, self.keys[index]) <= self.cut
+        self.membership(term) >> (index - 1) & 1 == 1
+    }
+
+    /// The terms lexicon `index` (≥ 1) contains, in order, into `out`,
+    /// given each term's [`RandomLexicons::membership`] (filtered without a
+    /// branch per term: membership is a coin flip).
+    pub fn filter_into(index: usize, terms: &[u64], membership: &[u64], out: &mut Vec<u64>) {
+        out.resize(terms.len(), 0);
+        let mut n = 0;
+        for (&t, &m) in terms.iter().zip(membership) {
+            out[n] = t;
+            n += (m >> (index - 1) & 1) as usize;
+        }
+        out.truncate(n);
     }
 }
 
@@ -133,10 +155,7 @@ impl SimhashLexicons {
         // Which extra lexicons hold each term, as a bit mask (bit j−1 for
         // lexicon j). Membership is a coin flip per term, so it is folded
         // and filtered below without branching on it.
-        let membership: Vec<u64> = terms
-            .iter()
-            .map(|&t| (1..lexicons).fold(0, |m, j| m | u64::from(random.contains(t, j)) << (j - 1)))
-            .collect();
+        let membership: Vec<u64> = terms.iter().map(|&t| random.membership(t)).collect();
         let (mut kept_terms, mut kept_idf) = (vec![0; terms.len()], vec![0; terms.len()]);
         (0..lexicons)
             .map(|lexicon| {
@@ -183,22 +202,33 @@ mod tests {
 
     #[test]
     fn extra_lexicons_keep_about_the_configured_fraction() {
-        let lexicons = RandomLexicons::new(0.7, 9, 3);
-        let kept = (0..10_000u64)
-            .filter(|&t| lexicons.contains(crate::hash::mix64(t), 1))
-            .count();
-        assert!((6_700..7_300).contains(&kept), "kept {kept} of 10000");
-        let other = (0..10_000u64)
-            .filter(|&t| {
-                lexicons.contains(crate::hash::mix64(t), 1)
-                    != lexicons.contains(crate::hash::mix64(t), 2)
-            })
-            .count();
-        assert!(other > 3_000, "lexicons must differ from each other");
-        // Stored fingerprints depend on membership staying rehash(term, seed + j).
-        let cut = (0.7 * u64::MAX as f64) as u64;
-        for t in 0..1_000u64 {
-            assert_eq!(lexicons.contains(t, 2), crate::hash::rehash(t, 11) <= cut);
+        let lexicons = RandomLexicons::new(0.7, 9, 10);
+        for index in 1..10 {
+            let kept = (0..10_000u64)
+                .filter(|&t| lexicons.contains(crate::hash::mix64(t), index))
+                .count();
+            assert!(
+                (6_700..7_300).contains(&kept),
+                "lexicon {index} kept {kept} of 10000"
+            );
         }
+        for (a, b) in [(1, 2), (4, 5), (1, 9)] {
+            let differ = (0..10_000u64)
+                .filter(|&t| {
+                    let t = crate::hash::mix64(t);
+                    lexicons.contains(t, a) != lexicons.contains(t, b)
+                })
+                .count();
+            assert!(differ > 3_000, "lexicons {a} and {b} must differ");
+        }
+        // Stored fingerprints depend on membership staying this function.
+        let cut = (0.7 * 65536.0) as u64;
+        for t in 0..1_000u64 {
+            let h = crate::hash::rehash(t, 11);
+            assert_eq!(lexicons.contains(t, 6), (h >> 16 & 0xffff) < cut);
+            assert_eq!(lexicons.membership(t) >> 9, 0, "nine extra lexicons");
+        }
+        assert_eq!(RandomLexicons::new(0.7, 9, 1).membership(5), 0);
+        assert_eq!(RandomLexicons::new(1.0, 9, 64).membership(5), u64::MAX >> 1);
     }
 }

@@ -8,7 +8,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::simhash::{hamming_score, term_weights, weighted_fingerprint, SimhashFingerprint};
+use super::simhash::{
+    hamming_score, term_weights, weighted_fingerprint, SimhashFingerprint, MAX_FEATURE_WEIGHT,
+};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::analysis::Analysis;
 use crate::stats::TermWeights;
@@ -44,16 +46,20 @@ pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u6
         return None;
     }
     let k = k.max(1).min(terms.len());
-    // Integer sums: rolling the window is exact.
-    let mut window: u64 = idf[..k].iter().map(|&w| u64::from(w)).sum();
-    let weights = (0..=terms.len() - k).map(|i| {
-        if i > 0 {
-            window += u64::from(idf[i + k - 1]);
-            window -= u64::from(idf[i - 1]);
-        }
-        window.min(u64::from(u32::MAX)) as u32
-    });
-    weighted_fingerprint(shingle_hashes(terms, k, seed).zip(weights), bits)
+    let hashes: Vec<u64> = shingle_hashes(terms, k, seed).collect();
+    // Integer sums, so rolling the window is exact.
+    let mut window: u64 = idf[..k - 1].iter().map(|&w| u64::from(w)).sum();
+    let weights: Vec<u32> = idf[k - 1..]
+        .iter()
+        .zip(idf)
+        .map(|(&entering, &leaving)| {
+            window += u64::from(entering);
+            let weight = window.min(u64::from(MAX_FEATURE_WEIGHT)) as u32;
+            window -= u64::from(leaving);
+            weight
+        })
+        .collect();
+    weighted_fingerprint(&hashes, &weights, bits)
 }
 
 #[derive(Debug, Clone, Default)]
@@ -84,5 +90,32 @@ impl Algorithm for SimhashShingle {
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {
         hamming_score(*a, *b, self.config.bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_shingle_weighs_the_sum_of_its_terms() {
+        let terms: Vec<u64> = (0..40u64).map(crate::hash::mix64).collect();
+        let idf: Vec<u32> = (0..40u32).map(|i| i * 37 % 500).collect();
+        for k in [1, 2, 3, 40, 50] {
+            let kk = k.min(terms.len());
+            let (hashes, weights): (Vec<u64>, Vec<u32>) = (0..=terms.len() - kk)
+                .map(|i| {
+                    let window = &terms[i..i + kk];
+                    let hash = shingle_hashes(window, kk, 9).next().unwrap();
+                    (hash, idf[i..i + kk].iter().sum::<u32>())
+                })
+                .unzip();
+            assert_eq!(
+                shingle_simhash(&terms, &idf, k, 64, 9),
+                weighted_fingerprint(&hashes, &weights, 64),
+                "k {k}"
+            );
+        }
+        assert_eq!(shingle_simhash(&[], &[], 2, 64, 9), None);
     }
 }

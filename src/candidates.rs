@@ -522,39 +522,60 @@ pub struct CandidateIndex {
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
     tables: Table,
     si: BTreeSet<(i64, DocId)>,
-    /// Per document: how many keys it has in the shingle and winnow
-    /// inverted indexes (the denominators of the overlap estimates).
-    key_counts: HashMap<DocId, KeyCounts>,
+    /// Per document (by id): how many keys it has in the shingle and
+    /// winnow inverted indexes (the denominators of the overlap estimates).
+    key_counts: Vec<KeyCounts>,
 }
 
 /// Index keys of one document in the two inverted indexes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyCounts {
     pub shingle: u32,
     pub winnow: u32,
 }
+
+/// One document's entries in the candidate index: the slot of each of its
+/// keys and how many are in the two inverted indexes. Derived from its full
+/// fingerprints ([`CandidateIndex::doc_keys`]); stored beside them, so a
+/// reopened index files its documents again without reading those.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocKeys {
+    #[serde(with = "crate::hash::le_u32s")]
+    pub slots: Vec<u32>,
+    pub counts: KeyCounts,
+}
+
+const ALGORITHMS: usize = AlgorithmId::ALL.len();
 
 /// Why a document was proposed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Proposal {
     /// Algorithms whose index proposed it.
     pub by: AlgorithmSet,
-    /// Shared keys in the shingle and winnow inverted indexes.
-    pub shared: KeyCounts,
+    /// Per algorithm (by `AlgorithmId as usize`), how many of the query's
+    /// keys the candidate is filed under: shared sampled shingles or
+    /// winnowed fingerprints, matching signatures or super-shingles.
+    pub shared: [u16; ALGORITHMS],
     /// The candidate's own key counts.
     pub keys: KeyCounts,
 }
 
 impl Proposal {
+    /// Keys shared in `algo`'s index.
+    pub fn shared(&self, algo: AlgorithmId) -> u32 {
+        u32::from(self.shared[algo as usize])
+    }
+
     /// Estimated (resemblance, larger containment) from shared inverted-index
     /// keys, given the query's own key counts; `None` when the candidate
     /// came from no inverted index of that kind.
     pub fn estimate(&self, algo: AlgorithmId, query: KeyCounts) -> Option<(f64, f64)> {
-        let (shared, mine, theirs) = match algo {
-            AlgorithmId::Shingle => (self.shared.shingle, query.shingle, self.keys.shingle),
-            AlgorithmId::Winnow => (self.shared.winnow, query.winnow, self.keys.winnow),
+        let (mine, theirs) = match algo {
+            AlgorithmId::Shingle => (query.shingle, self.keys.shingle),
+            AlgorithmId::Winnow => (query.winnow, self.keys.winnow),
             _ => return None,
         };
+        let shared = self.shared(algo);
         if shared == 0 || mine == 0 || theirs == 0 {
             return None;
         }
@@ -598,7 +619,7 @@ impl CandidateIndex {
             simhash_masks,
             tables: Table::default(),
             si: BTreeSet::new(),
-            key_counts: HashMap::new(),
+            key_counts: Vec::new(),
         }
     }
 
@@ -690,43 +711,74 @@ impl CandidateIndex {
         count_keys(&self.keys(f))
     }
 
+    /// A document's entries in the index ([`DocKeys`]).
+    pub fn doc_keys(&self, f: &Fingerprints) -> DocKeys {
+        let keys = self.keys(f);
+        DocKeys {
+            counts: count_keys(&keys),
+            slots: keys
+                .into_iter()
+                .map(|(algo, table, key)| Table::slot(algo, table, key))
+                .collect(),
+        }
+    }
+
     /// [`CandidateIndex::insert`] of many documents: their keys are derived
-    /// in parallel a chunk at a time, then all are filed in one batch (into
-    /// a small index, such as on a reopen, each shard is sorted once rather
-    /// than probed once per key).
+    /// in parallel a chunk at a time, then all are filed in one batch.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
-        // About 300 keys per document with every algorithm on.
         let mut batch = self.tables.batch(docs.len() * 300);
         for chunk in docs.chunks(4096) {
-            let keyed: Vec<(DocId, KeyCounts, Vec<u32>, Option<i64>)> = chunk
+            let keyed: Vec<(DocKeys, Option<i64>)> = chunk
                 .par_iter()
-                .map(|&(id, f)| {
-                    let keys = self.keys(f);
-                    let counts = count_keys(&keys);
-                    let slots = keys
-                        .into_iter()
-                        .map(|(algo, table, key)| Table::slot(algo, table, key))
-                        .collect();
-                    (id, counts, slots, f.si.flatten())
-                })
+                .map(|&(_, f)| (self.doc_keys(f), f.si.flatten()))
                 .collect();
-            self.key_counts.reserve(keyed.len());
-            for (id, counts, slots, si) in keyed {
-                self.key_counts.insert(id, counts);
-                if let Some(si) = si {
-                    self.si.insert((si, id));
-                }
-                for slot in slots {
-                    Table::add_to_batch(&mut batch, slot, id);
-                }
+            for (&(id, _), (keys, si)) in chunk.iter().zip(&keyed) {
+                self.file_into(&mut batch, id, keys, *si);
             }
         }
         self.tables.file_batch(batch);
     }
 
+    /// File documents by their stored entries (a reopen): in one batch, so
+    /// each shard of a small index is sorted once rather than probed once
+    /// per key. `si` is each document's SI value.
+    pub fn insert_keys_many(&mut self, docs: &[(DocId, &DocKeys, Option<i64>)]) {
+        let mut batch = self
+            .tables
+            .batch(docs.iter().map(|(_, k, _)| k.slots.len()).sum());
+        for &(id, keys, si) in docs {
+            self.file_into(&mut batch, id, keys, si);
+        }
+        self.tables.file_batch(batch);
+    }
+
+    fn file_into(
+        &mut self,
+        batch: &mut [Vec<(u32, DocId)>],
+        id: DocId,
+        keys: &DocKeys,
+        si: Option<i64>,
+    ) {
+        self.set_key_counts(id, keys.counts);
+        if let Some(si) = si {
+            self.si.insert((si, id));
+        }
+        for &slot in &keys.slots {
+            Table::add_to_batch(batch, slot, id);
+        }
+    }
+
+    fn set_key_counts(&mut self, id: DocId, counts: KeyCounts) {
+        let i = id as usize;
+        if self.key_counts.len() <= i {
+            self.key_counts.resize(i + 1, KeyCounts::default());
+        }
+        self.key_counts[i] = counts;
+    }
+
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
         let keys = self.keys(f);
-        self.key_counts.insert(id, count_keys(&keys));
+        self.set_key_counts(id, count_keys(&keys));
         for (algo, table, key) in keys {
             self.tables.insert(Table::slot(algo, table, key), id);
         }
@@ -736,7 +788,7 @@ impl CandidateIndex {
     }
 
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
-        self.key_counts.remove(&id);
+        self.set_key_counts(id, KeyCounts::default());
         for (algo, table, key) in self.keys(f) {
             self.tables.remove(Table::slot(algo, table, key), id);
         }
@@ -746,18 +798,21 @@ impl CandidateIndex {
     }
 
     /// Documents (other than `id`) proposed for `f` by any algorithm among
-    /// the `visible` ones, and whether the SI cap cut some off. Posting caps
-    /// count only visible documents, so documents filed together can each
-    /// be queried as if alone (`&|_| true`: all of them).
+    /// the `visible` ones, `f`'s own key counts, and whether the SI cap cut
+    /// some off. Posting caps count only visible documents, so documents
+    /// filed together can each be queried as if alone (`&|_| true`: all of
+    /// them).
     pub fn candidates_among(
         &self,
         id: DocId,
         f: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> (Candidates, bool) {
+    ) -> (Candidates, KeyCounts, bool) {
         let mut out = Candidates::default();
         let max = self.config.max_postings;
-        for (algo, table, key) in self.keys(f) {
+        let keys = self.keys(f);
+        let counts = count_keys(&keys);
+        for (algo, table, key) in keys {
             let postings = self.tables.postings(Table::slot(algo, table, key));
             if postings.len() > max
                 && postings.iter().filter(|&&d| d != id && visible(d)).count() > max
@@ -768,11 +823,8 @@ impl CandidateIndex {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
-                    match algo {
-                        AlgorithmId::Shingle => proposal.shared.shingle += 1,
-                        AlgorithmId::Winnow => proposal.shared.winnow += 1,
-                        _ => {}
-                    }
+                    let shared = &mut proposal.shared[algo as usize];
+                    *shared = shared.saturating_add(1);
                 }
             }
         }
@@ -785,9 +837,13 @@ impl CandidateIndex {
             }
         }
         for (other, proposal) in &mut out {
-            proposal.keys = self.key_counts.get(other).copied().unwrap_or_default();
+            proposal.keys = self
+                .key_counts
+                .get(*other as usize)
+                .copied()
+                .unwrap_or_default();
         }
-        (out, capped)
+        (out, counts, capped)
     }
 
     /// The `si_cap` documents nearest to `value` whose index is within

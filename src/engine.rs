@@ -172,6 +172,47 @@ pub struct Fingerprints {
     pub si: Option<SiFingerprint>,
 }
 
+impl Fingerprints {
+    /// The part a library keeps in memory ([`HotPrints`]).
+    pub fn hot(&self) -> HotPrints {
+        HotPrints {
+            minhash: self.minhash.clone(),
+            simhash: self.simhash,
+            simhash_shingle: self.simhash_shingle,
+            simhash_lexicons: self.simhash_lexicons.clone(),
+            si: self.si,
+        }
+    }
+}
+
+/// What a library keeps in memory of a document's fingerprints: those of
+/// the algorithms whose candidate index cannot tell by itself whether a
+/// candidate passes the floor (MinHash's bands, SimHash's band tables, SI's
+/// value range), about 0.7 KB. The rest (the shingle and winnowing sets,
+/// the signatures) stays in the store until a candidate is verified: a
+/// signature table's shared key is a matched signature, and the inverted
+/// indexes count the shared keys that estimate an overlap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HotPrints {
+    #[serde(with = "crate::hash::le_u32s::option")]
+    pub minhash: Option<MinhashFingerprint>,
+    pub simhash: Option<SimhashFingerprint>,
+    pub simhash_shingle: Option<SimhashFingerprint>,
+    pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    pub si: Option<SiFingerprint>,
+}
+
+impl HotPrints {
+    /// Whether `id`'s fingerprints are among the hot ones.
+    pub fn holds(id: AlgorithmId) -> bool {
+        use AlgorithmId as Id;
+        matches!(
+            id,
+            Id::Minhash | Id::Simhash | Id::SimhashShingle | Id::SimhashLexicons | Id::Si
+        )
+    }
+}
+
 /// Every algorithm's score for one pair (only algorithms enabled on both sides).
 pub type PairScores = BTreeMap<AlgorithmId, Score>;
 
@@ -419,6 +460,33 @@ impl Engine {
             }
             AlgorithmId::Winnow => one(&a.winnow, &x.winnow, &y.winnow),
             AlgorithmId::Si => one(&a.si, &x.si, &y.si),
+        }
+    }
+
+    /// [`Engine::score`] of the algorithms whose fingerprints are hot
+    /// ([`HotPrints::holds`]); `None` for the others.
+    pub fn score_hot(&self, id: AlgorithmId, x: &HotPrints, y: &HotPrints) -> Option<Score> {
+        fn one<A: Algorithm>(
+            algo: &A,
+            x: &Option<A::Fingerprint>,
+            y: &Option<A::Fingerprint>,
+        ) -> Option<Score> {
+            Some(algo.score(x.as_ref()?, y.as_ref()?))
+        }
+        let a = &self.algorithms;
+        match id {
+            AlgorithmId::Minhash => one(&a.minhash, &x.minhash, &y.minhash),
+            AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::SimhashShingle => {
+                one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            }
+            AlgorithmId::SimhashLexicons => one(
+                &a.simhash_lexicons,
+                &x.simhash_lexicons,
+                &y.simhash_lexicons,
+            ),
+            AlgorithmId::Si => one(&a.si, &x.si, &y.si),
+            _ => None,
         }
     }
 

@@ -27,9 +27,9 @@ use crate::collection::{
     describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
 use crate::engine::{Engine, Fingerprints, Thresholds};
-use crate::library::{Library, LibraryConfig, PairVerdict};
+use crate::library::{Library, LibraryConfig, PairVerdict, PrintSource};
 use crate::measure::shingle_set;
-use crate::store::{self, DocRecord, DocStatus, FileIdentity, OpenReport, Store};
+use crate::store::{self, DocEntry, DocRecord, DocStatus, FileIdentity, OpenReport, Store};
 use crate::text::decode::decode;
 
 /// What [`FolderIndex::reconcile`] did.
@@ -102,6 +102,22 @@ impl MetaWrites {
             store.set_pairs_hash(&hash)?;
         }
         Ok(())
+    }
+}
+
+/// The store as a [`PrintSource`]: full fingerprints by display path.
+struct StorePrints<'a> {
+    store: &'a Store,
+    keys: &'a HashMap<String, Vec<u8>>,
+}
+
+impl PrintSource for StorePrints<'_> {
+    fn full_prints(&self, paths: &[&str]) -> Result<Vec<Option<Fingerprints>>> {
+        let keys: Vec<&[u8]> = paths
+            .iter()
+            .map(|p| self.keys.get(*p).map_or(p.as_bytes(), Vec::as_slice))
+            .collect();
+        Ok(self.store.fingerprints_at(&keys)?)
     }
 }
 
@@ -187,50 +203,85 @@ impl FolderIndex {
             config_hash: config_hash.clone(),
             pairs_hash: None,
         };
-        let mut library = Library::new(&engine, library_config);
+        let mut library = Library::new_external(&engine, library_config);
         let mut skipped = BTreeMap::new();
         let mut identities = HashMap::new();
         let mut keys = HashMap::new();
-        let mut loaded = Vec::new();
-        let mut records = store.documents_without_terms()?;
+        // Indexed documents in arrival order: (row id, display path, shingles).
+        let mut indexed: Vec<(i64, String, usize)> = Vec::new();
+        let mut records = store.documents_without_blobs()?;
         records.sort_by_key(|r| (r.first_seen_ns, r.path.clone()));
-        // Where each stored document stands in `loaded`, to label its pairs.
-        let mut position: HashMap<i64, usize> = HashMap::new();
         for record in records {
             let rel = store::display_key(&record.path);
-            identities.insert(record.path.clone(), record.identity);
             keys.insert(rel.clone(), record.path.clone());
-            match (&record.status, record.fingerprints) {
-                (DocStatus::Skipped { reason }, _) => {
+            match &record.status {
+                DocStatus::Skipped { reason } => {
+                    identities.insert(record.path.clone(), record.identity);
                     skipped.insert(rel, reason.clone());
                 }
-                (DocStatus::Indexed, Some(fp)) if !stale => {
-                    if let Some(id) = record.id {
-                        position.insert(id, loaded.len());
-                    }
-                    loaded.push((rel, fp, record.shingles as usize))
+                DocStatus::Indexed if !stale => {
+                    identities.insert(record.path.clone(), record.identity);
+                    let id = record.id.expect("rows read from the store have ids");
+                    indexed.push((id, rel, record.shingles as usize));
                 }
-                // Stale or unreadable fingerprints: forget the identity so the
-                // next reconcile reads the file again.
-                (DocStatus::Indexed, _) => {
-                    identities.remove(&record.path);
-                }
+                // Fingerprints of another configuration: without its
+                // identity the next reconcile reads the file again.
+                DocStatus::Indexed => {}
             }
         }
-        // Stored pairs were kept under a configuration: when it is the
-        // current one, load them; otherwise verify candidates again (and the
-        // stored pairs stay marked out of date until the index is rebuilt).
+        // Stored pairs and library entries were kept under a configuration:
+        // when it is the current one, load them; otherwise verify
+        // candidates again (and the stored pairs stay marked out of date
+        // until the index is rebuilt).
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
-        let fresh_store = loaded.is_empty() && skipped.is_empty();
-        if !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str()) {
+        let fresh_store = indexed.is_empty() && skipped.is_empty();
+        let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
+        let mut entries: HashMap<i64, DocEntry> = if current {
+            store.document_entries()?.into_iter().collect()
+        } else {
+            HashMap::new()
+        };
+        if current && indexed.iter().all(|(id, _, _)| entries.contains_key(id)) {
+            let position: HashMap<i64, usize> = indexed
+                .iter()
+                .enumerate()
+                .map(|(i, (id, _, _))| (*id, i))
+                .collect();
             let pairs = store
                 .pairs()?
                 .into_iter()
                 .filter_map(|(a, b, scores)| Some((*position.get(&a)?, *position.get(&b)?, scores)))
                 .collect();
-            library.restore(loaded, pairs);
+            let docs = indexed
+                .into_iter()
+                .map(|(id, rel, shingles)| {
+                    let entry = entries.remove(&id).expect("checked above");
+                    (rel, entry.hot, entry.keys, shingles)
+                })
+                .collect();
+            library.restore_keyed(docs, pairs);
         } else {
-            library.extend(&engine, loaded);
+            drop(entries);
+            // Verified again a chunk at a time, each against the documents
+            // before it (read back from the store).
+            let source = StorePrints {
+                store: &store,
+                keys: &keys,
+            };
+            for chunk in indexed.chunks(LOAD_CHUNK) {
+                let paths: Vec<&str> = chunk.iter().map(|(_, rel, _)| rel.as_str()).collect();
+                let mut docs = Vec::with_capacity(chunk.len());
+                for ((_, rel, shingles), prints) in chunk.iter().zip(source.full_prints(&paths)?) {
+                    match prints {
+                        Some(prints) => docs.push((rel.clone(), prints, *shingles)),
+                        // No fingerprints stored: read the file again.
+                        None => {
+                            identities.remove(&keys[rel]);
+                        }
+                    }
+                }
+                library.extend_with(&engine, docs, &source)?;
+            }
             writes.pairs_hash = Some(if fresh_store {
                 pairs_hash
             } else {
@@ -493,8 +544,12 @@ impl FolderIndex {
     /// Re-gather every document's candidates under new floors (a threshold
     /// was moved below one). Only the in-memory pairs change; the floors are
     /// back to the configured ones on the next open.
-    pub fn regather(&mut self, floors: Thresholds) {
-        self.library.regather(&self.engine, floors);
+    pub fn regather(&mut self, floors: Thresholds) -> Result<()> {
+        let source = StorePrints {
+            store: &self.store,
+            keys: &self.keys,
+        };
+        self.library.regather_with(&self.engine, floors, &source)
     }
 
     /// The file a display path stands for (absolute).
@@ -587,7 +642,11 @@ impl FolderIndex {
         // written with their own document.
         let mut unwritten: HashSet<String> = arriving.iter().map(|d| d.0.clone()).collect();
         if !arriving.is_empty() {
-            self.library.extend(&self.engine, arriving);
+            let source = StorePrints {
+                store: &self.store,
+                keys: &self.keys,
+            };
+            self.library.extend_with(&self.engine, arriving, &source)?;
         }
         let mut changes = Vec::new();
         for item in items {
@@ -611,6 +670,10 @@ impl FolderIndex {
             };
             let pairs = match (&record.status, self.library.id_of(&rel)) {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&rel) => {
+                    record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
+                        hot: f.hot(),
+                        keys: self.library.doc_keys(f),
+                    });
                     self.skipped.remove(&rel);
                     changes.push(FileChange::Indexed { path: rel });
                     self.pairs_of(id)
@@ -619,7 +682,11 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove(&rel);
+                    let source = StorePrints {
+                        store: &self.store,
+                        keys: &self.keys,
+                    };
+                    self.library.remove_with(&rel, &source)?;
                     self.skipped.insert(rel.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: rel,
@@ -658,7 +725,11 @@ impl FolderIndex {
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, key: &[u8]) -> Result<()> {
         let rel = store::display_key(key);
-        self.library.remove(&rel);
+        let source = StorePrints {
+            store: &self.store,
+            keys: &self.keys,
+        };
+        self.library.remove_with(&rel, &source)?;
         self.skipped.remove(&rel);
         self.store.remove_document(key)?;
         self.identities.remove(key);
@@ -698,11 +769,23 @@ impl FolderIndex {
         Ok(())
     }
 
-    /// Fingerprints of an indexed document, by display path.
-    pub fn fingerprints(&self, path: &str) -> Option<&Fingerprints> {
-        Some(&self.library.doc(self.library.id_of(path)?)?.fingerprints)
+    /// Fingerprints of an indexed document, by display path (read from
+    /// the store: the library keeps only their hot part).
+    pub fn fingerprints(&self, path: &str) -> Result<Option<Fingerprints>> {
+        if self.library.id_of(path).is_none() {
+            return Ok(None);
+        }
+        let source = StorePrints {
+            store: &self.store,
+            keys: &self.keys,
+        };
+        Ok(source.full_prints(&[path])?.pop().flatten())
     }
 }
+
+/// Documents verified again per [`Library::extend_with`] call when stored
+/// pairs cannot be used: bounds the full fingerprints held at once.
+const LOAD_CHUNK: usize = 4096;
 
 /// Read and fingerprint one file (no shared state touched).
 fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
@@ -717,6 +800,7 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        entry: None,
     };
     let mut changed = false;
     let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {

@@ -10,15 +10,16 @@
 //! re-gathered with [`Library::regather`]. Curator verdicts (keyed by path)
 //! override the algorithms and survive re-indexing.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::algo::{AlgorithmId, AlgorithmSet, Score};
-use crate::candidates::{CandidateConfig, CandidateIndex, DocId};
+use crate::candidates::{CandidateConfig, CandidateIndex, DocId, DocKeys};
 use crate::cluster::UnionFind;
-use crate::engine::{Engine, Fingerprints, FusionConfig, PairScores, Thresholds};
+use crate::engine::{Engine, Fingerprints, FusionConfig, HotPrints, PairScores, Thresholds};
 pub use crate::pairs::Histograms;
 use crate::pairs::{Judge, PairRow, PairTable};
 
@@ -62,9 +63,42 @@ pub struct DocInfo {
     pub path: String,
     /// Order of first arrival (the earliest is the likely original).
     pub seen: u64,
-    pub fingerprints: Fingerprints,
+    /// The fingerprints the cheap candidate checks read; the full ones are
+    /// in the library's memory or its [`PrintSource`].
+    pub hot: HotPrints,
     /// Distinct word-shingle count (the containment rule's size guard).
     pub shingles: usize,
+}
+
+/// Where a library finds the full fingerprints of documents it holds when
+/// it keeps only their hot part in memory ([`Library::new_external`]): an
+/// index's store. Asked only from the calling thread.
+pub trait PrintSource {
+    /// The full fingerprints of the documents at these paths, in order
+    /// (`None` for a path it does not have).
+    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>>;
+}
+
+/// A source with nothing in it: for a library that keeps full
+/// fingerprints itself ([`Library::new`]), or one that only ever takes one
+/// batch of documents into an empty library.
+pub struct NoPrints;
+
+impl PrintSource for NoPrints {
+    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
+        Ok(vec![None; paths.len()])
+    }
+}
+
+/// Full fingerprints kept in memory by path (tests, and sources of small
+/// libraries).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryPrints(pub HashMap<String, Fingerprints>);
+
+impl PrintSource for MemoryPrints {
+    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
+        Ok(paths.iter().map(|p| self.0.get(*p).cloned()).collect())
+    }
 }
 
 /// A curator's decision on a pair.
@@ -157,10 +191,18 @@ pub struct Library {
     keeps: HashSet<String>,
     si_capped: HashSet<DocId>,
     next_seen: u64,
+    /// Every document's full fingerprints, by id, when the library keeps
+    /// them itself ([`Library::new`]); `None` when a [`PrintSource`] holds
+    /// them ([`Library::new_external`]).
+    full: Option<Vec<Option<Fingerprints>>>,
 }
 
 /// Verified candidates of one document, and whether the SI cap cut some off.
 type Verified = (Vec<(DocId, PairScores)>, bool);
+
+/// Documents proposed for one new document that pass a cheap check, and
+/// whether the SI cap cut some off.
+type Promising = (Vec<DocId>, bool);
 
 /// `ids` without repeats, first occurrences in order.
 fn distinct(ids: &[DocId]) -> Vec<DocId> {
@@ -181,7 +223,18 @@ fn path_key(a: &str, b: &str) -> (String, String) {
 }
 
 impl Library {
+    /// A library that keeps every document's full fingerprints in memory.
     pub fn new(engine: &Engine, config: LibraryConfig) -> Self {
+        let mut library = Self::new_external(engine, config);
+        library.full = Some(Vec::new());
+        library
+    }
+
+    /// A library that keeps only each document's [`HotPrints`] (about 0.7
+    /// KB instead of 5): verifying candidates, removing and re-gathering
+    /// read the full fingerprints from the [`PrintSource`] the caller
+    /// passes.
+    pub fn new_external(engine: &Engine, config: LibraryConfig) -> Self {
         let a = &engine.config().algorithms;
         let bits = [
             (AlgorithmId::Simhash, a.simhash.bits),
@@ -206,6 +259,7 @@ impl Library {
             keeps: HashSet::new(),
             si_capped: HashSet::new(),
             next_seen: 0,
+            full: None,
         }
     }
 
@@ -302,8 +356,39 @@ impl Library {
         }
     }
 
+    /// The full fingerprints of `ids` (documents this library holds), from
+    /// its memory or from `source`; an id without any is left out.
+    fn full_prints_of<'a>(
+        &'a self,
+        ids: &[DocId],
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<HashMap<DocId, Cow<'a, Fingerprints>>> {
+        if let Some(full) = &self.full {
+            return Ok(ids
+                .iter()
+                .filter_map(|&id| Some((id, Cow::Borrowed(full.get(id as usize)?.as_ref()?))))
+                .collect());
+        }
+        let ids: Vec<DocId> = ids
+            .iter()
+            .copied()
+            .filter(|&id| self.doc(id).is_some())
+            .collect();
+        let paths: Vec<&str> = ids
+            .iter()
+            .map(|&id| self.docs[id as usize].as_ref().expect("live").path.as_str())
+            .collect();
+        let prints = source.full_prints(&paths)?;
+        Ok(ids
+            .into_iter()
+            .zip(prints)
+            .filter_map(|(id, f)| Some((id, Cow::Owned(f?))))
+            .collect())
+    }
+
     /// Add or replace the document at `path`; returns its id. A replaced
-    /// document keeps its arrival order.
+    /// document keeps its arrival order. (A library keeping full
+    /// fingerprints itself; see [`Library::upsert_with`].)
     pub fn upsert(
         &mut self,
         engine: &Engine,
@@ -311,21 +396,40 @@ impl Library {
         fingerprints: Fingerprints,
         shingles: usize,
     ) -> DocId {
-        let id = self.place(path.to_owned(), fingerprints, shingles);
-        let doc = self.docs[id as usize].as_ref().expect("just allocated");
-        let verified = self.verify(engine, id, doc);
-        self.index.insert(id, &doc.fingerprints);
-        self.add_pairs(id, verified);
-        id
+        self.upsert_with(engine, path, fingerprints, shingles, &NoPrints)
+            .expect("a library keeping its own fingerprints reads no source")
+    }
+
+    /// [`Library::upsert`] reading full fingerprints from `source`.
+    pub fn upsert_with(
+        &mut self,
+        engine: &Engine,
+        path: &str,
+        fingerprints: Fingerprints,
+        shingles: usize,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<DocId> {
+        self.extend_with(
+            engine,
+            vec![(path.to_owned(), fingerprints, shingles)],
+            source,
+        )?;
+        Ok(self.id_of(path).expect("just added"))
     }
 
     /// Give a document an id, replacing the one at the same path (whose
     /// arrival order it keeps); it is neither filed nor verified yet.
-    fn place(&mut self, path: String, fingerprints: Fingerprints, shingles: usize) -> DocId {
+    fn place(
+        &mut self,
+        path: String,
+        hot: HotPrints,
+        shingles: usize,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<DocId> {
         let seen = match self.by_path.get(&path).copied() {
             Some(old) => {
                 let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
-                self.remove_id(old);
+                self.remove_id(old, source)?;
                 seen
             }
             None => {
@@ -336,59 +440,57 @@ impl Library {
         let id = self.allocate(DocInfo {
             path: path.clone(),
             seen,
-            fingerprints,
+            hot,
             shingles,
         });
         self.by_path.insert(path, id);
-        id
+        Ok(id)
     }
 
-    /// Propose and verify candidates for `id` against the documents already
-    /// in the index. A candidate is first checked by the algorithms that
-    /// proposed it (a popcount, a sketch comparison: cheap); only one that
-    /// passes a proposer's floor is scored by every algorithm.
-    fn verify(&self, engine: &Engine, id: DocId, doc: &DocInfo) -> Verified {
-        self.verify_among(engine, id, doc, &|_| true)
-    }
-
-    /// [`Library::verify`] against the `visible` documents only.
-    fn verify_among(
+    /// The documents proposed for `id` (whose full fingerprints are
+    /// `full`) among the `visible` ones that pass a cheap check by an
+    /// algorithm that proposed them: the shared keys of an inverted index
+    /// (half the floor leaves room for sampling noise) or of a signature
+    /// table (each a matched signature), or the hot fingerprints' score.
+    fn promising_among(
         &self,
         engine: &Engine,
         id: DocId,
-        doc: &DocInfo,
+        full: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> Verified {
-        let (candidates, capped) = self.index.candidates_among(id, &doc.fingerprints, visible);
-        let mine = self.index.key_counts(&doc.fingerprints);
-        let verified = candidates
-            .into_par_iter()
-            .filter_map(|(other, proposal)| {
-                let other_doc = self.doc(other)?;
-                let (x, y) = (&doc.fingerprints, &other_doc.fingerprints);
-                let promising =
-                    proposal
-                        .by
-                        .iter()
-                        .any(|algo| match proposal.estimate(algo, mine) {
-                            // Inverted indexes: the shared-key count estimates the
-                            // overlap; half the floor leaves room for sampling noise.
-                            Some((resemblance, containment)) => {
-                                resemblance >= self.config.floors.get(algo) / 2.0
+    ) -> Promising {
+        use AlgorithmId as Id;
+        let (candidates, mine, capped) = self.index.candidates_among(id, full, visible);
+        let Some(doc) = self.doc(id) else {
+            return (Vec::new(), capped);
+        };
+        let floors = &self.config.floors;
+        let mut promising: Vec<DocId> =
+            candidates
+                .into_iter()
+                .filter(|(other, proposal)| {
+                    let Some(other) = self.doc(*other) else {
+                        return false;
+                    };
+                    proposal.by.iter().any(|algo| match algo {
+                        Id::Shingle | Id::Winnow => proposal.estimate(algo, mine).is_some_and(
+                            |(resemblance, containment)| {
+                                resemblance >= floors.get(algo) / 2.0
                                     || containment >= self.config.containment_floor / 2.0
-                            }
-                            None => engine
-                                .score(algo, x, y)
-                                .is_some_and(|score| score.passes(self.config.floors.get(algo))),
-                        });
-                if !promising {
-                    return None;
-                }
-                let scores = engine.compare(x, y);
-                self.keep(&scores).then_some((other, scores))
-            })
-            .collect();
-        (verified, capped)
+                            },
+                        ),
+                        Id::Exact | Id::Imatch | Id::ImatchLexicons | Id::Supershingle => {
+                            f64::from(proposal.shared(algo)) >= floors.get(algo)
+                        }
+                        _ => engine
+                            .score_hot(algo, &doc.hot, &other.hot)
+                            .is_some_and(|score| score.passes(floors.get(algo))),
+                    })
+                })
+                .map(|(other, _)| other)
+                .collect();
+        promising.sort_unstable();
+        (promising, capped)
     }
 
     fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
@@ -420,48 +522,114 @@ impl Library {
 
     /// Give new documents ids (replacing any at the same paths, whose
     /// arrival order they keep) and file them in the candidate index, in
-    /// arrival order; no pair is verified. Returns the id of each document
-    /// in `docs` order (a path given twice gets the id of its last copy at
-    /// both places, since the first copy's freed id is reused).
-    fn admit_all(&mut self, docs: Vec<(String, Fingerprints, usize)>) -> Vec<DocId> {
+    /// arrival order; no pair is verified. Returns the distinct ids in
+    /// arrival order and each one's full fingerprints (a path given twice
+    /// is filed once, with its last copy, under the id of that copy).
+    fn admit_all(
+        &mut self,
+        docs: Vec<(String, Fingerprints, usize)>,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<(Vec<DocId>, HashMap<DocId, Fingerprints>)> {
         let mut ids = Vec::with_capacity(docs.len());
+        let mut batch = HashMap::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
-            ids.push(self.place(path, fingerprints, shingles));
+            let id = self.place(path, fingerprints.hot(), shingles, source)?;
+            ids.push(id);
+            batch.insert(id, fingerprints);
         }
-        let filed: Vec<(DocId, &Fingerprints)> = distinct(&ids)
-            .into_iter()
-            .filter_map(|id| Some((id, &self.docs[id as usize].as_ref()?.fingerprints)))
+        let ids = distinct(&ids);
+        let filed: Vec<(DocId, &Fingerprints)> = ids
+            .iter()
+            .filter(|&&id| self.doc(id).is_some())
+            .map(|&id| (id, &batch[&id]))
             .collect();
         self.index.insert_many(&filed);
-        ids
+        Ok((ids, batch))
     }
 
     /// Add many documents at once: all enter the index first, then every
     /// new document is verified in parallel against the documents that
     /// arrived before it (so each new–new pair once). Gives the same pairs
     /// as adding them one by one in this order, posting and SI caps included.
+    /// (A library keeping full fingerprints itself; see
+    /// [`Library::extend_with`].)
     pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
-        let new_ids = distinct(&self.admit_all(docs));
+        self.extend_with(engine, docs, &NoPrints)
+            .expect("a library keeping its own fingerprints reads no source")
+    }
+
+    /// [`Library::extend`] reading full fingerprints of documents added
+    /// before from `source`: those of the candidates that pass a cheap
+    /// check, read in one go.
+    pub fn extend_with(
+        &mut self,
+        engine: &Engine,
+        docs: Vec<(String, Fingerprints, usize)>,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<()> {
+        let (new_ids, batch) = self.admit_all(docs, source)?;
         // Position in this batch by dense id (MAX: not in the batch).
         let mut arrival = vec![usize::MAX; self.docs.len()];
         for (i, &id) in new_ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
-        let results: Vec<(DocId, Verified)> = new_ids
+        let promising: Vec<Promising> = new_ids
             .par_iter()
             .enumerate()
             .map(|(position, &id)| {
-                let doc = self.doc(id).expect("just allocated");
                 let earlier = |other: DocId| {
                     arrival
                         .get(other as usize)
                         .is_none_or(|&p| p == usize::MAX || p < position)
                 };
-                (id, self.verify_among(engine, id, doc, &earlier))
+                self.promising_among(engine, id, &batch[&id], &earlier)
             })
             .collect();
+        let mut outside: Vec<DocId> = promising
+            .iter()
+            .flat_map(|(ids, _)| ids)
+            .copied()
+            .filter(|id| !batch.contains_key(id))
+            .collect();
+        outside.sort_unstable();
+        outside.dedup();
+        let loaded = self.full_prints_of(&outside, source)?;
+        let results: Vec<(DocId, Verified)> = new_ids
+            .par_iter()
+            .zip(promising)
+            .map(|(&id, (others, capped))| {
+                let mine = &batch[&id];
+                let verified = others
+                    .into_iter()
+                    .filter_map(|other| {
+                        let theirs = batch
+                            .get(&other)
+                            .or_else(|| loaded.get(&other).map(|f| f.as_ref()))?;
+                        let scores = engine.compare(mine, theirs);
+                        self.keep(&scores).then_some((other, scores))
+                    })
+                    .collect();
+                (id, (verified, capped))
+            })
+            .collect();
+        drop(loaded);
         for (id, verified) in results {
             self.add_pairs(id, verified);
+        }
+        self.keep_full(batch);
+        Ok(())
+    }
+
+    /// A library keeping its own full fingerprints keeps these.
+    fn keep_full(&mut self, prints: HashMap<DocId, Fingerprints>) {
+        if let Some(full) = &mut self.full {
+            for (id, f) in prints {
+                let i = id as usize;
+                if full.len() <= i {
+                    full.resize(i + 1, None);
+                }
+                full[i] = Some(f);
+            }
         }
     }
 
@@ -475,7 +643,42 @@ impl Library {
         docs: Vec<(String, Fingerprints, usize)>,
         pairs: Vec<(usize, usize, PairScores)>,
     ) {
-        let ids = self.admit_all(docs);
+        let (ids, batch) = self
+            .admit_all(docs, &NoPrints)
+            .expect("a fresh library replaces nothing");
+        self.keep_full(batch);
+        self.restore_pairs(&ids, pairs);
+    }
+
+    /// [`Library::restore`] from each document's hot fingerprints and its
+    /// stored entries in the candidate index (see [`DocKeys`]): what a
+    /// reopened index needs, without reading any full fingerprint. Only
+    /// for a library made with [`Library::new_external`].
+    pub fn restore_keyed(
+        &mut self,
+        docs: Vec<(String, HotPrints, DocKeys, usize)>,
+        pairs: Vec<(usize, usize, PairScores)>,
+    ) {
+        debug_assert!(self.full.is_none(), "restored without full fingerprints");
+        let mut ids = Vec::with_capacity(docs.len());
+        let mut filed = Vec::with_capacity(docs.len());
+        for (path, hot, keys, shingles) in docs {
+            let si = hot.si.flatten();
+            let id = self
+                .place(path, hot, shingles, &NoPrints)
+                .expect("a fresh library replaces nothing");
+            ids.push(id);
+            filed.push((id, keys, si));
+        }
+        let filed: Vec<(DocId, &DocKeys, Option<i64>)> = filed
+            .iter()
+            .map(|(id, keys, si)| (*id, keys, *si))
+            .collect();
+        self.index.insert_keys_many(&filed);
+        self.restore_pairs(&ids, pairs);
+    }
+
+    fn restore_pairs(&mut self, ids: &[DocId], pairs: Vec<(usize, usize, PairScores)>) {
         self.pairs.reserve(pairs.len());
         for (i, j, scores) in pairs {
             if let (Some(&a), Some(&b)) = (ids.get(i), ids.get(j)) {
@@ -486,23 +689,64 @@ impl Library {
         }
     }
 
-    /// Remove the document at `path`; false if it was not indexed.
+    /// A document's entries in the candidate index ([`DocKeys`]), as this
+    /// library's configuration derives them from its full fingerprints.
+    pub fn doc_keys(&self, fingerprints: &Fingerprints) -> DocKeys {
+        self.index.doc_keys(fingerprints)
+    }
+
+    /// Remove the document at `path`; false if it was not indexed. (A
+    /// library keeping full fingerprints itself; see
+    /// [`Library::remove_with`].)
     pub fn remove(&mut self, path: &str) -> bool {
+        self.remove_with(path, &NoPrints)
+            .expect("a library keeping its own fingerprints reads no source")
+    }
+
+    /// [`Library::remove`], reading the document's full fingerprints (its
+    /// index keys) from `source`.
+    pub fn remove_with(&mut self, path: &str, source: &dyn PrintSource) -> anyhow::Result<bool> {
         match self.by_path.get(path).copied() {
             Some(id) => {
-                self.remove_id(id);
-                true
+                self.remove_id(id, source)?;
+                Ok(true)
             }
-            None => false,
+            None => Ok(false),
         }
     }
 
-    fn remove_id(&mut self, id: DocId) {
-        let Some(doc) = self.docs[id as usize].take() else {
-            return;
-        };
-        self.index.remove(id, &doc.fingerprints);
+    fn remove_id(&mut self, id: DocId, source: &dyn PrintSource) -> anyhow::Result<()> {
+        if self.doc(id).is_none() {
+            return Ok(());
+        }
+        let full = self
+            .full_prints_of(&[id], source)?
+            .remove(&id)
+            .map(Cow::into_owned);
+        let doc = self.docs[id as usize].take().expect("checked above");
+        match full {
+            Some(f) => self.index.remove(id, &f),
+            // Without its keys the document cannot be taken out of the
+            // tables; its postings are skipped as long as the id is dead,
+            // so it is not reused.
+            None => {
+                self.by_path.remove(&doc.path);
+                self.drop_pairs(id);
+                return Ok(());
+            }
+        }
+        if let Some(full) = &mut self.full {
+            if let Some(slot) = full.get_mut(id as usize) {
+                *slot = None;
+            }
+        }
         self.by_path.remove(&doc.path);
+        self.drop_pairs(id);
+        self.free.push(id);
+        Ok(())
+    }
+
+    fn drop_pairs(&mut self, id: DocId) {
         for other in self.neighbours.remove(&id).unwrap_or_default() {
             self.pairs.remove(id, other);
             if let Some(n) = self.neighbours.get_mut(&other) {
@@ -510,31 +754,65 @@ impl Library {
             }
         }
         self.si_capped.remove(&id);
-        self.free.push(id);
     }
 
-    /// Re-gather every document's candidates (after floors change).
+    /// Re-gather every document's candidates (after floors change). (A
+    /// library keeping full fingerprints itself; see
+    /// [`Library::regather_with`].)
     pub fn regather(&mut self, engine: &Engine, floors: Thresholds) {
-        let old = std::mem::take(&mut self.docs);
-        let mut docs: Vec<DocInfo> = old.into_iter().flatten().collect();
-        docs.sort_by_key(|d| d.seen);
-        let fresh = Library::new(
+        self.regather_with(engine, floors, &NoPrints)
+            .expect("a library keeping its own fingerprints reads no source")
+    }
+
+    /// [`Library::regather`] reading full fingerprints from `source`, a
+    /// chunk of documents at a time.
+    pub fn regather_with(
+        &mut self,
+        engine: &Engine,
+        floors: Thresholds,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<()> {
+        const CHUNK: usize = 1024;
+        let mut docs: Vec<(DocId, String, usize, u64)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .filter_map(|(id, d)| {
+                Some((
+                    id as DocId,
+                    d.as_ref()?.path.clone(),
+                    d.as_ref()?.shingles,
+                    d.as_ref()?.seen,
+                ))
+            })
+            .collect();
+        docs.sort_by_key(|d| d.3);
+        let mut fresh = Library::new_external(
             engine,
             LibraryConfig {
                 floors,
                 ..self.config.clone()
             },
         );
-        let (verdicts, keeps) = (
-            std::mem::take(&mut self.pair_verdicts),
-            std::mem::take(&mut self.keeps),
-        );
-        *self = fresh;
-        self.pair_verdicts = verdicts;
-        self.keeps = keeps;
-        for doc in docs {
-            self.upsert(engine, &doc.path, doc.fingerprints, doc.shingles);
+        if self.full.is_some() {
+            fresh.full = Some(Vec::new());
         }
+        for chunk in docs.chunks(CHUNK) {
+            let ids: Vec<DocId> = chunk.iter().map(|d| d.0).collect();
+            let mut prints = self.full_prints_of(&ids, source)?;
+            let batch: Vec<(String, Fingerprints, usize)> = chunk
+                .iter()
+                .filter_map(|(id, path, shingles, _)| {
+                    Some((path.clone(), prints.remove(id)?.into_owned(), *shingles))
+                })
+                .collect();
+            drop(prints);
+            fresh.extend_with(engine, batch, source)?;
+        }
+        fresh.pair_verdicts = std::mem::take(&mut self.pair_verdicts);
+        fresh.keeps = std::mem::take(&mut self.keeps);
+        *self = fresh;
+        Ok(())
     }
 
     pub fn set_pair_verdict(&mut self, a: &str, b: &str, verdict: Option<PairVerdict>) {

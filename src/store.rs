@@ -50,19 +50,16 @@ use rusqlite::{
 use serde::{Deserialize, Serialize};
 
 use crate::algo::{AlgorithmId, Score};
-use crate::engine::{EngineConfig, Fingerprints, PairScores};
+use crate::candidates::DocKeys;
+use crate::engine::{EngineConfig, Fingerprints, HotPrints, PairScores};
 use crate::hash::hash64;
 
 /// `PRAGMA application_id` of a doppel index ("dopp").
 pub const APPLICATION_ID: i32 = 0x646f_7070;
 
-/// `PRAGMA user_version` of the schema this build writes and reads.
-pub const SCHEMA_VERSION: i32 = 1;
-
-/// Page size of a new index. A document row (fingerprints and terms, about
-/// 7 KB) fits in one page instead of spilling over two or three 4 KB
-/// overflow pages, so reading an index takes a third of the page reads.
-const PAGE_SIZE: i64 = 16384;
+/// `PRAGMA user_version` of the schema this build writes and reads (2:
+/// fingerprints apart from `documents`, and stored library entries).
+pub const SCHEMA_VERSION: i32 = 2;
 
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
@@ -87,10 +84,19 @@ CREATE TABLE documents (
     reason        TEXT,
     encoding      TEXT,
     first_seen_ns INTEGER NOT NULL,
-    fingerprints  BLOB,
-    terms         BLOB,
     shingles      INTEGER NOT NULL DEFAULT 0,
     CHECK ((status = 'skipped') = (reason IS NOT NULL))
+) STRICT;
+
+CREATE TABLE document_prints (
+    id           INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    fingerprints BLOB,
+    terms        BLOB
+) STRICT;
+
+CREATE TABLE document_entries (
+    id    INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    entry BLOB NOT NULL
 ) STRICT;
 
 CREATE TABLE pairs (
@@ -118,8 +124,12 @@ CREATE TABLE doc_verdicts (
 ) STRICT, WITHOUT ROWID;
 ";
 
-const DOC_COLUMNS: &str = "id, path, size, mtime_ns, ctime_ns, inode, dev, content_hash, status, \
-     reason, encoding, first_seen_ns, fingerprints, terms, shingles";
+const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
+     d.content_hash, d.status, d.reason, d.encoding, d.first_seen_ns, p.fingerprints, p.terms, \
+     d.shingles";
+
+/// The tables [`DOC_COLUMNS`] reads.
+const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
 
 // ---------------------------------------------------------------------------
 // Errors
@@ -290,6 +300,22 @@ pub struct DocRecord {
     pub terms: Vec<u64>,
     /// Number of distinct word shingles (the fusion containment guard).
     pub shingles: u32,
+    /// What a library keeps of the document, under the configuration of
+    /// the stored pairs (`None`: none stored). Written by
+    /// [`Store::upsert_document`]; reading documents leaves it `None`
+    /// ([`Store::document_entries`] reads them).
+    pub entry: Option<DocEntry>,
+}
+
+/// What a library keeps in memory of one document: its hot fingerprints
+/// and its entries in the candidate index. Stored beside the full
+/// fingerprints so that reopening an index reads neither them nor derives
+/// keys; valid while the stored pairs are (see
+/// [`Store::pairs_hash`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocEntry {
+    pub hot: HotPrints,
+    pub keys: DocKeys,
 }
 
 /// The `status` and `reason` columns as a [`DocStatus`].
@@ -939,10 +965,6 @@ impl Store {
                 }
             }
         }
-        if fresh {
-            conn.pragma_update(None, "page_size", PAGE_SIZE)
-                .ctx(path, "set page_size")?;
-        }
         let mode: String = conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
             .map_err(|e| classify(path, "set journal_mode=WAL", e))?;
@@ -1267,13 +1289,52 @@ impl Store {
 
     /// The document at `key`, if indexed.
     pub fn document(&self, key: &[u8]) -> Result<Option<DocRecord>> {
-        let sql = format!("SELECT {DOC_COLUMNS} FROM documents WHERE path = ?1");
+        let sql = format!("SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.path = ?1");
         let raw = self
             .conn
             .prepare_cached(&sql)
             .and_then(|mut s| s.query_row([key], RawDoc::from_row).optional())
             .ctx(&self.path, format_args!("read {}", display_key(key)))?;
         raw.map(|r| r.decode(&self.path)).transpose()
+    }
+
+    /// The fingerprints of the documents at these paths, in order (`None`
+    /// where a path has none): read one row at a time, decoded in parallel.
+    pub fn fingerprints_at(&self, keys: &[&[u8]]) -> Result<Vec<Option<Fingerprints>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT p.fingerprints FROM documents d JOIN document_prints p ON p.id = d.id \
+                 WHERE d.path = ?1",
+            )
+            .ctx(&self.path, "prepare fingerprint read")?;
+        let blobs = keys
+            .iter()
+            .map(|key| {
+                stmt.query_row([key], |r| r.get::<_, Option<Vec<u8>>>(0))
+                    .optional()
+                    .map(Option::flatten)
+                    .ctx(
+                        &self.path,
+                        format_args!("read fingerprints of {}", display_key(key)),
+                    )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let store = &self.path;
+        blobs
+            .into_par_iter()
+            .zip(keys)
+            .map(|(blob, key)| {
+                blob.map(|blob| {
+                    postcard::from_bytes::<Fingerprints>(&blob).map_err(|e| StoreError::Decode {
+                        path: store.clone(),
+                        doc: display_key(key),
+                        reason: format!("fingerprints do not decode: {e}"),
+                    })
+                })
+                .transpose()
+            })
+            .collect()
     }
 
     /// The rows of `sql`, read in order and decoded in parallel a chunk at
@@ -1316,20 +1377,42 @@ impl Store {
 
     /// Every document, fingerprints decoded, in id order.
     pub fn documents(&self) -> Result<Vec<DocRecord>> {
-        self.documents_selecting(DOC_COLUMNS)
+        self.documents_selecting(DOC_COLUMNS, DOC_FROM)
     }
 
-    /// [`Store::documents`] with `terms` left empty: opening an index needs
-    /// no term lists (they feed collection statistics), and they are about
-    /// a third of what a document row holds.
-    pub fn documents_without_terms(&self) -> Result<Vec<DocRecord>> {
-        self.documents_selecting(&DOC_COLUMNS.replace(", terms,", ", NULL AS terms,"))
+    /// [`Store::documents`] without fingerprints and terms: what opening
+    /// an index reads of every document (the library's part of each is in
+    /// [`Store::document_entries`]).
+    pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
+        self.documents_selecting(
+            &DOC_COLUMNS.replace("p.fingerprints, p.terms", "NULL, NULL"),
+            "documents d",
+        )
     }
 
-    fn documents_selecting(&self, columns: &str) -> Result<Vec<DocRecord>> {
-        let sql = format!("SELECT {columns} FROM documents ORDER BY id");
+    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
+        let sql = format!("SELECT {columns} FROM {from} ORDER BY d.id");
         let path = &self.path;
         self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
+    }
+
+    /// Every stored library entry ([`DocEntry`]) by document id, in id
+    /// order.
+    pub fn document_entries(&self) -> Result<Vec<(i64, DocEntry)>> {
+        let path = &self.path;
+        self.read_decoded(
+            "SELECT id, entry FROM document_entries ORDER BY id",
+            "read library entries",
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)),
+            |(id, blob)| {
+                let entry = postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                    path: path.clone(),
+                    doc: format!("document {id}"),
+                    reason: format!("library entry does not decode: {e}"),
+                })?;
+                Ok((id, entry))
+            },
+        )
     }
 
     /// Every document's id and path, in id order, without decoding blobs
@@ -1600,17 +1683,26 @@ fn upsert_in(
         })
         .transpose()?;
     let terms = (!rec.terms.is_empty()).then(|| terms_to_blob(&rec.terms));
+    let entry = rec
+        .entry
+        .as_ref()
+        .map(|e| {
+            postcard::to_allocvec(e).map_err(|e| StoreError::Invalid {
+                path: path.to_path_buf(),
+                reason: format!("library entry of {} does not serialize: {e}", doc()),
+            })
+        })
+        .transpose()?;
     let id: i64 = tx
         .prepare_cached(
             "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
-                 status, reason, encoding, first_seen_ns, fingerprints, terms, shingles) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) \
+                 status, reason, encoding, first_seen_ns, shingles) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
              ON CONFLICT(path) DO UPDATE SET size = excluded.size, \
                  mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns, \
                  inode = excluded.inode, dev = excluded.dev, \
                  content_hash = excluded.content_hash, status = excluded.status, \
                  reason = excluded.reason, encoding = excluded.encoding, \
-                 fingerprints = excluded.fingerprints, terms = excluded.terms, \
                  shingles = excluded.shingles \
              RETURNING id",
         )
@@ -1628,14 +1720,31 @@ fn upsert_in(
                     reason,
                     rec.encoding,
                     rec.first_seen_ns,
-                    fingerprints,
-                    terms,
                     rec.shingles,
                 ],
                 |r| r.get(0),
             )
         })
         .ctx(path, format_args!("write document {}", doc()))?;
+    tx.prepare_cached(
+        "INSERT INTO document_prints (id, fingerprints, terms) VALUES (?1, ?2, ?3) \
+         ON CONFLICT(id) DO UPDATE SET fingerprints = excluded.fingerprints, \
+             terms = excluded.terms",
+    )
+    .and_then(|mut s| s.execute(params![id, fingerprints, terms]))
+    .ctx(path, format_args!("write fingerprints of {}", doc()))?;
+    match entry {
+        Some(entry) => tx
+            .prepare_cached(
+                "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
+                 ON CONFLICT(id) DO UPDATE SET entry = excluded.entry",
+            )
+            .and_then(|mut s| s.execute(params![id, entry])),
+        None => tx
+            .prepare_cached("DELETE FROM document_entries WHERE id = ?1")
+            .and_then(|mut s| s.execute([id])),
+    }
+    .ctx(path, format_args!("write library entry of {}", doc()))?;
     tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
         .and_then(|mut s| s.execute([id]))
         .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))
@@ -1757,6 +1866,7 @@ impl RawDoc {
             fingerprints,
             terms,
             shingles: self.shingles,
+            entry: None,
         })
     }
 }
@@ -1787,6 +1897,7 @@ mod tests {
             fingerprints: Some(Fingerprints::default()),
             terms: vec![1, 2, 3],
             shingles: 3,
+            entry: None,
         }
     }
 

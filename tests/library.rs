@@ -15,7 +15,9 @@ use doppel::candidates::CandidateConfig;
 use doppel::cluster::connected_components;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use doppel::engine::{Engine, Fingerprints};
-use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, PairVerdict};
+use doppel::library::{
+    ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, MemoryPrints, PairVerdict,
+};
 use doppel::measure::shingle_set;
 use proptest::prelude::*;
 
@@ -365,6 +367,78 @@ proptest! {
         prop_assert_eq!(pair_paths(&batch), pair_paths(&one_by_one));
         prop_assert_eq!(batch.si_capped(), one_by_one.si_capped());
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+
+    /// A library that keeps only hot fingerprints and reads the rest from a
+    /// source (as an index reads its store) keeps the same pairs with the
+    /// same scores as one that keeps everything, through batches, single
+    /// additions, a replaced document, removals and a re-gathering.
+    #[test]
+    fn hot_prints_and_a_source_equal_keeping_everything(seed in any::<u64>(), split in 1usize..20) {
+        let engine = &*ENGINE;
+        let mut docs = sample_docs();
+        shuffle(&mut docs, seed);
+        let split = split.min(docs.len());
+        let mut source = MemoryPrints::default();
+        let mut kept = Library::new(engine, LibraryConfig::default());
+        let mut external = Library::new_external(engine, LibraryConfig::default());
+        let (first, rest) = docs.split_at(split);
+        kept.extend(engine, first.to_vec());
+        external.extend_with(engine, first.to_vec(), &source).unwrap();
+        source.0.extend(first.iter().map(|(p, f, _)| (p.clone(), f.clone())));
+        for (path, fp, n) in rest {
+            kept.upsert(engine, path, fp.clone(), *n);
+            external.upsert_with(engine, path, fp.clone(), *n, &source).unwrap();
+            source.0.insert(path.clone(), fp.clone());
+        }
+        // The first document comes back with the second one's text.
+        let (path, _, _) = &docs[0];
+        let (_, fp, n) = &docs[1];
+        kept.upsert(engine, path, fp.clone(), *n);
+        external.upsert_with(engine, path, fp.clone(), *n, &source).unwrap();
+        source.0.insert(path.clone(), fp.clone());
+        prop_assert_eq!(scored_pairs(&kept), scored_pairs(&external));
+        for (path, _, _) in docs.iter().skip(2).step_by(3) {
+            prop_assert!(kept.remove(path));
+            prop_assert!(external.remove_with(path, &source).unwrap());
+            source.0.remove(path);
+        }
+        prop_assert_eq!(scored_pairs(&kept), scored_pairs(&external));
+        let mut floors = LibraryConfig::default().floors;
+        floors.set(AlgorithmId::Minhash, 0.05);
+        kept.regather(engine, floors.clone());
+        external.regather_with(engine, floors, &source).unwrap();
+        prop_assert_eq!(scored_pairs(&kept), scored_pairs(&external));
+        prop_assert_eq!(cluster_paths(&kept, &fusion()), cluster_paths(&external, &fusion()));
+    }
+}
+
+/// Every kept pair by its two paths (ordered), with its scores.
+fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
+    let mut pairs: Vec<(String, String, String)> = lib
+        .pairs()
+        .map(|(a, b, scores)| {
+            let (pa, pb) = (
+                lib.doc(a).unwrap().path.clone(),
+                lib.doc(b).unwrap().path.clone(),
+            );
+            let scores = if pa < pb {
+                scores
+            } else {
+                scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+            };
+            (
+                pa.clone().min(pb.clone()),
+                pa.max(pb),
+                format!("{scores:?}"),
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs
 }
 
 /// Two different chapters wrapped in the same long licence header and

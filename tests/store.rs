@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use doppel::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::store::{
-    content_hash, display_key, engine_config_hash, path_key, DocRecord, DocStatus, FileIdentity,
-    OpenProblem, PairVerdict, Store, StoreError, APPLICATION_ID,
+    content_hash, display_key, engine_config_hash, path_key, DocEntry, DocRecord, DocStatus,
+    FileIdentity, OpenProblem, PairVerdict, Store, StoreError, APPLICATION_ID,
 };
 
 const CHILD_ENV: &str = "DOPPEL_STORE_CHILD";
@@ -73,6 +73,7 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
         encoding: Some("UTF-8".into()),
         fingerprints: Some(fp),
         shingles: terms.len() as u32,
+        entry: None,
         terms,
     }
 }
@@ -91,6 +92,7 @@ fn skipped(path: &[u8], reason: &str) -> DocRecord {
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        entry: None,
     }
 }
 
@@ -146,13 +148,14 @@ fn round_trip_with_real_fingerprints_survives_reopen() {
     );
     assert_eq!(docs[1].status, skip.status);
     assert_eq!(docs[1].fingerprints, None);
-    // Opening an index reads everything but the term lists.
+    // Opening an index reads every document without its blobs.
     assert!(!rec.terms.is_empty());
-    let light = store.documents_without_terms().unwrap();
+    let light = store.documents_without_blobs().unwrap();
     assert_eq!(
         light[0],
         DocRecord {
             terms: Vec::new(),
+            fingerprints: None,
             ..docs[0].clone()
         }
     );
@@ -179,6 +182,48 @@ fn round_trip_with_real_fingerprints_survives_reopen() {
         fresh[&AlgorithmId::Minhash],
         Score::Similarity { value: 1.0 }
     );
+    assert!(store.integrity_check().unwrap());
+}
+
+#[test]
+fn library_entries_round_trip_and_go_with_their_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.sqlite");
+    let engine = Engine::default();
+    let library = doppel::library::Library::new(&engine, Default::default());
+    let mut rec = record(&engine, b"a.txt", 0);
+    let fp = rec.fingerprints.clone().unwrap();
+    let entry = DocEntry {
+        hot: fp.hot(),
+        keys: library.doc_keys(&fp),
+    };
+    assert!(entry.keys.slots.len() > 100, "a 4 KB text files ~250 keys");
+    rec.entry = Some(entry.clone());
+    let (mut store, _) = Store::open(&db).unwrap();
+    let id = store.upsert_document(&rec, &[]).unwrap();
+    let other = store
+        .upsert_document(&record(&engine, b"b.txt", 1), &[])
+        .unwrap();
+    drop(store);
+    let (mut store, _) = Store::open(&db).unwrap();
+    assert_eq!(store.document_entries().unwrap(), [(id, entry.clone())]);
+    // The full fingerprints are read by path, apart from the entry.
+    assert_eq!(
+        store.fingerprints_at(&[b"a.txt", b"nope"]).unwrap(),
+        [Some(fp), None]
+    );
+    // Rewritten without an entry (say, a skipped file), none is left.
+    rec.entry = None;
+    store.upsert_document(&rec, &[]).unwrap();
+    assert!(store.document_entries().unwrap().is_empty());
+    rec.entry = Some(entry);
+    store.upsert_document(&rec, &[]).unwrap();
+    store.remove_document(b"a.txt").unwrap();
+    assert!(store.document_entries().unwrap().is_empty());
+    assert_eq!(store.fingerprints_at(&[b"a.txt"]).unwrap(), [None]);
+    assert!(store.fingerprints_at(&[b"b.txt"]).unwrap()[0].is_some());
+    assert_eq!(store.document_count().unwrap(), 1);
+    assert!(other > 0);
     assert!(store.integrity_check().unwrap());
 }
 

@@ -436,7 +436,11 @@ impl Worker {
             }
             if lower {
                 self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
-                self.index.regather(floors);
+                if let Err(e) = self.index.regather(floors) {
+                    self.send(Update::Error(format!(
+                        "gathering candidates for the looser threshold failed: {e:#}"
+                    )));
+                }
             }
             changed = true;
         }
@@ -555,12 +559,29 @@ impl Worker {
             )));
             return;
         };
+        let prints = self
+            .index
+            .fingerprints(&a)
+            .and_then(|fa| Ok(fa.zip(self.index.fingerprints(&b)?)));
+        let (fa, fb) = match prints {
+            Ok(Some(prints)) => prints,
+            Ok(None) => {
+                self.send(Update::Error(format!(
+                    "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                )));
+                return;
+            }
+            Err(e) => {
+                self.send(Update::Error(format!("no scores for {a} and {b}: {e:#}")));
+                return;
+            }
+        };
         let job = PairJob {
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
-            fa: da.fingerprints.clone(),
-            fb: db.fingerprints.clone(),
+            fa,
+            fb,
             shingles_a: da.shingles,
             shingles_b: db.shingles,
             spec: self.spec.clone(),
@@ -574,10 +595,13 @@ impl Worker {
 
     fn request_diff(&mut self, a: String, b: String, deadline: Duration) {
         let hashes = |p: &str| -> HashSet<u32> {
+            // Without fingerprints the diff shows no shared passages.
             self.index
                 .fingerprints(p)
-                .and_then(|f| f.winnow.as_ref())
-                .map(|w| w.hashes.iter().copied().collect())
+                .ok()
+                .flatten()
+                .and_then(|f| f.winnow)
+                .map(|w| w.hashes.into_iter().collect())
                 .unwrap_or_default()
         };
         let (ha, hb) = (hashes(&a), hashes(&b));

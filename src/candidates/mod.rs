@@ -29,13 +29,16 @@ use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use smallvec::{smallvec, SmallVec};
 
 use crate::algo::AlgorithmId;
 pub use crate::algo::AlgorithmSet;
 use crate::engine::Fingerprints;
 
 use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
+
+mod table;
+
+use table::Table;
 
 /// Dense document number inside one library.
 pub type DocId = u32;
@@ -174,328 +177,12 @@ pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64>
     }
 }
 
-/// Every table of every algorithm in one map: the key of (algorithm, table,
-/// key) is 32 bits of a hash of all three, so a lookup is one probe of one
-/// map. Two keys may share a slot (about one in a hundred at 100k
-/// documents): that only proposes a few more candidates, which
-/// verification then rejects.
-///
-/// Most keys of a large collection hold a single document, so a map value
-/// is the document id itself (8 bytes per key with the slot); a key shared
-/// by several documents holds [`Shard::LIST`] | the index of its list.
-///
-/// The map is split into shards by the slot's top bits so that many
-/// documents can be filed in parallel, one thread per shard.
-#[derive(Debug, Clone)]
-struct Table {
-    shards: Vec<Shard>,
-}
-
-impl Default for Table {
-    fn default() -> Self {
-        Table {
-            shards: vec![Shard::default(); 1 << Table::SHARD_BITS],
-        }
-    }
-}
-
-impl Table {
-    const SHARD_BITS: u32 = 4;
-
-    fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
-        (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
-    }
-
-    fn shard(slot: u32) -> usize {
-        (slot >> (32 - Self::SHARD_BITS)) as usize
-    }
-
-    fn insert(&mut self, slot: u32, id: DocId) {
-        let shard = &mut self.shards[Self::shard(slot)];
-        shard.insert(slot, id);
-        shard.settle();
-    }
-
-    fn remove(&mut self, slot: u32, id: DocId) {
-        self.shards[Self::shard(slot)].remove(slot, id);
-    }
-
-    fn postings(&self, slot: u32) -> &[DocId] {
-        self.shards[Self::shard(slot)].postings(slot)
-    }
-
-    /// An empty batch of entries for [`Table::file_batch`], one list per shard.
-    fn batch(&self, expected: usize) -> Vec<Vec<(u32, DocId)>> {
-        // Uniform slots: each shard gets about its share, plus slack.
-        let share = expected / self.shards.len() * 9 / 8 + 16;
-        (0..self.shards.len())
-            .map(|_| Vec::with_capacity(share))
-            .collect()
-    }
-
-    fn add_to_batch(batch: &mut [Vec<(u32, DocId)>], slot: u32, id: DocId) {
-        batch[Self::shard(slot)].push((slot, id));
-    }
-
-    /// File a batch of (slot, document) entries, in order within each slot,
-    /// the shards in parallel.
-    fn file_batch(&mut self, batch: Vec<Vec<(u32, DocId)>>) {
-        self.shards
-            .par_iter_mut()
-            .zip(batch)
-            .for_each(|(shard, entries)| {
-                // A batch that is large next to the shard (a scan's first
-                // ones, a reopen) is sorted and merged in one pass.
-                if entries.len() * 4 >= shard.base.len() {
-                    shard.file_all(entries);
-                    return;
-                }
-                for (slot, id) in entries {
-                    shard.insert(slot, id);
-                }
-                shard.settle();
-            });
-    }
-}
-
-/// The documents of a slot shared by several. Near-duplicates share most of
-/// their keys, so most lists hold two or three ids: those stay inline (no
-/// allocation of their own).
-type IdList = SmallVec<[DocId; 4]>;
-
-/// One shard of the [`Table`]: a slot's value is a document id, or
-/// [`Shard::LIST`] | the index of its list of ids.
-///
-/// Most slots live in `base`, sorted by slot: 8 bytes per key and no hash
-/// table slack (a table's keys are most of a large index's memory). Slots
-/// filed since the last merge live in `recent`, and are merged into `base`
-/// once they are a quarter of it. A slot is in one of the two, never both.
-#[derive(Debug, Default, Clone)]
-struct Shard {
-    base: Vec<(u32, u32)>,
-    /// Where each run of slots with the same top bits starts in `base`
-    /// (slots are uniform, so a run is a few entries: a lookup reads one
-    /// or two cache lines instead of binary-searching the whole shard).
-    directory: Vec<u32>,
-    /// Bits of the slot (below the shard bits) that pick a directory run.
-    directory_bits: u32,
-    recent: HashKeyed32<u32>,
-    lists: Vec<IdList>,
-    /// Indexes of emptied lists, reused first.
-    free: Vec<u32>,
-}
-
-impl Shard {
-    const LIST: u32 = 1 << 31;
-    /// A `base` slot whose documents were all removed (until the next merge).
-    const VACANT: u32 = u32::MAX;
-
-    fn run(&self, slot: u32) -> usize {
-        // Shard bits are the top ones; the next `directory_bits` pick the run.
-        (u64::from(slot << Table::SHARD_BITS) >> (32 - self.directory_bits)) as usize
-    }
-
-    fn base_index(&self, slot: u32) -> Option<usize> {
-        if self.base.is_empty() {
-            return None;
-        }
-        let run = self.run(slot);
-        let (from, to) = (
-            self.directory[run] as usize,
-            self.directory[run + 1] as usize,
-        );
-        let entries = &self.base[from..to];
-        entries
-            .binary_search_by_key(&slot, |&(s, _)| s)
-            .ok()
-            .map(|i| from + i)
-    }
-
-    fn insert(&mut self, slot: u32, id: DocId) {
-        debug_assert!(id < Self::LIST, "document ids stay below 2^31");
-        let value = match self.base_index(slot) {
-            Some(i) => &mut self.base[i].1,
-            None => self.recent.entry(slot).or_insert(Self::VACANT),
-        };
-        let v = *value;
-        if v == Self::VACANT {
-            *value = id;
-        } else if v & Self::LIST != 0 {
-            self.lists[(v & !Self::LIST) as usize].push(id);
-        } else {
-            *value = Self::new_list_in(&mut self.lists, &mut self.free, smallvec![v, id]);
-        }
-    }
-
-    /// Store a list of two or more ids; the slot value that points at it.
-    /// (Takes the two fields, not `self`: callers hold a slot's value.)
-    fn new_list_in(lists: &mut Vec<IdList>, free: &mut Vec<u32>, ids: IdList) -> u32 {
-        let i = match free.pop() {
-            Some(i) => {
-                lists[i as usize] = ids;
-                i
-            }
-            None => {
-                lists.push(ids);
-                (lists.len() - 1) as u32
-            }
-        };
-        debug_assert!(
-            i | Self::LIST != Self::VACANT,
-            "list indexes stay below 2^31 − 1"
-        );
-        i | Self::LIST
-    }
-
-    fn remove(&mut self, slot: u32, id: DocId) {
-        let in_base = self.base_index(slot);
-        let v = match in_base {
-            Some(i) => self.base[i].1,
-            None => match self.recent.get(&slot) {
-                Some(&v) => v,
-                None => return,
-            },
-        };
-        if v == Self::VACANT {
-            return;
-        }
-        let remaining = if v & Self::LIST == 0 {
-            if v != id {
-                return;
-            }
-            None
-        } else {
-            let i = v & !Self::LIST;
-            let ids = &mut self.lists[i as usize];
-            // One occurrence: a document filed twice under a shared slot
-            // stays filed under the other key.
-            if let Some(at) = ids.iter().position(|&d| d == id) {
-                ids.remove(at);
-            }
-            let remaining = match ids.len() {
-                0 => None,
-                1 => Some(ids[0]),
-                _ => return,
-            };
-            self.lists[i as usize] = IdList::new();
-            self.free.push(i);
-            remaining
-        };
-        match (remaining, in_base) {
-            (Some(single), Some(i)) => self.base[i].1 = single,
-            (Some(single), None) => {
-                self.recent.insert(slot, single);
-            }
-            (None, Some(i)) => self.base[i].1 = Self::VACANT,
-            (None, None) => {
-                self.recent.remove(&slot);
-            }
-        }
-    }
-
-    fn postings(&self, slot: u32) -> &[DocId] {
-        let value = match self.base_index(slot) {
-            Some(i) => &self.base[i].1,
-            None => match self.recent.get(&slot) {
-                Some(v) => v,
-                None => return &[],
-            },
-        };
-        match *value {
-            Self::VACANT => &[],
-            v if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize],
-            _ => std::slice::from_ref(value),
-        }
-    }
-
-    /// Merge `recent` into `base` once it has grown to a quarter of it, so
-    /// that merging costs O(1) per key over time.
-    fn settle(&mut self) {
-        if self.recent.len() > self.base.len() / 4 + 64 {
-            self.merge();
-        }
-    }
-
-    fn merge(&mut self) {
-        let mut recent: Vec<(u32, u32)> = self.recent.drain().collect();
-        self.recent.shrink_to_fit();
-        recent.sort_unstable_by_key(|&(slot, _)| slot);
-        let live = |&(_, v): &(u32, u32)| v != Self::VACANT;
-        let old = std::mem::take(&mut self.base);
-        let mut base = Vec::with_capacity(old.len() + recent.len());
-        let (mut a, mut b) = (
-            old.into_iter().filter(live).peekable(),
-            recent.into_iter().peekable(),
-        );
-        // Disjoint slots: a plain merge of two sorted runs.
-        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-            base.push(if x.0 < y.0 { a.next() } else { b.next() }.expect("peeked"));
-        }
-        base.extend(a);
-        base.extend(b);
-        self.base = base;
-        self.rebuild_directory();
-    }
-
-    /// File many (slot, document) entries at once: sorted, then merged
-    /// with `base` in one pass. The same postings, in the same order, as
-    /// inserting them one by one.
-    fn file_all(&mut self, mut entries: Vec<(u32, DocId)>) {
-        if !self.recent.is_empty() {
-            self.merge();
-        }
-        // Stable: a shared slot lists its documents in filing order.
-        radsort::sort_by_key(&mut entries, |&(slot, _)| slot);
-        let old = std::mem::take(&mut self.base);
-        let mut base = Vec::with_capacity(old.len() + entries.len());
-        let mut old = old
-            .into_iter()
-            .filter(|&(_, v)| v != Self::VACANT)
-            .peekable();
-        for run in entries.chunk_by(|x, y| x.0 == y.0) {
-            let slot = run[0].0;
-            while let Some(entry) = old.next_if(|&(s, _)| s < slot) {
-                base.push(entry);
-            }
-            let existing = old.next_if(|&(s, _)| s == slot).map(|(_, v)| v);
-            let ids = run.iter().map(|&(_, id)| id);
-            let value = match existing {
-                None if run.len() == 1 => run[0].1,
-                Some(v) if v & Self::LIST != 0 => {
-                    self.lists[(v & !Self::LIST) as usize].extend(ids);
-                    v
-                }
-                existing => Self::new_list_in(
-                    &mut self.lists,
-                    &mut self.free,
-                    existing.into_iter().chain(ids).collect(),
-                ),
-            };
-            base.push((slot, value));
-        }
-        base.extend(old);
-        self.base = base;
-        self.rebuild_directory();
-    }
-
-    fn rebuild_directory(&mut self) {
-        // About eight entries per run.
-        self.directory_bits = (self.base.len() / 8)
-            .max(1)
-            .ilog2()
-            .min(32 - Table::SHARD_BITS);
-        let runs = 1usize << self.directory_bits;
-        let mut directory = Vec::with_capacity(runs + 1);
-        let mut at = 0;
-        for run in 0..runs {
-            while at < self.base.len() && self.run(self.base[at].0) < run {
-                at += 1;
-            }
-            directory.push(at as u32);
-        }
-        directory.push(self.base.len() as u32);
-        self.directory = directory;
-    }
+/// The slot of (algorithm, table, key) in the one [`Table`] every index
+/// shares: 32 bits of a hash of all three. Two keys may share a slot
+/// (about one in a hundred at 100k documents): that only proposes a few
+/// more candidates, which verification then rejects.
+fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
+    (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
 }
 
 /// Keys a fingerprint contributes to each table of each algorithm.
@@ -718,7 +405,7 @@ impl CandidateIndex {
             counts: count_keys(&keys),
             slots: keys
                 .into_iter()
-                .map(|(algo, table, key)| Table::slot(algo, table, key))
+                .map(|(algo, table, key)| slot(algo, table, key))
                 .collect(),
         }
     }
@@ -780,7 +467,7 @@ impl CandidateIndex {
         let keys = self.keys(f);
         self.set_key_counts(id, count_keys(&keys));
         for (algo, table, key) in keys {
-            self.tables.insert(Table::slot(algo, table, key), id);
+            self.tables.insert(slot(algo, table, key), id);
         }
         if let Some(Some(si)) = f.si {
             self.si.insert((si, id));
@@ -790,7 +477,7 @@ impl CandidateIndex {
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.set_key_counts(id, KeyCounts::default());
         for (algo, table, key) in self.keys(f) {
-            self.tables.remove(Table::slot(algo, table, key), id);
+            self.tables.remove(slot(algo, table, key), id);
         }
         if let Some(Some(si)) = f.si {
             self.si.remove(&(si, id));
@@ -813,13 +500,13 @@ impl CandidateIndex {
         let keys = self.keys(f);
         let counts = count_keys(&keys);
         for (algo, table, key) in keys {
-            let postings = self.tables.postings(Table::slot(algo, table, key));
-            if postings.len() > max
-                && postings.iter().filter(|&&d| d != id && visible(d)).count() > max
+            let postings = self.tables.postings(slot(algo, table, key));
+            if postings.bound() > max
+                && postings.iter().filter(|&d| d != id && visible(d)).count() > max
             {
                 continue;
             }
-            for &other in postings {
+            for other in postings.iter() {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
@@ -905,96 +592,6 @@ impl CandidateIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// A shard answers like a map from slot to the ids filed under it,
-        /// in filing order, whether a slot sits in the merged base or in
-        /// the recent map, through removals and merges.
-        #[test]
-        fn shard_answers_like_a_map_of_lists(
-            ops in prop::collection::vec((any::<bool>(), 0u32..30, 0u32..5, any::<bool>()), 0..300),
-        ) {
-            // Slots of one shard share its top bits (here: shard 0).
-            let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32 >> Table::SHARD_BITS;
-            let mut shard = Shard::default();
-            let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
-            for (file, s, id, merge) in ops {
-                if file {
-                    shard.insert(slot(s), id);
-                    model.entry(slot(s)).or_default().push(id);
-                } else {
-                    shard.remove(slot(s), id);
-                    let ids = model.entry(slot(s)).or_default();
-                    if let Some(at) = ids.iter().position(|&d| d == id) {
-                        ids.remove(at);
-                    }
-                }
-                if merge {
-                    shard.merge();
-                }
-                for s in 0..30 {
-                    let want = model.get(&slot(s)).cloned().unwrap_or_default();
-                    prop_assert_eq!(shard.postings(slot(s)), &want[..], "slot {}", s);
-                }
-            }
-        }
-    }
-
-    proptest! {
-        /// Filing a batch at once files what inserting it one by one
-        /// files, in the same order, whatever the shard already holds.
-        #[test]
-        fn filing_a_batch_equals_inserting_one_by_one(
-            before in prop::collection::vec((0u32..50, 0u32..8, any::<bool>()), 0..100),
-            batch in prop::collection::vec((0u32..50, 0u32..8), 0..200),
-            merge_first in any::<bool>(),
-        ) {
-            let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32 >> Table::SHARD_BITS;
-            let (mut one_by_one, mut batched) = (Shard::default(), Shard::default());
-            for &(s, id, file) in &before {
-                for shard in [&mut one_by_one, &mut batched] {
-                    if file {
-                        shard.insert(slot(s), id);
-                    } else {
-                        shard.remove(slot(s), id);
-                    }
-                }
-            }
-            if merge_first {
-                batched.merge();
-            }
-            let batch: Vec<(u32, DocId)> = batch.into_iter().map(|(s, id)| (slot(s), id)).collect();
-            for &(s, id) in &batch {
-                one_by_one.insert(s, id);
-            }
-            batched.file_all(batch);
-            for s in 0..50 {
-                prop_assert_eq!(batched.postings(slot(s)), one_by_one.postings(slot(s)));
-            }
-        }
-    }
-
-    #[test]
-    fn a_large_merged_shard_finds_every_slot_through_its_directory() {
-        let mut shard = Shard::default();
-        let slots: Vec<u32> = (0..20_000u64)
-            .map(|i| crate::hash::mix64(i) as u32 >> Table::SHARD_BITS)
-            .collect();
-        for (id, &slot) in slots.iter().enumerate() {
-            shard.insert(slot, id as DocId);
-            shard.settle();
-        }
-        shard.merge();
-        assert!(shard.recent.is_empty() && shard.directory_bits > 8);
-        for (id, &slot) in slots.iter().enumerate() {
-            assert!(
-                shard.postings(slot).contains(&(id as DocId)),
-                "slot {slot:#x}"
-            );
-        }
-        assert!(shard.postings(0x1234_5678).is_empty());
-    }
 
     #[test]
     fn bands_follow_the_threshold() {

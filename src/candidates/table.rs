@@ -1,0 +1,536 @@
+//! The candidate index's one table: 32-bit slots → the documents filed
+//! under them, for every key of every algorithm.
+//!
+//! A large library files tens of millions of keys (about 250 a document),
+//! so this table is most of a library's memory, and it is built to spend 6
+//! bytes a posting: it is split into shards by the slot's top bits (filed in
+//! parallel), and each shard keeps its postings sorted by slot in two
+//! parallel arrays, the slot's low 16 bits and the document, with a
+//! directory of where each run of slots sharing the bits in between starts.
+//! A slot shared by several documents is simply several postings in a row,
+//! in filing order. Postings filed since the last merge wait in a small hash
+//! map, merged in once they are an eighth of the sorted ones; a removed
+//! posting is marked vacant until then.
+
+use rayon::prelude::*;
+use smallvec::{smallvec, SmallVec};
+
+use super::DocId;
+use crate::hash::HashKeyed32;
+
+/// Slots → documents, in [`Table::SHARDS`] shards by the slot's top bits.
+#[derive(Debug, Clone)]
+pub(super) struct Table {
+    shards: Vec<Shard>,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table {
+            shards: vec![Shard::default(); Table::SHARDS],
+        }
+    }
+}
+
+/// Bits of a slot that pick its shard (the top ones).
+const SHARD_BITS: u32 = 4;
+
+/// The slot bits a shard orders its postings by.
+const SHARD_MASK: u32 = u32::MAX >> SHARD_BITS;
+
+impl Table {
+    pub const SHARDS: usize = 1 << SHARD_BITS;
+
+    fn shard(slot: u32) -> usize {
+        (slot >> (32 - SHARD_BITS)) as usize
+    }
+
+    pub fn insert(&mut self, slot: u32, id: DocId) {
+        let shard = &mut self.shards[Self::shard(slot)];
+        shard.insert(slot & SHARD_MASK, id);
+        shard.settle();
+    }
+
+    pub fn remove(&mut self, slot: u32, id: DocId) {
+        let shard = &mut self.shards[Self::shard(slot)];
+        shard.remove(slot & SHARD_MASK, id);
+        shard.settle();
+    }
+
+    pub fn postings(&self, slot: u32) -> Postings<'_> {
+        self.shards[Self::shard(slot)].postings(slot & SHARD_MASK)
+    }
+
+    /// An empty batch of postings for [`Table::file_batch`], one list per
+    /// shard, with room for about `expected` in all.
+    pub fn batch(&self, expected: usize) -> Vec<Vec<(u32, DocId)>> {
+        // Uniform slots: each shard gets about its share, plus slack.
+        let share = expected / Self::SHARDS * 9 / 8 + 16;
+        (0..Self::SHARDS)
+            .map(|_| Vec::with_capacity(share))
+            .collect()
+    }
+
+    pub fn add_to_batch(batch: &mut [Vec<(u32, DocId)>], slot: u32, id: DocId) {
+        batch[Self::shard(slot)].push((slot & SHARD_MASK, id));
+    }
+
+    /// File a batch of postings, in order within each slot, the shards in
+    /// parallel.
+    pub fn file_batch(&mut self, batch: Vec<Vec<(u32, DocId)>>) {
+        self.shards
+            .par_iter_mut()
+            .zip(batch)
+            .for_each(|(shard, postings)| {
+                // A batch that is large next to the shard (a scan's first
+                // ones, a reopen) is sorted and merged in one pass.
+                if postings.len() * 8 >= shard.ids.len() {
+                    shard.file_all(postings);
+                    return;
+                }
+                for (slot, id) in postings {
+                    shard.insert(slot, id);
+                }
+                shard.settle();
+            });
+    }
+}
+
+/// The documents filed under one slot: the merged ones (vacant entries
+/// skipped), then the recent ones, in filing order.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Postings<'a> {
+    merged: &'a [DocId],
+    recent: &'a [DocId],
+}
+
+impl<'a> Postings<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = DocId> + 'a {
+        self.merged
+            .iter()
+            .copied()
+            .filter(|&id| id != Shard::VACANT)
+            .chain(self.recent.iter().copied())
+    }
+
+    /// An upper bound of the number of documents (vacant entries counted).
+    pub fn bound(&self) -> usize {
+        self.merged.len() + self.recent.len()
+    }
+}
+
+/// The documents of a recent slot shared by several (near-duplicates share
+/// most of their keys, so mostly two or three): inline, no allocation.
+type IdList = SmallVec<[DocId; 2]>;
+
+/// One shard: slots are the 28 bits below the shard bits.
+#[derive(Debug, Clone)]
+struct Shard {
+    /// Merged postings sorted by slot, stably: each one's slot bits below
+    /// the directory's ...
+    lows: Vec<u16>,
+    /// ... and its document ([`Shard::VACANT`] once removed, until the
+    /// next merge).
+    ids: Vec<DocId>,
+    /// Where the postings whose slots share their top `directory_bits`
+    /// (below the shard bits) start; one more entry than runs.
+    directory: Vec<u32>,
+    directory_bits: u32,
+    /// Vacant merged postings.
+    vacant: usize,
+    /// Postings filed since the last merge: a slot's document, or
+    /// [`Shard::LIST`] | the index of its list in `lists`.
+    recent: HashKeyed32<u32>,
+    lists: Vec<IdList>,
+    /// Indexes of emptied lists, reused first.
+    free: Vec<u32>,
+    /// Postings in `recent` (lists counted in full).
+    recent_postings: usize,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard {
+            lows: Vec::new(),
+            ids: Vec::new(),
+            directory: vec![0; (1 << Shard::MIN_DIRECTORY_BITS) + 1],
+            directory_bits: Shard::MIN_DIRECTORY_BITS,
+            vacant: 0,
+            recent: HashKeyed32::default(),
+            lists: Vec::new(),
+            free: Vec::new(),
+            recent_postings: 0,
+        }
+    }
+}
+
+impl Shard {
+    const LIST: u32 = 1 << 31;
+    const VACANT: DocId = u32::MAX;
+    /// Slots have 28 bits here; at least 12 in the directory leave at most
+    /// 16 to store per posting.
+    const MIN_DIRECTORY_BITS: u32 = 32 - SHARD_BITS - 16;
+
+    fn low_bits(&self) -> u32 {
+        32 - SHARD_BITS - self.directory_bits
+    }
+
+    fn run(&self, slot: u32) -> usize {
+        (slot >> self.low_bits()) as usize
+    }
+
+    fn low(&self, slot: u32) -> u16 {
+        (slot & ((1 << self.low_bits()) - 1)) as u16
+    }
+
+    /// The merged postings of `slot`: a range of `lows`/`ids`.
+    fn merged(&self, slot: u32) -> std::ops::Range<usize> {
+        let run = self.run(slot);
+        let (from, to) = (
+            self.directory[run] as usize,
+            self.directory[run + 1] as usize,
+        );
+        let low = self.low(slot);
+        let lows = &self.lows[from..to];
+        let start = lows.partition_point(|&l| l < low);
+        let end = start + lows[start..].partition_point(|&l| l == low);
+        from + start..from + end
+    }
+
+    fn insert(&mut self, slot: u32, id: DocId) {
+        debug_assert!(id < Self::LIST, "document ids stay below 2^31");
+        self.recent_postings += 1;
+        let value = self.recent.entry(slot).or_insert(Self::VACANT);
+        let v = *value;
+        if v == Self::VACANT {
+            *value = id;
+        } else if v & Self::LIST != 0 {
+            self.lists[(v & !Self::LIST) as usize].push(id);
+        } else {
+            *value = Self::new_list_in(&mut self.lists, &mut self.free, smallvec![v, id]);
+        }
+    }
+
+    /// Store a list of two or more ids; the slot value that points at it.
+    /// (Takes the two fields, not `self`: callers hold a slot's value.)
+    fn new_list_in(lists: &mut Vec<IdList>, free: &mut Vec<u32>, ids: IdList) -> u32 {
+        let i = match free.pop() {
+            Some(i) => {
+                lists[i as usize] = ids;
+                i
+            }
+            None => {
+                lists.push(ids);
+                (lists.len() - 1) as u32
+            }
+        };
+        debug_assert!(i < Self::LIST, "list indexes stay below 2^31");
+        i | Self::LIST
+    }
+
+    /// Take one posting of `id` under `slot` away (the earliest filed: a
+    /// document filed twice under a shared slot stays filed once).
+    fn remove(&mut self, slot: u32, id: DocId) {
+        if !self.ids.is_empty() {
+            let range = self.merged(slot);
+            if let Some(i) = self.ids[range.clone()].iter().position(|&d| d == id) {
+                self.ids[range.start + i] = Self::VACANT;
+                self.vacant += 1;
+                return;
+            }
+        }
+        let Some(&v) = self.recent.get(&slot) else {
+            return;
+        };
+        if v & Self::LIST == 0 {
+            if v == id {
+                self.recent.remove(&slot);
+                self.recent_postings -= 1;
+            }
+            return;
+        }
+        let i = (v & !Self::LIST) as usize;
+        let ids = &mut self.lists[i];
+        let Some(at) = ids.iter().position(|&d| d == id) else {
+            return;
+        };
+        ids.remove(at);
+        self.recent_postings -= 1;
+        if ids.len() == 1 {
+            let single = ids[0];
+            self.lists[i] = IdList::new();
+            self.free.push(i as u32);
+            self.recent.insert(slot, single);
+        }
+    }
+
+    fn postings(&self, slot: u32) -> Postings<'_> {
+        let merged = if self.ids.is_empty() {
+            &[][..]
+        } else {
+            &self.ids[self.merged(slot)]
+        };
+        let recent = match self.recent.get(&slot) {
+            None => &[][..],
+            Some(v) if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize][..],
+            Some(v) => std::slice::from_ref(v),
+        };
+        Postings { merged, recent }
+    }
+
+    /// Merge the recent postings in once they are an eighth of the merged
+    /// ones (so merging costs O(1) per posting over time), or once a
+    /// quarter of those are vacant.
+    fn settle(&mut self) {
+        let merged = self.ids.len();
+        if self.recent_postings > merged / 8 + 64 || self.vacant > merged / 4 + 64 {
+            self.merge();
+        }
+    }
+
+    /// The recent postings as (slot, id), sorted by slot and in filing
+    /// order within one; the map and lists left empty.
+    fn take_recent(&mut self) -> Vec<(u32, DocId)> {
+        let mut recent = Vec::with_capacity(self.recent_postings);
+        for (slot, v) in self.recent.drain() {
+            if v & Self::LIST != 0 {
+                let ids = &self.lists[(v & !Self::LIST) as usize];
+                recent.extend(ids.iter().map(|&id| (slot, id)));
+            } else {
+                recent.push((slot, v));
+            }
+        }
+        self.recent.shrink_to_fit();
+        self.lists = Vec::new();
+        self.free = Vec::new();
+        self.recent_postings = 0;
+        // Stable: a slot's postings came out of its list in order.
+        radsort::sort_by_key(&mut recent, |&(slot, _)| slot);
+        recent
+    }
+
+    fn merge(&mut self) {
+        let recent = self.take_recent();
+        self.rebuild(recent);
+    }
+
+    /// File many postings at once: sorted, then merged in one pass. The
+    /// same postings, in the same order, as inserting them one by one.
+    fn file_all(&mut self, mut postings: Vec<(u32, DocId)>) {
+        let mut recent = self.take_recent();
+        radsort::sort_by_key(&mut postings, |&(slot, _)| slot);
+        if !recent.is_empty() {
+            recent = merge_sorted(recent, postings);
+        } else {
+            recent = postings;
+        }
+        self.rebuild(recent);
+    }
+
+    /// The merged postings with `newer` (sorted by slot) merged in after
+    /// them, vacant ones dropped, and the directory sized for the total.
+    fn rebuild(&mut self, newer: Vec<(u32, DocId)>) {
+        let live = self.ids.len() - self.vacant + newer.len();
+        let old_low_bits = self.low_bits();
+        let (old_lows, old_ids, old_directory) = (
+            std::mem::take(&mut self.lows),
+            std::mem::take(&mut self.ids),
+            std::mem::take(&mut self.directory),
+        );
+        // About eight postings a run.
+        self.directory_bits = (live / 8)
+            .max(1)
+            .ilog2()
+            .clamp(Self::MIN_DIRECTORY_BITS, 32 - SHARD_BITS);
+        let runs = 1usize << self.directory_bits;
+        let low_bits = self.low_bits();
+        let mut lows = Vec::with_capacity(live);
+        let mut ids = Vec::with_capacity(live);
+        let mut directory = Vec::with_capacity(runs + 1);
+        let mut push = |slot: u32, id: DocId| {
+            let run = (slot >> low_bits) as usize;
+            while directory.len() <= run {
+                directory.push(lows.len() as u32);
+            }
+            lows.push((slot & ((1 << low_bits) - 1)) as u16);
+            ids.push(id);
+        };
+        // The old postings come out in slot order run by run; the newer
+        // ones go after the old ones of their slot.
+        let mut newer = newer.into_iter().peekable();
+        for run in 0..old_directory.len().saturating_sub(1) {
+            let base = (run as u32) << old_low_bits;
+            for i in old_directory[run] as usize..old_directory[run + 1] as usize {
+                let slot = base | u32::from(old_lows[i]);
+                while let Some((s, id)) = newer.next_if(|&(s, _)| s < slot) {
+                    push(s, id);
+                }
+                if old_ids[i] != Self::VACANT {
+                    push(slot, old_ids[i]);
+                }
+            }
+        }
+        for (s, id) in newer {
+            push(s, id);
+        }
+        while directory.len() <= runs {
+            directory.push(lows.len() as u32);
+        }
+        self.lows = lows;
+        self.ids = ids;
+        self.directory = directory;
+        self.vacant = 0;
+    }
+
+    #[cfg(test)]
+    fn heap_bytes(&self) -> usize {
+        self.lows.capacity() * 2
+            + self.ids.capacity() * 4
+            + self.directory.capacity() * 4
+            + self.recent.capacity() * 9
+            + self.lists.capacity() * std::mem::size_of::<IdList>()
+    }
+}
+
+/// Two runs sorted by slot merged into one, `a`'s postings of a slot
+/// before `b`'s.
+fn merge_sorted(a: Vec<(u32, DocId)>, b: Vec<(u32, DocId)>) -> Vec<(u32, DocId)> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+        out.push(if y.0 < x.0 { b.next() } else { a.next() }.expect("peeked"));
+    }
+    out.extend(a);
+    out.extend(b);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// Slots of one shard (28 bits), spread like hashes.
+    fn slot(s: u32) -> u32 {
+        crate::hash::mix64(u64::from(s)) as u32 & SHARD_MASK
+    }
+
+    fn ids(p: Postings<'_>) -> Vec<DocId> {
+        p.iter().collect()
+    }
+
+    proptest! {
+        /// A shard answers like a map from slot to the ids filed under it,
+        /// in filing order, whether a slot's postings are merged, recent or
+        /// both, through removals and merges.
+        #[test]
+        fn shard_answers_like_a_map_of_lists(
+            ops in prop::collection::vec((any::<bool>(), 0u32..30, 0u32..5, any::<bool>()), 0..300),
+        ) {
+            let mut shard = Shard::default();
+            let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
+            for (file, s, id, merge) in ops {
+                if file {
+                    shard.insert(slot(s), id);
+                    model.entry(slot(s)).or_default().push(id);
+                } else {
+                    shard.remove(slot(s), id);
+                    let ids = model.entry(slot(s)).or_default();
+                    if let Some(at) = ids.iter().position(|&d| d == id) {
+                        ids.remove(at);
+                    }
+                }
+                if merge {
+                    shard.merge();
+                }
+                for s in 0..30 {
+                    let want = model.get(&slot(s)).cloned().unwrap_or_default();
+                    prop_assert_eq!(ids(shard.postings(slot(s))), want, "slot {}", s);
+                }
+            }
+        }
+
+        /// Filing a batch at once files what inserting it one by one
+        /// files, in the same order, whatever the shard already holds.
+        #[test]
+        fn filing_a_batch_equals_inserting_one_by_one(
+            before in prop::collection::vec((0u32..50, 0u32..8, any::<bool>()), 0..100),
+            batch in prop::collection::vec((0u32..50, 0u32..8), 0..200),
+            merge_first in any::<bool>(),
+        ) {
+            let (mut one_by_one, mut batched) = (Shard::default(), Shard::default());
+            for &(s, id, file) in &before {
+                for shard in [&mut one_by_one, &mut batched] {
+                    if file {
+                        shard.insert(slot(s), id);
+                    } else {
+                        shard.remove(slot(s), id);
+                    }
+                }
+            }
+            if merge_first {
+                batched.merge();
+            }
+            let batch: Vec<(u32, DocId)> = batch.into_iter().map(|(s, id)| (slot(s), id)).collect();
+            for &(s, id) in &batch {
+                one_by_one.insert(s, id);
+            }
+            batched.file_all(batch);
+            for s in 0..50 {
+                prop_assert_eq!(ids(batched.postings(slot(s))), ids(one_by_one.postings(slot(s))));
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_shard_finds_every_slot_through_its_directory() {
+        let mut shard = Shard::default();
+        let slots: Vec<u32> = (0..200_000u32).map(slot).collect();
+        for (id, &slot) in slots.iter().enumerate() {
+            shard.insert(slot, id as DocId);
+            shard.settle();
+        }
+        shard.merge();
+        assert!(shard.recent.is_empty() && shard.directory_bits > Shard::MIN_DIRECTORY_BITS);
+        assert_eq!(shard.ids.len(), slots.len());
+        // Six bytes a posting, and a directory of about half a byte.
+        assert!(
+            shard.heap_bytes() < slots.len() * 7,
+            "{} bytes",
+            shard.heap_bytes()
+        );
+        for (id, &slot) in slots.iter().enumerate() {
+            assert!(
+                shard.postings(slot).iter().any(|d| d == id as DocId),
+                "slot {slot:#x}"
+            );
+        }
+        assert_eq!(shard.postings(slot(300_001)).bound(), 0);
+        // Removing everything leaves nothing, merged or not.
+        for (id, &slot) in slots.iter().enumerate().step_by(2) {
+            shard.remove(slot, id as DocId);
+            shard.settle();
+        }
+        shard.merge();
+        assert_eq!(shard.ids.len(), slots.len() / 2);
+    }
+
+    #[test]
+    fn a_table_files_each_slot_in_its_shard() {
+        let mut table = Table::default();
+        let slots: Vec<u32> = (0..5000u64).map(|i| crate::hash::mix64(i) as u32).collect();
+        let mut batch = table.batch(slots.len());
+        for (id, &slot) in slots.iter().enumerate() {
+            Table::add_to_batch(&mut batch, slot, id as DocId);
+        }
+        table.file_batch(batch);
+        table.insert(slots[0], 9999);
+        for (id, &slot) in slots.iter().enumerate() {
+            assert!(table.postings(slot).iter().any(|d| d == id as DocId));
+        }
+        assert_eq!(ids(table.postings(slots[0])), [0, 9999]);
+        table.remove(slots[0], 0);
+        assert_eq!(ids(table.postings(slots[0])), [9999]);
+    }
+}

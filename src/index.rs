@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rayon::prelude::*;
 
-use crate::candidates::DocId;
+use crate::candidates::{DocId, Restore};
 use crate::collection::{
     describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
@@ -210,7 +210,7 @@ impl FolderIndex {
         // Indexed documents in arrival order: (row id, display path, shingles).
         let mut indexed: Vec<(i64, String, usize)> = Vec::new();
         let mut records = store.documents_without_blobs()?;
-        records.sort_by_key(|r| (r.first_seen_ns, r.path.clone()));
+        records.sort_by(|x, y| (x.first_seen_ns, &x.path).cmp(&(y.first_seen_ns, &y.path)));
         for record in records {
             let rel = store::display_key(&record.path);
             keys.insert(rel.clone(), record.path.clone());
@@ -236,32 +236,43 @@ impl FolderIndex {
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
         let fresh_store = indexed.is_empty() && skipped.is_empty();
         let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
-        let mut entries: HashMap<i64, DocEntry> = if current {
-            store.document_entries()?.into_iter().collect()
-        } else {
-            HashMap::new()
-        };
-        if current && indexed.iter().all(|(id, _, _)| entries.contains_key(id)) {
+        if current && store.indexed_entry_count()? == indexed.len() {
+            // Row id → position in arrival order.
             let position: HashMap<i64, usize> = indexed
                 .iter()
                 .enumerate()
                 .map(|(i, (id, _, _))| (*id, i))
                 .collect();
-            let pairs = store
-                .pairs()?
-                .into_iter()
-                .filter_map(|(a, b, scores)| Some((*position.get(&a)?, *position.get(&b)?, scores)))
-                .collect();
-            let docs = indexed
-                .into_iter()
-                .map(|(id, rel, shingles)| {
-                    let entry = entries.remove(&id).expect("checked above");
-                    (rel, entry.hot, entry.keys, shingles)
-                })
-                .collect();
-            library.restore_keyed(docs, pairs);
+            let mut doc_of_row: HashMap<i64, DocId> = HashMap::with_capacity(indexed.len());
+            let mut restore = Restore::default();
+            store.document_entries_each(|chunk| {
+                for (row, entry) in chunk {
+                    let Some(&i) = position.get(&row) else {
+                        continue;
+                    };
+                    let (_, rel, shingles) = &indexed[i];
+                    let id = library.restore_doc(
+                        &mut restore,
+                        rel.clone(),
+                        i as u64,
+                        entry.hot,
+                        &entry.keys,
+                        *shingles,
+                    );
+                    doc_of_row.insert(row, id);
+                }
+                Ok(())
+            })?;
+            library.finish_restore(restore);
+            store.pairs_each(|chunk| {
+                for (a, b, scores) in chunk {
+                    if let (Some(&x), Some(&y)) = (doc_of_row.get(&a), doc_of_row.get(&b)) {
+                        library.restore_pair(x, y, scores);
+                    }
+                }
+                Ok(())
+            })?;
         } else {
-            drop(entries);
             // Verified again a chunk at a time, each against the documents
             // before it (read back from the store).
             let source = StorePrints {
@@ -329,6 +340,12 @@ impl FolderIndex {
 
     pub fn library(&self) -> &Library {
         &self.library
+    }
+
+    /// Take a step of the work a reopened index leaves until a change
+    /// needs it (see [`Library::prepare_some`]); whether more is to do.
+    pub fn prepare_some(&mut self) -> bool {
+        self.library.prepare_some()
     }
 
     /// Close the index and keep its library (a one-shot report needs no

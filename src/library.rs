@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::algo::{AlgorithmId, AlgorithmSet, Score};
-use crate::candidates::{CandidateConfig, CandidateIndex, DocId, DocKeys};
+use crate::candidates::{CandidateConfig, CandidateIndex, DocId, DocKeys, Restore};
 use crate::cluster::UnionFind;
 use crate::engine::{Engine, Fingerprints, FusionConfig, HotPrints, PairScores, Thresholds};
 pub use crate::pairs::Histograms;
@@ -503,19 +503,23 @@ impl Library {
     }
 
     /// Keep the pair {id, other}, `scores` oriented from `id`.
-    fn add_pair(&mut self, id: DocId, other: DocId, scores: PairScores) {
+    fn add_pair(
+        &mut self,
+        id: DocId,
+        other: DocId,
+        scores: impl IntoIterator<Item = (AlgorithmId, Score)>,
+    ) {
         // Scores are stored for the ordered pair (a, b), a < b.
-        let scores = if id < other {
-            scores
-        } else {
-            scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
-        };
+        let swap = id > other;
+        let scores = scores
+            .into_iter()
+            .map(|(k, s)| (k, if swap { s.swapped() } else { s }));
         let shingles = match (self.doc(id), self.doc(other)) {
             (Some(x), Some(y)) => x.shingles.min(y.shingles),
             _ => 0,
         };
         let (a, b) = ordered(id, other);
-        self.pairs.insert(PairRow::new(a, b, &scores, shingles));
+        self.pairs.insert(PairRow::new(a, b, scores, shingles));
         self.neighbours.entry(id).or_default().insert(other);
         self.neighbours.entry(other).or_default().insert(id);
     }
@@ -633,59 +637,58 @@ impl Library {
         }
     }
 
-    /// Load documents and their already verified pairs (as stored by an
-    /// index made under the same configuration) without verifying anything
-    /// again. `pairs` name documents by their position in `docs`, with
-    /// scores oriented from the first to the second; a position out of
-    /// range is ignored.
-    pub fn restore(
+    /// Restore a document from its stored library entry: its hot
+    /// fingerprints and its entries in the candidate index (see
+    /// [`DocKeys`]), with its arrival order `seen`. What a reopened index
+    /// needs, without reading any full fingerprint or verifying anything;
+    /// [`Library::finish_restore`] files the keys of every restored
+    /// document at once. Only for a library made with
+    /// [`Library::new_external`], before anything else is added.
+    pub fn restore_doc(
         &mut self,
-        docs: Vec<(String, Fingerprints, usize)>,
-        pairs: Vec<(usize, usize, PairScores)>,
-    ) {
-        let (ids, batch) = self
-            .admit_all(docs, &NoPrints)
-            .expect("a fresh library replaces nothing");
-        self.keep_full(batch);
-        self.restore_pairs(&ids, pairs);
-    }
-
-    /// [`Library::restore`] from each document's hot fingerprints and its
-    /// stored entries in the candidate index (see [`DocKeys`]): what a
-    /// reopened index needs, without reading any full fingerprint. Only
-    /// for a library made with [`Library::new_external`].
-    pub fn restore_keyed(
-        &mut self,
-        docs: Vec<(String, HotPrints, DocKeys, usize)>,
-        pairs: Vec<(usize, usize, PairScores)>,
-    ) {
+        restore: &mut Restore,
+        path: String,
+        seen: u64,
+        hot: HotPrints,
+        keys: &DocKeys,
+        shingles: usize,
+    ) -> DocId {
         debug_assert!(self.full.is_none(), "restored without full fingerprints");
-        let mut ids = Vec::with_capacity(docs.len());
-        let mut filed = Vec::with_capacity(docs.len());
-        for (path, hot, keys, shingles) in docs {
-            let si = hot.si.flatten();
-            let id = self
-                .place(path, hot, shingles, &NoPrints)
-                .expect("a fresh library replaces nothing");
-            ids.push(id);
-            filed.push((id, keys, si));
-        }
-        let filed: Vec<(DocId, &DocKeys, Option<i64>)> = filed
-            .iter()
-            .map(|(id, keys, si)| (*id, keys, *si))
-            .collect();
-        self.index.insert_keys_many(&filed);
-        self.restore_pairs(&ids, pairs);
+        let si = hot.si.flatten();
+        let id = self.allocate(DocInfo {
+            path: path.clone(),
+            seen,
+            hot,
+            shingles,
+        });
+        self.by_path.insert(path, id);
+        self.next_seen = self.next_seen.max(seen + 1);
+        restore.add(id, keys, si);
+        id
     }
 
-    fn restore_pairs(&mut self, ids: &[DocId], pairs: Vec<(usize, usize, PairScores)>) {
-        self.pairs.reserve(pairs.len());
-        for (i, j, scores) in pairs {
-            if let (Some(&a), Some(&b)) = (ids.get(i), ids.get(j)) {
-                if a != b {
-                    self.add_pair(a, b, scores);
-                }
-            }
+    /// File the keys of every document restored with `restore`: in the
+    /// candidate index when a change first needs them, or ahead of one by
+    /// [`Library::prepare_some`].
+    pub fn finish_restore(&mut self, restore: Restore) {
+        self.index.file_restored(restore);
+    }
+
+    /// Take a step of the work a restored library leaves until a change
+    /// needs it (filing its documents' keys); whether more is to do.
+    pub fn prepare_some(&mut self) -> bool {
+        self.index.fill_restored_some()
+    }
+
+    /// Keep a stored pair again, `scores` oriented from `a` to `b`.
+    pub fn restore_pair(
+        &mut self,
+        a: DocId,
+        b: DocId,
+        scores: impl IntoIterator<Item = (AlgorithmId, Score)>,
+    ) {
+        if a != b && self.doc(a).is_some() && self.doc(b).is_some() {
+            self.add_pair(a, b, scores);
         }
     }
 

@@ -52,7 +52,12 @@ pub struct PairRow {
 const OVERLAP_SLOTS: usize = 2;
 
 impl PairRow {
-    pub fn new(a: DocId, b: DocId, scores: &PairScores, smaller_shingles: usize) -> Self {
+    pub fn new(
+        a: DocId,
+        b: DocId,
+        scores: impl IntoIterator<Item = (AlgorithmId, Score)>,
+        smaller_shingles: usize,
+    ) -> Self {
         let mut row = PairRow {
             a,
             b,
@@ -63,9 +68,9 @@ impl PairRow {
             overlaps: [(f64::NAN, f64::NAN); OVERLAP_SLOTS],
         };
         let mut overlaps = 0;
-        for (&id, score) in scores {
+        for (id, score) in scores {
             let i = id as usize;
-            let (kind, scale) = match *score {
+            let (kind, scale) = match score {
                 Score::Similarity { .. } => (SIMILARITY, 0),
                 Score::Overlap { a_in_b, b_in_a, .. } => {
                     debug_assert!(overlaps < OVERLAP_SLOTS, "more overlap scores than slots");
@@ -427,7 +432,7 @@ mod tests {
     fn rows_give_back_the_scores_they_were_made_from() {
         for seed in 0..200 {
             let s = scores(seed);
-            let row = PairRow::new(1, 2, &s, 60);
+            let row = PairRow::new(1, 2, s.clone(), 60);
             assert_eq!(row.scores(), s);
             assert_eq!(row.scored(), s.len());
             for (id, score) in &s {
@@ -447,7 +452,7 @@ mod tests {
             let judge = Judge::new(&thresholds, &fusion);
             for seed in 0..100 {
                 let s = scores(seed);
-                let row = PairRow::new(1, 2, &s, 40 + seed as usize % 30);
+                let row = PairRow::new(1, 2, s.clone(), 40 + seed as usize % 30);
                 let v =
                     crate::engine::verdict(&s, &thresholds, &fusion, row.smaller_shingles as usize);
                 let passing = judge.passing(&row);
@@ -461,7 +466,7 @@ mod tests {
     fn slots_follow_rows_moved_by_removal() {
         let mut table = PairTable::default();
         for b in 1..50 {
-            table.insert(PairRow::new(0, b, &scores(b), 60));
+            table.insert(PairRow::new(0, b, scores(b), 60));
         }
         assert!(table.remove(0, 7));
         assert!(!table.remove(7, 0), "removed once");
@@ -482,11 +487,11 @@ mod tests {
         ) {
             let mut table = PairTable::default();
             for &b in &first {
-                table.insert(PairRow::new(0, b, &scores(b * 7), 60));
+                table.insert(PairRow::new(0, b, scores(b * 7), 60));
             }
             let _ = table.histograms();
             for &b in &second {
-                table.insert(PairRow::new(1000, 1000 + b, &scores(b * 3), 60));
+                table.insert(PairRow::new(1000, 1000 + b, scores(b * 3), 60));
             }
             for &b in &drop {
                 table.remove(0, b);

@@ -664,8 +664,12 @@ fn scores_to_blob(scores: &PairScores, swap: bool) -> Vec<u8> {
     postcard::to_allocvec(&stored).expect("scores serialize")
 }
 
-fn scores_from_blob(blob: &[u8]) -> Result<PairScores, String> {
-    let stored: Vec<(String, StoredScore)> =
+/// A pair's scores as stored, in algorithm order.
+pub type ScoreList = Vec<(AlgorithmId, Score)>;
+
+fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
+    // The names borrow from the blob: no allocation per score.
+    let stored: Vec<(&str, StoredScore)> =
         postcard::from_bytes(blob).map_err(|e| format!("pair scores do not decode: {e}"))?;
     stored
         .into_iter()
@@ -1347,10 +1351,28 @@ impl Store {
         row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
         decode: impl Fn(R) -> Result<T> + Sync,
     ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.read_decoded_each(sql, context, row, decode, |chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::read_decoded`] handing each decoded chunk to `each`, in
+    /// order, instead of collecting them: what is read is never all in
+    /// memory at once.
+    fn read_decoded_each<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+        mut each: impl FnMut(Vec<T>) -> Result<()>,
+    ) -> Result<()> {
         const CHUNK: usize = 4096;
         let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
         let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
-        let mut out = Vec::new();
         let mut pending: Vec<R> = Vec::new();
         loop {
             let mut next = Vec::with_capacity(CHUNK);
@@ -1366,10 +1388,10 @@ impl Store {
                 }
                 Ok::<_, StoreError>(())
             });
-            out.extend(decoded?);
+            each(decoded?)?;
             read?;
             if next.is_empty() {
-                return Ok(out);
+                return Ok(());
             }
             pending = next;
         }
@@ -1396,11 +1418,37 @@ impl Store {
         self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
     }
 
+    /// How many indexed documents have a library entry.
+    pub fn indexed_entry_count(&self) -> Result<usize> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM document_entries e JOIN documents d ON d.id = e.id \
+                 WHERE d.status = 'indexed'",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n as usize)
+            .ctx(&self.path, "count library entries")
+    }
+
     /// Every stored library entry ([`DocEntry`]) by document id, in id
     /// order.
     pub fn document_entries(&self) -> Result<Vec<(i64, DocEntry)>> {
+        let mut out = Vec::new();
+        self.document_entries_each(|chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::document_entries`] a decoded chunk at a time, in id order.
+    pub fn document_entries_each(
+        &self,
+        each: impl FnMut(Vec<(i64, DocEntry)>) -> Result<()>,
+    ) -> Result<()> {
         let path = &self.path;
-        self.read_decoded(
+        self.read_decoded_each(
             "SELECT id, entry FROM document_entries ORDER BY id",
             "read library entries",
             |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)),
@@ -1412,6 +1460,7 @@ impl Store {
                 })?;
                 Ok((id, entry))
             },
+            each,
         )
     }
 
@@ -1493,8 +1542,26 @@ impl Store {
     /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
     /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
     pub fn pairs(&self) -> Result<Vec<(i64, i64, PairScores)>> {
+        let mut out = Vec::new();
+        self.pairs_each(|chunk| {
+            out.extend(
+                chunk
+                    .into_iter()
+                    .map(|(a, b, scores)| (a, b, scores.into_iter().collect())),
+            );
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::pairs`] a decoded chunk at a time, each pair's scores as a
+    /// list.
+    pub fn pairs_each(
+        &self,
+        each: impl FnMut(Vec<(i64, i64, ScoreList)>) -> Result<()>,
+    ) -> Result<()> {
         let path = &self.path;
-        self.read_decoded(
+        self.read_decoded_each(
             "SELECT a, b, scores FROM pairs ORDER BY a, b",
             "read pairs",
             |r| {
@@ -1512,6 +1579,7 @@ impl Store {
                 })?;
                 Ok((a, b, scores))
             },
+            each,
         )
     }
 
@@ -1988,8 +2056,14 @@ mod tests {
             Score::Matches { matched: 2, of: 10 },
         );
         s.insert(AlgorithmId::Si, Score::Incomparable);
-        assert_eq!(scores_from_blob(&scores_to_blob(&s, false)).unwrap(), s);
-        let swapped = scores_from_blob(&scores_to_blob(&s, true)).unwrap();
+        let back = |swap| -> PairScores {
+            scores_from_blob(&scores_to_blob(&s, swap))
+                .unwrap()
+                .into_iter()
+                .collect()
+        };
+        assert_eq!(back(false), s);
+        let swapped = back(true);
         assert_eq!(
             swapped[&AlgorithmId::Shingle],
             Score::Overlap {

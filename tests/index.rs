@@ -122,6 +122,39 @@ fn changes_made_while_closed_are_reconciled() {
 }
 
 #[test]
+fn a_reopened_index_finds_candidates_among_what_it_restored() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    for prepare_first in [false, true] {
+        let mut index = open(&f);
+        // The candidate tables are filed when a change needs them, or a
+        // step at a time ahead of one.
+        if prepare_first {
+            let mut steps = 0;
+            while index.prepare_some() {
+                steps += 1;
+            }
+            assert!(steps > 0, "a reopen leaves the tables to fill");
+        }
+        let copy = f
+            .folder
+            .join(format!("gettysburg copy {prepare_first}.txt"));
+        fs::copy(f.folder.join("misc/gettysburg.txt"), &copy).unwrap();
+        index.upsert_path(&copy).unwrap();
+        let name = format!("gettysburg copy {prepare_first}.txt");
+        assert!(
+            clusters(&index)
+                .iter()
+                .any(|c| c.contains(&name) && c.contains("misc/gettysburg.txt")),
+            "the copy joins its original (prepared first: {prepare_first})"
+        );
+        assert!(!index.prepare_some(), "nothing left to do after a change");
+    }
+}
+
+#[test]
 fn curator_verdicts_survive_a_restart() {
     let f = fixture();
     let mut index = open(&f);

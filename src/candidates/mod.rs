@@ -208,6 +208,11 @@ pub struct CandidateIndex {
     minhash_bands: (usize, usize),
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
     tables: Table,
+    /// Restored documents' slots not yet filed in `tables`: a reopened
+    /// index that no change reaches never needs the tables, so they are
+    /// filled when something first files or removes a document
+    /// ([`CandidateIndex::fill_restored`]).
+    unfiled: Option<Restore>,
     si: BTreeSet<(i64, DocId)>,
     /// Per document (by id): how many keys it has in the shingle and
     /// winnow inverted indexes (the denominators of the overlap estimates).
@@ -230,6 +235,31 @@ pub struct DocKeys {
     #[serde(with = "crate::hash::le_u32s")]
     pub slots: Vec<u32>,
     pub counts: KeyCounts,
+}
+
+/// Documents being restored from their stored entries ([`DocKeys`]),
+/// gathered to be filed at once by [`CandidateIndex::file_restored`]: their
+/// slots in one arena (4 bytes a key).
+#[derive(Debug, Clone, Default)]
+pub struct Restore {
+    slots: Vec<u32>,
+    /// Each document and where its slots start in `slots`.
+    owners: Vec<(DocId, u32)>,
+    counts: Vec<(DocId, KeyCounts)>,
+    si: Vec<(i64, DocId)>,
+    /// Shards filled so far (a group at a time).
+    filled: usize,
+}
+
+impl Restore {
+    pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<i64>) {
+        self.owners.push((id, self.slots.len() as u32));
+        self.slots.extend_from_slice(&keys.slots);
+        self.counts.push((id, keys.counts));
+        if let Some(si) = si {
+            self.si.push((si, id));
+        }
+    }
 }
 
 const ALGORITHMS: usize = AlgorithmId::ALL.len();
@@ -305,6 +335,7 @@ impl CandidateIndex {
             minhash_bands,
             simhash_masks,
             tables: Table::default(),
+            unfiled: None,
             si: BTreeSet::new(),
             key_counts: Vec::new(),
         }
@@ -413,6 +444,7 @@ impl CandidateIndex {
     /// [`CandidateIndex::insert`] of many documents: their keys are derived
     /// in parallel a chunk at a time, then all are filed in one batch.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
+        self.fill_restored();
         let mut batch = self.tables.batch(docs.len() * 300);
         for chunk in docs.chunks(4096) {
             let keyed: Vec<(DocKeys, Option<i64>)> = chunk
@@ -426,17 +458,37 @@ impl CandidateIndex {
         self.tables.file_batch(batch);
     }
 
-    /// File documents by their stored entries (a reopen): in one batch, so
-    /// each shard of a small index is sorted once rather than probed once
-    /// per key. `si` is each document's SI value.
-    pub fn insert_keys_many(&mut self, docs: &[(DocId, &DocKeys, Option<i64>)]) {
-        let mut batch = self
-            .tables
-            .batch(docs.iter().map(|(_, k, _)| k.slots.len()).sum());
-        for &(id, keys, si) in docs {
-            self.file_into(&mut batch, id, keys, si);
+    /// File the documents gathered in `restore` (a reopen, into an empty
+    /// index). Their slots go into the tables when first needed.
+    pub fn file_restored(&mut self, mut restore: Restore) {
+        debug_assert!(self.unfiled.is_none(), "restored once");
+        for (id, counts) in std::mem::take(&mut restore.counts) {
+            self.set_key_counts(id, counts);
         }
-        self.tables.file_batch(batch);
+        self.si.extend(std::mem::take(&mut restore.si));
+        self.unfiled = Some(restore);
+    }
+
+    /// Fill the tables with the restored documents' slots, if that is
+    /// still to do (every change does it first).
+    pub fn fill_restored(&mut self) {
+        while self.fill_restored_some() {}
+    }
+
+    /// Fill part of the tables with the restored documents' slots, a step
+    /// an idle caller can take between others; whether more is to do.
+    pub fn fill_restored_some(&mut self) -> bool {
+        let Some(restore) = &mut self.unfiled else {
+            return false;
+        };
+        self.tables
+            .fill_group(restore.filled, &restore.slots, &restore.owners);
+        restore.filled += Table::GROUP;
+        if restore.filled >= Table::SHARDS {
+            self.unfiled = None;
+            return false;
+        }
+        true
     }
 
     fn file_into(
@@ -464,6 +516,7 @@ impl CandidateIndex {
     }
 
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
+        self.fill_restored();
         let keys = self.keys(f);
         self.set_key_counts(id, count_keys(&keys));
         for (algo, table, key) in keys {
@@ -475,6 +528,7 @@ impl CandidateIndex {
     }
 
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
+        self.fill_restored();
         self.set_key_counts(id, KeyCounts::default());
         for (algo, table, key) in self.keys(f) {
             self.tables.remove(slot(algo, table, key), id);
@@ -495,6 +549,7 @@ impl CandidateIndex {
         f: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> (Candidates, KeyCounts, bool) {
+        debug_assert!(self.unfiled.is_none(), "tables filled before a query");
         let mut out = Candidates::default();
         let max = self.config.max_postings;
         let keys = self.keys(f);

@@ -21,7 +21,7 @@ pub mod protocol;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -343,6 +343,13 @@ impl Worker {
         loop {
             let first = match self.stash.pop_front() {
                 Some(input) => Some(input),
+                // Idle with work a reopen left: one step of it, then look
+                // for input again.
+                None if self.index.prepare_some() => match self.inputs.try_recv() {
+                    Ok(input) => Some(input),
+                    Err(TryRecvError::Empty) => continue,
+                    Err(TryRecvError::Disconnected) => return,
+                },
                 None => {
                     let timeout = self
                         .retries

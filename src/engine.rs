@@ -176,7 +176,10 @@ impl Fingerprints {
     /// The part a library keeps in memory ([`HotPrints`]).
     pub fn hot(&self) -> HotPrints {
         HotPrints {
-            minhash: self.minhash.clone(),
+            minhash: self
+                .minhash
+                .as_ref()
+                .map(|sketch| sketch.iter().map(|&v| v as u16).collect()),
             simhash: self.simhash,
             simhash_shingle: self.simhash_shingle,
             simhash_lexicons: self.simhash_lexicons.clone(),
@@ -188,14 +191,18 @@ impl Fingerprints {
 /// What a library keeps in memory of a document's fingerprints: those of
 /// the algorithms whose candidate index cannot tell by itself whether a
 /// candidate passes the floor (MinHash's bands, SimHash's band tables, SI's
-/// value range), about 0.7 KB. The rest (the shingle and winnowing sets,
+/// value range), about 0.4 KB. The rest (the shingle and winnowing sets,
 /// the signatures) stays in the store until a candidate is verified: a
 /// signature table's shared key is a matched signature, and the inverted
 /// indexes count the shared keys that estimate an overlap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HotPrints {
-    #[serde(with = "crate::hash::le_u32s::option")]
-    pub minhash: Option<MinhashFingerprint>,
+    /// The MinHash sketch's values cut to 16 bits: two different minima
+    /// agree on them by chance once in 65,536 bins, which moves a cheap
+    /// check's estimate by a few parts in a million (the verified score
+    /// compares the full values).
+    #[serde(with = "crate::hash::le_u16s::option")]
+    pub minhash: Option<Vec<u16>>,
     pub simhash: Option<SimhashFingerprint>,
     pub simhash_shingle: Option<SimhashFingerprint>,
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
@@ -475,7 +482,13 @@ impl Engine {
         }
         let a = &self.algorithms;
         match id {
-            AlgorithmId::Minhash => one(&a.minhash, &x.minhash, &y.minhash),
+            AlgorithmId::Minhash => match (&x.minhash, &y.minhash) {
+                (Some(x), Some(y)) => Some(match Minhash::estimate(x, y) {
+                    Some(value) => Score::Similarity { value },
+                    None => Score::Incomparable,
+                }),
+                _ => None,
+            },
             AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
             AlgorithmId::SimhashShingle => {
                 one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)

@@ -328,3 +328,8 @@ le_words!(
     le_u32s,
     u32
 );
+le_words!(
+    /// 16-bit hash lists as 2 little-endian bytes each.
+    le_u16s,
+    u16
+);

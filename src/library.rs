@@ -11,7 +11,7 @@
 //! override the algorithms and survive re-indexing.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -186,7 +186,8 @@ pub struct Library {
     by_path: HashMap<String, DocId>,
     index: CandidateIndex,
     pairs: PairTable,
-    neighbours: HashMap<DocId, BTreeSet<DocId>>,
+    /// The other ends of each document's kept pairs (by id), sorted.
+    neighbours: Vec<Neighbours>,
     pair_verdicts: HashMap<(String, String), PairVerdict>,
     keeps: HashSet<String>,
     si_capped: HashSet<DocId>,
@@ -197,12 +198,18 @@ pub struct Library {
     full: Option<Vec<Option<Fingerprints>>>,
 }
 
+/// The other ends of one document's kept pairs, sorted: most documents
+/// have a few, kept inline.
+type Neighbours = smallvec::SmallVec<[DocId; 4]>;
+
 /// Verified candidates of one document, and whether the SI cap cut some off.
 type Verified = (Vec<(DocId, PairScores)>, bool);
 
-/// Documents proposed for one new document that pass a cheap check, and
-/// whether the SI cap cut some off.
-type Promising = (Vec<DocId>, bool);
+/// Documents proposed for one new document that pass a cheap check, each
+/// with the signature algorithms whose real score must confirm it (empty
+/// when a check on real values passed), and whether the SI cap cut some
+/// off.
+type Promising = (Vec<(DocId, AlgorithmSet)>, bool);
 
 /// `ids` without repeats, first occurrences in order.
 fn distinct(ids: &[DocId]) -> Vec<DocId> {
@@ -254,7 +261,7 @@ impl Library {
             by_path: HashMap::new(),
             index,
             pairs: PairTable::default(),
-            neighbours: HashMap::new(),
+            neighbours: Vec::new(),
             pair_verdicts: HashMap::new(),
             keeps: HashSet::new(),
             si_capped: HashSet::new(),
@@ -285,7 +292,7 @@ impl Library {
 
     /// Every kept pair with its scores (a < b).
     pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, PairScores)> + '_ {
-        self.pairs.rows().iter().map(|r| (r.a, r.b, r.scores()))
+        self.pairs.rows().map(|r| (r.a, r.b, r.scores()))
     }
 
     /// How many pairs are kept.
@@ -296,7 +303,7 @@ impl Library {
     /// The kept pairs of `id`, scores oriented from `id` to the other side.
     pub fn neighbours(&self, id: DocId) -> impl Iterator<Item = (DocId, PairScores)> + '_ {
         self.neighbours
-            .get(&id)
+            .get(id as usize)
             .into_iter()
             .flatten()
             .filter_map(move |&other| Some((other, self.pair_from(id, other)?)))
@@ -450,8 +457,11 @@ impl Library {
     /// The documents proposed for `id` (whose full fingerprints are
     /// `full`) among the `visible` ones that pass a cheap check by an
     /// algorithm that proposed them: the shared keys of an inverted index
-    /// (half the floor leaves room for sampling noise) or of a signature
-    /// table (each a matched signature), or the hot fingerprints' score.
+    /// (half the floor leaves room for sampling noise), the hot
+    /// fingerprints' score, or the keys shared in a signature table. A
+    /// shared slot there is a matched signature but for the rare slot two
+    /// keys share, so such a candidate is kept only if a signature really
+    /// matches once its full fingerprints are read.
     fn promising_among(
         &self,
         engine: &Engine,
@@ -465,14 +475,13 @@ impl Library {
             return (Vec::new(), capped);
         };
         let floors = &self.config.floors;
-        let mut promising: Vec<DocId> =
-            candidates
-                .into_iter()
-                .filter(|(other, proposal)| {
-                    let Some(other) = self.doc(*other) else {
-                        return false;
-                    };
-                    proposal.by.iter().any(|algo| match algo {
+        let mut promising: Vec<(DocId, AlgorithmSet)> = candidates
+            .into_iter()
+            .filter_map(|(other_id, proposal)| {
+                let other = self.doc(other_id)?;
+                let mut to_confirm = AlgorithmSet::default();
+                for algo in proposal.by.iter() {
+                    let passes = match algo {
                         Id::Shingle | Id::Winnow => proposal.estimate(algo, mine).is_some_and(
                             |(resemblance, containment)| {
                                 resemblance >= floors.get(algo) / 2.0
@@ -480,17 +489,35 @@ impl Library {
                             },
                         ),
                         Id::Exact | Id::Imatch | Id::ImatchLexicons | Id::Supershingle => {
-                            f64::from(proposal.shared(algo)) >= floors.get(algo)
+                            if f64::from(proposal.shared(algo)) >= floors.get(algo) {
+                                to_confirm.insert(algo);
+                            }
+                            false
                         }
                         _ => engine
                             .score_hot(algo, &doc.hot, &other.hot)
                             .is_some_and(|score| score.passes(floors.get(algo))),
-                    })
-                })
-                .map(|(other, _)| other)
-                .collect();
-        promising.sort_unstable();
+                    };
+                    if passes {
+                        return Some((other_id, AlgorithmSet::default()));
+                    }
+                }
+                (!to_confirm.is_empty()).then_some((other_id, to_confirm))
+            })
+            .collect();
+        promising.sort_unstable_by_key(|&(other, _)| other);
         (promising, capped)
+    }
+
+    /// Whether verified `scores` keep a pair whose candidate check left
+    /// `to_confirm`: one of those signature algorithms passes its floor.
+    fn confirmed(&self, scores: &PairScores, to_confirm: AlgorithmSet) -> bool {
+        to_confirm.is_empty()
+            || to_confirm.iter().any(|algo| {
+                scores
+                    .get(&algo)
+                    .is_some_and(|s| s.passes(self.config.floors.get(algo)))
+            })
     }
 
     fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
@@ -520,8 +547,8 @@ impl Library {
         };
         let (a, b) = ordered(id, other);
         self.pairs.insert(PairRow::new(a, b, scores, shingles));
-        self.neighbours.entry(id).or_default().insert(other);
-        self.neighbours.entry(other).or_default().insert(id);
+        self.link(id, other);
+        self.link(other, id);
     }
 
     /// Give new documents ids (replacing any at the same paths, whose
@@ -592,7 +619,7 @@ impl Library {
         let mut outside: Vec<DocId> = promising
             .iter()
             .flat_map(|(ids, _)| ids)
-            .copied()
+            .map(|&(id, _)| id)
             .filter(|id| !batch.contains_key(id))
             .collect();
         outside.sort_unstable();
@@ -605,12 +632,13 @@ impl Library {
                 let mine = &batch[&id];
                 let verified = others
                     .into_iter()
-                    .filter_map(|other| {
+                    .filter_map(|(other, to_confirm)| {
                         let theirs = batch
                             .get(&other)
                             .or_else(|| loaded.get(&other).map(|f| f.as_ref()))?;
                         let scores = engine.compare(mine, theirs);
-                        self.keep(&scores).then_some((other, scores))
+                        (self.confirmed(&scores, to_confirm) && self.keep(&scores))
+                            .then_some((other, scores))
                     })
                     .collect();
                 (id, (verified, capped))
@@ -749,11 +777,30 @@ impl Library {
         Ok(())
     }
 
+    /// Note `other` among `id`'s neighbours.
+    fn link(&mut self, id: DocId, other: DocId) {
+        let i = id as usize;
+        if self.neighbours.len() <= i {
+            self.neighbours.resize(i + 1, Neighbours::new());
+        }
+        let list = &mut self.neighbours[i];
+        if let Err(at) = list.binary_search(&other) {
+            list.insert(at, other);
+        }
+    }
+
     fn drop_pairs(&mut self, id: DocId) {
-        for other in self.neighbours.remove(&id).unwrap_or_default() {
+        let others = self
+            .neighbours
+            .get_mut(id as usize)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for other in others {
             self.pairs.remove(id, other);
-            if let Some(n) = self.neighbours.get_mut(&other) {
-                n.remove(&id);
+            if let Some(list) = self.neighbours.get_mut(other as usize) {
+                if let Ok(at) = list.binary_search(&id) {
+                    list.remove(at);
+                }
             }
         }
         self.si_capped.remove(&id);
@@ -897,9 +944,7 @@ impl Library {
         let judge = Judge::new(&spec.thresholds, &spec.fusion);
         let mut links: Vec<Link> = self
             .pairs
-            .rows()
-            .par_iter()
-            .with_min_len(4096)
+            .par_rows()
             .filter_map(|row| {
                 let curator = if overrides.is_empty() {
                     None

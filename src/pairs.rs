@@ -41,7 +41,7 @@ pub struct PairRow {
     kinds: [u8; N],
     /// Hamming: fingerprint bits; matches: signatures compared; overlap:
     /// the slot of its containments in `overlaps`.
-    scales: [u32; N],
+    scales: [u16; N],
     /// The native value ([`Score::value`]); NaN when missing or incomparable.
     values: [f64; N],
     /// (a_in_b, b_in_a) of the overlap scores (shingle's and winnow's).
@@ -77,10 +77,13 @@ impl PairRow {
                     let slot = overlaps.min(OVERLAP_SLOTS - 1);
                     overlaps += 1;
                     row.overlaps[slot] = (a_in_b, b_in_a);
-                    (OVERLAP, slot as u32)
+                    (OVERLAP, slot as u16)
                 }
-                Score::Hamming { bits, .. } => (HAMMING, bits),
-                Score::Matches { of, .. } => (MATCHES, of),
+                // Fingerprints of at most 64 bits; compared signatures (a
+                // configuration's lexicons or super-shingle groups) are
+                // counted far below 65,536.
+                Score::Hamming { bits, .. } => (HAMMING, bits as u16),
+                Score::Matches { of, .. } => (MATCHES, u16::try_from(of).unwrap_or(u16::MAX)),
                 Score::Incomparable => (INCOMPARABLE, 0),
             };
             row.kinds[i] = kind;
@@ -106,11 +109,11 @@ impl PairRow {
             }
             HAMMING => Score::Hamming {
                 distance: v as u32,
-                bits: self.scales[i],
+                bits: u32::from(self.scales[i]),
             },
             MATCHES => Score::Matches {
                 matched: v as u32,
-                of: self.scales[i],
+                of: u32::from(self.scales[i]),
             },
             INCOMPARABLE => Score::Incomparable,
             _ => return None,
@@ -206,11 +209,18 @@ struct HistogramState {
     removed: Vec<(AlgorithmId, f64)>,
 }
 
-/// The kept pairs: dense rows plus a slot per ordered pair.
+/// Rows per segment of a [`PairTable`].
+const SEGMENT: usize = 4096;
+
+/// The kept pairs: dense rows plus a slot per ordered pair. The rows live
+/// in segments of [`SEGMENT`], so a growing table never holds a vector
+/// twice the size of its rows (old and new while it reallocates) nor
+/// leaves half of one unused.
 #[derive(Debug, Default)]
 pub struct PairTable {
     slots: HashKeyed<u32>,
-    rows: Vec<PairRow>,
+    segments: Vec<Vec<PairRow>>,
+    len: usize,
     histograms: Mutex<HistogramState>,
 }
 
@@ -220,7 +230,8 @@ impl Clone for PairTable {
     fn clone(&self) -> Self {
         PairTable {
             slots: self.slots.clone(),
-            rows: self.rows.clone(),
+            segments: self.segments.clone(),
+            len: self.len,
             histograms: Default::default(),
         }
     }
@@ -234,20 +245,32 @@ fn key(a: DocId, b: DocId) -> u64 {
 
 impl PairTable {
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len == 0
     }
 
-    pub fn rows(&self) -> &[PairRow] {
-        &self.rows
+    /// Every row.
+    pub fn rows(&self) -> impl Iterator<Item = &PairRow> + '_ {
+        self.segments.iter().flatten()
+    }
+
+    /// Every row, for rayon.
+    pub fn par_rows(&self) -> impl rayon::iter::ParallelIterator<Item = &PairRow> + '_ {
+        use rayon::prelude::*;
+        self.segments.par_iter().flat_map_iter(|s| s.iter())
+    }
+
+    fn row(&self, slot: u32) -> &PairRow {
+        let slot = slot as usize;
+        &self.segments[slot / SEGMENT][slot % SEGMENT]
     }
 
     /// The row of the pair {a, b} (stored with a < b).
     pub fn get(&self, a: DocId, b: DocId) -> Option<&PairRow> {
-        self.slots.get(&key(a, b)).map(|&s| &self.rows[s as usize])
+        self.slots.get(&key(a, b)).map(|&s| self.row(s))
     }
 
     pub fn contains(&self, a: DocId, b: DocId) -> bool {
@@ -257,7 +280,6 @@ impl PairTable {
     /// Room for `additional` more pairs.
     pub fn reserve(&mut self, additional: usize) {
         self.slots.reserve(additional);
-        self.rows.reserve(additional);
     }
 
     /// Insert or replace a row (its `a` < `b`).
@@ -265,20 +287,38 @@ impl PairTable {
         debug_assert!(row.a < row.b);
         self.remove(row.a, row.b);
         self.record(&row, true);
-        self.slots.insert(key(row.a, row.b), self.rows.len() as u32);
-        self.rows.push(row);
+        self.slots.insert(key(row.a, row.b), self.len as u32);
+        match self.segments.last_mut() {
+            Some(last) if last.len() < SEGMENT => last.push(row),
+            _ => {
+                let mut segment = Vec::with_capacity(SEGMENT);
+                segment.push(row);
+                self.segments.push(segment);
+            }
+        }
+        self.len += 1;
     }
 
-    /// Remove the pair {a, b}; false if it was not kept.
+    /// Remove the pair {a, b}; false if it was not kept. The last row
+    /// takes its place.
     pub fn remove(&mut self, a: DocId, b: DocId) -> bool {
         let Some(slot) = self.slots.remove(&key(a, b)) else {
             return false;
         };
-        let row = self.rows.swap_remove(slot as usize);
-        self.record(&row, false);
-        if let Some(moved) = self.rows.get(slot as usize) {
-            self.slots.insert(key(moved.a, moved.b), slot);
+        let last = self.segments.last_mut().expect("a kept pair has a row");
+        let mut row = last.pop().expect("segments are never empty");
+        if last.is_empty() {
+            self.segments.pop();
         }
+        self.len -= 1;
+        let slot = slot as usize;
+        if slot < self.len {
+            // The last row moves into the removed one's place.
+            std::mem::swap(&mut row, &mut self.segments[slot / SEGMENT][slot % SEGMENT]);
+            let moved = &self.segments[slot / SEGMENT][slot % SEGMENT];
+            self.slots.insert(key(moved.a, moved.b), slot as u32);
+        }
+        self.record(&row, false);
         true
     }
 
@@ -299,7 +339,7 @@ impl PairTable {
                 .into_iter()
                 .filter_map(|id| Some((id, row.similarity(id)?))),
         );
-        if state.added.len() + state.removed.len() > self.rows.len() {
+        if state.added.len() + state.removed.len() > self.len {
             *state = HistogramState::default();
         }
     }
@@ -348,7 +388,7 @@ impl PairTable {
         use rayon::prelude::*;
         let mut map: BTreeMap<AlgorithmId, Vec<f64>> = BTreeMap::new();
         for id in AlgorithmId::ALL {
-            let v: Vec<f64> = self.rows.iter().filter_map(|r| r.similarity(id)).collect();
+            let v: Vec<f64> = self.rows().filter_map(|r| r.similarity(id)).collect();
             if !v.is_empty() {
                 map.insert(id, v);
             }
@@ -426,6 +466,36 @@ mod tests {
             ),
             (AlgorithmId::Si, Score::Incomparable),
         ])
+    }
+
+    #[test]
+    fn rows_across_segments_stay_findable_through_removals() {
+        let mut table = PairTable::default();
+        let n = 3 * SEGMENT as u32 + 17;
+        for b in 1..=n {
+            table.insert(PairRow::new(0, b, scores(b), 60));
+        }
+        assert_eq!(table.len(), n as usize);
+        let mut rng = crate::hash::SplitMix64::new(4);
+        let mut kept: Vec<u32> = Vec::new();
+        for b in 1..=n {
+            if rng.below(2) == 0 {
+                assert!(table.remove(b, 0));
+            } else {
+                kept.push(b);
+            }
+        }
+        assert!(!table.remove(0, 1) || kept.contains(&1));
+        assert_eq!(table.len(), table.rows().count());
+        for &b in &kept {
+            let row = table.get(0, b).expect("kept");
+            assert_eq!((row.a, row.b), (0, b));
+            assert_eq!(row.scores(), scores(b));
+        }
+        assert_eq!(
+            rayon::iter::ParallelIterator::count(table.par_rows()),
+            table.len()
+        );
     }
 
     #[test]

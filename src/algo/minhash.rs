@@ -82,8 +82,9 @@ impl Minhash {
         bins.into_iter().map(|v| v as u32).collect()
     }
 
-    /// Estimated Jaccard resemblance of two sketches.
-    pub fn estimate(a: &[u32], b: &[u32]) -> Option<f64> {
+    /// Estimated Jaccard resemblance of two sketches (of any width of
+    /// value: a library's in-memory copy keeps 16 bits of each).
+    pub fn estimate<T: PartialEq>(a: &[T], b: &[T]) -> Option<f64> {
         if a.is_empty() || b.is_empty() || a.len() != b.len() {
             return None;
         }

@@ -188,6 +188,16 @@ fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
 /// Keys a fingerprint contributes to each table of each algorithm.
 type Keys = Vec<(AlgorithmId, usize, u64)>;
 
+/// Whether `f`'s simhash-lexicons lexicon 0 (the full vocabulary) is its
+/// simhash-shingle fingerprint, so that simhash-shingle's tables stand for
+/// lexicon 0's.
+fn full_lexicon_is_shingle(f: &Fingerprints) -> bool {
+    matches!(
+        (f.simhash_shingle, &f.simhash_lexicons),
+        (Some(shingle), Some(lexicons)) if lexicons.first() == Some(&shingle)
+    )
+}
+
 /// How many of `keys` go to the shingle and winnow inverted indexes.
 fn count_keys(keys: &Keys) -> KeyCounts {
     let mut counts = KeyCounts::default();
@@ -398,8 +408,15 @@ impl CandidateIndex {
             simhash(Id::SimhashShingle, fp, 0);
         }
         if let Some(fps) = &f.simhash_lexicons {
+            // Lexicon 0 is simhash-shingle's fingerprint under the default
+            // configuration (same seed): its tables would repeat that
+            // algorithm's keys, so they are not filed, and simhash-shingle's
+            // proposals count for both (see `candidates_among`).
+            let skip_full = full_lexicon_is_shingle(f);
             for (lexicon, &fp) in fps.iter().enumerate() {
-                simhash(Id::SimhashLexicons, fp, lexicon);
+                if lexicon > 0 || !skip_full {
+                    simhash(Id::SimhashLexicons, fp, lexicon);
+                }
             }
         }
         if let Some(Some(sig)) = f.imatch {
@@ -554,6 +571,7 @@ impl CandidateIndex {
         let max = self.config.max_postings;
         let keys = self.keys(f);
         let counts = count_keys(&keys);
+        let full_lexicon = full_lexicon_is_shingle(f);
         for (algo, table, key) in keys {
             let postings = self.tables.postings(slot(algo, table, key));
             if postings.bound() > max
@@ -565,6 +583,9 @@ impl CandidateIndex {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
+                    if full_lexicon && algo == AlgorithmId::SimhashShingle {
+                        proposal.by.insert(AlgorithmId::SimhashLexicons);
+                    }
                     let shared = &mut proposal.shared[algo as usize];
                     *shared = shared.saturating_add(1);
                 }

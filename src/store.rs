@@ -3,10 +3,12 @@
 //! A [`Store`] keeps what the watcher and worker need to resume without
 //! re-reading the folder: one row per file (keyed by the raw bytes of its path
 //! relative to the root, so non-UTF-8 names stay distinct), with its stat
-//! identity, content hash, status, fingerprints and sorted unique terms (to
-//! rebuild collection statistics without the files); the scores of candidate
-//! pairs; and the curator's verdicts, keyed by path so they survive
-//! re-indexing and rescans. Every change to one file is one `BEGIN IMMEDIATE`
+//! identity, content hash and status; beside it, in tables of their own,
+//! its fingerprints and sorted unique terms (to rebuild collection
+//! statistics without the files) and its library entry (what a library
+//! keeps in memory of it, so reopening reads neither); the scores of
+//! candidate pairs; and the curator's verdicts, keyed by path so they
+//! survive re-indexing and rescans. Every change to one file is one `BEGIN IMMEDIATE`
 //! transaction ([`Store::upsert_document`], [`Store::remove_document`]), so a
 //! crash leaves each file either fully old or fully new; the next start
 //! reconciles the store with the disk through [`Store::stat_index`].
@@ -33,6 +35,7 @@
 //!   [`engine_config_hash`] includes the crate version so a new build
 //!   re-fingerprints instead of misreading old blobs.
 //! - `terms` is the sorted unique term hashes as little-endian u64s.
+//! - `document_entries.entry` is the postcard encoding of [`DocEntry`].
 //! - `pairs.scores` is the postcard encoding of a private mirror of
 //!   [`PairScores`] keyed by the algorithms' stable names, oriented from the
 //!   pair's `a` (smaller id) to `b`.

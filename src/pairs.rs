@@ -213,7 +213,7 @@ struct HistogramState {
 const SEGMENT: usize = 4096;
 
 /// The kept pairs: dense rows plus a slot per ordered pair. The rows live
-/// in segments of [`SEGMENT`], so a growing table never holds a vector
+/// in segments of 4,096, so a growing table never holds a vector
 /// twice the size of its rows (old and new while it reallocates) nor
 /// leaves half of one unused.
 #[derive(Debug, Default)]

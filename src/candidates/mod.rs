@@ -237,7 +237,7 @@ pub struct KeyCounts {
 }
 
 /// One document's entries in the candidate index: the slot of each of its
-/// keys and how many are in the two inverted indexes. Derived from its full
+/// keys (sorted) and how many are in the two inverted indexes. Derived from its full
 /// fingerprints ([`CandidateIndex::doc_keys`]); stored beside them, so a
 /// reopened index files its documents again without reading those.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,28 +248,58 @@ pub struct DocKeys {
 }
 
 /// Documents being restored from their stored entries ([`DocKeys`]),
-/// gathered to be filed at once by [`CandidateIndex::file_restored`]: their
-/// slots in one arena (4 bytes a key).
+/// gathered to be filed by [`CandidateIndex::file_restored`]: their slots
+/// in one arena per group of the table's shards, 4 bytes a key, each freed
+/// once its shards are filled.
 #[derive(Debug, Clone, Default)]
 pub struct Restore {
-    slots: Vec<u32>,
-    /// Each document and where its slots start in `slots`.
-    owners: Vec<(DocId, u32)>,
+    arenas: Vec<Arena>,
     counts: Vec<(DocId, KeyCounts)>,
     si: Vec<(i64, DocId)>,
-    /// Shards filled so far (a group at a time).
+    /// Groups of shards filled so far.
     filled: usize,
 }
 
 impl Restore {
     pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<i64>) {
-        self.owners.push((id, self.slots.len() as u32));
-        self.slots.extend_from_slice(&keys.slots);
+        if self.arenas.is_empty() {
+            self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
+        }
+        // A document's slots are stored sorted, so each group's (the top
+        // bits) are a run of them.
+        let sorted;
+        let mut slots = &keys.slots[..];
+        if !slots.is_sorted() {
+            sorted = {
+                let mut s = keys.slots.clone();
+                s.sort_unstable();
+                s
+            };
+            slots = &sorted;
+        }
+        let groups = self.arenas.len();
+        for (g, arena) in self.arenas.iter_mut().enumerate() {
+            let end = slots.partition_point(|&s| Table::group(s) <= g);
+            if end > 0 {
+                arena.owners.push((id, arena.slots.len() as u32));
+                arena.slots.extend_from_slice(&slots[..end]);
+            }
+            slots = &slots[end..];
+            debug_assert!(g + 1 < groups || slots.is_empty());
+        }
         self.counts.push((id, keys.counts));
         if let Some(si) = si {
             self.si.push((si, id));
         }
     }
+}
+
+/// Slots of one group of shards, and the documents owning them (each
+/// owner's slots run from its start to the next owner's).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Arena {
+    pub slots: Vec<u32>,
+    pub owners: Vec<(DocId, u32)>,
 }
 
 const ALGORITHMS: usize = AlgorithmId::ALL.len();
@@ -449,12 +479,15 @@ impl CandidateIndex {
     /// A document's entries in the index ([`DocKeys`]).
     pub fn doc_keys(&self, f: &Fingerprints) -> DocKeys {
         let keys = self.keys(f);
+        let mut slots: Vec<u32> = keys
+            .iter()
+            .map(|&(algo, table, key)| slot(algo, table, key))
+            .collect();
+        // Sorted: a reopen files each group of shards from its own run.
+        slots.sort_unstable();
         DocKeys {
             counts: count_keys(&keys),
-            slots: keys
-                .into_iter()
-                .map(|(algo, table, key)| slot(algo, table, key))
-                .collect(),
+            slots,
         }
     }
 
@@ -498,10 +531,12 @@ impl CandidateIndex {
         let Some(restore) = &mut self.unfiled else {
             return false;
         };
-        self.tables
-            .fill_group(restore.filled, &restore.slots, &restore.owners);
-        restore.filled += Table::GROUP;
-        if restore.filled >= Table::SHARDS {
+        if let Some(arena) = restore.arenas.get_mut(restore.filled) {
+            let arena = std::mem::take(arena);
+            self.tables.fill_group(restore.filled, arena);
+        }
+        restore.filled += 1;
+        if restore.filled >= Table::SHARDS / Table::GROUP {
             self.unfiled = None;
             return false;
         }

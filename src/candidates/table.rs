@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 use smallvec::{smallvec, SmallVec};
 
-use super::DocId;
+use super::{Arena, DocId};
 use crate::hash::HashKeyed32;
 
 /// Slots → documents, in [`Table::SHARDS`] shards by the slot's top bits.
@@ -100,37 +100,66 @@ impl Table {
     /// Shards [`Table::fill_group`] fills at a time.
     pub const GROUP: usize = 4;
 
-    /// Fill the empty shards `first..first + GROUP` with the postings of
-    /// those shards given as one arena of slots and the documents owning
-    /// them (each owner's slots run from its start to the next owner's; a
-    /// slot's documents are filed in that order). A group at a time, the
-    /// postings on their way take a quarter of the room of the table they
-    /// build: each shard's are gathered, then counted and placed by
-    /// directory run straight into its arrays.
-    pub fn fill_group(&mut self, first: usize, slots: &[u32], owners: &[(DocId, u32)]) {
-        let group = first..(first + Self::GROUP).min(Self::SHARDS);
+    /// The group of shards a slot's shard is in.
+    pub fn group(slot: u32) -> usize {
+        Self::shard(slot) / Self::GROUP
+    }
+
+    /// Fill the empty shards of group `group` with the postings in `arena`
+    /// (that group's slots and the documents owning them; a slot's
+    /// documents are filed in that order): counted by shard and directory
+    /// run, placed straight into the arrays they end in (a counting sort,
+    /// no room beyond those arrays), then each run sorted by slot.
+    pub(super) fn fill_group(&mut self, group: usize, arena: Arena) {
+        let first = group * Self::GROUP;
+        let shards = &mut self.shards[first..first + Self::GROUP];
         debug_assert!(
-            self.shards[group.clone()]
+            shards
                 .iter()
                 .all(|s| s.ids.is_empty() && s.recent.is_empty()),
             "filled only when empty"
         );
-        let share = slots.len() / Self::SHARDS * 9 / 8 + 16;
-        let mut batch: Vec<Vec<(u32, DocId)>> =
-            group.clone().map(|_| Vec::with_capacity(share)).collect();
-        for (i, &(id, start)) in owners.iter().enumerate() {
-            let end = owners.get(i + 1).map_or(slots.len(), |o| o.1 as usize);
-            for &slot in &slots[start as usize..end] {
-                let shard = Self::shard(slot);
-                if group.contains(&shard) {
-                    batch[shard - first].push((slot & SHARD_MASK, id));
-                }
+        let mut per_shard = [0usize; Self::GROUP];
+        for &slot in &arena.slots {
+            per_shard[Self::shard(slot) - first] += 1;
+        }
+        let mut next: Vec<Vec<u32>> = shards
+            .iter_mut()
+            .zip(per_shard)
+            .map(|(shard, count)| {
+                shard.directory_bits = Shard::directory_bits_for(count);
+                shard.lows = vec![0; count];
+                shard.ids = vec![0; count];
+                vec![0u32; (1 << shard.directory_bits) + 1]
+            })
+            .collect();
+        for &slot in &arena.slots {
+            let s = Self::shard(slot) - first;
+            next[s][shards[s].run(slot & SHARD_MASK) + 1] += 1;
+        }
+        for (shard, next) in shards.iter_mut().zip(&mut next) {
+            for run in 1..next.len() {
+                next[run] += next[run - 1];
+            }
+            shard.directory = next.clone();
+        }
+        for (i, &(id, start)) in arena.owners.iter().enumerate() {
+            let end = arena
+                .owners
+                .get(i + 1)
+                .map_or(arena.slots.len(), |o| o.1 as usize);
+            for &slot in &arena.slots[start as usize..end] {
+                let s = Self::shard(slot) - first;
+                let shard = &mut shards[s];
+                let slot = slot & SHARD_MASK;
+                let at = &mut next[s][shard.run(slot)];
+                shard.lows[*at as usize] = shard.low(slot);
+                shard.ids[*at as usize] = id;
+                *at += 1;
             }
         }
-        self.shards[group]
-            .par_iter_mut()
-            .zip(batch)
-            .for_each(|(shard, postings)| shard.fill(postings));
+        drop(arena);
+        shards.par_iter_mut().for_each(Shard::sort_runs);
     }
 }
 
@@ -350,30 +379,6 @@ impl Shard {
     fn merge(&mut self) {
         let recent = self.take_recent();
         self.rebuild(recent);
-    }
-
-    /// Fill an empty shard with `postings` (in filing order): counted and
-    /// placed by directory run (a counting sort), then each run, a handful
-    /// of postings, sorted by slot, stably.
-    fn fill(&mut self, postings: Vec<(u32, DocId)>) {
-        self.directory_bits = Self::directory_bits_for(postings.len());
-        let mut next = vec![0u32; (1 << self.directory_bits) + 1];
-        for &(slot, _) in &postings {
-            next[self.run(slot) + 1] += 1;
-        }
-        for run in 1..next.len() {
-            next[run] += next[run - 1];
-        }
-        self.directory = next.clone();
-        self.lows = vec![0; postings.len()];
-        self.ids = vec![0; postings.len()];
-        for (slot, id) in postings {
-            let at = &mut next[self.run(slot)];
-            self.lows[*at as usize] = self.low(slot);
-            self.ids[*at as usize] = id;
-            *at += 1;
-        }
-        self.sort_runs();
     }
 
     /// About eight postings a run.
@@ -604,7 +609,7 @@ mod tests {
     }
 
     proptest! {
-        /// Filling an empty table from an arena files what inserting the
+        /// Filling an empty table from arenas files what inserting the
         /// postings one by one files, in the same order.
         #[test]
         fn filling_from_an_arena_equals_inserting_one_by_one(
@@ -622,8 +627,21 @@ mod tests {
                 }
             }
             let mut filled = Table::default();
-            for first in (0..Table::SHARDS).step_by(Table::GROUP) {
-                filled.fill_group(first, &slots, &owners);
+            for group in 0..Table::SHARDS / Table::GROUP {
+                let mut arena = Arena::default();
+                for (i, &(id, start)) in owners.iter().enumerate() {
+                    let end = owners.get(i + 1).map_or(slots.len(), |o| o.1 as usize);
+                    let mine: Vec<u32> = slots[start as usize..end]
+                        .iter()
+                        .copied()
+                        .filter(|&s| Table::group(s) == group)
+                        .collect();
+                    if !mine.is_empty() {
+                        arena.owners.push((id, arena.slots.len() as u32));
+                        arena.slots.extend(mine);
+                    }
+                }
+                filled.fill_group(group, arena);
             }
             for &slot in &slots {
                 prop_assert_eq!(ids(filled.postings(slot)), ids(inserted.postings(slot)));

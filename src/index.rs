@@ -203,7 +203,7 @@ impl FolderIndex {
             config_hash: config_hash.clone(),
             pairs_hash: None,
         };
-        let mut library = Library::new_external(&engine, library_config);
+        let mut library = Library::new_external(&engine, library_config.clone());
         let mut skipped = BTreeMap::new();
         let mut identities = HashMap::new();
         let mut keys = HashMap::new();
@@ -236,45 +236,11 @@ impl FolderIndex {
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
         let fresh_store = indexed.is_empty() && skipped.is_empty();
         let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
-        if current && store.indexed_entry_count()? == indexed.len() {
-            // Row id → position in arrival order.
-            let position: HashMap<i64, usize> = indexed
-                .iter()
-                .enumerate()
-                .map(|(i, (id, _, _))| (*id, i))
-                .collect();
-            let mut doc_of_row: HashMap<i64, DocId> = HashMap::with_capacity(indexed.len());
-            let mut restore = Restore::default();
-            store.document_entries_each(|chunk| {
-                for (row, entry) in chunk {
-                    let Some(&i) = position.get(&row) else {
-                        continue;
-                    };
-                    let (_, rel, shingles) = &indexed[i];
-                    let id = library.restore_doc(
-                        &mut restore,
-                        rel.clone(),
-                        i as u64,
-                        entry.hot,
-                        &entry.keys,
-                        *shingles,
-                    );
-                    doc_of_row.insert(row, id);
-                }
-                Ok(())
-            })?;
-            library.finish_restore(restore);
-            store.pairs_each(|chunk| {
-                for (a, b, scores) in chunk {
-                    if let (Some(&x), Some(&y)) = (doc_of_row.get(&a), doc_of_row.get(&b)) {
-                        library.restore_pair(x, y, scores);
-                    }
-                }
-                Ok(())
-            })?;
-        } else {
+        let restored = current && Self::restore(&store, &mut library, &indexed)?;
+        if !restored {
             // Verified again a chunk at a time, each against the documents
             // before it (read back from the store).
+            library = Library::new_external(&engine, library_config);
             let source = StorePrints {
                 store: &store,
                 keys: &keys,
@@ -328,6 +294,59 @@ impl FolderIndex {
             },
             writes,
         ))
+    }
+
+    /// Restore `library` from the stored library entries and pairs of the
+    /// `indexed` documents (row id, display path, shingles; in arrival
+    /// order). False, with `library` half-filled, when a document has no
+    /// entry: the caller then verifies the documents again.
+    fn restore(
+        store: &Store,
+        library: &mut Library,
+        indexed: &[(i64, String, usize)],
+    ) -> Result<bool> {
+        // Row id → position in arrival order.
+        let position: HashMap<i64, usize> = indexed
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _, _))| (*id, i))
+            .collect();
+        let mut doc_of_row: HashMap<i64, DocId> = HashMap::with_capacity(indexed.len());
+        library.reserve_restore(indexed.len(), store.pair_count()?);
+        let mut restore = Restore::default();
+        store.document_entries_each(|chunk| {
+            for (row, entry) in chunk {
+                let Some(&i) = position.get(&row) else {
+                    continue;
+                };
+                let (_, rel, shingles) = &indexed[i];
+                let id = library.restore_doc(
+                    &mut restore,
+                    rel.clone(),
+                    i as u64,
+                    entry.hot,
+                    &entry.keys,
+                    *shingles,
+                );
+                doc_of_row.insert(row, id);
+            }
+            Ok(())
+        })?;
+        // Counted here rather than beforehand: a count of the entries
+        // would read every page of them once more.
+        if doc_of_row.len() != indexed.len() {
+            return Ok(false);
+        }
+        library.finish_restore(restore);
+        store.pairs_each(|chunk| {
+            for (a, b, scores) in chunk {
+                if let (Some(&x), Some(&y)) = (doc_of_row.get(&a), doc_of_row.get(&b)) {
+                    library.restore_pair(x, y, scores);
+                }
+            }
+            Ok(())
+        })?;
+        Ok(true)
     }
 
     pub fn root(&self) -> &Path {

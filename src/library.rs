@@ -695,6 +695,15 @@ impl Library {
         id
     }
 
+    /// Room for `docs` restored documents and `pairs` restored pairs, so a
+    /// reopened index grows nothing by doubling.
+    pub fn reserve_restore(&mut self, docs: usize, pairs: usize) {
+        self.docs.reserve_exact(docs);
+        self.by_path.reserve(docs);
+        self.neighbours.reserve_exact(docs);
+        self.pairs.reserve(pairs);
+    }
+
     /// File the keys of every document restored with `restore`: in the
     /// candidate index when a change first needs them, or ahead of one by
     /// [`Library::prepare_some`].

@@ -51,6 +51,7 @@ use rusqlite::{
     params, Connection, ErrorCode, OpenFlags, OptionalExtension, Params, Row, TransactionBehavior,
 };
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 
 use crate::algo::{AlgorithmId, Score};
 use crate::candidates::DocKeys;
@@ -667,17 +668,29 @@ fn scores_to_blob(scores: &PairScores, swap: bool) -> Vec<u8> {
     postcard::to_allocvec(&stored).expect("scores serialize")
 }
 
-/// A pair's scores as stored, in algorithm order.
-pub type ScoreList = Vec<(AlgorithmId, Score)>;
+/// A pair's scores as stored, in algorithm order; inline, so decoding the
+/// pairs of a large index allocates nothing per pair.
+pub type ScoreList = SmallVec<[(AlgorithmId, Score); AlgorithmId::ALL.len()]>;
 
 fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
-    // The names borrow from the blob: no allocation per score.
-    let stored: Vec<(&str, StoredScore)> =
-        postcard::from_bytes(blob).map_err(|e| format!("pair scores do not decode: {e}"))?;
-    stored
-        .into_iter()
-        .map(|(id, s)| Ok((id.parse::<AlgorithmId>()?, Score::from(s))))
-        .collect()
+    // Element by element: the names borrow from the blob and nothing is
+    // collected on the way.
+    let bad = |e: postcard::Error| format!("pair scores do not decode: {e}");
+    let (len, mut rest) = postcard::take_from_bytes::<usize>(blob).map_err(bad)?;
+    let mut list = ScoreList::new();
+    for _ in 0..len {
+        let ((name, score), tail) =
+            postcard::take_from_bytes::<(&str, StoredScore)>(rest).map_err(bad)?;
+        list.push((name.parse()?, score.into()));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(format!(
+            "pair scores do not decode: {} bytes left over",
+            rest.len()
+        ));
+    }
+    Ok(list)
 }
 
 /// Run a (cached) query and collect every row.
@@ -1421,19 +1434,6 @@ impl Store {
         self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
     }
 
-    /// How many indexed documents have a library entry.
-    pub fn indexed_entry_count(&self) -> Result<usize> {
-        self.conn
-            .query_row(
-                "SELECT count(*) FROM document_entries e JOIN documents d ON d.id = e.id \
-                 WHERE d.status = 'indexed'",
-                [],
-                |r| r.get::<_, i64>(0),
-            )
-            .map(|n| n as usize)
-            .ctx(&self.path, "count library entries")
-    }
-
     /// Every stored library entry ([`DocEntry`]) by document id, in id
     /// order.
     pub fn document_entries(&self) -> Result<Vec<(i64, DocEntry)>> {
@@ -1555,6 +1555,15 @@ impl Store {
             Ok(())
         })?;
         Ok(out)
+    }
+
+    /// How many pairs are stored (counted on the small `pairs_by_b` index,
+    /// not the scores).
+    pub fn pair_count(&self) -> Result<usize> {
+        self.conn
+            .query_row("SELECT count(*) FROM pairs", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .ctx(&self.path, "count pairs")
     }
 
     /// [`Store::pairs`] a decoded chunk at a time, each pair's scores as a

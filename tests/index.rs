@@ -86,6 +86,33 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
 }
 
 #[test]
+fn a_missing_library_entry_is_made_good_from_the_stored_fingerprints() {
+    let f = fixture();
+    let mut first = open(&f);
+    first.reconcile().unwrap();
+    let (before, first_pairs) = (clusters(&first), pairs(&first));
+    drop(first);
+    // One document's entry lost (an index written by a build that kept
+    // none for it): the others' entries alone would restore a library
+    // without it.
+    let conn = rusqlite::Connection::open(&f.index).unwrap();
+    let lost = conn
+        .execute(
+            "DELETE FROM document_entries WHERE id = (SELECT min(id) FROM document_entries)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(lost, 1);
+    drop(conn);
+
+    let mut second = open(&f);
+    assert_eq!(clusters(&second), before, "verified again, nothing lost");
+    assert_eq!(pairs(&second), first_pairs);
+    let report = second.reconcile().unwrap();
+    assert_eq!(report.read, 0, "from the stored fingerprints: {report:?}");
+}
+
+#[test]
 fn changes_made_while_closed_are_reconciled() {
     let f = fixture();
     let mut index = open(&f);

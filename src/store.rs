@@ -4,8 +4,9 @@
 //! re-reading the folder: one row per file (keyed by the raw bytes of its path
 //! relative to the root, so non-UTF-8 names stay distinct), with its stat
 //! identity, content hash and status; beside it, in tables of their own,
-//! its fingerprints and sorted unique terms (to rebuild collection
-//! statistics without the files) and its library entry (what a library
+//! its fingerprints (with room for its sorted unique terms, which would
+//! rebuild collection statistics without the files; the folder index
+//! weighs terms by the pinned IDF table and stores none) and its library entry (what a library
 //! keeps in memory of it, so reopening reads neither); the scores of
 //! candidate pairs; and the curator's verdicts, keyed by path so they
 //! survive re-indexing and rescans. Every change to one file is one `BEGIN IMMEDIATE`

@@ -90,16 +90,26 @@ struct Ingested {
 struct MetaWrites {
     /// The engine configuration the fingerprints are made under from now on.
     config_hash: String,
-    /// The configuration the stored pairs were kept under ("" when they are
-    /// out of date); `None` leaves it as it is.
-    pairs_hash: Option<String>,
+    /// Set when the library was verified again instead of restored.
+    rewrite: Option<Rewrite>,
+}
+
+/// The stored library entries and pairs to write again from a library
+/// verified under the current configuration, so the next open restores
+/// them instead of verifying again.
+struct Rewrite {
+    /// The configuration they are kept under ([`Store::pairs_hash`]).
+    pairs_hash: String,
+    /// The stored documents (row id, display path); those the library does
+    /// not hold (no fingerprints stored) get no entry.
+    rows: Vec<(i64, String)>,
 }
 
 impl MetaWrites {
-    fn apply(self, store: &mut Store) -> Result<()> {
-        store.set_config_hash(&self.config_hash)?;
-        if let Some(hash) = self.pairs_hash {
-            store.set_pairs_hash(&hash)?;
+    fn apply(self, index: &mut FolderIndex) -> Result<()> {
+        index.store.set_config_hash(&self.config_hash)?;
+        if let Some(rewrite) = self.rewrite {
+            index.rewrite_stored_library(rewrite)?;
         }
         Ok(())
     }
@@ -176,7 +186,7 @@ impl FolderIndex {
         let loaded = Self::load(root.clone(), engine, library_config.clone(), store);
         if check.passed()? {
             let (mut index, writes) = loaded?;
-            writes.apply(&mut index.store)?;
+            writes.apply(&mut index)?;
             return Ok((index, report));
         }
         // Corrupt after all: what was read goes, and the plain open moves
@@ -185,7 +195,7 @@ impl FolderIndex {
         let (store, report) = Store::open(&path)?;
         let engine = Engine::new(engine_config);
         let (mut index, writes) = Self::load(root, engine, library_config, store)?;
-        writes.apply(&mut index.store)?;
+        writes.apply(&mut index)?;
         Ok((index, report))
     }
 
@@ -201,7 +211,7 @@ impl FolderIndex {
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
         let mut writes = MetaWrites {
             config_hash: config_hash.clone(),
-            pairs_hash: None,
+            rewrite: None,
         };
         let mut library = Library::new_external(&engine, library_config.clone());
         let mut skipped = BTreeMap::new();
@@ -234,7 +244,6 @@ impl FolderIndex {
         // candidates again (and the stored pairs stay marked out of date
         // until the index is rebuilt).
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
-        let fresh_store = indexed.is_empty() && skipped.is_empty();
         let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
         let restored = current && Self::restore(&store, &mut library, &indexed)?;
         if !restored {
@@ -259,10 +268,12 @@ impl FolderIndex {
                 }
                 library.extend_with(&engine, docs, &source)?;
             }
-            writes.pairs_hash = Some(if fresh_store {
-                pairs_hash
-            } else {
-                String::new()
+            writes.rewrite = Some(Rewrite {
+                pairs_hash,
+                rows: indexed
+                    .iter()
+                    .map(|(row, rel, _)| (*row, rel.clone()))
+                    .collect(),
             });
         }
         for v in store.pair_verdicts()? {
@@ -347,6 +358,45 @@ impl FolderIndex {
             Ok(())
         })?;
         Ok(true)
+    }
+
+    /// Write the library entries and pairs of a library verified again
+    /// (see [`Rewrite`]): entries a chunk at a time from the stored
+    /// fingerprints, then every pair and the configuration they are kept
+    /// under in one transaction. Until that last commit either the stored
+    /// pairs are marked as kept under another configuration or entries are
+    /// missing, so an interrupted rewrite only means verifying again at the
+    /// next open.
+    fn rewrite_stored_library(&mut self, rewrite: Rewrite) -> Result<()> {
+        self.store.clear_entries()?;
+        let mut row_of: HashMap<DocId, i64> = HashMap::with_capacity(rewrite.rows.len());
+        for chunk in rewrite.rows.chunks(LOAD_CHUNK) {
+            let source = StorePrints {
+                store: &self.store,
+                keys: &self.keys,
+            };
+            let paths: Vec<&str> = chunk.iter().map(|(_, rel)| rel.as_str()).collect();
+            let mut entries = Vec::with_capacity(chunk.len());
+            for ((row, rel), prints) in chunk.iter().zip(source.full_prints(&paths)?) {
+                if let (Some(id), Some(prints)) = (self.library.id_of(rel), prints) {
+                    entries.push((
+                        *row,
+                        DocEntry {
+                            hot: prints.hot(),
+                            keys: self.library.doc_keys(&prints),
+                        },
+                    ));
+                    row_of.insert(id, *row);
+                }
+            }
+            self.store.put_entries(&entries)?;
+        }
+        let pairs = self
+            .library
+            .pairs()
+            .filter_map(|(a, b, scores)| Some((*row_of.get(&a)?, *row_of.get(&b)?, scores)));
+        self.store.replace_pairs(pairs, &rewrite.pairs_hash)?;
+        Ok(())
     }
 
     pub fn root(&self) -> &Path {

@@ -1558,6 +1558,77 @@ impl Store {
         Ok(out)
     }
 
+    /// Forget every stored library entry (before they are written again).
+    pub fn clear_entries(&mut self) -> Result<()> {
+        self.conn
+            .execute("DELETE FROM document_entries", [])
+            .ctx(&self.path, "delete library entries")?;
+        Ok(())
+    }
+
+    /// Write the library entries of stored documents (by row id), in one
+    /// transaction.
+    pub fn put_entries(&mut self, entries: &[(i64, DocEntry)]) -> Result<()> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin entry update")?;
+        {
+            let mut put = tx
+                .prepare_cached(
+                    "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
+                     ON CONFLICT(id) DO UPDATE SET entry = excluded.entry",
+                )
+                .ctx(path, "prepare entry update")?;
+            for (id, entry) in entries {
+                let blob = postcard::to_allocvec(entry).map_err(|e| StoreError::Invalid {
+                    path: path.to_path_buf(),
+                    reason: format!("library entry of document {id} does not serialize: {e}"),
+                })?;
+                put.execute(params![id, blob])
+                    .ctx(path, format_args!("write library entry of document {id}"))?;
+            }
+        }
+        tx.commit().ctx(path, "commit entry update")
+    }
+
+    /// Replace every stored pair with `pairs` (document row ids, scores
+    /// oriented from the first to the second) and record that they were
+    /// kept under `pairs_hash` (see [`Store::pairs_hash`]), in one
+    /// transaction.
+    pub fn replace_pairs(
+        &mut self,
+        pairs: impl IntoIterator<Item = (i64, i64, PairScores)>,
+        pairs_hash: &str,
+    ) -> Result<()> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin pair replacement")?;
+        tx.execute("DELETE FROM pairs", [])
+            .ctx(path, "delete stored pairs")?;
+        {
+            let mut insert = tx
+                .prepare_cached("INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)")
+                .ctx(path, "prepare pair insert")?;
+            for (x, y, scores) in pairs {
+                let (a, b, swap) = if x < y { (x, y, false) } else { (y, x, true) };
+                insert
+                    .execute(params![a, b, scores_to_blob(&scores, swap)])
+                    .ctx(path, format_args!("write pair of documents {a} and {b}"))?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('pairs_hash', ?1) \
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [pairs_hash],
+        )
+        .ctx(path, "write meta pairs_hash")?;
+        tx.commit().ctx(path, "commit pair replacement")
+    }
+
     /// How many pairs are stored (counted on the small `pairs_by_b` index,
     /// not the scores).
     pub fn pair_count(&self) -> Result<usize> {

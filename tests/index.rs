@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use doppel::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
 use doppel::index::FolderIndex;
 use doppel::library::{ClusterSpec, LibraryConfig, PairVerdict};
@@ -106,10 +107,69 @@ fn a_missing_library_entry_is_made_good_from_the_stored_fingerprints() {
     drop(conn);
 
     let mut second = open(&f);
+    assert!(!second.prepare_some(), "verified again, its tables filled");
     assert_eq!(clusters(&second), before, "verified again, nothing lost");
     assert_eq!(pairs(&second), first_pairs);
     let report = second.reconcile().unwrap();
     assert_eq!(report.read, 0, "from the stored fingerprints: {report:?}");
+    drop(second);
+
+    let mut third = open(&f);
+    assert!(
+        third.prepare_some(),
+        "the entries were written back: restored, its tables left to fill"
+    );
+    assert_eq!(clusters(&third), before);
+    assert_eq!(pairs(&third), first_pairs);
+}
+
+#[test]
+fn after_a_floor_change_one_open_verifies_again_and_the_next_restores() {
+    let f = fixture();
+    let mut first = open(&f);
+    first.reconcile().unwrap();
+    let loose = pairs(&first);
+    drop(first);
+    let mut stricter = LibraryConfig::default();
+    stricter.floors.set(AlgorithmId::Minhash, 0.5);
+    stricter.floors.set(AlgorithmId::Shingle, 0.5);
+    stricter.floors.set(AlgorithmId::Si, 0.95);
+    let open_stricter = || {
+        FolderIndex::open(
+            &f.folder,
+            Engine::new(EngineConfig::default()),
+            stricter.clone(),
+            Some(&f.index),
+        )
+        .unwrap()
+        .0
+    };
+    let mut second = open_stricter();
+    assert!(!second.prepare_some(), "verified under the new floors");
+    let (kept, kept_clusters) = (pairs(&second), clusters(&second));
+    assert!(kept.len() < loose.len(), "stricter floors keep fewer pairs");
+    drop(second);
+
+    // The same pairs as a fresh index under the new floors.
+    let fresh_index = f.index.with_extension("fresh");
+    let mut fresh = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        stricter.clone(),
+        Some(&fresh_index),
+    )
+    .unwrap()
+    .0;
+    fresh.reconcile().unwrap();
+    assert_eq!(kept, pairs(&fresh), "verified again exactly as built");
+
+    let mut third = open_stricter();
+    assert!(
+        third.prepare_some(),
+        "restored from what the second open wrote"
+    );
+    assert_eq!(pairs(&third), kept);
+    assert_eq!(clusters(&third), kept_clusters);
 }
 
 #[test]

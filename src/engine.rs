@@ -179,7 +179,7 @@ impl Fingerprints {
             minhash: self
                 .minhash
                 .as_ref()
-                .map(|sketch| sketch.iter().map(|&v| v as u16).collect()),
+                .map(|sketch| sketch.iter().map(|&v| v as u8).collect()),
             simhash: self.simhash,
             simhash_shingle: self.simhash_shingle,
             simhash_lexicons: self.simhash_lexicons.clone(),
@@ -197,12 +197,13 @@ impl Fingerprints {
 /// indexes count the shared keys that estimate an overlap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HotPrints {
-    /// The MinHash sketch's values cut to 16 bits: two different minima
-    /// agree on them by chance once in 65,536 bins, which moves a cheap
-    /// check's estimate by a few parts in a million (the verified score
-    /// compares the full values).
-    #[serde(with = "crate::hash::le_u16s::option")]
-    pub minhash: Option<Vec<u16>>,
+    /// The MinHash sketch's values cut to their low 8 bits, enough for the
+    /// cheap check: two different minima agree on them by chance once in
+    /// 256 bins, so the check's estimate of a Jaccard J reads (1 − J)/256
+    /// high on average and never low (nothing the full sketch passes is
+    /// missed); the verified score compares the full values.
+    #[serde(with = "crate::hash::le_u8s::option")]
+    pub minhash: Option<Vec<u8>>,
     pub simhash: Option<SimhashFingerprint>,
     pub simhash_shingle: Option<SimhashFingerprint>,
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,

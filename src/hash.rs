@@ -329,7 +329,7 @@ le_words!(
     u32
 );
 le_words!(
-    /// 16-bit hash lists as 2 little-endian bytes each.
-    le_u16s,
-    u16
+    /// 8-bit hash lists as one byte each (a byte string, not a sequence).
+    le_u8s,
+    u8
 );

@@ -938,12 +938,14 @@ fn is_gone(e: &std::io::Error) -> bool {
     )
 }
 
-/// The key of the configuration stored pairs depend on: the fingerprints'
-/// configuration and the library's floors and candidate settings.
+/// The key of the configuration stored pairs and library entries depend
+/// on: the fingerprints' configuration, the library's floors and candidate
+/// settings, and the entries' encoding.
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();
     format!(
-        "{engine_config_hash}-{:016x}",
-        crate::hash::hash64(json.as_bytes(), 0)
+        "{engine_config_hash}-{:016x}-entries{}",
+        crate::hash::hash64(json.as_bytes(), 0),
+        store::ENTRY_FORMAT
     )
 }

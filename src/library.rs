@@ -178,12 +178,67 @@ pub struct Link {
     pub strength: f64,
 }
 
+/// Document ids by path. The table holds ids only and hashes each from the
+/// path its document holds, so a path is stored once (in its [`DocInfo`]),
+/// not again as a map key. Every id in it has a document.
+#[derive(Debug, Clone, Default)]
+struct PathIndex(hashbrown::HashTable<DocId>);
+
+fn path_hash(path: &str) -> u64 {
+    crate::hash::hash64(path.as_bytes(), 0x7061_7468)
+}
+
+impl PathIndex {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn path_of(docs: &[Option<DocInfo>], id: DocId) -> &str {
+        &docs[id as usize]
+            .as_ref()
+            .expect("an indexed id has a document")
+            .path
+    }
+
+    fn get(&self, docs: &[Option<DocInfo>], path: &str) -> Option<DocId> {
+        self.0
+            .find(path_hash(path), |&id| Self::path_of(docs, id) == path)
+            .copied()
+    }
+
+    /// Index `id` by the path of its document (not indexed yet).
+    fn insert(&mut self, docs: &[Option<DocInfo>], id: DocId) {
+        let hash = path_hash(Self::path_of(docs, id));
+        self.0
+            .insert_unique(hash, id, |&other| path_hash(Self::path_of(docs, other)));
+    }
+
+    /// Take `id` out (its document still in `docs`).
+    fn remove(&mut self, docs: &[Option<DocInfo>], id: DocId) {
+        if let Ok(entry) = self
+            .0
+            .find_entry(path_hash(Self::path_of(docs, id)), |&x| x == id)
+        {
+            entry.remove();
+        }
+    }
+
+    fn reserve(&mut self, additional: usize, docs: &[Option<DocInfo>]) {
+        self.0
+            .reserve(additional, |&id| path_hash(Self::path_of(docs, id)));
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Library {
     config: LibraryConfig,
     docs: Vec<Option<DocInfo>>,
     free: Vec<DocId>,
-    by_path: HashMap<String, DocId>,
+    by_path: PathIndex,
     index: CandidateIndex,
     pairs: PairTable,
     /// The other ends of each document's kept pairs (by id), sorted.
@@ -258,7 +313,7 @@ impl Library {
             config,
             docs: Vec::new(),
             free: Vec::new(),
-            by_path: HashMap::new(),
+            by_path: PathIndex::default(),
             index,
             pairs: PairTable::default(),
             neighbours: Vec::new(),
@@ -287,7 +342,7 @@ impl Library {
     }
 
     pub fn id_of(&self, path: &str) -> Option<DocId> {
-        self.by_path.get(path).copied()
+        self.by_path.get(&self.docs, path)
     }
 
     /// Every kept pair with its scores (a < b).
@@ -433,7 +488,7 @@ impl Library {
         shingles: usize,
         source: &dyn PrintSource,
     ) -> anyhow::Result<DocId> {
-        let seen = match self.by_path.get(&path).copied() {
+        let seen = match self.by_path.get(&self.docs, &path) {
             Some(old) => {
                 let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
                 self.remove_id(old, source)?;
@@ -445,12 +500,12 @@ impl Library {
             }
         };
         let id = self.allocate(DocInfo {
-            path: path.clone(),
+            path,
             seen,
             hot,
             shingles,
         });
-        self.by_path.insert(path, id);
+        self.by_path.insert(&self.docs, id);
         Ok(id)
     }
 
@@ -683,13 +738,14 @@ impl Library {
     ) -> DocId {
         debug_assert!(self.full.is_none(), "restored without full fingerprints");
         let si = hot.si.flatten();
+        debug_assert!(self.id_of(&path).is_none(), "{path} restored twice");
         let id = self.allocate(DocInfo {
-            path: path.clone(),
+            path,
             seen,
             hot,
             shingles,
         });
-        self.by_path.insert(path, id);
+        self.by_path.insert(&self.docs, id);
         self.next_seen = self.next_seen.max(seen + 1);
         restore.add(id, keys, si);
         id
@@ -699,7 +755,7 @@ impl Library {
     /// reopened index grows nothing by doubling.
     pub fn reserve_restore(&mut self, docs: usize, pairs: usize) {
         self.docs.reserve_exact(docs);
-        self.by_path.reserve(docs);
+        self.by_path.reserve(docs, &self.docs);
         self.neighbours.reserve_exact(docs);
         self.pairs.reserve(pairs);
     }
@@ -746,7 +802,7 @@ impl Library {
     /// [`Library::remove`], reading the document's full fingerprints (its
     /// index keys) from `source`.
     pub fn remove_with(&mut self, path: &str, source: &dyn PrintSource) -> anyhow::Result<bool> {
-        match self.by_path.get(path).copied() {
+        match self.by_path.get(&self.docs, path) {
             Some(id) => {
                 self.remove_id(id, source)?;
                 Ok(true)
@@ -763,14 +819,15 @@ impl Library {
             .full_prints_of(&[id], source)?
             .remove(&id)
             .map(Cow::into_owned);
-        let doc = self.docs[id as usize].take().expect("checked above");
+        // Out of the path index while its path is still there to hash.
+        self.by_path.remove(&self.docs, id);
+        self.docs[id as usize] = None;
         match full {
             Some(f) => self.index.remove(id, &f),
             // Without its keys the document cannot be taken out of the
             // tables; its postings are skipped as long as the id is dead,
             // so it is not reused.
             None => {
-                self.by_path.remove(&doc.path);
                 self.drop_pairs(id);
                 return Ok(());
             }
@@ -780,7 +837,6 @@ impl Library {
                 *slot = None;
             }
         }
-        self.by_path.remove(&doc.path);
         self.drop_pairs(id);
         self.free.push(id);
         Ok(())

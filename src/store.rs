@@ -323,6 +323,12 @@ pub struct DocEntry {
     pub keys: DocKeys,
 }
 
+/// The encoding of [`DocEntry`] (2: the hot MinHash sketch at 8 bits).
+/// Part of the key stored pairs and entries are kept under (see
+/// [`Store::pairs_hash`]): entries of another format are not read, the
+/// library is verified again once and its entries written anew.
+pub const ENTRY_FORMAT: u32 = 2;
+
 /// The `status` and `reason` columns as a [`DocStatus`].
 fn status_from_sql(status: &str, reason: Option<String>) -> Result<DocStatus, String> {
     match status {

@@ -88,8 +88,11 @@ struct Ingested {
 
 /// What opening an index records in it, once its integrity check passed.
 struct MetaWrites {
-    /// The engine configuration the fingerprints are made under from now on.
-    config_hash: String,
+    /// The engine configuration the fingerprints are made under from now
+    /// on; `None` when the stored ones were made under another, in which
+    /// case the reconcile that has read every file again records it (an
+    /// interrupted one leaves them all stale).
+    config_hash: Option<String>,
     /// Set when the library was verified again instead of restored.
     rewrite: Option<Rewrite>,
 }
@@ -107,7 +110,9 @@ struct Rewrite {
 
 impl MetaWrites {
     fn apply(self, index: &mut FolderIndex) -> Result<()> {
-        index.store.set_config_hash(&self.config_hash)?;
+        if let Some(hash) = &self.config_hash {
+            index.store.set_config_hash(hash)?;
+        }
         if let Some(rewrite) = self.rewrite {
             index.rewrite_stored_library(rewrite)?;
         }
@@ -146,6 +151,8 @@ pub struct FolderIndex {
     ordered_keys: BTreeSet<Vec<u8>>,
     /// The stored fingerprints were made by another configuration.
     stale: bool,
+    /// The current engine configuration's key ([`Store::config_hash`]).
+    config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
 }
@@ -210,7 +217,7 @@ impl FolderIndex {
         let config_hash = store::engine_config_hash(engine.config());
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
         let mut writes = MetaWrites {
-            config_hash: config_hash.clone(),
+            config_hash: (!stale).then(|| config_hash.clone()),
             rewrite: None,
         };
         let mut library = Library::new_external(&engine, library_config.clone());
@@ -301,6 +308,7 @@ impl FolderIndex {
                 ordered_keys: keys.values().cloned().collect(),
                 keys,
                 stale,
+                config_hash,
                 extra_ignores: Vec::new(),
             },
             writes,
@@ -536,7 +544,11 @@ impl FolderIndex {
                 report.changes.push(FileChange::Removed { path: rel });
             }
         }
-        self.stale = false;
+        if self.stale {
+            // Every file has been read under the current configuration.
+            self.store.set_config_hash(&self.config_hash)?;
+            self.stale = false;
+        }
         Ok(report)
     }
 

@@ -306,6 +306,42 @@ fn a_threshold_change_does_not_refingerprint_but_an_algorithm_change_does() {
 }
 
 #[test]
+fn an_interrupted_refingerprint_starts_over_at_the_next_open() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    let open_w5 = || {
+        let mut config = EngineConfig::default();
+        config.algorithms.shingle.w = 5;
+        FolderIndex::open(
+            &f.folder,
+            Engine::new(config),
+            LibraryConfig::default(),
+            Some(&f.index),
+        )
+        .unwrap()
+        .0
+    };
+    // Stopped before a single file was read again under the new shingle
+    // size: the stored fingerprints are still the old configuration's.
+    let mut index = open_w5();
+    let report = index.reconcile_with(&mut |_| false).unwrap();
+    assert!(report.cancelled && report.read == 26, "{report:?}");
+    drop(index);
+
+    let mut index = open_w5();
+    assert_eq!(
+        index.reconcile().unwrap().read,
+        26,
+        "nothing was read under the new configuration: every document again"
+    );
+    drop(index);
+    let mut index = open_w5();
+    assert_eq!(index.reconcile().unwrap().read, 0, "and then it is current");
+}
+
+#[test]
 fn the_index_never_lives_inside_the_folder_and_the_folder_is_untouched() {
     let f = fixture();
     let inside = f.folder.join("index.sqlite");

@@ -15,14 +15,24 @@ use doppel::index::FolderIndex;
 use doppel::library::{ClusterSpec, LibraryConfig, PairVerdict};
 
 fn open(f: &Fixture) -> FolderIndex {
-    FolderIndex::open(
-        &f.folder,
-        Engine::new(EngineConfig::default()),
+    open_with(
+        f,
+        EngineConfig::default(),
         LibraryConfig::default(),
-        Some(&f.index),
+        &f.index,
     )
-    .unwrap()
-    .0
+}
+
+/// The fixture's folder opened under these configurations, with its index at `index`.
+fn open_with(
+    f: &Fixture,
+    engine: EngineConfig,
+    library: LibraryConfig,
+    index: &Path,
+) -> FolderIndex {
+    FolderIndex::open(&f.folder, Engine::new(engine), library, Some(index))
+        .unwrap()
+        .0
 }
 
 fn clusters(index: &FolderIndex) -> BTreeSet<BTreeSet<String>> {
@@ -134,16 +144,7 @@ fn after_a_floor_change_one_open_verifies_again_and_the_next_restores() {
     stricter.floors.set(AlgorithmId::Minhash, 0.5);
     stricter.floors.set(AlgorithmId::Shingle, 0.5);
     stricter.floors.set(AlgorithmId::Si, 0.95);
-    let open_stricter = || {
-        FolderIndex::open(
-            &f.folder,
-            Engine::new(EngineConfig::default()),
-            stricter.clone(),
-            Some(&f.index),
-        )
-        .unwrap()
-        .0
-    };
+    let open_stricter = || open_with(&f, EngineConfig::default(), stricter.clone(), &f.index);
     let mut second = open_stricter();
     assert!(!second.prepare_some(), "verified under the new floors");
     let (kept, kept_clusters) = (pairs(&second), clusters(&second));
@@ -152,14 +153,7 @@ fn after_a_floor_change_one_open_verifies_again_and_the_next_restores() {
 
     // The same pairs as a fresh index under the new floors.
     let fresh_index = f.index.with_extension("fresh");
-    let mut fresh = FolderIndex::open(
-        &f.folder,
-        Engine::new(EngineConfig::default()),
-        stricter.clone(),
-        Some(&fresh_index),
-    )
-    .unwrap()
-    .0;
+    let mut fresh = open_with(&f, EngineConfig::default(), stricter.clone(), &fresh_index);
     fresh.reconcile().unwrap();
     assert_eq!(kept, pairs(&fresh), "verified again exactly as built");
 
@@ -314,14 +308,7 @@ fn an_interrupted_refingerprint_starts_over_at_the_next_open() {
     let open_w5 = || {
         let mut config = EngineConfig::default();
         config.algorithms.shingle.w = 5;
-        FolderIndex::open(
-            &f.folder,
-            Engine::new(config),
-            LibraryConfig::default(),
-            Some(&f.index),
-        )
-        .unwrap()
-        .0
+        open_with(&f, config, LibraryConfig::default(), &f.index)
     };
     // Stopped before a single file was read again under the new shingle
     // size: the stored fingerprints are still the old configuration's.

@@ -248,8 +248,8 @@ impl FolderIndex {
         }
         // Stored pairs and library entries were kept under a configuration:
         // when it is the current one, load them; otherwise verify
-        // candidates again (and the stored pairs stay marked out of date
-        // until the index is rebuilt).
+        // candidates again, and write entries and pairs back once the
+        // integrity check has passed (see `rewrite_stored_library`).
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
         let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
         let restored = current && Self::restore(&store, &mut library, &indexed)?;

@@ -1,17 +1,18 @@
 //! The persistent index: one SQLite file per watched folder, outside it.
 //!
 //! A [`Store`] keeps what the watcher and worker need to resume without
-//! re-reading the folder: one row per file (keyed by the raw bytes of its path
-//! relative to the root, so non-UTF-8 names stay distinct), with its stat
-//! identity, content hash and status; beside it, in tables of their own,
-//! its fingerprints (with room for its sorted unique terms, which would
-//! rebuild collection statistics without the files; the folder index
-//! weighs terms by the pinned IDF table and stores none) and its library entry (what a library
-//! keeps in memory of it, so reopening reads neither); the scores of
-//! candidate pairs; and the curator's verdicts, keyed by path so they
-//! survive re-indexing and rescans. Every change to one file is one `BEGIN IMMEDIATE`
-//! transaction ([`Store::upsert_document`], [`Store::remove_document`]), so a
-//! crash leaves each file either fully old or fully new; the next start
+//! re-reading the folder: one row per file (keyed by the raw bytes of its
+//! path relative to the root, so non-UTF-8 names stay distinct), with its
+//! stat identity, content hash and status; beside it, in tables of their
+//! own, its fingerprints (with room for its sorted unique terms, which
+//! would rebuild collection statistics without the files; the folder index
+//! weighs terms by the pinned IDF table and stores none) and its library
+//! entry (what a library keeps in memory of it, so reopening reads
+//! neither); the scores of candidate pairs; and the curator's verdicts,
+//! keyed by path so they survive re-indexing and rescans. Every change to
+//! one file is one `BEGIN IMMEDIATE` transaction
+//! ([`Store::upsert_document`], [`Store::remove_document`]), so a crash
+//! leaves each file either fully old or fully new; the next start
 //! reconciles the store with the disk through [`Store::stat_index`].
 //!
 //! [`Store::open`] creates the folder and file, sets WAL with

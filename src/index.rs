@@ -1,13 +1,16 @@
 //! A folder's persistent index: the SQLite store, the in-memory library and
 //! the engine, kept equal to what is on disk.
 //!
-//! [`FolderIndex::open`] loads every stored fingerprint into the library
-//! without reading a single file; [`FolderIndex::reconcile`] then compares
-//! each file's `lstat` identity (size, mtime, ctime, inode, device) with the
-//! stored one and reads only new or changed files, each committed in its own
-//! store transaction, and forgets files that are gone. A changed engine
-//! configuration makes every stored fingerprint stale. Curator verdicts live
-//! in the store, keyed by path, and are applied to the library on open.
+//! [`FolderIndex::open`] loads each document's stored library entry and the
+//! kept pairs without reading a single file (under another library
+//! configuration it verifies the stored fingerprints again, once);
+//! [`FolderIndex::reconcile`] then compares each file's `lstat` identity
+//! (size, mtime, ctime, inode, device) with the stored one and reads only
+//! new or changed files, each committed in its own store transaction, and
+//! forgets files that are gone. A changed engine configuration makes every
+//! stored fingerprint stale until a reconcile has read every file again.
+//! Curator verdicts live in the store, keyed by path, and are applied to
+//! the library on open.
 //!
 //! The watcher's events come in through [`FolderIndex::sync_paths`] (and
 //! [`FolderIndex::upsert_path`] / [`FolderIndex::remove_path`]): the same

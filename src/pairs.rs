@@ -402,26 +402,29 @@ impl PairTable {
 /// `old` (sorted) with the sorted `added` merged in and one occurrence of
 /// each of the sorted `removed` taken out.
 fn merge(old: &[f64], added: &[f64], removed: &[f64]) -> Vec<f64> {
+    // A change is a few values against hundreds of thousands: the runs
+    // between them are found by binary search and copied whole.
     let mut out = Vec::with_capacity(old.len() + added.len());
-    let (mut i, mut j, mut k) = (0, 0, 0);
-    while i < old.len() || j < added.len() {
-        let take_old = j == added.len() || (i < old.len() && old[i].total_cmp(&added[j]).is_le());
-        let v = if take_old {
-            i += 1;
-            old[i - 1]
-        } else {
-            j += 1;
-            added[j - 1]
-        };
-        while k < removed.len() && removed[k].total_cmp(&v).is_lt() {
-            k += 1;
-        }
-        if k < removed.len() && removed[k].total_cmp(&v).is_eq() {
-            k += 1;
-            continue;
-        }
+    let mut from = 0;
+    for &v in added {
+        let run = old[from..].partition_point(|x| x.total_cmp(&v).is_le());
+        out.extend_from_slice(&old[from..from + run]);
         out.push(v);
+        from += run;
     }
+    out.extend_from_slice(&old[from..]);
+    let (mut write, mut read) = (0, 0);
+    for &v in removed {
+        let run = out[read..].partition_point(|x| x.total_cmp(&v).is_lt());
+        out.copy_within(read..read + run, write);
+        (write, read) = (write + run, read + run);
+        if out.get(read).is_some_and(|x| x.total_cmp(&v).is_eq()) {
+            read += 1;
+        }
+    }
+    let len = out.len();
+    out.copy_within(read..len, write);
+    out.truncate(write + len - read);
     out
 }
 
@@ -548,6 +551,28 @@ mod tests {
     }
 
     proptest! {
+        /// The merge is the sorted multiset old + added − removed (a removed
+        /// value not there takes nothing out).
+        #[test]
+        fn merge_is_a_multiset_update(
+            mut old in proptest::collection::vec(0u8..20, 0..200),
+            mut added in proptest::collection::vec(0u8..20, 0..30),
+            mut removed in proptest::collection::vec(0u8..25, 0..30),
+        ) {
+            old.sort_unstable();
+            added.sort_unstable();
+            removed.sort_unstable();
+            let f = |v: &[u8]| v.iter().map(|&x| f64::from(x) / 8.0).collect::<Vec<f64>>();
+            let mut expected: Vec<u8> = old.iter().chain(&added).copied().collect();
+            expected.sort_unstable();
+            for r in &removed {
+                if let Some(at) = expected.iter().position(|x| x == r) {
+                    expected.remove(at);
+                }
+            }
+            prop_assert_eq!(merge(&f(&old), &f(&added), &f(&removed)), f(&expected));
+        }
+
         /// Histograms brought up to date by merging equal ones computed afresh.
         #[test]
         fn merged_histograms_equal_fresh_ones(

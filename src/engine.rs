@@ -272,6 +272,15 @@ impl Default for Engine {
     }
 }
 
+/// `algo`'s score for two fingerprints; `None` where a side has none.
+fn score_both<A: Algorithm>(
+    algo: &A,
+    x: &Option<A::Fingerprint>,
+    y: &Option<A::Fingerprint>,
+) -> Option<Score> {
+    Some(algo.score(x.as_ref()?, y.as_ref()?))
+}
+
 impl Engine {
     pub fn new(config: EngineConfig) -> Self {
         let a = config.algorithms.clone();
@@ -440,47 +449,35 @@ impl Engine {
     /// Score a pair with every algorithm both fingerprints carry.
     /// One algorithm's score for a pair (`None` where a side lacks it).
     pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {
-        fn one<A: Algorithm>(
-            algo: &A,
-            x: &Option<A::Fingerprint>,
-            y: &Option<A::Fingerprint>,
-        ) -> Option<Score> {
-            Some(algo.score(x.as_ref()?, y.as_ref()?))
-        }
         let a = &self.algorithms;
         match id {
-            AlgorithmId::Exact => one(&a.exact, &x.exact, &y.exact),
-            AlgorithmId::Shingle => one(&a.shingle, &x.shingle, &y.shingle),
-            AlgorithmId::Minhash => one(&a.minhash, &x.minhash, &y.minhash),
-            AlgorithmId::Supershingle => one(&a.supershingle, &x.supershingle, &y.supershingle),
-            AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
-            AlgorithmId::SimhashShingle => {
-                one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            AlgorithmId::Exact => score_both(&a.exact, &x.exact, &y.exact),
+            AlgorithmId::Shingle => score_both(&a.shingle, &x.shingle, &y.shingle),
+            AlgorithmId::Minhash => score_both(&a.minhash, &x.minhash, &y.minhash),
+            AlgorithmId::Supershingle => {
+                score_both(&a.supershingle, &x.supershingle, &y.supershingle)
             }
-            AlgorithmId::SimhashLexicons => one(
+            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::SimhashShingle => {
+                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            }
+            AlgorithmId::SimhashLexicons => score_both(
                 &a.simhash_lexicons,
                 &x.simhash_lexicons,
                 &y.simhash_lexicons,
             ),
-            AlgorithmId::Imatch => one(&a.imatch, &x.imatch, &y.imatch),
+            AlgorithmId::Imatch => score_both(&a.imatch, &x.imatch, &y.imatch),
             AlgorithmId::ImatchLexicons => {
-                one(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
+                score_both(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
             }
-            AlgorithmId::Winnow => one(&a.winnow, &x.winnow, &y.winnow),
-            AlgorithmId::Si => one(&a.si, &x.si, &y.si),
+            AlgorithmId::Winnow => score_both(&a.winnow, &x.winnow, &y.winnow),
+            AlgorithmId::Si => score_both(&a.si, &x.si, &y.si),
         }
     }
 
     /// [`Engine::score`] of the algorithms whose fingerprints are hot
     /// ([`HotPrints::holds`]); `None` for the others.
     pub fn score_hot(&self, id: AlgorithmId, x: &HotPrints, y: &HotPrints) -> Option<Score> {
-        fn one<A: Algorithm>(
-            algo: &A,
-            x: &Option<A::Fingerprint>,
-            y: &Option<A::Fingerprint>,
-        ) -> Option<Score> {
-            Some(algo.score(x.as_ref()?, y.as_ref()?))
-        }
         let a = &self.algorithms;
         match id {
             AlgorithmId::Minhash => match (&x.minhash, &y.minhash) {
@@ -490,16 +487,16 @@ impl Engine {
                 }),
                 _ => None,
             },
-            AlgorithmId::Simhash => one(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
             AlgorithmId::SimhashShingle => {
-                one(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
             }
-            AlgorithmId::SimhashLexicons => one(
+            AlgorithmId::SimhashLexicons => score_both(
                 &a.simhash_lexicons,
                 &x.simhash_lexicons,
                 &y.simhash_lexicons,
             ),
-            AlgorithmId::Si => one(&a.si, &x.si, &y.si),
+            AlgorithmId::Si => score_both(&a.si, &x.si, &y.si),
             _ => None,
         }
     }

@@ -405,8 +405,9 @@ impl Library {
                 .is_some_and(|c| c >= self.config.containment_floor)
     }
 
+    /// Give a document an id (a freed one if any) and index its path.
     fn allocate(&mut self, info: DocInfo) -> DocId {
-        match self.free.pop() {
+        let id = match self.free.pop() {
             Some(id) => {
                 self.docs[id as usize] = Some(info);
                 id
@@ -415,7 +416,9 @@ impl Library {
                 self.docs.push(Some(info));
                 (self.docs.len() - 1) as DocId
             }
-        }
+        };
+        self.by_path.insert(&self.docs, id);
+        id
     }
 
     /// The full fingerprints of `ids` (documents this library holds), from
@@ -488,7 +491,7 @@ impl Library {
         shingles: usize,
         source: &dyn PrintSource,
     ) -> anyhow::Result<DocId> {
-        let seen = match self.by_path.get(&self.docs, &path) {
+        let seen = match self.id_of(&path) {
             Some(old) => {
                 let seen = self.doc(old).map_or(self.next_seen, |d| d.seen);
                 self.remove_id(old, source)?;
@@ -505,7 +508,6 @@ impl Library {
             hot,
             shingles,
         });
-        self.by_path.insert(&self.docs, id);
         Ok(id)
     }
 
@@ -745,7 +747,6 @@ impl Library {
             hot,
             shingles,
         });
-        self.by_path.insert(&self.docs, id);
         self.next_seen = self.next_seen.max(seen + 1);
         restore.add(id, keys, si);
         id
@@ -802,7 +803,7 @@ impl Library {
     /// [`Library::remove`], reading the document's full fingerprints (its
     /// index keys) from `source`.
     pub fn remove_with(&mut self, path: &str, source: &dyn PrintSource) -> anyhow::Result<bool> {
-        match self.by_path.get(&self.docs, path) {
+        match self.id_of(path) {
             Some(id) => {
                 self.remove_id(id, source)?;
                 Ok(true)

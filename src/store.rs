@@ -1129,14 +1129,7 @@ impl Store {
     }
 
     fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO meta (key, value) VALUES (?1, ?2) \
-                 ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )
-            .ctx(&self.path, format_args!("write meta {key}"))?;
-        Ok(())
+        put_meta(&self.conn, &self.path, key, value)
     }
 
     /// The engine configuration the stored fingerprints were made with
@@ -1156,10 +1149,6 @@ impl Store {
     /// again. Empty when the stored pairs are known to be out of date.
     pub fn pairs_hash(&self) -> Result<Option<String>> {
         self.meta("pairs_hash")
-    }
-
-    pub fn set_pairs_hash(&mut self, hash: &str) -> Result<()> {
-        self.set_meta("pairs_hash", hash)
     }
 
     /// The generation of the IDF weights the stored IDF-dependent
@@ -1583,16 +1572,10 @@ impl Store {
             .ctx(path, "begin entry update")?;
         {
             let mut put = tx
-                .prepare_cached(
-                    "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
-                     ON CONFLICT(id) DO UPDATE SET entry = excluded.entry",
-                )
+                .prepare_cached(PUT_ENTRY)
                 .ctx(path, "prepare entry update")?;
             for (id, entry) in entries {
-                let blob = postcard::to_allocvec(entry).map_err(|e| StoreError::Invalid {
-                    path: path.to_path_buf(),
-                    reason: format!("library entry of document {id} does not serialize: {e}"),
-                })?;
+                let blob = to_blob(entry, path, format_args!("library entry of document {id}"))?;
                 put.execute(params![id, blob])
                     .ctx(path, format_args!("write library entry of document {id}"))?;
             }
@@ -1618,21 +1601,15 @@ impl Store {
             .ctx(path, "delete stored pairs")?;
         {
             let mut insert = tx
-                .prepare_cached("INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)")
+                .prepare_cached(INSERT_PAIR)
                 .ctx(path, "prepare pair insert")?;
             for (x, y, scores) in pairs {
-                let (a, b, swap) = if x < y { (x, y, false) } else { (y, x, true) };
                 insert
-                    .execute(params![a, b, scores_to_blob(&scores, swap)])
-                    .ctx(path, format_args!("write pair of documents {a} and {b}"))?;
+                    .execute(pair_row(x, y, &scores))
+                    .ctx(path, format_args!("write pair of documents {x} and {y}"))?;
             }
         }
-        tx.execute(
-            "INSERT INTO meta (key, value) VALUES ('pairs_hash', ?1) \
-             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            [pairs_hash],
-        )
-        .ctx(path, "write meta pairs_hash")?;
+        put_meta(&tx, path, "pairs_hash", pairs_hash)?;
         tx.commit().ctx(path, "commit pair replacement")
     }
 
@@ -1820,6 +1797,42 @@ impl Store {
     }
 }
 
+/// Insert one pair: `(a, b, scores)` with a < b, see [`pair_row`].
+const INSERT_PAIR: &str = "INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)";
+
+/// Insert or replace one document's library entry: `(id, entry)`.
+const PUT_ENTRY: &str = "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
+     ON CONFLICT(id) DO UPDATE SET entry = excluded.entry";
+
+/// The [`INSERT_PAIR`] parameters of the pair {x, y} whose scores are
+/// oriented from `x`: stored with the smaller id first.
+fn pair_row(x: i64, y: i64, scores: &PairScores) -> (i64, i64, Vec<u8>) {
+    if x < y {
+        (x, y, scores_to_blob(scores, false))
+    } else {
+        (y, x, scores_to_blob(scores, true))
+    }
+}
+
+/// Write one `meta` row, on the store's connection or in a transaction.
+fn put_meta(conn: &Connection, path: &Path, key: &str, value: &str) -> Result<()> {
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) \
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        params![key, value],
+    )
+    .ctx(path, format_args!("write meta {key}"))?;
+    Ok(())
+}
+
+/// The postcard encoding of `value` (`what` names it in the error).
+fn to_blob(value: &impl Serialize, path: &Path, what: fmt::Arguments<'_>) -> Result<Vec<u8>> {
+    postcard::to_allocvec(value).map_err(|e| StoreError::Invalid {
+        path: path.to_path_buf(),
+        reason: format!("{what} does not serialize: {e}"),
+    })
+}
+
 fn upsert_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
@@ -1834,23 +1847,13 @@ fn upsert_in(
     let fingerprints = rec
         .fingerprints
         .as_ref()
-        .map(|f| {
-            postcard::to_allocvec(f).map_err(|e| StoreError::Invalid {
-                path: path.to_path_buf(),
-                reason: format!("fingerprints of {} do not serialize: {e}", doc()),
-            })
-        })
+        .map(|f| to_blob(f, path, format_args!("fingerprints of {}", doc())))
         .transpose()?;
     let terms = (!rec.terms.is_empty()).then(|| terms_to_blob(&rec.terms));
     let entry = rec
         .entry
         .as_ref()
-        .map(|e| {
-            postcard::to_allocvec(e).map_err(|e| StoreError::Invalid {
-                path: path.to_path_buf(),
-                reason: format!("library entry of {} does not serialize: {e}", doc()),
-            })
-        })
+        .map(|e| to_blob(e, path, format_args!("library entry of {}", doc())))
         .transpose()?;
     let id: i64 = tx
         .prepare_cached(
@@ -1894,10 +1897,7 @@ fn upsert_in(
     .ctx(path, format_args!("write fingerprints of {}", doc()))?;
     match entry {
         Some(entry) => tx
-            .prepare_cached(
-                "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
-                 ON CONFLICT(id) DO UPDATE SET entry = excluded.entry",
-            )
+            .prepare_cached(PUT_ENTRY)
             .and_then(|mut s| s.execute(params![id, entry])),
         None => tx
             .prepare_cached("DELETE FROM document_entries WHERE id = ?1")
@@ -1913,7 +1913,7 @@ fn upsert_in(
         .prepare_cached("SELECT id FROM documents WHERE path = ?1")
         .ctx(path, "prepare pair lookup")?;
     let mut insert = tx
-        .prepare_cached("INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)")
+        .prepare_cached(INSERT_PAIR)
         .ctx(path, "prepare pair insert")?;
     for (other, scores) in pairs {
         let other_id: Option<i64> = find
@@ -1939,17 +1939,10 @@ fn upsert_in(
                 })
             }
         };
-        let (a, b, swap) = if id < other_id {
-            (id, other_id, false)
-        } else {
-            (other_id, id, true)
-        };
-        insert
-            .execute(params![a, b, scores_to_blob(scores, swap)])
-            .ctx(
-                path,
-                format_args!("write pair {} / {}", doc(), display_key(other)),
-            )?;
+        insert.execute(pair_row(id, other_id, scores)).ctx(
+            path,
+            format_args!("write pair {} / {}", doc(), display_key(other)),
+        )?;
     }
     Ok(id)
 }

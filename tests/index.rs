@@ -41,25 +41,7 @@ fn clusters(index: &FolderIndex) -> BTreeSet<BTreeSet<String>> {
 
 /// Every kept pair as (path, path, scores), order-free.
 fn pairs(index: &FolderIndex) -> Vec<(String, String, String)> {
-    let lib = index.library();
-    let mut out: Vec<(String, String, String)> = lib
-        .pairs()
-        .map(|(a, b, scores)| {
-            let (pa, pb) = (
-                lib.doc(a).unwrap().path.clone(),
-                lib.doc(b).unwrap().path.clone(),
-            );
-            let oriented: Vec<_> = if pa < pb {
-                scores.iter().map(|(k, s)| (*k, *s)).collect()
-            } else {
-                scores.iter().map(|(k, s)| (*k, s.swapped())).collect()
-            };
-            let (x, y) = if pa < pb { (pa, pb) } else { (pb, pa) };
-            (x, y, format!("{oriented:?}"))
-        })
-        .collect();
-    out.sort();
-    out
+    common::scored_pairs(index.library())
 }
 
 #[test]

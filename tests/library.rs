@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::cluster_paths;
+use common::{cluster_paths, scored_pairs};
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -414,31 +414,6 @@ proptest! {
         prop_assert_eq!(scored_pairs(&kept), scored_pairs(&external));
         prop_assert_eq!(cluster_paths(&kept, &fusion()), cluster_paths(&external, &fusion()));
     }
-}
-
-/// Every kept pair by its two paths (ordered), with its scores.
-fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
-    let mut pairs: Vec<(String, String, String)> = lib
-        .pairs()
-        .map(|(a, b, scores)| {
-            let (pa, pb) = (
-                lib.doc(a).unwrap().path.clone(),
-                lib.doc(b).unwrap().path.clone(),
-            );
-            let scores = if pa < pb {
-                scores
-            } else {
-                scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
-            };
-            (
-                pa.clone().min(pb.clone()),
-                pa.max(pb),
-                format!("{scores:?}"),
-            )
-        })
-        .collect();
-    pairs.sort();
-    pairs
 }
 
 /// Two different chapters wrapped in the same long licence header and

@@ -83,7 +83,7 @@ impl Minhash {
     }
 
     /// Estimated Jaccard resemblance of two sketches (of any width of
-    /// value: a library's in-memory copy keeps 16 bits of each).
+    /// value: a library's in-memory copy keeps 8 bits of each).
     pub fn estimate<T: PartialEq>(a: &[T], b: &[T]) -> Option<f64> {
         if a.is_empty() || b.is_empty() || a.len() != b.len() {
             return None;

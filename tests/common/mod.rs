@@ -79,3 +79,28 @@ pub fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<Str
         })
         .collect()
 }
+
+/// Every kept pair by its two paths (ordered), with its scores.
+pub fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
+    let mut pairs: Vec<(String, String, String)> = lib
+        .pairs()
+        .map(|(a, b, scores)| {
+            let (pa, pb) = (
+                lib.doc(a).unwrap().path.clone(),
+                lib.doc(b).unwrap().path.clone(),
+            );
+            let scores = if pa < pb {
+                scores
+            } else {
+                scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+            };
+            (
+                pa.clone().min(pb.clone()),
+                pa.max(pb),
+                format!("{scores:?}"),
+            )
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}

@@ -292,7 +292,7 @@ impl Library {
         library
     }
 
-    /// A library that keeps only each document's [`HotPrints`] (about 0.7
+    /// A library that keeps only each document's [`HotPrints`] (about 0.3
     /// KB instead of 5): verifying candidates, removing and re-gathering
     /// read the full fingerprints from the [`PrintSource`] the caller
     /// passes.

@@ -81,6 +81,89 @@ impl Default for FusionConfig {
     }
 }
 
+impl FusionConfig {
+    /// The rule in force when only `enabled` algorithms are computed: the
+    /// voters not computed drop out, and when fewer voters remain than
+    /// `min_agree` every one of them must agree (at least one vote is always
+    /// needed). The only place the votes needed are worked out.
+    pub fn rule(&self, enabled: &BTreeSet<AlgorithmId>) -> FusionRule {
+        let voters: BTreeSet<AlgorithmId> = self.voters.intersection(enabled).copied().collect();
+        FusionRule {
+            votes_needed: self.min_agree.min(voters.len()).max(1),
+            voters,
+            min_agree: self.min_agree,
+            containment: self.containment,
+            min_shingles: self.min_shingles,
+            containment_applies: enabled.contains(&AlgorithmId::Shingle),
+        }
+    }
+}
+
+/// The `fusion` rule as it applies to the enabled algorithms
+/// ([`FusionConfig::rule`]): what [`verdict`] and the pair table's judge
+/// apply, and what reports state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusionRule {
+    /// The voting algorithms that are computed.
+    pub voters: BTreeSet<AlgorithmId>,
+    /// Passing voters that make a duplicate.
+    pub votes_needed: usize,
+    /// The configured `min_agree` (more than `votes_needed` when fewer
+    /// voters are computed).
+    pub min_agree: usize,
+    /// Duplicate also when this share of the smaller document's shingles is
+    /// in the larger ...
+    pub containment: f64,
+    /// ... and the smaller has at least this many shingles.
+    pub min_shingles: usize,
+    /// Whether `shingle`, whose scores the containment rule reads, is
+    /// computed (without it containment never applies).
+    pub containment_applies: bool,
+}
+
+impl Default for FusionRule {
+    /// The default configuration's rule with every algorithm computed.
+    fn default() -> Self {
+        FusionConfig::default().rule(&AlgorithmId::ALL.into_iter().collect())
+    }
+}
+
+impl FusionRule {
+    /// The rule in words, e.g. "≥ 2 algorithms agree, or containment ≥ 90 %"
+    /// or "minhash alone (only 1 voting algorithm enabled)".
+    pub fn describe(&self) -> String {
+        let n = self.voters.len();
+        let names = || {
+            self.voters
+                .iter()
+                .map(|id| id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let votes = match n {
+            0 => None,
+            1 if self.min_agree > 1 => Some(format!(
+                "{} alone (only 1 voting algorithm enabled)",
+                names()
+            )),
+            _ if self.votes_needed < self.min_agree => Some(format!(
+                "all of {} agree (only {n} voting algorithms enabled)",
+                names()
+            )),
+            _ => Some(format!("≥ {} algorithms agree", self.votes_needed)),
+        };
+        let containment = self
+            .containment_applies
+            .then(|| format!("containment ≥ {:.0} %", self.containment * 100.0));
+        match (votes, containment) {
+            (Some(v), Some(c)) => format!("{v}, or {c}"),
+            (Some(v), None) => v,
+            (None, Some(c)) => format!("{c} only (no voting algorithm enabled)"),
+            (None, None) => "never (no voting algorithm enabled)".to_owned(),
+        }
+    }
+}
+
 /// Per-algorithm thresholds in each algorithm's native unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -137,6 +220,13 @@ pub struct EngineConfig {
     pub idf: IdfSource,
     pub thresholds: Thresholds,
     pub fusion: FusionConfig,
+}
+
+impl EngineConfig {
+    /// The `fusion` rule for the enabled algorithms.
+    pub fn fusion_rule(&self) -> FusionRule {
+        self.fusion.rule(&self.enabled)
+    }
 }
 
 impl Default for EngineConfig {
@@ -253,6 +343,8 @@ struct Algorithms {
 
 pub struct Engine {
     config: EngineConfig,
+    /// The fusion rule for the enabled algorithms.
+    fusion: FusionRule,
     analyzer: Analyzer,
     algorithms: Algorithms,
     reference: IdfTable,
@@ -306,12 +398,18 @@ impl Engine {
             },
             analyzer,
             reference,
+            fusion: config.fusion_rule(),
             config,
         }
     }
 
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// The `fusion` rule in force ([`EngineConfig::fusion_rule`]).
+    pub fn fusion_rule(&self) -> &FusionRule {
+        &self.fusion
     }
 
     pub fn analyzer(&self) -> &Analyzer {
@@ -548,7 +646,7 @@ impl Engine {
         verdict(
             scores,
             &self.config.thresholds,
-            &self.config.fusion,
+            &self.fusion,
             smaller_shingles,
         )
     }
@@ -559,7 +657,7 @@ impl Engine {
 pub fn verdict(
     scores: &PairScores,
     thresholds: &Thresholds,
-    fusion: &FusionConfig,
+    fusion: &FusionRule,
     smaller_shingles: usize,
 ) -> Verdict {
     let passing: Vec<AlgorithmId> = scores
@@ -577,7 +675,7 @@ pub fn verdict(
         .filter(|id| fusion.voters.contains(id))
         .count();
     Verdict {
-        fusion: votes >= fusion.min_agree.max(1) || contained,
+        fusion: votes >= fusion.votes_needed || contained,
         passing,
         containment,
         contained,

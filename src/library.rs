@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::algo::{AlgorithmId, AlgorithmSet, Score};
 use crate::candidates::{CandidateConfig, CandidateIndex, DocId, DocKeys, Restore};
 use crate::cluster::UnionFind;
-use crate::engine::{Engine, Fingerprints, FusionConfig, HotPrints, PairScores, Thresholds};
+use crate::engine::{Engine, Fingerprints, FusionRule, HotPrints, PairScores, Thresholds};
 pub use crate::pairs::Histograms;
 use crate::pairs::{Judge, PairRow, PairTable};
 
@@ -134,7 +134,8 @@ pub struct ClusterSpec {
     pub by: ClusterBy,
     pub mode: ClusterMode,
     pub thresholds: Thresholds,
-    pub fusion: FusionConfig,
+    /// The fusion rule for the engine's enabled algorithms.
+    pub fusion: FusionRule,
 }
 
 impl ClusterSpec {
@@ -143,7 +144,7 @@ impl ClusterSpec {
             by: ClusterBy::Fusion,
             mode: ClusterMode::Components,
             thresholds: engine.config().thresholds.clone(),
-            fusion: engine.config().fusion.clone(),
+            fusion: engine.fusion_rule().clone(),
         }
     }
 }

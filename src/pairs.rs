@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::candidates::DocId;
-use crate::engine::{FusionConfig, PairScores, Thresholds};
+use crate::engine::{FusionRule, PairScores, Thresholds};
 use crate::hash::{mix64, HashKeyed};
 
 const N: usize = AlgorithmId::ALL.len();
@@ -163,18 +163,18 @@ pub struct Judge {
     thresholds: [f64; N],
     lower_is_closer: [bool; N],
     voters: AlgorithmSet,
-    min_agree: usize,
+    votes_needed: usize,
     containment: f64,
     min_shingles: usize,
 }
 
 impl Judge {
-    pub fn new(thresholds: &Thresholds, fusion: &FusionConfig) -> Self {
+    pub fn new(thresholds: &Thresholds, fusion: &FusionRule) -> Self {
         Judge {
             thresholds: AlgorithmId::ALL.map(|id| thresholds.get(id)),
             lower_is_closer: AlgorithmId::ALL.map(|id| id.unit() == Unit::HammingBits),
             voters: fusion.voters.iter().copied().collect(),
-            min_agree: fusion.min_agree.max(1),
+            votes_needed: fusion.votes_needed,
             containment: fusion.containment,
             min_shingles: fusion.min_shingles,
         }
@@ -195,7 +195,7 @@ impl Judge {
 
     /// The `fusion` verdict for a row whose passing set is `passing`.
     pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
-        passing.intersection(self.voters).len() >= self.min_agree
+        passing.intersection(self.voters).len() >= self.votes_needed
             || (row.containment().is_some_and(|c| c >= self.containment)
                 && row.smaller_shingles as usize >= self.min_shingles)
     }
@@ -431,6 +431,7 @@ fn merge(old: &[f64], added: &[f64], removed: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::FusionConfig;
     use proptest::prelude::*;
 
     fn scores(seed: u32) -> PairScores {
@@ -517,20 +518,45 @@ mod tests {
 
     #[test]
     fn the_judge_agrees_with_the_engine_verdict() {
-        let fusion = FusionConfig::default();
-        let mut thresholds = Thresholds::default();
-        for step in 0..20 {
-            thresholds.set(AlgorithmId::Minhash, f64::from(step) / 20.0);
-            thresholds.set(AlgorithmId::Simhash, f64::from(step * 3));
-            let judge = Judge::new(&thresholds, &fusion);
-            for seed in 0..100 {
-                let s = scores(seed);
-                let row = PairRow::new(1, 2, s.clone(), 40 + seed as usize % 30);
-                let v =
-                    crate::engine::verdict(&s, &thresholds, &fusion, row.smaller_shingles as usize);
-                let passing = judge.passing(&row);
-                assert_eq!(passing.iter().collect::<Vec<_>>(), v.passing);
-                assert_eq!(judge.fusion(&row, passing), v.fusion);
+        use AlgorithmId as Id;
+        let enabled_sets: [&[AlgorithmId]; 4] = [
+            &AlgorithmId::ALL,
+            &[Id::Minhash],
+            &[Id::Minhash, Id::Simhash, Id::Si],
+            &[Id::Shingle, Id::Si],
+        ];
+        for enabled in enabled_sets {
+            let enabled: std::collections::BTreeSet<AlgorithmId> =
+                enabled.iter().copied().collect();
+            for min_agree in 1..=3 {
+                let fusion = FusionConfig {
+                    min_agree,
+                    ..FusionConfig::default()
+                }
+                .rule(&enabled);
+                let mut thresholds = Thresholds::default();
+                for step in 0..20 {
+                    thresholds.set(Id::Minhash, f64::from(step) / 20.0);
+                    thresholds.set(Id::Simhash, f64::from(step * 3));
+                    let judge = Judge::new(&thresholds, &fusion);
+                    for seed in 0..100 {
+                        // Only enabled algorithms score a pair.
+                        let s: PairScores = scores(seed)
+                            .into_iter()
+                            .filter(|(id, _)| enabled.contains(id))
+                            .collect();
+                        let row = PairRow::new(1, 2, s.clone(), 40 + seed as usize % 30);
+                        let v = crate::engine::verdict(
+                            &s,
+                            &thresholds,
+                            &fusion,
+                            row.smaller_shingles as usize,
+                        );
+                        let passing = judge.passing(&row);
+                        assert_eq!(passing.iter().collect::<Vec<_>>(), v.passing);
+                        assert_eq!(judge.fusion(&row, passing), v.fusion, "{enabled:?}");
+                    }
+                }
             }
         }
     }
@@ -551,6 +577,50 @@ mod tests {
     }
 
     proptest! {
+        /// Fusion follows the enabled set: with fewer voters computed than
+        /// `min_agree`, a pair every computed voter passes is a duplicate
+        /// (one voter alone decides), and one passed by fewer than
+        /// min(min_agree, computed voters) is not (containment aside).
+        #[test]
+        fn fusion_needs_the_votes_the_enabled_voters_can_give(
+            enabled in proptest::collection::btree_set(proptest::sample::select(AlgorithmId::ALL.to_vec()), 1..=11),
+            passing in proptest::collection::btree_set(proptest::sample::select(AlgorithmId::ALL.to_vec()), 0..=11),
+            min_agree in 1usize..=10,
+        ) {
+            let config = FusionConfig { min_agree, ..FusionConfig::default() };
+            let rule = config.rule(&enabled);
+            // Scores of the enabled algorithms, passing the default
+            // thresholds or not.
+            let scores: PairScores = enabled
+                .iter()
+                .map(|&id| {
+                    let pass = passing.contains(&id);
+                    let score = match id.unit() {
+                        Unit::HammingBits => Score::Hamming { distance: if pass { 0 } else { 64 }, bits: 64 },
+                        Unit::Matches => Score::Matches { matched: if pass { 10 } else { 0 }, of: 10 },
+                        Unit::Similarity => Score::Similarity { value: if pass { 1.0 } else { 0.0 } },
+                    };
+                    (id, score)
+                })
+                .collect();
+            let thresholds = Thresholds::default();
+            let judge = Judge::new(&thresholds, &rule);
+            let row = PairRow::new(1, 2, scores.clone(), 0);
+            let fusion = crate::engine::verdict(&scores, &thresholds, &rule, 0).fusion;
+            prop_assert_eq!(judge.fusion(&row, judge.passing(&row)), fusion);
+            let voters: Vec<_> = enabled.iter().filter(|id| config.voters.contains(id)).collect();
+            let votes = voters.iter().filter(|id| passing.contains(id)).count();
+            if !voters.is_empty() && votes == voters.len() {
+                prop_assert!(fusion, "every enabled voter passes");
+            }
+            if votes < min_agree.min(voters.len()).max(1) {
+                prop_assert!(!fusion, "{} votes", votes);
+            }
+            if votes >= min_agree {
+                prop_assert!(fusion, "{} votes", votes);
+            }
+        }
+
         /// The merge is the sorted multiset old + added − removed (a removed
         /// value not there takes nothing out).
         #[test]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
-use crate::engine::{Engine, EngineConfig, PairScores, Verdict};
+use crate::engine::{Engine, EngineConfig, FusionRule, PairScores, Verdict};
 use crate::library::{ClusterBy, ClusterMode};
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
@@ -52,11 +52,7 @@ pub fn text(report: &ScanReport) -> String {
     let mut out = String::new();
     let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
     let rule = match report.spec.by {
-        ClusterBy::Fusion => format!(
-            "fusion: ≥{} algorithms agree, or containment ≥ {:.0} %",
-            report.spec.fusion.min_agree,
-            report.spec.fusion.containment * 100.0
-        ),
+        ClusterBy::Fusion => format!("fusion: {}", report.spec.fusion.describe()),
         ClusterBy::Algorithm(id) => format!(
             "{id} {}",
             format_threshold(id, report.spec.thresholds.get(id))
@@ -208,6 +204,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
         documents: Vec<Document<'a>>,
         doppel: &'static str,
         format: u32,
+        fusion: Value,
         pairs: Vec<Pair<'a>>,
         root: String,
         thresholds: Map<String, Value>,
@@ -243,6 +240,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             .collect(),
         doppel: env!("CARGO_PKG_VERSION"),
         format: JSON_FORMAT_VERSION,
+        fusion: fusion_json(&report.spec.fusion),
         pairs: pairs
             .iter()
             .map(|p| Pair {
@@ -257,6 +255,17 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
         thresholds,
     };
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The fusion rule in force: in words, and its parts.
+fn fusion_json(rule: &FusionRule) -> Value {
+    json!({
+        "rule": rule.describe(),
+        "voters": rule.voters,
+        "votes_needed": rule.votes_needed,
+        "containment": rule.containment_applies.then_some(rule.containment),
+        "min_shingles": rule.min_shingles,
+    })
 }
 
 /// The pairs as CSV: a, b, cluster id of a (0 = none), every algorithm's

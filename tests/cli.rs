@@ -158,3 +158,57 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1_naming_the_problem() {
     assert_eq!(compare.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&compare.stderr).contains("a.txt"));
 }
+
+#[test]
+fn fusion_follows_the_enabled_algorithms_and_says_so() {
+    // One voting algorithm: it decides alone, so exact copies still cluster.
+    let stdout = stdout_of(
+        doppel()
+            .args([
+                "scan",
+                "--no-index",
+                "--format",
+                "json",
+                "--algorithms",
+                "minhash",
+            ])
+            .arg(sample_corpus()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(v["fusion"]["votes_needed"], 1);
+    assert_eq!(v["fusion"]["voters"], serde_json::json!(["minhash"]));
+    assert_eq!(v["fusion"]["containment"], serde_json::Value::Null);
+    let rule = v["fusion"]["rule"].as_str().unwrap();
+    assert!(rule.contains("minhash alone"), "{rule}");
+    let clusters = v["clusters"].as_array().unwrap();
+    assert!(
+        clusters.iter().any(|c| {
+            let members = c["members"].to_string();
+            members.contains("austen/persuasion-ch1.txt")
+                && members.contains("copies/persuasion-ch1 (copy).txt")
+        }),
+        "{clusters:?}"
+    );
+    // The text report states the rule in force.
+    let text = stdout_of(
+        doppel()
+            .args(["scan", "--no-index", "--algorithms", "minhash,si"])
+            .arg(sample_corpus()),
+    );
+    let first = String::from_utf8(text).unwrap();
+    let first = first.lines().next().unwrap();
+    assert!(
+        first.contains("fusion: minhash alone (only 1 voting algorithm enabled)"),
+        "{first}"
+    );
+    assert!(!first.contains(" 0 clusters"), "{first}");
+    // All voters enabled: the configured rule, with containment.
+    let stdout = stdout_of(
+        doppel()
+            .args(["scan", "--no-index", "--format", "json"])
+            .arg(sample_corpus()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(v["fusion"]["votes_needed"], 2);
+    assert_eq!(v["fusion"]["containment"], 0.9);
+}

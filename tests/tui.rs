@@ -18,7 +18,7 @@ use std::sync::{mpsc, Arc, OnceLock};
 use std::time::Duration;
 
 use doppel::algo::{AlgorithmId, Score, Unit};
-use doppel::engine::{Engine, EngineConfig, FusionConfig, Thresholds};
+use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
 use doppel::index::FolderIndex;
 use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
 use doppel::tui::action::Action;
@@ -600,7 +600,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             by: ClusterBy::Algorithm(AlgorithmId::Minhash),
             mode: ClusterMode::Star,
             thresholds: Thresholds::default(),
-            fusion: FusionConfig::default(),
+            fusion: FusionRule::default(),
         },
         clusters,
         documents: usize::MAX,

@@ -454,6 +454,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
     };
     let sweep_bits = config.simhash_bits;
     let pa = &product.algorithms;
+    let fusion = product.fusion_rule();
     let record = |q: &Prepared, d: &Prepared| -> Record {
         let raw = engine.compare(&q.fp, &d.fp);
         let mut plain = [Score::Incomparable; 11];
@@ -489,7 +490,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         let v = verdict(
             &fusion_scores,
             &product.thresholds,
-            &product.fusion,
+            &fusion,
             q.shingles.min(d.shingles),
         );
         Record {

@@ -290,10 +290,7 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
         .iter()
         .map(|&id| row(id.as_str(), thresholds.get(id)))
         .collect();
-    rows.push(row(
-        "fusion",
-        engine.config().fusion.min_agree.max(1) as f64,
-    ));
+    rows.push(row("fusion", engine.fusion_rule().votes_needed as f64));
     fusion_fp.sort();
     Ok(TruthReport {
         root: dir.display().to_string(),

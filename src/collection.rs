@@ -291,7 +291,9 @@ pub fn describe_file_type(t: &fs::FileType) -> &'static str {
             return "device";
         }
     }
-    if t.is_symlink() {
+    if t.is_dir() {
+        "folder"
+    } else if t.is_symlink() {
         "symbolic link (not followed)"
     } else {
         "special file"
@@ -319,7 +321,7 @@ pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
         return Err(Skip::NotAFile {
-            what: "not a regular file".into(),
+            what: describe_file_type(&meta.file_type()).into(),
         });
     }
     if meta.len() > cap {

@@ -4,9 +4,11 @@
 //! [`Config::load`] starts from the built-in defaults and merges the user's
 //! file over them (`--config PATH`, else [`Config::default_path`] if it
 //! exists): tables merge key by key, anything else replaces, so a partial
-//! file changes only what it names. Unknown keys, at any depth, and values
-//! of the wrong type are errors that name the file, the line and the key.
-//! Command-line flags are applied on top by the binary.
+//! file changes only what it names. Unknown keys, at any depth, values
+//! of the wrong type and values outside their range ([`Config::check`],
+//! in `ranges`) are errors that name the file, the line and the key.
+//! Command-line flags are applied on top by the binary, which checks the
+//! result again.
 //!
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
@@ -21,6 +23,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+
+mod ranges;
+
+pub use ranges::{threshold_range, Invalid, ThresholdRange};
 
 use crate::algo::AlgorithmId;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
@@ -124,10 +130,15 @@ impl Default for ClusterSettings {
 /// `clusters.by`).
 pub fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
     if s == "fusion" {
-        Ok(ClusterBy::Fusion)
-    } else {
-        s.parse().map(ClusterBy::Algorithm)
+        return Ok(ClusterBy::Fusion);
     }
+    s.parse().map(ClusterBy::Algorithm).map_err(|_| {
+        let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
+        format!(
+            "unknown verdict {s:?} (known: fusion, {})",
+            known.join(", ")
+        )
+    })
 }
 
 /// The name [`parse_cluster_by`] reads.
@@ -437,55 +448,18 @@ impl Config {
                 anyhow::bail!("{name}{place}: unknown field `{field}`{table}");
             }
         }
-        config.check().map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+        if let Err(e) = config.check() {
+            let key: Vec<String> = e.key.split('.').map(str::to_owned).collect();
+            let place = line_of(text, &key)
+                .map(|l| format!(", line {l}"))
+                .unwrap_or_default();
+            anyhow::bail!("{name}{place}: {e}");
+        }
         if let Some(dir) = &config.index_dir {
             config.index_dir = Some(resolve(dir, origin));
         }
         config.fit_floors();
         Ok(config)
-    }
-
-    /// Values serde accepts but doppel cannot use; the error names the key.
-    fn check(&self) -> Result<(), String> {
-        for glob in &self.ignore {
-            crate::collection::check_ignore_glob(glob).map_err(|e| format!("ignore: {e}"))?;
-        }
-        if self.engine.enabled.is_empty() {
-            return Err("enabled: at least one algorithm is needed".into());
-        }
-        let finite = |key: String, value: f64| {
-            if value.is_finite() {
-                Ok(())
-            } else {
-                Err(format!("{key}: {value} is not a finite number"))
-            }
-        };
-        for (id, &value) in &self.engine.thresholds.0 {
-            finite(format!("thresholds.{id}"), value)?;
-        }
-        for (id, &value) in &self.library.floors.0 {
-            finite(format!("library.floors.{id}"), value)?;
-        }
-        finite("fusion.containment".into(), self.engine.fusion.containment)?;
-        finite(
-            "library.containment-floor".into(),
-            self.library.containment_floor,
-        )?;
-        if let IdfSource::Collection { .. } = self.engine.idf {
-            // Scans, the index and the watcher weight terms with the pinned
-            // table only; accepting the setting would silently ignore it.
-            return Err(
-                "idf: source = \"collection\" is not supported by scan, watch or the review \
-                 screen yet (they use the pinned reference table)"
-                    .into(),
-            );
-        }
-        if let ClusterBy::Algorithm(id) = self.clusters.by {
-            if !self.engine.enabled.contains(&id) {
-                return Err(format!("clusters.by = \"{id}\" needs {id} in `enabled`"));
-            }
-        }
-        Ok(())
     }
 
     /// Set a threshold (`--threshold`), lowering the algorithm's floor when

@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use doppel::algo::AlgorithmId;
 use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
-use doppel::config::{parse_cluster_by, Config};
+use doppel::config::{cluster_by_name, parse_cluster_by, ClusterSettings, Config};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::index::FolderIndex;
 use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
@@ -58,12 +59,32 @@ enum Mode {
     Star,
 }
 
+impl From<ClusterMode> for Mode {
+    fn from(mode: ClusterMode) -> Self {
+        match mode {
+            ClusterMode::Components => Mode::Components,
+            ClusterMode::Star => Mode::Star,
+        }
+    }
+}
+
+impl From<Mode> for ClusterMode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Components => ClusterMode::Components,
+            Mode::Star => ClusterMode::Star,
+        }
+    }
+}
+
 /// How a scan judges and groups pairs (each overrides the config file).
 #[derive(clap::Args)]
 struct ScanOptions {
-    /// The verdict that defines clusters: `fusion` or an algorithm id
-    /// [default: fusion].
-    #[arg(long, value_parser = parse_cluster_by)]
+    #[arg(long, value_parser = parse_cluster_by, help = format!(
+        "The verdict that defines clusters: `fusion` or an algorithm id (overrides the \
+         config file's clusters.by) [default: {}]",
+        cluster_by_name(ClusterSettings::default().by)
+    ))]
     cluster_by: Option<ClusterBy>,
     /// Compute only these algorithms (comma-separated ids; default: all).
     #[arg(long, value_delimiter = ',')]
@@ -71,8 +92,10 @@ struct ScanOptions {
     /// Override a threshold, e.g. `--threshold minhash=0.8` (repeatable).
     #[arg(long = "threshold", value_parser = parse_threshold)]
     thresholds: Vec<(AlgorithmId, f64)>,
-    /// Cluster mode [default: components].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = format!(
+        "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
+        Mode::from(ClusterSettings::default().mode).to_possible_value().expect("not hidden").get_name()
+    ))]
     mode: Option<Mode>,
     /// Where the persistent index lives (default: the platform data folder,
     /// never inside DIR).
@@ -120,6 +143,7 @@ fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
 enum Command {
     /// Scan a folder and print its duplicate clusters and pairs.
     Scan {
+        /// Folder to scan.
         dir: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -128,7 +152,9 @@ enum Command {
     },
     /// Score two files with every algorithm, with the exact measures.
     Compare {
+        /// First file.
         a: PathBuf,
+        /// Second file.
         b: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -146,7 +172,7 @@ enum Command {
         #[arg(
             long,
             value_name = "DIR",
-            default_value = "../shared/corpus",
+            default_value = DEFAULT_BOOKS,
             conflicts_with = "truth"
         )]
         books: PathBuf,
@@ -179,9 +205,13 @@ enum Command {
         format: Format,
     },
     /// Follow a folder headless: index it, watch it, and print every update
-    /// as one JSON object per line (indexed, removed, skipped, cluster,
-    /// progress, watch, error). Stops on SIGINT or SIGTERM.
+    /// as one JSON object per line. Stops on SIGINT or SIGTERM.
+    #[command(after_help = format!(
+        "Events (the \"event\" of each line): {}.",
+        doppel::worker::protocol::jsonl_event::ALL.join(", ")
+    ))]
     Watch {
+        /// Folder to follow.
         dir: PathBuf,
         /// Print JSON lines (the only output format).
         #[arg(long, required = true)]
@@ -190,9 +220,11 @@ enum Command {
         /// folder, never inside DIR).
         #[arg(long, value_name = "PATH")]
         index: Option<PathBuf>,
-        /// Quiet period before a changed file is read, in milliseconds
-        /// [default: 300].
-        #[arg(long, value_name = "MS")]
+        #[arg(long, value_name = "MS", help = format!(
+            "Quiet period before a changed file is read, in milliseconds (overrides the \
+             config file's watch.quiet-ms) [default: {}]",
+            doppel::watch::DEFAULT_QUIET.as_millis()
+        ))]
         quiet_ms: Option<u64>,
         /// Also stop when standard input reaches end of file.
         #[arg(long)]
@@ -211,6 +243,7 @@ enum Command {
     /// Build the reference IDF table from a folder of books (maintainers).
     #[command(hide = true)]
     IdfTable {
+        /// Folder of books.
         dir: PathBuf,
         /// Cut books into texts of about this many bytes.
         #[arg(long, default_value_t = 4096)]
@@ -221,31 +254,127 @@ enum Command {
     },
 }
 
+/// Where `doppel eval` looks for books without `--books` (the repository's
+/// neighbour folder).
+const DEFAULT_BOOKS: &str = "../shared/corpus";
+
+/// A mistake on the command line: reported as clap reports its own, with
+/// exit status 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct UsageError(String);
+
+/// Exit as clap does on a usage error, with the usage of the command the
+/// arguments name (or the top level's).
+fn usage_error(kind: ErrorKind, message: impl std::fmt::Display) -> ! {
+    let mut command = Cli::command();
+    command.build();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let named = first_word(&args).and_then(|word| command.find_subcommand(&word).cloned());
+    named.unwrap_or(command).error(kind, message).exit()
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| {
+        // `doppel scna DIR`: the top-level DIR took the misspelt command
+        // and clap stumbles on the next word.
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        match first_word(&args).and_then(|word| not_a_command_or_folder(&word)) {
+            Some(message) if e.kind() == ErrorKind::UnknownArgument => {
+                usage_error(ErrorKind::InvalidSubcommand, message)
+            }
+            _ => e.exit(),
+        }
+    });
     if cli.command.is_some() && (cli.dir.is_some() || cli.options.given()) {
         // `doppel --threshold minhash=0.5 scan DIR` would silently ignore
         // the flag: only `--config` may come before a command.
-        use clap::CommandFactory;
-        Cli::command()
-            .error(
-                clap::error::ErrorKind::ArgumentConflict,
-                "only --config can come before a command; put the other options after it",
-            )
-            .exit();
+        usage_error(
+            ErrorKind::ArgumentConflict,
+            "only --config can come before a command; put the other options after it",
+        );
+    }
+    if cli.command.is_none() {
+        if let Some(message) = cli
+            .dir
+            .as_ref()
+            .and_then(|d| not_a_command_or_folder(&d.to_string_lossy()))
+        {
+            usage_error(ErrorKind::InvalidSubcommand, message);
+        }
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("doppel: {err:#}");
-            ExitCode::FAILURE
+        Err(err) => match err.downcast_ref::<UsageError>() {
+            Some(usage) => usage_error(ErrorKind::ValueValidation, usage),
+            None => {
+                eprintln!("doppel: {err:#}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+/// The first word of the top-level arguments that is neither an option nor
+/// an option's value: what the top-level DIR takes.
+fn first_word(args: &[String]) -> Option<String> {
+    let command = Cli::command();
+    let takes_value = |long: &str| {
+        command
+            .get_arguments()
+            .any(|a| a.get_long() == Some(long) && a.get_action().takes_values())
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.strip_prefix("--") {
+            Some("") => return args.next().cloned(),
+            Some(long) => {
+                if !long.contains('=') && takes_value(long) {
+                    args.next();
+                }
+            }
+            None if arg.starts_with('-') && arg.len() > 1 => {}
+            None => return Some(arg.clone()),
         }
     }
+    None
+}
+
+/// For a top-level DIR that does not exist and could be a command's name (no
+/// path separator): the message saying it is no folder, with the command
+/// it is close to, or that it is neither.
+fn not_a_command_or_folder(word: &str) -> Option<String> {
+    if Path::new(word).symlink_metadata().is_ok()
+        || word.contains('/')
+        || word.contains(std::path::MAIN_SEPARATOR)
+    {
+        return None;
+    }
+    let command = Cli::command();
+    let names: Vec<&str> = command
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    // As clap's own suggestions: Jaro similarity above 0.7.
+    let closest = names
+        .iter()
+        .map(|&name| (strsim::jaro(word, name), name))
+        .filter(|&(similarity, _)| similarity > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    Some(match closest {
+        Some((_, name)) => format!("no folder '{word}'; did you mean `doppel {name}`?"),
+        None => format!(
+            "'{word}' is neither a command nor a folder (commands: {})",
+            names.join(", ")
+        ),
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
     // `doppel config` and `idf-table` run without (or despite) a config file.
     let load = || Config::load(cli.config.as_deref());
+    let load_with = |options: &ScanOptions| with_options(load()?, options);
     match cli.command {
         Some(Command::Config {
             print_defaults,
@@ -256,7 +385,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             format,
             options,
-        }) => scan(&load()?, &dir, format, &options),
+        }) => scan(&load_with(&options)?, &dir, format, &options),
         Some(Command::Compare { a, b, format }) => compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,
@@ -264,7 +393,13 @@ fn run(cli: Cli) -> Result<()> {
             index,
             quiet_ms,
             until_eof,
-        }) => watch_jsonl(&load()?, &dir, index, quiet_ms, until_eof),
+        }) => {
+            let mut config = load()?;
+            if let Some(ms) = quiet_ms {
+                config.watch.quiet_ms = ms;
+            }
+            watch_jsonl(&checked(config, &[])?, &dir, index, until_eof)
+        }
         Some(Command::Eval {
             dir,
             truth,
@@ -300,7 +435,7 @@ fn run(cli: Cli) -> Result<()> {
             )
         }
         None => review(
-            &load()?,
+            &load_with(&cli.options)?,
             &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
             &cli.options,
         ),
@@ -327,13 +462,8 @@ fn print_config(explicit: Option<&Path>, defaults: bool, path: bool) -> Result<(
 }
 
 /// The configuration a scan runs with: the config file's, with the scan
-/// options over it (floors lowered where a threshold is looser), and the
-/// cluster-by verdict and mode.
-fn settings(
-    config: &Config,
-    options: &ScanOptions,
-) -> Result<(EngineConfig, LibraryConfig, ClusterBy, ClusterMode)> {
-    let mut config = config.clone();
+/// options over it (floors lowered where a threshold is looser), checked.
+fn with_options(mut config: Config, options: &ScanOptions) -> Result<Config> {
     if !options.algorithms.is_empty() {
         config.engine.enabled = options.algorithms.iter().copied().collect();
     }
@@ -342,20 +472,37 @@ fn settings(
         // candidates it needs are gathered.
         config.set_threshold(id, value);
     }
-    let by = options.cluster_by.unwrap_or(config.clusters.by);
-    if let ClusterBy::Algorithm(id) = by {
-        anyhow::ensure!(
-            config.engine.enabled.contains(&id),
-            "clustering by {id} needs {id} among the algorithms computed \
-             (--algorithms, or `enabled` in the config file)"
-        );
+    if let Some(by) = options.cluster_by {
+        config.clusters.by = by;
     }
-    let mode = match options.mode {
-        Some(Mode::Components) => ClusterMode::Components,
-        Some(Mode::Star) => ClusterMode::Star,
-        None => config.clusters.mode,
+    if let Some(mode) = options.mode {
+        config.clusters.mode = mode.into();
+    }
+    checked(config, &options.thresholds)
+}
+
+/// `config` (the file's, already checked, with flags over it) if every
+/// setting is in range; otherwise a usage error, naming the `--threshold`
+/// flag when one is out of range.
+fn checked(config: Config, thresholds: &[(AlgorithmId, f64)]) -> Result<Config> {
+    let Err(invalid) = config.check() else {
+        return Ok(config);
     };
-    Ok((config.engine, config.library, by, mode))
+    let flag = thresholds
+        .iter()
+        .rev()
+        .find(|(id, _)| invalid.key == format!("thresholds.{id}"));
+    let message = match flag {
+        Some((id, value)) => format!("--threshold {id}={value}: {}", invalid.problem),
+        None => format!("with the options given, {invalid}"),
+    };
+    Err(UsageError(message).into())
+}
+
+/// What a scan runs with: engine, library, cluster-by verdict and mode.
+fn settings(config: &Config) -> (EngineConfig, LibraryConfig, ClusterBy, ClusterMode) {
+    let c = config.clone();
+    (c.engine, c.library, c.clusters.by, c.clusters.mode)
 }
 
 /// The index file of `root`: `--index`, else in the config file's
@@ -419,7 +566,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
     #[cfg(feature = "tui")]
     if std::io::stdout().is_terminal() && !options.no_index {
         let root = open_folder(dir)?;
-        let (engine, library, by, mode) = settings(config, options)?;
+        let (engine, library, by, mode) = settings(config);
         let mut worker = doppel::worker::WorkerConfig::new(&root);
         worker.engine = engine;
         worker.library = library;
@@ -440,7 +587,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
 
 fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     let root = open_folder(dir)?;
-    let (engine_config, library_config, by, mode) = settings(config, options)?;
+    let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
         by,
@@ -537,6 +684,13 @@ fn eval(
             report.to_text()
         }
     } else {
+        // Run from elsewhere than the repository, the default is no folder.
+        if books == Path::new(DEFAULT_BOOKS) && !books.is_dir() {
+            anyhow::bail!(
+                "no folder {DEFAULT_BOOKS} here (the default of --books): give --books DIR, \
+                 a folder of plain-text books, or --truth FILE DIR"
+            );
+        }
         let spinner = spinner("running the Fan & Huang protocol");
         let report = doppel::eval::fan_huang(&fan_huang, books);
         spinner.finish_and_clear();
@@ -561,24 +715,17 @@ fn eval(
 /// `doppel watch DIR --jsonl`: run the worker headless and print each
 /// update as a JSON line, flushed at once. Clusters are reported when they
 /// appear or change (consecutive snapshots compared), and when they dissolve.
-fn watch_jsonl(
-    config: &Config,
-    dir: &Path,
-    index: Option<PathBuf>,
-    quiet_ms: Option<u64>,
-    until_eof: bool,
-) -> Result<()> {
-    use doppel::worker::protocol::{Snapshot, Stage};
+fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: bool) -> Result<()> {
+    use doppel::worker::protocol::{jsonl_event as event, Snapshot, Stage};
     use doppel::worker::{self, Update, WorkerConfig};
     use serde_json::json;
-    use std::time::Duration;
 
     let root = open_folder(dir)?;
     let mut worker_config = WorkerConfig::new(&root);
     worker_config.engine = config.engine.clone();
     worker_config.library = config.library.clone();
     worker_config.index_path = index_path(config, index.as_ref(), &root)?;
-    worker_config.quiet = quiet_ms.map_or_else(|| config.watch.quiet(), Duration::from_millis);
+    worker_config.quiet = config.watch.quiet();
     worker_config.rescan_every = config.watch.rescan_every();
     worker_config.extra_ignores = config.ignore.clone();
     worker_config.cluster_by = config.clusters.by;
@@ -627,8 +774,10 @@ fn watch_jsonl(
                 if p.stage == Stage::Idle {
                     None
                 } else {
-                    Some(json!({"event": "progress", "stage": stage, "done": p.done,
-                                "total": p.total, "bytes": p.bytes}))
+                    Some(
+                        json!({"event": event::PROGRESS, "stage": stage, "done": p.done,
+                                "total": p.total, "bytes": p.bytes}),
+                    )
                 }
             }
             Update::Snapshot(s) => {
@@ -638,7 +787,7 @@ fn watch_jsonl(
                 for m in members {
                     let representative = &current[m];
                     if previous.get(m) != Some(representative) {
-                        print(json!({"event": "cluster", "members": m,
+                        print(json!({"event": event::CLUSTER, "members": m,
                                      "representative": representative}))?;
                     }
                 }
@@ -648,33 +797,33 @@ fn watch_jsonl(
                     .collect();
                 gone.sort();
                 for m in gone {
-                    print(json!({"event": "cluster-gone", "members": m}))?;
+                    print(json!({"event": event::CLUSTER_GONE, "members": m}))?;
                 }
                 previous = current;
                 started = true;
-                Some(json!({"event": "snapshot", "generation": s.generation,
+                Some(json!({"event": event::SNAPSHOT, "generation": s.generation,
                             "documents": s.documents, "clusters": s.clusters.len(),
                             "skipped": s.skipped.len()}))
             }
-            Update::FileIndexed { path } => Some(json!({"event": "indexed", "path": path})),
-            Update::FileRemoved { path } => Some(json!({"event": "removed", "path": path})),
+            Update::FileIndexed { path } => Some(json!({"event": event::INDEXED, "path": path})),
+            Update::FileRemoved { path } => Some(json!({"event": event::REMOVED, "path": path})),
             Update::FileSkipped { path, reason } => {
-                Some(json!({"event": "skipped", "path": path, "reason": reason}))
+                Some(json!({"event": event::SKIPPED, "path": path, "reason": reason}))
             }
             Update::Watch(state) => {
                 let mut value = serde_json::to_value(&state)?;
-                value["event"] = json!("watch");
+                value["event"] = json!(event::WATCH);
                 Some(value)
             }
             Update::Error(message) => {
                 if !started && failed.is_none() {
                     failed = Some(message.clone());
                 }
-                Some(json!({"event": "error", "message": message}))
+                Some(json!({"event": event::ERROR, "message": message}))
             }
             Update::Pair(_) | Update::Diff(_) => None,
             Update::Stopped => {
-                print(json!({"event": "stopped"}))?;
+                print(json!({"event": event::STOPPED}))?;
                 if !started {
                     if let Some(message) = failed {
                         handle.join();

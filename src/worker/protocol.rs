@@ -78,6 +78,36 @@ pub enum Update {
     Stopped,
 }
 
+/// The `event` of each kind of line `doppel watch --jsonl` prints (one
+/// per [`Update`] it reports, plus `cluster` and `cluster-gone` for the
+/// clusters that form, change or dissolve between snapshots). README's list
+/// is held to [`jsonl_event::ALL`] by a test.
+pub mod jsonl_event {
+    pub const INDEXED: &str = "indexed";
+    pub const REMOVED: &str = "removed";
+    pub const SKIPPED: &str = "skipped";
+    pub const CLUSTER: &str = "cluster";
+    pub const CLUSTER_GONE: &str = "cluster-gone";
+    pub const SNAPSHOT: &str = "snapshot";
+    pub const PROGRESS: &str = "progress";
+    pub const WATCH: &str = "watch";
+    pub const ERROR: &str = "error";
+    pub const STOPPED: &str = "stopped";
+    /// Every one of them.
+    pub const ALL: [&str; 10] = [
+        INDEXED,
+        REMOVED,
+        SKIPPED,
+        CLUSTER,
+        CLUSTER_GONE,
+        SNAPSHOT,
+        PROGRESS,
+        WATCH,
+        ERROR,
+        STOPPED,
+    ];
+}
+
 /// Where the worker is in a pass over the folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -149,6 +149,14 @@ pub fn cluster_by_name(by: ClusterBy) -> String {
     }
 }
 
+/// The name of a cluster mode in the file and on the command line.
+pub fn mode_name(mode: ClusterMode) -> &'static str {
+    match mode {
+        ClusterMode::Components => "components",
+        ClusterMode::Star => "star",
+    }
+}
+
 mod cluster_by_name {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 

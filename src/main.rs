@@ -23,6 +23,8 @@ use doppel::report;
 use doppel::scan::{scan_folder_with, ScanHooks, ScanReport};
 use doppel::stats::CollectionStats;
 
+mod usage;
+
 #[derive(Parser)]
 #[command(
     name = "doppel",
@@ -59,15 +61,6 @@ enum Mode {
     Star,
 }
 
-impl From<ClusterMode> for Mode {
-    fn from(mode: ClusterMode) -> Self {
-        match mode {
-            ClusterMode::Components => Mode::Components,
-            ClusterMode::Star => Mode::Star,
-        }
-    }
-}
-
 impl From<Mode> for ClusterMode {
     fn from(mode: Mode) -> Self {
         match mode {
@@ -86,15 +79,17 @@ struct ScanOptions {
         cluster_by_name(ClusterSettings::default().by)
     ))]
     cluster_by: Option<ClusterBy>,
-    /// Compute only these algorithms (comma-separated ids; default: all).
+    /// Compute only these algorithms (comma-separated ids; overrides the
+    /// config file's `enabled`, by default all).
     #[arg(long, value_delimiter = ',')]
     algorithms: Vec<AlgorithmId>,
-    /// Override a threshold, e.g. `--threshold minhash=0.8` (repeatable).
+    /// Override a threshold, in the algorithm's unit and range, e.g.
+    /// `--threshold minhash=0.8` (repeatable).
     #[arg(long = "threshold", value_parser = parse_threshold)]
     thresholds: Vec<(AlgorithmId, f64)>,
     #[arg(long, value_enum, help = format!(
         "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
-        Mode::from(ClusterSettings::default().mode).to_possible_value().expect("not hidden").get_name()
+        doppel::config::mode_name(ClusterSettings::default().mode)
     ))]
     mode: Option<Mode>,
     /// Where the persistent index lives (default: the platform data folder,
@@ -145,6 +140,7 @@ enum Command {
     Scan {
         /// Folder to scan.
         dir: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         #[command(flatten)]
@@ -156,6 +152,7 @@ enum Command {
         a: PathBuf,
         /// Second file.
         b: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -258,28 +255,19 @@ enum Command {
 /// neighbour folder).
 const DEFAULT_BOOKS: &str = "../shared/corpus";
 
-/// A mistake on the command line: reported as clap reports its own, with
-/// exit status 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-struct UsageError(String);
-
-/// Exit as clap does on a usage error, with the usage of the command the
-/// arguments name (or the top level's).
+/// Exit as clap does on a usage error ([`usage::exit`]).
 fn usage_error(kind: ErrorKind, message: impl std::fmt::Display) -> ! {
-    let mut command = Cli::command();
-    command.build();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let named = first_word(&args).and_then(|word| command.find_subcommand(&word).cloned());
-    named.unwrap_or(command).error(kind, message).exit()
+    usage::exit(Cli::command(), kind, message)
 }
 
 fn main() -> ExitCode {
     let cli = Cli::try_parse().unwrap_or_else(|e| {
         // `doppel scna DIR`: the top-level DIR took the misspelt command
         // and clap stumbles on the next word.
-        let args: Vec<String> = std::env::args().skip(1).collect();
-        match first_word(&args).and_then(|word| not_a_command_or_folder(&word)) {
+        let command = Cli::command();
+        match usage::first_word(&command, &usage::args())
+            .and_then(|word| usage::not_a_command_or_folder(&command, &word))
+        {
             Some(message) if e.kind() == ErrorKind::UnknownArgument => {
                 usage_error(ErrorKind::InvalidSubcommand, message)
             }
@@ -298,14 +286,14 @@ fn main() -> ExitCode {
         if let Some(message) = cli
             .dir
             .as_ref()
-            .and_then(|d| not_a_command_or_folder(&d.to_string_lossy()))
+            .and_then(|d| usage::not_a_command_or_folder(&Cli::command(), &d.to_string_lossy()))
         {
             usage_error(ErrorKind::InvalidSubcommand, message);
         }
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(err) => match err.downcast_ref::<UsageError>() {
+        Err(err) => match err.downcast_ref::<usage::UsageError>() {
             Some(usage) => usage_error(ErrorKind::ValueValidation, usage),
             None => {
                 eprintln!("doppel: {err:#}");
@@ -313,62 +301,6 @@ fn main() -> ExitCode {
             }
         },
     }
-}
-
-/// The first word of the top-level arguments that is neither an option nor
-/// an option's value: what the top-level DIR takes.
-fn first_word(args: &[String]) -> Option<String> {
-    let command = Cli::command();
-    let takes_value = |long: &str| {
-        command
-            .get_arguments()
-            .any(|a| a.get_long() == Some(long) && a.get_action().takes_values())
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.strip_prefix("--") {
-            Some("") => return args.next().cloned(),
-            Some(long) => {
-                if !long.contains('=') && takes_value(long) {
-                    args.next();
-                }
-            }
-            None if arg.starts_with('-') && arg.len() > 1 => {}
-            None => return Some(arg.clone()),
-        }
-    }
-    None
-}
-
-/// For a top-level DIR that does not exist and could be a command's name (no
-/// path separator): the message saying it is no folder, with the command
-/// it is close to, or that it is neither.
-fn not_a_command_or_folder(word: &str) -> Option<String> {
-    if Path::new(word).symlink_metadata().is_ok()
-        || word.contains('/')
-        || word.contains(std::path::MAIN_SEPARATOR)
-    {
-        return None;
-    }
-    let command = Cli::command();
-    let names: Vec<&str> = command
-        .get_subcommands()
-        .filter(|c| !c.is_hide_set())
-        .map(|c| c.get_name())
-        .collect();
-    // As clap's own suggestions: Jaro similarity above 0.7.
-    let closest = names
-        .iter()
-        .map(|&name| (strsim::jaro(word, name), name))
-        .filter(|&(similarity, _)| similarity > 0.7)
-        .max_by(|a, b| a.0.total_cmp(&b.0));
-    Some(match closest {
-        Some((_, name)) => format!("no folder '{word}'; did you mean `doppel {name}`?"),
-        None => format!(
-            "'{word}' is neither a command nor a folder (commands: {})",
-            names.join(", ")
-        ),
-    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -398,7 +330,7 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(ms) = quiet_ms {
                 config.watch.quiet_ms = ms;
             }
-            watch_jsonl(&checked(config, &[])?, &dir, index, until_eof)
+            watch_jsonl(&usage::checked(config, &[])?, &dir, index, until_eof)
         }
         Some(Command::Eval {
             dir,
@@ -478,25 +410,7 @@ fn with_options(mut config: Config, options: &ScanOptions) -> Result<Config> {
     if let Some(mode) = options.mode {
         config.clusters.mode = mode.into();
     }
-    checked(config, &options.thresholds)
-}
-
-/// `config` (the file's, already checked, with flags over it) if every
-/// setting is in range; otherwise a usage error, naming the `--threshold`
-/// flag when one is out of range.
-fn checked(config: Config, thresholds: &[(AlgorithmId, f64)]) -> Result<Config> {
-    let Err(invalid) = config.check() else {
-        return Ok(config);
-    };
-    let flag = thresholds
-        .iter()
-        .rev()
-        .find(|(id, _)| invalid.key == format!("thresholds.{id}"));
-    let message = match flag {
-        Some((id, value)) => format!("--threshold {id}={value}: {}", invalid.problem),
-        None => format!("with the options given, {invalid}"),
-    };
-    Err(UsageError(message).into())
+    usage::checked(config, &options.thresholds)
 }
 
 /// What a scan runs with: engine, library, cluster-by verdict and mode.

@@ -212,3 +212,137 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
     assert_eq!(v["fusion"]["votes_needed"], 2);
     assert_eq!(v["fusion"]["containment"], 0.9);
 }
+
+/// Exit status and stderr of `doppel ARGS` run in an empty folder.
+fn fails(args: &[&str]) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = doppel()
+        .args(args)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} succeeded");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn thresholds_out_of_range_are_usage_errors_naming_flag_value_and_range() {
+    let corpus = sample_corpus();
+    let corpus = corpus.to_str().unwrap();
+    for (flag, range) in [
+        ("minhash=1.5", "from 0 to 1"),
+        ("minhash=-0.2", "from 0 to 1"),
+        ("simhash=200", "whole number from 0 to 64"),
+        ("supershingle=2.5", "whole number from 0 to 6"),
+    ] {
+        let (code, stderr) = fails(&["scan", "--no-index", "--threshold", flag, corpus]);
+        assert_eq!(code, Some(2), "{flag}: {stderr}");
+        assert!(stderr.contains(&format!("--threshold {flag}")), "{stderr}");
+        assert!(stderr.contains(range), "{flag}: {stderr}");
+    }
+    // The range follows the configuration: 32-bit SimHash, 32 at most.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    std::fs::write(&file, "[algorithms.simhash]\nbits = 32\n").unwrap();
+    let (code, stderr) = fails(&[
+        "scan",
+        "--no-index",
+        "--config",
+        file.to_str().unwrap(),
+        "--threshold",
+        "simhash=40",
+        corpus,
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("from 0 to 32"), "{stderr}");
+}
+
+#[test]
+fn config_file_values_out_of_range_exit_1_naming_file_key_value_and_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("config.toml");
+    for (text, key) in [
+        ("[thresholds]\nminhash = 7\n", "thresholds.minhash = 7"),
+        (
+            "[algorithms.minhash]\nnum_perm = 0\n",
+            "algorithms.minhash.num_perm = 0",
+        ),
+        (
+            "[algorithms.simhash]\nbits = 65\n",
+            "algorithms.simhash.bits = 65",
+        ),
+        ("[algorithms.winnow]\nw = 0\n", "algorithms.winnow.w = 0"),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let (code, stderr) = fails(&[
+            "scan",
+            "--no-index",
+            "--config",
+            file.to_str().unwrap(),
+            sample_corpus().to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+        assert!(stderr.contains("line 2"), "{stderr}");
+        assert!(stderr.contains(key), "{stderr}");
+        assert!(stderr.contains("must be"), "{stderr}");
+    }
+}
+
+#[test]
+fn fusion_with_no_voting_algorithm_suggests_clustering_by_one() {
+    let corpus = sample_corpus();
+    let (code, stderr) = fails(&[
+        "scan",
+        "--no-index",
+        "--algorithms",
+        "si",
+        corpus.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--cluster-by si"), "{stderr}");
+}
+
+#[test]
+fn slips_on_the_command_line_get_messages_that_say_what_happened() {
+    let corpus = sample_corpus();
+    let corpus = corpus.to_str().unwrap();
+    // A misspelt command: the top-level DIR took it.
+    for args in [
+        &["scna", corpus][..],
+        &["scna"],
+        &["--config", "x.toml", "scna"],
+    ] {
+        let (code, stderr) = fails(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("no folder 'scna'; did you mean `doppel scan`?"),
+            "{args:?}: {stderr}"
+        );
+    }
+    let (code, stderr) = fails(&["frobnicate"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("'frobnicate' is neither a command nor a folder"),
+        "{stderr}"
+    );
+    // A path is only a path.
+    let (code, stderr) = fails(&["/nonexistent/folder"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("cannot open folder"), "{stderr}");
+    // Outside the repository, eval's default books folder is missing.
+    let (code, stderr) = fails(&["eval"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("default of --books"), "{stderr}");
+    // A folder where a file belongs, said once.
+    let (_, stderr) = fails(&["compare", corpus, "x"]);
+    assert!(stderr.contains("not a regular file (folder)"), "{stderr}");
+    assert_eq!(stderr.matches("regular file").count(), 1, "{stderr}");
+    // --cluster-by lists every verdict it takes.
+    let (code, stderr) = fails(&["scan", "--cluster-by", "bogus", corpus]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("fusion, exact"), "{stderr}");
+}

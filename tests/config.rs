@@ -525,3 +525,195 @@ fn cli_config_prints_the_defaults_and_the_configuration_in_effect() {
     assert_eq!(printed.engine.thresholds.get(AlgorithmId::Winnow), 0.5);
     assert_eq!(printed, Config::load(Some(&file)).unwrap());
 }
+
+// --- ranges -------------------------------------------------------------
+
+#[test]
+fn values_outside_their_range_are_errors_naming_file_line_key_value_and_range() {
+    // (file, key, value, words of the range)
+    let cases = [
+        (
+            "[thresholds]\nminhash = 7\n",
+            "thresholds.minhash",
+            "7",
+            "from 0 to 1",
+        ),
+        (
+            "[thresholds]\nsupershingle = 2.5\n",
+            "thresholds.supershingle",
+            "2.5",
+            "whole number from 0 to 6",
+        ),
+        (
+            "[thresholds]\nsimhash = 200\n",
+            "thresholds.simhash",
+            "200",
+            "from 0 to 64",
+        ),
+        (
+            "[algorithms.minhash]\nnum_perm = 0\n",
+            "algorithms.minhash.num_perm",
+            "0",
+            "at least 1",
+        ),
+        (
+            "[algorithms.simhash]\nbits = 65\n",
+            "algorithms.simhash.bits",
+            "65",
+            "from 1 to 64",
+        ),
+        (
+            "[algorithms.winnow]\nw = 0\n",
+            "algorithms.winnow.w",
+            "0",
+            "at least 1",
+        ),
+        (
+            "[algorithms.shingle]\nmodulus = 0\n",
+            "algorithms.shingle.modulus",
+            "0",
+            "at least 1",
+        ),
+        (
+            "[algorithms.simhash-lexicons]\nkeep = 1.5\n",
+            "algorithms.simhash-lexicons.keep",
+            "1.5",
+            "from 0 to 1",
+        ),
+        (
+            "[algorithms.imatch-lexicons]\nlexicons = 65\n",
+            "algorithms.imatch-lexicons.lexicons",
+            "65",
+            "from 1 to 64",
+        ),
+        (
+            "[algorithms.imatch]\nnidf_min = 0.5\nnidf_max = 0.4\n",
+            "algorithms.imatch.nidf_max",
+            "0.4",
+            "from nidf_min (0.5) to 1",
+        ),
+        (
+            "[algorithms.si]\nk = 0\n",
+            "algorithms.si.k",
+            "0",
+            "at least 1",
+        ),
+        (
+            "[fusion]\nmin-agree = 0\n",
+            "fusion.min-agree",
+            "0",
+            "from 1 to 10",
+        ),
+        (
+            "[fusion]\ncontainment = 1.1\n",
+            "fusion.containment",
+            "1.1",
+            "from 0 to 1",
+        ),
+        (
+            "[library]\ncontainment-floor = -0.5\n",
+            "library.containment-floor",
+            "-0.5",
+            "from 0 to 1",
+        ),
+        (
+            "[library.floors]\nwinnow = 1.5\n",
+            "library.floors.winnow",
+            "1.5",
+            "from 0 to 1",
+        ),
+        (
+            "[library.candidates]\nmax-postings = 0\n",
+            "library.candidates.max-postings",
+            "0",
+            "at least 1",
+        ),
+        (
+            "[library.candidates]\nsi-range = 1.0\n",
+            "library.candidates.si-range",
+            "1",
+            "from 0 to 0.99",
+        ),
+        (
+            "[library.candidates.simhash-banding]\ntables = 0\n",
+            "library.candidates.simhash-banding.tables",
+            "0",
+            "at least 1",
+        ),
+    ];
+    for (file, key, value, range) in cases {
+        let message = error(file);
+        let line = file.lines().count();
+        for part in [
+            "/etc/doppel-test.toml".to_owned(),
+            format!("line {line}"),
+            format!("{key} = {value}"),
+            range.to_owned(),
+        ] {
+            assert!(message.contains(&part), "{file:?}: {message} lacks {part}");
+        }
+    }
+}
+
+#[test]
+fn values_at_the_ends_of_their_ranges_are_accepted() {
+    let accepted = [
+        "[thresholds]\nminhash = 0.0\nshingle = 1.0\nsi = 1\n",
+        "[thresholds]\nsupershingle = 6\nimatch-lexicons = 10\nsimhash = 64\n",
+        "[thresholds]\nsupershingle = 0\nsimhash = 0\n",
+        "[algorithms.minhash]\nnum_perm = 6\n[algorithms.supershingle]\ngroups = 6\nper_group = 1\n",
+        "[algorithms.simhash]\nbits = 10\n[thresholds]\nsimhash = 10\n[library.floors]\nsimhash = 10\n",
+        "[algorithms.simhash-lexicons]\nlexicons = 64\nkeep = 0.0\nk = 1\nbits = 64\n",
+        "[algorithms.imatch]\nnidf_min = 0.5\nnidf_max = 0.5\nmin_terms = 1\n",
+        "[algorithms.winnow]\nk = 1\nw = 1\n[algorithms.shingle]\nw = 1\nmodulus = 1\n",
+        "[fusion]\nmin-agree = 10\ncontainment = 0\n",
+        "[fusion]\nvoters = [\"minhash\"]\nmin-agree = 1\n",
+        "[library.candidates]\nminhash-bands = [16, 8]\nsi-range = 0.99\nsi-cap = 0\n",
+        "[library.candidates.simhash-banding]\nmode = \"pigeonhole\"\nmax_distance = 63\n",
+        "[watch]\nquiet-ms = 0\nrescan-minutes = 0\n",
+    ];
+    for file in accepted {
+        if let Err(e) = parse(file) {
+            panic!("{file:?} should be accepted: {e:#}");
+        }
+    }
+}
+
+#[test]
+fn cluster_by_fusion_with_no_voter_and_no_shingle_is_an_error_suggesting_an_algorithm() {
+    let message = error("enabled = [\"si\"]\n");
+    assert!(message.contains("clusters.by"), "{message}");
+    assert!(message.contains("si"), "{message}");
+    // Shingle alone cannot vote here but can still contain.
+    parse("enabled = [\"shingle\"]\n[fusion]\nvoters = [\"minhash\"]\nmin-agree = 1\n").unwrap();
+    parse("enabled = [\"si\"]\n[clusters]\nby = \"si\"\n").unwrap();
+}
+
+proptest::proptest! {
+    /// A threshold is accepted exactly inside its documented range: a
+    /// similarity from 0 to 1; a whole number of bits up to the
+    /// fingerprint's 64; whole matches up to the 6 super-shingles or 10
+    /// I-Match lexicons.
+    #[test]
+    fn thresholds_are_accepted_exactly_inside_their_range(
+        id in proptest::sample::select(AlgorithmId::ALL.to_vec()),
+        tenths in -20i32..=700,
+    ) {
+        use doppel::algo::Unit;
+        let value = f64::from(tenths) / 10.0;
+        let whole = value.fract() == 0.0;
+        let expected = match id {
+            AlgorithmId::Supershingle => whole && (0.0..=6.0).contains(&value),
+            AlgorithmId::ImatchLexicons => whole && (0.0..=10.0).contains(&value),
+            _ if id.unit() == Unit::HammingBits => whole && (0.0..=64.0).contains(&value),
+            _ => (0.0..=1.0).contains(&value),
+        };
+        let file = format!("[thresholds]\n{id} = {value:?}\n");
+        proptest::prop_assert_eq!(parse(&file).is_ok(), expected, "{}", file);
+        // A floor obeys the same range.
+        let floor = format!("[library.floors]\n{id} = {value:?}\n");
+        if !expected {
+            proptest::prop_assert!(parse(&floor).is_err(), "{}", floor);
+        }
+    }
+}

@@ -45,9 +45,11 @@ pub struct IndexFile {
 impl IndexFile {
     /// Whether its folder is known and no longer there.
     pub fn folder_missing(&self) -> bool {
-        self.folder
-            .as_deref()
-            .is_some_and(|f| fs::symlink_metadata(f).is_err())
+        // Only a folder that is not found: one that cannot be looked at
+        // (permissions) is not gone.
+        self.folder.as_deref().is_some_and(|f| {
+            fs::symlink_metadata(f).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        })
     }
 
     /// Its folder for people: the path, `unknown`, marked when gone.
@@ -218,37 +220,24 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
         }
         Err(e) => return Err(e.into()),
     };
-    // Held until the files are gone. A doppel opening the index in that
-    // moment waits for the lock and then has a removed file: this narrows
-    // that race to the removal itself, it cannot close it.
     if !store.lock_exclusively()? {
         return Ok(Outcome::Busy);
     }
-    if !dry_run {
-        remove_files(file, store)?;
-    }
-    Ok(Outcome::Removed { bytes })
-}
-
-/// Remove `file` and its companions; `store` (holding the lock) is closed
-/// first where open files cannot be removed.
-fn remove_files(file: &Path, store: Store) -> Result<()> {
-    #[cfg(not(unix))]
+    // Closed before the files go, not after: closing removes the `-wal` by
+    // name, which by then could be a new index's. A doppel starting in the
+    // instant between could still open the old file; no lock can close
+    // that gap.
     drop(store);
-    for f in files_of(file) {
-        match fs::remove_file(&f) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e).with_context(|| format!("cannot remove {}", f.display())),
+    if !dry_run {
+        for f in files_of(file) {
+            match fs::remove_file(&f) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e).with_context(|| format!("cannot remove {}", f.display())),
+            }
         }
     }
-    #[cfg(unix)]
-    drop(store);
-    // Closing may have folded the log back and left companions behind.
-    for f in files_of(file).into_iter().skip(1) {
-        let _ = fs::remove_file(f);
-    }
-    Ok(())
+    Ok(Outcome::Removed { bytes })
 }
 
 /// `when` for people: the UTC time to the second and how long ago.
@@ -421,17 +410,24 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
             ));
         }
     }
-    // Each chosen file with what it is, for the messages.
+    // Each chosen file (canonical, so none comes twice) with what it is,
+    // for the messages.
     let mut chosen: Vec<(PathBuf, String)> = Vec::new();
     for file in &request.files {
-        chosen.push((file.clone(), format!("index {}", file.display())));
+        match file.canonicalize() {
+            Ok(canonical) => chosen.push((canonical, format!("index {}", file.display()))),
+            Err(e) => report
+                .problems
+                .push(format!("no index file {}: {e}", file.display())),
+        }
     }
     for index in &indexes {
+        let canonical = index.file.canonicalize().unwrap_or(index.file.clone());
         if request.selection.picks(index, &folders, now)
-            && !chosen.iter().any(|(f, _)| *f == index.file)
+            && !chosen.iter().any(|(f, _)| *f == canonical)
         {
             let folder = index.folder_text();
-            chosen.push((index.file.clone(), format!("the index of {folder}")));
+            chosen.push((canonical, format!("the index of {folder}")));
         }
     }
     let verb = if request.dry_run {
@@ -459,4 +455,34 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn only_doppels_own_names_are_index_names() {
+        assert!(is_index_name("0123456789abcdef.sqlite"));
+        for name in [
+            "0123456789ABCDEF.sqlite",
+            "0123456789abcde.sqlite",
+            "0123456789abcdef0.sqlite",
+            "0123456789abcdeg.sqlite",
+            "0123456789abcdef.sqlite-wal",
+            "0123456789abcdef.sqlite.corrupt-1700000000",
+            "0123456789abcdef.db",
+            "index.sqlite",
+        ] {
+            assert!(!is_index_name(name), "{name}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn every_folders_index_file_has_an_index_name(path in "/[a-z/ .]{0,40}") {
+            prop_assert!(is_index_name(&index_file_name(Path::new(&path))));
+        }
+    }
 }

@@ -742,14 +742,14 @@ fn watch_jsonl(
 
 /// `doppel index list` and `doppel index forget`.
 fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
-    use doppel::index_files::{self, Selection};
+    use doppel::index_files::{self, ForgetRequest, Selection};
     let dir = match &config.index_dir {
         Some(dir) => dir.clone(),
         None => doppel::store::Store::default_dir()?,
     };
     let now = std::time::SystemTime::now();
     let mut out = std::io::stdout().lock();
-    let (dirs, older_than, missing, files, dry_run) = match command {
+    match command {
         IndexCommand::List { format } => {
             let indexes = index_files::list(&dir)?;
             let text = match format {
@@ -757,7 +757,6 @@ fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
                 ListFormat::Json => index_files::list_json(&dir, &indexes)?,
             };
             out.write_all(text.as_bytes())?;
-            return Ok(());
         }
         IndexCommand::Forget {
             dirs,
@@ -765,24 +764,24 @@ fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
             missing,
             files,
             dry_run,
-        } => (dirs, older_than, missing, files, dry_run),
-    };
-    let request = index_files::ForgetRequest {
-        selection: Selection {
-            folders: dirs.clone(),
-            older_than,
-            missing,
-        },
-        files,
-        dry_run,
-    };
-    let report = index_files::forget_all(&dir, &request, now)?;
-    out.write_all(report.text().as_bytes())?;
-    anyhow::ensure!(
-        report.problems.is_empty(),
-        "{}",
-        report.problems.join("\ndoppel: ")
-    );
+        } => {
+            let selection = Selection {
+                folders: dirs,
+                older_than,
+                missing,
+            };
+            let request = ForgetRequest {
+                selection,
+                files,
+                dry_run,
+            };
+            let report = index_files::forget_all(&dir, &request, now)?;
+            out.write_all(report.text().as_bytes())?;
+            // Each on a line of its own, after what was done.
+            let problems = report.problems.join("\ndoppel: ");
+            anyhow::ensure!(report.problems.is_empty(), "{problems}");
+        }
+    }
     Ok(())
 }
 

@@ -9,9 +9,11 @@
 //! weighs terms by the pinned IDF table and stores none) and its library
 //! entry (what a library keeps in memory of it, so reopening reads
 //! neither); the scores of candidate pairs; and the curator's verdicts,
-//! keyed by path so they survive re-indexing and rescans. Every change to
-//! one file is one `BEGIN IMMEDIATE` transaction
-//! ([`Store::upsert_document`], [`Store::remove_document`]), so a crash
+//! keyed by path so they survive re-indexing and rescans; in `meta`, the
+//! folder the index is of and when it was last used
+//! ([`Store::record_use`]). Every change to one file is one `BEGIN
+//! IMMEDIATE` transaction ([`Store::upsert_document`],
+//! [`Store::remove_document`]), so a crash
 //! leaves each file either fully old or fully new; the next start
 //! reconciles the store with the disk through [`Store::stat_index`].
 //!

@@ -372,3 +372,18 @@ fn index_of_another_folder_is_refused_and_keeps_its_rows() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("is the index of"), "{}", stderr(&out));
 }
+
+#[cfg(unix)]
+#[test]
+fn the_recorded_folder_keeps_every_byte_of_its_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut store, _) = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    assert_eq!(store.folder().unwrap(), None, "a fresh index records none");
+    // Not UTF-8: a lossy record would match `caf\xe8` too.
+    let folder = Path::new(std::ffi::OsStr::from_bytes(b"/books/caf\xe9 \\x41"));
+    store.record_use(folder).unwrap();
+    assert_eq!(store.folder().unwrap().as_deref(), Some(folder));
+    let used = store.last_used().unwrap().unwrap();
+    assert!(SystemTime::now().duration_since(used).unwrap() < Duration::from_secs(3600));
+}

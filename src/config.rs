@@ -505,8 +505,7 @@ impl Config {
         let canonical = root
             .canonicalize()
             .with_context(|| format!("cannot open folder {}", root.display()))?;
-        let key = crate::hash::hash64(&crate::store::path_key(&canonical), 0);
-        Ok(Some(dir.join(format!("{key:016x}.sqlite"))))
+        Ok(Some(dir.join(crate::store::index_file_name(&canonical))))
     }
 
     /// The configuration as a TOML file (`doppel config`).

@@ -10,7 +10,8 @@
 //! forgets files that are gone. A changed engine configuration makes every
 //! stored fingerprint stale until a reconcile has read every file again.
 //! Curator verdicts live in the store, keyed by path, and are applied to
-//! the library on open.
+//! the library on open. Every open records the folder in the index and the
+//! time it was used; an index recording another folder is refused.
 //!
 //! The watcher's events come in through [`FolderIndex::sync_paths`] (and
 //! [`FolderIndex::upsert_path`] / [`FolderIndex::remove_path`]): the same
@@ -89,7 +90,8 @@ struct Ingested {
     changed: bool,
 }
 
-/// What opening an index records in it, once its integrity check passed.
+/// What opening an index records in it, once its integrity check passed
+/// (besides its folder and the time, [`Store::record_use`]).
 struct MetaWrites {
     /// The engine configuration the fingerprints are made under from now
     /// on; `None` when the stored ones were made under another, in which
@@ -113,6 +115,7 @@ struct Rewrite {
 
 impl MetaWrites {
     fn apply(self, index: &mut FolderIndex) -> Result<()> {
+        index.store.record_use(&index.root)?;
         if let Some(hash) = &self.config_hash {
             index.store.set_config_hash(hash)?;
         }
@@ -192,6 +195,20 @@ impl FolderIndex {
         // of its own while the index is loaded, and nothing is written
         // until it has passed.
         let (store, report, check) = Store::open_checking_in_background(&path)?;
+        // Another folder's index would lose that folder's rows to this
+        // folder's reconcile. (A recorded folder that cannot be read is
+        // left to the load, whose errors count once the check passed.)
+        if let Ok(Some(folder)) = store.folder() {
+            anyhow::ensure!(
+                folder == root,
+                "index {path} is the index of {folder}, not of {root}; using it would \
+                 drop that folder's documents. Pass another --index path (or none, for \
+                 {root}'s own index), or remove it with `doppel index forget --index {path}`",
+                path = path.display(),
+                folder = folder.display(),
+                root = root.display(),
+            );
+        }
         let engine_config = engine.config().clone();
         let loaded = Self::load(root.clone(), engine, library_config.clone(), store);
         if check.passed()? {

@@ -16,6 +16,7 @@ pub mod engine;
 pub mod eval;
 pub mod hash;
 pub mod index;
+pub mod index_files;
 pub mod library;
 pub mod measure;
 pub mod pairs;

@@ -237,6 +237,11 @@ enum Command {
         #[arg(long)]
         path: bool,
     },
+    /// The persistent indexes: list them, or remove some.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
     /// Build the reference IDF table from a folder of books (maintainers).
     #[command(hide = true)]
     IdfTable {
@@ -258,6 +263,48 @@ const DEFAULT_BOOKS: &str = "../shared/corpus";
 /// Exit as clap does on a usage error ([`usage::exit`]).
 fn usage_error(kind: ErrorKind, message: impl std::fmt::Display) -> ! {
     usage::exit(Cli::command(), kind, message)
+}
+
+/// `doppel index`: the index files in the index folder (the config's
+/// `index-dir`, else the platform data folder).
+#[derive(Subcommand)]
+enum IndexCommand {
+    /// One line per index: size on disk, documents, last use, folder.
+    List {
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+    },
+    /// Remove indexes: of the folders given, unused for a while, or whose
+    /// folder is gone.
+    ///
+    /// All of an index's files go, and what was freed is printed. An index
+    /// that a running doppel has open is kept (busy), and so is any file
+    /// that is not one of doppel's indexes.
+    #[command(group(clap::ArgGroup::new("which").required(true).multiple(true)))]
+    Forget {
+        /// Remove the index of each of these folders.
+        #[arg(value_name = "DIR", group = "which")]
+        dirs: Vec<PathBuf>,
+        /// Remove indexes not used for this long (e.g. `30d`, `12h`).
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, group = "which")]
+        older_than: Option<std::time::Duration>,
+        /// Remove indexes whose folder no longer exists (an unmounted drive
+        /// counts as gone).
+        #[arg(long, group = "which")]
+        missing: bool,
+        /// Remove this index file (one given with --index elsewhere).
+        #[arg(long = "index", value_name = "PATH", group = "which")]
+        files: Vec<PathBuf>,
+        /// Only say what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListFormat {
+    Text,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -313,6 +360,7 @@ fn run(cli: Cli) -> Result<()> {
             path,
         }) => print_config(cli.config.as_deref(), print_defaults, path),
         Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
+        Some(Command::Index { command }) => index_command(&load()?, command),
         Some(Command::Scan {
             dir,
             format,
@@ -752,6 +800,51 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
         }
     }
     handle.join();
+    Ok(())
+}
+
+/// `doppel index list` and `doppel index forget`.
+fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
+    use doppel::index_files::{self, ForgetRequest, Selection};
+    let dir = match &config.index_dir {
+        Some(dir) => dir.clone(),
+        None => doppel::store::Store::default_dir()?,
+    };
+    let now = std::time::SystemTime::now();
+    let mut out = std::io::stdout().lock();
+    match command {
+        IndexCommand::List { format } => {
+            let indexes = index_files::list(&dir)?;
+            let text = match format {
+                ListFormat::Text => index_files::list_text(&dir, &indexes, now),
+                ListFormat::Json => index_files::list_json(&dir, &indexes)?,
+            };
+            out.write_all(text.as_bytes())?;
+        }
+        IndexCommand::Forget {
+            dirs,
+            older_than,
+            missing,
+            files,
+            dry_run,
+        } => {
+            let selection = Selection {
+                folders: dirs,
+                older_than,
+                missing,
+            };
+            let request = ForgetRequest {
+                selection,
+                files,
+                dry_run,
+            };
+            let report = index_files::forget_all(&dir, &request, now)?;
+            out.write_all(report.text().as_bytes())?;
+            // Each on a line of its own, after what was done.
+            let problems = report.problems.join("\ndoppel: ");
+            anyhow::ensure!(report.problems.is_empty(), "{problems}");
+        }
+    }
     Ok(())
 }
 

@@ -9,9 +9,11 @@
 //! weighs terms by the pinned IDF table and stores none) and its library
 //! entry (what a library keeps in memory of it, so reopening reads
 //! neither); the scores of candidate pairs; and the curator's verdicts,
-//! keyed by path so they survive re-indexing and rescans. Every change to
-//! one file is one `BEGIN IMMEDIATE` transaction
-//! ([`Store::upsert_document`], [`Store::remove_document`]), so a crash
+//! keyed by path so they survive re-indexing and rescans; in `meta`, the
+//! folder the index is of and when it was last used
+//! ([`Store::record_use`]). Every change to one file is one `BEGIN
+//! IMMEDIATE` transaction ([`Store::upsert_document`],
+//! [`Store::remove_document`]), so a crash
 //! leaves each file either fully old or fully new; the next start
 //! reconciles the store with the disk through [`Store::stat_index`].
 //!
@@ -66,6 +68,12 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
 /// fingerprints apart from `documents`, and stored library entries).
 pub const SCHEMA_VERSION: i32 = 2;
+
+/// `meta` key of the folder an index is for: the hex of its [`path_key`].
+const META_FOLDER: &str = "folder";
+
+/// `meta` key of when a read-write open last used the index (unix ns).
+const META_LAST_USED: &str = "last_used_ns";
 
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
@@ -508,6 +516,13 @@ pub fn display_key(key: &[u8]) -> String {
         }
     }
     out
+}
+
+/// The name of the index file of the folder at `canonical` (in the
+/// platform data folder or the config's `index-dir`): the xxh3 of its
+/// [`path_key`] in hex, `.sqlite`.
+pub fn index_file_name(canonical: &Path) -> String {
+    format!("{:016x}.sqlite", hash64(&path_key(canonical), 0))
 }
 
 /// The content hash stored in [`DocRecord::content_hash`]: xxh3-64 of the bytes.
@@ -1094,9 +1109,8 @@ impl Store {
         })
     }
 
-    /// The default index file for `root`: the platform data directory
-    /// (`$XDG_DATA_HOME/doppel` on Linux) `/indexes/<xxh3 of the canonical
-    /// root path, hex>.sqlite`. The same folder, however it is spelled or
+    /// The default index file for `root`: in [`Store::default_dir`], named
+    /// by [`index_file_name`]. The same folder, however it is spelled or
     /// linked to, gets the same file. Refused when it would lie inside `root`
     /// (e.g. when watching the home folder); pass an explicit path then.
     pub fn default_path(root: &Path) -> Result<PathBuf> {
@@ -1104,14 +1118,88 @@ impl Store {
             root: root.to_path_buf(),
             error,
         })?;
-        let dirs = directories::ProjectDirs::from("", "", "doppel").ok_or(StoreError::NoDataDir)?;
-        let key = hash64(&path_key(&canonical), 0);
-        let path = dirs
-            .data_dir()
-            .join("indexes")
-            .join(format!("{key:016x}.sqlite"));
+        let path = Self::default_dir()?.join(index_file_name(&canonical));
         ensure_outside_root(&path, root)?;
         Ok(path)
+    }
+
+    /// The folder of the indexes when the config file names none: the
+    /// platform data directory's `indexes` (`$XDG_DATA_HOME/doppel/indexes`
+    /// on Linux).
+    pub fn default_dir() -> Result<PathBuf> {
+        let dirs = directories::ProjectDirs::from("", "", "doppel").ok_or(StoreError::NoDataDir)?;
+        Ok(dirs.data_dir().join("indexes"))
+    }
+
+    /// Open an existing index to look at it or remove it ([`crate::index_files`]):
+    /// read-write, so closing it removes the `-wal`/`-shm` that reading
+    /// creates, but never creating, moving or writing anything. A file that is not a doppel index of this schema is
+    /// [`StoreError::NotAnIndex`].
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let fatal = |f: OpenFailure| match f {
+            OpenFailure::Bad(problem) => StoreError::NotAnIndex {
+                path: path.to_path_buf(),
+                problem,
+            },
+            OpenFailure::Fatal(e) => e,
+        };
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| fatal(classify(path, "open", e)))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        let p = probe(&conn, path).map_err(fatal)?;
+        if p.application_id != APPLICATION_ID {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::Foreign {
+                application_id: p.application_id,
+            })));
+        }
+        if p.user_version != SCHEMA_VERSION {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
+                version: p.user_version,
+            })));
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Take an exclusive lock on the index for as long as this connection
+    /// lives; `false` when another connection, in this process or another,
+    /// has the index open (even idle or read-only: in WAL mode every open
+    /// connection keeps a shared lock on the file). Only for a store about to
+    /// be dropped, e.g. before its files are removed.
+    pub fn lock_exclusively(&mut self) -> Result<bool> {
+        let path = &self.path;
+        self.conn
+            .pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .ctx(path, "set locking_mode=EXCLUSIVE")?;
+        // Any other connection, however briefly it holds its lock, means
+        // the index is in use: no waiting.
+        self.conn
+            .busy_timeout(Duration::ZERO)
+            .ctx(path, "set busy_timeout")?;
+        let locked = self.conn.execute_batch("BEGIN EXCLUSIVE; COMMIT");
+        self.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        match locked {
+            Ok(()) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) =>
+            {
+                // Reads go on under the others' shared locks.
+                self.conn
+                    .pragma_update(None, "locking_mode", "NORMAL")
+                    .ctx(path, "set locking_mode=NORMAL")?;
+                Ok(false)
+            }
+            Err(e) => Err(e).ctx(path, "take an exclusive lock"),
+        }
     }
 
     /// The index file.
@@ -1166,6 +1254,51 @@ impl Store {
 
     pub fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
         self.set_meta("idf_generation", &generation.to_string())
+    }
+
+    /// The canonical folder this index was made for; `None` for an index
+    /// written before doppel recorded it (the next [`Store::record_use`]
+    /// does).
+    pub fn folder(&self) -> Result<Option<PathBuf>> {
+        let Some(value) = self.meta(META_FOLDER)? else {
+            return Ok(None);
+        };
+        let key = hex::decode(&value).map_err(|e| StoreError::Decode {
+            path: self.path.clone(),
+            doc: "(meta)".into(),
+            reason: format!("folder {value:?} is not hex: {e}"),
+        })?;
+        Ok(Some(key_path(&key)))
+    }
+
+    /// When a read-write open last used this index (see
+    /// [`Store::record_use`]); `None` before doppel recorded it.
+    pub fn last_used(&self) -> Result<Option<SystemTime>> {
+        match self.meta(META_LAST_USED)? {
+            None => Ok(None),
+            Some(v) => v
+                .parse::<u64>()
+                .map(|ns| Some(UNIX_EPOCH + Duration::from_nanos(ns)))
+                .map_err(|_| StoreError::Decode {
+                    path: self.path.clone(),
+                    doc: "(meta)".into(),
+                    reason: format!("{META_LAST_USED} {v:?} is not a number"),
+                }),
+        }
+    }
+
+    /// Record, in one transaction, that this index is `folder`'s (its
+    /// canonical path, kept as raw bytes so any name round-trips) and that
+    /// it is used now.
+    pub fn record_use(&mut self, folder: &Path) -> Result<()> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin recording the folder")?;
+        put_meta(&tx, path, META_FOLDER, &hex::encode(path_key(folder)))?;
+        put_meta(&tx, path, META_LAST_USED, &now_ns().to_string())?;
+        tx.commit().ctx(path, "commit the folder")
     }
 
     // -- documents ----------------------------------------------------------

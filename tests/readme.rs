@@ -46,9 +46,17 @@ fn readme_usage() -> BTreeMap<String, BTreeSet<String>> {
     for line in block.lines() {
         let line = line.split('#').next().unwrap();
         if let Some(rest) = line.strip_prefix("doppel ") {
-            let word = rest.split_whitespace().next().unwrap_or_default();
+            let mut words = rest.split_whitespace();
+            let word = words.next().unwrap_or_default();
             let top_level = word.starts_with('[') || word.starts_with('-');
-            current = Some(if top_level { "" } else { word }.to_owned());
+            // A command with subcommands (`doppel index list`) is named by both words.
+            let name = match words.next() {
+                Some(sub) if sub.starts_with(|c: char| c.is_ascii_lowercase()) => {
+                    format!("{word} {sub}")
+                }
+                _ => word.to_owned(),
+            };
+            current = Some(if top_level { String::new() } else { name });
         }
         let command = current.clone().expect("the block starts with a command");
         commands.entry(command).or_default().extend(flags_in(line));
@@ -56,12 +64,10 @@ fn readme_usage() -> BTreeMap<String, BTreeSet<String>> {
     commands
 }
 
-/// `doppel [COMMAND] -h`.
+/// `doppel [COMMAND [SUBCOMMAND]] -h`.
 fn help(command: &str) -> String {
     let mut doppel = doppel();
-    if !command.is_empty() {
-        doppel.arg(command);
-    }
+    doppel.args(command.split_whitespace());
     String::from_utf8(stdout_of(doppel.arg("-h"))).unwrap()
 }
 
@@ -74,14 +80,29 @@ fn section<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// The commands the binary lists (hidden ones are not listed).
-fn commands() -> BTreeSet<String> {
-    section(&help(""), "Commands:")
+/// The commands a help text lists (hidden ones are not listed).
+fn listed_commands(help: &str) -> Vec<String> {
+    section(help, "Commands:")
         .iter()
         .filter_map(|l| l.split_whitespace().next())
         .filter(|&name| name != "help")
         .map(str::to_owned)
         .collect()
+}
+
+/// The commands the binary lists, a command with subcommands as each
+/// `command subcommand`.
+fn commands() -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for command in listed_commands(&help("")) {
+        let subcommands = listed_commands(&help(&command));
+        if subcommands.is_empty() {
+            out.insert(command);
+        } else {
+            out.extend(subcommands.iter().map(|sub| format!("{command} {sub}")));
+        }
+    }
+    out
 }
 
 /// The long flags of one command, as its help lists them.

@@ -236,11 +236,23 @@ fn main() -> ExitCode {
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`doppel scan … | head`) is not an
+        // error: end quietly, as grep and ripgrep do.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("doppel: {err:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -583,7 +595,8 @@ fn watch_jsonl(
     worker_config.extra_ignores = config.ignore.clone();
     worker_config.cluster_by = config.clusters.by;
     worker_config.cluster_mode = config.clusters.mode;
-    let handle = worker::spawn(worker_config);
+    // Stopped and waited for on every way out, a closed stdout included.
+    let handle = JoinOnDrop(Some(worker::spawn(worker_config)));
     let quit = handle.commands.clone();
     ctrlc::set_handler(move || {
         let _ = quit.send(worker::Command::Quit);
@@ -597,10 +610,12 @@ fn watch_jsonl(
         });
     }
     let stdout = std::io::stdout();
+    // Serialized first, so a closed stdout surfaces as an `io::Error`.
     let print = |value: serde_json::Value| -> Result<()> {
+        let mut line = serde_json::to_vec(&value)?;
+        line.push(b'\n');
         let mut out = stdout.lock();
-        serde_json::to_writer(&mut out, &value)?;
-        out.write_all(b"\n")?;
+        out.write_all(&line)?;
         out.flush()?;
         Ok(())
     };
@@ -677,7 +692,7 @@ fn watch_jsonl(
                 print(json!({"event": "stopped"}))?;
                 if !started {
                     if let Some(message) = failed {
-                        handle.join();
+                        drop(handle);
                         anyhow::bail!(message);
                     }
                 }
@@ -688,8 +703,27 @@ fn watch_jsonl(
             print(line)?;
         }
     }
-    handle.join();
+    drop(handle);
     Ok(())
+}
+
+/// A worker that is asked to quit and waited for (its index closed) when
+/// dropped.
+struct JoinOnDrop(Option<doppel::worker::WorkerHandle>);
+
+impl std::ops::Deref for JoinOnDrop {
+    type Target = doppel::worker::WorkerHandle;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect("taken only when dropped")
+    }
+}
+
+impl Drop for JoinOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.join();
+        }
+    }
 }
 
 /// Cut every text under `dir` into ~`chunk`-byte pieces on whitespace and

@@ -492,7 +492,7 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
     let out = match format {
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &engine_config)?,
-        Format::Csv => report::csv(&report),
+        Format::Csv => report::csv(&report)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())

@@ -1,6 +1,7 @@
 //! Rendering scan and compare results as text and JSON for people and
 //! scripts. The JSON shape is a versioned contract documented in README.md.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -196,6 +197,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
     struct Pair<'a> {
         a: &'a str,
         b: &'a str,
+        cluster: Option<usize>,
         containment: Option<f64>,
         duplicate_by: Vec<&'static str>,
         scores: ScoresJson<'a>,
@@ -213,6 +215,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
         thresholds: Map<String, Value>,
     }
     let cluster_paths = report.cluster_paths();
+    let cluster_ids = ClusterIds::new(&cluster_paths);
     let pairs = report.pairs();
     let value = Report {
         cluster_algorithm: cluster_by_name(report.spec.by),
@@ -248,6 +251,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             .map(|p| Pair {
                 a: &p.a,
                 b: &p.b,
+                cluster: cluster_ids.of_pair(&p.a, &p.b),
                 containment: p.verdict.containment,
                 duplicate_by: duplicate_by(&p.verdict),
                 scores: ScoresJson(&p.scores),
@@ -259,41 +263,58 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
     Ok(serde_json::to_string_pretty(&value)? + "\n")
 }
 
-/// The pairs as CSV: a, b, cluster id of a (0 = none), every algorithm's
-/// score, and the algorithms whose threshold the pair passes.
-pub fn csv(report: &ScanReport) -> String {
+/// The JSON `clusters` ids (1-based, in cluster order) by member path.
+struct ClusterIds<'a>(HashMap<&'a str, usize>);
+
+impl<'a> ClusterIds<'a> {
+    fn new(clusters: &'a [Vec<String>]) -> Self {
+        Self(
+            clusters
+                .iter()
+                .enumerate()
+                .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n + 1)))
+                .collect(),
+        )
+    }
+
+    /// The cluster holding both `a` and `b`, if one does (a kept pair can
+    /// join files of two clusters, or a clustered file to an unclustered one).
+    fn of_pair(&self, a: &str, b: &str) -> Option<usize> {
+        let cluster = *self.0.get(a)?;
+        (self.0.get(b) == Some(&cluster)).then_some(cluster)
+    }
+}
+
+/// The pairs as CSV: a, b, the id of the cluster holding both (empty if
+/// none), every algorithm's score (empty where a side has no fingerprint),
+/// the containment, and the algorithms whose threshold the pair passes.
+pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
     let clusters = report.cluster_paths();
-    let cluster_of = |path: &str| {
-        clusters
-            .iter()
-            .position(|c| c.iter().any(|m| m == path))
-            .map_or(0, |i| i + 1)
-    };
-    let mut out = String::from("a,b,cluster");
-    for id in AlgorithmId::ALL {
-        out.push(',');
-        out.push_str(id.as_str());
-    }
-    out.push_str(",containment,duplicate_by\n");
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let ids = ClusterIds::new(&clusters);
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let header = ["a", "b", "cluster"]
+        .into_iter()
+        .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()))
+        .chain(["containment", "duplicate_by"]);
+    out.write_record(header)?;
+    let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for p in report.pairs() {
-        let _ = write!(out, "{},{},{}", quote(&p.a), quote(&p.b), cluster_of(&p.a));
-        for id in AlgorithmId::ALL {
-            out.push(',');
-            if let Some(v) = p.scores.get(&id).and_then(Score::value) {
-                let _ = write!(out, "{v}");
-            }
-        }
-        let _ = writeln!(
-            out,
-            ",{},{}",
-            p.verdict
-                .containment
-                .map_or(String::new(), |c| c.to_string()),
-            quote(&duplicate_by(&p.verdict).join(" "))
-        );
+        let cluster = ids
+            .of_pair(&p.a, &p.b)
+            .map_or(String::new(), |c| c.to_string());
+        let scores = AlgorithmId::ALL
+            .iter()
+            .map(|id| number(p.scores.get(id).and_then(Score::value)));
+        let record = [p.a.clone(), p.b.clone(), cluster]
+            .into_iter()
+            .chain(scores)
+            .chain([
+                number(p.verdict.containment),
+                duplicate_by(&p.verdict).join(" "),
+            ]);
+        out.write_record(record)?;
     }
-    out
+    Ok(String::from_utf8(out.into_inner()?)?)
 }
 
 /// Every algorithm's score for one pair, as a table.

@@ -169,12 +169,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Also write every curve point as CSV.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
         csv: Option<PathBuf>,
         /// Also write F-against-threshold plots as SVG.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
         svg: Option<PathBuf>,
-        /// Output format (text or json).
+        /// Output format (csv: every curve point; with --truth, one row per
+        /// algorithm).
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -514,7 +515,8 @@ fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()> {
     let verdict = engine.verdict(&scores, exact.a_shingles.min(exact.b_shingles));
     let out = match format {
         Format::Text => report::compare_text(&scores, &verdict, &exact, &engine),
-        Format::Json | Format::Csv => report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Json => report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Csv => report::compare_csv(&scores, &verdict, &exact, &engine)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
@@ -536,17 +538,16 @@ fn eval(
     fan_huang: doppel::eval::FanHuangConfig,
     outputs: &EvalOutputs,
 ) -> Result<()> {
-    let json = matches!(outputs.format, Format::Json);
     let out = if let Some((dir, truth)) = labelled {
         let engine = Engine::new(config.engine.clone());
         let spinner = spinner("scoring the labelled folder");
         let report = doppel::eval::truth(dir, truth, &engine);
         spinner.finish_and_clear();
         let report = report?;
-        if json {
-            report.to_json()?
-        } else {
-            report.to_text()
+        match outputs.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json()?,
+            Format::Csv => report.to_csv()?,
         }
     } else {
         let spinner = spinner("running the Fan & Huang protocol");
@@ -560,10 +561,10 @@ fn eval(
         if let Some(path) = &outputs.svg {
             report.write_svg(path)?;
         }
-        if json {
-            report.to_json()?
-        } else {
-            report.to_text()
+        match outputs.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json()?,
+            Format::Csv => report.to_csv(),
         }
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;

@@ -1,5 +1,6 @@
-//! Rendering scan and compare results as text and JSON for people and
-//! scripts. The JSON shape is a versioned contract documented in README.md.
+//! Rendering scan and compare results as text, JSON and CSV for people,
+//! scripts and spreadsheets. The JSON shape is a versioned contract
+//! documented in README.md.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -380,4 +381,79 @@ pub fn compare_json(
         "duplicate_by": duplicate_by(verdict),
     });
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// An algorithm's unit in words, for a spreadsheet column.
+fn unit_words(id: AlgorithmId, score: &Score) -> String {
+    match (id.unit(), *score) {
+        (Unit::HammingBits, Score::Hamming { bits, .. }) => format!("bits differing (of {bits})"),
+        (Unit::HammingBits, _) => "bits differing".to_owned(),
+        (Unit::Matches, Score::Matches { of, .. }) => format!("signatures matching (of {of})"),
+        (Unit::Matches, _) => "signatures matching".to_owned(),
+        (Unit::Similarity, _) => "similarity".to_owned(),
+    }
+}
+
+/// Every algorithm's score for one pair as CSV, one row per measure:
+/// `measure,score,unit,threshold,duplicate` (`yes`/`no`; empty cells where
+/// a measure has none). The algorithms first (scores in their native unit,
+/// empty when a side has no fingerprint), then the exact measures of the
+/// full shingle sets and the TF-IDF cosine, the two shingle counts, then
+/// fusion's two rules — `containment` (the smaller document's share of
+/// shingles in the larger) and `fusion` (how many voting algorithms pass;
+/// its `duplicate` is the verdict, which containment alone can make `yes`).
+pub fn compare_csv(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    engine: &Engine,
+) -> anyhow::Result<String> {
+    let config = engine.config();
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(["measure", "score", "unit", "threshold", "duplicate"])?;
+    for (&id, score) in scores {
+        out.write_record([
+            id.as_str().to_owned(),
+            score.value().map_or(String::new(), |v| v.to_string()),
+            unit_words(id, score),
+            config.thresholds.get(id).to_string(),
+            yes_no(verdict.passing.contains(&id)),
+        ])?;
+    }
+    let measures = [
+        ("exact jaccard", exact.jaccard, "similarity"),
+        ("exact A in B", exact.a_in_b, "similarity"),
+        ("exact B in A", exact.b_in_a, "similarity"),
+        ("tf-idf cosine", exact.cosine, "similarity"),
+        ("shingles in A", exact.a_shingles as f64, "count"),
+        ("shingles in B", exact.b_shingles as f64, "count"),
+    ];
+    for (name, value, unit) in measures {
+        out.write_record([name, &value.to_string(), unit, "", ""])?;
+    }
+    let fusion = &config.fusion;
+    out.write_record([
+        "containment".to_owned(),
+        verdict.containment.map_or(String::new(), |c| c.to_string()),
+        format!(
+            "share of the smaller document's shingles (needs at least {} of them)",
+            fusion.min_shingles
+        ),
+        fusion.containment.to_string(),
+        yes_no(verdict.contained),
+    ])?;
+    let votes = verdict
+        .passing
+        .iter()
+        .filter(|id| fusion.voters.contains(id))
+        .count();
+    out.write_record([
+        "fusion".to_owned(),
+        votes.to_string(),
+        "voting algorithms that pass".to_owned(),
+        fusion.min_agree.max(1).to_string(),
+        yes_no(verdict.fusion),
+    ])?;
+    Ok(String::from_utf8(out.into_inner()?)?)
 }

@@ -1,7 +1,9 @@
-//! The scan's CSV and JSON say the same thing about every pair: its
-//! cluster is the one holding both of its files, or none. Random small
-//! folders of copies, edits, parts and joins of a few sample texts are
-//! scanned under random cluster settings and rendered both ways.
+//! The machine-readable outputs keep their promises. The scan's CSV and
+//! JSON say the same thing about every pair: its cluster is the one holding
+//! both of its files, or none (random small folders of copies, edits,
+//! parts and joins of a few sample texts, scanned under random cluster
+//! settings and rendered both ways). `compare` and `eval` print the CSV
+//! their `--format csv` offers.
 
 mod common;
 
@@ -18,7 +20,7 @@ use doppel::scan::scan_folder;
 use proptest::prelude::*;
 use serde_json::Value;
 
-use common::sample_corpus;
+use common::{doppel, sample_corpus, stdout_of};
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
 
@@ -227,5 +229,101 @@ fn sample_corpus_pairs_name_the_cluster_holding_both_files() {
     )));
     for (a, b, cluster) in &csv {
         assert_eq!(*cluster, cluster_holding(&json, a, b), "{a} / {b}");
+    }
+}
+
+/// `compare --format csv`: one row per algorithm with the same scores and
+/// verdicts as `--format json`, then the exact measures, containment and
+/// the fusion verdict.
+#[test]
+fn compare_csv_agrees_with_compare_json() {
+    let a = sample_corpus().join("austen/emma-ch1.txt");
+    let b = sample_corpus().join("edited/emma-ch1-edited.txt");
+    let run = |format: &str| {
+        stdout_of(
+            doppel()
+                .arg("compare")
+                .arg(&a)
+                .arg(&b)
+                .args(["--format", format]),
+        )
+    };
+    let json: Value = serde_json::from_slice(&run("json")).unwrap();
+    let csv = run("csv");
+    let mut reader = csv::Reader::from_reader(&csv[..]);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec!["measure", "score", "unit", "threshold", "duplicate"]
+    );
+    let rows: HashMap<String, csv::StringRecord> = reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[0].to_owned(), r)
+        })
+        .collect();
+    let duplicate_by = json["duplicate_by"].as_array().unwrap();
+    for id in AlgorithmId::ALL {
+        let row = &rows[id.as_str()];
+        let score: f64 = row[1].parse().unwrap();
+        assert_eq!(json["scores"][id.as_str()].as_f64(), Some(score), "{id}");
+        let passes = duplicate_by.iter().any(|d| d == id.as_str());
+        assert_eq!(&row[4], if passes { "yes" } else { "no" }, "{id}");
+    }
+    let jaccard: f64 = rows["exact jaccard"][1].parse().unwrap();
+    assert_eq!(json["exact"]["jaccard"].as_f64(), Some(jaccard));
+    assert_eq!(&rows["containment"][4], "yes", "a 2 % edit is contained");
+    assert_eq!(&rows["fusion"][4], "yes");
+    assert!(duplicate_by.iter().any(|d| d == "fusion"));
+}
+
+/// `eval --format csv` prints CSV, with and without `--truth`; `--csv` and
+/// `--svg` (Fan & Huang curve files) are refused with `--truth` rather than
+/// ignored.
+#[test]
+fn eval_prints_csv_and_refuses_curve_files_with_a_truth() {
+    let truth = stdout_of(
+        doppel()
+            .args(["eval", "--format", "csv", "--truth"])
+            .arg(sample_corpus().join("expected.json"))
+            .arg(sample_corpus()),
+    );
+    let mut reader = csv::Reader::from_reader(&truth[..]);
+    assert_eq!(&reader.headers().unwrap()[0], "algorithm");
+    let algorithms: Vec<String> = reader.records().map(|r| r.unwrap()[0].to_owned()).collect();
+    assert_eq!(algorithms.len(), AlgorithmId::ALL.len() + 1);
+    assert_eq!(algorithms.last().unwrap(), "fusion");
+
+    let curves = stdout_of(
+        doppel()
+            .args(["eval", "--format", "csv", "--sources", "2", "--copies", "5"])
+            .arg("--books")
+            .arg(sample_corpus()),
+    );
+    let mut reader = csv::Reader::from_reader(&curves[..]);
+    assert_eq!(
+        reader.headers().unwrap(),
+        vec![
+            "algorithm",
+            "setting",
+            "threshold",
+            "precision",
+            "recall",
+            "f"
+        ]
+    );
+    assert!(reader.records().count() > 11);
+
+    for flag in ["--csv", "--svg"] {
+        let out = doppel()
+            .args(["eval", "--truth"])
+            .arg(sample_corpus().join("expected.json"))
+            .arg(sample_corpus())
+            .arg(flag)
+            .arg(std::env::temp_dir().join("doppel-never-written"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag} with --truth");
+        assert!(String::from_utf8_lossy(&out.stderr).contains(flag));
     }
 }

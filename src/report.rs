@@ -2,7 +2,7 @@
 //! scripts and spreadsheets. The JSON shape is a versioned contract
 //! documented in README.md.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -10,8 +10,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
-use crate::engine::{Engine, EngineConfig, PairScores, Verdict};
-use crate::library::{ClusterBy, ClusterMode};
+use crate::candidates::DocId;
+use crate::engine::{verdict, Engine, EngineConfig, PairScores, Verdict};
+use crate::library::{ClusterBy, ClusterMode, PairVerdict};
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
 
@@ -49,38 +50,108 @@ pub fn cluster_by_name(by: ClusterBy) -> &'static str {
     }
 }
 
-/// The clusters, skipped files and counts as plain text.
-pub fn text(report: &ScanReport) -> String {
-    let mut out = String::new();
-    let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
-    let rule = match report.spec.by {
-        ClusterBy::Fusion => format!(
-            "fusion: ≥{} algorithms agree, or containment ≥ {:.0} %",
-            report.spec.fusion.min_agree,
-            report.spec.fusion.containment * 100.0
-        ),
-        ClusterBy::Algorithm(id) => format!(
-            "{id} {}",
-            format_threshold(id, report.spec.thresholds.get(id))
-        ),
-    };
-    let _ = writeln!(
-        out,
-        "{} documents indexed, {} skipped, {} verified pairs, {} clusters ({rule})\n",
-        indexed,
-        report.docs.len() - indexed,
-        report.library.pair_count(),
-        report.clusters.len(),
-    );
+/// `n` and its noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Why the link between two members holds, in words: the algorithms that
+/// agree, whether one is contained in the other (`contained` is set), and
+/// a curator's "duplicate".
+fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> String {
     let lib = &report.library;
+    let (Some(da), Some(db)) = (lib.doc(a), lib.doc(b)) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(scores) = lib.pair(a, b) {
+        let spec = &report.spec;
+        let v = verdict(
+            &scores,
+            &spec.thresholds,
+            &spec.fusion,
+            da.shingles.min(db.shingles),
+        );
+        if !v.passing.is_empty() {
+            let ids: Vec<&str> = v.passing.iter().map(|id| id.as_str()).collect();
+            parts.push(format!("{} agree: {}", v.passing.len(), ids.join(" ")));
+        }
+        if v.contained {
+            *contained = true;
+            parts.push("contained".to_owned());
+        }
+    }
+    if lib.pair_verdict(&da.path, &db.path) == Some(PairVerdict::Duplicate) {
+        parts.push("marked duplicate".to_owned());
+    }
+    parts.join("; ")
+}
+
+/// For every clustered document but the representatives, the member it is
+/// linked to on a shortest path of links to its cluster's representative.
+fn link_parents(report: &ScanReport) -> HashMap<DocId, DocId> {
+    let mut adjacent: HashMap<DocId, Vec<DocId>> = HashMap::new();
+    for link in report.library.links(&report.spec) {
+        adjacent.entry(link.a).or_default().push(link.b);
+        adjacent.entry(link.b).or_default().push(link.a);
+    }
+    let mut parent = HashMap::new();
+    for cluster in &report.clusters {
+        let members: HashSet<DocId> = cluster.members.iter().copied().collect();
+        let rep = cluster.representative();
+        let mut queue = VecDeque::from([rep]);
+        while let Some(at) = queue.pop_front() {
+            for &next in adjacent.get(&at).into_iter().flatten() {
+                if next != rep && members.contains(&next) && !parent.contains_key(&next) {
+                    parent.insert(next, at);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    parent
+}
+
+/// The clusters, skipped files and counts as plain text. Each member is
+/// shown with why it joins: the link to the representative, or "linked
+/// through" the member that leads to it.
+pub fn text(report: &ScanReport) -> String {
+    let lib = &report.library;
+    let spec = &report.spec;
+    let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
+    let rule = match spec.by {
+        ClusterBy::Fusion => {
+            let silent: Vec<&str> = AlgorithmId::ALL
+                .iter()
+                .filter(|id| !spec.fusion.voters.contains(id))
+                .map(|id| id.as_str())
+                .collect();
+            format!(
+                "fusion: ≥ {} algorithms{} agree, or contained",
+                spec.fusion.min_agree.max(1),
+                if silent.is_empty() {
+                    String::new()
+                } else {
+                    format!(" other than {}", silent.join(", "))
+                }
+            )
+        }
+        ClusterBy::Algorithm(id) => {
+            format!("{id} {}", format_threshold(id, spec.thresholds.get(id)))
+        }
+    };
+    let mut body = String::new();
+    let mut contained = false;
+    let parents = link_parents(report);
+    let path = |id: DocId| lib.doc(id).map_or("", |d| d.path.as_str());
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
         let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
         let _ = writeln!(
-            out,
-            "cluster {} ({} documents; agree: {}{})",
+            body,
+            "cluster {} ({}; agree: {}{})",
             n + 1,
-            cluster.members.len(),
+            count(cluster.members.len(), "document", "documents"),
             if agree.is_empty() {
                 "-".to_owned()
             } else {
@@ -92,28 +163,40 @@ pub fn text(report: &ScanReport) -> String {
                 ""
             }
         );
-        let rep_path = lib.doc(rep).map_or("", |d| d.path.as_str());
-        let _ = writeln!(out, "  * {rep_path}");
+        let _ = writeln!(body, "  * {}", path(rep));
         for &m in &cluster.members[1..] {
-            let path = lib.doc(m).map_or("", |d| d.path.as_str());
-            let detail = match lib.judge(rep, m, &report.spec) {
-                Some(link) => {
-                    let mut ids: Vec<&str> = link.passing.iter().map(|id| id.as_str()).collect();
-                    let contained = lib
-                        .pair(rep, m)
-                        .and_then(|s| s.get(&AlgorithmId::Shingle)?.containment())
-                        .filter(|&c| c >= report.spec.fusion.containment);
-                    if contained.is_some() {
-                        ids.push("contained");
-                    }
-                    format!("{} agree: {}", link.passing.len(), ids.join(" "))
-                }
+            let detail = match parents.get(&m) {
+                Some(&p) if p == rep => link_words(report, rep, m, &mut contained),
+                Some(&p) => format!(
+                    "linked through {}: {}",
+                    path(p),
+                    link_words(report, p, m, &mut contained)
+                ),
                 None => "linked through another member".to_owned(),
             };
-            let _ = writeln!(out, "    {path}  [{detail}]");
+            let _ = writeln!(body, "    {}  [{detail}]", path(m));
         }
-        out.push('\n');
+        body.push('\n');
     }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} indexed, {} skipped, {}, {} ({rule})",
+        count(indexed, "document", "documents"),
+        report.docs.len() - indexed,
+        count(lib.pair_count(), "verified pair", "verified pairs"),
+        count(report.clusters.len(), "cluster", "clusters"),
+    );
+    if contained || matches!(spec.by, ClusterBy::Fusion) {
+        let _ = writeln!(
+            out,
+            "contained = at least {:.0} % of the smaller document's shingles (runs of words) \
+             are in the larger one",
+            spec.fusion.containment * 100.0
+        );
+    }
+    out.push('\n');
+    out.push_str(&body);
     let skipped: Vec<_> = report
         .docs
         .iter()
@@ -125,12 +208,17 @@ pub fn text(report: &ScanReport) -> String {
             let _ = writeln!(out, "  {rel}: {why}");
         }
     }
-    if lib.si_capped() > 0 {
+    // Only si's own candidates are capped, and si does not vote in fusion:
+    // the cap can change clusters only when they are made by si.
+    if spec.by == ClusterBy::Algorithm(AlgorithmId::Si) && lib.si_capped() > 0 {
+        let candidates = &lib.config().candidates;
         let _ = writeln!(
             out,
-            "\nnote: si candidates were capped at {} per document for {} documents",
-            lib.config().candidates.si_cap,
-            lib.si_capped()
+            "\nnote: si pairs each document only with the {} nearest in si value; \
+             {} had more within {:.0} %, so some of their si pairs may be missing",
+            count(candidates.si_cap, "document", "documents"),
+            count(lib.si_capped(), "document", "documents"),
+            candidates.si_range * 100.0
         );
     }
     out

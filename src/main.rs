@@ -192,12 +192,13 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Also write every curve point as CSV.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
         csv: Option<PathBuf>,
         /// Also write F-against-threshold plots as SVG.
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
         svg: Option<PathBuf>,
-        /// Output format (text or json).
+        /// Output format (csv: every curve point; with --truth, one row per
+        /// algorithm).
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
     },
@@ -340,6 +341,9 @@ fn main() -> ExitCode {
     }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`doppel scan … | head`) is not an
+        // error: end quietly, as grep and ripgrep do.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => match err.downcast_ref::<usage::UsageError>() {
             Some(usage) => usage_error(ErrorKind::ValueValidation, usage),
             None => {
@@ -348,6 +352,15 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -589,7 +602,7 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
     let out = match format {
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &engine_config)?,
-        Format::Csv => report::csv(&report),
+        Format::Csv => report::csv(&report)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
@@ -611,7 +624,8 @@ fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()> {
     let verdict = engine.verdict(&scores, exact.a_shingles.min(exact.b_shingles));
     let out = match format {
         Format::Text => report::compare_text(&scores, &verdict, &exact, &engine),
-        Format::Json | Format::Csv => report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Json => report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Csv => report::compare_csv(&scores, &verdict, &exact, &engine)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
@@ -633,17 +647,16 @@ fn eval(
     fan_huang: doppel::eval::FanHuangConfig,
     outputs: &EvalOutputs,
 ) -> Result<()> {
-    let json = matches!(outputs.format, Format::Json);
     let out = if let Some((dir, truth)) = labelled {
         let engine = Engine::new(config.engine.clone());
         let spinner = spinner("scoring the labelled folder");
         let report = doppel::eval::truth(dir, truth, &engine);
         spinner.finish_and_clear();
         let report = report?;
-        if json {
-            report.to_json()?
-        } else {
-            report.to_text()
+        match outputs.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json()?,
+            Format::Csv => report.to_csv()?,
         }
     } else {
         // Run from elsewhere than the repository, the default is no folder.
@@ -664,10 +677,10 @@ fn eval(
         if let Some(path) = &outputs.svg {
             report.write_svg(path)?;
         }
-        if json {
-            report.to_json()?
-        } else {
-            report.to_text()
+        match outputs.format {
+            Format::Text => report.to_text(),
+            Format::Json => report.to_json()?,
+            Format::Csv => report.to_csv(),
         }
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
@@ -692,7 +705,8 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
     worker_config.extra_ignores = config.ignore.clone();
     worker_config.cluster_by = config.clusters.by;
     worker_config.cluster_mode = config.clusters.mode;
-    let handle = worker::spawn(worker_config);
+    // Stopped and waited for on every way out, a closed stdout included.
+    let handle = JoinOnDrop(Some(worker::spawn(worker_config)));
     let quit = handle.commands.clone();
     ctrlc::set_handler(move || {
         let _ = quit.send(worker::Command::Quit);
@@ -706,10 +720,12 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
         });
     }
     let stdout = std::io::stdout();
+    // Serialized first, so a closed stdout surfaces as an `io::Error`.
     let print = |value: serde_json::Value| -> Result<()> {
+        let mut line = serde_json::to_vec(&value)?;
+        line.push(b'\n');
         let mut out = stdout.lock();
-        serde_json::to_writer(&mut out, &value)?;
-        out.write_all(b"\n")?;
+        out.write_all(&line)?;
         out.flush()?;
         Ok(())
     };
@@ -788,7 +804,7 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
                 print(json!({"event": event::STOPPED}))?;
                 if !started {
                     if let Some(message) = failed {
-                        handle.join();
+                        drop(handle);
                         anyhow::bail!(message);
                     }
                 }
@@ -799,7 +815,7 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
             print(line)?;
         }
     }
-    handle.join();
+    drop(handle);
     Ok(())
 }
 
@@ -846,6 +862,25 @@ fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A worker that is asked to quit and waited for (its index closed) when
+/// dropped.
+struct JoinOnDrop(Option<doppel::worker::WorkerHandle>);
+
+impl std::ops::Deref for JoinOnDrop {
+    type Target = doppel::worker::WorkerHandle;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect("taken only when dropped")
+    }
+}
+
+impl Drop for JoinOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.join();
+        }
+    }
 }
 
 /// Cut every text under `dir` into ~`chunk`-byte pieces on whitespace and

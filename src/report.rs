@@ -1,6 +1,8 @@
-//! Rendering scan and compare results as text and JSON for people and
-//! scripts. The JSON shape is a versioned contract documented in README.md.
+//! Rendering scan and compare results as text, JSON and CSV for people,
+//! scripts and spreadsheets. The JSON shape is a versioned contract
+//! documented in README.md.
 
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -8,8 +10,9 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::algo::{AlgorithmId, Score, Unit};
-use crate::engine::{Engine, EngineConfig, FusionRule, PairScores, Verdict};
-use crate::library::{ClusterBy, ClusterMode};
+use crate::candidates::DocId;
+use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
+use crate::library::{ClusterBy, ClusterMode, PairVerdict};
 use crate::measure::ExactMeasures;
 use crate::scan::ScanReport;
 
@@ -47,34 +50,93 @@ pub fn cluster_by_name(by: ClusterBy) -> &'static str {
     }
 }
 
-/// The clusters, skipped files and counts as plain text.
-pub fn text(report: &ScanReport) -> String {
-    let mut out = String::new();
-    let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
-    let rule = match report.spec.by {
-        ClusterBy::Fusion => format!("fusion: {}", report.spec.fusion.describe()),
-        ClusterBy::Algorithm(id) => format!(
-            "{id} {}",
-            format_threshold(id, report.spec.thresholds.get(id))
-        ),
-    };
-    let _ = writeln!(
-        out,
-        "{} documents indexed, {} skipped, {} verified pairs, {} clusters ({rule})\n",
-        indexed,
-        report.docs.len() - indexed,
-        report.library.pair_count(),
-        report.clusters.len(),
-    );
+/// `n` and its noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Why the link between two members holds, in words: the algorithms that
+/// agree, whether one is contained in the other (`contained` is set), and
+/// a curator's "duplicate".
+fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> String {
     let lib = &report.library;
+    let (Some(da), Some(db)) = (lib.doc(a), lib.doc(b)) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(scores) = lib.pair(a, b) {
+        let spec = &report.spec;
+        let v = verdict(
+            &scores,
+            &spec.thresholds,
+            &spec.fusion,
+            da.shingles.min(db.shingles),
+        );
+        if !v.passing.is_empty() {
+            let ids: Vec<&str> = v.passing.iter().map(|id| id.as_str()).collect();
+            parts.push(format!("{} agree: {}", v.passing.len(), ids.join(" ")));
+        }
+        if v.contained {
+            *contained = true;
+            parts.push("contained".to_owned());
+        }
+    }
+    if lib.pair_verdict(&da.path, &db.path) == Some(PairVerdict::Duplicate) {
+        parts.push("marked duplicate".to_owned());
+    }
+    parts.join("; ")
+}
+
+/// For every clustered document but the representatives, the member it is
+/// linked to on a shortest path of links to its cluster's representative.
+fn link_parents(report: &ScanReport) -> HashMap<DocId, DocId> {
+    let mut adjacent: HashMap<DocId, Vec<DocId>> = HashMap::new();
+    for link in report.library.links(&report.spec) {
+        adjacent.entry(link.a).or_default().push(link.b);
+        adjacent.entry(link.b).or_default().push(link.a);
+    }
+    let mut parent = HashMap::new();
+    for cluster in &report.clusters {
+        let members: HashSet<DocId> = cluster.members.iter().copied().collect();
+        let rep = cluster.representative();
+        let mut queue = VecDeque::from([rep]);
+        while let Some(at) = queue.pop_front() {
+            for &next in adjacent.get(&at).into_iter().flatten() {
+                if next != rep && members.contains(&next) && !parent.contains_key(&next) {
+                    parent.insert(next, at);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    parent
+}
+
+/// The clusters, skipped files and counts as plain text. Each member is
+/// shown with why it joins: the link to the representative, or "linked
+/// through" the member that leads to it.
+pub fn text(report: &ScanReport) -> String {
+    let lib = &report.library;
+    let spec = &report.spec;
+    let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
+    let rule = match spec.by {
+        ClusterBy::Fusion => format!("fusion: {}", spec.fusion.describe()),
+        ClusterBy::Algorithm(id) => {
+            format!("{id} {}", format_threshold(id, spec.thresholds.get(id)))
+        }
+    };
+    let mut body = String::new();
+    let mut contained = false;
+    let parents = link_parents(report);
+    let path = |id: DocId| lib.doc(id).map_or("", |d| d.path.as_str());
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
         let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
         let _ = writeln!(
-            out,
-            "cluster {} ({} documents; agree: {}{})",
+            body,
+            "cluster {} ({}; agree: {}{})",
             n + 1,
-            cluster.members.len(),
+            count(cluster.members.len(), "document", "documents"),
             if agree.is_empty() {
                 "-".to_owned()
             } else {
@@ -86,28 +148,40 @@ pub fn text(report: &ScanReport) -> String {
                 ""
             }
         );
-        let rep_path = lib.doc(rep).map_or("", |d| d.path.as_str());
-        let _ = writeln!(out, "  * {rep_path}");
+        let _ = writeln!(body, "  * {}", path(rep));
         for &m in &cluster.members[1..] {
-            let path = lib.doc(m).map_or("", |d| d.path.as_str());
-            let detail = match lib.judge(rep, m, &report.spec) {
-                Some(link) => {
-                    let mut ids: Vec<&str> = link.passing.iter().map(|id| id.as_str()).collect();
-                    let contained = lib
-                        .pair(rep, m)
-                        .and_then(|s| s.get(&AlgorithmId::Shingle)?.containment())
-                        .filter(|&c| c >= report.spec.fusion.containment);
-                    if contained.is_some() {
-                        ids.push("contained");
-                    }
-                    format!("{} agree: {}", link.passing.len(), ids.join(" "))
-                }
+            let detail = match parents.get(&m) {
+                Some(&p) if p == rep => link_words(report, rep, m, &mut contained),
+                Some(&p) => format!(
+                    "linked through {}: {}",
+                    path(p),
+                    link_words(report, p, m, &mut contained)
+                ),
                 None => "linked through another member".to_owned(),
             };
-            let _ = writeln!(out, "    {path}  [{detail}]");
+            let _ = writeln!(body, "    {}  [{detail}]", path(m));
         }
-        out.push('\n');
+        body.push('\n');
     }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} indexed, {} skipped, {}, {} ({rule})",
+        count(indexed, "document", "documents"),
+        report.docs.len() - indexed,
+        count(lib.pair_count(), "verified pair", "verified pairs"),
+        count(report.clusters.len(), "cluster", "clusters"),
+    );
+    if contained || matches!(spec.by, ClusterBy::Fusion) {
+        let _ = writeln!(
+            out,
+            "contained = at least {:.0} % of the smaller document's shingles (runs of words) \
+             are in the larger one",
+            spec.fusion.containment * 100.0
+        );
+    }
+    out.push('\n');
+    out.push_str(&body);
     let skipped: Vec<_> = report
         .docs
         .iter()
@@ -119,12 +193,17 @@ pub fn text(report: &ScanReport) -> String {
             let _ = writeln!(out, "  {rel}: {why}");
         }
     }
-    if lib.si_capped() > 0 {
+    // Only si's own candidates are capped, and si does not vote in fusion:
+    // the cap can change clusters only when they are made by si.
+    if spec.by == ClusterBy::Algorithm(AlgorithmId::Si) && lib.si_capped() > 0 {
+        let candidates = &lib.config().candidates;
         let _ = writeln!(
             out,
-            "\nnote: si candidates were capped at {} per document for {} documents",
-            lib.config().candidates.si_cap,
-            lib.si_capped()
+            "\nnote: si pairs each document only with the {} nearest in si value; \
+             {} had more within {:.0} %, so some of their si pairs may be missing",
+            count(candidates.si_cap, "document", "documents"),
+            count(lib.si_capped(), "document", "documents"),
+            candidates.si_range * 100.0
         );
     }
     out
@@ -192,6 +271,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
     struct Pair<'a> {
         a: &'a str,
         b: &'a str,
+        cluster: Option<usize>,
         containment: Option<f64>,
         duplicate_by: Vec<&'static str>,
         scores: ScoresJson<'a>,
@@ -210,6 +290,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
         thresholds: Map<String, Value>,
     }
     let cluster_paths = report.cluster_paths();
+    let cluster_ids = ClusterIds::new(&cluster_paths);
     let pairs = report.pairs();
     let value = Report {
         cluster_algorithm: cluster_by_name(report.spec.by),
@@ -246,6 +327,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             .map(|p| Pair {
                 a: &p.a,
                 b: &p.b,
+                cluster: cluster_ids.of_pair(&p.a, &p.b),
                 containment: p.verdict.containment,
                 duplicate_by: duplicate_by(&p.verdict),
                 scores: ScoresJson(&p.scores),
@@ -268,41 +350,58 @@ fn fusion_json(rule: &FusionRule) -> Value {
     })
 }
 
-/// The pairs as CSV: a, b, cluster id of a (0 = none), every algorithm's
-/// score, and the algorithms whose threshold the pair passes.
-pub fn csv(report: &ScanReport) -> String {
+/// The JSON `clusters` ids (1-based, in cluster order) by member path.
+struct ClusterIds<'a>(HashMap<&'a str, usize>);
+
+impl<'a> ClusterIds<'a> {
+    fn new(clusters: &'a [Vec<String>]) -> Self {
+        Self(
+            clusters
+                .iter()
+                .enumerate()
+                .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n + 1)))
+                .collect(),
+        )
+    }
+
+    /// The cluster holding both `a` and `b`, if one does (a kept pair can
+    /// join files of two clusters, or a clustered file to an unclustered one).
+    fn of_pair(&self, a: &str, b: &str) -> Option<usize> {
+        let cluster = *self.0.get(a)?;
+        (self.0.get(b) == Some(&cluster)).then_some(cluster)
+    }
+}
+
+/// The pairs as CSV: a, b, the id of the cluster holding both (empty if
+/// none), every algorithm's score (empty where a side has no fingerprint),
+/// the containment, and the algorithms whose threshold the pair passes.
+pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
     let clusters = report.cluster_paths();
-    let cluster_of = |path: &str| {
-        clusters
-            .iter()
-            .position(|c| c.iter().any(|m| m == path))
-            .map_or(0, |i| i + 1)
-    };
-    let mut out = String::from("a,b,cluster");
-    for id in AlgorithmId::ALL {
-        out.push(',');
-        out.push_str(id.as_str());
-    }
-    out.push_str(",containment,duplicate_by\n");
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let ids = ClusterIds::new(&clusters);
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let header = ["a", "b", "cluster"]
+        .into_iter()
+        .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()))
+        .chain(["containment", "duplicate_by"]);
+    out.write_record(header)?;
+    let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for p in report.pairs() {
-        let _ = write!(out, "{},{},{}", quote(&p.a), quote(&p.b), cluster_of(&p.a));
-        for id in AlgorithmId::ALL {
-            out.push(',');
-            if let Some(v) = p.scores.get(&id).and_then(Score::value) {
-                let _ = write!(out, "{v}");
-            }
-        }
-        let _ = writeln!(
-            out,
-            ",{},{}",
-            p.verdict
-                .containment
-                .map_or(String::new(), |c| c.to_string()),
-            quote(&duplicate_by(&p.verdict).join(" "))
-        );
+        let cluster = ids
+            .of_pair(&p.a, &p.b)
+            .map_or(String::new(), |c| c.to_string());
+        let scores = AlgorithmId::ALL
+            .iter()
+            .map(|id| number(p.scores.get(id).and_then(Score::value)));
+        let record = [p.a.clone(), p.b.clone(), cluster]
+            .into_iter()
+            .chain(scores)
+            .chain([
+                number(p.verdict.containment),
+                duplicate_by(&p.verdict).join(" "),
+            ]);
+        out.write_record(record)?;
     }
-    out
+    Ok(String::from_utf8(out.into_inner()?)?)
 }
 
 /// Every algorithm's score for one pair, as a table.
@@ -368,4 +467,79 @@ pub fn compare_json(
         "duplicate_by": duplicate_by(verdict),
     });
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// An algorithm's unit in words, for a spreadsheet column.
+fn unit_words(id: AlgorithmId, score: &Score) -> String {
+    match (id.unit(), *score) {
+        (Unit::HammingBits, Score::Hamming { bits, .. }) => format!("bits differing (of {bits})"),
+        (Unit::HammingBits, _) => "bits differing".to_owned(),
+        (Unit::Matches, Score::Matches { of, .. }) => format!("signatures matching (of {of})"),
+        (Unit::Matches, _) => "signatures matching".to_owned(),
+        (Unit::Similarity, _) => "similarity".to_owned(),
+    }
+}
+
+/// Every algorithm's score for one pair as CSV, one row per measure:
+/// `measure,score,unit,threshold,duplicate` (`yes`/`no`; empty cells where
+/// a measure has none). The algorithms first (scores in their native unit,
+/// empty when a side has no fingerprint), then the exact measures of the
+/// full shingle sets and the TF-IDF cosine, the two shingle counts, then
+/// fusion's two rules — `containment` (the smaller document's share of
+/// shingles in the larger) and `fusion` (how many voting algorithms pass;
+/// its `duplicate` is the verdict, which containment alone can make `yes`).
+pub fn compare_csv(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    engine: &Engine,
+) -> anyhow::Result<String> {
+    let config = engine.config();
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(["measure", "score", "unit", "threshold", "duplicate"])?;
+    for (&id, score) in scores {
+        out.write_record([
+            id.as_str().to_owned(),
+            score.value().map_or(String::new(), |v| v.to_string()),
+            unit_words(id, score),
+            config.thresholds.get(id).to_string(),
+            yes_no(verdict.passing.contains(&id)),
+        ])?;
+    }
+    let measures = [
+        ("exact jaccard", exact.jaccard, "similarity"),
+        ("exact A in B", exact.a_in_b, "similarity"),
+        ("exact B in A", exact.b_in_a, "similarity"),
+        ("tf-idf cosine", exact.cosine, "similarity"),
+        ("shingles in A", exact.a_shingles as f64, "count"),
+        ("shingles in B", exact.b_shingles as f64, "count"),
+    ];
+    for (name, value, unit) in measures {
+        out.write_record([name, &value.to_string(), unit, "", ""])?;
+    }
+    let fusion = &config.fusion;
+    out.write_record([
+        "containment".to_owned(),
+        verdict.containment.map_or(String::new(), |c| c.to_string()),
+        format!(
+            "share of the smaller document's shingles (needs at least {} of them)",
+            fusion.min_shingles
+        ),
+        fusion.containment.to_string(),
+        yes_no(verdict.contained),
+    ])?;
+    let votes = verdict
+        .passing
+        .iter()
+        .filter(|id| fusion.voters.contains(id))
+        .count();
+    out.write_record([
+        "fusion".to_owned(),
+        votes.to_string(),
+        "voting algorithms that pass".to_owned(),
+        fusion.min_agree.max(1).to_string(),
+        yes_no(verdict.fusion),
+    ])?;
+    Ok(String::from_utf8(out.into_inner()?)?)
 }

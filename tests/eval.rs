@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use doppel::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
 use doppel::eval::{
-    chunk_text, edit_count, edit_words, fan_huang, truth, vocabulary, EvalReport, FanHuangConfig,
-    Timing, Truth, PAPER_TABLE1,
+    chunk_text, edit_count, edit_words, fan_huang, truth, truth_with, vocabulary, EvalReport,
+    FanHuangConfig, Timing, Truth, PAPER_TABLE1,
 };
 use doppel::hash::SplitMix64;
 use serde::Deserialize;
@@ -306,29 +306,10 @@ fn narrow_simhash_is_the_low_bits_of_the_wide_one() {
 #[test]
 fn truth_on_the_sample_corpus() {
     let e = expected();
-    // Groups, plus each part/whole pair as a group of two (groups are not
-    // merged, so two parts of one whole stay distinct).
-    let labels = Truth {
-        groups: e
-            .groups
-            .iter()
-            .cloned()
-            .chain(
-                e.containment
-                    .iter()
-                    .map(|(a, b)| vec![a.clone(), b.clone()]),
-            )
-            .collect(),
-    };
-    let file = std::env::temp_dir().join(format!("doppel-eval-truth-{}.json", std::process::id()));
-    std::fs::write(&file, serde_json::to_string(&labels).unwrap()).unwrap();
     let engine = Engine::default();
-    let report = truth(&sample(), &file, &engine);
-    let _ = std::fs::remove_file(&file);
-    let report = report.unwrap();
+    let report = truth(&sample(), &sample().join("expected.json"), &engine).unwrap();
 
     assert!(report.missing.is_empty(), "{:?}", report.missing);
-    assert_eq!(report.positives, labels.positive_pairs().len());
     let skipped: Vec<&str> = report.skipped.iter().map(|(rel, _)| rel.as_str()).collect();
     assert_eq!(
         skipped,
@@ -336,14 +317,16 @@ fn truth_on_the_sample_corpus() {
         "{:?}",
         report.skipped
     );
+    // Part/whole pairs are duplicates (fusion's containment rule), the
+    // distinct ones are not: fusion gets every pair right.
     let fusion = report.row("fusion").unwrap();
     assert_eq!(
         fusion.precision, 1.0,
         "false positives: {:?}",
         report.fusion_false_positives
     );
-    assert!(
-        fusion.recall >= 0.9,
+    assert_eq!(
+        fusion.recall, 1.0,
         "missed: {:?}",
         report.fusion_false_negatives
     );
@@ -352,25 +335,135 @@ fn truth_on_the_sample_corpus() {
         assert_eq!(r.true_positives + r.false_negatives, report.positives);
         assert!((0.0..=1.0).contains(&r.f));
     }
-    let text = report.to_text();
-    assert!(text.contains("fusion") && text.contains("precision"));
     let json: serde_json::Value = serde_json::from_str(&report.to_json().unwrap()).unwrap();
     assert_eq!(json["rows"].as_array().unwrap().len(), 12);
+    let csv_text = report.to_csv().unwrap();
+    let mut csv = csv::Reader::from_reader(csv_text.as_bytes());
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    assert_eq!(
+        csv.headers().unwrap().iter().take(4).collect::<Vec<_>>(),
+        [
+            "algorithm",
+            "threshold",
+            "true_positives",
+            "false_positives"
+        ]
+    );
+    assert_eq!(rows.len(), 12);
+    assert_eq!(
+        (&rows[11][0], &rows[11][5], &rows[11][6]),
+        ("fusion", "1.0", "1.0")
+    );
+}
+
+/// How the pairs were counted is printed: 8 pairs within groups (the three
+/// Moby-Dick encodings make 3), 2 part/whole pairs besides (the
+/// Constitution pair is in a group too), 5 listed as distinct.
+#[test]
+fn truth_report_says_how_pairs_were_counted() {
+    let report = truth(
+        &sample(),
+        &sample().join("expected.json"),
+        &Engine::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            report.positives,
+            report.group_pairs,
+            report.part_whole_pairs,
+            report.distinct_pairs
+        ),
+        (10, 8, 2, 5)
+    );
+    let text = report.to_text();
+    assert!(
+        text.contains(
+            "10 duplicate pairs in the truth: 8 within groups, 2 more part/whole (\"containment\"; \
+             fusion's containment rule makes them duplicates); every other pair counts as not a \
+             duplicate (5 listed as \"distinct\")"
+        ),
+        "{text}"
+    );
 }
 
 #[test]
-fn truth_groups_are_pairs_within_a_group_only() {
+fn truth_pairs_come_from_groups_and_parts_only() {
     let t = Truth {
         groups: vec![
             vec!["a".into(), "c".into()],
             vec!["b".into(), "./c".into()],
             vec!["x".into(), "y".into(), "z".into()],
         ],
+        containment: vec![("p".into(), "./a".into())],
+        distinct: vec![("a".into(), "b".into())],
     };
     let pairs = t.positive_pairs();
-    assert_eq!(pairs.len(), 2 + 3);
+    assert_eq!(pairs.len(), 2 + 3 + 1);
     assert!(pairs.contains(&("b".into(), "c".into())));
+    assert!(pairs.contains(&("a".into(), "p".into())));
+    // Groups are not merged: a ~ c and b ~ c do not make a ~ b.
     assert!(!pairs.contains(&("a".into(), "b".into())));
+}
+
+#[test]
+fn a_pair_both_duplicate_and_distinct_is_refused() {
+    let t = Truth {
+        groups: vec![vec![
+            "austen/emma-ch1.txt".into(),
+            "edited/emma-ch1-edited.txt".into(),
+        ]],
+        distinct: vec![(
+            "edited/emma-ch1-edited.txt".into(),
+            "austen/emma-ch1.txt".into(),
+        )],
+        ..Truth::default()
+    };
+    let err = truth_with(&sample(), &t, &Engine::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("both as duplicates and as distinct"),
+        "{err}"
+    );
+}
+
+/// README's figure, with the command it gives: fusion has P = R = 1 over
+/// 10 duplicate pairs of `sample-corpus/`.
+#[test]
+fn readme_eval_figure_for_the_sample_corpus_holds() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let claim = "`doppel eval --truth sample-corpus/expected.json sample-corpus` gives fusion\nP = R = 1 over 10 duplicate pairs.";
+    assert!(readme.contains(claim), "README no longer says: {claim}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_doppel"))
+        .current_dir(root)
+        .env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"))
+        .args([
+            "eval",
+            "--truth",
+            "sample-corpus/expected.json",
+            "sample-corpus",
+        ])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["positives"], 10);
+    let fusion = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["algorithm"] == "fusion")
+        .unwrap();
+    assert_eq!(
+        (&fusion["precision"], &fusion["recall"]),
+        (&1.0.into(), &1.0.into())
+    );
 }
 
 /// The real protocol on `../shared/corpus` with the defaults (release):

@@ -15,20 +15,36 @@ use crate::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use crate::engine::Engine;
 use crate::measure::shingle_set;
 
-/// A truth file: `{"groups": [["a.txt", "b/c.txt"], ...]}`, paths relative
-/// to the collection folder with `/`. Other keys are ignored (so a
-/// `sample-corpus/expected.json` reads as its `groups`).
+/// A truth file, paths relative to the collection folder with `/`:
+///
+/// ```json
+/// {"groups": [["a.txt", "b/c.txt"], ...],
+///  "containment": [["part.txt", "whole.txt"], ...],
+///  "distinct": [["x.txt", "y.txt"], ...]}
+/// ```
+///
+/// Two files are duplicates when some group lists both, or when they are a
+/// part and its whole (`fusion`'s containment rule makes those duplicates).
+/// Every other pair is not, whether or not `distinct` lists it; `distinct`
+/// says a pair was checked by hand, and listing it as a duplicate too is an
+/// error. `containment` and `distinct` may be left out, and other keys are
+/// ignored (so `sample-corpus/expected.json` is a truth file).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truth {
     pub groups: Vec<Vec<String>>,
+    /// (part, whole) pairs.
+    #[serde(default)]
+    pub containment: Vec<(String, String)>,
+    /// Pairs that are not duplicates.
+    #[serde(default)]
+    pub distinct: Vec<(String, String)>,
 }
 
 impl Truth {
-    /// The positive pairs, each `(a, b)` with `a < b`: two files are
-    /// duplicates when some group lists both. Groups are *not* merged
-    /// transitively, so overlapping groups can say "A ⊂ C and B ⊂ C" without
-    /// making A and B duplicates.
-    pub fn positive_pairs(&self) -> BTreeSet<(String, String)> {
+    /// The pairs within a group, each `(a, b)` with `a < b`. Groups are
+    /// *not* merged transitively, so overlapping groups can say "A ⊂ C and
+    /// B ⊂ C" without making A and B duplicates.
+    pub fn group_pairs(&self) -> BTreeSet<(String, String)> {
         let mut out = BTreeSet::new();
         for group in &self.groups {
             let members: BTreeSet<&str> = group.iter().map(|s| clean(s)).collect();
@@ -40,6 +56,42 @@ impl Truth {
             }
         }
         out
+    }
+
+    /// The part/whole pairs, ordered `(a, b)` with `a < b`.
+    pub fn part_whole_pairs(&self) -> BTreeSet<(String, String)> {
+        self.containment
+            .iter()
+            .map(|(a, b)| ordered(a, b))
+            .collect()
+    }
+
+    /// The duplicate pairs: [`Truth::group_pairs`] and
+    /// [`Truth::part_whole_pairs`].
+    pub fn positive_pairs(&self) -> BTreeSet<(String, String)> {
+        let mut out = self.group_pairs();
+        out.extend(self.part_whole_pairs());
+        out
+    }
+
+    /// Every path the truth names.
+    fn paths(&self) -> impl Iterator<Item = &str> {
+        let pairs = self.containment.iter().chain(&self.distinct);
+        self.groups
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .chain(pairs.flat_map(|(a, b)| [a.as_str(), b.as_str()]))
+            .map(clean)
+    }
+}
+
+fn ordered(a: &str, b: &str) -> (String, String) {
+    let (a, b) = (clean(a), clean(b));
+    if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
     }
 }
 
@@ -77,8 +129,15 @@ pub struct TruthReport {
     pub missing: Vec<String>,
     /// Pairs compared (documents × (documents − 1) / 2).
     pub pairs: usize,
-    /// Positive pairs in the truth.
+    /// Duplicate pairs in the truth (the positives).
     pub positives: usize,
+    /// Of those, pairs within a group.
+    pub group_pairs: usize,
+    /// Of those, part/whole pairs not already within a group.
+    pub part_whole_pairs: usize,
+    /// Pairs the truth lists as distinct (negatives, like every pair it
+    /// does not list as duplicates).
+    pub distinct_pairs: usize,
     /// One row per enabled algorithm at its configured threshold, then `fusion`.
     pub rows: Vec<TruthRow>,
     /// Pairs `fusion` calls duplicates that the truth does not.
@@ -93,19 +152,36 @@ impl TruthReport {
     }
 
     pub fn to_json(&self) -> Result<String> {
-        Ok(serde_json::to_string_pretty(self)?)
+        Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The rows as CSV, one per algorithm then `fusion`: `algorithm,
+    /// threshold, true_positives, false_positives, false_negatives,
+    /// precision, recall, f`.
+    pub fn to_csv(&self) -> Result<String> {
+        let mut out = csv::Writer::from_writer(Vec::new());
+        for row in &self.rows {
+            out.serialize(row)?;
+        }
+        Ok(String::from_utf8(out.into_inner()?)?)
     }
 
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "{}: {} documents ({} skipped), {} pairs compared, {} duplicate pairs in the truth",
+            "{}: {} documents ({} skipped), {} pairs compared",
             self.root,
             self.documents,
             self.skipped.len(),
             self.pairs,
-            self.positives
+        );
+        let _ = writeln!(
+            out,
+            "{} duplicate pairs in the truth: {} within groups, {} more part/whole \
+             (\"containment\"; fusion's containment rule makes them duplicates); \
+             every other pair counts as not a duplicate ({} listed as \"distinct\")",
+            self.positives, self.group_pairs, self.part_whole_pairs, self.distinct_pairs
         );
         for m in &self.missing {
             let _ = writeln!(
@@ -156,13 +232,14 @@ impl TruthReport {
 /// fingerprinted (pinned reference weights), every pair compared (all pairs,
 /// in parallel; meant for small collections), and each enabled algorithm at
 /// its configured threshold, and `fusion`, judged pairwise against the
-/// groups of `truth_file` (see [`Truth`]).
+/// duplicate pairs of `truth_file` (see [`Truth`]).
 pub fn truth(dir: &Path, truth_file: &Path, engine: &Engine) -> Result<TruthReport> {
     let text = std::fs::read_to_string(truth_file)
         .with_context(|| format!("cannot read {}", truth_file.display()))?;
     let labels: Truth = serde_json::from_str(&text).with_context(|| {
         format!(
-            "{} is not a truth file ({{\"groups\": [[path, ...], ...]}})",
+            "{} is not a truth file ({{\"groups\": [[path, ...], ...], \
+             \"containment\": [[part, whole], ...], \"distinct\": [[path, path], ...]}})",
             truth_file.display()
         )
     })?;
@@ -199,12 +276,15 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
         }
     }
     let positives = labels.positive_pairs();
+    let distinct: BTreeSet<(String, String)> =
+        labels.distinct.iter().map(|(a, b)| ordered(a, b)).collect();
+    if let Some((a, b)) = distinct.intersection(&positives).next() {
+        anyhow::bail!("the truth lists {a} and {b} both as duplicates and as distinct");
+    }
+    let group_pairs = labels.group_pairs();
     let names: BTreeSet<&str> = docs.iter().map(|d| d.0.as_str()).collect();
     let missing: Vec<String> = labels
-        .groups
-        .iter()
-        .flatten()
-        .map(|s| clean(s))
+        .paths()
         .filter(|s| !names.contains(s))
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -299,6 +379,9 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
         missing,
         pairs: docs.len() * docs.len().saturating_sub(1) / 2,
         positives: positives.len(),
+        group_pairs: group_pairs.len(),
+        part_whole_pairs: positives.len() - group_pairs.len(),
+        distinct_pairs: distinct.len(),
         rows,
         fusion_false_positives: fusion_fp,
         fusion_false_negatives: positives.difference(&fusion_found).cloned().collect(),

@@ -1,0 +1,126 @@
+//! The text report reads as English and explains itself: counts agree with
+//! their nouns, "contained" is defined once, a member linked through
+//! another names it, and the si note appears only where it matters.
+
+mod common;
+
+use std::path::Path;
+
+use doppel::algo::AlgorithmId;
+use doppel::engine::Engine;
+use doppel::library::{ClusterBy, ClusterSpec, LibraryConfig};
+use doppel::report;
+use doppel::scan::scan_folder;
+
+use common::sample_corpus;
+
+fn text_of(dir: &Path, spec: ClusterSpec, config: LibraryConfig) -> String {
+    let engine = Engine::default();
+    let scan = scan_folder(dir, &engine, engine.reference_weights(), config, spec);
+    report::text(&scan)
+}
+
+fn default_text(dir: &Path) -> String {
+    let spec = ClusterSpec::from_engine(&Engine::default());
+    text_of(dir, spec, LibraryConfig::default())
+}
+
+fn chapter(rel: &str) -> String {
+    std::fs::read_to_string(sample_corpus().join(rel)).unwrap()
+}
+
+#[test]
+fn counts_of_one_are_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let emma = chapter("austen/emma-ch1.txt");
+    std::fs::write(dir.path().join("a.txt"), &emma).unwrap();
+    let text = default_text(dir.path());
+    assert!(
+        text.starts_with("1 document indexed, 0 skipped, 0 verified pairs, 0 clusters ("),
+        "{text}"
+    );
+    std::fs::write(dir.path().join("b.txt"), &emma).unwrap();
+    let text = default_text(dir.path());
+    assert!(
+        text.starts_with("2 documents indexed, 0 skipped, 1 verified pair, 1 cluster ("),
+        "{text}"
+    );
+    assert!(text.contains("cluster 1 (2 documents;"), "{text}");
+}
+
+#[test]
+fn contained_is_explained_once_where_it_is_used() {
+    let text = default_text(&sample_corpus());
+    let legends: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("contained = "))
+        .collect();
+    assert_eq!(
+        legends,
+        ["contained = at least 90 % of the smaller document's shingles (runs of words) are in the larger one"],
+        "{text}"
+    );
+    assert!(text.contains("; contained]"), "{text}");
+}
+
+/// `a` and `b` are unrelated; `j` is the two joined, so each is contained
+/// in it: the cluster is {a, b, j} with `a` (first to arrive) its
+/// representative, and `b` reaches `a` only through `j`.
+#[test]
+fn a_member_linked_through_another_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (
+        chapter("austen/emma-ch1.txt"),
+        chapter("bible/ruth-kjv.txt"),
+    );
+    std::fs::write(dir.path().join("a.txt"), &a).unwrap();
+    std::fs::write(dir.path().join("b.txt"), &b).unwrap();
+    std::fs::write(dir.path().join("j.txt"), format!("{a}\n\n{b}")).unwrap();
+    let text = default_text(dir.path());
+    assert!(text.contains("cluster 1 (3 documents;"), "{text}");
+    assert!(text.contains("  * a.txt\n"), "{text}");
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no line for {name}: {text}"))
+            .to_owned()
+    };
+    assert!(line("j.txt").ends_with("; contained]"), "{text}");
+    assert!(
+        line("b.txt").contains("[linked through j.txt: ") && line("b.txt").ends_with("contained]"),
+        "{text}"
+    );
+}
+
+/// The SI cap cuts only si's own candidates, and si does not vote in
+/// fusion: the note is left out unless clusters are made by si, and then
+/// says in words what was cut.
+#[test]
+fn the_si_cap_note_appears_only_when_clustering_by_si() {
+    let mut config = LibraryConfig::default();
+    config.candidates.si_cap = 1;
+    let engine = Engine::default();
+    let fusion = ClusterSpec::from_engine(&engine);
+    let by_si = ClusterSpec {
+        by: ClusterBy::Algorithm(AlgorithmId::Si),
+        ..fusion.clone()
+    };
+    let capped = scan_folder(
+        &sample_corpus(),
+        &engine,
+        engine.reference_weights(),
+        config.clone(),
+        fusion.clone(),
+    )
+    .library
+    .si_capped();
+    assert!(capped > 0, "no document's si candidates were capped");
+    let text = text_of(&sample_corpus(), fusion, config.clone());
+    assert!(!text.contains("note:"), "{text}");
+    let text = text_of(&sample_corpus(), by_si, config);
+    let note = format!(
+        "note: si pairs each document only with the 1 document nearest in si value; \
+         {capped} documents had more within 30 %, so some of their si pairs may be missing"
+    );
+    assert!(text.contains(&note), "{text}");
+}

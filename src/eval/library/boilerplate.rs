@@ -3,7 +3,8 @@
 //! of a scan. All wording is our own, generic, and built deterministically:
 //! a family's licence is a sequence of sentences, each a combination of a
 //! subject, a predicate and a condition drawn (seeded by the family) from
-//! fixed lists, under section headings, until it reaches the family's size.
+//! fixed lists, under section headings, until it reaches the family's size,
+//! in the library's own words for "file", "volunteers" and "readers".
 //! Every file of one family carries the same licence text; only its title
 //! lines and release number differ, as in real e-text libraries.
 
@@ -17,6 +18,9 @@ pub struct Licence {
     /// Approximate bytes of the licence text before and after the body.
     pub header_bytes: usize,
     pub footer_bytes: usize,
+    /// The library's own words for "file", "volunteers" and "readers":
+    /// different libraries word the same rules differently.
+    pub words: [&'static str; 3],
 }
 
 /// The library collection's licences (`A` ~11 KB, seven times the
@@ -26,26 +30,31 @@ pub const LICENCE_A: Licence = Licence {
     name: "Open Shelf Digital Library",
     header_bytes: 2_000,
     footer_bytes: 7_900,
+    words: ["file", "volunteers", "readers"],
 };
 pub const LICENCE_B: Licence = Licence {
     name: "Lantern Public Text Archive",
     header_bytes: 3_500,
     footer_bytes: 14_500,
+    words: ["e-text", "editors", "users"],
 };
 pub const LICENCE_C: Licence = Licence {
     name: "Common Reader Collection",
     header_bytes: 5_000,
     footer_bytes: 20_000,
+    words: ["edition", "contributors", "patrons"],
 };
 pub const LICENCE_D: Licence = Licence {
     name: "Riverbank Electronic Editions",
     header_bytes: 4_000,
     footer_bytes: 12_000,
+    words: ["electronic book", "transcribers", "members"],
 };
 pub const LICENCE_E: Licence = Licence {
     name: "Northgate Text Commons",
     header_bytes: 6_000,
     footer_bytes: 14_000,
+    words: ["transcription", "proofreaders", "visitors"],
 };
 
 /// A scanning notice family: the note a digitization project puts on the
@@ -54,7 +63,7 @@ pub const LICENCE_E: Licence = Licence {
 pub struct Notice {
     pub scanner: &'static str,
     pub holder: &'static str,
-    /// Sentences of the notice (indices into [`NOTICE_SENTENCES`]).
+    /// Sentences of the notice (indices into the fixed list of notice sentences).
     pub sentences: &'static [usize],
 }
 
@@ -179,7 +188,15 @@ const HEADINGS: &[&str] = &[
 /// Sentences of a licence text: `bytes` of it, seeded by the library's name
 /// and `part` (header or footer), in numbered sections of paragraphs. No
 /// subject-predicate-condition combination repeats within one text.
-fn licence_text(name: &str, part: &str, bytes: usize) -> String {
+fn licence_text(licence: &Licence, part: &str, bytes: usize) -> String {
+    let name = licence.name;
+    let [file, volunteers, readers] = licence.words;
+    let words = |text: &str| {
+        text.replace("{L}", name)
+            .replace("readers", readers)
+            .replace("volunteers", volunteers)
+            .replace("file", file)
+    };
     let mut rng = SplitMix64::new(hash64(format!("{name}/{part}").as_bytes(), 0x11ce));
     let mut used = std::collections::HashSet::new();
     let mut out = String::new();
@@ -187,7 +204,7 @@ fn licence_text(name: &str, part: &str, bytes: usize) -> String {
     'text: loop {
         section += 1;
         let heading = HEADINGS[rng.below(HEADINGS.len() as u64) as usize];
-        out.push_str(&format!("{part} section {section}. {heading}\n\n"));
+        out.push_str(&words(&format!("{part} section {section}. {heading}\n\n")));
         for _ in 0..2 + rng.below(3) {
             let mut paragraph = Vec::new();
             for _ in 0..3 + rng.below(3) {
@@ -206,7 +223,7 @@ fn licence_text(name: &str, part: &str, bytes: usize) -> String {
                     SUBJECTS[pick.0], PREDICATES[pick.1], CONDITIONS[pick.2]
                 ));
             }
-            out.push_str(&wrap(&paragraph.join(" ").replace("{L}", name), 72));
+            out.push_str(&wrap(&words(&paragraph.join(" ")), 72));
             out.push_str("\n\n");
             if out.len() >= bytes {
                 break 'text;
@@ -225,7 +242,7 @@ pub fn licence_header(licence: &Licence, title: &str, author: &str, release: u64
         "The {name}: {title}, by {author}\n\n{}\n\nTitle: {title}\nAuthor: {author}\n\
          Release number: {release}\nLanguage: English\nCharacter set: UTF-8\n\n\
          === {} TEXT BEGINS: {upper} ===\n",
-        licence_text(name, "Header", licence.header_bytes),
+        licence_text(licence, "Header", licence.header_bytes),
         name.to_uppercase()
     )
 }
@@ -237,7 +254,7 @@ pub fn licence_footer(licence: &Licence, title: &str) -> String {
         "=== {} TEXT ENDS: {} ===\n\n{}\n\nEnd of the licence of the {name}.\n",
         name.to_uppercase(),
         title.to_uppercase(),
-        licence_text(name, "Licence", licence.footer_bytes)
+        licence_text(licence, "Licence", licence.footer_bytes)
     )
 }
 

@@ -44,13 +44,13 @@
 
 mod boilerplate;
 mod plan;
+mod planner;
 mod relations;
 mod source;
 mod transform;
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::str::FromStr;
 
 use anyhow::{Context, Result};
 
@@ -58,82 +58,10 @@ pub use boilerplate::{Licence, Notice};
 pub use relations::{LibraryTruth, Relation, Side, TruthDocument, TruthPair, CONTAINED};
 pub use transform::{modernize, ocr_confusions, CONFUSIONS};
 
+pub use plan::{LibraryOptions, LibrarySize};
+pub use planner::LibraryDocument;
+
 use source::{Body, Corpus};
-
-/// Which collection to generate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LibrarySize {
-    /// Every relation in about 1 MB (fast in a debug build).
-    Small,
-    /// The scale: ~36 library files, ~11 MB, and the hard cases.
-    Large,
-}
-
-impl LibrarySize {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LibrarySize::Small => "small",
-            LibrarySize::Large => "large",
-        }
-    }
-}
-
-impl FromStr for LibrarySize {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "small" => Ok(LibrarySize::Small),
-            "large" => Ok(LibrarySize::Large),
-            _ => Err(format!("{s:?} is not a library size (small or large)")),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LibraryOptions {
-    pub size: LibrarySize,
-    pub seed: u64,
-    /// Add this many copies (0.5–3 % word edits) of one text, `copies/`.
-    pub many_copies: usize,
-}
-
-impl Default for LibraryOptions {
-    fn default() -> Self {
-        Self {
-            size: LibrarySize::Small,
-            seed: 1,
-            many_copies: 0,
-        }
-    }
-}
-
-/// One generated file.
-#[derive(Debug, Clone)]
-pub struct LibraryDocument {
-    /// Relative to the collection folder, with `/`.
-    pub path: String,
-    /// `library`, `hard-cases` or `copies`.
-    pub set: String,
-    pub form: String,
-    pub boilerplate: Option<String>,
-    /// The file's content.
-    pub text: String,
-    body: Body,
-}
-
-impl LibraryDocument {
-    /// The text without licence, notice or page furniture (after OCR or
-    /// edits, before page layout).
-    pub fn body(&self) -> &str {
-        &self.body.text
-    }
-
-    /// The title the document goes by (in its licence or running heads).
-    pub fn title(&self) -> &str {
-        &self.body.title
-    }
-}
 
 /// A generated collection: its documents and their truth.
 #[derive(Debug, Clone)]

@@ -3,17 +3,65 @@
 //! transformations, which layout), the hard-cases set of header/footer
 //! families, and the optional family of many copies of one text.
 
+use std::str::FromStr;
+
 use anyhow::Result;
 
 use super::boilerplate::{
     Licence, LICENCE_A, LICENCE_B, LICENCE_C, LICENCE_D, LICENCE_E, NOTICE_1, NOTICE_2, NOTICE_3,
     NOTICE_4,
 };
-use super::source::{Body, Book, Corpus};
-use super::transform::{abridge, etext, modernize, ocr_confusions, scan, ScanStyle};
-use super::{LibraryDocument, LibraryOptions, LibrarySize};
-use crate::eval::{edit_words, vocabulary};
-use crate::hash::{hash64, SplitMix64};
+use super::planner::{LibraryDocument, Planner};
+use super::source::{Book, Corpus};
+use super::transform::{modernize, ScanStyle};
+
+/// Which collection to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibrarySize {
+    /// Every relation in about 1 MB (fast in a debug build).
+    Small,
+    /// The issue's scale: ~36 library files, ~11 MB, and the hard cases.
+    Large,
+}
+
+impl LibrarySize {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LibrarySize::Small => "small",
+            LibrarySize::Large => "large",
+        }
+    }
+}
+
+impl FromStr for LibrarySize {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "small" => Ok(LibrarySize::Small),
+            "large" => Ok(LibrarySize::Large),
+            _ => Err(format!("{s:?} is not a library size (small or large)")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LibraryOptions {
+    pub size: LibrarySize,
+    pub seed: u64,
+    /// Add this many copies (0.5–3 % word edits) of one text, `copies/`.
+    pub many_copies: usize,
+}
+
+impl Default for LibraryOptions {
+    fn default() -> Self {
+        Self {
+            size: LibrarySize::Small,
+            seed: 1,
+            many_copies: 0,
+        }
+    }
+}
 
 const fn book(path: &'static str, title: &'static str, author: &'static str) -> Book {
     Book {
@@ -129,139 +177,6 @@ const STYLE_4: ScanStyle = ScanStyle {
     first_page: 1,
     crlf: false,
 };
-
-/// Builds documents, each seeded by the collection seed and its own path
-/// (adding a document never changes another).
-struct Planner<'a> {
-    corpus: &'a mut Corpus,
-    seed: u64,
-    docs: Vec<LibraryDocument>,
-}
-
-impl Planner<'_> {
-    fn rng(&self, path: &str, what: &str) -> SplitMix64 {
-        SplitMix64::new(hash64(format!("{path}#{what}").as_bytes(), self.seed))
-    }
-
-    fn id(&self, path: &str) -> u64 {
-        10_000 + hash64(path.as_bytes(), self.seed) % 90_000
-    }
-
-    fn whole(&mut self, book: Book) -> Result<Body> {
-        Ok(Body::whole(self.corpus.get(book)?))
-    }
-
-    fn chapters(&mut self, book: Book, first: usize, last: usize) -> Result<Body> {
-        let source = self.corpus.get(book)?;
-        let mut body = Body::units(source, source.chapter_units(first, last));
-        body.title = if first == last {
-            format!("{}, chapter {first}", book.title)
-        } else {
-            format!("{}, chapters {first} to {last}", book.title)
-        };
-        Ok(body)
-    }
-
-    fn abridged(&mut self, path: &str, book: Book, drop: &[usize], keep: f64) -> Result<Body> {
-        let mut rng = self.rng(path, "abridge");
-        let source = self.corpus.get(book)?;
-        let mut body = Body::units(source, abridge(source, drop, keep, &mut rng));
-        body.title = format!("{} (abridged)", book.title);
-        Ok(body)
-    }
-
-    fn anthology(&mut self, title: &str, author: &str, parts: &[(Book, &str)]) -> Result<Body> {
-        let mut bodies = Vec::new();
-        for &(book, heading) in parts {
-            bodies.push((heading.to_owned(), self.whole(book)?));
-        }
-        Ok(Body::anthology(title, author, bodies))
-    }
-
-    fn edited(&self, path: &str, body: &Body, rate: f64) -> Body {
-        let mut rng = self.rng(path, "edit");
-        let words = vocabulary([body.text.as_str()]);
-        body.with_text(edit_words(&body.text, rate, &words, &mut rng).text)
-    }
-
-    fn push(
-        &mut self,
-        path: &str,
-        form: String,
-        boilerplate: Option<String>,
-        body: Body,
-        text: String,
-    ) {
-        let set = path
-            .split('/')
-            .next()
-            .filter(|s| ["hard-cases", "copies"].contains(s));
-        self.docs.push(LibraryDocument {
-            path: path.to_owned(),
-            set: set.unwrap_or("library").to_owned(),
-            form,
-            boilerplate,
-            text,
-            body,
-        });
-    }
-
-    fn plain(&mut self, path: &str, form: &str, body: Body) {
-        let text = body.text.clone();
-        self.push(path, form.to_owned(), None, body, text);
-    }
-
-    fn etext(&mut self, path: &str, form: &str, body: Body, licence: &Licence) {
-        let text = etext(
-            &body.text,
-            licence,
-            &body.title,
-            &body.author,
-            self.id(path),
-        );
-        let form = format!("{form}; e-text in the {} licence", licence.name);
-        self.push(
-            path,
-            form,
-            Some(format!("licence: {}", licence.name)),
-            body,
-            text,
-        );
-    }
-
-    /// A page scan with OCR confusions on 2-5 % of the words.
-    fn scan(&mut self, path: &str, form: &str, body: Body, style: &ScanStyle) {
-        let mut rng = self.rng(path, "scan");
-        let rate = 0.02 + 0.03 * rng.next_f64();
-        let body = body.with_text(ocr_confusions(&body.text, rate, &mut rng));
-        let text = scan(
-            &body.text,
-            &body.title,
-            &body.author,
-            style,
-            self.id(path),
-            &mut rng,
-        );
-        let form = format!(
-            "{form}; page scan, OCR confusions on {:.1} % of the words, running heads, page \
-             numbers {}, form feeds, line-end hyphens, notice of {}",
-            100.0 * rate,
-            if style.numbers_at_foot {
-                "at the foot"
-            } else {
-                "in the head"
-            },
-            style.notice.scanner
-        );
-        self.push(
-            path,
-            form,
-            Some(format!("scan notice: {}", style.notice.scanner)),
-            body,
-            text,
-        );
-    }
-}
 
 /// The documents of a library of `options.size`.
 pub fn plan(corpus: &mut Corpus, options: &LibraryOptions) -> Result<Vec<LibraryDocument>> {

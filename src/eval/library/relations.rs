@@ -271,7 +271,7 @@ mod tests {
         let copy = body(&[("s", 0, 100), ("s", 1, 100), ("s", 2, 800)], "w");
         let part = body(&[("s", 2, 800)], "w");
         let other_part = body(&[("s", 0, 100)], "w");
-        let overlapping = body(&[("s", 1, 100), ("s", 2, 800), ("v", 0, 900)], "v");
+        let overlapping = body(&[("s", 1, 100), ("v", 0, 900)], "v");
         let translation = body(&[("t", 0, 900)], "w");
         let stranger = body(&[("u", 0, 900)], "u");
         assert_eq!(relation(&whole, &copy), Some((Relation::Duplicate, None)));

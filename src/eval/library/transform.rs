@@ -105,7 +105,8 @@ const SPELLINGS: &[(&str, &str)] = &[
 /// without the point, `--` as an em dash and straight double quotes as
 /// curly ones. Returns the text and the number of words respelled.
 pub fn modernize(text: &str) -> (String, usize) {
-    let mut out = text.to_owned();
+    // Dashes first: `--to-morrow` must read as a word after a dash.
+    let mut out = text.replace("--", "\u{2014}");
     let mut respelled = 0;
     for &(old, new) in SPELLINGS {
         for (old, new) in [
@@ -117,10 +118,7 @@ pub fn modernize(text: &str) -> (String, usize) {
             respelled += n;
         }
     }
-    let out = out
-        .replace("Mrs.", "Mrs")
-        .replace("Mr.", "Mr")
-        .replace("--", "\u{2014}");
+    let out = out.replace("Mrs.", "Mrs").replace("Mr.", "Mr");
     let mut curly = String::with_capacity(out.len() + out.len() / 50);
     let mut prev = ' ';
     for c in out.chars() {
@@ -254,7 +252,7 @@ pub fn scan(
     )];
     for (k, page) in lines.chunks(style.lines_per_page).enumerate() {
         let number = style.first_page + k as u32;
-        let head = if number % 2 == 0 {
+        let head = if number.is_multiple_of(2) {
             &title_head
         } else {
             &page[0].1
@@ -265,7 +263,7 @@ pub fn scan(
                 "{head:>w$}\n\n",
                 w = (style.width + head.len()) / 2
             ));
-        } else if number % 2 == 0 {
+        } else if number.is_multiple_of(2) {
             text.push_str(&format!("{number:<6}{head:>w$}\n\n", w = style.width - 6));
         } else {
             text.push_str(&format!("{head:<w$}{number:>6}\n\n", w = style.width - 6));

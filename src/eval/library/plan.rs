@@ -45,6 +45,8 @@ impl FromStr for LibrarySize {
     }
 }
 
+/// What to generate: the size, the seed of every random choice, and an
+/// optional family of many copies of one text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LibraryOptions {
     pub size: LibrarySize,

@@ -255,6 +255,23 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         min_df: u32,
     },
+    /// Generate a library collection of whole digitized books with its
+    /// truth (maintainers; see `doppel::eval::library`).
+    #[command(hide = true)]
+    MakeLibrary {
+        out: PathBuf,
+        /// `small` (every relation, ~1 MB) or `large` (~11 MB + hard cases).
+        #[arg(long, default_value = "small")]
+        size: doppel::eval::library::LibrarySize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also add this many lightly edited copies of one text.
+        #[arg(long, default_value_t = 0)]
+        many_copies: usize,
+        /// The shared public-domain corpus.
+        #[arg(long, value_name = "DIR", default_value = "../shared/corpus")]
+        corpus: PathBuf,
+    },
 }
 
 /// Where `doppel eval` looks for books without `--books` (the repository's
@@ -364,7 +381,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    // `doppel config` and `idf-table` run without (or despite) a config file.
+    // `doppel config`, `idf-table` and `make-library` run without (or despite) a config file.
     let load = || Config::load(cli.config.as_deref());
     let load_with = |options: &ScanOptions| with_options(load()?, options);
     match cli.command {
@@ -374,6 +391,23 @@ fn run(cli: Cli) -> Result<()> {
         }) => print_config(cli.config.as_deref(), print_defaults, path),
         Some(Command::IdfTable { dir, chunk, min_df }) => idf_table(&dir, chunk, min_df),
         Some(Command::Index { command }) => index_command(&load()?, command),
+        Some(Command::MakeLibrary {
+            out,
+            size,
+            seed,
+            many_copies,
+            corpus,
+        }) => {
+            let options = doppel::eval::library::LibraryOptions {
+                size,
+                seed,
+                many_copies,
+            };
+            let library = doppel::eval::library::make_library(&corpus, &options)?;
+            library.write(&out)?;
+            println!("{}: {}", out.display(), library.summary());
+            Ok(())
+        }
         Some(Command::Scan {
             dir,
             format,

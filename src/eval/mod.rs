@@ -49,6 +49,7 @@
 
 mod edit;
 mod fan_huang;
+pub mod library;
 mod render;
 mod truth;
 

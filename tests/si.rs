@@ -136,14 +136,24 @@ fn proverbs(chapters: std::ops::RangeInclusive<usize>) -> String {
 #[test]
 fn roths_proverbs_zone() {
     let engine = Engine::default();
-    let [whole, p1_16, p1_24, p25_31] =
-        [proverbs(1..=31), proverbs(1..=16), proverbs(1..=24), proverbs(25..=31)];
-    assert_eq!(p1_16.trim_end(), read("bible/proverbs-kjv-ch01-16.txt").trim_end());
+    let [whole, p1_16, p1_24, p25_31] = [
+        proverbs(1..=31),
+        proverbs(1..=16),
+        proverbs(1..=24),
+        proverbs(25..=31),
+    ];
+    assert_eq!(
+        p1_16.trim_end(),
+        read("bible/proverbs-kjv-ch01-16.txt").trim_end()
+    );
     let words = |t: &str| t.split_whitespace().count() as f64;
     for part in [&p1_16, &p1_24, &p25_31] {
         let share = words(part) / words(&whole);
         let ratio = index_of(&engine, part) / index_of(&engine, &whole);
-        assert!((ratio - share).abs() < 0.06, "share {share}, index ratio {ratio}");
+        assert!(
+            (ratio - share).abs() < 0.06,
+            "share {share}, index ratio {ratio}"
+        );
     }
     let passes = |a: &str, b: &str| si(&engine, a, b).0 >= 0.7;
     assert!(passes(&whole, &p1_24));
@@ -175,12 +185,11 @@ fn roths_constitution_zone() {
 /// si alone. Every pair si passes now passes another algorithm too.
 #[test]
 fn si_reports_no_pair_alone_in_the_sample_corpus() {
-    let out = stdout_of(
-        doppel()
-            .arg("scan")
-            .arg(sample_corpus())
-            .args(["--no-index", "--format", "json"]),
-    );
+    let out = stdout_of(doppel().arg("scan").arg(sample_corpus()).args([
+        "--no-index",
+        "--format",
+        "json",
+    ]));
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let mut by_si = 0;
     for pair in v["pairs"].as_array().unwrap() {
@@ -192,10 +201,7 @@ fn si_reports_no_pair_alone_in_the_sample_corpus() {
             .collect();
         if by.contains(&"si") {
             by_si += 1;
-            assert!(
-                by.iter().any(|&id| id != "si" && id != "fusion"),
-                "{pair}"
-            );
+            assert!(by.iter().any(|&id| id != "si" && id != "fusion"), "{pair}");
         }
     }
     assert!(by_si >= 6, "copies, encodings, parts: {by_si}");

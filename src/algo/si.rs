@@ -188,7 +188,8 @@ impl Si {
         }
         let modulus = self.config.modulus.max(1);
         SiFingerprint::from_sampled(
-            shingle_hashes(units, k, self.config.seed).filter(|&h| h as u32 % modulus == 0),
+            shingle_hashes(units, k, self.config.seed)
+                .filter(|&h| (h as u32).is_multiple_of(modulus)),
         )
     }
 
@@ -339,7 +340,13 @@ mod tests {
         assert_eq!(si.score(&a, &stranger), Score::Similarity { value: 0.0 });
         assert_eq!(si.score(&SiFingerprint::default(), &a), Score::Incomparable);
         // A stricter verification wants more shared grams.
-        let strict = Si::new(SiConfig { min_shared: 3, ..SiConfig::default() }, &TokenizerConfig::default());
+        let strict = Si::new(
+            SiConfig {
+                min_shared: 3,
+                ..SiConfig::default()
+            },
+            &TokenizerConfig::default(),
+        );
         assert_eq!(strict.score(&a, &near), Score::Similarity { value: 0.0 });
     }
 

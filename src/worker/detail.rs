@@ -127,14 +127,15 @@ fn reason(
         }
     };
     match (id, *score) {
-        (AlgorithmId::Exact, Score::Similarity { value }) => {
-            if value >= 1.0 {
+        // One signature each: equal or not (a 0/1 match count).
+        (AlgorithmId::Exact, _) => {
+            if score.passes(1.0) {
                 "signatures equal: the same normalized words".into()
             } else {
                 "signatures differ: the normalized words are not the same".into()
             }
         }
-        (AlgorithmId::Imatch, Score::Similarity { value }) => equal_or_not(value >= 1.0),
+        (AlgorithmId::Imatch, _) => equal_or_not(score.passes(1.0)),
         (
             AlgorithmId::Shingle,
             Score::Overlap {
@@ -247,7 +248,7 @@ fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -288,7 +289,9 @@ fn si_reason(engine: &Engine, x: &SiFingerprint, y: &SiFingerprint, threshold: f
             c.shared, c.of
         )
     } else {
-        format!("{smaller}'s index {inside} {band} around {larger}'s; no {grams} shared: not verified")
+        format!(
+            "{smaller}'s index {inside} {band} around {larger}'s; no {grams} shared: not verified"
+        )
     };
     let verification = if c.verified {
         format!(
@@ -317,4 +320,18 @@ fn si_reason(engine: &Engine, x: &SiFingerprint, y: &SiFingerprint, threshold: f
         grouped(upper),
         percent(1.0 - c.closeness),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_read_as_grouped_whole_numbers() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(128_033_955_025), "128,033,955,025");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
+    }
 }

@@ -56,8 +56,8 @@ pub struct FusionConfig {
     /// A pair is a duplicate when at least this many of the voting
     /// algorithms pass their thresholds. Default: 2.
     pub min_agree: usize,
-    /// The algorithms that vote. Default: all but `si`, whose single number
-    /// lands within ±30 % of many unrelated documents and so says little.
+    /// The algorithms that vote. Default: all but `si`, whose comparable
+    /// sizes verified by one shared passage are too weak a sign.
     pub voters: BTreeSet<AlgorithmId>,
     /// ... or when at least this share of the smaller document's shingles is
     /// in the larger one (containment). Default: 0.9.
@@ -273,7 +273,7 @@ impl Fingerprints {
             simhash: self.simhash,
             simhash_shingle: self.simhash_shingle,
             simhash_lexicons: self.simhash_lexicons.clone(),
-            si: self.si,
+            si: self.si.as_ref().map(SiFingerprint::index),
         }
     }
 }
@@ -282,7 +282,7 @@ impl Fingerprints {
 /// the algorithms whose candidate index cannot tell by itself whether a
 /// candidate passes the floor (MinHash's bands, SimHash's band tables, SI's
 /// value range), about 0.4 KB. The rest (the shingle and winnowing sets,
-/// the signatures) stays in the store until a candidate is verified: a
+/// the signatures, SI's sketch) stays in the store until a candidate is verified: a
 /// signature table's shared key is a matched signature, and the inverted
 /// indexes count the shared keys that estimate an overlap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -297,7 +297,10 @@ pub struct HotPrints {
     pub simhash: Option<SimhashFingerprint>,
     pub simhash_shingle: Option<SimhashFingerprint>,
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
-    pub si: Option<SiFingerprint>,
+    /// SI's index alone (`Some(None)`: an empty sketch): its closeness is
+    /// the cheap check, never below the verified score, which also needs
+    /// the sketches to share sampled k-grams.
+    pub si: Option<Option<u64>>,
 }
 
 impl HotPrints {
@@ -594,7 +597,10 @@ impl Engine {
                 &x.simhash_lexicons,
                 &y.simhash_lexicons,
             ),
-            AlgorithmId::Si => score_both(&a.si, &x.si, &y.si),
+            AlgorithmId::Si => match (x.si, y.si) {
+                (Some(x), Some(y)) => Some(Si::closeness(x, y)),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -535,8 +535,9 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// lists as little-endian bytes; 4: shingle sets of 32-bit values; 5:
 /// 32-bit MinHash and winnow values; 6: SimHash counters summed per bit,
 /// which rounds differently in rare near-ties; 7: SimHash weights rounded
-/// to 1/256 and summed as integers).
-pub const FINGERPRINT_FORMAT: u32 = 7;
+/// to 1/256 and summed as integers; 8: SI keeps its sketch and sums it
+/// unsigned).
+pub const FINGERPRINT_FORMAT: u32 = 8;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use doppel::algo::{AlgorithmId, Score, Unit};
 use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
@@ -28,7 +28,7 @@ use doppel::worker::protocol::{
     ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,
     Stage, WatchState,
 };
-use doppel::worker::{Command, Update};
+use doppel::worker::{spawn, Command, Update, WorkerConfig};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -69,7 +69,8 @@ fn corpus() -> &'static Corpus {
             .find(|c| c.members.iter().any(|m| m.path == "austen/emma-ch1.txt"))
             .expect("the Emma cluster");
         let (a, b) = (emma.members[0].path.clone(), emma.members[1].path.clone());
-        let pair = Arc::new(pair_detail(&index, &spec, &a, &b));
+        drop(index);
+        let pair = Arc::new(worker_pair_detail(&folder, &index_path, &a, &b));
         let text = |p: &str| fs::read_to_string(folder.join(p)).unwrap();
         let diff = Arc::new(diff_view(&a, &b, &text(&a), &text(&b)));
         Corpus {
@@ -80,72 +81,36 @@ fn corpus() -> &'static Corpus {
     })
 }
 
-/// A pair detail from the library's real scores (reasons in words as the
-/// worker words them, roughly).
-fn pair_detail(index: &FolderIndex, spec: &ClusterSpec, a: &str, b: &str) -> PairDetail {
-    let lib = index.library();
-    let (ia, ib) = (lib.id_of(a).unwrap(), lib.id_of(b).unwrap());
-    let stored = lib.pair(ia, ib).expect("a kept pair");
-    let scores: BTreeMap<AlgorithmId, Score> = stored
-        .iter()
-        .map(|(id, s)| (*id, if ia < ib { *s } else { s.swapped() }))
-        .collect();
-    let shingle = scores.get(&AlgorithmId::Shingle).copied();
-    let rows = scores
-        .iter()
-        .map(|(&id, &score)| {
-            let threshold = spec.thresholds.get(id);
-            let reason = match score {
-                Score::Hamming { distance, bits } => format!("{distance} of {bits} bits differ"),
-                Score::Matches { matched, of } => format!("{matched} of {of} signatures match"),
-                Score::Overlap {
-                    resemblance,
-                    a_in_b,
-                    ..
-                } => format!(
-                    "{:.0} % of shingles shared; contained: {:.0} % of A's shingles are in B",
-                    resemblance * 100.0,
-                    a_in_b * 100.0
-                ),
-                Score::Similarity { value } if id == AlgorithmId::Minhash => {
-                    format!("{:.0} of 128 min-hashes agree", value * 128.0)
-                }
-                Score::Similarity { value } => format!("similarity {value:.2}"),
-                Score::Incomparable => "one side has no fingerprint".to_owned(),
-            };
-            let exact = match id {
-                AlgorithmId::Minhash | AlgorithmId::Shingle => shingle.and_then(|s| s.value()),
-                _ => None,
-            };
-            ScoreRow {
-                id,
-                score,
-                exact,
-                threshold,
-                passes: score.passes(threshold),
-                reason,
-            }
+/// The worker's own detail of a pair (every algorithm's reason as the pair
+/// screen gets it), tagged with the fixture snapshot's generation.
+fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> PairDetail {
+    let mut config = WorkerConfig::new(folder);
+    config.index_path = Some(index_path.to_owned());
+    config.watch = false;
+    config.rescan_every = Duration::ZERO;
+    let worker = spawn(config);
+    worker
+        .commands
+        .send(Command::RequestPair {
+            a: a.to_owned(),
+            b: b.to_owned(),
         })
-        .collect();
-    let smaller = lib
-        .doc(ia)
-        .unwrap()
-        .shingles
-        .min(lib.doc(ib).unwrap().shingles);
-    let verdict = doppel::engine::verdict(&scores, &spec.thresholds, &spec.fusion, smaller);
-    let (a_in_b, b_in_a) = match shingle {
-        Some(Score::Overlap { a_in_b, b_in_a, .. }) => (a_in_b, b_in_a),
-        _ => (0.0, 0.0),
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(60);
+    let detail = loop {
+        match worker
+            .updates
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+        {
+            Ok(Update::Pair(p)) => break p,
+            Ok(_) => continue,
+            Err(e) => panic!("no pair detail from the worker: {e}"),
+        }
     };
+    worker.join();
     PairDetail {
         generation: 1,
-        a: a.to_owned(),
-        b: b.to_owned(),
-        rows,
-        verdict: None,
-        a_in_b,
-        b_in_a,
-        fusion: verdict.fusion,
+        ..(*detail).clone()
     }
 }
 
@@ -432,6 +397,14 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
             s
         }
         "pair" => with_pair(w, h),
+        "pair_si" => {
+            // The last row: SI in Roth's terms, the Why panel grown to fit.
+            let mut s = with_pair(w, h);
+            for _ in 0..8 {
+                update(&mut s, Action::Down);
+            }
+            s
+        }
         "diff" => with_diff(w, h),
         "thresholds" => with_thresholds(w, h),
         "skipped" => {
@@ -458,12 +431,13 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
     }
 }
 
-const SCREENS: [&str; 11] = [
+const SCREENS: [&str; 12] = [
     "waiting",
     "clusters",
     "members",
     "filter",
     "pair",
+    "pair_si",
     "diff",
     "thresholds",
     "skipped",

@@ -276,11 +276,41 @@ fn a_pair_request_gives_every_algorithm_with_reasons() {
     let jaccard = row(AlgorithmId::Minhash).exact.unwrap();
     assert!(jaccard > 0.5 && jaccard < 1.0, "{jaccard}");
     assert!(row(AlgorithmId::Simhash).reason.contains("of 64"));
+    assert!(row(AlgorithmId::Exact)
+        .reason
+        .starts_with("signatures differ"));
+    assert_eq!(row(AlgorithmId::Imatch).reason, "signatures differ");
     assert!(row(AlgorithmId::Simhash).exact.is_some(), "cosine");
     assert!(row(AlgorithmId::ImatchLexicons)
         .reason
         .contains("lexicon signatures match"));
-    assert!(row(AlgorithmId::Si).reason.starts_with("indices"));
+    // SI in Roth's terms: a summary for the table, then both indices as
+    // plain numbers, the ±30 % band around the larger, the verification.
+    let si = row(AlgorithmId::Si);
+    let lines: Vec<&str> = si.reason.lines().collect();
+    assert!(si.passes, "{si:?}");
+    assert!(
+        lines[0].contains("within Roth's ±30 % band")
+            && lines[0].contains("sampled 40-grams shared"),
+        "{lines:?}"
+    );
+    let indices: Vec<u64> = lines[1]
+        .split(' ')
+        .filter_map(|word| word.replace(',', "").parse().ok())
+        .collect();
+    assert!(lines[1].starts_with("indices: A "), "{lines:?}");
+    assert_eq!(
+        indices.len(),
+        2,
+        "A's and B's, no exponent or sign: {lines:?}"
+    );
+    let (larger, smaller) = (indices[0].max(indices[1]), indices[0].min(indices[1]));
+    assert!(smaller as f64 >= 0.7 * larger as f64, "{indices:?}");
+    assert!(
+        lines[2].contains("< SI <") && lines[2].contains("lies in it"),
+        "{lines:?}"
+    );
+    assert!(lines[3].starts_with("verified: "), "{lines:?}");
     assert!(detail.fusion);
     assert!(detail.a_in_b > 0.5 && detail.b_in_a > 0.5);
     worker.join();

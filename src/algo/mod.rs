@@ -17,7 +17,7 @@
 //! | `imatch` | signatures equal (0/1) | equal |
 //! | `imatch-lexicons` | matching lexicon signatures of L | matches ≥ t |
 //! | `winnow` | Jaccard of fingerprint sets, containment both ways | resemblance ≥ t |
-//! | `si` | 1 − relative difference of the two indices | ≥ t (0.7 = Roth's ±30 %) |
+//! | `si` | 1 − relative difference of the two indices; 0 unless the sketches share a sampled k-gram | ≥ t (0.7 = Roth's ±30 %) |
 //!
 //! A document with no features (empty, or too short for the algorithm) has an
 //! empty fingerprint; comparing it with anything gives [`Score::Incomparable`],

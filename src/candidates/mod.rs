@@ -211,6 +211,11 @@ fn count_keys(keys: &Keys) -> KeyCounts {
     counts
 }
 
+/// SI's index of `f`, when it has one.
+fn si_index(f: &Fingerprints) -> Option<u64> {
+    f.si.as_ref().and_then(|si| si.index())
+}
+
 /// The candidate index over every algorithm.
 #[derive(Debug, Clone)]
 pub struct CandidateIndex {
@@ -223,7 +228,7 @@ pub struct CandidateIndex {
     /// filled when something first files or removes a document
     /// ([`CandidateIndex::fill_restored`]).
     unfiled: Option<Restore>,
-    si: BTreeSet<(i64, DocId)>,
+    si: BTreeSet<(u64, DocId)>,
     /// Per document (by id): how many keys it has in the shingle and
     /// winnow inverted indexes (the denominators of the overlap estimates).
     key_counts: Vec<KeyCounts>,
@@ -255,13 +260,13 @@ pub struct DocKeys {
 pub struct Restore {
     arenas: Vec<Arena>,
     counts: Vec<(DocId, KeyCounts)>,
-    si: Vec<(i64, DocId)>,
+    si: Vec<(u64, DocId)>,
     /// Groups of shards filled so far.
     filled: usize,
 }
 
 impl Restore {
-    pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<i64>) {
+    pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<u64>) {
         if self.arenas.is_empty() {
             self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
         }
@@ -497,9 +502,9 @@ impl CandidateIndex {
         self.fill_restored();
         let mut batch = self.tables.batch(docs.len() * 300);
         for chunk in docs.chunks(4096) {
-            let keyed: Vec<(DocKeys, Option<i64>)> = chunk
+            let keyed: Vec<(DocKeys, Option<u64>)> = chunk
                 .par_iter()
-                .map(|&(_, f)| (self.doc_keys(f), f.si.flatten()))
+                .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
                 .collect();
             for (&(id, _), (keys, si)) in chunk.iter().zip(&keyed) {
                 self.file_into(&mut batch, id, keys, *si);
@@ -548,7 +553,7 @@ impl CandidateIndex {
         batch: &mut [Vec<(u32, DocId)>],
         id: DocId,
         keys: &DocKeys,
-        si: Option<i64>,
+        si: Option<u64>,
     ) {
         self.set_key_counts(id, keys.counts);
         if let Some(si) = si {
@@ -574,7 +579,7 @@ impl CandidateIndex {
         for (algo, table, key) in keys {
             self.tables.insert(slot(algo, table, key), id);
         }
-        if let Some(Some(si)) = f.si {
+        if let Some(si) = si_index(f) {
             self.si.insert((si, id));
         }
     }
@@ -585,7 +590,7 @@ impl CandidateIndex {
         for (algo, table, key) in self.keys(f) {
             self.tables.remove(slot(algo, table, key), id);
         }
-        if let Some(Some(si)) = f.si {
+        if let Some(si) = si_index(f) {
             self.si.remove(&(si, id));
         }
     }
@@ -627,7 +632,7 @@ impl CandidateIndex {
             }
         }
         let mut capped = false;
-        if let Some(Some(si)) = f.si {
+        if let Some(si) = si_index(f) {
             let (near, cut) = self.si_neighbours(id, si, visible);
             capped = cut;
             for other in near {
@@ -646,27 +651,19 @@ impl CandidateIndex {
 
     /// The `si_cap` documents nearest to `value` whose index is within
     /// `si_range` of it in the score's symmetric sense,
-    /// |a − b| ≤ r · max(|a|, |b|): for v > 0 that is [v(1 − r), v / (1 − r)].
+    /// |a − b| ≤ r · max(a, b): [v(1 − r), v / (1 − r)].
     fn si_neighbours(
         &self,
         id: DocId,
-        value: i64,
+        value: u64,
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> (Vec<DocId>, bool) {
         let r = self.config.si_range.clamp(0.0, 0.99);
-        let magnitude = value.unsigned_abs() as f64;
-        let (toward_zero, away) = ((magnitude * r) as i64, (magnitude * r / (1.0 - r)) as i64);
-        let (lo, hi) = if value >= 0 {
-            (
-                value.saturating_sub(toward_zero),
-                value.saturating_add(away),
-            )
-        } else {
-            (
-                value.saturating_sub(away),
-                value.saturating_add(toward_zero),
-            )
-        };
+        let magnitude = value as f64;
+        let (lo, hi) = (
+            value.saturating_sub((magnitude * r) as u64),
+            value.saturating_add((magnitude * r / (1.0 - r)) as u64),
+        );
         let mut below = self
             .si
             .range(..(value, id))

@@ -496,7 +496,12 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         Record {
             plain,
             lexicons,
-            agreeing: v.passing.len(),
+            // Only the voters count, as in the verdict (si does not vote).
+            agreeing: v
+                .passing
+                .iter()
+                .filter(|id| fusion.voters.contains(id))
+                .count(),
             contained: v.contained,
         }
     };
@@ -626,7 +631,7 @@ struct Spec {
 
 /// The documented threshold ranges: Hamming 0..bits, similarities
 /// 0.10–1.00 by 0.05, match counts 1..=max, `exact`/`imatch` 1, `fusion`
-/// `min_agree` 1..=number of enabled algorithms.
+/// `min_agree` 1..=number of enabled voters.
 fn sweep_specs(config: &FanHuangConfig, product: &EngineConfig) -> Vec<Spec> {
     use AlgorithmId as Id;
     let bits = config.simhash_bits;
@@ -687,7 +692,7 @@ fn sweep_specs(config: &FanHuangConfig, product: &EngineConfig) -> Vec<Spec> {
         setting: "min-agree".into(),
         unit: Unit::Matches,
         target: Target::Fusion,
-        thresholds: counts(product.enabled.len()),
+        thresholds: counts(product.fusion_rule().voters.len()),
     });
     specs
 }

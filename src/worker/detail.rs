@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::algo::si::SiFingerprint;
 use crate::algo::{AlgorithmId, Score};
 use crate::candidates::optimal_bands;
 use crate::collection::{read_text, DEFAULT_SIZE_CAP};
@@ -126,14 +127,15 @@ fn reason(
         }
     };
     match (id, *score) {
-        (AlgorithmId::Exact, Score::Similarity { value }) => {
-            if value >= 1.0 {
+        // One signature each: equal or not (a 0/1 match count).
+        (AlgorithmId::Exact, _) => {
+            if score.passes(1.0) {
                 "signatures equal: the same normalized words".into()
             } else {
                 "signatures differ: the normalized words are not the same".into()
             }
         }
-        (AlgorithmId::Imatch, Score::Similarity { value }) => equal_or_not(value >= 1.0),
+        (AlgorithmId::Imatch, _) => equal_or_not(score.passes(1.0)),
         (
             AlgorithmId::Shingle,
             Score::Overlap {
@@ -230,18 +232,106 @@ fn reason(
             percent(a_in_b),
             percent(b_in_a)
         ),
-        (AlgorithmId::Si, Score::Similarity { value }) => match (job.fa.si, job.fb.si) {
-            (Some(Some(x)), Some(Some(y))) => format!(
-                "indices {:.2e} and {:.2e} differ by {}",
-                x as f64,
-                y as f64,
-                percent(1.0 - value)
-            ),
-            _ => format!("indices differ by {}", percent(1.0 - value)),
+        (AlgorithmId::Si, _) => match (&job.fa.si, &job.fb.si) {
+            (Some(x), Some(y)) => si_reason(engine, x, y, job.spec.thresholds.get(id)),
+            _ => "no index".into(),
         },
         (_, score) => match score.value() {
             Some(v) => format!("score {v:.3}"),
             None => "incomparable".into(),
         },
+    }
+}
+
+/// A whole number with thousands separators: 124,554,331,222.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// SI in Roth's terms: both indices, the band of ±(1 − threshold) around
+/// the larger one (his Figure 2: the smaller lies in it exactly when the
+/// score reaches the threshold) and the verification by shared sampled
+/// k-grams. The first line sums it up for the score table; the others give
+/// the figures.
+fn si_reason(engine: &Engine, x: &SiFingerprint, y: &SiFingerprint, threshold: f64) -> String {
+    let config = &engine.config().algorithms.si;
+    let (Some(c), Some(ix), Some(iy)) = (config.compare(x, y), x.index(), y.index()) else {
+        return "one side has no sampled k-gram (shorter than k)".into();
+    };
+    let grams = format!("sampled {}-grams", config.k);
+    let width = (1.0 - threshold).clamp(0.0, 1.0);
+    let (larger, smaller, big) = if ix >= iy {
+        ("A", "B", ix)
+    } else {
+        ("B", "A", iy)
+    };
+    let (lower, upper) = (
+        (big as f64 * (1.0 - width)).round() as u64,
+        (big as f64 * (1.0 + width)).round() as u64,
+    );
+    let (inside, lies) = if c.closeness >= threshold {
+        ("within", "lies in it")
+    } else {
+        ("outside", "lies outside it")
+    };
+    let band = format!("Roth's ±{} band", percent(width));
+    let summary = if c.verified {
+        format!(
+            "{smaller}'s index {inside} {band} around {larger}'s; {} of {} {grams} shared",
+            c.shared, c.of
+        )
+    } else {
+        format!(
+            "{smaller}'s index {inside} {band} around {larger}'s; no {grams} shared: not verified"
+        )
+    };
+    let verification = if c.verified {
+        format!(
+            "verified: {} of the smaller sketch's {} {grams} are in the other",
+            c.shared, c.of
+        )
+    } else {
+        format!(
+            "not verified: {} of the smaller sketch's {} {grams} are in the other \
+             (at least {} needed), so the score is 0",
+            c.shared,
+            c.of,
+            config.min_shared.max(1)
+        )
+    };
+    format!(
+        "{summary}\n\
+         indices: A {} ({} {grams}) · B {} ({})\n\
+         {band} around {larger}: {} < SI < {}; {smaller} {lies}, {} apart\n\
+         {verification}",
+        grouped(ix),
+        x.sketch.len(),
+        grouped(iy),
+        y.sketch.len(),
+        grouped(lower),
+        grouped(upper),
+        percent(1.0 - c.closeness),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indices_read_as_grouped_whole_numbers() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(128_033_955_025), "128,033,955,025");
+        assert_eq!(grouped(u64::MAX), "18,446,744,073,709,551,615");
     }
 }

@@ -263,6 +263,7 @@ pub struct ScoreRow {
     pub threshold: f64,
     pub passes: bool,
     /// The score in words: "12 of 16 LSH bands collided", "3 bits differ".
+    /// The first line sums it up; further lines (SI's figures) give detail.
     pub reason: String,
 }
 

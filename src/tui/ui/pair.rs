@@ -13,7 +13,7 @@ use crate::report::format_score;
 use crate::tui::layout::{self, visible_offset};
 use crate::tui::state::AppState;
 use crate::tui::text;
-use crate::worker::protocol::PairDetail;
+use crate::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     let l = layout::pair(body);
@@ -45,8 +45,24 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     };
     put(buf, l.header, 2, &verdict_line(d, state.algorithms.len()));
     put(buf, l.header, 3, &curator_line(state.verdict(a, b)));
-    table(state, d, l.table, buf);
-    reason(state, d, l.reason, buf);
+    let why = why_text(d.rows.get(state.pair.row));
+    // A reason longer than the panel takes rows from the table above,
+    // which keeps its header and three rows.
+    let wanted = wrapped_height(&why, usize::from(l.reason.width.saturating_sub(2))) + 2;
+    let extra = wanted
+        .saturating_sub(l.reason.height)
+        .min(l.table.height.saturating_sub(6));
+    let table_area = Rect {
+        height: l.table.height - extra,
+        ..l.table
+    };
+    let why_area = Rect {
+        y: l.reason.y - extra,
+        height: l.reason.height + extra,
+        ..l.reason
+    };
+    table(state, d, table_area, buf);
+    reason(state, d, why, why_area, buf);
 }
 
 fn name_line(label: &str, path: &str, w: usize) -> Line<'static> {
@@ -131,6 +147,7 @@ fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
             ("✗", theme::fail())
         };
         let exact = r.exact.map_or("–".to_owned(), |v| format!("{v:.3}"));
+        let summary = r.reason.lines().next().unwrap_or_default();
         let line = Line::from(vec![
             Span::styled(if against { "≠" } else { " " }, theme::warn()),
             Span::styled(cell(r.id.as_str(), name_w), base),
@@ -143,7 +160,7 @@ fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
             Span::raw(" "),
             Span::styled(cell(verdict, ver_w), vstyle),
             Span::raw(" "),
-            Span::styled(cell(&r.reason, reason_w), theme::dim()),
+            Span::styled(cell(summary, reason_w), theme::dim()),
         ]);
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.pair.row {
@@ -153,7 +170,55 @@ fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn reason(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
+/// The selected row's reason in words (one paragraph per line of it), its
+/// first line closed by the verdict.
+fn why_text(r: Option<&ScoreRow>) -> Vec<String> {
+    let Some(r) = r else {
+        return Vec::new();
+    };
+    let verdict = if r.passes {
+        "passes its threshold"
+    } else {
+        "does not pass its threshold"
+    };
+    let mut lines: Vec<String> = r
+        .reason
+        .lines()
+        .map(|line| text::sanitize(line).into_owned())
+        .collect();
+    let close = format!(" — {} ({}).", verdict, threshold_text(r.id, r.threshold));
+    match lines.first_mut() {
+        Some(first) => first.push_str(&close),
+        None => lines.push(close),
+    }
+    lines
+}
+
+/// Rows `lines` take word-wrapped at `width` cells (as the panel wraps).
+fn wrapped_height(lines: &[String], width: usize) -> u16 {
+    let width = width.max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|line| {
+            let (mut rows, mut used) = (1, 0);
+            for word in line.split(' ') {
+                let w = text::width(word);
+                if used > 0 && used + 1 + w <= width {
+                    used += 1 + w;
+                    continue;
+                }
+                // A new row, and more for a word wider than the panel.
+                let spill = w.saturating_sub(1) / width;
+                rows += usize::from(used > 0) + spill;
+                used = w - spill * width;
+            }
+            rows
+        })
+        .sum();
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+fn reason(state: &AppState, d: &PairDetail, why: Vec<String>, area: Rect, buf: &mut Buffer) {
     let Some(r) = d.rows.get(state.pair.row) else {
         return;
     };
@@ -165,17 +230,7 @@ fn reason(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
     if inner.is_empty() {
         return;
     }
-    let verdict = if r.passes {
-        "passes its threshold"
-    } else {
-        "does not pass its threshold"
-    };
-    let body = format!(
-        "{} — {} ({}).",
-        text::sanitize(&r.reason),
-        verdict,
-        threshold_text(r.id, r.threshold)
-    );
+    let body: Vec<Line> = why.into_iter().map(Line::from).collect();
     Paragraph::new(body)
         .wrap(Wrap { trim: true })
         .render(inner, buf);

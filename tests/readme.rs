@@ -200,7 +200,9 @@ fn the_algorithms_table_gives_the_compiled_default_thresholds_and_ranges() {
     let algorithms = AlgorithmsConfig::default();
     let mut seen = BTreeSet::new();
     for line in text.lines().filter(|l| l.starts_with("| `")) {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // Cells split on `|` that is not escaped as `\|`.
+        let unescaped = line.replace("\\|", "\u{0}");
+        let cells: Vec<&str> = unescaped.split('|').map(str::trim).collect();
         let Ok(id) = cells[1].trim_matches('`').parse::<AlgorithmId>() else {
             continue;
         };

@@ -9,11 +9,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use doppel::algo::AlgorithmId;
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::index::FolderIndex;
-use doppel::library::{ClusterSpec, LibraryConfig};
-use doppel::worker::protocol::Snapshot;
+use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::worker::protocol::Snapshot;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -218,8 +218,8 @@ fn main() {
 /// snapshot once, then draws), at 160×48 into ratatui's test backend.
 #[cfg(feature = "tui")]
 fn render_times(snapshot: Snapshot) {
-    use doppel::tui::state::Screen;
-    use doppel::tui::{render, update, Action, AppState};
+    use doppel::faces::tui::state::Screen;
+    use doppel::faces::tui::{render, update, Action, AppState};
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
 
@@ -228,9 +228,9 @@ fn render_times(snapshot: Snapshot) {
     let t = Instant::now();
     update(
         &mut state,
-        Action::Worker(doppel::worker::Update::Snapshot(std::sync::Arc::new(
-            snapshot,
-        ))),
+        Action::Worker(doppel::runtime::worker::Update::Snapshot(
+            std::sync::Arc::new(snapshot),
+        )),
     );
     println!(
         "UI applies a snapshot: {:.1} ms",
@@ -261,7 +261,7 @@ fn render_times(snapshot: Snapshot) {
 /// Time from asking the worker for a diff of two ~1 MB books (Moby-Dick and
 /// a copy with every 50th word changed) to receiving it, with a 1 s deadline.
 fn diff_time() {
-    use doppel::worker::{spawn, Command, Update, WorkerConfig};
+    use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
     let book = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/corpus/moby/moby_dick.txt"

@@ -1,31 +1,25 @@
 //! doppel: find and review near-duplicate documents in a text collection.
 //!
-//! The engine (everything in this library except `tui`) never touches the
-//! terminal: `text` turns bytes into normalized words, `analysis` does the
-//! per-document pass every algorithm shares, `algo` holds the fingerprint
-//! algorithms of the papers, `stats` the collection statistics they weight
-//! terms with, `engine` ties one configuration of all of them together,
-//! `collection` reads a folder into documents and `cluster` groups pairs.
-pub mod algo;
-pub mod analysis;
-pub mod candidates;
-pub mod cluster;
-pub mod collection;
-pub mod config;
+//! The library is built in layers; a module uses its own layer and the
+//! layers below it, never one above (`tests/layers.rs` checks it):
+//!
+//! - base: [`hash`], the stable seeded hashes everything that persists uses;
+//! - [`engine`]: text to fingerprints and scores: `text` (decoding,
+//!   normalization, words), `analysis` (the one pass over a document every
+//!   algorithm reads), `algo` (the papers' algorithms), `stats` (term
+//!   weights), `measure` (exact measures) and the [`engine::Engine`] that
+//!   ties one configuration of them together;
+//! - [`pairing`]: candidate tables, kept pairs with every score, the library
+//!   that verifies candidates and judges pairs under live thresholds, and
+//!   clustering;
+//! - [`runtime`]: the folder and its persistent index: which files count and
+//!   how they are read, the SQLite store, the folder index, one-shot scans,
+//!   the watcher, the worker thread, the configuration file;
+//! - [`faces`]: the text/JSON/CSV report, the papers' experiments (`eval`)
+//!   and the terminal UI (feature `tui`, the only code that touches the
+//!   terminal crates).
 pub mod engine;
-pub mod eval;
+pub mod faces;
 pub mod hash;
-pub mod index;
-pub mod index_files;
-pub mod library;
-pub mod measure;
-pub mod pairs;
-pub mod report;
-pub mod scan;
-pub mod stats;
-pub mod store;
-pub mod text;
-#[cfg(feature = "tui")]
-pub mod tui;
-pub mod watch;
-pub mod worker;
+pub mod pairing;
+pub mod runtime;

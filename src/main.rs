@@ -1,7 +1,7 @@
 //! The `doppel` command line: `doppel [DIR]` reviews a folder, `doppel scan`
 //! prints its clusters, `doppel compare A B` scores two files with every
 //! algorithm. Every command starts from the configuration file
-//! ([`doppel::config`]); flags override it.
+//! ([`doppel::runtime::config`]); flags override it.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
@@ -12,16 +12,16 @@ use anyhow::{Context, Result};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
-use doppel::algo::AlgorithmId;
-use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
-use doppel::config::{cluster_by_name, parse_cluster_by, ClusterSettings, Config};
+use doppel::engine::algo::AlgorithmId;
+use doppel::engine::measure::exact_measures;
+use doppel::engine::stats::CollectionStats;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::index::FolderIndex;
-use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
-use doppel::measure::exact_measures;
-use doppel::report;
-use doppel::scan::{scan_folder_with, ScanHooks, ScanReport};
-use doppel::stats::CollectionStats;
+use doppel::faces::report;
+use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
+use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings, Config};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
 mod usage;
 
@@ -89,7 +89,7 @@ struct ScanOptions {
     thresholds: Vec<(AlgorithmId, f64)>,
     #[arg(long, value_enum, help = format!(
         "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
-        doppel::config::mode_name(ClusterSettings::default().mode)
+        doppel::runtime::config::mode_name(ClusterSettings::default().mode)
     ))]
     mode: Option<Mode>,
     /// Where the persistent index lives (default: the platform data folder,
@@ -206,7 +206,7 @@ enum Command {
     /// as one JSON object per line. Stops on SIGINT or SIGTERM.
     #[command(after_help = format!(
         "Events (the \"event\" of each line): {}.",
-        doppel::worker::protocol::jsonl_event::ALL.join(", ")
+        doppel::runtime::worker::protocol::jsonl_event::ALL.join(", ")
     ))]
     Watch {
         /// Folder to follow.
@@ -221,7 +221,7 @@ enum Command {
         #[arg(long, value_name = "MS", help = format!(
             "Quiet period before a changed file is read, in milliseconds (overrides the \
              config file's watch.quiet-ms) [default: {}]",
-            doppel::watch::DEFAULT_QUIET.as_millis()
+            doppel::runtime::watch::DEFAULT_QUIET.as_millis()
         ))]
         quiet_ms: Option<u64>,
         /// Also stop when standard input reaches end of file.
@@ -256,13 +256,13 @@ enum Command {
         min_df: u32,
     },
     /// Generate a library collection of whole digitized books with its
-    /// truth (maintainers; see `doppel::eval::library`).
+    /// truth (maintainers; see `doppel::faces::eval::library`).
     #[command(hide = true)]
     MakeLibrary {
         out: PathBuf,
         /// `small` (every relation, ~1 MB) or `large` (~11 MB + hard cases).
         #[arg(long, default_value = "small")]
-        size: doppel::eval::library::LibrarySize,
+        size: doppel::faces::eval::library::LibrarySize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Also add this many lightly edited copies of one text.
@@ -398,12 +398,12 @@ fn run(cli: Cli) -> Result<()> {
             many_copies,
             corpus,
         }) => {
-            let options = doppel::eval::library::LibraryOptions {
+            let options = doppel::faces::eval::library::LibraryOptions {
                 size,
                 seed,
                 many_copies,
             };
-            let library = doppel::eval::library::make_library(&corpus, &options)?;
+            let library = doppel::faces::eval::library::make_library(&corpus, &options)?;
             library.write(&out)?;
             println!("{}: {}", out.display(), library.summary());
             Ok(())
@@ -442,7 +442,7 @@ fn run(cli: Cli) -> Result<()> {
             format,
         }) => {
             let config = load()?;
-            let fan_huang = doppel::eval::FanHuangConfig {
+            let fan_huang = doppel::faces::eval::FanHuangConfig {
                 engine: config.engine.clone(),
                 sources,
                 copies,
@@ -473,7 +473,7 @@ fn run(cli: Cli) -> Result<()> {
 /// where the file is looked for.
 fn print_config(explicit: Option<&Path>, defaults: bool, path: bool) -> Result<()> {
     let out = if defaults {
-        doppel::config::DEFAULTS.to_owned()
+        doppel::runtime::config::DEFAULTS.to_owned()
     } else if path {
         let path = explicit
             .map(Path::to_path_buf)
@@ -556,7 +556,7 @@ fn spinner(what: &str) -> indicatif::ProgressBar {
 }
 
 /// Show a reconcile's or scan's reading progress on `bar`.
-fn show_progress(bar: &indicatif::ProgressBar, p: doppel::index::ReadProgress) {
+fn show_progress(bar: &indicatif::ProgressBar, p: doppel::runtime::index::ReadProgress) {
     bar.set_length(p.total as u64);
     // Reports from worker threads may arrive slightly out of order.
     if p.done as u64 > bar.position() {
@@ -576,7 +576,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
     if std::io::stdout().is_terminal() && !options.no_index {
         let root = open_folder(dir)?;
         let (engine, library, by, mode) = settings(config);
-        let mut worker = doppel::worker::WorkerConfig::new(&root);
+        let mut worker = doppel::runtime::worker::WorkerConfig::new(&root);
         worker.engine = engine;
         worker.library = library;
         worker.index_path = index_path(config, options.index.as_ref(), &root)?;
@@ -586,10 +586,10 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
         worker.cluster_by = by;
         worker.cluster_mode = mode;
         let initial = [
-            doppel::worker::Command::SetClusterBy(by),
-            doppel::worker::Command::SetMode(mode),
+            doppel::runtime::worker::Command::SetClusterBy(by),
+            doppel::runtime::worker::Command::SetMode(mode),
         ];
-        return doppel::tui::run_with(worker, &initial);
+        return doppel::faces::tui::run_with(worker, &initial);
     }
     scan(config, dir, Format::Text, options)
 }
@@ -678,13 +678,13 @@ fn eval(
     config: &Config,
     labelled: Option<(&Path, &Path)>,
     books: &Path,
-    fan_huang: doppel::eval::FanHuangConfig,
+    fan_huang: doppel::faces::eval::FanHuangConfig,
     outputs: &EvalOutputs,
 ) -> Result<()> {
     let out = if let Some((dir, truth)) = labelled {
         let engine = Engine::new(config.engine.clone());
         let spinner = spinner("scoring the labelled folder");
-        let report = doppel::eval::truth(dir, truth, &engine);
+        let report = doppel::faces::eval::truth(dir, truth, &engine);
         spinner.finish_and_clear();
         let report = report?;
         match outputs.format {
@@ -701,7 +701,7 @@ fn eval(
             );
         }
         let spinner = spinner("running the Fan & Huang protocol");
-        let report = doppel::eval::fan_huang(&fan_huang, books);
+        let report = doppel::faces::eval::fan_huang(&fan_huang, books);
         spinner.finish_and_clear();
         let report = report?;
         if let Some(path) = &outputs.csv {
@@ -725,8 +725,8 @@ fn eval(
 /// update as a JSON line, flushed at once. Clusters are reported when they
 /// appear or change (consecutive snapshots compared), and when they dissolve.
 fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: bool) -> Result<()> {
-    use doppel::worker::protocol::{jsonl_event as event, Snapshot, Stage};
-    use doppel::worker::{self, Update, WorkerConfig};
+    use doppel::runtime::worker::protocol::{jsonl_event as event, Snapshot, Stage};
+    use doppel::runtime::worker::{self, Update, WorkerConfig};
     use serde_json::json;
 
     let root = open_folder(dir)?;
@@ -855,10 +855,10 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
 
 /// `doppel index list` and `doppel index forget`.
 fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
-    use doppel::index_files::{self, ForgetRequest, Selection};
+    use doppel::runtime::index_files::{self, ForgetRequest, Selection};
     let dir = match &config.index_dir {
         Some(dir) => dir.clone(),
-        None => doppel::store::Store::default_dir()?,
+        None => doppel::runtime::store::Store::default_dir()?,
     };
     let now = std::time::SystemTime::now();
     let mut out = std::io::stdout().lock();
@@ -900,10 +900,10 @@ fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
 
 /// A worker that is asked to quit and waited for (its index closed) when
 /// dropped.
-struct JoinOnDrop(Option<doppel::worker::WorkerHandle>);
+struct JoinOnDrop(Option<doppel::runtime::worker::WorkerHandle>);
 
 impl std::ops::Deref for JoinOnDrop {
-    type Target = doppel::worker::WorkerHandle;
+    type Target = doppel::runtime::worker::WorkerHandle;
     fn deref(&self) -> &Self::Target {
         self.0.as_ref().expect("taken only when dropped")
     }
@@ -929,7 +929,7 @@ fn idf_table(dir: &Path, chunk: usize, min_df: u32) -> Result<()> {
         let Ok(decoded) = read_text(&file.path, DEFAULT_SIZE_CAP) else {
             continue;
         };
-        let text = doppel::text::normalize(&decoded.text);
+        let text = doppel::engine::text::normalize(&decoded.text);
         let mut start = 0;
         while start < text.len() {
             let mut end = (start + chunk).min(text.len());

@@ -8,11 +8,11 @@ use common::{doppel, sample_corpus, stdout_of};
 
 use std::path::{Path, PathBuf};
 
-use doppel::algo::AlgorithmId;
-use doppel::collection::{list_files_with, IgnoreRules};
-use doppel::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::EngineConfig;
-use doppel::library::{ClusterBy, ClusterMode, LibraryConfig};
+use doppel::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+use doppel::runtime::collection::{list_files_with, IgnoreRules};
+use doppel::runtime::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
 
 fn parse(text: &str) -> anyhow::Result<Config> {
     Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
@@ -36,11 +36,11 @@ fn the_built_in_file_is_exactly_the_compiled_defaults() {
     assert_eq!(Config::defaults(), Config::default());
     assert_eq!(
         WatchSettings::default().quiet(),
-        doppel::watch::DEFAULT_QUIET
+        doppel::runtime::watch::DEFAULT_QUIET
     );
     assert_eq!(
         WatchSettings::default().rescan_every(),
-        doppel::watch::DEFAULT_RESCAN_EVERY
+        doppel::runtime::watch::DEFAULT_RESCAN_EVERY
     );
 }
 
@@ -91,10 +91,11 @@ fn a_partial_file_overrides_only_what_it_names() {
     };
     expected.engine.thresholds.set(AlgorithmId::Minhash, 0.5);
     expected.engine.algorithms.minhash.num_perm = 64;
-    expected.library.candidates.simhash_banding = doppel::candidates::SimhashBanding::Tables {
-        tables: 8,
-        bits_per_table: 16,
-    };
+    expected.library.candidates.simhash_banding =
+        doppel::pairing::candidates::SimhashBanding::Tables {
+            tables: 8,
+            bits_per_table: 16,
+        };
     expected.watch.quiet_ms = 1000;
     assert_eq!(config, expected);
     // Untouched maps keep every entry.
@@ -109,7 +110,7 @@ fn switching_an_enum_variant_replaces_the_default_table() {
             .unwrap();
     assert_eq!(
         config.library.candidates.simhash_banding,
-        doppel::candidates::SimhashBanding::Pigeonhole { max_distance: 10 }
+        doppel::pairing::candidates::SimhashBanding::Pigeonhole { max_distance: 10 }
     );
 }
 
@@ -146,7 +147,7 @@ fn index_dir_holds_one_file_per_folder_named_as_the_default() {
     assert_eq!(in_a.parent(), Some(Path::new("/var/doppel")));
     // The same name as in the platform data folder, so index files can be
     // moved between the two.
-    let default = doppel::store::Store::default_path(a.path()).unwrap();
+    let default = doppel::runtime::store::Store::default_path(a.path()).unwrap();
     assert_eq!(in_a.file_name(), default.file_name());
     assert_eq!(Config::default().index_path(a.path()).unwrap(), None);
 }
@@ -261,7 +262,7 @@ fn extra_ignore_globs_leave_files_out_of_walks_and_events() {
 #[test]
 fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
     use doppel::engine::Engine;
-    use doppel::index::FolderIndex;
+    use doppel::runtime::index::FolderIndex;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("folder");
     std::fs::create_dir_all(root.join("drafts")).unwrap();
@@ -699,7 +700,7 @@ proptest::proptest! {
         id in proptest::sample::select(AlgorithmId::ALL.to_vec()),
         tenths in -20i32..=700,
     ) {
-        use doppel::algo::Unit;
+        use doppel::engine::algo::Unit;
         let value = f64::from(tenths) / 10.0;
         let whole = value.fract() == 0.0;
         let expected = match id {

@@ -1,13 +1,13 @@
-//! `doppel::eval`: the Fan & Huang protocol (determinism, the edit
+//! `doppel::faces::eval`: the Fan & Huang protocol (determinism, the edit
 //! generator, a tiny run's sanity) and pairwise scoring of a labelled
 //! collection (`sample-corpus/`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use doppel::algo::AlgorithmId;
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::eval::{
+use doppel::faces::eval::{
     chunk_text, edit_count, edit_words, fan_huang, truth, truth_with, vocabulary, EvalReport,
     FanHuangConfig, Timing, Truth, PAPER_TABLE1,
 };

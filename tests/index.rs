@@ -9,10 +9,10 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use doppel::algo::AlgorithmId;
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::index::FolderIndex;
-use doppel::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::pairing::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::runtime::index::FolderIndex;
 
 fn open(f: &Fixture) -> FolderIndex {
     open_with(
@@ -255,7 +255,7 @@ fn a_threshold_change_does_not_refingerprint_but_an_algorithm_change_does() {
     let mut stricter = EngineConfig::default();
     stricter
         .thresholds
-        .set(doppel::algo::AlgorithmId::Minhash, 0.9);
+        .set(doppel::engine::algo::AlgorithmId::Minhash, 0.9);
     let (mut index, _) = FolderIndex::open(
         &f.folder,
         Engine::new(stricter),
@@ -391,7 +391,10 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
         .moved_aside
         .expect("the corrupt index is moved aside");
     assert!(
-        matches!(moved.problem, doppel::store::OpenProblem::Corrupt { .. }),
+        matches!(
+            moved.problem,
+            doppel::runtime::store::OpenProblem::Corrupt { .. }
+        ),
         "{:?}",
         moved.problem
     );

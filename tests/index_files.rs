@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use doppel::store::{index_file_name, Store};
+use doppel::runtime::store::{index_file_name, Store};
 
 /// A temporary place with an index folder, a config file naming it, and
 /// folders of texts to index.

@@ -10,15 +10,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
 
-use doppel::algo::AlgorithmId;
-use doppel::candidates::CandidateConfig;
-use doppel::cluster::connected_components;
-use doppel::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel::engine::algo::AlgorithmId;
+use doppel::engine::measure::shingle_set;
 use doppel::engine::{Engine, Fingerprints};
-use doppel::library::{
+use doppel::pairing::candidates::CandidateConfig;
+use doppel::pairing::cluster::connected_components;
+use doppel::pairing::library::{
     ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, MemoryPrints, PairVerdict,
 };
-use doppel::measure::shingle_set;
+use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use proptest::prelude::*;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);

@@ -1,4 +1,4 @@
-//! The generated library collection (`doppel::eval::library`, hidden
+//! The generated library collection (`doppel::faces::eval::library`, hidden
 //! `doppel make-library`): deterministic, every relation present, a truth
 //! that `doppel eval --truth` reads, and transformations that do what the
 //! truth file says they did. Needs the shared corpus (`../shared/corpus`,
@@ -9,14 +9,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use doppel::collection::list_files;
+use doppel::engine::measure::exact_measures;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::eval::library::{
+use doppel::faces::eval::library::{
     make_library, ocr_confusions, LibraryCollection, LibraryOptions, LibrarySize, LibraryTruth,
     Relation, Side,
 };
 use doppel::hash::{hash128, SplitMix64};
-use doppel::measure::exact_measures;
+use doppel::runtime::collection::list_files;
 
 /// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
 /// repository (a worktree under `wt/` finds it one level further up).
@@ -45,7 +45,7 @@ fn small() -> &'static LibraryCollection {
 fn doc<'a>(
     library: &'a LibraryCollection,
     path: &str,
-) -> &'a doppel::eval::library::LibraryDocument {
+) -> &'a doppel::faces::eval::library::LibraryDocument {
     library
         .documents
         .iter()

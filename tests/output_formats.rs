@@ -10,13 +10,13 @@ mod common;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use doppel::algo::AlgorithmId;
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::Engine;
-use doppel::eval::{chunk_text, edit_words, vocabulary};
+use doppel::faces::eval::{chunk_text, edit_words, vocabulary};
+use doppel::faces::report;
 use doppel::hash::SplitMix64;
-use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
-use doppel::report;
-use doppel::scan::scan_folder;
+use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
+use doppel::runtime::scan::scan_folder;
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
 //! Properties of the estimators and scores, checked on random documents.
 
-use doppel::algo::{AlgorithmId, Score};
+use doppel::engine::algo::{AlgorithmId, Score};
+use doppel::engine::measure::{jaccard, shingle_set};
 use doppel::engine::{Engine, EngineConfig};
-use doppel::measure::{jaccard, shingle_set};
 use proptest::prelude::*;
 use std::sync::LazyLock;
 
@@ -60,7 +60,7 @@ proptest! {
         let seed = engine.config().algorithms.shingle.seed;
         let (sa, sb) = (shingle_set(&da, w, seed), shingle_set(&db, w, seed));
         let exact = jaccard(&sa, &sb);
-        let union = doppel::measure::union_len(&sa, &sb) as f64;
+        let union = doppel::engine::measure::union_len(&sa, &sb) as f64;
         let weights = engine.reference_weights();
         let scores = engine.compare(&engine.fingerprint(&da, weights), &engine.fingerprint(&db, weights));
         let Score::Similarity { value: estimate } = scores[&AlgorithmId::Minhash] else {
@@ -166,7 +166,7 @@ proptest! {
     #[test]
     fn any_bytes_fingerprint_without_panicking(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let engine = &*ENGINE;
-        if let Ok(decoded) = doppel::text::decode::decode(&bytes) {
+        if let Ok(decoded) = doppel::engine::text::decode::decode(&bytes) {
             let f = engine.fingerprint(&engine.analyze(&decoded.text), engine.reference_weights());
             let _ = engine.compare(&f, &f);
         }
@@ -186,7 +186,7 @@ proptest! {
 /// each algorithm computes on its own.
 #[test]
 fn shared_engine_pass_equals_each_algorithm_alone() {
-    use doppel::algo::Algorithm;
+    use doppel::engine::algo::Algorithm;
     let engine = &*ENGINE;
     let weights = engine.reference_weights();
     let text = std::fs::read_to_string(concat!(
@@ -198,7 +198,7 @@ fn shared_engine_pass_equals_each_algorithm_alone() {
     let all = engine.fingerprint(&doc, weights);
     let a = &engine.config().algorithms;
     let tok = &engine.config().tokenizer;
-    use doppel::algo::*;
+    use doppel::engine::algo::*;
     assert_eq!(
         all.shingle.as_ref(),
         Some(&shingle::Shingle::new(a.shingle.clone()).fingerprint(&doc, weights))

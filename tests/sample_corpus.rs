@@ -6,11 +6,11 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use doppel::collection::Skip;
+use doppel::engine::text::decode::NotText;
 use doppel::engine::Engine;
-use doppel::library::{ClusterSpec, LibraryConfig};
-use doppel::scan::{scan_folder, ScanReport};
-use doppel::text::decode::NotText;
+use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::runtime::collection::Skip;
+use doppel::runtime::scan::{scan_folder, ScanReport};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -38,7 +38,7 @@ fn setup() -> (Expected, ScanReport) {
     (expected, report)
 }
 
-fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel::scan::ScannedDoc {
+fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel::runtime::scan::ScannedDoc {
     report
         .docs
         .iter()

@@ -9,10 +9,10 @@ use common::{doppel, sample_corpus, stdout_of};
 
 use std::fs;
 
-use doppel::algo::si::SiComparison;
-use doppel::algo::{AlgorithmId, Score};
+use doppel::engine::algo::si::SiComparison;
+use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints};
-use doppel::eval::{edit_words, vocabulary};
+use doppel::faces::eval::{edit_words, vocabulary};
 use doppel::hash::SplitMix64;
 
 /// `doppel compare a b --format json`: si's score and whether si passes.

@@ -1,4 +1,4 @@
-//! The persistent index (`doppel::store`): round trips, odd names, verdicts,
+//! The persistent index (`doppel::runtime::store`): round trips, odd names, verdicts,
 //! pairs, corrupt and foreign files, and SIGKILL during ingest (hazards.md
 //! section C and R10).
 
@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use doppel::algo::{AlgorithmId, Score};
+use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
-use doppel::store::{
+use doppel::runtime::store::{
     content_hash, display_key, engine_config_hash, path_key, DocEntry, DocRecord, DocStatus,
     FileIdentity, OpenProblem, PairVerdict, Store, StoreError, APPLICATION_ID,
 };
@@ -190,7 +190,7 @@ fn library_entries_round_trip_and_go_with_their_document() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("index.sqlite");
     let engine = Engine::default();
-    let library = doppel::library::Library::new(&engine, Default::default());
+    let library = doppel::pairing::library::Library::new(&engine, Default::default());
     let mut rec = record(&engine, b"a.txt", 0);
     let fp = rec.fingerprints.clone().unwrap();
     let entry = DocEntry {
@@ -332,7 +332,7 @@ fn r10_non_utf8_and_unicode_twin_names_stay_distinct() {
         use std::os::unix::ffi::OsStrExt;
         let p = Path::new(std::ffi::OsStr::from_bytes(e9));
         assert_eq!(path_key(p), e9);
-        assert_eq!(doppel::store::key_path(e9), p);
+        assert_eq!(doppel::runtime::store::key_path(e9), p);
     }
 }
 
@@ -806,14 +806,15 @@ fn w14_index_inside_the_root_is_refused_naming_both_paths() {
     let root = dir.path().join("library");
     std::fs::create_dir(&root).unwrap();
     let inside = root.join("sub/.doppel/index.sqlite");
-    let err = doppel::store::ensure_outside_root(&inside, &root).unwrap_err();
+    let err = doppel::runtime::store::ensure_outside_root(&inside, &root).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains(&inside.display().to_string()) && msg.contains(&root.display().to_string()),
         "{msg}"
     );
     assert!(!root.join("sub").exists(), "the check creates nothing");
-    doppel::store::ensure_outside_root(&dir.path().join("library-index.sqlite"), &root).unwrap();
+    doppel::runtime::store::ensure_outside_root(&dir.path().join("library-index.sqlite"), &root)
+        .unwrap();
 }
 
 #[test]

@@ -6,11 +6,11 @@ mod common;
 
 use std::path::Path;
 
-use doppel::algo::AlgorithmId;
+use doppel::engine::algo::AlgorithmId;
 use doppel::engine::Engine;
-use doppel::library::{ClusterBy, ClusterSpec, LibraryConfig};
-use doppel::report;
-use doppel::scan::scan_folder;
+use doppel::faces::report;
+use doppel::pairing::library::{ClusterBy, ClusterSpec, LibraryConfig};
+use doppel::runtime::scan::scan_folder;
 
 use common::sample_corpus;
 

@@ -17,18 +17,18 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use doppel::algo::{AlgorithmId, Score, Unit};
+use doppel::engine::algo::{AlgorithmId, Score, Unit};
 use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
-use doppel::index::FolderIndex;
-use doppel::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
-use doppel::tui::action::Action;
-use doppel::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
-use doppel::tui::{render, update};
-use doppel::worker::protocol::{
+use doppel::faces::tui::action::Action;
+use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
+use doppel::faces::tui::{render, update};
+use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::worker::protocol::{
     ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,
     Stage, WatchState,
 };
-use doppel::worker::{spawn, Command, Update, WorkerConfig};
+use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -1133,7 +1133,7 @@ fn mouse_selects_switches_tabs_and_sets_thresholds() {
     );
     assert_eq!(s.member_sel, 1);
     // The "4 Thresholds" tab.
-    let (_, tabs) = doppel::tui::layout::tabs(80);
+    let (_, tabs) = doppel::faces::tui::layout::tabs(80);
     let (_, x0, _) = tabs
         .iter()
         .find(|(s, ..)| *s == Screen::Thresholds)
@@ -1147,10 +1147,10 @@ fn mouse_selects_switches_tabs_and_sets_thresholds() {
     );
     assert_eq!(s.screen, Screen::Thresholds);
     // Click the far right of minhash's slider: the strictest threshold.
-    let f = doppel::tui::layout::frame_of(&s).unwrap();
-    let t = doppel::tui::layout::thresholds(f.body, s.algorithms.len());
-    let rows = doppel::tui::layout::rows(t.table, 1);
-    let slider = doppel::tui::layout::slider(rows);
+    let f = doppel::faces::tui::layout::frame_of(&s).unwrap();
+    let t = doppel::faces::tui::layout::thresholds(f.body, s.algorithms.len());
+    let rows = doppel::faces::tui::layout::rows(t.table, 1);
+    let slider = doppel::faces::tui::layout::slider(rows);
     let cmds = update(
         &mut s,
         Action::Click {
@@ -1221,7 +1221,7 @@ fn export_quit_and_worker_loss() {
     assert!(!s.worker_running);
     assert_eq!(
         s.log.back().unwrap().level,
-        doppel::tui::state::Level::Error
+        doppel::faces::tui::state::Level::Error
     );
 }
 
@@ -1236,8 +1236,8 @@ fn export_writes_csv_and_json_outside_the_folder() {
         (c.pair.a.clone(), c.pair.b.clone()),
         Some(PairVerdict::Duplicate),
     );
-    let files =
-        doppel::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts).unwrap();
+    let files = doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
+        .unwrap();
     assert_eq!(files.len(), 3);
     let pairs = fs::read_to_string(dir.path().join("out-pairs.csv")).unwrap();
     assert!(pairs.starts_with("cluster,a,b,exact,shingle"));
@@ -1252,7 +1252,7 @@ fn export_writes_csv_and_json_outside_the_folder() {
     let clusters = fs::read_to_string(dir.path().join("out-clusters.csv")).unwrap();
     assert!(clusters.contains("\"moby/moby-dick-ch1.txt\""));
     // Never into the watched folder.
-    assert!(doppel::tui::export::write("x", &root, &root, &c.snapshot, &verdicts).is_err());
+    assert!(doppel::faces::tui::export::write("x", &root, &root, &c.snapshot, &verdicts).is_err());
     assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
 }
 
@@ -1314,14 +1314,14 @@ fn the_loop_sends_commands_and_applies_answers() {
         .build()
         .unwrap();
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
-    doppel::tui::run::bridge(upd_rx, actions_tx.clone());
+    doppel::faces::tui::run::bridge(upd_rx, actions_tx.clone());
     let (ev_tx, ev_rx) = tokio::sync::mpsc::unbounded_channel::<std::io::Result<Event>>();
     let events = Box::pin(futures::stream::unfold(ev_rx, |mut rx| async move {
         rx.recv().await.map(|e| (e, rx))
     }));
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut state = AppState::new("sample-corpus", &EngineConfig::default());
-    let ctx = doppel::tui::run::ExportContext {
+    let ctx = doppel::faces::tui::run::ExportContext {
         cwd: std::env::temp_dir(),
         root: Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
     };
@@ -1348,7 +1348,7 @@ fn the_loop_sends_commands_and_applies_answers() {
     };
     let loop_result = runtime.block_on(async {
         let (result, ()) = tokio::join!(
-            doppel::tui::run::run_loop(
+            doppel::faces::tui::run::run_loop(
                 &mut terminal,
                 &mut state,
                 events,
@@ -1391,7 +1391,7 @@ fn the_loop_sends_commands_and_applies_answers() {
 fn prompts_take_pasted_text_without_controls() {
     let mut s = scanned(80, 24);
     update(&mut s, Action::StartFilter);
-    for a in doppel::tui::run::event_actions(&s, Event::Paste("emma\n\x1b".into())) {
+    for a in doppel::faces::tui::run::event_actions(&s, Event::Paste("emma\n\x1b".into())) {
         update(&mut s, a);
     }
     assert_eq!(

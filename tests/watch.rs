@@ -19,12 +19,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::collection::{read_text, DEFAULT_SIZE_CAP};
 use doppel::engine::{Engine, EngineConfig};
-use doppel::store::{content_hash, DocStatus, Store};
-use doppel::watch::{Backend, WatchConfig, WatchEvent, Watcher};
-use doppel::worker::protocol::{Snapshot, WatchState};
-use doppel::worker::{spawn, Update, WorkerConfig, WorkerHandle};
+use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use doppel::runtime::store::{content_hash, DocStatus, Store};
+use doppel::runtime::watch::{Backend, WatchConfig, WatchEvent, Watcher};
+use doppel::runtime::worker::protocol::{Snapshot, WatchState};
+use doppel::runtime::worker::{spawn, Update, WorkerConfig, WorkerHandle};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -168,7 +168,7 @@ impl Harness {
 }
 
 /// The stored record of `rel`, read through a read-only connection.
-fn stored(index: &Path, rel: &str) -> Option<doppel::store::DocRecord> {
+fn stored(index: &Path, rel: &str) -> Option<doppel::runtime::store::DocRecord> {
     Store::open_read_only(index)
         .ok()?
         .document(rel.as_bytes())

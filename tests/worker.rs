@@ -15,10 +15,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::algo::{AlgorithmId, Score};
-use doppel::library::{ClusterBy, PairVerdict};
-use doppel::worker::protocol::{DiffKind, Snapshot};
-use doppel::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel::engine::algo::{AlgorithmId, Score};
+use doppel::pairing::library::{ClusterBy, PairVerdict};
+use doppel::runtime::worker::protocol::{DiffKind, Snapshot};
+use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
 const WAIT: Duration = Duration::from_secs(60);

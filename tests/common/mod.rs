@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use doppel::library::{ClusterSpec, Library};
+use doppel::pairing::library::{ClusterSpec, Library};
 
 /// Copy a folder tree (files and subfolders).
 pub fn copy_dir(from: &Path, to: &Path) {

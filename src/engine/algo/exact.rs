@@ -1,0 +1,58 @@
+//! `exact`: a 128-bit hash of the normalized word stream.
+//!
+//! Two files are exact duplicates when their normalized text has the same
+//! words in the same order, so a re-encoded, re-wrapped, CRLF or BOM copy of
+//! a file still counts as exact.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Algorithm, AlgorithmId, Score};
+use crate::engine::analysis::Analysis;
+use crate::engine::stats::TermWeights;
+use crate::hash::hash_u64s_128;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExactConfig {
+    /// Seed of the signature hash. Default: 0x5eed.
+    pub seed: u64,
+}
+
+impl Default for ExactConfig {
+    fn default() -> Self {
+        Self { seed: 0x5eed }
+    }
+}
+
+/// The signature; `None` for a document without words.
+pub type ExactFingerprint = Option<u128>;
+
+#[derive(Debug, Clone, Default)]
+pub struct Exact {
+    pub config: ExactConfig,
+}
+
+impl Exact {
+    pub fn new(config: ExactConfig) -> Self {
+        Self { config }
+    }
+}
+
+impl Algorithm for Exact {
+    type Fingerprint = ExactFingerprint;
+    const ID: AlgorithmId = AlgorithmId::Exact;
+
+    fn fingerprint(&self, doc: &Analysis, _: &dyn TermWeights) -> ExactFingerprint {
+        (!doc.words.is_empty()).then(|| hash_u64s_128(&doc.words, self.config.seed))
+    }
+
+    fn score(&self, a: &ExactFingerprint, b: &ExactFingerprint) -> Score {
+        match (a, b) {
+            (Some(a), Some(b)) => Score::Matches {
+                matched: u32::from(a == b),
+                of: 1,
+            },
+            _ => Score::Incomparable,
+        }
+    }
+}

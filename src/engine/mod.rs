@@ -1,0 +1,697 @@
+//! The engine: one configuration of every algorithm, applied to documents
+//! and pairs.
+//!
+//! [`Engine::analyze`] runs the text pipeline once per document,
+//! [`Engine::fingerprint`] derives every enabled algorithm's fingerprint
+//! from that single analysis (MinHash's sketch is reused for super-shingles),
+//! and [`Engine::compare`] scores a pair with every algorithm. [`Verdict`]
+//! applies the thresholds and the `fusion` rule. The engine holds no
+//! documents; indexes and stores are built on top of it.
+
+pub mod algo;
+pub mod analysis;
+pub mod measure;
+pub mod stats;
+pub mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::algo::exact::{Exact, ExactConfig, ExactFingerprint};
+use crate::engine::algo::imatch::{band_terms_of, Imatch, ImatchConfig, ImatchFingerprint};
+use crate::engine::algo::imatch_lexicons::{
+    ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint,
+};
+use crate::engine::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
+use crate::engine::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
+use crate::engine::algo::si::{Si, SiConfig, SiFingerprint, Stream};
+use crate::engine::algo::simhash::{quantize, Simhash, SimhashConfig, SimhashFingerprint};
+use crate::engine::algo::simhash_lexicons::{
+    SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
+};
+use crate::engine::algo::simhash_shingle::{SimhashShingle, SimhashShingleConfig};
+use crate::engine::algo::supershingle::{
+    Supershingle, SupershingleConfig, SupershingleFingerprint,
+};
+use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
+use crate::engine::algo::{Algorithm, AlgorithmId, Score};
+use crate::engine::analysis::{Analysis, Analyzer, Needs};
+use crate::engine::stats::{IdfSource, IdfTable, TermWeights};
+use crate::engine::text::TokenizerConfig;
+
+/// Parameters of every algorithm (each with documented defaults).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AlgorithmsConfig {
+    pub exact: ExactConfig,
+    pub shingle: ShingleConfig,
+    pub minhash: MinhashConfig,
+    pub supershingle: SupershingleConfig,
+    pub simhash: SimhashConfig,
+    pub simhash_shingle: SimhashShingleConfig,
+    pub simhash_lexicons: SimhashLexiconsConfig,
+    pub imatch: ImatchConfig,
+    pub imatch_lexicons: ImatchLexiconsConfig,
+    pub winnow: WinnowConfig,
+    pub si: SiConfig,
+}
+
+/// How `fusion` combines the algorithms into one verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct FusionConfig {
+    /// A pair is a duplicate when at least this many of the voting
+    /// algorithms pass their thresholds. Default: 2.
+    pub min_agree: usize,
+    /// The algorithms that vote. Default: all but `si`, whose comparable
+    /// sizes verified by one shared passage are too weak a sign.
+    pub voters: BTreeSet<AlgorithmId>,
+    /// ... or when at least this share of the smaller document's shingles is
+    /// in the larger one (containment). Default: 0.9.
+    pub containment: f64,
+    /// Containment counts only when the smaller document has at least this
+    /// many shingles (a two-line note is not "contained" in a book). Default: 50.
+    pub min_shingles: usize,
+}
+
+impl Default for FusionConfig {
+    fn default() -> Self {
+        Self {
+            min_agree: 2,
+            voters: AlgorithmId::ALL
+                .into_iter()
+                .filter(|&id| id != AlgorithmId::Si)
+                .collect(),
+            containment: 0.9,
+            min_shingles: 50,
+        }
+    }
+}
+
+impl FusionConfig {
+    /// The rule in force when only `enabled` algorithms are computed: the
+    /// voters not computed drop out, and when fewer voters remain than
+    /// `min_agree` every one of them must agree (at least one vote is always
+    /// needed). The only place the votes needed are worked out.
+    pub fn rule(&self, enabled: &BTreeSet<AlgorithmId>) -> FusionRule {
+        let voters: BTreeSet<AlgorithmId> = self.voters.intersection(enabled).copied().collect();
+        FusionRule {
+            votes_needed: self.min_agree.min(voters.len()).max(1),
+            voters,
+            min_agree: self.min_agree,
+            containment: self.containment,
+            min_shingles: self.min_shingles,
+            containment_applies: enabled.contains(&AlgorithmId::Shingle),
+        }
+    }
+}
+
+/// The `fusion` rule as it applies to the enabled algorithms
+/// ([`FusionConfig::rule`]): what [`verdict`] and the pair table's judge
+/// apply, and what reports state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FusionRule {
+    /// The voting algorithms that are computed.
+    pub voters: BTreeSet<AlgorithmId>,
+    /// Passing voters that make a duplicate.
+    pub votes_needed: usize,
+    /// The configured `min_agree` (more than `votes_needed` when fewer
+    /// voters are computed).
+    pub min_agree: usize,
+    /// Duplicate also when this share of the smaller document's shingles is
+    /// in the larger ...
+    pub containment: f64,
+    /// ... and the smaller has at least this many shingles.
+    pub min_shingles: usize,
+    /// Whether `shingle`, whose scores the containment rule reads, is
+    /// computed (without it containment never applies).
+    pub containment_applies: bool,
+}
+
+impl Default for FusionRule {
+    /// The default configuration's rule with every algorithm computed.
+    fn default() -> Self {
+        FusionConfig::default().rule(&AlgorithmId::ALL.into_iter().collect())
+    }
+}
+
+impl FusionRule {
+    /// The rule in words, e.g. "≥ 2 algorithms agree, or containment ≥ 90 %"
+    /// or "minhash alone (only 1 voting algorithm enabled)".
+    pub fn describe(&self) -> String {
+        let n = self.voters.len();
+        let names = || {
+            self.voters
+                .iter()
+                .map(|id| id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let votes = match n {
+            0 => None,
+            1 if self.min_agree > 1 => Some(format!(
+                "{} alone (only 1 voting algorithm enabled)",
+                names()
+            )),
+            _ if self.votes_needed < self.min_agree => Some(format!(
+                "all of {} agree (only {n} voting algorithms enabled)",
+                names()
+            )),
+            _ => Some(format!("≥ {} algorithms agree", self.votes_needed)),
+        };
+        let containment = self
+            .containment_applies
+            .then(|| format!("containment ≥ {:.0} %", self.containment * 100.0));
+        match (votes, containment) {
+            (Some(v), Some(c)) => format!("{v}, or {c}"),
+            (Some(v), None) => v,
+            (None, Some(c)) => format!("{c} only (no voting algorithm enabled)"),
+            (None, None) => "never (no voting algorithm enabled)".to_owned(),
+        }
+    }
+}
+
+/// Per-algorithm thresholds in each algorithm's native unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Thresholds(pub BTreeMap<AlgorithmId, f64>);
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        use AlgorithmId::*;
+        Self(BTreeMap::from([
+            (Exact, 1.0),
+            (Shingle, 0.2),
+            (Minhash, 0.2),
+            (Supershingle, 2.0),
+            (Simhash, 10.0),
+            (SimhashShingle, 14.0),
+            (SimhashLexicons, 12.0),
+            (Imatch, 1.0),
+            (ImatchLexicons, 1.0),
+            (Winnow, 0.25),
+            (Si, 0.7),
+        ]))
+    }
+}
+
+impl Thresholds {
+    pub fn get(&self, id: AlgorithmId) -> f64 {
+        self.0
+            .get(&id)
+            .copied()
+            .unwrap_or_else(|| Thresholds::default().0[&id])
+    }
+
+    pub fn set(&mut self, id: AlgorithmId, value: f64) {
+        self.0.insert(id, value);
+    }
+
+    /// Whether `threshold` for `id` is at least as strict as this set's
+    /// value (so pairs kept under this set cover it).
+    pub fn allows(&self, id: AlgorithmId, threshold: f64) -> bool {
+        match id.unit() {
+            crate::engine::algo::Unit::HammingBits => threshold <= self.get(id),
+            _ => threshold >= self.get(id),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct EngineConfig {
+    pub tokenizer: TokenizerConfig,
+    pub algorithms: AlgorithmsConfig,
+    /// Algorithms computed at all. Default: every one.
+    pub enabled: BTreeSet<AlgorithmId>,
+    pub idf: IdfSource,
+    pub thresholds: Thresholds,
+    pub fusion: FusionConfig,
+}
+
+impl EngineConfig {
+    /// The `fusion` rule for the enabled algorithms.
+    pub fn fusion_rule(&self) -> FusionRule {
+        self.fusion.rule(&self.enabled)
+    }
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        Self {
+            tokenizer: TokenizerConfig::default(),
+            algorithms: AlgorithmsConfig::default(),
+            enabled: AlgorithmId::ALL.into_iter().collect(),
+            idf: IdfSource::default(),
+            thresholds: Thresholds::default(),
+            fusion: FusionConfig::default(),
+        }
+    }
+}
+
+/// Every enabled algorithm's fingerprint of one document (`None` where the
+/// algorithm is disabled).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fingerprints {
+    pub exact: Option<ExactFingerprint>,
+    #[serde(with = "crate::hash::le_u32s::option")]
+    pub shingle: Option<ShingleFingerprint>,
+    #[serde(with = "crate::hash::le_u32s::option")]
+    pub minhash: Option<MinhashFingerprint>,
+    #[serde(with = "crate::hash::le_u64s::option")]
+    pub supershingle: Option<SupershingleFingerprint>,
+    pub simhash: Option<SimhashFingerprint>,
+    pub simhash_shingle: Option<SimhashFingerprint>,
+    pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    pub imatch: Option<ImatchFingerprint>,
+    pub imatch_lexicons: Option<ImatchLexiconsFingerprint>,
+    pub winnow: Option<WinnowFingerprint>,
+    pub si: Option<SiFingerprint>,
+}
+
+impl Fingerprints {
+    /// The part a library keeps in memory ([`HotPrints`]).
+    pub fn hot(&self) -> HotPrints {
+        HotPrints {
+            minhash: self
+                .minhash
+                .as_ref()
+                .map(|sketch| sketch.iter().map(|&v| v as u8).collect()),
+            simhash: self.simhash,
+            simhash_shingle: self.simhash_shingle,
+            simhash_lexicons: self.simhash_lexicons.clone(),
+            si: self.si.as_ref().map(SiFingerprint::index),
+        }
+    }
+}
+
+/// What a library keeps in memory of a document's fingerprints: those of
+/// the algorithms whose candidate index cannot tell by itself whether a
+/// candidate passes the floor (MinHash's bands, SimHash's band tables, SI's
+/// value range), about 0.4 KB. The rest (the shingle and winnowing sets,
+/// the signatures, SI's sketch) stays in the store until a candidate is verified: a
+/// signature table's shared key is a matched signature, and the inverted
+/// indexes count the shared keys that estimate an overlap.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HotPrints {
+    /// The MinHash sketch's values cut to their low 8 bits, enough for the
+    /// cheap check: two different minima agree on them by chance once in
+    /// 256 bins, so the check's estimate of a Jaccard J reads (1 − J)/256
+    /// high on average and never low (nothing the full sketch passes is
+    /// missed); the verified score compares the full values.
+    #[serde(with = "crate::hash::le_u8s::option")]
+    pub minhash: Option<Vec<u8>>,
+    pub simhash: Option<SimhashFingerprint>,
+    pub simhash_shingle: Option<SimhashFingerprint>,
+    pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    /// SI's index alone (`Some(None)`: an empty sketch): its closeness is
+    /// the cheap check, never below the verified score, which also needs
+    /// the sketches to share sampled k-grams.
+    pub si: Option<Option<u64>>,
+}
+
+impl HotPrints {
+    /// Whether `id`'s fingerprints are among the hot ones.
+    pub fn holds(id: AlgorithmId) -> bool {
+        use AlgorithmId as Id;
+        matches!(
+            id,
+            Id::Minhash | Id::Simhash | Id::SimhashShingle | Id::SimhashLexicons | Id::Si
+        )
+    }
+}
+
+/// Every algorithm's score for one pair (only algorithms enabled on both sides).
+pub type PairScores = BTreeMap<AlgorithmId, Score>;
+
+/// A pair's scores judged against thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    /// Algorithms whose threshold the pair passes.
+    pub passing: Vec<AlgorithmId>,
+    /// The smaller document's share of shingles found in the larger one.
+    pub containment: Option<f64>,
+    /// Whether the containment rule alone makes it a duplicate.
+    pub contained: bool,
+    /// The `fusion` verdict.
+    pub fusion: bool,
+}
+
+struct Algorithms {
+    exact: Exact,
+    shingle: Shingle,
+    minhash: Minhash,
+    supershingle: Supershingle,
+    simhash: Simhash,
+    simhash_shingle: SimhashShingle,
+    simhash_lexicons: SimhashLexicons,
+    imatch: Imatch,
+    imatch_lexicons: ImatchLexicons,
+    winnow: Winnow,
+    si: Si,
+}
+
+pub struct Engine {
+    config: EngineConfig,
+    /// The fusion rule for the enabled algorithms.
+    fusion: FusionRule,
+    analyzer: Analyzer,
+    algorithms: Algorithms,
+    reference: IdfTable,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new(EngineConfig::default())
+    }
+}
+
+/// `algo`'s score for two fingerprints; `None` where a side has none.
+fn score_both<A: Algorithm>(
+    algo: &A,
+    x: &Option<A::Fingerprint>,
+    y: &Option<A::Fingerprint>,
+) -> Option<Score> {
+    Some(algo.score(x.as_ref()?, y.as_ref()?))
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Self {
+        let a = config.algorithms.clone();
+        let analyzer = Analyzer::new(&config.tokenizer);
+        let reference = if config.tokenizer == TokenizerConfig::default() {
+            IdfTable::reference()
+        } else {
+            IdfTable::default()
+        };
+        Self {
+            algorithms: Algorithms {
+                exact: Exact::new(a.exact),
+                shingle: Shingle::new(a.shingle),
+                minhash: Minhash::new(a.minhash.clone()),
+                supershingle: Supershingle::new(a.supershingle, a.minhash),
+                simhash: Simhash::new(a.simhash),
+                simhash_shingle: SimhashShingle::new(a.simhash_shingle),
+                simhash_lexicons: SimhashLexicons::new(a.simhash_lexicons),
+                imatch: Imatch::new(a.imatch),
+                imatch_lexicons: ImatchLexicons::new(a.imatch_lexicons),
+                winnow: Winnow::new(a.winnow),
+                si: Si::new(a.si, &config.tokenizer),
+            },
+            analyzer,
+            reference,
+            fusion: config.fusion_rule(),
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The `fusion` rule in force ([`EngineConfig::fusion_rule`]).
+    pub fn fusion_rule(&self) -> &FusionRule {
+        &self.fusion
+    }
+
+    pub fn analyzer(&self) -> &Analyzer {
+        &self.analyzer
+    }
+
+    /// The pinned reference weights (empty for a non-default tokenizer, in
+    /// which case use collection statistics).
+    pub fn reference_weights(&self) -> &IdfTable {
+        &self.reference
+    }
+
+    pub fn is_enabled(&self, id: AlgorithmId) -> bool {
+        self.config.enabled.contains(&id)
+    }
+
+    /// Normalize and analyze decoded text.
+    ///
+    /// Only the parts the enabled algorithms read are built.
+    pub fn analyze(&self, text: &str) -> Analysis {
+        use AlgorithmId as Id;
+        let on = |id| self.is_enabled(id);
+        let si_stream = self.config.algorithms.si.stream;
+        let needs = Needs {
+            text: on(Id::Si) && si_stream == Stream::Char,
+            alnum: on(Id::Winnow),
+            terms: [
+                Id::Simhash,
+                Id::SimhashShingle,
+                Id::SimhashLexicons,
+                Id::Imatch,
+                Id::ImatchLexicons,
+            ]
+            .into_iter()
+            .any(on)
+                || (on(Id::Si)
+                    && match si_stream {
+                        Stream::Soundex => true,
+                        Stream::Word => self.config.algorithms.si.variation.removes_stopwords(),
+                        Stream::Char => false,
+                    }),
+        };
+        self.analyzer.analyze_with(text, needs)
+    }
+
+    /// Fingerprint an analyzed document with every enabled algorithm.
+    ///
+    /// Work several algorithms need is done once: the word-shingle hashes
+    /// (shingle, MinHash and through it super-shingles), the per-term IDF
+    /// (the SimHash family) and the NIDF band (both I-Match variants). The
+    /// results equal each algorithm's own [`Algorithm::fingerprint`].
+    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
+        use AlgorithmId as Id;
+        let a = &self.algorithms;
+        let on = |id| self.is_enabled(id);
+
+        let (sh, mh) = (&a.shingle.config, &a.minhash.config);
+        let minhash_shares_shingles = sh.w == mh.w && sh.seed == mh.shingle_seed;
+        let need_sketch = on(Id::Minhash) || on(Id::Supershingle);
+        let shingles: Vec<u64> = if on(Id::Shingle) || (need_sketch && minhash_shares_shingles) {
+            a.shingle.all_shingles(doc).collect()
+        } else {
+            Vec::new()
+        };
+        let sketch = need_sketch.then(|| {
+            if minhash_shares_shingles {
+                a.minhash.sketch(shingles.iter().copied())
+            } else {
+                a.minhash.fingerprint(doc, weights)
+            }
+        });
+
+        // Each term's IDF, looked up once for the SimHash family (rounded to
+        // its weight units) and both I-Match bands.
+        let simhash_family = on(Id::Simhash) || on(Id::SimhashShingle) || on(Id::SimhashLexicons);
+        let exact_idf: Vec<f64> = if simhash_family || on(Id::Imatch) || on(Id::ImatchLexicons) {
+            doc.terms.iter().map(|&t| weights.idf(t)).collect()
+        } else {
+            Vec::new()
+        };
+        let idf: Vec<u32> = if simhash_family {
+            exact_idf.iter().map(|&w| quantize(w)).collect()
+        } else {
+            Vec::new()
+        };
+        let band_of = |config| band_terms_of(&doc.terms, &exact_idf, weights.unseen_idf(), config);
+        let band = on(Id::Imatch).then(|| band_of(&a.imatch.config));
+        let lexicon_band = on(Id::ImatchLexicons).then(|| match &band {
+            Some(terms) if a.imatch_lexicons.config.imatch == a.imatch.config => terms.clone(),
+            _ => band_of(&a.imatch_lexicons.config.imatch),
+        });
+
+        let simhash_shingle =
+            on(Id::SimhashShingle).then(|| a.simhash_shingle.from_weighted_terms(&doc.terms, &idf));
+        Fingerprints {
+            exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
+            shingle: on(Id::Shingle).then(|| a.shingle.from_shingles(shingles.iter().copied())),
+            supershingle: on(Id::Supershingle).then(|| {
+                a.supershingle
+                    .from_sketch(sketch.as_deref().unwrap_or_default())
+            }),
+            minhash: sketch.filter(|_| on(Id::Minhash)),
+            simhash: on(Id::Simhash).then(|| a.simhash.from_weighted_terms(&doc.terms, &idf)),
+            simhash_shingle,
+            simhash_lexicons: on(Id::SimhashLexicons).then(|| {
+                let full = simhash_shingle.filter(|_| {
+                    a.simhash_lexicons
+                        .full_lexicon_is(&a.simhash_shingle.config)
+                });
+                a.simhash_lexicons
+                    .from_weighted_terms_and_full(&doc.terms, &idf, full)
+            }),
+            imatch: band.as_deref().map(|terms| a.imatch.from_band_terms(terms)),
+            imatch_lexicons: lexicon_band
+                .as_deref()
+                .map(|terms| a.imatch_lexicons.from_band_terms(terms)),
+            winnow: on(Id::Winnow).then(|| a.winnow.fingerprint(doc, weights)),
+            si: on(Id::Si).then(|| a.si.fingerprint(doc, weights)),
+        }
+    }
+
+    /// Distinct word shingles of a document (the containment rule's size
+    /// guard): read off the `shingle` fingerprint when it is unsampled,
+    /// counted from the analysis when sampled, and 0 without `shingle`
+    /// (containment, which needs it, then never applies).
+    pub fn shingle_count(&self, doc: &Analysis, fingerprints: &Fingerprints) -> usize {
+        let config = &self.config.algorithms.shingle;
+        match &fingerprints.shingle {
+            Some(set) if config.modulus <= 1 => set.len(),
+            Some(_) => crate::engine::measure::shingle_set(doc, config.w, config.seed).len(),
+            None => 0,
+        }
+    }
+
+    /// Score a pair with every algorithm both fingerprints carry.
+    /// One algorithm's score for a pair (`None` where a side lacks it).
+    pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {
+        let a = &self.algorithms;
+        match id {
+            AlgorithmId::Exact => score_both(&a.exact, &x.exact, &y.exact),
+            AlgorithmId::Shingle => score_both(&a.shingle, &x.shingle, &y.shingle),
+            AlgorithmId::Minhash => score_both(&a.minhash, &x.minhash, &y.minhash),
+            AlgorithmId::Supershingle => {
+                score_both(&a.supershingle, &x.supershingle, &y.supershingle)
+            }
+            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::SimhashShingle => {
+                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            }
+            AlgorithmId::SimhashLexicons => score_both(
+                &a.simhash_lexicons,
+                &x.simhash_lexicons,
+                &y.simhash_lexicons,
+            ),
+            AlgorithmId::Imatch => score_both(&a.imatch, &x.imatch, &y.imatch),
+            AlgorithmId::ImatchLexicons => {
+                score_both(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
+            }
+            AlgorithmId::Winnow => score_both(&a.winnow, &x.winnow, &y.winnow),
+            AlgorithmId::Si => score_both(&a.si, &x.si, &y.si),
+        }
+    }
+
+    /// [`Engine::score`] of the algorithms whose fingerprints are hot
+    /// ([`HotPrints::holds`]); `None` for the others.
+    pub fn score_hot(&self, id: AlgorithmId, x: &HotPrints, y: &HotPrints) -> Option<Score> {
+        let a = &self.algorithms;
+        match id {
+            AlgorithmId::Minhash => match (&x.minhash, &y.minhash) {
+                (Some(x), Some(y)) => Some(match Minhash::estimate(x, y) {
+                    Some(value) => Score::Similarity { value },
+                    None => Score::Incomparable,
+                }),
+                _ => None,
+            },
+            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
+            AlgorithmId::SimhashShingle => {
+                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+            }
+            AlgorithmId::SimhashLexicons => score_both(
+                &a.simhash_lexicons,
+                &x.simhash_lexicons,
+                &y.simhash_lexicons,
+            ),
+            AlgorithmId::Si => match (x.si, y.si) {
+                (Some(x), Some(y)) => Some(Si::closeness(x, y)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn compare(&self, x: &Fingerprints, y: &Fingerprints) -> PairScores {
+        fn put<A: Algorithm>(
+            out: &mut PairScores,
+            algo: &A,
+            x: &Option<A::Fingerprint>,
+            y: &Option<A::Fingerprint>,
+        ) {
+            if let (Some(x), Some(y)) = (x, y) {
+                out.insert(A::ID, algo.score(x, y));
+            }
+        }
+        let a = &self.algorithms;
+        let mut out = PairScores::new();
+        put(&mut out, &a.exact, &x.exact, &y.exact);
+        put(&mut out, &a.shingle, &x.shingle, &y.shingle);
+        put(&mut out, &a.minhash, &x.minhash, &y.minhash);
+        put(&mut out, &a.supershingle, &x.supershingle, &y.supershingle);
+        put(&mut out, &a.simhash, &x.simhash, &y.simhash);
+        put(
+            &mut out,
+            &a.simhash_shingle,
+            &x.simhash_shingle,
+            &y.simhash_shingle,
+        );
+        put(
+            &mut out,
+            &a.simhash_lexicons,
+            &x.simhash_lexicons,
+            &y.simhash_lexicons,
+        );
+        put(&mut out, &a.imatch, &x.imatch, &y.imatch);
+        put(
+            &mut out,
+            &a.imatch_lexicons,
+            &x.imatch_lexicons,
+            &y.imatch_lexicons,
+        );
+        put(&mut out, &a.winnow, &x.winnow, &y.winnow);
+        put(&mut out, &a.si, &x.si, &y.si);
+        out
+    }
+
+    /// Judge scores against the configured thresholds and fusion rule.
+    pub fn verdict(&self, scores: &PairScores, smaller_shingles: usize) -> Verdict {
+        verdict(
+            scores,
+            &self.config.thresholds,
+            &self.fusion,
+            smaller_shingles,
+        )
+    }
+}
+
+/// Judge scores against `thresholds` and the fusion rule. `smaller_shingles`
+/// is the shingle count of the smaller document (for the containment rule).
+pub fn verdict(
+    scores: &PairScores,
+    thresholds: &Thresholds,
+    fusion: &FusionRule,
+    smaller_shingles: usize,
+) -> Verdict {
+    let passing: Vec<AlgorithmId> = scores
+        .iter()
+        .filter(|(&id, score)| score.passes(thresholds.get(id)))
+        .map(|(&id, _)| id)
+        .collect();
+    let containment = scores
+        .get(&AlgorithmId::Shingle)
+        .and_then(Score::containment);
+    let contained = containment.is_some_and(|c| c >= fusion.containment)
+        && smaller_shingles >= fusion.min_shingles;
+    let votes = passing
+        .iter()
+        .filter(|id| fusion.voters.contains(id))
+        .count();
+    Verdict {
+        fusion: votes >= fusion.votes_needed || contained,
+        passing,
+        containment,
+        contained,
+    }
+}

@@ -1,0 +1,323 @@
+//! Normalization: the single definition of "the same text" in doppel.
+//!
+//! Two files whose normalized text is equal get identical fingerprints, so the
+//! rules here decide which differences a curator never wants to see:
+//!
+//! 1. Words hyphenated across a line end are joined (`digi-\ntized` →
+//!    `digitized`), whatever the line end (`\n`, `\r\n`, `\r`) and any spaces
+//!    around it; a soft hyphen (U+00AD) is dropped wherever it stands.
+//! 2. Unicode NFKC: ligatures (`ﬁ` → `fi`), full-width forms, non-breaking
+//!    spaces and other compatibility characters fold to their plain forms.
+//! 3. Case folding: Unicode lowercase, plus `ß` → `ss` and final `ς` → `σ`,
+//!    the two folds that lowercase alone misses in common texts.
+//! 4. Typographic apostrophes (`’`, `‘`, `ʼ`) become `'` so `don’t` = `don't`;
+//!    the byte-order mark and zero-width characters are dropped.
+//! 5. Every run of whitespace (including line ends and form feeds) becomes
+//!    one space; leading and trailing whitespace is removed.
+//!
+//! Pure-ASCII input skips NFKC (it is the identity there) and takes a
+//! byte-level fast path with exactly the same result.
+
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
+
+/// Normalize decoded text (see the module documentation for the rules).
+pub fn normalize(text: &str) -> String {
+    let joined = join_line_end_hyphens(text);
+    // Most non-ASCII book text (curly quotes, dashes, accents) is already in
+    // NFKC; the quick check lets it skip the composition machinery.
+    if joined.is_ascii() || is_nfkc_quick(joined.chars()) == IsNormalized::Yes {
+        fold_str(&joined)
+    } else {
+        let mut folder = Folder::with_capacity(joined.len());
+        for c in joined.nfkc() {
+            folder.push(c);
+        }
+        folder.finish()
+    }
+}
+
+/// [`normalize`] for text that
+/// [`fused_segmentable`](crate::engine::text::fused::fused_segmentable) accepts:
+/// ASCII plus punctuation that NFKC leaves alone, and U+00A0, which NFKC
+/// makes a space and folding treats as whitespace anyway. Skips the NFKC
+/// check; the result is the same.
+pub fn normalize_fused(text: &str) -> String {
+    fold_str(&join_line_end_hyphens(text))
+}
+
+/// Case folding and whitespace collapsing over text needing no NFKC; runs
+/// of ASCII are folded in bulk.
+fn fold_str(text: &str) -> String {
+    let mut folder = Folder::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let run_end = bytes[i..]
+            .iter()
+            .position(|b| !b.is_ascii())
+            .map_or(bytes.len(), |n| i + n);
+        folder.push_ascii(&bytes[i..run_end]);
+        i = run_end;
+        if let Some(c) = text[i..].chars().next() {
+            folder.push(c);
+            i += c.len_utf8();
+        }
+    }
+    folder.finish()
+}
+
+/// What each ASCII byte folds to: whitespace to a space, capitals to
+/// lowercase, the rest to itself.
+const ASCII_FOLD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_whitespace() || byte == 0x0b {
+            b' '
+        } else {
+            byte.to_ascii_lowercase()
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The folding rules, fed one character (or ASCII run) at a time. A space
+/// is written when whitespace follows output that does not already end in
+/// one, and a trailing space is dropped at the end.
+struct Folder {
+    out: Vec<u8>,
+}
+
+impl Folder {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            out: Vec::with_capacity(n),
+        }
+    }
+
+    fn finish(mut self) -> String {
+        if self.out.last() == Some(&b' ') {
+            self.out.pop();
+        }
+        String::from_utf8(self.out).expect("folding writes whole characters")
+    }
+
+    #[inline]
+    fn space(&mut self) {
+        if self.out.last().is_some_and(|&b| b != b' ') {
+            self.out.push(b' ');
+        }
+    }
+
+    /// A run of ASCII bytes, folded without a branch per byte: every byte
+    /// is written, and the write position advances unless the byte is
+    /// whitespace right after whitespace (or at the start).
+    fn push_ascii(&mut self, run: &[u8]) {
+        let start = self.out.len();
+        let mut last_space = self.out.last().is_none_or(|&b| b == b' ');
+        self.out.resize(start + run.len(), 0);
+        let mut n = start;
+        for &b in run {
+            let folded = ASCII_FOLD[usize::from(b)];
+            let space = folded == b' ';
+            self.out[n] = folded;
+            n += usize::from(!(space && last_space));
+            last_space = space;
+        }
+        self.out.truncate(n);
+    }
+
+    fn push_str(&mut self, s: &str) {
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    fn push_char(&mut self, c: char) {
+        let mut buf = [0u8; 4];
+        self.push_str(c.encode_utf8(&mut buf));
+    }
+
+    fn push(&mut self, c: char) {
+        if c.is_whitespace() {
+            return self.space();
+        }
+        if c.is_ascii() {
+            return self.push_ascii(&[c as u8]);
+        }
+        if matches!(
+            c,
+            '\u{ad}' | '\u{feff}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}'
+        ) {
+            return;
+        }
+        match c {
+            '\u{2018}' | '\u{2019}' | '\u{02bc}' => self.out.push(b'\''),
+            'ß' | 'ẞ' => self.push_str("ss"),
+            'ς' => self.push_str("σ"),
+            c => c.to_lowercase().for_each(|l| self.push_char(l)),
+        }
+    }
+}
+
+/// Join words split by a hyphen (or soft hyphen) at a line end. Returns the
+/// input unchanged (no copy) when there is nothing to join.
+fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied_to = 0;
+    let mut i = 0;
+    while let Some(offset) = bytes[i..].iter().position(|&b| b == b'-' || b == 0xc2) {
+        i += offset;
+        let hyphen_len = if bytes[i] == b'-' {
+            1
+        } else if bytes.get(i + 1) == Some(&0xad) {
+            2
+        } else {
+            i += 1;
+            continue;
+        };
+        let before_is_letter = text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphabetic);
+        let mut j = i + hyphen_len;
+        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+            j += 1;
+        }
+        let line_end = match bytes.get(j) {
+            Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => 2,
+            Some(b'\r') | Some(b'\n') => 1,
+            _ => 0,
+        };
+        if !before_is_letter || line_end == 0 {
+            i += hyphen_len;
+            continue;
+        }
+        let mut k = j + line_end;
+        while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
+            k += 1;
+        }
+        if !text[k..].chars().next().is_some_and(char::is_alphabetic) {
+            i += hyphen_len;
+            continue;
+        }
+        let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
+        buf.push_str(&text[copied_to..i]);
+        copied_to = k;
+        i = k;
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(text),
+        Some(mut buf) => {
+            buf.push_str(&text[copied_to..]);
+            std::borrow::Cow::Owned(buf)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins_words_hyphenated_across_line_ends() {
+        assert_eq!(normalize("digi-\ntized"), "digitized");
+        assert_eq!(normalize("digi- \r\n  tized text"), "digitized text");
+        assert_eq!(normalize("digi-\rtized"), "digitized");
+        assert_eq!(normalize("soft\u{ad}\nhyphen"), "softhyphen");
+    }
+
+    #[test]
+    fn keeps_real_hyphens_and_dashes() {
+        assert_eq!(normalize("well-known"), "well-known");
+        assert_eq!(normalize("pages 12-\n13"), "pages 12- 13");
+        assert_eq!(normalize("end -\nstart"), "end - start");
+    }
+
+    #[test]
+    fn folds_ligatures_case_quotes_and_whitespace() {
+        assert_eq!(
+            normalize("The ﬁrst  ﬂight\u{a0}OF\tDon’t"),
+            "the first flight of don't"
+        );
+        assert_eq!(normalize("STRASSE Straße"), "strasse strasse");
+        assert_eq!(
+            normalize("\u{feff}  Hello\r\n\r\nWorld \u{c}"),
+            "hello world"
+        );
+    }
+
+    #[test]
+    fn crlf_and_lf_normalize_identically() {
+        let lf = "Call me Ishmael.\nSome years ago-\nnever mind how long\n";
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(normalize(lf), normalize(&crlf));
+    }
+
+    #[test]
+    fn fast_paths_match_full_nfkc() {
+        for text in [
+            "Some  Mixed\tCASE text\nwith lines -- and 'quotes'.",
+            "Curly “quotes” — and café, naïve\u{a0}text",
+            "Ligature ﬁne ﬂow and ½ and Ｆｕｌｌ",
+        ] {
+            let mut folder = Folder::with_capacity(text.len());
+            for c in text.nfkc() {
+                folder.push(c);
+            }
+            assert_eq!(normalize(text), folder.finish(), "{text:?}");
+        }
+    }
+
+    /// The rules of the module documentation, applied one character at a
+    /// time with nothing shared with the fast paths but the hyphen joins.
+    fn reference(text: &str) -> String {
+        let mut words: Vec<String> = Vec::new();
+        let mut word = String::new();
+        for c in join_line_end_hyphens(text).nfkc() {
+            match c {
+                c if c.is_whitespace() => {
+                    if !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                }
+                '\u{ad}' | '\u{feff}' | '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' => {}
+                '\u{2018}' | '\u{2019}' | '\u{02bc}' => word.push('\''),
+                'ß' | 'ẞ' => word.push_str("ss"),
+                'ς' => word.push('σ'),
+                c => word.extend(c.to_lowercase()),
+            }
+        }
+        if !word.is_empty() {
+            words.push(word);
+        }
+        words.join(" ")
+    }
+
+    proptest::proptest! {
+        /// Every path (ASCII, no-NFKC, NFKC) follows the documented rules.
+        #[test]
+        fn normalize_follows_the_rules_on_any_text(
+            text in "[a-zA-Z0-9 \t\n\r\u{b}\u{c}.'-]{0,60}|[a-zA-Z \t\n\u{a0}\u{ad}\u{200b}\u{feff}é’ßẞςﬁＦΣ-]{0,60}",
+        ) {
+            proptest::prop_assert_eq!(normalize(&text), reference(&text));
+        }
+    }
+
+    proptest::proptest! {
+        /// The fused analyzer's shortcut gives what `normalize` gives.
+        #[test]
+        fn normalize_fused_equals_normalize_on_fused_text(
+            text in "[a-zA-Z \t\n\r.,'\u{2018}\u{2019}\u{2013}\u{2014}\u{201c}\u{201d}\u{ab}\u{bb}\u{a0}-]{0,80}",
+        ) {
+            proptest::prop_assert!(crate::engine::text::fused::fused_segmentable(&text));
+            proptest::prop_assert_eq!(normalize_fused(&text), normalize(&text));
+        }
+    }
+
+    #[test]
+    fn composed_and_decomposed_accents_are_equal() {
+        assert_eq!(normalize("caf\u{e9}"), normalize("cafe\u{301}"));
+    }
+}

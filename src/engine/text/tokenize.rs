@@ -1,0 +1,489 @@
+//! Tokenization: Unicode words, stop words, stemming, Soundex codes, Roth's
+//! character streams, and word/character k-grams.
+//!
+//! Input is always normalized text (see [`crate::engine::text::normalize()`]), so words
+//! arrive lowercase. Words are UAX #29 word boundaries as implemented by
+//! `unicode-segmentation`; stemming is Snowball via `rust-stemmers`; Soundex
+//! is `rphonetic`'s US-English Soundex.
+
+use std::borrow::Cow;
+
+use rphonetic::Encoder;
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::engine::text::stopwords::StopWords;
+
+/// Languages with a Snowball stemmer. Only English ships a stop-word list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    #[default]
+    English,
+    French,
+    German,
+    Spanish,
+    Italian,
+    Portuguese,
+    Dutch,
+    Swedish,
+    Norwegian,
+    Danish,
+    Finnish,
+    Russian,
+}
+
+impl Language {
+    fn stemmer_algorithm(self) -> rust_stemmers::Algorithm {
+        use rust_stemmers::Algorithm as A;
+        match self {
+            Language::English => A::English,
+            Language::French => A::French,
+            Language::German => A::German,
+            Language::Spanish => A::Spanish,
+            Language::Italian => A::Italian,
+            Language::Portuguese => A::Portuguese,
+            Language::Dutch => A::Dutch,
+            Language::Swedish => A::Swedish,
+            Language::Norwegian => A::Norwegian,
+            Language::Danish => A::Danish,
+            Language::Finnish => A::Finnish,
+            Language::Russian => A::Russian,
+        }
+    }
+}
+
+/// How words become *terms*, the units of the IDF-weighted algorithms.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenizerConfig {
+    /// Stemmer and stop-word language. Default: English.
+    pub language: Language,
+    /// Drop stop words from the term stream. Default: true (Fan & Huang).
+    pub remove_stopwords: bool,
+    /// Reduce terms to their Snowball stem. Default: true (Fan & Huang).
+    pub stem: bool,
+}
+
+impl Default for TokenizerConfig {
+    fn default() -> Self {
+        Self {
+            language: Language::English,
+            remove_stopwords: true,
+            stem: true,
+        }
+    }
+}
+
+/// Roth's processing variations. For word and Soundex streams: A = all words,
+/// B = stop words removed, C = duplicate words removed, D = both removed.
+/// For character streams: A = all characters, B = stop words removed,
+/// C = vowels removed, D = both removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Variation {
+    A,
+    B,
+    C,
+    D,
+}
+
+impl Variation {
+    /// Whether stop words are removed (B and D in both tables).
+    pub fn removes_stopwords(self) -> bool {
+        matches!(self, Variation::B | Variation::D)
+    }
+
+    /// C and D: duplicates removed (word streams) or vowels removed (chars).
+    pub fn removes_second_kind(self) -> bool {
+        matches!(self, Variation::C | Variation::D)
+    }
+}
+
+/// Splits normalized text into words and turns words into terms.
+pub struct Tokenizer {
+    config: TokenizerConfig,
+    stopwords: StopWords,
+    stemmer: rust_stemmers::Stemmer,
+    soundex: rphonetic::Soundex,
+}
+
+impl std::fmt::Debug for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tokenizer")
+            .field("config", &self.config)
+            .field("stopwords", &self.stopwords.len())
+            .finish()
+    }
+}
+
+impl Tokenizer {
+    pub fn new(config: &TokenizerConfig) -> Self {
+        Self {
+            config: config.clone(),
+            stopwords: StopWords::for_language(config.language),
+            stemmer: rust_stemmers::Stemmer::create(config.language.stemmer_algorithm()),
+            soundex: rphonetic::Soundex::default(),
+        }
+    }
+
+    pub fn config(&self) -> &TokenizerConfig {
+        &self.config
+    }
+
+    /// The words of normalized text, in order.
+    pub fn words<'a>(&self, normalized: &'a str) -> Vec<&'a str> {
+        let mut words = Vec::new();
+        for_each_word(normalized, |w| words.push(w));
+        words
+    }
+
+    pub fn is_stopword(&self, word: &str) -> bool {
+        self.stopwords.contains(word)
+    }
+
+    /// The term a word contributes, or `None` for a stop word (when stop-word
+    /// removal is on).
+    pub fn term<'a>(&self, word: &'a str) -> Option<Cow<'a, str>> {
+        if self.config.remove_stopwords && self.is_stopword(word) {
+            return None;
+        }
+        Some(if self.config.stem {
+            self.stemmer.stem(word)
+        } else {
+            Cow::Borrowed(word)
+        })
+    }
+
+    /// The Soundex code of a word (`"robert"` → `"R163"`), or `None` when the
+    /// word has no Latin letters to encode. Accents are stripped first
+    /// (`"café"` codes as `"cafe"`); other non-ASCII letters are dropped, since
+    /// Soundex is defined on A–Z only (and `rphonetic` indexes a 26-entry
+    /// table with any letter it is given).
+    pub fn soundex(&self, word: &str) -> Option<String> {
+        let ascii: String = if word.is_ascii() {
+            word.chars().filter(char::is_ascii_alphabetic).collect()
+        } else {
+            word.nfd().filter(char::is_ascii_alphabetic).collect()
+        };
+        if ascii.is_empty() {
+            return None;
+        }
+        let code = self.soundex.encode(&ascii);
+        (code.len() == 4).then_some(code)
+    }
+
+    /// Roth's character stream: the text with all whitespace removed, and
+    /// per `variation` its stop words and/or vowels removed.
+    pub fn char_stream(&self, normalized: &str, variation: Variation) -> String {
+        let mut out = String::with_capacity(normalized.len());
+        for word in normalized.split(' ') {
+            if variation.removes_stopwords()
+                && self.is_stopword(word.trim_matches(|c: char| !c.is_alphanumeric()))
+            {
+                continue;
+            }
+            for c in word.chars() {
+                if variation.removes_second_kind() && is_vowel(c) {
+                    continue;
+                }
+                out.push(c);
+            }
+        }
+        out
+    }
+}
+
+/// Call `f` with every UAX #29 word of normalized text (words containing a
+/// letter or digit, as `unicode_words` yields them).
+///
+/// Normalized text separates tokens with single spaces and word boundaries
+/// always fall at spaces, so each space-separated token is segmented alone:
+/// pure-ASCII tokens (nearly all of them in book text) by [`ascii_words`], an
+/// exact transcription of the UAX #29 rules restricted to ASCII, and other
+/// tokens by `unicode-segmentation`.
+pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
+    // A space is a boundary to the ASCII scanner too, so all-ASCII text
+    // needs no splitting.
+    if normalized.is_ascii() {
+        return ascii_words(normalized, &mut f);
+    }
+    for token in normalized.split(' ') {
+        if token.is_ascii() {
+            ascii_words(token, &mut f);
+        } else {
+            token.unicode_words().for_each(&mut f);
+        }
+    }
+}
+
+/// UAX #29 word classes of ASCII characters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Letter,
+    Digit,
+    /// `_` (ExtendNumLet).
+    Connector,
+    /// `:` (MidLetter).
+    MidLetter,
+    /// `.` and `'` (MidNumLet, Single_Quote).
+    MidNumLet,
+    /// `,` and `;` (MidNum).
+    MidNum,
+    Other,
+}
+
+const fn class(b: u8) -> Class {
+    match b {
+        b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+        b'0'..=b'9' => Class::Digit,
+        b'_' => Class::Connector,
+        b':' => Class::MidLetter,
+        b'.' | b'\'' => Class::MidNumLet,
+        b',' | b';' => Class::MidNum,
+        _ => Class::Other,
+    }
+}
+
+/// WB6/WB7 and WB11/WB12: whether a middle character of class `mid`, between
+/// a word character of class `last` and a character of class `after`, stays
+/// inside the word.
+pub(crate) fn mid_joins(last: Class, mid: Class, after: Option<Class>) -> bool {
+    match mid {
+        Class::MidLetter => last == Class::Letter && after == Some(Class::Letter),
+        Class::MidNumLet => {
+            (last == Class::Letter && after == Some(Class::Letter))
+                || (last == Class::Digit && after == Some(Class::Digit))
+        }
+        Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
+        _ => false,
+    }
+}
+
+/// UAX #29 words of an ASCII token (WB5–WB13b; the other rules concern
+/// characters ASCII does not have). Words without a letter or digit (runs
+/// of `_`) are dropped, as `unicode_words` drops them.
+pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
+    let bytes = token.as_bytes();
+    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
+    let mut i = 0;
+    while i < bytes.len() {
+        let mut last = class(bytes[i]);
+        if !is_word(last) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut alnum = last != Class::Connector;
+        i += 1;
+        while i < bytes.len() {
+            let next = class(bytes[i]);
+            if is_word(next) {
+                // WB5, WB8–WB10, WB13a/b: word characters always join.
+                alnum |= next != Class::Connector;
+                last = next;
+                i += 1;
+                continue;
+            }
+            if !mid_joins(last, next, bytes.get(i + 1).map(|&b| class(b))) {
+                break;
+            }
+            i += 1;
+        }
+        if alnum {
+            f(&token[start..i]);
+        }
+    }
+}
+
+/// Word classes of all 256 byte values (non-ASCII bytes are `Other`).
+pub(crate) const CLASSES: [Class; 256] = {
+    let mut table = [Class::Other; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = class(b as u8);
+        b += 1;
+    }
+    table
+};
+
+fn is_vowel(c: char) -> bool {
+    matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
+}
+
+/// Hashes of the k-shingles (k consecutive tokens) of a token-hash stream.
+/// A stream shorter than `k` yields one shingle of all its tokens, so short
+/// texts still have a fingerprint; an empty stream yields none.
+///
+/// Each shingle hash is `mix64(seed ^ Σ tᵢ·P^(k−1−i))`: the polynomial is
+/// rolled along the stream (two multiplications per shingle, whatever k) and
+/// the final mix gives full avalanche; token hashes are already uniform.
+pub fn shingle_hashes(tokens: &[u64], k: usize, seed: u64) -> impl Iterator<Item = u64> + '_ {
+    const P: u64 = 0x9e37_79b9_7f4a_7c15 | 1;
+    let k = k.max(1).min(tokens.len().max(1));
+    let top = (1..k).fold(1u64, |acc, _| acc.wrapping_mul(P));
+    // The first k − 1 tokens; then each step takes one token in, yields,
+    // and takes the oldest out (indexes that need no bounds checks).
+    let mut poly = tokens[..(k - 1).min(tokens.len())]
+        .iter()
+        .fold(0u64, |acc, &t| acc.wrapping_mul(P).wrapping_add(t));
+    let entering = tokens.get(k - 1..).unwrap_or_default();
+    entering
+        .iter()
+        .zip(tokens)
+        .map(move |(&entering, &leaving)| {
+            poly = poly.wrapping_mul(P).wrapping_add(entering);
+            let hash = crate::hash::mix64(poly ^ seed);
+            poly = poly.wrapping_sub(leaving.wrapping_mul(top));
+            hash
+        })
+}
+
+/// Character k-grams of `stream` as (hash, byte offset of the gram in
+/// `stream`). Grams are whole characters, so non-ASCII text is safe.
+pub fn char_kgram_hashes(stream: &str, k: usize, seed: u64) -> Vec<(u64, usize)> {
+    let k = k.max(1);
+    let starts: Vec<usize> = stream
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(stream.len()))
+        .collect();
+    if starts.len() <= k {
+        return Vec::new();
+    }
+    (0..starts.len() - k)
+        .map(|i| {
+            let gram = &stream.as_bytes()[starts[i]..starts[i + k]];
+            (crate::hash::hash64(gram, seed), starts[i])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::text::normalize;
+
+    fn tok() -> Tokenizer {
+        Tokenizer::new(&TokenizerConfig::default())
+    }
+
+    #[test]
+    fn words_are_unicode_words_without_punctuation() {
+        let t = tok();
+        let text = normalize("Don’t panic: naïve café-goers, 42 of them!");
+        let words = t.words(&text);
+        assert_eq!(
+            words,
+            ["don't", "panic", "naïve", "café", "goers", "42", "of", "them"]
+        );
+    }
+
+    #[test]
+    fn stop_words_are_dropped_and_terms_stemmed() {
+        let t = tok();
+        assert_eq!(t.term("the"), None);
+        assert_eq!(t.term("running").as_deref(), Some("run"));
+        assert_eq!(t.term("connections").as_deref(), Some("connect"));
+        let plain = Tokenizer::new(&TokenizerConfig {
+            remove_stopwords: false,
+            stem: false,
+            ..TokenizerConfig::default()
+        });
+        assert_eq!(plain.term("the").as_deref(), Some("the"));
+        assert_eq!(plain.term("running").as_deref(), Some("running"));
+    }
+
+    #[test]
+    fn soundex_codes_match_the_standard() {
+        let t = tok();
+        assert_eq!(t.soundex("robert").as_deref(), Some("R163"));
+        assert_eq!(t.soundex("rupert").as_deref(), Some("R163"));
+        assert_eq!(t.soundex("tymczak").as_deref(), Some("T522"));
+        assert_eq!(t.soundex("42"), None);
+        assert_eq!(t.soundex("café"), t.soundex("cafe"));
+        assert_eq!(t.soundex("élégante"), t.soundex("elegante"));
+        assert_eq!(t.soundex("москва"), None);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn soundex_never_panics_on_any_word(word in "\\PC{0,20}") {
+            let _ = tok().soundex(&word);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_scanner_equals_unicode_segmentation(text in "[a-cA-C0-2_.:,;' x-]{0,40}") {
+            let mut ours = Vec::new();
+            ascii_words(&text, &mut |w| ours.push(w));
+            let theirs: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ours, theirs);
+        }
+    }
+
+    #[test]
+    fn roth_char_stream_variations() {
+        let t = tok();
+        let text = "four score and seven years";
+        assert_eq!(t.char_stream(text, Variation::A), "fourscoreandsevenyears");
+        assert_eq!(t.char_stream(text, Variation::B), "fourscoresevenyears");
+        assert_eq!(t.char_stream(text, Variation::C), "frscrndsvnyrs");
+        assert_eq!(t.char_stream(text, Variation::D), "frscrsvnyrs");
+    }
+
+    #[test]
+    fn blog_four_shingling_has_exactly_seven_shingles() {
+        // "to be or not to be, that is the question" → 7 distinct 4-shingles.
+        let t = Tokenizer::new(&TokenizerConfig::default());
+        let text = normalize("to be or not to be, that is the question");
+        let words = t.words(&text);
+        let hashes: Vec<u64> = words.iter().map(|w| crate::hash::token_hash(w)).collect();
+        let shingles: std::collections::BTreeSet<u64> = shingle_hashes(&hashes, 4, 1).collect();
+        let expected: std::collections::BTreeSet<u64> = [
+            "to be or not",
+            "be or not to",
+            "or not to be",
+            "not to be that",
+            "to be that is",
+            "be that is the",
+            "that is the question",
+        ]
+        .iter()
+        .map(|s| {
+            let h: Vec<u64> = s.split(' ').map(crate::hash::token_hash).collect();
+            let mut one = shingle_hashes(&h, 4, 1);
+            let hash = one.next().unwrap();
+            assert!(one.next().is_none(), "a 4-word phrase is one 4-shingle");
+            hash
+        })
+        .collect();
+        assert_eq!(shingles, expected);
+    }
+
+    #[test]
+    fn rolled_shingles_equal_shingles_hashed_from_scratch() {
+        let tokens: Vec<u64> = (0..50u64).map(crate::hash::mix64).collect();
+        let rolled: Vec<u64> = shingle_hashes(&tokens, 5, 9).collect();
+        assert_eq!(rolled.len(), 46);
+        for (i, &h) in rolled.iter().enumerate() {
+            assert_eq!(shingle_hashes(&tokens[i..i + 5], 5, 9).next(), Some(h));
+        }
+        assert_eq!(
+            shingle_hashes(&tokens[..3], 5, 9).count(),
+            1,
+            "short stream: one shingle"
+        );
+        assert_eq!(shingle_hashes(&[], 5, 9).count(), 0);
+    }
+
+    #[test]
+    fn char_kgrams_cover_non_ascii_text() {
+        let grams = char_kgram_hashes("çaféé", 4, 0);
+        assert_eq!(grams.len(), 2);
+        assert_eq!(grams[0].1, 0);
+        assert_eq!(grams[1].1, 2); // 'ç' is two bytes
+        assert!(char_kgram_hashes("abc", 4, 0).is_empty());
+    }
+}

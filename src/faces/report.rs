@@ -1,0 +1,545 @@
+//! Rendering scan and compare results as text, JSON and CSV for people,
+//! scripts and spreadsheets. The JSON shape is a versioned contract
+//! documented in README.md.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use crate::engine::algo::{AlgorithmId, Score, Unit};
+use crate::engine::measure::ExactMeasures;
+use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
+use crate::pairing::candidates::DocId;
+use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::runtime::scan::ScanReport;
+
+/// Version of the JSON output format.
+pub const JSON_FORMAT_VERSION: u32 = 1;
+
+/// A score in its native unit, for tables.
+pub fn format_score(score: &Score) -> String {
+    match *score {
+        Score::Similarity { value } => format!("{value:.3}"),
+        Score::Overlap {
+            resemblance,
+            a_in_b,
+            b_in_a,
+        } => format!("{resemblance:.3} (contain {:.2})", a_in_b.max(b_in_a)),
+        Score::Hamming { distance, bits } => format!("{distance}/{bits} bits"),
+        Score::Matches { matched, of } => format!("{matched}/{of}"),
+        Score::Incomparable => "n/a".to_owned(),
+    }
+}
+
+fn format_threshold(id: AlgorithmId, t: f64) -> String {
+    match id.unit() {
+        Unit::HammingBits => format!("≤ {t}"),
+        Unit::Matches => format!("≥ {t}"),
+        Unit::Similarity => format!("≥ {t:.2}"),
+    }
+}
+
+/// The id `--cluster-by` names (an algorithm id or `fusion`).
+pub fn cluster_by_name(by: ClusterBy) -> &'static str {
+    match by {
+        ClusterBy::Fusion => "fusion",
+        ClusterBy::Algorithm(id) => id.as_str(),
+    }
+}
+
+/// `n` and its noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Why the link between two members holds, in words: the algorithms that
+/// agree, whether one is contained in the other (`contained` is set), and
+/// a curator's "duplicate".
+fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> String {
+    let lib = &report.library;
+    let (Some(da), Some(db)) = (lib.doc(a), lib.doc(b)) else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(scores) = lib.pair(a, b) {
+        let spec = &report.spec;
+        let v = verdict(
+            &scores,
+            &spec.thresholds,
+            &spec.fusion,
+            da.shingles.min(db.shingles),
+        );
+        if !v.passing.is_empty() {
+            let ids: Vec<&str> = v.passing.iter().map(|id| id.as_str()).collect();
+            parts.push(format!("{} agree: {}", v.passing.len(), ids.join(" ")));
+        }
+        if v.contained {
+            *contained = true;
+            parts.push("contained".to_owned());
+        }
+    }
+    if lib.pair_verdict(&da.path, &db.path) == Some(PairVerdict::Duplicate) {
+        parts.push("marked duplicate".to_owned());
+    }
+    parts.join("; ")
+}
+
+/// For every clustered document but the representatives, the member it is
+/// linked to on a shortest path of links to its cluster's representative.
+fn link_parents(report: &ScanReport) -> HashMap<DocId, DocId> {
+    let mut adjacent: HashMap<DocId, Vec<DocId>> = HashMap::new();
+    for link in report.library.links(&report.spec) {
+        adjacent.entry(link.a).or_default().push(link.b);
+        adjacent.entry(link.b).or_default().push(link.a);
+    }
+    let mut parent = HashMap::new();
+    for cluster in &report.clusters {
+        let members: HashSet<DocId> = cluster.members.iter().copied().collect();
+        let rep = cluster.representative();
+        let mut queue = VecDeque::from([rep]);
+        while let Some(at) = queue.pop_front() {
+            for &next in adjacent.get(&at).into_iter().flatten() {
+                if next != rep && members.contains(&next) && !parent.contains_key(&next) {
+                    parent.insert(next, at);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    parent
+}
+
+/// The clusters, skipped files and counts as plain text. Each member is
+/// shown with why it joins: the link to the representative, or "linked
+/// through" the member that leads to it.
+pub fn text(report: &ScanReport) -> String {
+    let lib = &report.library;
+    let spec = &report.spec;
+    let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
+    let rule = match spec.by {
+        ClusterBy::Fusion => format!("fusion: {}", spec.fusion.describe()),
+        ClusterBy::Algorithm(id) => {
+            format!("{id} {}", format_threshold(id, spec.thresholds.get(id)))
+        }
+    };
+    let mut body = String::new();
+    let mut contained = false;
+    let parents = link_parents(report);
+    let path = |id: DocId| lib.doc(id).map_or("", |d| d.path.as_str());
+    for (n, cluster) in report.clusters.iter().enumerate() {
+        let rep = cluster.representative();
+        let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
+        let _ = writeln!(
+            body,
+            "cluster {} ({}; agree: {}{})",
+            n + 1,
+            count(cluster.members.len(), "document", "documents"),
+            if agree.is_empty() {
+                "-".to_owned()
+            } else {
+                agree.join(" ")
+            },
+            if cluster.disagreement {
+                "; algorithms disagree"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(body, "  * {}", path(rep));
+        for &m in &cluster.members[1..] {
+            let detail = match parents.get(&m) {
+                Some(&p) if p == rep => link_words(report, rep, m, &mut contained),
+                Some(&p) => format!(
+                    "linked through {}: {}",
+                    path(p),
+                    link_words(report, p, m, &mut contained)
+                ),
+                None => "linked through another member".to_owned(),
+            };
+            let _ = writeln!(body, "    {}  [{detail}]", path(m));
+        }
+        body.push('\n');
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} indexed, {} skipped, {}, {} ({rule})",
+        count(indexed, "document", "documents"),
+        report.docs.len() - indexed,
+        count(lib.pair_count(), "verified pair", "verified pairs"),
+        count(report.clusters.len(), "cluster", "clusters"),
+    );
+    if contained || matches!(spec.by, ClusterBy::Fusion) {
+        let _ = writeln!(
+            out,
+            "contained = at least {:.0} % of the smaller document's shingles (runs of words) \
+             are in the larger one",
+            spec.fusion.containment * 100.0
+        );
+    }
+    out.push('\n');
+    out.push_str(&body);
+    let skipped: Vec<_> = report
+        .docs
+        .iter()
+        .filter_map(|d| Some((&d.rel, d.skipped.as_ref()?)))
+        .collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "skipped");
+        for (rel, why) in skipped {
+            let _ = writeln!(out, "  {rel}: {why}");
+        }
+    }
+    // Only si's own candidates are capped, and si does not vote in fusion:
+    // the cap can change clusters only when they are made by si.
+    if spec.by == ClusterBy::Algorithm(AlgorithmId::Si) && lib.si_capped() > 0 {
+        let candidates = &lib.config().candidates;
+        let _ = writeln!(
+            out,
+            "\nnote: si pairs each document only with the {} nearest in si value; \
+             {} had more within {:.0} %, so some of their si pairs may be missing",
+            count(candidates.si_cap, "document", "documents"),
+            count(lib.si_capped(), "document", "documents"),
+            candidates.si_range * 100.0
+        );
+    }
+    out
+}
+
+/// A pair's scores as a JSON object keyed by algorithm id, in name order,
+/// written straight from the scores (a report can hold millions of pairs).
+struct ScoresJson<'a>(&'a PairScores);
+
+impl Serialize for ScoresJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut entries: Vec<(&str, Option<f64>)> = self
+            .0
+            .iter()
+            .map(|(id, s)| (id.as_str(), s.value()))
+            .collect();
+        entries.sort_unstable_by_key(|&(name, _)| name);
+        let mut map = serializer.serialize_map(Some(entries.len()))?;
+        for (name, value) in entries {
+            map.serialize_entry(name, &value)?;
+        }
+        map.end()
+    }
+}
+
+fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
+    let mut ids: Vec<&str> = verdict.passing.iter().map(|id| id.as_str()).collect();
+    if verdict.fusion {
+        ids.push("fusion");
+    }
+    ids
+}
+
+/// The scan as JSON (format version [`JSON_FORMAT_VERSION`]).
+pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::Result<String> {
+    let thresholds: Map<String, Value> = AlgorithmId::ALL
+        .iter()
+        .filter(|id| config.enabled.contains(id))
+        .map(|&id| {
+            (
+                id.as_str().to_owned(),
+                json!(report.spec.thresholds.get(id)),
+            )
+        })
+        .collect();
+    // Typed rows borrowing the report, fields in name order (the order
+    // the format has always had), instead of a `Value` tree that would
+    // hold a second, larger copy of every pair.
+    #[derive(Serialize)]
+    struct Document<'a> {
+        bytes: u64,
+        encoding: &'a Option<String>,
+        path: &'a str,
+        reason: Option<String>,
+        status: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Cluster<'a> {
+        id: usize,
+        members: &'a [String],
+        representative: &'a str,
+    }
+    #[derive(Serialize)]
+    struct Pair<'a> {
+        a: &'a str,
+        b: &'a str,
+        cluster: Option<usize>,
+        containment: Option<f64>,
+        duplicate_by: Vec<&'static str>,
+        scores: ScoresJson<'a>,
+    }
+    #[derive(Serialize)]
+    struct Report<'a> {
+        cluster_algorithm: &'static str,
+        cluster_mode: ClusterMode,
+        clusters: Vec<Cluster<'a>>,
+        documents: Vec<Document<'a>>,
+        doppel: &'static str,
+        format: u32,
+        fusion: Value,
+        pairs: Vec<Pair<'a>>,
+        root: String,
+        thresholds: Map<String, Value>,
+    }
+    let cluster_paths = report.cluster_paths();
+    let cluster_ids = ClusterIds::new(&cluster_paths);
+    let pairs = report.pairs();
+    let value = Report {
+        cluster_algorithm: cluster_by_name(report.spec.by),
+        cluster_mode: report.spec.mode,
+        clusters: cluster_paths
+            .iter()
+            .enumerate()
+            .map(|(n, members)| Cluster {
+                id: n + 1,
+                members,
+                representative: &members[0],
+            })
+            .collect(),
+        documents: report
+            .docs
+            .iter()
+            .map(|d| Document {
+                bytes: d.bytes,
+                encoding: &d.encoding,
+                path: &d.rel,
+                reason: d.skipped.as_ref().map(|s| s.to_string()),
+                status: if d.skipped.is_some() {
+                    "skipped"
+                } else {
+                    "indexed"
+                },
+            })
+            .collect(),
+        doppel: env!("CARGO_PKG_VERSION"),
+        format: JSON_FORMAT_VERSION,
+        fusion: fusion_json(&report.spec.fusion),
+        pairs: pairs
+            .iter()
+            .map(|p| Pair {
+                a: &p.a,
+                b: &p.b,
+                cluster: cluster_ids.of_pair(&p.a, &p.b),
+                containment: p.verdict.containment,
+                duplicate_by: duplicate_by(&p.verdict),
+                scores: ScoresJson(&p.scores),
+            })
+            .collect(),
+        root: root.display().to_string(),
+        thresholds,
+    };
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The fusion rule in force: in words, and its parts.
+fn fusion_json(rule: &FusionRule) -> Value {
+    json!({
+        "rule": rule.describe(),
+        "voters": rule.voters,
+        "votes_needed": rule.votes_needed,
+        "containment": rule.containment_applies.then_some(rule.containment),
+        "min_shingles": rule.min_shingles,
+    })
+}
+
+/// The JSON `clusters` ids (1-based, in cluster order) by member path.
+struct ClusterIds<'a>(HashMap<&'a str, usize>);
+
+impl<'a> ClusterIds<'a> {
+    fn new(clusters: &'a [Vec<String>]) -> Self {
+        Self(
+            clusters
+                .iter()
+                .enumerate()
+                .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n + 1)))
+                .collect(),
+        )
+    }
+
+    /// The cluster holding both `a` and `b`, if one does (a kept pair can
+    /// join files of two clusters, or a clustered file to an unclustered one).
+    fn of_pair(&self, a: &str, b: &str) -> Option<usize> {
+        let cluster = *self.0.get(a)?;
+        (self.0.get(b) == Some(&cluster)).then_some(cluster)
+    }
+}
+
+/// The pairs as CSV: a, b, the id of the cluster holding both (empty if
+/// none), every algorithm's score (empty where a side has no fingerprint),
+/// the containment, and the algorithms whose threshold the pair passes.
+pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
+    let clusters = report.cluster_paths();
+    let ids = ClusterIds::new(&clusters);
+    let mut out = csv::Writer::from_writer(Vec::new());
+    let header = ["a", "b", "cluster"]
+        .into_iter()
+        .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()))
+        .chain(["containment", "duplicate_by"]);
+    out.write_record(header)?;
+    let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    for p in report.pairs() {
+        let cluster = ids
+            .of_pair(&p.a, &p.b)
+            .map_or(String::new(), |c| c.to_string());
+        let scores = AlgorithmId::ALL
+            .iter()
+            .map(|id| number(p.scores.get(id).and_then(Score::value)));
+        let record = [p.a.clone(), p.b.clone(), cluster]
+            .into_iter()
+            .chain(scores)
+            .chain([
+                number(p.verdict.containment),
+                duplicate_by(&p.verdict).join(" "),
+            ]);
+        out.write_record(record)?;
+    }
+    Ok(String::from_utf8(out.into_inner()?)?)
+}
+
+/// Every algorithm's score for one pair, as a table.
+pub fn compare_text(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    engine: &Engine,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<18} {:<24} {:<10} duplicate",
+        "algorithm", "score", "threshold"
+    );
+    for (id, score) in scores {
+        let t = engine.config().thresholds.get(*id);
+        let dup = if verdict.passing.contains(id) {
+            "yes"
+        } else {
+            "no"
+        };
+        let _ = writeln!(
+            out,
+            "{:<18} {:<24} {:<10} {dup}",
+            id.as_str(),
+            format_score(score),
+            format_threshold(*id, t)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nexact: jaccard {:.3}, A in B {:.3}, B in A {:.3}, tf-idf cosine {:.3} ({} and {} shingles)",
+        exact.jaccard, exact.a_in_b, exact.b_in_a, exact.cosine, exact.a_shingles, exact.b_shingles
+    );
+    let _ = writeln!(
+        out,
+        "fusion: {} ({} of {} algorithms agree{})",
+        if verdict.fusion {
+            "duplicate"
+        } else {
+            "not a duplicate"
+        },
+        verdict.passing.len(),
+        scores.len(),
+        if verdict.contained { "; contained" } else { "" }
+    );
+    out
+}
+
+/// Every algorithm's score for one pair, as JSON.
+pub fn compare_json(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    _engine: &Engine,
+) -> anyhow::Result<String> {
+    let value = json!({
+        "doppel": env!("CARGO_PKG_VERSION"),
+        "format": JSON_FORMAT_VERSION,
+        "scores": ScoresJson(scores),
+        "exact": exact,
+        "duplicate_by": duplicate_by(verdict),
+    });
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// An algorithm's unit in words, for a spreadsheet column.
+fn unit_words(id: AlgorithmId, score: &Score) -> String {
+    match (id.unit(), *score) {
+        (Unit::HammingBits, Score::Hamming { bits, .. }) => format!("bits differing (of {bits})"),
+        (Unit::HammingBits, _) => "bits differing".to_owned(),
+        (Unit::Matches, Score::Matches { of, .. }) => format!("signatures matching (of {of})"),
+        (Unit::Matches, _) => "signatures matching".to_owned(),
+        (Unit::Similarity, _) => "similarity".to_owned(),
+    }
+}
+
+/// Every algorithm's score for one pair as CSV, one row per measure:
+/// `measure,score,unit,threshold,duplicate` (`yes`/`no`; empty cells where
+/// a measure has none). The algorithms first (scores in their native unit,
+/// empty when a side has no fingerprint), then the exact measures of the
+/// full shingle sets and the TF-IDF cosine, the two shingle counts, then
+/// fusion's two rules — `containment` (the smaller document's share of
+/// shingles in the larger) and `fusion` (how many voting algorithms pass;
+/// its `duplicate` is the verdict, which containment alone can make `yes`).
+pub fn compare_csv(
+    scores: &PairScores,
+    verdict: &Verdict,
+    exact: &ExactMeasures,
+    engine: &Engine,
+) -> anyhow::Result<String> {
+    let config = engine.config();
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
+    let mut out = csv::Writer::from_writer(Vec::new());
+    out.write_record(["measure", "score", "unit", "threshold", "duplicate"])?;
+    for (&id, score) in scores {
+        out.write_record([
+            id.as_str().to_owned(),
+            score.value().map_or(String::new(), |v| v.to_string()),
+            unit_words(id, score),
+            config.thresholds.get(id).to_string(),
+            yes_no(verdict.passing.contains(&id)),
+        ])?;
+    }
+    let measures = [
+        ("exact jaccard", exact.jaccard, "similarity"),
+        ("exact A in B", exact.a_in_b, "similarity"),
+        ("exact B in A", exact.b_in_a, "similarity"),
+        ("tf-idf cosine", exact.cosine, "similarity"),
+        ("shingles in A", exact.a_shingles as f64, "count"),
+        ("shingles in B", exact.b_shingles as f64, "count"),
+    ];
+    for (name, value, unit) in measures {
+        out.write_record([name, &value.to_string(), unit, "", ""])?;
+    }
+    let fusion = &config.fusion;
+    out.write_record([
+        "containment".to_owned(),
+        verdict.containment.map_or(String::new(), |c| c.to_string()),
+        format!(
+            "share of the smaller document's shingles (needs at least {} of them)",
+            fusion.min_shingles
+        ),
+        fusion.containment.to_string(),
+        yes_no(verdict.contained),
+    ])?;
+    let votes = verdict
+        .passing
+        .iter()
+        .filter(|id| fusion.voters.contains(id))
+        .count();
+    out.write_record([
+        "fusion".to_owned(),
+        votes.to_string(),
+        "voting algorithms that pass".to_owned(),
+        fusion.min_agree.max(1).to_string(),
+        yes_no(verdict.fusion),
+    ])?;
+    Ok(String::from_utf8(out.into_inner()?)?)
+}

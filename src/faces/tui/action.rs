@@ -1,0 +1,76 @@
+//! Every user intent and every outside event the model reacts to. The
+//! keymap turns keys and mouse events into these; the loop turns worker
+//! updates, resizes and timer ticks into these; [`super::update::update`]
+//! is the only place they change the model.
+
+use std::time::Duration;
+
+use super::state::Screen;
+use crate::runtime::worker::Update;
+
+#[derive(Debug, Clone)]
+pub enum Action {
+    Quit,
+    ShowScreen(Screen),
+    ToggleHelp,
+    /// Close the overlay or prompt, or go back to the cluster list.
+    Back,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    /// Focus the cluster list; scroll the diff left.
+    Left,
+    /// Focus the members; scroll the diff right.
+    Right,
+    /// Switch between the cluster list and the members.
+    NextFocus,
+    Enter,
+    CycleSort,
+    StartFilter,
+    StartExport,
+    PromptChar(char),
+    PromptBackspace,
+    PromptSubmit,
+    PromptCancel,
+    OpenPair,
+    OpenDiff,
+    NextChange,
+    PrevChange,
+    MarkDuplicate,
+    MarkNotDuplicate,
+    ToggleKeep,
+    Undo,
+    Rescan,
+    /// Move the selected algorithm's threshold by this many steps
+    /// (positive = stricter, whatever the unit).
+    Nudge(i32),
+    ResetThreshold,
+    CycleClusterBy {
+        forward: bool,
+    },
+    ToggleMode,
+    Click {
+        col: u16,
+        row: u16,
+    },
+    Drag {
+        col: u16,
+        row: u16,
+    },
+    Scroll {
+        col: u16,
+        row: u16,
+        down: bool,
+    },
+    Resize(u16, u16),
+    /// Time passed (since the UI started).
+    Tick(Duration),
+    Worker(Update),
+    /// The worker's channel closed.
+    WorkerGone,
+    /// An export finished: the files written, or why not.
+    Exported(Result<String, String>),
+}

@@ -1,0 +1,305 @@
+//! Export of what the curator sees — clusters, each member's scores
+//! against its representative, verdicts, skipped files — to CSV and JSON.
+//!
+//! Files go to a prefix the curator types (default: the current folder,
+//! or the home folder when that is inside the watched one). A target
+//! inside the watched folder is refused: doppel never writes there. Each
+//! file is written to a temporary name beside it, then renamed into place.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Map, Value};
+
+use crate::engine::algo::{AlgorithmId, Score};
+use crate::pairing::library::{ClusterMode, PairVerdict};
+use crate::runtime::worker::protocol::{cluster_by_label, Snapshot};
+
+/// Verdicts known to the UI, by ordered pair.
+pub type Verdicts = BTreeMap<(String, String), Option<PairVerdict>>;
+
+/// Version of the export JSON.
+pub const EXPORT_FORMAT: u32 = 1;
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+fn verdict_name(v: Option<PairVerdict>) -> &'static str {
+    match v {
+        Some(PairVerdict::Duplicate) => "duplicate",
+        Some(PairVerdict::NotDuplicate) => "not-duplicate",
+        None => "",
+    }
+}
+
+fn mode_name(m: ClusterMode) -> &'static str {
+    match m {
+        ClusterMode::Components => "components",
+        ClusterMode::Star => "star",
+    }
+}
+
+fn verdict_of(verdicts: &Verdicts, a: &str, b: &str) -> Option<PairVerdict> {
+    let key = if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
+    };
+    verdicts.get(&key).copied().flatten()
+}
+
+/// One row per cluster member: cluster id, path, whether it is the
+/// representative, keep flag, the cluster's weakest link, agreeing
+/// algorithms, disagreement.
+pub fn clusters_csv(snap: &Snapshot) -> String {
+    let mut out = String::from("cluster,path,representative,keep,weakest,agreeing,disagreement\n");
+    for (i, c) in snap.clusters.iter().enumerate() {
+        let agreeing: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
+        for (j, m) in c.members.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{}",
+                i + 1,
+                quote(&m.path),
+                j == 0,
+                m.keep,
+                c.weakest.map_or(String::new(), |w| w.to_string()),
+                quote(&agreeing.join(" ")),
+                c.disagreement
+            );
+        }
+    }
+    out
+}
+
+/// One row per (representative, member) pair: every algorithm's score in
+/// its native unit, containment, passing algorithms, the curator's verdict.
+pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> String {
+    let mut out = String::from("cluster,a,b");
+    for id in AlgorithmId::ALL {
+        out.push(',');
+        out.push_str(id.as_str());
+    }
+    out.push_str(",containment,passing,verdict\n");
+    for (i, c) in snap.clusters.iter().enumerate() {
+        let Some(rep) = c.members.first() else {
+            continue;
+        };
+        for m in c.members.iter().skip(1) {
+            let _ = write!(out, "{},{},{}", i + 1, quote(&rep.path), quote(&m.path));
+            for id in AlgorithmId::ALL {
+                out.push(',');
+                if let Some(v) = m
+                    .scores
+                    .as_ref()
+                    .and_then(|s| s.get(&id))
+                    .and_then(Score::value)
+                {
+                    let _ = write!(out, "{v}");
+                }
+            }
+            let containment = m
+                .scores
+                .as_ref()
+                .and_then(|s| s.get(&AlgorithmId::Shingle))
+                .and_then(Score::containment);
+            let passing: Vec<&str> = m.passing.iter().map(|id| id.as_str()).collect();
+            let _ = writeln!(
+                out,
+                ",{},{},{}",
+                containment.map_or(String::new(), |c| c.to_string()),
+                quote(&passing.join(" ")),
+                verdict_name(verdict_of(verdicts, &rep.path, &m.path))
+            );
+        }
+    }
+    out
+}
+
+fn scores_json(scores: Option<&crate::engine::PairScores>) -> Value {
+    let mut map = Map::new();
+    for id in AlgorithmId::ALL {
+        let v = scores
+            .and_then(|s| s.get(&id))
+            .and_then(Score::value)
+            .map_or(Value::Null, |v| json!(v));
+        map.insert(id.as_str().to_owned(), v);
+    }
+    Value::Object(map)
+}
+
+/// Everything in one JSON document (format [`EXPORT_FORMAT`]).
+pub fn json(snap: &Snapshot, root: &str, verdicts: &Verdicts) -> Result<String> {
+    let thresholds: Map<String, Value> = AlgorithmId::ALL
+        .into_iter()
+        .map(|id| (id.as_str().to_owned(), json!(snap.spec.thresholds.get(id))))
+        .collect();
+    let clusters: Vec<Value> = snap
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let members: Vec<Value> = c
+                .members
+                .iter()
+                .map(|m| {
+                    json!({
+                        "path": m.path,
+                        "keep": m.keep,
+                        "passing": m.passing.iter().map(|id| id.as_str()).collect::<Vec<_>>(),
+                        "scores": m.scores.as_ref().map(|s| scores_json(Some(s))),
+                    })
+                })
+                .collect();
+            json!({
+                "id": i + 1,
+                "representative": c.members.first().map(|m| m.path.clone()),
+                "weakest": c.weakest,
+                "agreeing": c.agreeing.iter().map(|id| id.as_str()).collect::<Vec<_>>(),
+                "disagreement": c.disagreement,
+                "members": members,
+            })
+        })
+        .collect();
+    let verdict_list: Vec<Value> = verdicts
+        .iter()
+        .filter_map(|((a, b), v)| {
+            v.map(|v| json!({"a": a, "b": b, "verdict": verdict_name(Some(v))}))
+        })
+        .collect();
+    let skipped: Vec<Value> = snap
+        .skipped
+        .iter()
+        .map(|(p, r)| json!({"path": p, "reason": r}))
+        .collect();
+    let value = json!({
+        "doppel": env!("CARGO_PKG_VERSION"),
+        "export_format": EXPORT_FORMAT,
+        "root": root,
+        "cluster_algorithm": cluster_by_label(snap.spec.by),
+        "mode": mode_name(snap.spec.mode),
+        "thresholds": thresholds,
+        "documents": snap.documents,
+        "clusters": clusters,
+        "verdicts": verdict_list,
+        "skipped": skipped,
+    });
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The absolute prefix for `input` (relative to `cwd`, `~/` = home),
+/// refused when its folder is inside `root` or does not exist.
+pub fn resolve(input: &str, cwd: &Path, root: &Path) -> Result<PathBuf> {
+    let input = input.trim();
+    let expanded = match input.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map(|h| PathBuf::from(h).join(rest))
+            .unwrap_or_else(|| PathBuf::from(input)),
+        None => PathBuf::from(input),
+    };
+    let full = if expanded.is_absolute() {
+        expanded
+    } else {
+        cwd.join(expanded)
+    };
+    let Some(name) = full.file_name().map(|n| n.to_owned()) else {
+        bail!("{} needs a file name prefix", full.display());
+    };
+    let dir = full.parent().unwrap_or(Path::new("/"));
+    let dir = dir
+        .canonicalize()
+        .with_context(|| format!("folder {} does not exist", dir.display()))?;
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    if dir.starts_with(&root) {
+        bail!(
+            "{} is inside the watched folder; doppel never writes there",
+            dir.display()
+        );
+    }
+    Ok(dir.join(name))
+}
+
+/// A default export prefix: `doppel-export` in `cwd`, or in the home
+/// folder (then the temp folder) when `cwd` is inside `root`.
+pub fn default_prefix(cwd: &Path, root: &Path) -> String {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let cwd_c = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    if !cwd_c.starts_with(&root) {
+        return "doppel-export".to_owned();
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let base = home
+        .filter(|h| {
+            h.canonicalize()
+                .map(|h| !h.starts_with(&root))
+                .unwrap_or(false)
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("doppel-export").display().to_string()
+}
+
+fn write_atomic(path: &Path, contents: &str) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("cannot rename into {}", path.display())
+    })
+}
+
+/// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv` and `<prefix>.json`;
+/// the paths written.
+pub fn write(
+    input: &str,
+    cwd: &Path,
+    root: &Path,
+    snap: &Snapshot,
+    verdicts: &Verdicts,
+) -> Result<Vec<PathBuf>> {
+    let prefix = resolve(input, cwd, root)?;
+    let with = |suffix: &str| {
+        let mut p = prefix.as_os_str().to_owned();
+        p.push(suffix);
+        PathBuf::from(p)
+    };
+    let files = [
+        (with("-clusters.csv"), clusters_csv(snap)),
+        (with("-pairs.csv"), pairs_csv(snap, verdicts)),
+        (
+            with(".json"),
+            json(snap, &root.display().to_string(), verdicts)?,
+        ),
+    ];
+    let mut written = Vec::new();
+    for (path, contents) in files {
+        write_atomic(&path, &contents)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refuses_the_watched_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("books");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        let err = resolve("out", &root, &root).unwrap_err();
+        assert!(err.to_string().contains("inside the watched folder"));
+        assert!(resolve("sub/out", &root, &root).is_err());
+        assert!(resolve("../books/out", &root, &root).is_err());
+        let ok = resolve("../out", &root, &root).unwrap();
+        assert_eq!(ok, dir.path().canonicalize().unwrap().join("out"));
+        assert!(resolve("missing/out", dir.path(), &root).is_err());
+        assert!(!default_prefix(&root, &root).starts_with("doppel-export"));
+        assert_eq!(default_prefix(dir.path(), &root), "doppel-export");
+    }
+}

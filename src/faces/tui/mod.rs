@@ -1,0 +1,167 @@
+//! The terminal front end (`doppel [DIR]`): clusters, per-algorithm
+//! scores, side-by-side diffs and live thresholds over a background worker.
+//!
+//! Shaped like ratatui's templates (The Elm Architecture):
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`state`] | `AppState`, the model: plain data, no terminal, no clock |
+//! | [`action`] | `Action`, every user intent and outside event |
+//! | [`mod@update`] | `update(&mut AppState, Action) -> Vec<Command>`, the only place the model changes; drops stale worker answers |
+//! | [`keymap`] | keys and mouse events → actions; the help table |
+//! | [`layout`] | where things go, shared by drawing and mouse hit-testing |
+//! | [`ui`] | `render(&AppState, &mut Frame)`, a pure function of the model, one module per screen |
+//! | [`text`] | sanitizing and fitting untrusted names and text |
+//! | [`export`] | clusters and pairs to CSV and JSON, never into the watched folder |
+//! | [`mod@run`] | the event loop (`tokio::select!` over terminal events, worker updates, a tick), generic over backend and event source |
+//! | [`terminal`] | raw mode, alternate screen, mouse; restored on every exit path (panic hook, guard, signals) |
+//!
+//! [`run()`] (this module) wires them to the real terminal and a worker from
+//! [`crate::runtime::worker::spawn`]. Nothing in the engine imports this module; the
+//! crates it uses (ratatui, crossterm, tokio, futures, signal-hook,
+//! unicode-width) sit behind the `tui` feature.
+pub mod action;
+pub mod export;
+pub mod keymap;
+pub mod layout;
+pub mod run;
+pub mod state;
+pub mod terminal;
+pub mod text;
+pub mod ui;
+pub mod update;
+
+pub use action::Action;
+pub use state::AppState;
+pub use ui::render;
+pub use update::update;
+
+use std::time::Duration;
+
+use anyhow::Context;
+
+use crate::runtime::worker::WorkerConfig;
+
+/// Open the TUI on `config.root` with a worker (and watcher) behind it;
+/// returns when the curator quits. The terminal is restored on every exit
+/// path (see [`terminal`]).
+pub fn run(config: WorkerConfig) -> anyhow::Result<()> {
+    run_with(config, &[])
+}
+
+/// [`run()`], sending `initial` commands to the worker first — for settings
+/// that live in the cluster spec rather than the engine configuration,
+/// e.g. `Command::SetClusterBy` and `Command::SetMode` from the command
+/// line (thresholds go in `config.engine.thresholds`).
+pub fn run_with(
+    config: WorkerConfig,
+    initial: &[crate::runtime::worker::Command],
+) -> anyhow::Result<()> {
+    let root = config
+        .root
+        .canonicalize()
+        .with_context(|| format!("cannot open folder {}", config.root.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
+    let mut state = AppState::new(root.display().to_string(), &config.engine);
+    state.export_prefix = export::default_prefix(&cwd, &root);
+    let export_ctx = run::ExportContext {
+        cwd,
+        root: root.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .context("cannot start the UI runtime")?;
+    let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
+    let signals = signals(actions_tx.clone())?;
+
+    let mut guard = terminal::Guard::enter().context("cannot set up the terminal")?;
+    let worker = crate::runtime::worker::spawn(config);
+    let commands = worker.commands.clone();
+    for c in initial {
+        use crate::runtime::worker::Command;
+        let t = &mut state.thresholds;
+        match c {
+            Command::SetClusterBy(by) => t.by = *by,
+            Command::SetMode(mode) => t.mode = *mode,
+            Command::SetThreshold { id, value } => t.thresholds.set(*id, *value),
+            _ => {}
+        }
+        t.awaiting |= matches!(
+            c,
+            Command::SetClusterBy(_) | Command::SetMode(_) | Command::SetThreshold { .. }
+        );
+        let _ = commands.send(c.clone());
+    }
+    forward(worker, actions_tx.clone());
+
+    let result = runtime.block_on(async {
+        let events = ratatui::crossterm::event::EventStream::new();
+        run::run_loop(
+            &mut guard.terminal,
+            &mut state,
+            events,
+            &commands,
+            &actions_tx,
+            &mut actions,
+            &export_ctx,
+        )
+        .await
+    });
+    // Whatever happened, ask the worker to stop, restore the terminal,
+    // then give the worker a moment to close the index cleanly.
+    let _ = commands.send(crate::runtime::worker::Command::Quit);
+    drop(guard);
+    signals.close();
+    if state.worker_running {
+        runtime.block_on(run::wait_stopped(&mut actions, Duration::from_secs(5)));
+    }
+    result
+}
+
+/// Forward the worker's updates into the loop's channel on a plain thread
+/// that owns the handle; when the worker's channel closes (or the UI is
+/// gone) it joins the worker.
+fn forward(
+    worker: crate::runtime::worker::WorkerHandle,
+    actions: tokio::sync::mpsc::UnboundedSender<Action>,
+) {
+    let _ = std::thread::Builder::new()
+        .name("doppel-ui-bridge".into())
+        .spawn(move || {
+            while let Ok(u) = worker.updates.recv() {
+                if actions.send(Action::Worker(u)).is_err() {
+                    break;
+                }
+            }
+            worker.join();
+            let _ = actions.send(Action::WorkerGone);
+        });
+}
+
+/// SIGTERM, SIGHUP, SIGINT and SIGQUIT ask the loop to quit (so the
+/// terminal is restored and the index closed); a second one restores the
+/// terminal and exits at once.
+fn signals(
+    actions: tokio::sync::mpsc::UnboundedSender<Action>,
+) -> anyhow::Result<signal_hook::iterator::Handle> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
+        .context("cannot install signal handlers")?;
+    let handle = signals.handle();
+    std::thread::Builder::new()
+        .name("doppel-signals".into())
+        .spawn(move || {
+            let mut seen = 0;
+            for signal in signals.forever() {
+                seen += 1;
+                if seen > 1 || actions.send(Action::Quit).is_err() {
+                    terminal::restore();
+                    std::process::exit(128 + signal);
+                }
+            }
+        })
+        .context("cannot start the signal thread")?;
+    Ok(handle)
+}

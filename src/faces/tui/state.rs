@@ -1,0 +1,588 @@
+//! The UI model: everything the screen shows, as plain data. No terminal,
+//! no channels, no clock — the loop feeds time in through
+//! [`super::action::Action::Tick`], so the whole model is testable.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::algo::{AlgorithmId, Unit};
+use crate::engine::{EngineConfig, Thresholds};
+use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::runtime::worker::protocol::{
+    ClusterView, DiffKind, DiffView, MemberView, PairDetail, Progress, Snapshot, WatchState,
+};
+use crate::runtime::worker::Command;
+
+/// The screens, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Clusters,
+    Pair,
+    Diff,
+    Thresholds,
+    Skipped,
+    Log,
+}
+
+impl Screen {
+    pub const ALL: [Screen; 6] = [
+        Screen::Clusters,
+        Screen::Pair,
+        Screen::Diff,
+        Screen::Thresholds,
+        Screen::Skipped,
+        Screen::Log,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Clusters => "Clusters",
+            Screen::Pair => "Pair",
+            Screen::Diff => "Diff",
+            Screen::Thresholds => "Thresholds",
+            Screen::Skipped => "Skipped",
+            Screen::Log => "Log",
+        }
+    }
+
+    /// The digit that shows this screen.
+    pub fn key(self) -> char {
+        match self {
+            Screen::Clusters => '1',
+            Screen::Pair => '2',
+            Screen::Diff => '3',
+            Screen::Thresholds => '4',
+            Screen::Skipped => '5',
+            Screen::Log => '6',
+        }
+    }
+}
+
+/// Which list of the clusters screen has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Clusters,
+    Members,
+}
+
+/// Cluster list order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// Largest first.
+    Size,
+    /// Weakest link first (the clusters most worth checking).
+    Weakest,
+    /// Most recently arrived member first.
+    Newest,
+}
+
+impl SortKey {
+    pub fn next(self) -> Self {
+        match self {
+            SortKey::Size => SortKey::Weakest,
+            SortKey::Weakest => SortKey::Newest,
+            SortKey::Newest => SortKey::Size,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SortKey::Size => "size",
+            SortKey::Weakest => "weakest",
+            SortKey::Newest => "newest",
+        }
+    }
+}
+
+/// A one-line text input at the bottom of the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prompt {
+    /// Filter the cluster list by file name (applied as typed).
+    Filter { input: String },
+    /// Export clusters and pairs; the input is a path prefix.
+    Export { input: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    /// Time since the UI started.
+    pub at: Duration,
+    pub level: Level,
+    pub text: String,
+}
+
+/// Log lines kept (older ones are dropped).
+pub const LOG_CAP: usize = 1000;
+
+/// How far one algorithm's threshold can move, in its native unit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub min: f64,
+    pub max: f64,
+    pub step: f64,
+}
+
+impl Limits {
+    pub fn clamp(&self, v: f64) -> f64 {
+        let v = if v.is_finite() { v } else { self.min };
+        let snapped = if self.step > 0.0 {
+            ((v - self.min) / self.step).round() * self.step + self.min
+        } else {
+            v
+        };
+        // Round away float noise (0.1 + 0.2).
+        let snapped = (snapped * 1e6).round() / 1e6;
+        snapped.clamp(self.min, self.max)
+    }
+
+    pub fn fixed(&self) -> bool {
+        self.max <= self.min
+    }
+}
+
+/// Threshold limits from the engine configuration (bits, lexicon counts).
+pub fn limits(config: &EngineConfig) -> BTreeMap<AlgorithmId, Limits> {
+    let a = &config.algorithms;
+    AlgorithmId::ALL
+        .into_iter()
+        .map(|id| {
+            let lim = match id {
+                AlgorithmId::Exact | AlgorithmId::Imatch => Limits {
+                    min: 1.0,
+                    max: 1.0,
+                    step: 1.0,
+                },
+                AlgorithmId::Simhash => bits(a.simhash.bits),
+                AlgorithmId::SimhashShingle => bits(a.simhash_shingle.bits),
+                AlgorithmId::SimhashLexicons => bits(a.simhash_lexicons.bits),
+                AlgorithmId::Supershingle => count(a.supershingle.groups),
+                AlgorithmId::ImatchLexicons => count(a.imatch_lexicons.lexicons),
+                _ => Limits {
+                    min: 0.01,
+                    max: 1.0,
+                    step: 0.01,
+                },
+            };
+            (id, lim)
+        })
+        .collect()
+}
+
+fn bits(b: u32) -> Limits {
+    Limits {
+        min: 0.0,
+        max: f64::from(b.max(1)),
+        step: 1.0,
+    }
+}
+
+fn count(n: usize) -> Limits {
+    Limits {
+        min: 1.0,
+        max: n.max(1) as f64,
+        step: 1.0,
+    }
+}
+
+/// A threshold as a similarity in [0, 1], on the histogram's axis
+/// (see [`crate::engine::algo::Score::similarity`]).
+pub fn threshold_similarity(id: AlgorithmId, value: f64, lim: &Limits) -> f64 {
+    let s = match id.unit() {
+        Unit::Similarity => value,
+        Unit::HammingBits => 1.0 - value / lim.max.max(1.0),
+        Unit::Matches => value / lim.max.max(1.0),
+    };
+    s.clamp(0.0, 1.0)
+}
+
+/// The threshold whose similarity is `s` (inverse of [`threshold_similarity`]).
+pub fn threshold_from_similarity(id: AlgorithmId, s: f64, lim: &Limits) -> f64 {
+    let s = s.clamp(0.0, 1.0);
+    let v = match id.unit() {
+        Unit::Similarity => s,
+        Unit::HammingBits => (1.0 - s) * lim.max,
+        Unit::Matches => s * lim.max,
+    };
+    lim.clamp(v)
+}
+
+/// The curator's clustering choices, as asked of the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThresholdsState {
+    pub thresholds: Thresholds,
+    pub by: ClusterBy,
+    pub mode: ClusterMode,
+    /// A spec change was sent and no snapshot with it has arrived yet.
+    pub awaiting: bool,
+    /// Index into [`AppState::algorithms`].
+    pub selected: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PairState {
+    /// The pair asked for (A, B).
+    pub requested: Option<(String, String)>,
+    /// Answers computed before this generation are stale.
+    pub min_generation: u64,
+    pub detail: Option<Arc<PairDetail>>,
+    /// Selected row of the score table.
+    pub row: usize,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiffState {
+    pub requested: Option<(String, String)>,
+    pub min_generation: u64,
+    pub view: Option<Arc<DiffView>>,
+    /// First row shown (both sides scroll together).
+    pub scroll: usize,
+    /// Columns skipped on both sides.
+    pub hscroll: usize,
+    /// The change `n`/`N` last jumped to.
+    pub mark: Option<usize>,
+}
+
+/// A review action's inverse, for undo.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UndoEntry {
+    pub command: Command,
+    pub label: String,
+}
+
+/// Work for the loop that is not a worker command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
+    Export { prefix: String },
+}
+
+/// Everything the UI shows.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The watched folder, for display.
+    pub root: String,
+    /// Default export prefix (outside the watched folder).
+    pub export_prefix: String,
+    /// Algorithms shown in tables and the thresholds panel, in order.
+    pub algorithms: Vec<AlgorithmId>,
+    pub limits: BTreeMap<AlgorithmId, Limits>,
+    pub defaults: Thresholds,
+    pub width: u16,
+    pub height: u16,
+    pub screen: Screen,
+    /// The help overlay is open, scrolled by this many lines.
+    pub help: Option<usize>,
+    pub prompt: Option<Prompt>,
+    pub focus: Focus,
+    pub snapshot: Option<Arc<Snapshot>>,
+    /// Indexes into the snapshot's clusters after filter and sort.
+    pub view: Vec<usize>,
+    pub sort: SortKey,
+    pub filter: String,
+    pub cluster_sel: usize,
+    pub cluster_offset: usize,
+    pub member_sel: usize,
+    pub member_offset: usize,
+    pub pair: PairState,
+    pub diff: DiffState,
+    pub thresholds: ThresholdsState,
+    pub skipped_sel: usize,
+    pub skipped_offset: usize,
+    /// Lines from the end of the log that are scrolled past (0 = follow).
+    pub log_back: usize,
+    pub progress: Option<Progress>,
+    pub watch: Option<WatchState>,
+    pub last_event: Option<String>,
+    pub log: VecDeque<LogLine>,
+    /// Curator verdicts set or seen this session, by ordered pair.
+    pub verdicts: BTreeMap<(String, String), Option<PairVerdict>>,
+    /// Keep flags set this session and not yet in a snapshot.
+    pub keep_overrides: BTreeMap<String, bool>,
+    pub undo: Vec<UndoEntry>,
+    pub elapsed: Duration,
+    pub ticks: u64,
+    pub worker_running: bool,
+    pub quit: bool,
+    pub effects: Vec<Effect>,
+    /// Updates dropped as stale (for tests and the log).
+    pub dropped: u64,
+    /// The snapshot's histogram values per algorithm, sorted (NaN left
+    /// out), so counts at any threshold are a binary search.
+    pub sorted_scores: crate::pairing::library::Histograms,
+}
+
+/// A pair key independent of order.
+pub fn pair_key(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
+    }
+}
+
+impl AppState {
+    /// A fresh model for the folder `root` under `config`.
+    pub fn new(root: impl Into<String>, config: &EngineConfig) -> Self {
+        let algorithms: Vec<AlgorithmId> = AlgorithmId::ALL
+            .into_iter()
+            .filter(|id| config.enabled.contains(id))
+            .collect();
+        Self {
+            root: root.into(),
+            export_prefix: "doppel-export".to_owned(),
+            algorithms,
+            limits: limits(config),
+            defaults: config.thresholds.clone(),
+            width: 80,
+            height: 24,
+            screen: Screen::Clusters,
+            help: None,
+            prompt: None,
+            focus: Focus::Clusters,
+            snapshot: None,
+            view: Vec::new(),
+            sort: SortKey::Size,
+            filter: String::new(),
+            cluster_sel: 0,
+            cluster_offset: 0,
+            member_sel: 0,
+            member_offset: 0,
+            pair: PairState::default(),
+            diff: DiffState::default(),
+            thresholds: ThresholdsState {
+                thresholds: config.thresholds.clone(),
+                by: ClusterBy::Fusion,
+                mode: ClusterMode::Components,
+                awaiting: false,
+                selected: 0,
+            },
+            skipped_sel: 0,
+            skipped_offset: 0,
+            log_back: 0,
+            progress: None,
+            watch: None,
+            last_event: None,
+            log: VecDeque::new(),
+            verdicts: BTreeMap::new(),
+            keep_overrides: BTreeMap::new(),
+            undo: Vec::new(),
+            elapsed: Duration::ZERO,
+            ticks: 0,
+            worker_running: true,
+            quit: false,
+            effects: Vec::new(),
+            dropped: 0,
+            sorted_scores: Default::default(),
+        }
+    }
+
+    pub fn limits_of(&self, id: AlgorithmId) -> Limits {
+        self.limits.get(&id).copied().unwrap_or(Limits {
+            min: 0.0,
+            max: 1.0,
+            step: 0.01,
+        })
+    }
+
+    pub fn log(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        if self.log.len() >= LOG_CAP {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogLine {
+            at: self.elapsed,
+            level,
+            text,
+        });
+    }
+
+    /// Log and show in the status bar.
+    pub fn event(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        self.last_event = Some(text.clone());
+        self.log(level, text);
+    }
+
+    pub fn clusters(&self) -> &[ClusterView] {
+        self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
+    }
+
+    pub fn skipped(&self) -> &[(String, String)] {
+        self.snapshot.as_deref().map_or(&[], |s| &s.skipped)
+    }
+
+    pub fn selected_cluster(&self) -> Option<&ClusterView> {
+        let i = *self.view.get(self.cluster_sel)?;
+        self.clusters().get(i)
+    }
+
+    pub fn selected_member(&self) -> Option<&MemberView> {
+        self.selected_cluster()?.members.get(self.member_sel)
+    }
+
+    /// The pair the cluster screen points at: the representative and the
+    /// selected member (or the second member when the representative or
+    /// the cluster itself is selected).
+    pub fn cluster_pair(&self) -> Option<(String, String)> {
+        let c = self.selected_cluster()?;
+        let rep = c.members.first()?;
+        let other = match self.focus {
+            Focus::Members if self.member_sel > 0 => c.members.get(self.member_sel)?,
+            _ => c.members.get(1)?,
+        };
+        Some((rep.path.clone(), other.path.clone()))
+    }
+
+    /// The pair a review action applies to on the current screen.
+    pub fn active_pair(&self) -> Option<(String, String)> {
+        match self.screen {
+            Screen::Pair => self.pair.requested.clone(),
+            Screen::Diff => self.diff.requested.clone(),
+            _ => self.cluster_pair(),
+        }
+    }
+
+    /// The document a keep toggle applies to: the selected member (the
+    /// representative when the cluster list has focus).
+    pub fn active_document(&self) -> Option<&MemberView> {
+        match self.focus {
+            Focus::Members => self.selected_member(),
+            Focus::Clusters => self.selected_cluster()?.members.first(),
+        }
+    }
+
+    /// Whether `m` is kept, counting keeps not yet in a snapshot.
+    pub fn is_kept(&self, m: &MemberView) -> bool {
+        self.keep_overrides.get(&m.path).copied().unwrap_or(m.keep)
+    }
+
+    /// The curator's verdict on a pair, as far as this session knows.
+    pub fn verdict(&self, a: &str, b: &str) -> Option<PairVerdict> {
+        if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
+            return *v;
+        }
+        self.pair
+            .detail
+            .as_deref()
+            .filter(|d| pair_key(&d.a, &d.b) == pair_key(a, b))
+            .and_then(|d| d.verdict)
+    }
+
+    /// The spec the worker last answered with differs from what was asked.
+    pub fn spec_pending(&self) -> bool {
+        self.thresholds.awaiting
+    }
+
+    /// Re-derive the visible cluster order from filter and sort.
+    pub fn rebuild_view(&mut self) {
+        let needle = self.filter.to_lowercase();
+        let clusters = self.clusters();
+        let mut view: Vec<usize> = (0..clusters.len())
+            .filter(|&i| {
+                needle.is_empty()
+                    || clusters[i]
+                        .members
+                        .iter()
+                        .any(|m| m.path.to_lowercase().contains(&needle))
+            })
+            .collect();
+        let key_path = |i: usize| clusters[i].members.first().map(|m| m.path.as_str());
+        match self.sort {
+            SortKey::Size => view.sort_by(|&x, &y| {
+                clusters[y]
+                    .members
+                    .len()
+                    .cmp(&clusters[x].members.len())
+                    .then_with(|| x.cmp(&y))
+            }),
+            SortKey::Weakest => view.sort_by(|&x, &y| {
+                let wx = clusters[x].weakest.unwrap_or(1.0);
+                let wy = clusters[y].weakest.unwrap_or(1.0);
+                wx.total_cmp(&wy)
+                    .then_with(|| key_path(x).cmp(&key_path(y)))
+            }),
+            SortKey::Newest => view.sort_by(|&x, &y| {
+                clusters[y]
+                    .newest
+                    .cmp(&clusters[x].newest)
+                    .then_with(|| x.cmp(&y))
+            }),
+        }
+        self.view = view;
+    }
+
+    /// Rows of the diff that start a change block.
+    pub fn change_starts(&self) -> Vec<usize> {
+        let Some(view) = self.diff.view.as_deref() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut prev_equal = true;
+        for (i, row) in view.rows.iter().enumerate() {
+            let equal = row.kind == DiffKind::Equal;
+            if !equal && prev_equal {
+                out.push(i);
+            }
+            prev_equal = equal;
+        }
+        out
+    }
+
+    /// Cells before the text on each side of the diff: line number
+    /// (at least three digits) and a marker column, then a space.
+    pub fn diff_number_width(view: &DiffView) -> usize {
+        let max_no = view
+            .rows
+            .iter()
+            .filter_map(|r| r.left_no.max(r.right_no))
+            .max()
+            .unwrap_or(1);
+        max_no.to_string().len().max(3)
+    }
+
+    /// Kept pairs passing `id` at the asked threshold, from the histogram.
+    pub fn passing_pairs(&self, id: AlgorithmId) -> Option<usize> {
+        self.snapshot.as_ref()?;
+        let values = self.sorted_scores.get(&id)?;
+        let lim = self.limits_of(id);
+        let t = threshold_similarity(id, self.thresholds.thresholds.get(id), &lim);
+        Some(values.len() - values.partition_point(|&v| v < t - 1e-9))
+    }
+
+    /// The snapshot's histogram values, sorted. The worker sends them
+    /// sorted (shared, not copied); anything else (NaN, disorder) is
+    /// cleaned and sorted here once per snapshot.
+    pub fn sort_scores(&mut self) {
+        let Some(snapshot) = self.snapshot.as_deref() else {
+            self.sorted_scores = Default::default();
+            return;
+        };
+        let clean = snapshot
+            .histograms
+            .values()
+            .all(|v| v.is_sorted_by(|a, b| a <= b));
+        self.sorted_scores = if clean {
+            snapshot.histograms.clone()
+        } else {
+            std::sync::Arc::new(
+                snapshot
+                    .histograms
+                    .iter()
+                    .map(|(id, v)| {
+                        let mut v: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+                        v.sort_unstable_by(f64::total_cmp);
+                        (*id, v)
+                    })
+                    .collect(),
+            )
+        };
+    }
+}

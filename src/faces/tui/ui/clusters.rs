@@ -1,0 +1,243 @@
+//! The cluster list and the members of the selected cluster.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score, theme};
+use crate::faces::tui::layout::{self, visible_offset};
+use crate::faces::tui::state::{AppState, Focus};
+use crate::faces::tui::text;
+use crate::pairing::library::ClusterBy;
+use crate::runtime::worker::protocol::{cluster_by_label, ClusterView, MemberView, Stage};
+
+pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
+    let c = layout::clusters(body);
+    list(state, c.list, buf);
+    members(state, c.members, buf);
+}
+
+fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let focused = state.focus == Focus::Clusters;
+    let total = state.clusters().len();
+    let mut title = vec![
+        Span::styled(" Clusters ", theme::title()),
+        Span::raw(if state.view.len() == total {
+            format!("{total} ")
+        } else {
+            format!("{} of {total} ", state.view.len())
+        }),
+        Span::styled(format!("· sort {} ", state.sort.label()), theme::dim()),
+    ];
+    if !state.filter.is_empty() {
+        title.push(Span::styled(
+            format!("· /{} ", text::fit_end(&state.filter, 20)),
+            theme::warn(),
+        ));
+    }
+    let inner = block(buf, area, Line::from(title), focused);
+    if inner.is_empty() {
+        return;
+    }
+    let w = usize::from(inner.width);
+    // ≠ size weakest agree name
+    let name_w = w.saturating_sub(1 + 1 + 4 + 1 + 7 + 1 + 5 + 1);
+    let header = format!(
+        "  {} {} {} {}",
+        rcell("size", 4),
+        rcell("weakest", 7),
+        rcell("agree", 5),
+        cell("representative", name_w)
+    );
+    put(buf, inner, 0, &Line::styled(header, theme::header()));
+    let rows = layout::rows(area, layout::LIST_HEADER).intersection(inner);
+    if state.view.is_empty() {
+        put(buf, rows, 0, &hint(&empty_reason(state)));
+        return;
+    }
+    let h = usize::from(rows.height);
+    let n_alg = state.algorithms.len();
+    let off = visible_offset(state.cluster_offset, state.cluster_sel, h, state.view.len());
+    for (dy, (i, &ci)) in state.view.iter().enumerate().skip(off).take(h).enumerate() {
+        let Some(c) = state.clusters().get(ci) else {
+            continue;
+        };
+        let rep = c.members.first().map_or("", |m| m.path.as_str());
+        let weakest = c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"));
+        let agree = format!("{}/{n_alg}", c.agreeing.len());
+        let mark = if c.disagreement {
+            Span::styled("≠", theme::warn())
+        } else {
+            Span::raw(" ")
+        };
+        let kept = c.members.iter().any(|m| state.is_kept(m));
+        let line = Line::from(vec![
+            mark,
+            Span::styled(if kept { "★" } else { " " }, theme::keep()),
+            Span::raw(format!(
+                "{} {} {} ",
+                rcell(&c.members.len().to_string(), 4),
+                rcell(&weakest, 7),
+                rcell(&agree, 5)
+            )),
+            Span::raw(path_cell(rep, name_w)),
+        ]);
+        let y = rows.y + dy as u16;
+        let row = Rect::new(rows.x, y, rows.width, 1);
+        if i == state.cluster_sel {
+            fill(buf, row, theme::selected(focused));
+        }
+        put(buf, row, 0, &line);
+    }
+}
+
+fn empty_reason(state: &AppState) -> String {
+    if !state.filter.is_empty() {
+        return "no cluster has a file matching the filter (Esc clears it)".into();
+    }
+    match (&state.snapshot, state.progress) {
+        (None, _) => "waiting for the first results…".into(),
+        (Some(_), Some(p)) if p.stage != Stage::Idle => {
+            "no duplicates yet — still scanning…".into()
+        }
+        (Some(s), _) if s.documents == 0 => "no documents in this folder yet".into(),
+        (Some(_), _) => "no duplicates at these thresholds (t adjusts them)".into(),
+    }
+}
+
+fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let focused = state.focus == Focus::Members;
+    let cluster = state.selected_cluster();
+    let title = match cluster {
+        Some(c) => Line::from(vec![
+            Span::styled(" Members ", theme::title()),
+            Span::raw(format!(
+                "{} · cluster {} of {} ",
+                c.members.len(),
+                state.cluster_sel + 1,
+                state.view.len()
+            )),
+        ]),
+        None => Line::styled(" Members ", theme::title()),
+    };
+    let inner = block(buf, area, title, focused);
+    if inner.is_empty() {
+        return;
+    }
+    let Some(c) = cluster else {
+        put(buf, inner, 0, &hint("select a cluster"));
+        return;
+    };
+    put(buf, inner, 0, &summary(state, c, usize::from(inner.width)));
+    let w = usize::from(inner.width);
+    let by = state
+        .snapshot
+        .as_ref()
+        .map_or(ClusterBy::Fusion, |s| s.spec.by);
+    let map_w = state.algorithms.len();
+    let score_w = 9;
+    let contain_w = 7;
+    let path_w = w.saturating_sub(1 + 1 + score_w + 1 + map_w + 1 + contain_w);
+    let by_label = match by {
+        ClusterBy::Fusion => "agree".to_owned(),
+        ClusterBy::Algorithm(id) => id.as_str().to_owned(),
+    };
+    let codes: String = state.algorithms.iter().map(|&id| code(id)).collect();
+    let header = format!(
+        " {} {} {} {}",
+        cell("path", path_w),
+        rcell(&by_label, score_w),
+        codes,
+        rcell("contain", contain_w)
+    );
+    put(buf, inner, 1, &Line::styled(header, theme::header()));
+    let rows = layout::rows(area, layout::MEMBERS_HEADER).intersection(inner);
+    let h = usize::from(rows.height);
+    let off = visible_offset(state.member_offset, state.member_sel, h, c.members.len());
+    for (dy, (i, m)) in c.members.iter().enumerate().skip(off).take(h).enumerate() {
+        let line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
+        if i == state.member_sel {
+            fill(buf, row, theme::selected(focused));
+        }
+        put(buf, row, 0, &line);
+    }
+}
+
+fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
+    let mut spans = vec![Span::raw(format!(
+        "weakest link {} · ",
+        c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"))
+    ))];
+    let agree: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
+    if c.disagreement {
+        spans.push(Span::styled("≠ algorithms disagree · ", theme::warn()));
+    }
+    let by = state
+        .snapshot
+        .as_ref()
+        .map_or("fusion", |s| cluster_by_label(s.spec.by));
+    spans.push(Span::styled(format!("by {by} · "), theme::dim()));
+    let used: usize = spans.iter().map(Span::width).sum();
+    let agree_text = if agree.is_empty() {
+        "no algorithm agrees on every link".to_owned()
+    } else {
+        format!("all agree: {}", agree.join(" "))
+    };
+    spans.push(Span::styled(
+        text::fit_end(&agree_text, w.saturating_sub(used)),
+        theme::pass(),
+    ));
+    Line::from(spans)
+}
+
+fn member_line(
+    state: &AppState,
+    m: &MemberView,
+    representative: bool,
+    by: ClusterBy,
+    path_w: usize,
+    score_w: usize,
+    contain_w: usize,
+) -> Line<'static> {
+    let keep = if state.is_kept(m) {
+        Span::styled("★", theme::keep())
+    } else {
+        Span::raw(" ")
+    };
+    let mut spans = vec![keep, Span::raw(path_cell(&m.path, path_w)), Span::raw(" ")];
+    let n_alg = state.algorithms.len();
+    match &m.scores {
+        None if representative => {
+            spans.push(Span::styled(rcell("rep", score_w), theme::accent()));
+            spans.push(Span::raw(" ".repeat(n_alg + 1)));
+            spans.push(Span::raw(" ".repeat(contain_w)));
+        }
+        None => {
+            spans.push(Span::styled(rcell("via link", score_w), theme::dim()));
+            spans.push(Span::raw(" ".repeat(n_alg + 1 + contain_w)));
+        }
+        Some(scores) => {
+            let by_text = match by {
+                ClusterBy::Fusion => format!("{}/{n_alg}", m.passing.len()),
+                ClusterBy::Algorithm(id) => scores.get(&id).map_or("–".into(), short_score),
+            };
+            spans.push(Span::raw(rcell(&by_text, score_w)));
+            spans.push(Span::raw(" "));
+            for &id in &state.algorithms {
+                let (glyph, style) = match scores.get(&id) {
+                    None | Some(crate::engine::algo::Score::Incomparable) => ("·", theme::dim()),
+                    Some(_) if m.passing.contains(&id) => ("●", theme::pass()),
+                    Some(_) => ("○", theme::fail()),
+                };
+                spans.push(Span::styled(glyph, style));
+            }
+            let contain = scores
+                .get(&crate::engine::algo::AlgorithmId::Shingle)
+                .and_then(|s| s.containment())
+                .map_or("–".to_owned(), text::percent);
+            spans.push(Span::raw(rcell(&contain, contain_w + 1)));
+        }
+    }
+    Line::from(spans)
+}

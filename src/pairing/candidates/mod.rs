@@ -1,0 +1,755 @@
+//! Candidate generation: which documents are worth comparing with a given
+//! one, without comparing all pairs.
+//!
+//! Each algorithm proposes candidates from its own index:
+//!
+//! * `minhash`: LSH banding of the sketch (b bands × r rows, chosen from the
+//!   floor by minimizing weighted false-positive + false-negative mass, as
+//!   datasketch does; overridable).
+//! * `simhash`, `simhash-shingle`, `simhash-lexicons`: band tables over bit
+//!   masks: either the lab report's m tables of k bits, or the pigeonhole
+//!   setting (h + 1 disjoint blocks) that guarantees every pair within
+//!   Hamming distance h shares a block.
+//! * `shingle`: an inverted index of the shingles whose hash is 0 mod
+//!   `shingle_modulus` (the blog post's sampling), which also finds a part
+//!   inside a whole; `winnow`: an inverted index of the winnowed
+//!   fingerprints whose hash is 0 mod `winnow_modulus` (a candidate is only
+//!   worth verifying when it shares a good part of them, which a sample
+//!   shows as well).
+//!   Posting lists longer than `max_postings` (boilerplate shared by many
+//!   documents) stop proposing candidates.
+//! * `exact`, `supershingle`, `imatch`, `imatch-lexicons`: signature tables.
+//! * `si`: a sorted index queried for ±`si_range` around the document's
+//!   value, capped to the `si_cap` nearest values.
+//!
+//! Candidates are only proposals: the library verifies each with every
+//! algorithm before it becomes a pair.
+
+use std::collections::{BTreeSet, HashMap};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::algo::AlgorithmId;
+pub use crate::engine::algo::AlgorithmSet;
+use crate::engine::Fingerprints;
+
+use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
+
+mod table;
+
+use table::Table;
+
+/// Dense document number inside one library.
+pub type DocId = u32;
+
+/// How SimHash fingerprints are banded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "mode")]
+pub enum SimhashBanding {
+    /// `tables` tables, each keyed by `bits_per_table` seeded random bit
+    /// positions (the lab report's M and K; with M × K = b and contiguous
+    /// chunks it is exactly the report's scheme).
+    Tables {
+        tables: usize,
+        bits_per_table: usize,
+    },
+    /// `max_distance + 1` disjoint blocks: guaranteed to propose every pair
+    /// within `max_distance` bits.
+    Pigeonhole { max_distance: usize },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CandidateConfig {
+    /// MinHash LSH (bands, rows) override; `None` derives them from the floor.
+    pub minhash_bands: Option<(usize, usize)>,
+    /// Weights of false positives and false negatives when deriving bands.
+    /// Default: 0.5 and 0.5.
+    pub minhash_fp_weight: f64,
+    pub minhash_fn_weight: f64,
+    /// SimHash banding. Default: 12 tables of 16 random bits (a pair 6 bits
+    /// apart is proposed with probability ≈ 0.94, one 3 bits apart ≈ 0.9997).
+    pub simhash_banding: SimhashBanding,
+    /// Index shingles whose hash is 0 mod this. Default: 8.
+    pub shingle_modulus: u64,
+    /// Index winnowed fingerprints whose hash is 0 mod this. Default: 4.
+    pub winnow_modulus: u64,
+    /// Posting lists longer than this propose nothing (phrases or passages
+    /// shared by that many documents are boilerplate). Default: 200.
+    pub max_postings: usize,
+    /// SI range query: ± this fraction. Default: 0.3 (Roth).
+    pub si_range: f64,
+    /// At most this many SI candidates per document, nearest by value. SI is
+    /// the crudest signal (one number per document), so few. Default: 2.
+    pub si_cap: usize,
+}
+
+impl Default for CandidateConfig {
+    fn default() -> Self {
+        Self {
+            minhash_bands: None,
+            minhash_fp_weight: 0.5,
+            minhash_fn_weight: 0.5,
+            simhash_banding: SimhashBanding::Tables {
+                tables: 12,
+                bits_per_table: 16,
+            },
+            shingle_modulus: 8,
+            winnow_modulus: 4,
+            max_postings: 200,
+            si_range: 0.3,
+            si_cap: 2,
+        }
+    }
+}
+
+/// LSH bands and rows for a Jaccard `threshold` with `num_perm` values,
+/// minimizing `fp_weight × FP + fn_weight × FN` where FP and FN are the
+/// integrated probabilities of proposing a pair below / missing a pair above
+/// the threshold.
+pub fn optimal_bands(
+    threshold: f64,
+    num_perm: usize,
+    fp_weight: f64,
+    fn_weight: f64,
+) -> (usize, usize) {
+    fn integrate(f: impl Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+        let steps = 200;
+        let h = (b - a) / steps as f64;
+        (0..steps).map(|i| f(a + (i as f64 + 0.5) * h) * h).sum()
+    }
+    let t = threshold.clamp(0.0, 1.0);
+    let mut best = (1, num_perm.max(1), f64::INFINITY);
+    for bands in 1..=num_perm {
+        for rows in 1..=num_perm / bands {
+            let p = |s: f64| 1.0 - (1.0 - s.powi(rows as i32)).powi(bands as i32);
+            let fp = integrate(p, 0.0, t);
+            let fneg = integrate(|s| 1.0 - p(s), t, 1.0);
+            let err = fp_weight * fp + fn_weight * fneg;
+            if err < best.2 {
+                best = (bands, rows, err);
+            }
+        }
+    }
+    (best.0, best.1)
+}
+
+/// The bit masks of a SimHash banding for `bits`-bit fingerprints.
+pub fn simhash_masks(banding: &SimhashBanding, bits: u32, seed: u64) -> Vec<u64> {
+    let bits = bits.clamp(1, 64) as usize;
+    match *banding {
+        SimhashBanding::Pigeonhole { max_distance } => {
+            let blocks = (max_distance + 1).min(bits);
+            (0..blocks)
+                .map(|i| {
+                    let (lo, hi) = (i * bits / blocks, (i + 1) * bits / blocks);
+                    (lo..hi).fold(0u64, |m, b| m | 1 << b)
+                })
+                .collect()
+        }
+        SimhashBanding::Tables {
+            tables,
+            bits_per_table,
+        } => {
+            let k = bits_per_table.clamp(1, bits);
+            if tables * k == bits {
+                // Exactly the lab report's contiguous chunks.
+                return simhash_masks(
+                    &SimhashBanding::Pigeonhole {
+                        max_distance: tables - 1,
+                    },
+                    bits as u32,
+                    seed,
+                );
+            }
+            let mut rng = SplitMix64::new(seed);
+            (0..tables)
+                .map(|_| {
+                    let mut positions: Vec<usize> = (0..bits).collect();
+                    for i in (1..positions.len()).rev() {
+                        positions.swap(i, rng.below(i as u64 + 1) as usize);
+                    }
+                    positions[..k].iter().fold(0u64, |m, &b| m | 1 << b)
+                })
+                .collect()
+        }
+    }
+}
+
+/// The slot of (algorithm, table, key) in the one [`Table`] every index
+/// shares: 32 bits of a hash of all three. Two keys may share a slot
+/// (about one in a hundred at 100k documents): that only proposes a few
+/// more candidates, which verification then rejects.
+fn slot(algo: AlgorithmId, table: usize, key: u64) -> u32 {
+    (rehash(key, ((algo as u64) << 32) | table as u64) >> 32) as u32
+}
+
+/// Keys a fingerprint contributes to each table of each algorithm.
+type Keys = Vec<(AlgorithmId, usize, u64)>;
+
+/// Whether `f`'s simhash-lexicons lexicon 0 (the full vocabulary) is its
+/// simhash-shingle fingerprint, so that simhash-shingle's tables stand for
+/// lexicon 0's.
+fn full_lexicon_is_shingle(f: &Fingerprints) -> bool {
+    matches!(
+        (f.simhash_shingle, &f.simhash_lexicons),
+        (Some(shingle), Some(lexicons)) if lexicons.first() == Some(&shingle)
+    )
+}
+
+/// How many of `keys` go to the shingle and winnow inverted indexes.
+fn count_keys(keys: &Keys) -> KeyCounts {
+    let mut counts = KeyCounts::default();
+    for (algo, _, _) in keys {
+        match algo {
+            AlgorithmId::Shingle => counts.shingle += 1,
+            AlgorithmId::Winnow => counts.winnow += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// SI's index of `f`, when it has one.
+fn si_index(f: &Fingerprints) -> Option<u64> {
+    f.si.as_ref().and_then(|si| si.index())
+}
+
+/// The candidate index over every algorithm.
+#[derive(Debug, Clone)]
+pub struct CandidateIndex {
+    config: CandidateConfig,
+    minhash_bands: (usize, usize),
+    simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
+    tables: Table,
+    /// Restored documents' slots not yet filed in `tables`: a reopened
+    /// index that no change reaches never needs the tables, so they are
+    /// filled when something first files or removes a document
+    /// ([`CandidateIndex::fill_restored`]).
+    unfiled: Option<Restore>,
+    si: BTreeSet<(u64, DocId)>,
+    /// Per document (by id): how many keys it has in the shingle and
+    /// winnow inverted indexes (the denominators of the overlap estimates).
+    key_counts: Vec<KeyCounts>,
+}
+
+/// Index keys of one document in the two inverted indexes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyCounts {
+    pub shingle: u32,
+    pub winnow: u32,
+}
+
+/// One document's entries in the candidate index: the slot of each of its
+/// keys (sorted) and how many are in the two inverted indexes. Derived from its full
+/// fingerprints ([`CandidateIndex::doc_keys`]); stored beside them, so a
+/// reopened index files its documents again without reading those.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocKeys {
+    #[serde(with = "crate::hash::le_u32s")]
+    pub slots: Vec<u32>,
+    pub counts: KeyCounts,
+}
+
+/// Documents being restored from their stored entries ([`DocKeys`]),
+/// gathered to be filed by [`CandidateIndex::file_restored`]: their slots
+/// in one arena per group of the table's shards, 4 bytes a key, each freed
+/// once its shards are filled.
+#[derive(Debug, Clone, Default)]
+pub struct Restore {
+    arenas: Vec<Arena>,
+    counts: Vec<(DocId, KeyCounts)>,
+    si: Vec<(u64, DocId)>,
+    /// Groups of shards filled so far.
+    filled: usize,
+}
+
+impl Restore {
+    pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<u64>) {
+        if self.arenas.is_empty() {
+            self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
+        }
+        // A document's slots are stored sorted, so each group's (the top
+        // bits) are a run of them.
+        let sorted;
+        let mut slots = &keys.slots[..];
+        if !slots.is_sorted() {
+            sorted = {
+                let mut s = keys.slots.clone();
+                s.sort_unstable();
+                s
+            };
+            slots = &sorted;
+        }
+        let groups = self.arenas.len();
+        for (g, arena) in self.arenas.iter_mut().enumerate() {
+            let end = slots.partition_point(|&s| Table::group(s) <= g);
+            if end > 0 {
+                arena.owners.push((id, arena.slots.len() as u32));
+                arena.slots.extend_from_slice(&slots[..end]);
+            }
+            slots = &slots[end..];
+            debug_assert!(g + 1 < groups || slots.is_empty());
+        }
+        self.counts.push((id, keys.counts));
+        if let Some(si) = si {
+            self.si.push((si, id));
+        }
+    }
+}
+
+/// Slots of one group of shards, and the documents owning them (each
+/// owner's slots run from its start to the next owner's).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Arena {
+    pub slots: Vec<u32>,
+    pub owners: Vec<(DocId, u32)>,
+}
+
+const ALGORITHMS: usize = AlgorithmId::ALL.len();
+
+/// Why a document was proposed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Proposal {
+    /// Algorithms whose index proposed it.
+    pub by: AlgorithmSet,
+    /// Per algorithm (by `AlgorithmId as usize`), how many of the query's
+    /// keys the candidate is filed under: shared sampled shingles or
+    /// winnowed fingerprints, matching signatures or super-shingles.
+    pub shared: [u16; ALGORITHMS],
+    /// The candidate's own key counts.
+    pub keys: KeyCounts,
+}
+
+impl Proposal {
+    /// Keys shared in `algo`'s index.
+    pub fn shared(&self, algo: AlgorithmId) -> u32 {
+        u32::from(self.shared[algo as usize])
+    }
+
+    /// Estimated (resemblance, larger containment) from shared inverted-index
+    /// keys, given the query's own key counts; `None` when the candidate
+    /// came from no inverted index of that kind.
+    pub fn estimate(&self, algo: AlgorithmId, query: KeyCounts) -> Option<(f64, f64)> {
+        let (mine, theirs) = match algo {
+            AlgorithmId::Shingle => (query.shingle, self.keys.shingle),
+            AlgorithmId::Winnow => (query.winnow, self.keys.winnow),
+            _ => return None,
+        };
+        let shared = self.shared(algo);
+        if shared == 0 || mine == 0 || theirs == 0 {
+            return None;
+        }
+        let (s, a, b) = (f64::from(shared), f64::from(mine), f64::from(theirs));
+        Some((s / (a + b - s).max(s), (s / a).max(s / b).min(1.0)))
+    }
+}
+
+/// Proposed candidates: document → why.
+pub type Candidates = HashKeyed32<Proposal>;
+
+impl CandidateIndex {
+    /// `minhash_floor` is the Jaccard floor the bands are derived for;
+    /// `bits` gives each SimHash algorithm's fingerprint size.
+    pub fn new(
+        config: CandidateConfig,
+        num_perm: usize,
+        minhash_floor: f64,
+        bits: &[(AlgorithmId, u32)],
+    ) -> Self {
+        let minhash_bands = config.minhash_bands.unwrap_or_else(|| {
+            optimal_bands(
+                minhash_floor,
+                num_perm,
+                config.minhash_fp_weight,
+                config.minhash_fn_weight,
+            )
+        });
+        let simhash_masks = bits
+            .iter()
+            .map(|&(id, b)| {
+                (
+                    id,
+                    simhash_masks(&config.simhash_banding, b, 0xba4d ^ b as u64),
+                )
+            })
+            .collect();
+        Self {
+            config,
+            minhash_bands,
+            simhash_masks,
+            tables: Table::default(),
+            unfiled: None,
+            si: BTreeSet::new(),
+            key_counts: Vec::new(),
+        }
+    }
+
+    pub fn config(&self) -> &CandidateConfig {
+        &self.config
+    }
+
+    /// The MinHash (bands, rows) in use.
+    pub fn minhash_bands(&self) -> (usize, usize) {
+        self.minhash_bands
+    }
+
+    fn keys(&self, f: &Fingerprints) -> Keys {
+        use AlgorithmId as Id;
+        let mut keys = Keys::new();
+        if let Some(Some(sig)) = f.exact {
+            keys.push((Id::Exact, 0, sig as u64));
+        }
+        if let Some(shingles) = &f.shingle {
+            let m = self.config.shingle_modulus.max(1);
+            keys.extend(
+                shingles
+                    .iter()
+                    .map(|&h| u64::from(h))
+                    .filter(|&h| (h >> 7) % m == 0)
+                    .map(|h| (Id::Shingle, 0, h)),
+            );
+        }
+        if let Some(sketch) = f.minhash.as_ref().filter(|s| !s.is_empty()) {
+            let (bands, rows) = self.minhash_bands;
+            for band in 0..bands.min(sketch.len() / rows.max(1)) {
+                keys.push((
+                    Id::Minhash,
+                    band,
+                    combine(&sketch[band * rows..(band + 1) * rows], band as u64),
+                ));
+            }
+        }
+        if let Some(supers) = &f.supershingle {
+            keys.extend(
+                supers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &h)| (Id::Supershingle, i, h)),
+            );
+        }
+        let mut simhash = |id: Id, fp: Option<u64>, lexicon: usize| {
+            if let (Some(fp), Some(masks)) = (fp, self.simhash_masks.get(&id)) {
+                for (t, &mask) in masks.iter().enumerate() {
+                    keys.push((id, lexicon * masks.len() + t, fp & mask));
+                }
+            }
+        };
+        if let Some(fp) = f.simhash {
+            simhash(Id::Simhash, fp, 0);
+        }
+        if let Some(fp) = f.simhash_shingle {
+            simhash(Id::SimhashShingle, fp, 0);
+        }
+        if let Some(fps) = &f.simhash_lexicons {
+            // Lexicon 0 is simhash-shingle's fingerprint under the default
+            // configuration (same seed): its tables would repeat that
+            // algorithm's keys, so they are not filed, and simhash-shingle's
+            // proposals count for both (see `candidates_among`).
+            let skip_full = full_lexicon_is_shingle(f);
+            for (lexicon, &fp) in fps.iter().enumerate() {
+                if lexicon > 0 || !skip_full {
+                    simhash(Id::SimhashLexicons, fp, lexicon);
+                }
+            }
+        }
+        if let Some(Some(sig)) = f.imatch {
+            keys.push((Id::Imatch, 0, sig as u64));
+        }
+        if let Some(sigs) = &f.imatch_lexicons {
+            keys.extend(
+                sigs.iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| Some((Id::ImatchLexicons, i, (*s)? as u64))),
+            );
+        }
+        if let Some(w) = &f.winnow {
+            let m = self.config.winnow_modulus.max(1);
+            keys.extend(
+                w.hashes
+                    .iter()
+                    .filter(|&&h| (u64::from(h) >> 7) % m == 0)
+                    .map(|&h| (Id::Winnow, 0, u64::from(h))),
+            );
+        }
+        keys
+    }
+
+    /// A document's key counts in the inverted indexes.
+    pub fn key_counts(&self, f: &Fingerprints) -> KeyCounts {
+        count_keys(&self.keys(f))
+    }
+
+    /// A document's entries in the index ([`DocKeys`]).
+    pub fn doc_keys(&self, f: &Fingerprints) -> DocKeys {
+        let keys = self.keys(f);
+        let mut slots: Vec<u32> = keys
+            .iter()
+            .map(|&(algo, table, key)| slot(algo, table, key))
+            .collect();
+        // Sorted: a reopen files each group of shards from its own run.
+        slots.sort_unstable();
+        DocKeys {
+            counts: count_keys(&keys),
+            slots,
+        }
+    }
+
+    /// [`CandidateIndex::insert`] of many documents: their keys are derived
+    /// in parallel a chunk at a time, then all are filed in one batch.
+    pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
+        self.fill_restored();
+        let mut batch = self.tables.batch(docs.len() * 300);
+        for chunk in docs.chunks(4096) {
+            let keyed: Vec<(DocKeys, Option<u64>)> = chunk
+                .par_iter()
+                .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
+                .collect();
+            for (&(id, _), (keys, si)) in chunk.iter().zip(&keyed) {
+                self.file_into(&mut batch, id, keys, *si);
+            }
+        }
+        self.tables.file_batch(batch);
+    }
+
+    /// File the documents gathered in `restore` (a reopen, into an empty
+    /// index). Their slots go into the tables when first needed.
+    pub fn file_restored(&mut self, mut restore: Restore) {
+        debug_assert!(self.unfiled.is_none(), "restored once");
+        for (id, counts) in std::mem::take(&mut restore.counts) {
+            self.set_key_counts(id, counts);
+        }
+        self.si.extend(std::mem::take(&mut restore.si));
+        self.unfiled = Some(restore);
+    }
+
+    /// Fill the tables with the restored documents' slots, if that is
+    /// still to do (every change does it first).
+    pub fn fill_restored(&mut self) {
+        while self.fill_restored_some() {}
+    }
+
+    /// Fill part of the tables with the restored documents' slots, a step
+    /// an idle caller can take between others; whether more is to do.
+    pub fn fill_restored_some(&mut self) -> bool {
+        let Some(restore) = &mut self.unfiled else {
+            return false;
+        };
+        if let Some(arena) = restore.arenas.get_mut(restore.filled) {
+            let arena = std::mem::take(arena);
+            self.tables.fill_group(restore.filled, arena);
+        }
+        restore.filled += 1;
+        if restore.filled >= Table::SHARDS / Table::GROUP {
+            self.unfiled = None;
+            return false;
+        }
+        true
+    }
+
+    fn file_into(
+        &mut self,
+        batch: &mut [Vec<(u32, DocId)>],
+        id: DocId,
+        keys: &DocKeys,
+        si: Option<u64>,
+    ) {
+        self.set_key_counts(id, keys.counts);
+        if let Some(si) = si {
+            self.si.insert((si, id));
+        }
+        for &slot in &keys.slots {
+            Table::add_to_batch(batch, slot, id);
+        }
+    }
+
+    fn set_key_counts(&mut self, id: DocId, counts: KeyCounts) {
+        let i = id as usize;
+        if self.key_counts.len() <= i {
+            self.key_counts.resize(i + 1, KeyCounts::default());
+        }
+        self.key_counts[i] = counts;
+    }
+
+    pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
+        self.fill_restored();
+        let keys = self.keys(f);
+        self.set_key_counts(id, count_keys(&keys));
+        for (algo, table, key) in keys {
+            self.tables.insert(slot(algo, table, key), id);
+        }
+        if let Some(si) = si_index(f) {
+            self.si.insert((si, id));
+        }
+    }
+
+    pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
+        self.fill_restored();
+        self.set_key_counts(id, KeyCounts::default());
+        for (algo, table, key) in self.keys(f) {
+            self.tables.remove(slot(algo, table, key), id);
+        }
+        if let Some(si) = si_index(f) {
+            self.si.remove(&(si, id));
+        }
+    }
+
+    /// Documents (other than `id`) proposed for `f` by any algorithm among
+    /// the `visible` ones, `f`'s own key counts, and whether the SI cap cut
+    /// some off. Posting caps count only visible documents, so documents
+    /// filed together can each be queried as if alone (`&|_| true`: all of
+    /// them).
+    pub fn candidates_among(
+        &self,
+        id: DocId,
+        f: &Fingerprints,
+        visible: &(dyn Fn(DocId) -> bool + Sync),
+    ) -> (Candidates, KeyCounts, bool) {
+        debug_assert!(self.unfiled.is_none(), "tables filled before a query");
+        let mut out = Candidates::default();
+        let max = self.config.max_postings;
+        let keys = self.keys(f);
+        let counts = count_keys(&keys);
+        let full_lexicon = full_lexicon_is_shingle(f);
+        for (algo, table, key) in keys {
+            let postings = self.tables.postings(slot(algo, table, key));
+            if postings.bound() > max
+                && postings.iter().filter(|&d| d != id && visible(d)).count() > max
+            {
+                continue;
+            }
+            for other in postings.iter() {
+                if other != id && visible(other) {
+                    let proposal = out.entry(other).or_default();
+                    proposal.by.insert(algo);
+                    if full_lexicon && algo == AlgorithmId::SimhashShingle {
+                        proposal.by.insert(AlgorithmId::SimhashLexicons);
+                    }
+                    let shared = &mut proposal.shared[algo as usize];
+                    *shared = shared.saturating_add(1);
+                }
+            }
+        }
+        let mut capped = false;
+        if let Some(si) = si_index(f) {
+            let (near, cut) = self.si_neighbours(id, si, visible);
+            capped = cut;
+            for other in near {
+                out.entry(other).or_default().by.insert(AlgorithmId::Si);
+            }
+        }
+        for (other, proposal) in &mut out {
+            proposal.keys = self
+                .key_counts
+                .get(*other as usize)
+                .copied()
+                .unwrap_or_default();
+        }
+        (out, counts, capped)
+    }
+
+    /// The `si_cap` documents nearest to `value` whose index is within
+    /// `si_range` of it in the score's symmetric sense,
+    /// |a − b| ≤ r · max(a, b): [v(1 − r), v / (1 − r)].
+    fn si_neighbours(
+        &self,
+        id: DocId,
+        value: u64,
+        visible: &(dyn Fn(DocId) -> bool + Sync),
+    ) -> (Vec<DocId>, bool) {
+        let r = self.config.si_range.clamp(0.0, 0.99);
+        let magnitude = value as f64;
+        let (lo, hi) = (
+            value.saturating_sub((magnitude * r) as u64),
+            value.saturating_add((magnitude * r / (1.0 - r)) as u64),
+        );
+        let mut below = self
+            .si
+            .range(..(value, id))
+            .rev()
+            .take_while(|(v, _)| *v >= lo)
+            .filter(|&&(_, d)| visible(d))
+            .peekable();
+        let mut above = self
+            .si
+            .range((value, id)..)
+            .take_while(|(v, _)| *v <= hi)
+            .filter(|&&(_, d)| d != id && visible(d))
+            .peekable();
+        let mut near = Vec::new();
+        while near.len() < self.config.si_cap {
+            let pick_below = match (below.peek(), above.peek()) {
+                (Some(b), Some(a)) => value.abs_diff(b.0) <= value.abs_diff(a.0),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let next = if pick_below {
+                below.next()
+            } else {
+                above.next()
+            };
+            near.push(next.expect("peeked").1);
+        }
+        let capped = below.peek().is_some() || above.peek().is_some();
+        (near, capped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_follow_the_threshold() {
+        let (b_low, r_low) = optimal_bands(0.3, 128, 0.5, 0.5);
+        let (b_high, r_high) = optimal_bands(0.9, 128, 0.5, 0.5);
+        assert!(b_low * r_low <= 128 && b_high * r_high <= 128);
+        // A high threshold wants more rows per band (stricter bands).
+        assert!(r_high > r_low, "{r_low} rows at 0.3, {r_high} at 0.9");
+        // The S-curve's midpoint sits near the threshold.
+        let mid = |b: usize, r: usize| (1.0 / b as f64).powf(1.0 / r as f64);
+        assert!((mid(b_high, r_high) - 0.9).abs() < 0.1);
+    }
+
+    #[test]
+    fn pigeonhole_blocks_partition_the_bits() {
+        let masks = simhash_masks(&SimhashBanding::Pigeonhole { max_distance: 3 }, 64, 0);
+        assert_eq!(masks.len(), 4);
+        assert_eq!(masks.iter().fold(0u64, |a, m| a | m), u64::MAX);
+        assert_eq!(masks.iter().map(|m| m.count_ones()).sum::<u32>(), 64);
+    }
+
+    #[test]
+    fn pigeonhole_finds_every_pair_within_the_distance() {
+        let banding = SimhashBanding::Pigeonhole { max_distance: 5 };
+        let masks = simhash_masks(&banding, 64, 0);
+        let mut rng = SplitMix64::new(3);
+        for _ in 0..2000 {
+            let a = rng.next_u64();
+            let mut b = a;
+            for _ in 0..5 {
+                b ^= 1 << rng.below(64);
+            }
+            assert!(
+                masks.iter().any(|&m| a & m == b & m),
+                "{a:x} and {b:x} share no block"
+            );
+        }
+    }
+
+    #[test]
+    fn random_tables_have_the_requested_width() {
+        let masks = simhash_masks(
+            &SimhashBanding::Tables {
+                tables: 12,
+                bits_per_table: 16,
+            },
+            64,
+            7,
+        );
+        assert_eq!(masks.len(), 12);
+        assert!(masks.iter().all(|m| m.count_ones() == 16));
+    }
+}

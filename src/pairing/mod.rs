@@ -1,0 +1,9 @@
+//! Pairing: candidate tables that propose pairs without comparing all of
+//! them, the kept pairs with every algorithm's score, the library that
+//! verifies candidates and judges pairs under live thresholds, and the
+//! clustering of judged pairs. Built on the engine; knows nothing of files.
+
+pub mod candidates;
+pub mod cluster;
+pub mod library;
+pub mod pairs;

@@ -1,0 +1,531 @@
+//! The configuration file (TOML): every setting doppel has, with the
+//! documented defaults built in from `assets/config.toml`.
+//!
+//! [`Config::load`] starts from the built-in defaults and merges the user's
+//! file over them (`--config PATH`, else [`Config::default_path`] if it
+//! exists): tables merge key by key, anything else replaces, so a partial
+//! file changes only what it names. Unknown keys, at any depth, values
+//! of the wrong type and values outside their range ([`Config::check`],
+//! in `ranges`) are errors that name the file, the line and the key.
+//! Command-line flags are applied on top by the binary, which checks the
+//! result again.
+//!
+//! The file's layout is flat where the code nests: the engine's settings
+//! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
+//! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
+//! `[library]`, and `ignore`, `index-dir`, `[clusters]` and `[watch]` are
+//! the front ends' settings. `tests/config.rs` holds the built-in file equal to
+//! the compiled defaults ([`Config::default`]), so neither can drift.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+mod ranges;
+
+pub use ranges::{threshold_range, Invalid, ThresholdRange};
+
+use crate::engine::algo::AlgorithmId;
+use crate::engine::stats::IdfSource;
+use crate::engine::text::TokenizerConfig;
+use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
+use crate::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+
+/// The built-in configuration file: every setting with its default and what
+/// it does (`doppel config --print-defaults`).
+pub const DEFAULTS: &str = include_str!("../../assets/config.toml");
+
+/// Name of the user's file inside the config folder.
+pub const FILE_NAME: &str = "config.toml";
+
+/// Every setting, as the engine and the front ends use them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "ConfigFile", into = "ConfigFile")]
+pub struct Config {
+    /// Tokenizer, algorithms, enabled set, IDF source, thresholds, fusion.
+    pub engine: EngineConfig,
+    /// Floors, containment floor, candidate generation.
+    pub library: LibraryConfig,
+    /// The folder holding the persistent indexes, one file per scanned
+    /// folder ([`Config::index_path`]); `None`: the platform data folder.
+    pub index_dir: Option<PathBuf>,
+    /// The watcher's quiet period and rescan interval.
+    pub watch: WatchSettings,
+    /// Ignore globs besides the built-in temporary-file ones (see
+    /// [`crate::runtime::collection::list_files_with`]).
+    pub ignore: Vec<String>,
+    /// The verdict and mode clusters start with.
+    pub clusters: ClusterSettings,
+}
+
+impl Default for Config {
+    /// The compiled-in defaults (equal to [`DEFAULTS`]).
+    fn default() -> Self {
+        Self {
+            engine: EngineConfig::default(),
+            library: LibraryConfig::default(),
+            index_dir: None,
+            watch: WatchSettings::default(),
+            ignore: Vec::new(),
+            clusters: ClusterSettings::default(),
+        }
+    }
+}
+
+/// `[watch]`: following a folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct WatchSettings {
+    /// A changed file is read once it stayed unchanged this long. Default:
+    /// 200 ([`crate::runtime::watch::DEFAULT_QUIET`]).
+    pub quiet_ms: u64,
+    /// Full rescan interval; 0 turns it off. Default: 10
+    /// ([`crate::runtime::watch::DEFAULT_RESCAN_EVERY`]).
+    pub rescan_minutes: u64,
+}
+
+impl Default for WatchSettings {
+    fn default() -> Self {
+        Self {
+            quiet_ms: crate::runtime::watch::DEFAULT_QUIET.as_millis() as u64,
+            rescan_minutes: crate::runtime::watch::DEFAULT_RESCAN_EVERY.as_secs() / 60,
+        }
+    }
+}
+
+impl WatchSettings {
+    pub fn quiet(&self) -> Duration {
+        Duration::from_millis(self.quiet_ms)
+    }
+
+    pub fn rescan_every(&self) -> Duration {
+        Duration::from_secs(self.rescan_minutes.saturating_mul(60))
+    }
+}
+
+/// `[clusters]`: how duplicate pairs become clusters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClusterSettings {
+    /// `fusion` or an algorithm id. Default: fusion.
+    #[serde(with = "cluster_by_name")]
+    pub by: ClusterBy,
+    /// Default: components.
+    pub mode: ClusterMode,
+}
+
+impl Default for ClusterSettings {
+    fn default() -> Self {
+        Self {
+            by: ClusterBy::Fusion,
+            mode: ClusterMode::Components,
+        }
+    }
+}
+
+/// `fusion` or an algorithm id (the CLI's `--cluster-by` and the file's
+/// `clusters.by`).
+pub fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
+    if s == "fusion" {
+        return Ok(ClusterBy::Fusion);
+    }
+    s.parse().map(ClusterBy::Algorithm).map_err(|_| {
+        let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
+        format!(
+            "unknown verdict {s:?} (known: fusion, {})",
+            known.join(", ")
+        )
+    })
+}
+
+/// The name [`parse_cluster_by`] reads.
+pub fn cluster_by_name(by: ClusterBy) -> String {
+    match by {
+        ClusterBy::Fusion => "fusion".to_owned(),
+        ClusterBy::Algorithm(id) => id.to_string(),
+    }
+}
+
+/// The name of a cluster mode in the file and on the command line.
+pub fn mode_name(mode: ClusterMode) -> &'static str {
+    match mode {
+        ClusterMode::Components => "components",
+        ClusterMode::Star => "star",
+    }
+}
+
+mod cluster_by_name {
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    use crate::pairing::library::ClusterBy;
+
+    pub fn serialize<S: Serializer>(by: &ClusterBy, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::cluster_by_name(*by))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<ClusterBy, D::Error> {
+        let name = String::deserialize(d)?;
+        super::parse_cluster_by(&name).map_err(D::Error::custom)
+    }
+}
+
+/// The file's layout (see the module documentation).
+#[derive(Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigFile {
+    // Plain values first: TOML writes them before any table.
+    enabled: BTreeSet<AlgorithmId>,
+    ignore: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index_dir: Option<PathBuf>,
+    tokenizer: TokenizerConfig,
+    idf: IdfSource,
+    thresholds: Thresholds,
+    fusion: FusionConfig,
+    clusters: ClusterSettings,
+    algorithms: AlgorithmsConfig,
+    library: LibraryConfig,
+    watch: WatchSettings,
+}
+
+impl Default for ConfigFile {
+    fn default() -> Self {
+        Config::default().into()
+    }
+}
+
+impl From<Config> for ConfigFile {
+    fn from(config: Config) -> Self {
+        // Destructured without `..`: a new engine setting fails to compile
+        // here until the file has a place for it.
+        let Config {
+            engine:
+                EngineConfig {
+                    tokenizer,
+                    algorithms,
+                    enabled,
+                    idf,
+                    thresholds,
+                    fusion,
+                },
+            library,
+            index_dir,
+            watch,
+            ignore,
+            clusters,
+        } = config;
+        Self {
+            enabled,
+            ignore,
+            index_dir,
+            tokenizer,
+            idf,
+            thresholds,
+            fusion,
+            clusters,
+            algorithms,
+            library,
+            watch,
+        }
+    }
+}
+
+impl From<ConfigFile> for Config {
+    fn from(file: ConfigFile) -> Self {
+        let ConfigFile {
+            enabled,
+            ignore,
+            index_dir,
+            tokenizer,
+            idf,
+            thresholds,
+            fusion,
+            clusters,
+            algorithms,
+            library,
+            watch,
+        } = file;
+        Self {
+            engine: EngineConfig {
+                tokenizer,
+                algorithms,
+                enabled,
+                idf,
+                thresholds,
+                fusion,
+            },
+            library,
+            index_dir,
+            watch,
+            ignore,
+            clusters,
+        }
+    }
+}
+
+/// Tables whose key `.1` tags an enum variant (`[idf] source`,
+/// `[library.candidates.simhash-banding] mode`): one that names another
+/// variant than the defaults replaces the default table instead of merging
+/// into it, so the old variant's keys do not linger.
+const VARIANT_TAGS: [(&str, &str); 2] = [("idf", "source"), ("simhash-banding", "mode")];
+
+/// Merge `over` into `base`: tables key by key (recursively), every other
+/// value replaced.
+fn merge(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => {
+                let switches = VARIANT_TAGS.iter().any(|&(table, tag)| {
+                    table == key && o.get(tag).is_some_and(|t| b.get(tag) != Some(t))
+                });
+                if switches {
+                    *b = o;
+                } else {
+                    merge(b, o);
+                }
+            }
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
+/// Whether `user` has a key (depth first, by name) that `known` — the
+/// configuration read back — does not: a key some part of the configuration
+/// ignored (an enum's fields of another variant). `path` then holds it.
+fn ignored_key(user: &toml::Table, known: &toml::Table, path: &mut Vec<String>) -> bool {
+    for (key, value) in user {
+        path.push(key.clone());
+        let ignored = match (value, known.get(key)) {
+            (_, None) => true,
+            (toml::Value::Table(u), Some(toml::Value::Table(k))) => ignored_key(u, k, path),
+            _ => false,
+        };
+        if ignored {
+            return true;
+        }
+        path.pop();
+    }
+    false
+}
+
+/// Where the file of an error is, for messages: "config file PATH".
+fn origin_name(origin: Option<&Path>) -> String {
+    match origin {
+        Some(path) => format!("config file {}", path.display()),
+        None => "built-in config".to_owned(),
+    }
+}
+
+/// The line (1-based) of the key at `path` in `text`, where it can be told.
+fn line_of(text: &str, path: &[String]) -> Option<usize> {
+    let parsed = toml::de::DeTable::parse(text).ok()?;
+    let mut table = parsed.get_ref();
+    let mut span = None;
+    for (i, part) in path.iter().enumerate() {
+        let (key, value) = table
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == part.as_str())?;
+        span = Some(key.span());
+        if i + 1 < path.len() {
+            table = value.get_ref().as_table()?;
+        }
+    }
+    span.map(|s| line_at(text, s.start))
+}
+
+fn line_at(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// `error` (from deserializing the merged table) with the line of the key
+/// it is about in the user's `text`, and the key's table.
+fn describe(error: &toml::de::Error, text: &str) -> String {
+    let message = error.message().trim_end().to_owned();
+    // The key path is only in the rendering: "MESSAGE\nin `a.b.c`".
+    let keys: Vec<String> = error
+        .to_string()
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("in `")?.strip_suffix('`').map(str::to_owned))
+        .map(|k| k.split('.').map(str::to_owned).collect())
+        .unwrap_or_default();
+    // "unknown field `x`" (a struct) or "unknown variant `x`" (a map keyed
+    // by algorithm id, or an enum value): the line of key x if it is one.
+    let named = ["unknown field `", "unknown variant `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p)?.split('`').next());
+    let mut line = None;
+    let mut message = message.clone();
+    if let Some(name) = named {
+        let key_path = [keys.clone(), vec![name.to_owned()]].concat();
+        line = line_of(text, &key_path);
+        if line.is_some() {
+            message = message.replacen("unknown variant", "unknown key", 1);
+        }
+    }
+    let line = line.or_else(|| line_of(text, &keys));
+    let place = line.map(|l| format!(", line {l}")).unwrap_or_default();
+    let table = if keys.is_empty() {
+        String::new()
+    } else {
+        format!(" (in `{}`)", keys.join("."))
+    };
+    format!("{place}: {message}{table}")
+}
+
+impl Config {
+    /// Read the configuration: the built-in defaults, then the user's file
+    /// over them — `path` if given (it must exist), else
+    /// [`Config::default_path`] if that file exists. Errors name the file
+    /// and the problem.
+    pub fn load(path: Option<&Path>) -> Result<Config> {
+        match path {
+            Some(path) => Self::load_file(path),
+            None => match Self::default_path() {
+                Some(path) if path.exists() => Self::load_file(&path),
+                _ => Ok(Self::defaults()),
+            },
+        }
+    }
+
+    /// The user's file: `$XDG_CONFIG_HOME/doppel/config.toml` when
+    /// `XDG_CONFIG_HOME` is set (an absolute path), else `config.toml` in the
+    /// platform config folder (`~/.config/doppel` on Linux,
+    /// `~/Library/Application Support/doppel` on macOS,
+    /// `%APPDATA%\doppel\config` on Windows).
+    pub fn default_path() -> Option<PathBuf> {
+        if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME") {
+            let xdg = PathBuf::from(xdg);
+            if xdg.is_absolute() {
+                return Some(xdg.join("doppel").join(FILE_NAME));
+            }
+        }
+        let dirs = directories::ProjectDirs::from("", "", "doppel")?;
+        Some(dirs.config_dir().join(FILE_NAME))
+    }
+
+    /// The built-in defaults, read from [`DEFAULTS`].
+    pub fn defaults() -> Config {
+        Self::from_toml(DEFAULTS, None).expect("the built-in config file is valid")
+    }
+
+    /// The defaults with the file at `path` merged over them.
+    pub fn load_file(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        Self::from_toml(&text, Some(path))
+    }
+
+    /// The defaults with `text` merged over them. `origin` is the file
+    /// `text` came from: it names the file in errors, and a relative
+    /// `index-dir` is taken from its folder.
+    pub fn from_toml(text: &str, origin: Option<&Path>) -> Result<Config> {
+        let name = origin_name(origin);
+        let user: toml::Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| anyhow::anyhow!("{name}: {e}"))?;
+        let mut merged: toml::Table = DEFAULTS
+            .parse()
+            .expect("the built-in config file is valid TOML");
+        merge(&mut merged, user.clone());
+        let mut config: Config = merged
+            .try_into()
+            .map_err(|e| anyhow::anyhow!("{name}{}", describe(&e, text)))?;
+        // Keys some part of the configuration accepted but ignored.
+        if let Ok(known) = toml::Table::try_from(&config) {
+            let mut path = Vec::new();
+            if ignored_key(&user, &known, &mut path) {
+                let field = path.pop().unwrap_or_default();
+                let place = line_of(text, &[path.clone(), vec![field.clone()]].concat())
+                    .map(|l| format!(", line {l}"))
+                    .unwrap_or_default();
+                let table = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (in `{}`)", path.join("."))
+                };
+                anyhow::bail!("{name}{place}: unknown field `{field}`{table}");
+            }
+        }
+        if let Err(e) = config.check() {
+            let key: Vec<String> = e.key.split('.').map(str::to_owned).collect();
+            let place = line_of(text, &key)
+                .map(|l| format!(", line {l}"))
+                .unwrap_or_default();
+            anyhow::bail!("{name}{place}: {e}");
+        }
+        if let Some(dir) = &config.index_dir {
+            config.index_dir = Some(resolve(dir, origin));
+        }
+        config.fit_floors();
+        Ok(config)
+    }
+
+    /// Set a threshold (`--threshold`), lowering the algorithm's floor when
+    /// the threshold is looser, so the candidates it needs are gathered.
+    pub fn set_threshold(&mut self, id: AlgorithmId, value: f64) {
+        self.engine.thresholds.set(id, value);
+        if !self.library.floors.allows(id, value) {
+            self.library.floors.set(id, value);
+        }
+    }
+
+    /// Lower every floor a threshold is looser than (a threshold below its
+    /// floor would miss pairs the floor never kept).
+    pub fn fit_floors(&mut self) {
+        let thresholds: Vec<(AlgorithmId, f64)> = self
+            .engine
+            .thresholds
+            .0
+            .iter()
+            .map(|(&id, &value)| (id, value))
+            .collect();
+        for (id, value) in thresholds {
+            self.set_threshold(id, value);
+        }
+    }
+
+    /// The index file of the folder `root` when `index-dir` is set: in that
+    /// folder, named as in the platform data folder (a hash of the
+    /// canonical path), so every folder keeps its own index. `None` leaves
+    /// the choice to [`crate::runtime::store::Store::default_path`].
+    pub fn index_path(&self, root: &Path) -> Result<Option<PathBuf>> {
+        let Some(dir) = &self.index_dir else {
+            return Ok(None);
+        };
+        let canonical = root
+            .canonicalize()
+            .with_context(|| format!("cannot open folder {}", root.display()))?;
+        Ok(Some(
+            dir.join(crate::runtime::store::index_file_name(&canonical)),
+        ))
+    }
+
+    /// The configuration as a TOML file (`doppel config`).
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).context("cannot write the configuration as TOML")
+    }
+}
+
+/// `path` from the config file: `~/` is the home folder, a relative path is
+/// taken from the file's folder.
+fn resolve(path: &Path, origin: Option<&Path>) -> PathBuf {
+    if let Ok(rest) = path.strip_prefix("~") {
+        if let Some(dirs) = directories::BaseDirs::new() {
+            return dirs.home_dir().join(rest);
+        }
+    }
+    match origin.and_then(Path::parent) {
+        Some(folder) if path.is_relative() => folder.join(path),
+        _ => path.to_path_buf(),
+    }
+}

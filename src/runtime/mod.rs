@@ -1,0 +1,13 @@
+//! Runtime: the folder and its persistent index: which files count and how
+//! they are read, the SQLite store, the folder index kept equal to the disk,
+//! one-shot scans, the watcher, the worker thread that owns an index, and
+//! the configuration file. Built on pairing and the engine.
+
+pub mod collection;
+pub mod config;
+pub mod index;
+pub mod index_files;
+pub mod scan;
+pub mod store;
+pub mod watch;
+pub mod worker;

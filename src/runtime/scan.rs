@@ -1,0 +1,259 @@
+//! A one-shot scan of a folder: read and fingerprint every file (in
+//! parallel), build a [`Library`] (candidate index + verified pairs), and
+//! cluster it under a [`ClusterSpec`].
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::engine::stats::TermWeights;
+use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::pairing::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
+use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::index::{FolderIndex, ReadProgress};
+use crate::runtime::store::{self, DocStatus};
+
+/// One file of the scanned folder.
+#[derive(Debug, Clone)]
+pub struct ScannedDoc {
+    pub rel: String,
+    pub bytes: u64,
+    /// Encoding the text was decoded from, for indexed documents.
+    pub encoding: Option<String>,
+    /// Why the file is not indexed, if it is not.
+    pub skipped: Option<Skip>,
+}
+
+/// A kept pair judged under the scan's spec.
+#[derive(Debug, Clone)]
+pub struct ScannedPair {
+    pub a: String,
+    pub b: String,
+    pub scores: PairScores,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug)]
+pub struct ScanReport {
+    /// Every file met, indexed or skipped, sorted by path.
+    pub docs: Vec<ScannedDoc>,
+    pub library: Library,
+    pub spec: ClusterSpec,
+    pub clusters: Vec<ClusterInfo>,
+}
+
+impl ScanReport {
+    /// Clusters as lists of paths, representative first.
+    pub fn cluster_paths(&self) -> Vec<Vec<String>> {
+        self.clusters
+            .iter()
+            .map(|c| c.members.iter().map(|&m| self.path(m).to_owned()).collect())
+            .collect()
+    }
+
+    fn path(&self, id: crate::pairing::candidates::DocId) -> &str {
+        self.library.doc(id).map_or("", |d| d.path.as_str())
+    }
+
+    /// Every kept pair (some algorithm passes its floor), judged under the
+    /// spec's thresholds, sorted by paths.
+    pub fn pairs(&self) -> Vec<ScannedPair> {
+        let mut pairs: Vec<ScannedPair> = self
+            .library
+            .pairs()
+            .filter_map(|(a, b, scores)| {
+                let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
+                let v = verdict(
+                    &scores,
+                    &self.spec.thresholds,
+                    &self.spec.fusion,
+                    da.shingles.min(db.shingles),
+                );
+                let (first, second, scores) = if da.path <= db.path {
+                    (&da.path, &db.path, scores)
+                } else {
+                    (
+                        &db.path,
+                        &da.path,
+                        scores.iter().map(|(k, s)| (*k, s.swapped())).collect(),
+                    )
+                };
+                Some(ScannedPair {
+                    a: first.clone(),
+                    b: second.clone(),
+                    scores,
+                    verdict: v,
+                })
+            })
+            .collect();
+        pairs.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
+        pairs
+    }
+
+    /// The judged pair of two paths, if it was kept.
+    pub fn pair(&self, a: &str, b: &str) -> Option<ScannedPair> {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        self.pairs().into_iter().find(|p| p.a == a && p.b == b)
+    }
+}
+
+impl ScanReport {
+    /// The report of a persistent index (after [`FolderIndex::reconcile`]),
+    /// which it closes.
+    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
+        let mut docs: Vec<ScannedDoc> = index
+            .store()
+            .listing()?
+            .into_iter()
+            .map(|record| ScannedDoc {
+                rel: store::display_key(&record.path),
+                bytes: record.size,
+                encoding: record.encoding,
+                skipped: match record.status {
+                    DocStatus::Indexed => None,
+                    DocStatus::Skipped { reason } => Some(Skip::Recorded { reason }),
+                },
+            })
+            .collect();
+        let known: std::collections::HashSet<String> = docs.iter().map(|d| d.rel.clone()).collect();
+        // Problems met while walking (unreadable folders, FIFOs) have no row.
+        for (rel, reason) in index.skipped() {
+            if !known.contains(rel) {
+                docs.push(ScannedDoc {
+                    rel: rel.clone(),
+                    bytes: 0,
+                    encoding: None,
+                    skipped: Some(Skip::Recorded {
+                        reason: reason.clone(),
+                    }),
+                });
+            }
+        }
+        docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+        let library = index.into_library();
+        let clusters = library.clusters(&spec);
+        Ok(Self {
+            docs,
+            library,
+            spec,
+            clusters,
+        })
+    }
+}
+
+/// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
+/// it is skipped.
+pub fn fingerprint_file(
+    path: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+) -> Result<(Fingerprints, usize, &'static str), Skip> {
+    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
+    let analysis = engine.analyze(&decoded.text);
+    let fingerprints = engine.fingerprint(&analysis, weights);
+    let shingles = engine.shingle_count(&analysis, &fingerprints);
+    Ok((fingerprints, shingles, decoded.encoding))
+}
+
+/// Scan `root` with `engine`, weighting terms with `weights`.
+pub fn scan_folder(
+    root: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+) -> ScanReport {
+    scan_folder_with(root, engine, weights, config, spec, &ScanHooks::default())
+}
+
+/// What [`scan_folder_with`] adds to [`scan_folder`].
+#[derive(Default, Clone, Copy)]
+pub struct ScanHooks<'a> {
+    /// Ignore globs besides the built-in ones (see
+    /// [`crate::runtime::collection::list_files_with`]).
+    pub extra_ignores: &'a [String],
+    /// Told after each file is read and fingerprinted (from the worker
+    /// threads, so reports can arrive slightly out of order); once `done`
+    /// equals `total` only comparing and clustering are left.
+    pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
+}
+
+impl std::fmt::Debug for ScanHooks<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanHooks")
+            .field("extra_ignores", &self.extra_ignores)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// [`scan_folder`] with extra ignore globs and a progress callback.
+pub fn scan_folder_with(
+    root: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+    hooks: &ScanHooks<'_>,
+) -> ScanReport {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    let (files, problems) = list_files_with(root, hooks.extra_ignores);
+    let total = files.len();
+    let total_bytes = files.iter().map(|f| f.bytes).sum();
+    let (done, bytes) = (AtomicUsize::new(0), AtomicU64::new(0));
+    if let Some(progress) = hooks.progress {
+        progress(ReadProgress {
+            done: 0,
+            total,
+            bytes: 0,
+            total_bytes,
+        });
+    }
+    let results: Vec<_> = files
+        .par_iter()
+        .map(|file| {
+            let result = fingerprint_file(&file.path, engine, weights);
+            if let Some(progress) = hooks.progress {
+                progress(ReadProgress {
+                    done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                    total,
+                    bytes: bytes.fetch_add(file.bytes, Ordering::Relaxed) + file.bytes,
+                    total_bytes,
+                });
+            }
+            (file, result)
+        })
+        .collect();
+    let mut docs = Vec::with_capacity(results.len() + problems.len());
+    let mut indexed = Vec::new();
+    for (file, result) in results {
+        let (encoding, skipped) = match result {
+            Ok((fingerprints, shingles, encoding)) => {
+                indexed.push((file.rel.clone(), fingerprints, shingles));
+                (Some(encoding.to_owned()), None)
+            }
+            Err(skip) => (None, Some(skip)),
+        };
+        docs.push(ScannedDoc {
+            rel: file.rel.clone(),
+            bytes: file.bytes,
+            encoding,
+            skipped,
+        });
+    }
+    docs.extend(problems.into_iter().map(|(rel, skip)| ScannedDoc {
+        rel,
+        bytes: 0,
+        encoding: None,
+        skipped: Some(skip),
+    }));
+    let mut library = Library::new(engine, config);
+    library.extend(engine, indexed);
+    let clusters = library.clusters(&spec);
+    ScanReport {
+        docs,
+        library,
+        spec,
+        clusters,
+    }
+}

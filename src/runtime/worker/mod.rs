@@ -1,0 +1,715 @@
+//! The background worker: owns the folder index on its own thread, takes
+//! [`Command`]s, sends [`Update`]s. See [`protocol`].
+//!
+//! [`spawn`] starts it: it opens the index, starts the watcher (before the
+//! walk, so nothing slips between them), reconciles with the folder while
+//! sending [`Update::Progress`], publishes the first [`Snapshot`], and then
+//! loops. Each pass first drains everything pending (commands, watcher
+//! events, due retries) and coalesces it: fifty `SetThreshold`s are one
+//! re-cluster, a thousand file events are one parallel batch read, any
+//! number of rescans is one reconcile, and only the newest pair and diff
+//! requests are answered. A pass that changed anything bumps the generation
+//! and sends one snapshot. Pair details and diffs are computed on helper
+//! threads (each also answering only its newest request) so they never hold
+//! up commands. `Quit` (or dropping the [`WorkerHandle`]) stops the worker,
+//! also in the middle of the initial reconcile; [`Update::Stopped`] is sent
+//! once the index is closed.
+
+pub mod detail;
+pub mod diff;
+pub mod protocol;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::engine::algo::winnow::Winnow;
+use crate::engine::algo::AlgorithmId;
+use crate::engine::{Engine, EngineConfig};
+use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use crate::runtime::index::{FileChange, FolderIndex};
+use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
+
+use detail::PairJob;
+pub use protocol::{Command, Update};
+use protocol::{DiffView, Progress, Snapshot, Stage, WatchState};
+
+/// How the worker is set up.
+#[derive(Debug, Clone)]
+pub struct WorkerConfig {
+    /// The folder to index.
+    pub root: PathBuf,
+    pub engine: EngineConfig,
+    pub library: LibraryConfig,
+    /// Where the index lives (default: the platform data folder).
+    pub index_path: Option<PathBuf>,
+    /// The watcher's quiet period (see [`crate::runtime::watch`]).
+    pub quiet: Duration,
+    /// The safety-net full rescan interval; zero turns it off.
+    pub rescan_every: Duration,
+    /// Follow the folder (otherwise only `Rescan` commands read it again).
+    pub watch: bool,
+    /// Ignore globs besides the built-in ones (the config file's `ignore`).
+    pub extra_ignores: Vec<String>,
+    /// The verdict and mode clusters start with (the first snapshot's).
+    /// Default: fusion, components.
+    pub cluster_by: ClusterBy,
+    pub cluster_mode: ClusterMode,
+}
+
+impl WorkerConfig {
+    /// Defaults for `root`: every algorithm, default floors, the default
+    /// index location, 200 ms quiet period, a rescan every 10 minutes,
+    /// watching on.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self {
+            root: root.into(),
+            engine: EngineConfig::default(),
+            library: LibraryConfig::default(),
+            index_path: None,
+            quiet: crate::runtime::watch::DEFAULT_QUIET,
+            rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
+            watch: true,
+            extra_ignores: Vec::new(),
+            cluster_by: ClusterBy::Fusion,
+            cluster_mode: ClusterMode::Components,
+        }
+    }
+}
+
+/// The front end's side of a running worker. Dropping it asks the worker to
+/// quit (without waiting); [`WorkerHandle::join`] waits.
+pub struct WorkerHandle {
+    pub commands: Sender<Command>,
+    pub updates: Receiver<Update>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for WorkerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WorkerHandle").finish_non_exhaustive()
+    }
+}
+
+impl WorkerHandle {
+    /// Ask the worker to quit and wait until it has (index closed).
+    pub fn join(mut self) {
+        let _ = self.commands.send(Command::Quit);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for WorkerHandle {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Quit);
+    }
+}
+
+/// Start the worker thread.
+pub fn spawn(config: WorkerConfig) -> WorkerHandle {
+    let (command_tx, command_rx) = mpsc::channel();
+    let (update_tx, update_rx) = mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name("doppel-worker".into())
+        .spawn(move || {
+            let last_word = update_tx.clone();
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run(config, command_rx, update_tx)
+            }));
+            if let Err(panic) = ran {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or_else(|| panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("unknown panic");
+                let _ = last_word.send(Update::Error(format!("the worker failed: {what}")));
+                let _ = last_word.send(Update::Stopped);
+            }
+        })
+        .expect("spawn the worker thread");
+    WorkerHandle {
+        commands: command_tx,
+        updates: update_rx,
+        thread: Some(thread),
+    }
+}
+
+/// Everything the worker waits on, in one channel.
+enum Input {
+    Command(Command),
+    Watch(WatchEvent),
+}
+
+/// Everything pending at the start of a pass, coalesced.
+#[derive(Default)]
+struct Batch {
+    paths: BTreeSet<PathBuf>,
+    rescan: bool,
+    thresholds: BTreeMap<AlgorithmId, f64>,
+    cluster_by: Option<ClusterBy>,
+    mode: Option<ClusterMode>,
+    verdicts: Vec<(String, String, Option<PairVerdict>)>,
+    keeps: Vec<(String, bool)>,
+    pair: Option<(String, String)>,
+    diff: Option<(String, String, Duration)>,
+    states: Vec<WatchState>,
+    errors: Vec<String>,
+    quit: bool,
+}
+
+impl Batch {
+    fn add(&mut self, input: Input) {
+        match input {
+            Input::Command(c) => match c {
+                Command::SetThreshold { id, value } => {
+                    if value.is_finite() {
+                        self.thresholds.insert(id, value);
+                    } else {
+                        self.errors
+                            .push(format!("threshold {value} for {id} is not a number"));
+                    }
+                }
+                Command::SetClusterBy(by) => self.cluster_by = Some(by),
+                Command::SetMode(mode) => self.mode = Some(mode),
+                Command::RequestPair { a, b } => self.pair = Some((a, b)),
+                Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
+                Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
+                Command::SetKeep { path, keep } => self.keeps.push((path, keep)),
+                Command::Rescan => self.rescan = true,
+                Command::Quit => self.quit = true,
+            },
+            Input::Watch(e) => match e {
+                WatchEvent::Changed(p) | WatchEvent::Removed(p) => {
+                    self.paths.insert(p);
+                }
+                WatchEvent::Rescan => self.rescan = true,
+                WatchEvent::State(s) => self.states.push(s),
+                WatchEvent::Error(m) => self.errors.push(m),
+            },
+        }
+    }
+}
+
+/// Most attempts at a file that keeps changing while it is read.
+const MAX_RETRIES: u32 = 8;
+
+/// A diff request for the diff helper.
+struct DiffJob {
+    generation: u64,
+    a: String,
+    b: String,
+    path_a: PathBuf,
+    path_b: PathBuf,
+    deadline: Duration,
+    /// Winnowing fingerprints in both documents.
+    shared: HashSet<u32>,
+}
+
+struct Worker {
+    config: WorkerConfig,
+    index: FolderIndex,
+    spec: ClusterSpec,
+    generation: u64,
+    updates: Sender<Update>,
+    inputs: Receiver<Input>,
+    /// Inputs taken off the channel during a long reconcile.
+    stash: VecDeque<Input>,
+    watch_state: Option<WatchState>,
+    /// Files that changed while being read: when to look again, attempts.
+    retries: HashMap<PathBuf, (Instant, u32)>,
+    pair_jobs: Sender<PairJob>,
+    diff_jobs: Sender<DiffJob>,
+    /// A pass changed the clusters since the last snapshot was sent.
+    unpublished: bool,
+    last_published: Instant,
+}
+
+/// While more input is already waiting (a bulk drop), snapshots are sent at
+/// most this often; otherwise each pass that changes something sends one.
+const PUBLISH_EVERY: Duration = Duration::from_secs(1);
+
+fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update>) {
+    let (input_tx, inputs) = mpsc::channel();
+    {
+        let input_tx = input_tx.clone();
+        let _ = std::thread::Builder::new()
+            .name("doppel-commands".into())
+            .spawn(move || {
+                for c in commands {
+                    if input_tx.send(Input::Command(c)).is_err() {
+                        break;
+                    }
+                }
+            });
+    }
+    let send = |u: Update| {
+        let _ = updates.send(u);
+    };
+    send(Update::Progress(Progress {
+        stage: Stage::Opening,
+        done: 0,
+        total: 0,
+        bytes: 0,
+    }));
+    let engine = Engine::new(config.engine.clone());
+    let opened = FolderIndex::open(
+        &config.root,
+        engine,
+        config.library.clone(),
+        config.index_path.as_deref(),
+    );
+    let (mut index, report) = match opened {
+        Ok(opened) => opened,
+        Err(e) => {
+            send(Update::Error(format!("{e:#}")));
+            send(Update::Stopped);
+            return;
+        }
+    };
+    for message in report.messages() {
+        send(Update::Error(message));
+    }
+    index.set_extra_ignores(config.extra_ignores.clone());
+    let watcher = config.watch.then(|| {
+        let input_tx = input_tx.clone();
+        let mut watch = WatchConfig::new(index.root());
+        watch.quiet = config.quiet;
+        watch.rescan_every = config.rescan_every;
+        watch.extra_ignores = config.extra_ignores.clone();
+        Watcher::start_with(watch, move |e| input_tx.send(Input::Watch(e)).is_ok())
+    });
+    // Only the forwarder and the watcher feed the channel from now on: it
+    // disconnects when both are gone.
+    drop(input_tx);
+    let pair_jobs = spawn_pair_helper(config.engine.clone(), updates.clone());
+    let diff_jobs = spawn_diff_helper(
+        Winnow::new(config.engine.algorithms.winnow.clone()),
+        updates.clone(),
+    );
+    let mut worker = Worker {
+        spec: ClusterSpec {
+            by: config.cluster_by,
+            mode: config.cluster_mode,
+            ..ClusterSpec::from_engine(index.engine())
+        },
+        config,
+        index,
+        generation: 0,
+        updates: updates.clone(),
+        inputs,
+        stash: VecDeque::new(),
+        watch_state: None,
+        retries: HashMap::new(),
+        pair_jobs,
+        diff_jobs,
+        unpublished: false,
+        last_published: Instant::now(),
+    };
+    match worker.reconcile() {
+        Ok(changes) => {
+            worker.note_changes(changes, &[]);
+        }
+        Err(e) => worker.send(Update::Error(format!("{e:#}"))),
+    }
+    worker.publish();
+    worker.progress(Stage::Idle, 0, 0, 0);
+    worker.run();
+    drop(watcher);
+    drop(worker);
+    send(Update::Stopped);
+}
+
+impl Worker {
+    fn send(&self, update: Update) {
+        let _ = self.updates.send(update);
+    }
+
+    fn progress(&self, stage: Stage, done: usize, total: usize, bytes: u64) {
+        self.send(Update::Progress(Progress {
+            stage,
+            done,
+            total,
+            bytes,
+        }));
+    }
+
+    fn run(&mut self) {
+        loop {
+            let first = match self.stash.pop_front() {
+                Some(input) => Some(input),
+                // Idle with work a reopen left: one step of it, then look
+                // for input again.
+                None if self.index.prepare_some() => match self.inputs.try_recv() {
+                    Ok(input) => Some(input),
+                    Err(TryRecvError::Empty) => continue,
+                    Err(TryRecvError::Disconnected) => return,
+                },
+                None => {
+                    let timeout = self
+                        .retries
+                        .values()
+                        .map(|(due, _)| due.saturating_duration_since(Instant::now()))
+                        .min()
+                        .unwrap_or(Duration::from_secs(3600));
+                    match self.inputs.recv_timeout(timeout) {
+                        Ok(input) => Some(input),
+                        Err(RecvTimeoutError::Timeout) => None,
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                }
+            };
+            let mut batch = Batch::default();
+            batch.add_all(first, &mut self.stash, &self.inputs);
+            let now = Instant::now();
+            let due: Vec<PathBuf> = self
+                .retries
+                .iter()
+                .filter(|(_, (at, _))| *at <= now)
+                .map(|(p, _)| p.clone())
+                .collect();
+            batch.paths.extend(due);
+            if batch.quit {
+                return;
+            }
+            self.pass(batch);
+            if self.unpublished {
+                if let Ok(input) = self.inputs.try_recv() {
+                    self.stash.push_back(input);
+                }
+                if self.stash.is_empty() || self.last_published.elapsed() >= PUBLISH_EVERY {
+                    self.publish();
+                }
+            }
+        }
+    }
+
+    /// One pass over a coalesced batch.
+    fn pass(&mut self, batch: Batch) {
+        for state in batch.states {
+            self.watch_state = Some(state.clone());
+            self.send(Update::Watch(state));
+        }
+        for message in batch.errors {
+            self.send(Update::Error(message));
+        }
+        let mut changed = false;
+        let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
+        let result = if batch.rescan {
+            // A reconcile looks at every path anyway.
+            self.reconcile()
+        } else if !paths.is_empty() {
+            self.index.sync_paths(&paths)
+        } else {
+            Ok(Vec::new())
+        };
+        match result {
+            Ok(changes) => changed |= self.note_changes(changes, &paths),
+            Err(e) => {
+                // The folder is unavailable: nothing to retry until it is
+                // back (the watcher asks for a rescan then).
+                for p in &paths {
+                    self.retries.remove(p);
+                }
+                self.send(Update::Error(format!("{e:#}")));
+            }
+        }
+        for (a, b, verdict) in batch.verdicts {
+            match self.index.set_pair_verdict(&a, &b, verdict) {
+                Ok(()) => changed = true,
+                Err(e) => self.send(Update::Error(format!("verdict on {a} and {b}: {e:#}"))),
+            }
+        }
+        for (path, keep) in batch.keeps {
+            match self.index.set_keep(&path, keep) {
+                Ok(()) => changed = true,
+                Err(e) => self.send(Update::Error(format!("keep {path}: {e:#}"))),
+            }
+        }
+        if !batch.thresholds.is_empty() {
+            let mut floors = self.index.library().config().floors.clone();
+            let mut lower = false;
+            for (&id, &value) in &batch.thresholds {
+                self.spec.thresholds.set(id, value);
+                if !self.index.library().floors_allow(id, value) {
+                    floors.set(id, value);
+                    lower = true;
+                }
+            }
+            if lower {
+                self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
+                if let Err(e) = self.index.regather(floors) {
+                    self.send(Update::Error(format!(
+                        "gathering candidates for the looser threshold failed: {e:#}"
+                    )));
+                }
+            }
+            changed = true;
+        }
+        if let Some(by) = batch.cluster_by {
+            self.spec.by = by;
+            changed = true;
+        }
+        if let Some(mode) = batch.mode {
+            self.spec.mode = mode;
+            changed = true;
+        }
+        self.unpublished |= changed;
+        if let Some((a, b)) = batch.pair {
+            self.request_pair(a, b);
+        }
+        if let Some((a, b, deadline)) = batch.diff {
+            self.request_diff(a, b, deadline);
+        }
+    }
+
+    /// Reconcile with the whole folder.
+    fn reconcile(&mut self) -> anyhow::Result<Vec<FileChange>> {
+        self.send(Update::Watch(WatchState::Scanning));
+        self.progress(Stage::Listing, 0, 0, 0);
+        let Worker {
+            index,
+            updates,
+            inputs,
+            stash,
+            ..
+        } = self;
+        let mut quit = false;
+        let result = index.reconcile_with(&mut |p| {
+            let _ = updates.send(Update::Progress(Progress {
+                stage: Stage::Reading,
+                done: p.done,
+                total: p.total,
+                bytes: p.bytes,
+            }));
+            while let Ok(input) = inputs.try_recv() {
+                quit |= matches!(input, Input::Command(Command::Quit));
+                stash.push_back(input);
+            }
+            !quit
+        });
+        if let Some(state) = self.watch_state.clone() {
+            self.send(Update::Watch(state));
+        }
+        result.map(|report| report.changes)
+    }
+
+    /// Tell the front end what changed; schedule files to read again.
+    /// `looked_at` are the paths this pass read (their retry counts go on).
+    fn note_changes(&mut self, changes: Vec<FileChange>, looked_at: &[PathBuf]) -> bool {
+        let mut changed = false;
+        let mut retried = HashSet::new();
+        for change in changes {
+            match change {
+                FileChange::Indexed { path } => {
+                    changed = true;
+                    self.send(Update::FileIndexed { path });
+                }
+                FileChange::Skipped { path, reason } => {
+                    changed = true;
+                    self.send(Update::FileSkipped { path, reason });
+                }
+                FileChange::Removed { path } => {
+                    changed = true;
+                    self.send(Update::FileRemoved { path });
+                }
+                FileChange::Retry { path } => {
+                    let attempts = self.retries.get(&path).map_or(0, |(_, n)| *n) + 1;
+                    retried.insert(path.clone());
+                    if attempts > MAX_RETRIES {
+                        self.retries.remove(&path);
+                        self.send(Update::Error(format!(
+                            "{} keeps changing while being read; it is read again at its \
+                             next change",
+                            path.display()
+                        )));
+                        continue;
+                    }
+                    let backoff = self.config.quiet.max(Duration::from_millis(50))
+                        * 2u32.pow(attempts.min(6));
+                    self.retries
+                        .insert(path, (Instant::now() + backoff, attempts));
+                }
+            }
+        }
+        for path in looked_at {
+            if !retried.contains(path) {
+                self.retries.remove(path);
+            }
+        }
+        changed
+    }
+
+    /// Bump the generation and send the snapshot.
+    fn publish(&mut self) {
+        self.unpublished = false;
+        self.last_published = Instant::now();
+        self.generation += 1;
+        let snapshot = Snapshot::build(&self.index, &self.spec, self.generation);
+        self.send(Update::Snapshot(Arc::new(snapshot)));
+    }
+
+    fn request_pair(&mut self, a: String, b: String) {
+        let lib = self.index.library();
+        let docs = lib
+            .id_of(&a)
+            .and_then(|x| lib.doc(x))
+            .zip(lib.id_of(&b).and_then(|y| lib.doc(y)));
+        let Some((da, db)) = docs else {
+            self.send(Update::Error(format!(
+                "no scores for {a} and {b}: both must be indexed documents"
+            )));
+            return;
+        };
+        let prints = self
+            .index
+            .fingerprints(&a)
+            .and_then(|fa| Ok(fa.zip(self.index.fingerprints(&b)?)));
+        let (fa, fb) = match prints {
+            Ok(Some(prints)) => prints,
+            Ok(None) => {
+                self.send(Update::Error(format!(
+                    "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                )));
+                return;
+            }
+            Err(e) => {
+                self.send(Update::Error(format!("no scores for {a} and {b}: {e:#}")));
+                return;
+            }
+        };
+        let job = PairJob {
+            generation: self.generation,
+            path_a: self.index.path_of(&a),
+            path_b: self.index.path_of(&b),
+            fa,
+            fb,
+            shingles_a: da.shingles,
+            shingles_b: db.shingles,
+            spec: self.spec.clone(),
+            library: lib.config().clone(),
+            verdict: lib.pair_verdict(&a, &b),
+            a,
+            b,
+        };
+        let _ = self.pair_jobs.send(job);
+    }
+
+    fn request_diff(&mut self, a: String, b: String, deadline: Duration) {
+        let hashes = |p: &str| -> HashSet<u32> {
+            // Without fingerprints the diff shows no shared passages.
+            self.index
+                .fingerprints(p)
+                .ok()
+                .flatten()
+                .and_then(|f| f.winnow)
+                .map(|w| w.hashes.into_iter().collect())
+                .unwrap_or_default()
+        };
+        let (ha, hb) = (hashes(&a), hashes(&b));
+        let job = DiffJob {
+            generation: self.generation,
+            path_a: self.index.path_of(&a),
+            path_b: self.index.path_of(&b),
+            shared: ha.intersection(&hb).copied().collect(),
+            a,
+            b,
+            deadline,
+        };
+        let _ = self.diff_jobs.send(job);
+    }
+}
+
+impl Batch {
+    /// Add `first`, then everything stashed and everything waiting.
+    fn add_all(
+        &mut self,
+        first: Option<Input>,
+        stash: &mut VecDeque<Input>,
+        inputs: &Receiver<Input>,
+    ) {
+        if let Some(input) = first {
+            self.add(input);
+        }
+        while let Some(input) = stash.pop_front() {
+            self.add(input);
+        }
+        while let Ok(input) = inputs.try_recv() {
+            self.add(input);
+        }
+    }
+}
+
+/// The newest job waiting on `jobs` (older ones are no longer asked).
+fn newest<T>(first: T, jobs: &Receiver<T>) -> T {
+    let mut job = first;
+    while let Ok(next) = jobs.try_recv() {
+        job = next;
+    }
+    job
+}
+
+fn spawn_pair_helper(engine: EngineConfig, updates: Sender<Update>) -> Sender<PairJob> {
+    let (tx, rx) = mpsc::channel::<PairJob>();
+    let _ = std::thread::Builder::new()
+        .name("doppel-pairs".into())
+        .spawn(move || {
+            let engine = Engine::new(engine);
+            while let Ok(first) = rx.recv() {
+                let job = newest(first, &rx);
+                let detail = detail::pair_detail(&engine, &job);
+                if updates.send(Update::Pair(Arc::new(detail))).is_err() {
+                    break;
+                }
+            }
+        });
+    tx
+}
+
+fn spawn_diff_helper(winnow: Winnow, updates: Sender<Update>) -> Sender<DiffJob> {
+    let (tx, rx) = mpsc::channel::<DiffJob>();
+    let _ = std::thread::Builder::new()
+        .name("doppel-diffs".into())
+        .spawn(move || {
+            while let Ok(first) = rx.recv() {
+                let job = newest(first, &rx);
+                let update = match diff_job(&winnow, &job) {
+                    Ok(view) => Update::Diff(Arc::new(view)),
+                    Err(message) => Update::Error(message),
+                };
+                if updates.send(update).is_err() {
+                    break;
+                }
+            }
+        });
+    tx
+}
+
+fn diff_job(winnow: &Winnow, job: &DiffJob) -> Result<DiffView, String> {
+    let deadline = Instant::now() + job.deadline;
+    let read = |path: &PathBuf, name: &str| {
+        read_text(path, DEFAULT_SIZE_CAP)
+            .map(|d| d.text)
+            .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))
+    };
+    let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
+    let shared = diff::Shared {
+        winnow,
+        hashes: &job.shared,
+    };
+    let parts = diff::diff_texts(&ta, &tb, deadline, Some(&shared));
+    Ok(DiffView {
+        generation: job.generation,
+        a: job.a.clone(),
+        b: job.b.clone(),
+        rows: parts.rows,
+        equal: parts.equal,
+        moved_blocks: parts.moved_blocks,
+        truncated: parts.truncated,
+    })
+}

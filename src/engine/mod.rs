@@ -388,7 +388,7 @@ impl Engine {
     pub fn new(config: EngineConfig) -> Self {
         let a = config.algorithms.clone();
         let analyzer = Analyzer::new(&config.tokenizer);
-        let reference = if config.tokenizer == TokenizerConfig::default() {
+        let reference = if config.tokenizer.same_terms(&TokenizerConfig::default()) {
             IdfTable::reference()
         } else {
             IdfTable::default()
@@ -437,10 +437,17 @@ impl Engine {
         self.config.enabled.contains(&id)
     }
 
-    /// Normalize and analyze decoded text.
+    /// Normalize and analyze decoded text, without its page furniture
+    /// when the tokenizer strips it (the one place every algorithm's input
+    /// is made).
     ///
     /// Only the parts the enabled algorithms read are built.
     pub fn analyze(&self, text: &str) -> Analysis {
+        let text = if self.config.tokenizer.strip_furniture {
+            text::furniture::without_furniture(text)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
         use AlgorithmId as Id;
         let on = |id| self.is_enabled(id);
         let si_stream = self.config.algorithms.si.stream;
@@ -463,7 +470,7 @@ impl Engine {
                         Stream::Char => false,
                     }),
         };
-        self.analyzer.analyze_with(text, needs)
+        self.analyzer.analyze_with(&text, needs)
     }
 
     /// Fingerprint an analyzed document with every enabled algorithm.

@@ -536,8 +536,8 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// 32-bit MinHash and winnow values; 6: SimHash counters summed per bit,
 /// which rounds differently in rare near-ties; 7: SimHash weights rounded
 /// to 1/256 and summed as integers; 8: SI keeps its sketch and sums it
-/// unsigned).
-pub const FINGERPRINT_FORMAT: u32 = 8;
+/// unsigned; 9: scans fingerprinted without their page furniture).
+pub const FINGERPRINT_FORMAT: u32 = 9;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new

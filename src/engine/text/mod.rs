@@ -1,8 +1,9 @@
-//! Text pipeline: bytes → text ([`decode`]), text → canonical text
-//! ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
+//! Text pipeline: bytes → text ([`decode`]), text without page furniture
+//! ([`furniture`], for scans), text → canonical text ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
 //! ([`tokenize`]). Everything downstream sees only normalized text, or words
 //! that [`fused`] finds in text exactly as they would be in it.
 pub mod decode;
+pub mod furniture;
 pub mod fused;
 pub mod normalize;
 pub mod stopwords;

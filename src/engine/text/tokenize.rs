@@ -64,6 +64,20 @@ pub struct TokenizerConfig {
     pub remove_stopwords: bool,
     /// Reduce terms to their Snowball stem. Default: true (Fan & Huang).
     pub stem: bool,
+    /// Leave page furniture (running heads, page numbers, form feeds) of
+    /// scanned books out of what every algorithm reads
+    /// ([`crate::engine::text::furniture`]). Default: true.
+    pub strip_furniture: bool,
+}
+
+impl TokenizerConfig {
+    /// Whether this configuration makes the same terms as `other` (the
+    /// settings of words and terms; furniture is decided before them).
+    pub fn same_terms(&self, other: &TokenizerConfig) -> bool {
+        self.language == other.language
+            && self.remove_stopwords == other.remove_stopwords
+            && self.stem == other.stem
+    }
 }
 
 impl Default for TokenizerConfig {
@@ -72,6 +86,7 @@ impl Default for TokenizerConfig {
             language: Language::English,
             remove_stopwords: true,
             stem: true,
+            strip_furniture: true,
         }
     }
 }

@@ -9,11 +9,13 @@ use std::path::{Path, PathBuf};
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::stats::TermWeights;
+use doppel::engine::text::decode::decode;
 use doppel::engine::text::furniture::{find, without_furniture, FurnitureKind};
 use doppel::engine::text::{normalize, TokenizerConfig};
 use doppel::engine::{Engine, EngineConfig, PairScores};
 use doppel::faces::eval::library::{make_library, ocr_confusions, LibraryOptions, LibrarySize};
 use doppel::hash::SplitMix64;
+use doppel::runtime::collection::list_files;
 
 mod common;
 
@@ -257,4 +259,39 @@ fn two_scans_of_different_books_under_the_same_heads_share_nothing_of_them() {
         value(&with_furniture, AlgorithmId::Shingle) > value(&unpaged, AlgorithmId::Shingle),
         "{with_furniture:?}"
     );
+}
+
+#[test]
+fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scan_has_furniture() {
+    // Each file as the pipeline decodes it (or none: binary, empty).
+    let texts = |root: &Path| {
+        let (files, _) = list_files(root);
+        files.into_iter().filter_map(|f| {
+            let decoded = decode(&std::fs::read(&f.path).unwrap()).ok()?;
+            Some((f.rel, decoded.text))
+        })
+    };
+    // 397 e-texts: novels, the KJV and WEB verse by verse, commentaries,
+    // State of the Union addresses, a dictionary, the Jargon File's tables.
+    let mut books = 0;
+    for (path, text) in texts(&corpus()) {
+        assert!(find(&text).is_empty(), "{path}");
+        books += 1;
+    }
+    assert!(books > 300, "{books}");
+    for (path, text) in texts(&common::sample_corpus()) {
+        let found = find(&text);
+        if path == "scans/pride-prejudice-ch1-3-ocr.txt" {
+            // Its running head every 42 lines, without form feeds.
+            assert_eq!(found.len(), 10);
+            for f in &found {
+                assert_eq!(f.kind, FurnitureKind::RunningHead);
+                assert!(text[f.range.clone()]
+                    .trim()
+                    .starts_with("PRIDE AND PREJUDICE  "));
+            }
+        } else {
+            assert!(found.is_empty(), "{path}");
+        }
+    }
 }

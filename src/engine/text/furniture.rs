@@ -81,7 +81,7 @@ const DRIFT: i64 = 2;
 /// shows no page structure).
 pub fn find(text: &str) -> Vec<Furniture> {
     let bytes = text.as_bytes();
-    let form_feeds = bytes.iter().filter(|&&b| b == FORM_FEED).count();
+    let form_feeds = memchr::memchr_iter(FORM_FEED, bytes).count();
     if form_feeds == 0 && !may_hold_page_numbers(bytes) {
         return Vec::new();
     }
@@ -95,7 +95,7 @@ pub fn find(text: &str) -> Vec<Furniture> {
     if let Some(layout) = layout {
         classify(text, &lines, &layout, &mut found);
     }
-    for (pos, _) in bytes.iter().enumerate().filter(|&(_, &b)| b == FORM_FEED) {
+    for pos in memchr::memchr_iter(FORM_FEED, bytes) {
         // Only a form feed after whitespace: removing one between two
         // words would glue them.
         if pos == 0 || bytes[pos - 1].is_ascii_whitespace() {
@@ -131,23 +131,23 @@ pub fn without_furniture(text: &str) -> Cow<'_, str> {
 
 const FORM_FEED: u8 = 0x0c;
 
-/// Whether some line starts or ends with a digit: without form feeds,
-/// pages are inferred only from numbered lines, so a text with none is
-/// done after this one pass.
+/// Whether three lines start or end with a digit: without form feeds,
+/// pages are inferred only from numbered lines, so a text with fewer is
+/// done after this one pass over its line ends.
 fn may_hold_page_numbers(bytes: &[u8]) -> bool {
+    let blank = |b: &&u8| matches!(**b, b' ' | b'\t' | b'\r');
     let mut candidates = 0;
     let mut line_start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' {
-            let line = bytes[line_start..i].trim_ascii();
-            let digit_edge = |b: Option<&u8>| b.is_some_and(u8::is_ascii_digit);
-            if digit_edge(line.first()) || digit_edge(line.last()) {
-                candidates += 1;
-                if candidates >= MIN_CHAIN {
-                    return true;
-                }
+    for end in memchr::memchr_iter(b'\n', bytes) {
+        let line = &bytes[line_start..end];
+        line_start = end + 1;
+        let first = line.iter().find(|b| !blank(b));
+        let last = line.iter().rev().find(|b| !blank(b));
+        if first.is_some_and(u8::is_ascii_digit) || last.is_some_and(u8::is_ascii_digit) {
+            candidates += 1;
+            if candidates >= MIN_CHAIN {
+                return true;
             }
-            line_start = i + 1;
         }
     }
     false
@@ -169,16 +169,14 @@ fn lines_of(text: &str) -> Vec<Line> {
     let bytes = text.as_bytes();
     let mut lines = Vec::with_capacity(bytes.len() / 48);
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b == b'\n' || b == FORM_FEED {
-            lines.push(Line {
-                start,
-                end: i,
-                next: i + 1,
-                ends_page: b == FORM_FEED,
-            });
-            start = i + 1;
-        }
+    for i in memchr::memchr2_iter(b'\n', FORM_FEED, bytes) {
+        lines.push(Line {
+            start,
+            end: i,
+            next: i + 1,
+            ends_page: bytes[i] == FORM_FEED,
+        });
+        start = i + 1;
     }
     if start < bytes.len() {
         lines.push(Line {
@@ -225,51 +223,49 @@ fn shape(line: &str, roman: bool) -> Shape<'_> {
         return Shape::Text(line);
     }
     let bare = line.trim_matches(|c: char| c.is_whitespace() || "-–—[]()|*.·".contains(c));
-    let lower = bare.to_ascii_lowercase();
-    let unprefixed = ["page ", "p. ", "p "]
-        .iter()
-        .find_map(|p| lower.strip_prefix(p).map(|_| bare[p.len()..].trim_start()))
-        .unwrap_or(bare);
-    if let Some(number) = page_number(unprefixed, roman) {
+    if let Some(number) = page_number(without_page_prefix(bare), roman) {
         return Shape::Bare(number);
     }
     let has_letter = |s: &str| s.chars().any(char::is_alphabetic);
-    let gaps: Vec<Range<usize>> = margin_gaps(line);
-    if let Some(first) = gaps.first() {
-        let (number, rest) = (&line[..first.start], line[first.end..].trim());
-        if let Some(number) = page_number(number, roman).filter(|_| has_letter(rest)) {
-            return Shape::Edge { number, text: rest };
+    let is_blank = |c: char| c == ' ' || c == '\t';
+    // The first or the last token, set off by a margin gap.
+    if let Some(end) = line.find(is_blank) {
+        let rest = line[end..].trim_start_matches(is_blank);
+        let gap = &line[end..line.len() - rest.len()];
+        if margin_gap(gap) && has_letter(rest) {
+            if let Some(number) = page_number(&line[..end], roman) {
+                return Shape::Edge { number, text: rest };
+            }
         }
     }
-    if let Some(last) = gaps.last() {
-        let (rest, number) = (line[..last.start].trim(), &line[last.end..]);
-        if let Some(number) = page_number(number, roman).filter(|_| has_letter(rest)) {
-            return Shape::Edge { number, text: rest };
+    if let Some(start) = line.rfind(is_blank) {
+        let rest = line[..=start].trim_end_matches(is_blank);
+        let gap = &line[rest.len()..=start];
+        if margin_gap(gap) && has_letter(rest) {
+            if let Some(number) = page_number(&line[start + 1..], roman) {
+                return Shape::Edge { number, text: rest };
+            }
         }
     }
     Shape::Text(line)
 }
 
-/// The whitespace runs of a trimmed line that separate a margin number
-/// from text: two or more characters, or any holding a tab.
-fn margin_gaps(line: &str) -> Vec<Range<usize>> {
-    let bytes = line.as_bytes();
-    let mut gaps = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b' ' || bytes[i] == b'\t' {
-            let start = i;
-            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
-                i += 1;
-            }
-            if i - start >= 2 || bytes[start..i].contains(&b'\t') {
-                gaps.push(start..i);
-            }
-        } else {
-            i += 1;
+/// Whether a run of blanks sets a margin number off from text: two or more
+/// characters, or a tab.
+fn margin_gap(gap: &str) -> bool {
+    gap.len() >= 2 || gap.contains('\t')
+}
+
+/// `page 12`, `p. 12` → `12`.
+fn without_page_prefix(s: &str) -> &str {
+    for prefix in ["page ", "p. ", "p "] {
+        if s.len() > prefix.len()
+            && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+        {
+            return s[prefix.len()..].trim_start();
         }
     }
-    gaps
+    s
 }
 
 /// A page number token: up to four digits, where OCR's `l`, `I`, `O` and
@@ -567,28 +563,49 @@ fn zone(text: &str, lines: &[Line], page: &Range<usize>, edge: Edge) -> Vec<usiz
         .collect()
 }
 
+/// A line at a page's edge: its index, its shape and, for text, its
+/// masked key.
+struct Margin<'a> {
+    line: usize,
+    shape: Shape<'a>,
+    key: Option<String>,
+}
+
 fn classify(text: &str, lines: &[Line], layout: &Layout, found: &mut Vec<Furniture>) {
     let pages = &layout.pages;
     let roman = layout.form_feeds;
-    let zones: Vec<[Vec<usize>; 2]> = pages
+    let margin = |i: usize| {
+        let shape = shape(content(text, &lines[i]), roman);
+        let key = match shape {
+            Shape::Text(t) => Some(masked_key(t)),
+            _ => None,
+        };
+        Margin {
+            line: i,
+            shape,
+            key,
+        }
+    };
+    let zones: Vec<[Vec<Margin>; 2]> = pages
         .iter()
         .map(|page| {
             let top = zone(text, lines, page, Edge::Top);
             let bottom = zone(text, lines, page, Edge::Bottom)
                 .into_iter()
-                .filter(|i| !top.contains(i))
-                .collect();
-            [top, bottom]
+                .filter(|i| !top.contains(i));
+            [
+                top.iter().map(|&i| margin(i)).collect(),
+                bottom.map(margin).collect(),
+            ]
         })
         .collect();
-    let shape_of = |i: usize| shape(content(text, &lines[i]), roman);
 
     // The page sequences (arabic, and roman for front matter): the
     // commonest offset of a page's number from its index, when at least
     // three pages carry it (and, for arabic numbers, a third of them).
     let mut offsets: HashMap<(bool, i64), usize> = HashMap::new();
     for (p, [top, bottom]) in zones.iter().enumerate() {
-        let number = top.iter().chain(bottom).find_map(|&i| match shape_of(i) {
+        let number = top.iter().chain(bottom).find_map(|m| match m.shape {
             Shape::Bare(n) | Shape::Edge { number: n, .. } => Some(n),
             _ => None,
         });
@@ -615,15 +632,12 @@ fn classify(text: &str, lines: &[Line], layout: &Layout, found: &mut Vec<Furnitu
 
     // The pages on which each text recurs at one place of one edge (the
     // first or second line from the top or bottom).
-    let mut recurring: HashMap<(Edge, usize, String), Vec<usize>> = HashMap::new();
+    let mut recurring: HashMap<(Edge, usize, &str), Vec<usize>> = HashMap::new();
     for (p, [top, bottom]) in zones.iter().enumerate() {
         for (edge, zone) in [(Edge::Top, top), (Edge::Bottom, bottom)] {
-            for (k, &i) in zone.iter().enumerate() {
-                if let Shape::Text(t) = shape_of(i) {
-                    recurring
-                        .entry((edge, k, masked_key(t)))
-                        .or_default()
-                        .push(p);
+            for (k, m) in zone.iter().enumerate() {
+                if let Some(key) = &m.key {
+                    recurring.entry((edge, k, key)).or_default().push(p);
                 }
             }
         }
@@ -632,7 +646,7 @@ fn classify(text: &str, lines: &[Line], layout: &Layout, found: &mut Vec<Furnitu
 
     for (p, (page, [top, bottom])) in pages.iter().zip(&zones).enumerate() {
         for (edge, zone) in [(Edge::Top, top), (Edge::Bottom, bottom)] {
-            for (k, &i) in zone.iter().enumerate() {
+            for (k, m) in zone.iter().enumerate() {
                 // A form feed right at this edge vouches for a margin line.
                 let at_form_feed = layout.form_feeds
                     && k == 0
@@ -640,24 +654,27 @@ fn classify(text: &str, lines: &[Line], layout: &Layout, found: &mut Vec<Furnitu
                         Edge::Top => page.start > 0 && lines[page.start - 1].ends_page,
                         Edge::Bottom => lines[page.end - 1].ends_page || page.end == lines.len(),
                     };
-                let kind = match (shape_of(i), edge) {
-                    (Shape::Bare(n), _) if fits(p, n) || !numbered && at_form_feed => {
+                let kind = match m.shape {
+                    Shape::Bare(n) if fits(p, n) || !numbered && at_form_feed => {
                         FurnitureKind::PageNumber
                     }
-                    (Shape::Edge { number, text: t }, _)
+                    Shape::Edge { number, text: t }
                         if fits(p, number) || !numbered && at_form_feed && no_lower(t) =>
                     {
                         margin_kind(edge)
                     }
-                    (Shape::Text(t), _)
-                        if paged && recurs(&recurring, (edge, k, t), pages.len()) =>
+                    Shape::Text(t)
+                        if paged
+                            && recurring
+                                .get(&(edge, k, m.key.as_deref().unwrap_or_default()))
+                                .is_some_and(|on| recurs(on, t, pages.len())) =>
                     {
                         margin_kind(edge)
                     }
                     _ => break,
                 };
                 found.push(Furniture {
-                    range: line_range(text, lines, i),
+                    range: line_range(text, lines, m.line),
                     kind,
                 });
             }
@@ -669,20 +686,13 @@ fn no_lower(text: &str) -> bool {
     !text.chars().any(char::is_lowercase)
 }
 
-/// Whether a text at place `k` of `edge` is a running head or foot: its
-/// masked key stands there on at least three pages (two in a text of six
-/// pages or fewer), on at least a third of the pages from its first to
-/// its last (a chapter's head runs on every other page of the chapter; a
-/// chapter heading that happens to open a page now and then does not),
-/// and it is in capitals or on a tenth of all pages.
-fn recurs(
-    recurring: &HashMap<(Edge, usize, String), Vec<usize>>,
-    (edge, k, text): (Edge, usize, &str),
-    pages: usize,
-) -> bool {
-    let Some(on) = recurring.get(&(edge, k, masked_key(text))) else {
-        return false;
-    };
+/// Whether a text standing at one place of one edge on pages `on` is a
+/// running head or foot: it does so on at least three pages (two in a
+/// text of six pages or fewer), on at least a third of the pages from its
+/// first to its last (a chapter's head runs on every other page of the
+/// chapter; a chapter heading that happens to open a page now and then
+/// does not), and it is in capitals or on a tenth of all pages.
+fn recurs(on: &[usize], text: &str, pages: usize) -> bool {
     let min = if pages <= 6 { 2 } else { MIN_CHAIN };
     let span = on[on.len() - 1] - on[0] + 1;
     on.len() >= min && on.len() * 3 >= span && (no_lower(text) || on.len() * 10 >= pages)

@@ -175,14 +175,14 @@ fn lay_out(
     );
     for (k, page) in lines.chunks(lines_per_page).enumerate() {
         let number = k + 3;
-        let head = if number % 2 == 0 {
+        let head = if number.is_multiple_of(2) {
             &title_head
         } else {
             &page[0].1
         };
         if furniture {
             out.push('\u{c}');
-            if number % 2 == 0 {
+            if number.is_multiple_of(2) {
                 out.push_str(&format!("{number:<6}{head:>w$}\n\n", w = width - 6));
             } else {
                 out.push_str(&format!("{head:<w$}{number:>6}\n\n", w = width - 6));

@@ -146,13 +146,17 @@ fn scan(title: &str, body: &[String], style: Style) -> String {
         if let Some(heading) = page.iter().find(|l| l.starts_with("CHAPTER")) {
             chapter = heading.clone();
         }
-        let head = if number % 2 == 0 { title } else { &chapter };
+        let head = if number.is_multiple_of(2) {
+            title
+        } else {
+            &chapter
+        };
         if style.form_feeds {
             out.push('\u{c}');
         }
         if style.numbers_at_foot {
             out.push_str(&format!("{head:^60}\n\n"));
-        } else if number % 2 == 0 {
+        } else if number.is_multiple_of(2) {
             out.push_str(&format!("{number:<6}{head:>54}\n\n"));
         } else {
             out.push_str(&format!("{head:<54}{number:>6}\n\n"));
@@ -381,7 +385,7 @@ fn a_chapter_heading_that_opens_a_few_pages_is_kept() {
 /// margin.
 fn unpaged_text(kind: u8, seed: u64) -> String {
     let mut rng = SplitMix64::new(seed);
-    let mut line = |n: usize, rng: &mut SplitMix64| -> String {
+    let line = |n: usize, rng: &mut SplitMix64| -> String {
         let mut words: Vec<&str> = (0..n)
             .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
             .collect();

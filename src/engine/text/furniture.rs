@@ -70,8 +70,9 @@ const MIN_CHAIN: usize = 3;
 const PAGE_LINES: Range<usize> = 12..201;
 /// Longest line (trimmed, in bytes) that may be furniture.
 const MAX_LINE: usize = 100;
-/// Non-blank lines looked at from each edge of a page, within this many lines.
+/// Non-blank lines looked at from each edge of a page ...
 const ZONE_LINES: usize = 2;
+/// ... among this many lines from the edge.
 const ZONE_REACH: usize = 5;
 /// How far (in pages) a page number may drift from the document's offset
 /// (a form feed lost or added by the scanner shifts the rest by one).

@@ -2,7 +2,8 @@
 //! (`diff_texts`: words, alignment, character marks, moved blocks) and the
 //! UI's (laying the rows out for a pane, drawing one frame deep inside).
 //!
-//! Pairs, from `../shared/corpus/` (when it is missing the sample corpus's
+//! Pairs, from the shared corpus (`DOPPEL_CORPUS` or `../shared/corpus/`;
+//! when it is missing the sample corpus's
 //! scan and e-text stand in, so the bench always runs):
 //!
 //! - `scan`: Moby-Dick (1.2 MB) against a page scan of it made here, seeded:
@@ -30,9 +31,18 @@ use doppel::hash::SplitMix64;
 use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
 use doppel::runtime::worker::protocol::DiffView;
 
+/// A file of the shared corpus: under `DOPPEL_CORPUS`, or `../shared/corpus`
+/// beside the repository (a worktree under `wt/` finds it one level up).
 fn corpus(path: &str) -> Option<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    std::fs::read_to_string(root.join(path)).ok()
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::env::var_os("DOPPEL_CORPUS")
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .chain([
+            root.join("../shared/corpus"),
+            root.join("../../shared/corpus"),
+        ])
+        .find_map(|dir| std::fs::read_to_string(dir.join(path)).ok())
 }
 
 fn sample(path: &str) -> String {

@@ -76,59 +76,73 @@ fn corpus() -> &'static Corpus {
             (c.members[0].path.clone(), c.members[1].path.clone())
         };
         let (a, b) = members("austen/emma-ch1.txt");
+        let (sa, sb) = members("scans/pride-prejudice-ch1-3-ocr.txt");
         drop(index);
-        let pair = Arc::new(worker_pair_detail(&folder, &index_path, &a, &b));
-        let diff = Arc::new(diff_view(&folder, &a, &b));
-        let (a, b) = members("scans/pride-prejudice-ch1-3-ocr.txt");
-        let scan_diff = Arc::new(diff_view(&folder, &a, &b));
+        let (pair, [diff, scan_diff]) =
+            worker_answers(&folder, &index_path, (&a, &b), [(&a, &b), (&sa, &sb)]);
         Corpus {
             snapshot,
-            pair,
-            diff,
-            scan_diff,
+            pair: Arc::new(pair),
+            diff: Arc::new(diff),
+            scan_diff: Arc::new(scan_diff),
         }
     })
 }
 
-/// The worker's own detail of a pair (every algorithm's reason as the pair
-/// screen gets it), tagged with the fixture snapshot's generation.
-fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> PairDetail {
+/// The worker's own answers, tagged with the fixture snapshot's
+/// generation: the detail of pair `(a, b)` (every algorithm's reason as the
+/// pair screen gets it) and the word diff of each pair of `diffs` (shared
+/// passages marked from the stored fingerprints).
+fn worker_answers(
+    folder: &Path,
+    index_path: &Path,
+    (a, b): (&str, &str),
+    diffs: [(&str, &str); 2],
+) -> (PairDetail, [DiffView; 2]) {
     let mut config = WorkerConfig::new(folder);
     config.index_path = Some(index_path.to_owned());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);
-    worker
-        .commands
-        .send(Command::RequestPair {
-            a: a.to_owned(),
-            b: b.to_owned(),
-        })
-        .unwrap();
-    let end = Instant::now() + Duration::from_secs(60);
-    let detail = loop {
-        match worker
+    let end = Instant::now() + Duration::from_secs(120);
+    let next = || {
+        worker
             .updates
             .recv_timeout(end.saturating_duration_since(Instant::now()))
-        {
-            Ok(Update::Pair(p)) => break p,
-            Ok(_) => continue,
-            Err(e) => panic!("no pair detail from the worker: {e}"),
+            .unwrap_or_else(|e| panic!("no answer from the worker: {e}"))
+    };
+    let ask = |command: Command| worker.commands.send(command).unwrap();
+    ask(Command::RequestPair {
+        a: a.to_owned(),
+        b: b.to_owned(),
+    });
+    let detail = loop {
+        if let Update::Pair(p) = next() {
+            break p;
         }
     };
+    let diffs = diffs.map(|(a, b)| {
+        ask(Command::RequestDiff {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            deadline: Duration::from_secs(60),
+        });
+        loop {
+            if let Update::Diff(d) = next() {
+                assert!(!d.truncated);
+                break DiffView {
+                    generation: 1,
+                    ..(*d).clone()
+                };
+            }
+        }
+    });
     worker.join();
-    PairDetail {
+    let detail = PairDetail {
         generation: 1,
         ..(*detail).clone()
-    }
-}
-
-/// The worker's word diff of two files of `folder` (as read: the scan
-/// has CRLF line ends), tagged with the fixture snapshot's generation.
-fn diff_view(folder: &Path, a: &str, b: &str) -> DiffView {
-    let text = |p: &str| fs::read_to_string(folder.join(p)).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    diff_texts(text(a), text(b), &DiffOptions::new(deadline)).into_view(1, a.into(), b.into())
+    };
+    (detail, diffs)
 }
 
 // ------------------------------------------------------------------ states
@@ -1235,6 +1249,151 @@ fn diff_jumps_between_changes() {
     assert_eq!(s.diff.mark, Some(starts[0]));
     update(&mut s, Action::End);
     assert!(s.diff.scroll > 0);
+}
+
+/// The diff's keys, through the keymap into `update`: `/` searches both
+/// sides and `n`/`N` then walk the rows with a match, Esc ends the search
+/// (and only then leaves the screen), `f` folds identical stretches, `w`
+/// switches to the line view; a resize lays the rows out again and keeps
+/// the same text at the top.
+#[test]
+fn diff_search_fold_view_and_resize_keys() {
+    use doppel::faces::tui::diff::rows::Shown;
+    use doppel::faces::tui::diff::DiffMode;
+    use doppel::faces::tui::keymap;
+    let key = |s: &mut AppState, code: KeyCode| {
+        let action = keymap::key(s, KeyEvent::new(code, KeyModifiers::NONE))
+            .unwrap_or_else(|| panic!("{code:?} does nothing on {:?}", s.screen));
+        update(s, action)
+    };
+    let mut s = with_scan_diff(80, 24);
+    key(&mut s, KeyCode::Char('/'));
+    assert!(matches!(s.prompt, Some(Prompt::Search { .. })));
+    for c in "netherfield".chars() {
+        key(&mut s, KeyCode::Char(c));
+    }
+    key(&mut s, KeyCode::Enter);
+    let found = s.diff.search.as_ref().unwrap().found.clone();
+    // Both sides: the scan's `Netherﬁeld` has a ligature.
+    assert!(
+        found[0].len() >= 3 && found[0].len() == found[1].len(),
+        "{found:?}"
+    );
+    let hits = s.diff.laid_out().unwrap().hits.clone();
+    assert!(hits.len() >= 3);
+    assert_eq!(s.diff.mark, Some(hits[0]));
+    key(&mut s, KeyCode::Char('n'));
+    assert_eq!(s.diff.mark, Some(hits[1]));
+    key(&mut s, KeyCode::Char('N'));
+    assert_eq!(s.diff.mark, Some(hits[0]));
+    let screen = format!("{}", draw(&s, 80, 24).backend());
+    let marked: Vec<&str> = screen.lines().filter(|l| l.contains('▶')).collect();
+    assert!(
+        marked.len() == 1 && marked[0].contains("Netherfield") && marked[0].contains("Netherﬁeld"),
+        "{screen}"
+    );
+    // Esc ends the search, `n` walks the changes again.
+    key(&mut s, KeyCode::Esc);
+    assert!(s.diff.search.is_none());
+    assert_eq!(s.screen, Screen::Diff);
+    key(&mut s, KeyCode::Char('n'));
+    let changes = s.diff.laid_out().unwrap().changes.clone();
+    assert!(changes.contains(&s.diff.mark.unwrap()));
+
+    // Folding keeps every changed row, each with context, and hides the
+    // rest behind folds.
+    let all = s.diff.laid_out().unwrap().shown.len();
+    key(&mut s, KeyCode::Char('f'));
+    let l = s.diff.laid_out().unwrap();
+    assert!(l.fold && l.shown.len() < all);
+    let shown_changed = l
+        .shown
+        .iter()
+        .filter(|x| matches!(x, Shown::Row(r) if l.rows[*r as usize].changed))
+        .count();
+    assert_eq!(shown_changed, l.rows.iter().filter(|r| r.changed).count());
+    assert!(l
+        .shown
+        .iter()
+        .any(|x| matches!(x, Shown::Fold(n) if *n > 1)));
+
+    // The line view: each side's own lines, numbered in order.
+    key(&mut s, KeyCode::Char('f'));
+    key(&mut s, KeyCode::Char('w'));
+    let l = s.diff.laid_out().unwrap();
+    assert_eq!(l.mode, DiffMode::Lines);
+    for left in [true, false] {
+        let numbers: Vec<u32> = l
+            .rows
+            .iter()
+            .map(|r| r.side(left).line)
+            .filter(|&n| n > 0)
+            .collect();
+        assert!(numbers.windows(2).all(|w| w[0] + 1 == w[1]), "{numbers:?}");
+    }
+    key(&mut s, KeyCode::Char('w'));
+    assert_eq!(s.diff.laid_out().unwrap().mode, DiffMode::Words);
+
+    // A resize re-lays the rows out and keeps the text at the top.
+    for _ in 0..5 {
+        key(&mut s, KeyCode::PageDown);
+    }
+    let top = |s: &AppState| {
+        let l = s.diff.laid_out().unwrap();
+        let row = l.row(s.diff.scroll).unwrap();
+        (row.left.start, row.left.end, l.width)
+    };
+    let (start, end, width) = top(&s);
+    update(&mut s, Action::Resize(160, 48));
+    let (new_start, new_end, new_width) = top(&s);
+    assert!(new_width > width);
+    assert!(
+        new_start <= start && start < new_end.max(end),
+        "{start}..{end} → {new_start}..{new_end}"
+    );
+    // Esc once more leaves the diff.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.screen, Screen::Clusters);
+}
+
+/// A chapter against its whole book: the diff opens where the chapter sits
+/// in the book, and says so.
+#[test]
+fn a_chapter_against_its_book_opens_where_it_sits() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let read = |p: &str| fs::read_to_string(root.join(p)).unwrap();
+    let book = [
+        "austen/emma-ch1.txt",
+        "austen/persuasion-ch1.txt",
+        "austen/pride-prejudice-ch1-3.txt",
+        "austen/sense-sensibility-ch1.txt",
+    ]
+    .map(read)
+    .join("\n\n");
+    let persuasion = read("austen/persuasion-ch1.txt");
+    let chapter = &persuasion[4000..6000];
+    let chapter = &chapter[chapter.find("\n\n").unwrap() + 2..];
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let view = diff_texts(chapter.into(), book.clone(), &DiffOptions::new(deadline)).into_view(
+        1,
+        "chapter.txt".into(),
+        "book.txt".into(),
+    );
+    assert!(view.region.is_some());
+    let mut s = blank(80, 24);
+    s.diff.requested = Some(("chapter.txt".into(), "book.txt".into()));
+    update(&mut s, Action::ShowScreen(Screen::Diff));
+    feed(&mut s, Update::Diff(Arc::new(view)));
+    assert!(s.diff.scroll > 100, "{}", s.diff.scroll);
+    let screen = format!("{}", draw(&s, 80, 24).backend());
+    let opening: String = chapter
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(screen.contains(&opening), "{opening:?} not in\n{screen}");
+    assert!(screen.contains("100 % of A's words in B · "), "{screen}");
+    assert!(screen.contains("A is B's "), "{screen}");
 }
 
 #[test]

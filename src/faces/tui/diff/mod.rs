@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::layout::{self, List};
 use super::state::AppState;
-use crate::runtime::worker::protocol::{DiffView, Side};
+use crate::runtime::worker::protocol::{DiffKind, DiffView, Side};
 use rows::{Row, Shown};
 
 /// Rows of context kept above a change `n`/`N` jumps to, and around
@@ -60,6 +60,9 @@ pub struct DiffLayout {
     pub changes: Vec<usize>,
     /// Shown rows holding a search match.
     pub hits: Vec<usize>,
+    /// With a much smaller side: the share of its words found in the
+    /// larger one.
+    pub contained: Option<f64>,
 }
 
 impl DiffLayout {
@@ -177,7 +180,20 @@ pub fn refresh(state: &mut AppState) {
         .map(|&r| position[r])
         .filter(|&p| p != usize::MAX)
         .collect();
+    let contained = view.region.map(|r| {
+        let small = view.side(match r.side {
+            Side::Left => Side::Right,
+            Side::Right => Side::Left,
+        });
+        let compared = small.words.iter().filter(|w| w.kind != DiffKind::Ignored);
+        let equal = compared
+            .clone()
+            .filter(|w| w.kind == DiffKind::Equal)
+            .count();
+        equal as f64 / compared.count().max(1) as f64
+    });
     let new = DiffLayout {
+        contained,
         view: view.clone(),
         width,
         number_width,

@@ -118,8 +118,16 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &mut Buffer) {
     let dot = || Span::styled(" · ", theme::dim());
+    let (small, large) = match v.region.map(|r| r.side) {
+        Some(Side::Left) => ("B", "A"),
+        _ => ("A", "B"),
+    };
+    let share = match lay.contained {
+        Some(c) => format!(" {} of {small}'s words in {large}", text::percent(c)),
+        None => format!(" {} of words equal", text::percent(v.equal)),
+    };
     let mut spans = vec![
-        Span::raw(format!(" {} of words equal", text::percent(v.equal))),
+        Span::raw(share),
         dot(),
         Span::raw(plural(lay.changes.len(), "change", "changes")),
     ];
@@ -141,11 +149,7 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
         ));
     }
     if let Some(r) = v.region {
-        let (small, large, side) = match r.side {
-            Side::Left => ("B", "A", &v.left),
-            Side::Right => ("A", "B", &v.right),
-        };
-        let n = side.words.len().max(1) as f64;
+        let n = v.side(r.side).words.len().max(1) as f64;
         spans.push(dot());
         spans.push(Span::styled(
             format!(

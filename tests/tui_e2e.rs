@@ -216,7 +216,7 @@ fn review_session_under_tmux() {
     // Open the diff of the Emma pair.
     t.keys("main", &["/", "e", "m", "m", "a", "Enter", "d"]);
     t.wait("main", "the diff", |s| {
-        s.contains("% equal") && s.contains("edited/emma-ch1-edited.txt")
+        s.contains("% of words equal") && s.contains("edited/emma-ch1-edited.txt")
     });
     t.keys("main", &["n"]);
     t.wait("main", "a jump to a change", |s| s.contains("at change 1"));

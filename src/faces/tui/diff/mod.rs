@@ -1,6 +1,6 @@
 //! The diff screen's model: the word diff the worker sent, laid out in rows
 //! for the pane's width ([`rows`]) in the word or the line view, folded or
-//! not, and searched ([`search`]). The layout is worked out in `update`
+//! not, and searched ([`mod@search`]). The layout is worked out in `update`
 //! (when the diff arrives, the terminal is resized or a toggle flips) and
 //! kept in [`DiffState::layout`], so drawing a frame touches only the rows
 //! on screen.

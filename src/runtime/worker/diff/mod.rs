@@ -1,9 +1,9 @@
 //! A side-by-side word diff of two documents for review: each text becomes
-//! words with their bytes in the original ([`words`]), the two word
+//! words with their bytes in the original (`words`), the two word
 //! sequences are aligned on their normalized forms — line breaks, re-wrapping
 //! and line-end hyphens do not count — with the characters that differ
-//! marked inside replaced words ([`align`]), blocks found at different
-//! places on the two sides are paired as moved ([`moved`]), and the words
+//! marked inside replaced words (`align`), blocks found at different
+//! places on the two sides are paired as moved (`moved`), and the words
 //! lying in a passage winnowing found in both documents are marked shared.
 //! The share of equal words, and where a much smaller document sits in the
 //! larger one, sum it up. How the words are laid out in rows is the front

@@ -312,18 +312,14 @@ pub struct DiffSide {
 
 impl DiffSide {
     /// The characters word `i` shows, with their byte offsets in the text:
-    /// the word as written, less a line-end hyphen and the line break after
-    /// it (`digi-⏎tized` shows as `digitized`).
+    /// the word as written, less each line-end hyphen and the line break
+    /// after it (`digi-⏎tized` shows as `digitized`).
     pub fn word_chars(&self, i: usize) -> impl Iterator<Item = (usize, char)> + '_ {
         let (start, end) = self
             .words
             .get(i)
             .map_or((0, 0), |w| (w.start as usize, w.end as usize));
-        let text = self.text.get(start..end).unwrap_or_default();
-        let skip = line_end_break(text);
-        text.char_indices()
-            .filter(move |(k, _)| !skip.as_ref().is_some_and(|r| r.contains(k)))
-            .map(move |(k, c)| (start + k, c))
+        word_chars(self.text.get(start..end).unwrap_or_default()).map(move |(k, c)| (start + k, c))
     }
 
     /// Word `i` as shown (see [`Self::word_chars`]).
@@ -346,17 +342,35 @@ impl DiffSide {
     }
 }
 
-/// The bytes of a word (within the word's own text) that a line-end hyphen
-/// and its line break take: from the hyphen through the spaces after the
-/// line end. `None` when the word has no line break.
-pub fn line_end_break(word: &str) -> Option<std::ops::Range<usize>> {
-    let nl = word.find(['\n', '\r'])?;
-    let before = word[..nl].trim_end_matches([' ', '\t']);
-    let hyphen = before
-        .strip_suffix('-')
-        .or_else(|| before.strip_suffix('\u{ad}'))?;
-    let after = word[nl..].trim_start_matches(['\r', '\n', ' ', '\t']);
-    Some(hyphen.len()..word.len() - after.len())
+/// The bytes of a word (within the word's own text) that its line-end
+/// hyphens and their line breaks take: each from the hyphen through the
+/// spaces after the line end. Empty (no allocation) for a word on one line.
+pub fn line_end_breaks(word: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let b = word.as_bytes();
+    let mut k = 0;
+    while let Some(nl) = b[k..].iter().position(|&c| c == b'\n' || c == b'\r') {
+        let nl = k + nl;
+        let before = word[..nl].trim_end_matches([' ', '\t']);
+        let after = word[nl..].trim_start_matches(['\r', '\n', ' ', '\t']);
+        let end = word.len() - after.len();
+        if let Some(stem) = before
+            .strip_suffix('-')
+            .or_else(|| before.strip_suffix('\u{ad}'))
+        {
+            out.push(stem.len()..end);
+        }
+        k = end.max(nl + 1);
+    }
+    out
+}
+
+/// The characters of a word as shown, with their byte offsets in it (see
+/// [`line_end_breaks`]).
+pub fn word_chars(word: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let breaks = line_end_breaks(word);
+    word.char_indices()
+        .filter(move |(k, _)| !breaks.iter().any(|r| r.contains(k)))
 }
 
 /// A block of words that the two sides hold at different places.

@@ -12,7 +12,7 @@ use similar::{capture_diff_slices, capture_diff_slices_deadline, Algorithm, Diff
 
 use super::words::Words;
 use crate::engine::text::normalize;
-use crate::runtime::worker::protocol::{line_end_break, DiffKind, DiffWord};
+use crate::runtime::worker::protocol::{word_chars, DiffKind, DiffWord};
 
 /// Replaced stretches up to this many words a side get character marks.
 const MARKED_WORDS: usize = 16;
@@ -285,12 +285,7 @@ fn folded(text: &str, words: &[DiffWord], run: &[u32]) -> (Vec<char>, Vec<Option
             from.push(None);
         }
         let w = words[i as usize];
-        let word = &text[w.start as usize..w.end as usize];
-        let skip = line_end_break(word);
-        for (k, c) in word.char_indices() {
-            if skip.as_ref().is_some_and(|s| s.contains(&k)) {
-                continue;
-            }
+        for (k, c) in word_chars(&text[w.start as usize..w.end as usize]) {
             let at = w.start + k as u32;
             let bytes = Some((at, at + c.len_utf8() as u32));
             if c.is_ascii() {

@@ -343,3 +343,24 @@ fn the_sample_scan_against_its_etext() {
         );
     }
 }
+
+/// The sample corpus's reordered chapters (III, I, II against I, II, III):
+/// chapters I and II align, chapter III is one block moved, all of it but
+/// a word where the chapters meet.
+#[test]
+fn the_sample_reordered_chapters_are_one_moved_block() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus/misc");
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let d = diff(&read("alice-ch1-3.txt"), &read("alice-ch1-3-reordered.txt"));
+    assert_eq!(d.moves.len(), 1, "{:?}", d.moves);
+    let count = |s: &DiffSide, kind| kinds(s).iter().filter(|&&k| k == kind).count();
+    let (moved, n) = (count(&d.left, DiffKind::Moved), d.left.words.len());
+    assert_eq!(moved, count(&d.right, DiffKind::Moved));
+    assert!(moved + count(&d.left, DiffKind::Equal) + 1 >= n);
+    assert!(moved > n / 4, "{moved} of {n}");
+    // Chapter III: the end of A, the start of B (whose first word, the
+    // heading's `CHAPTER`, pairs with A's first).
+    let m = d.moves[0];
+    assert_eq!(m.left.1 as usize, n, "{m:?}");
+    assert_eq!(m.right.0, 1, "{m:?}");
+}

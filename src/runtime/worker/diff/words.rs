@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use crate::engine::text::normalize;
 use crate::hash::token_hash;
-use crate::runtime::worker::protocol::{line_end_break, DiffKind, DiffWord};
+use crate::runtime::worker::protocol::{word_chars, DiffKind, DiffWord};
 
 /// One side's words, ready to align.
 #[derive(Debug, Default)]
@@ -108,7 +108,7 @@ pub(crate) fn words(text: &str, ignored: &[Range<usize>]) -> Words {
     let mut display = String::new();
     while k < raw.len() {
         let (start, mut end) = raw[k];
-        if k + 1 < raw.len() && hyphen_joins(text, raw[k], raw[k + 1]) {
+        while k + 1 < raw.len() && hyphen_joins(text, (start, end), raw[k + 1]) {
             end = raw[k + 1].1;
             k += 1;
         }
@@ -134,13 +134,7 @@ pub(crate) fn words(text: &str, ignored: &[Range<usize>]) -> Words {
         let key_start = out.keys.len();
         out.key_starts.push(key_start as u32);
         display.clear();
-        match line_end_break(span) {
-            Some(r) => {
-                display.push_str(&span[..r.start]);
-                display.push_str(&span[r.end..]);
-            }
-            None => display.push_str(span),
-        }
+        display.extend(word_chars(span).map(|(_, c)| c));
         if display.is_ascii() {
             out.keys
                 .extend(display.chars().map(|c| c.to_ascii_lowercase()));
@@ -202,6 +196,18 @@ mod tests {
     fn keys_joined_are_the_engines_normal_form() {
         let text = "The ﬁrst  ﬂight\u{a0}OF\tDon’t digi-\ntized\r\n\r\nEnd -\nstart well-\n known";
         assert_eq!(words(text, &[]).keys, normalize(text));
+    }
+
+    proptest::proptest! {
+        /// The words' normalized forms joined are the engine's normal form
+        /// of the whole text, so winnowing's k-grams over them are the ones
+        /// its fingerprints were taken from.
+        #[test]
+        fn keys_joined_are_always_the_engines_normal_form(
+            text in "[aZß ﬁ’\\-\t\r\n]{0,60}"
+        ) {
+            proptest::prop_assert_eq!(words(&text, &[]).keys, normalize(&text));
+        }
     }
 
     #[test]

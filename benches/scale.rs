@@ -302,10 +302,10 @@ fn diff_time() {
     while Instant::now() < deadline {
         if let Ok(Update::Diff(view)) = worker.updates.recv_timeout(Duration::from_secs(1)) {
             println!(
-                "diff of two {:.1} MB books ready in {:.0} ms ({} rows, {:.0} % equal, truncated: {})",
+                "diff of two {:.1} MB books ready in {:.0} ms ({} words, {:.0} % equal, truncated: {})",
                 text.len() as f64 / 1e6,
                 t.elapsed().as_secs_f64() * 1e3,
-                view.rows.len(),
+                view.left.words.len(),
                 view.equal * 100.0,
                 view.truncated
             );

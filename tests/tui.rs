@@ -24,9 +24,9 @@ use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey
 use doppel::faces::tui::{render, update};
 use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
 use doppel::runtime::index::FolderIndex;
+use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
 use doppel::runtime::worker::protocol::{
-    ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,
-    Stage, WatchState,
+    ClusterView, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage, WatchState,
 };
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
 use ratatui::backend::TestBackend;
@@ -36,11 +36,13 @@ use ratatui::Terminal;
 // ---------------------------------------------------------------- fixtures
 
 /// Real data from `sample-corpus/`: the snapshot, a pair detail and a diff
-/// for the Emma cluster (the original and its lightly edited copy).
+/// for the Emma cluster (the original and its lightly edited copy), and the
+/// diff of the Pride and Prejudice e-text against its OCR'd scan.
 struct Corpus {
     snapshot: Arc<Snapshot>,
     pair: Arc<PairDetail>,
     diff: Arc<DiffView>,
+    scan_diff: Arc<DiffView>,
 }
 
 fn corpus() -> &'static Corpus {
@@ -63,173 +65,82 @@ fn corpus() -> &'static Corpus {
         index.reconcile().unwrap();
         let spec = ClusterSpec::from_engine(index.engine());
         let snapshot = Arc::new(Snapshot::build(&index, &spec, 1));
-        let emma = snapshot
-            .clusters
-            .iter()
-            .find(|c| c.members.iter().any(|m| m.path == "austen/emma-ch1.txt"))
-            .expect("the Emma cluster");
-        let (a, b) = (emma.members[0].path.clone(), emma.members[1].path.clone());
+        let members = |path: &str| {
+            let c = snapshot
+                .clusters
+                .iter()
+                .find(|c| c.members.iter().any(|m| m.path == path))
+                .expect("the cluster");
+            (c.members[0].path.clone(), c.members[1].path.clone())
+        };
+        let (a, b) = members("austen/emma-ch1.txt");
+        let (sa, sb) = members("scans/pride-prejudice-ch1-3-ocr.txt");
         drop(index);
-        let pair = Arc::new(worker_pair_detail(&folder, &index_path, &a, &b));
-        let text = |p: &str| fs::read_to_string(folder.join(p)).unwrap();
-        let diff = Arc::new(diff_view(&a, &b, &text(&a), &text(&b)));
+        let (pair, [diff, scan_diff]) =
+            worker_answers(&folder, &index_path, (&a, &b), [(&a, &b), (&sa, &sb)]);
         Corpus {
             snapshot,
-            pair,
-            diff,
+            pair: Arc::new(pair),
+            diff: Arc::new(diff),
+            scan_diff: Arc::new(scan_diff),
         }
     })
 }
 
-/// The worker's own detail of a pair (every algorithm's reason as the pair
-/// screen gets it), tagged with the fixture snapshot's generation.
-fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> PairDetail {
+/// The worker's own answers, tagged with the fixture snapshot's
+/// generation: the detail of pair `(a, b)` (every algorithm's reason as the
+/// pair screen gets it) and the word diff of each pair of `diffs` (shared
+/// passages marked from the stored fingerprints).
+fn worker_answers(
+    folder: &Path,
+    index_path: &Path,
+    (a, b): (&str, &str),
+    diffs: [(&str, &str); 2],
+) -> (PairDetail, [DiffView; 2]) {
     let mut config = WorkerConfig::new(folder);
     config.index_path = Some(index_path.to_owned());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);
-    worker
-        .commands
-        .send(Command::RequestPair {
-            a: a.to_owned(),
-            b: b.to_owned(),
-        })
-        .unwrap();
-    let end = Instant::now() + Duration::from_secs(60);
-    let detail = loop {
-        match worker
+    let end = Instant::now() + Duration::from_secs(120);
+    let next = || {
+        worker
             .updates
             .recv_timeout(end.saturating_duration_since(Instant::now()))
-        {
-            Ok(Update::Pair(p)) => break p,
-            Ok(_) => continue,
-            Err(e) => panic!("no pair detail from the worker: {e}"),
-        }
+            .unwrap_or_else(|e| panic!("no answer from the worker: {e}"))
     };
-    worker.join();
-    PairDetail {
-        generation: 1,
-        ..(*detail).clone()
-    }
-}
-
-/// A line diff (LCS) of the first 70 lines, with word-level segments in
-/// changed lines (common word prefix and suffix kept).
-fn diff_view(a: &str, b: &str, ta: &str, tb: &str) -> DiffView {
-    let la: Vec<&str> = ta.lines().take(70).collect();
-    let lb: Vec<&str> = tb.lines().take(70).collect();
-    let (n, m) = (la.len(), lb.len());
-    let mut lcs = vec![vec![0u16; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if la[i] == lb[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    let mut rows = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    let (mut dels, mut ins): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    let flush = |rows: &mut Vec<DiffRow>, dels: &mut Vec<usize>, ins: &mut Vec<usize>| {
-        let k = dels.len().max(ins.len());
-        for x in 0..k {
-            let (d, s) = (dels.get(x).copied(), ins.get(x).copied());
-            let row = match (d, s) {
-                (Some(d), Some(s)) => {
-                    let (left, right) = words(la[d], lb[s]);
-                    DiffRow {
-                        left_no: Some(d + 1),
-                        right_no: Some(s + 1),
-                        left,
-                        right,
-                        kind: DiffKind::Changed,
-                        shared: false,
-                    }
-                }
-                (Some(d), None) => DiffRow {
-                    left_no: Some(d + 1),
-                    right_no: None,
-                    left: vec![(la[d].to_owned(), true)],
-                    right: Vec::new(),
-                    kind: DiffKind::Deleted,
-                    shared: false,
-                },
-                (None, Some(s)) => DiffRow {
-                    left_no: None,
-                    right_no: Some(s + 1),
-                    left: Vec::new(),
-                    right: vec![(lb[s].to_owned(), true)],
-                    kind: DiffKind::Inserted,
-                    shared: false,
-                },
-                (None, None) => unreachable!(),
-            };
-            rows.push(row);
-        }
-        dels.clear();
-        ins.clear();
-    };
-    while i < n || j < m {
-        if i < n && j < m && la[i] == lb[j] {
-            flush(&mut rows, &mut dels, &mut ins);
-            rows.push(DiffRow {
-                left_no: Some(i + 1),
-                right_no: Some(j + 1),
-                left: vec![(la[i].to_owned(), false)],
-                right: vec![(lb[j].to_owned(), false)],
-                kind: DiffKind::Equal,
-                shared: !la[i].trim().is_empty() && i > 20,
-            });
-            i += 1;
-            j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            ins.push(j);
-            j += 1;
-        } else {
-            dels.push(i);
-            i += 1;
-        }
-    }
-    flush(&mut rows, &mut dels, &mut ins);
-    let equal =
-        rows.iter().filter(|r| r.kind == DiffKind::Equal).count() as f64 / rows.len().max(1) as f64;
-    DiffView {
-        generation: 1,
+    let ask = |command: Command| worker.commands.send(command).unwrap();
+    ask(Command::RequestPair {
         a: a.to_owned(),
         b: b.to_owned(),
-        rows,
-        equal,
-        moved_blocks: 0,
-        truncated: false,
-    }
-}
-
-type Segments = Vec<(String, bool)>;
-
-fn words(a: &str, b: &str) -> (Segments, Segments) {
-    let wa: Vec<&str> = a.split_inclusive(' ').collect();
-    let wb: Vec<&str> = b.split_inclusive(' ').collect();
-    let pre = wa.iter().zip(&wb).take_while(|(x, y)| x == y).count();
-    let max_suf = wa.len().min(wb.len()) - pre;
-    let suf = wa
-        .iter()
-        .rev()
-        .zip(wb.iter().rev())
-        .take(max_suf)
-        .take_while(|(x, y)| x == y)
-        .count();
-    let seg = |w: &[&str]| -> Segments {
-        let parts = [
-            (w[..pre].concat(), false),
-            (w[pre..w.len() - suf].concat(), true),
-            (w[w.len() - suf..].concat(), false),
-        ];
-        parts.into_iter().filter(|(s, _)| !s.is_empty()).collect()
+    });
+    let detail = loop {
+        if let Update::Pair(p) = next() {
+            break p;
+        }
     };
-    (seg(&wa), seg(&wb))
+    let diffs = diffs.map(|(a, b)| {
+        ask(Command::RequestDiff {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            deadline: Duration::from_secs(60),
+        });
+        loop {
+            if let Update::Diff(d) = next() {
+                assert!(!d.truncated);
+                break DiffView {
+                    generation: 1,
+                    ..(*d).clone()
+                };
+            }
+        }
+    });
+    worker.join();
+    let detail = PairDetail {
+        generation: 1,
+        ..(*detail).clone()
+    };
+    (detail, diffs)
 }
 
 // ------------------------------------------------------------------ states
@@ -349,6 +260,29 @@ fn with_diff(w: u16, h: u16) -> AppState {
     s
 }
 
+/// The scan against its e-text, opened from the cluster list.
+fn with_scan_diff(w: u16, h: u16) -> AppState {
+    let mut s = scanned(w, h);
+    let c = corpus();
+    select_member(&mut s, &c.scan_diff.b);
+    let cmds = update(&mut s, Action::OpenDiff);
+    assert!(
+        matches!(&cmds[..], [Command::RequestDiff { a, b, .. }] if *a == c.scan_diff.a && *b == c.scan_diff.b),
+        "{cmds:?}"
+    );
+    feed(&mut s, Update::Diff(c.scan_diff.clone()));
+    s
+}
+
+/// Search the diff for `query` as typed.
+fn search(s: &mut AppState, query: &str) {
+    update(s, Action::StartSearch);
+    for c in query.chars() {
+        update(s, Action::PromptChar(c));
+    }
+    update(s, Action::PromptSubmit);
+}
+
 fn with_thresholds(w: u16, h: u16) -> AppState {
     let mut s = scanned(w, h);
     update(&mut s, Action::ShowScreen(Screen::Thresholds));
@@ -406,6 +340,20 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
             s
         }
         "diff" => with_diff(w, h),
+        "diff_scan" => with_scan_diff(w, h),
+        "diff_scan_lines" => {
+            let mut s = with_scan_diff(w, h);
+            update(&mut s, Action::ToggleDiffMode);
+            update(&mut s, Action::NextChange);
+            s
+        }
+        "diff_scan_folded" => {
+            let mut s = with_scan_diff(w, h);
+            update(&mut s, Action::ToggleFold);
+            search(&mut s, "Netherfield");
+            update(&mut s, Action::NextChange);
+            s
+        }
         "thresholds" => with_thresholds(w, h),
         "skipped" => {
             let mut s = scanned(w, h);
@@ -431,7 +379,7 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
     }
 }
 
-const SCREENS: [&str; 12] = [
+const SCREENS: [&str; 15] = [
     "waiting",
     "clusters",
     "members",
@@ -439,6 +387,9 @@ const SCREENS: [&str; 12] = [
     "pair",
     "pair_si",
     "diff",
+    "diff_scan",
+    "diff_scan_lines",
+    "diff_scan_folded",
     "thresholds",
     "skipped",
     "log",
@@ -614,33 +565,17 @@ fn hostile_detail(a: &str, b: &str) -> PairDetail {
 
 fn hostile_diff(a: &str, b: &str) -> DiffView {
     let long = format!("{}\x1b]0;title\x07", "wide 日本 ".repeat(2000));
-    let row = |i: usize, kind: DiffKind| DiffRow {
-        left_no: (kind != DiffKind::Inserted).then_some(i * 1000 + 1),
-        right_no: (kind != DiffKind::Deleted).then_some(i * 1000 + 2),
-        left: vec![
-            ("\tindent\r".to_owned(), false),
-            (long.clone(), true),
-            ("\u{202E}rtl".to_owned(), false),
-        ],
-        right: vec![("שלום עולם e\u{301}".to_owned(), true)],
-        kind,
-        shared: i.is_multiple_of(3),
-    };
-    let kinds = [
-        DiffKind::Equal,
-        DiffKind::Changed,
-        DiffKind::Inserted,
-        DiffKind::Deleted,
-    ];
-    DiffView {
-        generation: 5,
-        a: a.to_owned(),
-        b: b.to_owned(),
-        rows: (0..200).map(|i| row(i, kinds[i % 4])).collect(),
-        equal: f64::NAN,
-        moved_blocks: usize::MAX,
-        truncated: true,
-    }
+    let left = format!(
+        "\tindent\r\n{long}\n\u{202E}rtl e\u{301} {}\n\n\u{7f}\u{85}-\r\n x",
+        "y".repeat(500)
+    );
+    let right = format!("שלום עולם e\u{301}\n{long}\r\nmore\tTAB 📚👩‍👩‍👧\n");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut d =
+        diff_texts(left, right, &DiffOptions::new(deadline)).into_view(5, a.into(), b.into());
+    d.equal = f64::NAN;
+    d.truncated = true;
+    d
 }
 
 /// Every screen of the hostile folder, as states to render.
@@ -691,8 +626,14 @@ fn hostile_states(w: u16, h: u16) -> Vec<AppState> {
                 s.diff.requested = Some((a.clone(), b.clone()));
                 feed(&mut s, Update::Diff(Arc::new(hostile_diff(&a, &b))));
                 update(&mut s, Action::NextChange);
-                update(&mut s, Action::Right);
                 update(&mut s, Action::PageDown);
+                // The line view, folded, searching for hostile text.
+                let mut lines = s.clone();
+                update(&mut lines, Action::ToggleDiffMode);
+                update(&mut lines, Action::ToggleFold);
+                search(&mut lines, "日本 \u{202E}rtl");
+                update(&mut lines, Action::NextChange);
+                out.push(lines);
             }
             other => {
                 update(&mut s, Action::ShowScreen(other));
@@ -813,7 +754,7 @@ fn random_actions_never_panic() {
                 rng.below(u64::from(w) + 2) as u16,
                 rng.below(u64::from(h) + 2) as u16,
             );
-            let action = match rng.below(34) {
+            let action = match rng.below(37) {
                 0 => Action::Up,
                 1 => Action::Down,
                 2 => Action::PageUp,
@@ -852,6 +793,9 @@ fn random_actions_never_panic() {
                 },
                 30 => Action::ShowScreen(Screen::ALL[rng.below(6) as usize]),
                 31 => Action::ToggleHelp,
+                33 => Action::StartSearch,
+                34 => Action::ToggleFold,
+                35 => Action::ToggleDiffMode,
                 32 => match rng.below(4) {
                     0 => Action::Worker(Update::Pair(c.pair.clone())),
                     1 => Action::Worker(Update::Diff(c.diff.clone())),
@@ -1183,7 +1127,7 @@ fn diff_jumps_between_changes() {
     let mut s = with_pair(80, 24);
     update(&mut s, Action::OpenDiff);
     feed(&mut s, Update::Diff(corpus().diff.clone()));
-    let starts = s.change_starts();
+    let starts = s.diff.laid_out().unwrap().changes.clone();
     assert!(starts.len() >= 3, "changes: {starts:?}");
     update(&mut s, Action::NextChange);
     assert_eq!(s.diff.mark, Some(starts[0]));

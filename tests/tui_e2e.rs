@@ -216,7 +216,7 @@ fn review_session_under_tmux() {
     // Open the diff of the Emma pair.
     t.keys("main", &["/", "e", "m", "m", "a", "Enter", "d"]);
     t.wait("main", "the diff", |s| {
-        s.contains("% equal") && s.contains("edited/emma-ch1-edited.txt")
+        s.contains("% of words equal") && s.contains("edited/emma-ch1-edited.txt")
     });
     t.keys("main", &["n"]);
     t.wait("main", "a jump to a change", |s| s.contains("at change 1"));
@@ -301,4 +301,143 @@ fn sigterm_hangup_and_panic_restore_the_terminal() {
         assert!(s.contains("panicked"), "{s}");
         assert_restored(&t, "panic");
     }
+}
+
+/// A book of about 1.2 MB: Moby-Dick from the shared corpus
+/// (`DOPPEL_CORPUS`, or `../shared/corpus` beside the repository or one
+/// level further up), else the sample corpus's texts three times over.
+fn big_book() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = std::env::var_os("DOPPEL_CORPUS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            root.join("../shared/corpus"),
+            root.join("../../shared/corpus"),
+        ])
+        .find_map(|dir| fs::read_to_string(dir.join("moby/moby_dick.txt")).ok());
+    shared.unwrap_or_else(|| {
+        let texts: Vec<String> = [
+            "austen/emma-ch1.txt",
+            "austen/persuasion-ch1.txt",
+            "austen/pride-prejudice-ch1-3.txt",
+            "austen/sense-sensibility-ch1.txt",
+            "bible/proverbs-kjv-ch01-31.txt",
+            "bible/ruth-kjv.txt",
+            "misc/alice-ch1-3.txt",
+            "misc/us-constitution.txt",
+            "moby/moby-dick-ch1.txt",
+            "sotu/1790-washington.txt",
+            "sotu/1791-washington.txt",
+        ]
+        .iter()
+        .map(|p| fs::read_to_string(root.join("sample-corpus").join(p)).unwrap())
+        .collect();
+        texts.join("\n\n").repeat(4)
+    })
+}
+
+/// A page scan of `book`: OCR confusions on 3 % of the words, lines
+/// re-wrapped at 64 columns, a running head every 40 lines, CRLF.
+fn scan_of(book: &str) -> String {
+    let mut rng = doppel::hash::SplitMix64::new(15);
+    let misread = doppel::faces::eval::library::ocr_confusions(book, 0.03, &mut rng);
+    let mut out = String::new();
+    let mut line = String::new();
+    let mut lines = 0;
+    for w in misread.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + w.len() > 64 {
+            if lines % 40 == 0 {
+                out.push_str(&format!("THE BOOK  {}\r\n\r\n", lines / 40 + 1));
+            }
+            out.push_str(&line);
+            out.push_str("\r\n");
+            line.clear();
+            lines += 1;
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    out.push_str(&line);
+    out.push_str("\r\n");
+    out
+}
+
+/// Issue 15's bar: two 1.2 MB books, a text and a scan of it. While their
+/// word diff is computed (on the worker's helper thread) the keyboard is
+/// answered — the help opens and closes — and once the diff shows, a jump,
+/// folding, the line view, a search and paging to the very end are each
+/// answered in turn.
+#[test]
+fn a_big_diff_keeps_input_responsive() {
+    let Some(t) = Tmux::start("bigdiff") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let books = dir.path().join("books");
+    fs::create_dir_all(&books).unwrap();
+    let book = big_book();
+    let scan = scan_of(&book);
+    fs::write(books.join("book.txt"), &book).unwrap();
+    fs::write(books.join("scan.txt"), &scan).unwrap();
+    let f = Folder {
+        books,
+        index: dir.path().join("state").join("index.sqlite"),
+        _dir: dir,
+    };
+    t.session("big", &command(&f, ""));
+    if started(&t, "big").is_none() {
+        return;
+    }
+    t.wait("big", "the pair's cluster", |s| {
+        s.contains("book.txt") && s.contains("scan.txt") && s.contains("● watching")
+    });
+    t.keys("big", &["d", "?"]);
+    let s = t.wait("big", "the help over the diff screen", |s| {
+        s.contains("this help") && s.contains("3 Diff")
+    });
+    eprintln!(
+        "help shown while the diff was {}",
+        if s.contains("computing the diff") {
+            "still computing"
+        } else {
+            "already there"
+        }
+    );
+    t.keys("big", &["Escape"]);
+    t.wait("big", "the diff", |s| {
+        s.contains("of words equal") && !s.contains("this help")
+    });
+    t.keys("big", &["n"]);
+    t.wait("big", "a jump", |s| s.contains("at change 1"));
+    t.keys("big", &["f"]);
+    t.wait("big", "the fold", |s| s.contains("folded"));
+    t.keys("big", &["f", "w"]);
+    t.wait("big", "the line view", |s| {
+        s.contains("line view") && !s.contains("folded")
+    });
+    let needle: String = book
+        .split_whitespace()
+        .skip(5000)
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut keys = vec!["/"];
+    let typed: Vec<String> = needle.chars().map(|c| c.to_string()).collect();
+    keys.extend(typed.iter().map(|s| match s.as_str() {
+        " " => "Space",
+        c => c,
+    }));
+    keys.push("Enter");
+    t.keys("big", &keys);
+    t.wait("big", "the search", |s| s.contains("at match 1"));
+    // The end of the book, paged to.
+    let last = book.lines().rev().find(|l| l.trim().len() > 10).unwrap();
+    let last: String = last.trim().chars().take(10).collect();
+    t.keys("big", &["Escape", "G"]);
+    t.wait("big", "the last page", |s| s.contains(&last));
+    t.keys("big", &["q"]);
+    assert_restored(&t, "big");
 }

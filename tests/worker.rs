@@ -317,7 +317,7 @@ fn a_pair_request_gives_every_algorithm_with_reasons() {
 }
 
 #[test]
-fn a_diff_request_gives_rows_and_honours_a_tiny_deadline() {
+fn a_diff_request_gives_words_and_honours_a_tiny_deadline() {
     let f = fixture();
     let worker = start(&f);
     snapshot(&worker, "the first snapshot", |_| true);
@@ -334,10 +334,12 @@ fn a_diff_request_gives_rows_and_honours_a_tiny_deadline() {
         Update::Diff(d) => Some(d.clone()),
         _ => None,
     });
-    assert!(!diff.rows.is_empty());
-    assert!(diff.equal > 0.0 && diff.equal <= 1.0, "{}", diff.equal);
-    assert!(diff.rows.iter().any(|r| r.kind == DiffKind::Changed));
-    assert!(diff.rows.iter().any(|r| r.shared), "winnowing marks");
+    assert!(!diff.left.words.is_empty() && !diff.right.words.is_empty());
+    assert!(diff.equal > 0.9 && diff.equal < 1.0, "{}", diff.equal);
+    let kinds = |kind| diff.right.words.iter().filter(|w| w.kind == kind).count();
+    assert!(kinds(DiffKind::Changed) > 0 && kinds(DiffKind::Inserted) > 0);
+    assert!(diff.left.words.iter().any(|w| w.shared), "winnowing marks");
+    assert!(diff.right.words.iter().any(|w| w.shared), "winnowing marks");
 
     // A deadline that has passed at once: a coarse diff, promptly.
     let (a, b) = (
@@ -358,7 +360,12 @@ fn a_diff_request_gives_rows_and_honours_a_tiny_deadline() {
         _ => None,
     });
     assert!(coarse.truncated);
-    assert!(!coarse.rows.is_empty());
+    // Every word of both files, the CRLF scan's as much as the other's.
+    let words = |text: &str| text.split_whitespace().count();
+    let read = |p: &str| std::fs::read_to_string(f.folder.join(p)).unwrap();
+    assert!(coarse.left.words.len() <= words(&read(a)));
+    assert!(coarse.left.words.len() + 20 >= words(&read(a)));
+    assert_eq!(coarse.left.text, read(a));
     eprintln!("coarse diff in {:?}", asked.elapsed());
     worker.join();
 }

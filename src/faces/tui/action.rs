@@ -21,9 +21,9 @@ pub enum Action {
     PageDown,
     Home,
     End,
-    /// Focus the cluster list; scroll the diff left.
+    /// Focus the cluster list.
     Left,
-    /// Focus the members; scroll the diff right.
+    /// Focus the members.
     Right,
     /// Switch between the cluster list and the members.
     NextFocus,
@@ -37,8 +37,15 @@ pub enum Action {
     PromptCancel,
     OpenPair,
     OpenDiff,
+    /// The next (previous) change of the diff, or search match.
     NextChange,
     PrevChange,
+    /// Ask what to search for in the diff.
+    StartSearch,
+    /// Fold the diff's identical stretches, or show them.
+    ToggleFold,
+    /// Between the diff's word view and line view.
+    ToggleDiffMode,
     MarkDuplicate,
     MarkNotDuplicate,
     ToggleKeep,

@@ -10,6 +10,7 @@
 //! | [`mod@update`] | `update(&mut AppState, Action) -> Vec<Command>`, the only place the model changes; drops stale worker answers |
 //! | [`keymap`] | keys and mouse events → actions; the help table |
 //! | [`layout`] | where things go, shared by drawing and mouse hit-testing |
+//! | [`diff`] | the diff screen's model: the word diff laid out in rows per pane width (word or line view, folded or not), `n`/`N` jumps, search |
 //! | [`ui`] | `render(&AppState, &mut Frame)`, a pure function of the model, one module per screen |
 //! | [`text`] | sanitizing and fitting untrusted names and text |
 //! | [`export`] | clusters and pairs to CSV and JSON, never into the watched folder |
@@ -21,6 +22,7 @@
 //! crates it uses (ratatui, crossterm, tokio, futures, signal-hook,
 //! unicode-width) sit behind the `tui` feature.
 pub mod action;
+pub mod diff;
 pub mod export;
 pub mod keymap;
 pub mod layout;

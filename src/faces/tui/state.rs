@@ -6,11 +6,12 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::diff::DiffState;
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::engine::{EngineConfig, Thresholds};
 use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
 use crate::runtime::worker::protocol::{
-    ClusterView, DiffKind, DiffView, MemberView, PairDetail, Progress, Snapshot, WatchState,
+    ClusterView, MemberView, PairDetail, Progress, Snapshot, WatchState,
 };
 use crate::runtime::worker::Command;
 
@@ -102,6 +103,8 @@ pub enum Prompt {
     Filter { input: String },
     /// Export clusters and pairs; the input is a path prefix.
     Export { input: String },
+    /// Search both sides of the diff (run on Enter).
+    Search { input: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -235,19 +238,6 @@ pub struct PairState {
     pub detail: Option<Arc<PairDetail>>,
     /// Selected row of the score table.
     pub row: usize,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DiffState {
-    pub requested: Option<(String, String)>,
-    pub min_generation: u64,
-    pub view: Option<Arc<DiffView>>,
-    /// First row shown (both sides scroll together).
-    pub scroll: usize,
-    /// Columns skipped on both sides.
-    pub hscroll: usize,
-    /// The change `n`/`N` last jumped to.
-    pub mark: Option<usize>,
 }
 
 /// A review action's inverse, for undo.
@@ -517,35 +507,6 @@ impl AppState {
             }),
         }
         self.view = view;
-    }
-
-    /// Rows of the diff that start a change block.
-    pub fn change_starts(&self) -> Vec<usize> {
-        let Some(view) = self.diff.view.as_deref() else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        let mut prev_equal = true;
-        for (i, row) in view.rows.iter().enumerate() {
-            let equal = row.kind == DiffKind::Equal;
-            if !equal && prev_equal {
-                out.push(i);
-            }
-            prev_equal = equal;
-        }
-        out
-    }
-
-    /// Cells before the text on each side of the diff: line number
-    /// (at least three digits) and a marker column, then a space.
-    pub fn diff_number_width(view: &DiffView) -> usize {
-        let max_no = view
-            .rows
-            .iter()
-            .filter_map(|r| r.left_no.max(r.right_no))
-            .max()
-            .unwrap_or(1);
-        max_no.to_string().len().max(3)
     }
 
     /// Kept pairs passing `id` at the asked threshold, from the histogram.

@@ -123,27 +123,32 @@ pub fn fit_start(s: &str, max: usize) -> String {
     out
 }
 
-/// Skip the first `cols` cells of `s` (horizontal scrolling); a wide
-/// character cut in half becomes a space.
-pub fn skip_cols(s: &str, cols: usize) -> Cow<'_, str> {
-    if cols == 0 {
-        return Cow::Borrowed(s);
+/// The cells one character of document text takes on screen (see
+/// [`push_doc_char`]).
+pub fn doc_char_width(c: char) -> usize {
+    match c {
+        '\t' => 4,
+        c if is_unsafe(c) => 1,
+        c => char_width(c),
     }
-    let mut used = 0;
-    for (i, c) in s.char_indices() {
-        if used >= cols {
-            return if used > cols {
-                Cow::Owned(format!(" {}", &s[i..]))
-            } else {
-                Cow::Borrowed(&s[i..])
-            };
-        }
-        used += char_width(c);
+}
+
+/// Draw one character of document text: a tab as four spaces, an unsafe
+/// character as its visible stand-in (as [`sanitize_line`] does).
+pub fn push_doc_char(out: &mut String, c: char) {
+    match c {
+        '\t' => out.push_str("    "),
+        c if is_unsafe(c) => out.push(stand_in(c)),
+        c => out.push(c),
     }
-    if used > cols {
-        Cow::Borrowed(" ")
+}
+
+/// The cells a run of document text takes.
+pub fn doc_width(s: &str) -> usize {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        s.len()
     } else {
-        Cow::Borrowed("")
+        s.chars().map(doc_char_width).sum()
     }
 }
 
@@ -183,9 +188,13 @@ mod tests {
     }
 
     #[test]
-    fn horizontal_skip() {
-        assert_eq!(skip_cols("abcdef", 2), "cdef");
-        assert_eq!(skip_cols("日本", 1), " 本");
-        assert_eq!(skip_cols("ab", 5), "");
+    fn document_characters_are_drawn_as_wide_as_measured() {
+        for s in ["plain", "a\tb", "日本 e\u{301}", "\x1b[2J\u{202E}"] {
+            let mut out = String::new();
+            s.chars().for_each(|c| push_doc_char(&mut out, c));
+            assert_eq!(width(&out), doc_width(s), "{s:?}");
+            assert!(!out.chars().any(is_unsafe), "{out:?}");
+        }
+        assert_eq!(doc_width("a\tb"), 6);
     }
 }

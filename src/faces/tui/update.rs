@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use super::action::Action;
+use super::diff;
 use super::layout::{self, List};
 use super::state::{
     pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen, UndoEntry,
@@ -20,9 +21,6 @@ use crate::runtime::worker::{Command, Update};
 
 /// Time the worker may spend on a diff before sending a coarser one.
 pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(800);
-
-/// Lines of context kept above a change `n`/`N` jumps to.
-const CHANGE_CONTEXT: usize = 3;
 
 /// Apply `action` to `state`; the commands the worker must receive.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
@@ -48,7 +46,6 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::End => step(state, isize::MAX / 2),
         Action::Left => match state.screen {
             Screen::Clusters => state.focus = Focus::Clusters,
-            Screen::Diff => state.diff.hscroll = state.diff.hscroll.saturating_sub(8),
             Screen::Thresholds => nudge(state, -1, &mut out),
             _ => {}
         },
@@ -56,7 +53,6 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             Screen::Clusters if state.selected_cluster().is_some() => {
                 state.focus = Focus::Members;
             }
-            Screen::Diff => state.diff.hscroll = state.diff.hscroll.saturating_add(8),
             Screen::Thresholds => nudge(state, 1, &mut out),
             _ => {}
         },
@@ -79,6 +75,18 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
                 input: state.filter.clone(),
             });
         }
+        Action::StartSearch => {
+            state.prompt = Some(Prompt::Search {
+                input: state
+                    .diff
+                    .search
+                    .as_ref()
+                    .map(|s| s.query.clone())
+                    .unwrap_or_default(),
+            });
+        }
+        Action::ToggleFold => diff::toggle_fold(state),
+        Action::ToggleDiffMode => diff::toggle_mode(state),
         Action::StartExport => {
             state.prompt = Some(Prompt::Export {
                 input: state.export_prefix.clone(),
@@ -108,8 +116,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         }
         Action::OpenPair => open_pair(state, &mut out),
         Action::OpenDiff => open_diff(state, &mut out),
-        Action::NextChange => jump_change(state, true),
-        Action::PrevChange => jump_change(state, false),
+        Action::NextChange => diff::jump(state, true),
+        Action::PrevChange => diff::jump(state, false),
         Action::MarkDuplicate => mark(state, PairVerdict::Duplicate, &mut out),
         Action::MarkNotDuplicate => mark(state, PairVerdict::NotDuplicate, &mut out),
         Action::ToggleKeep => toggle_keep(state, &mut out),
@@ -169,7 +177,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
 
 fn prompt_input(p: &mut Prompt) -> &mut String {
     match p {
-        Prompt::Filter { input } | Prompt::Export { input } => input,
+        Prompt::Filter { input } | Prompt::Export { input } | Prompt::Search { input } => input,
     }
 }
 
@@ -202,6 +210,7 @@ fn submit(state: &mut AppState) {
                 state.effects.push(Effect::Export { prefix });
             }
         }
+        Some(Prompt::Search { input }) => diff::search(state, &input),
         None => {}
     }
 }
@@ -219,6 +228,9 @@ fn back(state: &mut AppState) {
         state.help = None;
     } else if state.prompt.is_some() {
         state.prompt = None;
+    } else if state.screen == Screen::Diff && state.diff.search.is_some() {
+        diff::search(state, "");
+        state.last_event = Some("search cleared: n/N jump between changes".into());
     } else if state.screen != Screen::Clusters {
         state.screen = Screen::Clusters;
     } else if state.focus == Focus::Members {
@@ -327,9 +339,9 @@ fn step(state: &mut AppState, delta: isize) {
             state.pair.row = moved(state.pair.row, delta, len);
         }
         Screen::Diff => {
-            let len = state.diff.view.as_ref().map_or(0, |d| d.rows.len());
-            let h = layout::list_height(state, List::Diff);
-            state.diff.scroll = moved(state.diff.scroll, delta, len.saturating_sub(h) + 1);
+            diff::refresh(state);
+            let max = diff::max_scroll(state);
+            state.diff.scroll = moved(state.diff.scroll, delta, max + 1);
         }
         Screen::Thresholds => {
             state.thresholds.selected =
@@ -381,9 +393,10 @@ fn open_diff(state: &mut AppState, out: &mut Vec<Command>) {
         let same = state.diff.requested.as_ref() == Some(&(a.clone(), b.clone()));
         if !same || state.diff.view.is_none() {
             state.diff.view = None;
+            state.diff.layout = None;
             state.diff.scroll = 0;
-            state.diff.hscroll = 0;
             state.diff.mark = None;
+            state.diff.search = None;
             state.diff.requested = Some((a.clone(), b.clone()));
             state.diff.min_generation = current_generation(state);
             out.push(Command::RequestDiff {
@@ -427,72 +440,6 @@ fn answers(
 
 fn current_generation(state: &AppState) -> u64 {
     state.snapshot.as_ref().map_or(0, |s| s.generation)
-}
-
-fn jump_change(state: &mut AppState, forward: bool) {
-    let starts = state.change_starts();
-    if starts.is_empty() {
-        state.last_event = Some("no changes: the two sides are equal".into());
-        return;
-    }
-    // From the change last jumped to, or else from the top of the view.
-    let here = state.diff.mark.unwrap_or(state.diff.scroll);
-    let target = if forward {
-        starts
-            .iter()
-            .copied()
-            .find(|&s| s > here || (state.diff.mark.is_none() && s >= here))
-    } else {
-        starts.iter().rev().copied().find(|&s| s < here)
-    };
-    match target {
-        Some(t) => {
-            state.diff.mark = Some(t);
-            state.diff.scroll = t.saturating_sub(CHANGE_CONTEXT);
-            show_change_columns(state, t);
-            let n = starts.iter().position(|&s| s == t).unwrap_or(0) + 1;
-            state.last_event = Some(format!("change {n} of {}", starts.len()));
-        }
-        None => {
-            state.last_event = Some(if forward {
-                "no later change".into()
-            } else {
-                "no earlier change".into()
-            });
-        }
-    }
-}
-
-/// Scroll sideways so the first changed word of row `t` is on screen.
-fn show_change_columns(state: &mut AppState, t: usize) {
-    let Some(view) = state.diff.view.as_deref() else {
-        return;
-    };
-    let Some(row) = view.rows.get(t) else {
-        return;
-    };
-    let first_change = |segments: &[(String, bool)]| -> Option<usize> {
-        let mut col = 0;
-        for (text, changed) in segments {
-            if *changed {
-                return Some(col);
-            }
-            col += super::text::width(&super::text::sanitize_line(text));
-        }
-        None
-    };
-    let col = match (first_change(&row.left), first_change(&row.right)) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b).unwrap_or(0),
-    };
-    let gutter = AppState::diff_number_width(view) + 2;
-    let side = layout::frame_of(state).map_or(0, |f| usize::from(layout::diff(f.body).left.width));
-    let text_w = side.saturating_sub(gutter).max(1);
-    state.diff.hscroll = if col + 4 <= text_w {
-        0
-    } else {
-        col.saturating_sub(text_w / 3)
-    };
 }
 
 fn mark(state: &mut AppState, verdict: PairVerdict, out: &mut Vec<Command>) {
@@ -942,9 +889,8 @@ fn clamp(state: &mut AppState) {
     state.pair.row = state.pair.row.min(rows.saturating_sub(1));
     let a = state.algorithms.len();
     state.thresholds.selected = state.thresholds.selected.min(a.saturating_sub(1));
-    let d = state.diff.view.as_ref().map_or(0, |v| v.rows.len());
-    let h = layout::list_height(state, List::Diff);
-    state.diff.scroll = state.diff.scroll.min(d.saturating_sub(h));
+    diff::refresh(state);
+    state.diff.scroll = state.diff.scroll.min(diff::max_scroll(state));
     let l = layout::list_height(state, List::Log);
     state.log_back = state.log_back.min(state.log.len().saturating_sub(l));
 }

@@ -698,18 +698,13 @@ fn diff_job(winnow: &Winnow, job: &DiffJob) -> Result<DiffView, String> {
             .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))
     };
     let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
-    let shared = diff::Shared {
-        winnow,
-        hashes: &job.shared,
+    let options = diff::DiffOptions {
+        shared: Some(diff::Shared {
+            winnow,
+            hashes: &job.shared,
+        }),
+        ..diff::DiffOptions::new(deadline)
     };
-    let parts = diff::diff_texts(&ta, &tb, deadline, Some(&shared));
-    Ok(DiffView {
-        generation: job.generation,
-        a: job.a.clone(),
-        b: job.b.clone(),
-        rows: parts.rows,
-        equal: parts.equal,
-        moved_blocks: parts.moved_blocks,
-        truncated: parts.truncated,
-    })
+    let parts = diff::diff_texts(ta, tb, &options);
+    Ok(parts.into_view(job.generation, job.a.clone(), job.b.clone()))
 }

@@ -265,41 +265,167 @@ pub struct PairDetail {
     pub fusion: bool,
 }
 
-/// One row of a side-by-side diff.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DiffRow {
-    /// Line numbers (1-based) on each side; `None` where the side has no line.
-    pub left_no: Option<usize>,
-    pub right_no: Option<usize>,
-    /// Segments of each side's line: (text, changed).
-    pub left: Vec<(String, bool)>,
-    pub right: Vec<(String, bool)>,
-    pub kind: DiffKind,
-    /// The line overlaps a passage winnowing found in both documents.
-    pub shared: bool,
-}
-
+/// How a word of one side of a diff relates to the other side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiffKind {
+    /// The same word (after normalization) stands at the matching place.
     Equal,
+    /// Replaced by nearby words of the other side; the characters that
+    /// differ are in [`DiffSide::marks`].
     Changed,
+    /// Only on the right (B) side.
     Inserted,
+    /// Only on the left (A) side.
     Deleted,
+    /// Part of a block the other side has elsewhere ([`DiffView::moves`]).
+    Moved,
+    /// Left out of the comparison (page furniture, boilerplate).
+    Ignored,
 }
 
+/// One word of a side: its bytes in [`DiffSide::text`] (a word hyphenated
+/// across a line end is one word spanning the break) and how it compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DiffWord {
+    pub start: u32,
+    pub end: u32,
+    pub kind: DiffKind,
+    /// A blank line comes before the word: it starts a paragraph.
+    pub paragraph: bool,
+    /// The word lies in a passage winnowing found in both documents.
+    pub shared: bool,
+}
+
+/// One document of a diff: its text as read, its words, and the characters
+/// that differ inside changed words.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct DiffSide {
+    pub text: String,
+    pub words: Vec<DiffWord>,
+    /// Byte ranges of [`Self::text`] inside changed words whose characters
+    /// the other side does not have, sorted and disjoint.
+    pub marks: Vec<(u32, u32)>,
+    /// Where each line of [`Self::text`] starts (the first is 0).
+    pub lines: Vec<u32>,
+}
+
+impl DiffSide {
+    /// The characters word `i` shows, with their byte offsets in the text:
+    /// the word as written, less each line-end hyphen and the line break
+    /// after it (`digi-⏎tized` shows as `digitized`).
+    pub fn word_chars(&self, i: usize) -> impl Iterator<Item = (usize, char)> + '_ {
+        let (start, end) = self
+            .words
+            .get(i)
+            .map_or((0, 0), |w| (w.start as usize, w.end as usize));
+        word_chars(self.text.get(start..end).unwrap_or_default()).map(move |(k, c)| (start + k, c))
+    }
+
+    /// Word `i` as shown (see [`Self::word_chars`]).
+    pub fn word_text(&self, i: usize) -> String {
+        self.word_chars(i).map(|(_, c)| c).collect()
+    }
+
+    /// The 0-based line holding byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.lines
+            .partition_point(|&s| s as usize <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The words overlapping bytes `start..end`, as an index range.
+    pub fn words_in(&self, start: usize, end: usize) -> std::ops::Range<usize> {
+        let first = self.words.partition_point(|w| (w.end as usize) <= start);
+        let last = self.words.partition_point(|w| (w.start as usize) < end);
+        first..last.max(first)
+    }
+}
+
+/// The bytes of a word (within the word's own text) that its line-end
+/// hyphens and their line breaks take: each from the hyphen through the
+/// spaces after the line end. Empty (no allocation) for a word on one line.
+pub fn line_end_breaks(word: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let b = word.as_bytes();
+    let mut k = 0;
+    while let Some(nl) = b[k..].iter().position(|&c| c == b'\n' || c == b'\r') {
+        let nl = k + nl;
+        let before = word[..nl].trim_end_matches([' ', '\t']);
+        let after = word[nl..].trim_start_matches(['\r', '\n', ' ', '\t']);
+        let end = word.len() - after.len();
+        if let Some(stem) = before
+            .strip_suffix('-')
+            .or_else(|| before.strip_suffix('\u{ad}'))
+        {
+            out.push(stem.len()..end);
+        }
+        k = end.max(nl + 1);
+    }
+    out
+}
+
+/// The characters of a word as shown, with their byte offsets in it (see
+/// [`line_end_breaks`]).
+pub fn word_chars(word: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let breaks = line_end_breaks(word);
+    word.char_indices()
+        .filter(move |(k, _)| !breaks.iter().any(|r| r.contains(k)))
+}
+
+/// A block of words that the two sides hold at different places.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct MovedBlock {
+    /// Word index ranges (start, end) on each side.
+    pub left: (u32, u32),
+    pub right: (u32, u32),
+}
+
+/// Which side of a diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Side {
+    Left,
+    Right,
+}
+
+/// Where the much smaller document sits in the larger one: the larger
+/// side's words from the first to the last that the smaller one shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct DiffRegion {
+    /// The larger side.
+    pub side: Side,
+    pub words: (u32, u32),
+}
+
+/// A side-by-side word diff of two documents (A left, B right): the words
+/// of each aligned on their normalized form, whatever the line breaks. How
+/// it is laid out in rows is up to the front end.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffView {
     pub generation: u64,
     pub a: String,
     pub b: String,
-    pub rows: Vec<DiffRow>,
-    /// Share of lines equal on both sides, in [0, 1].
+    pub left: DiffSide,
+    pub right: DiffSide,
+    /// Share of words equal on both sides (2 × equal / all compared words),
+    /// in [0, 1].
     pub equal: f64,
-    /// Blocks of lines that appear on both sides at different places.
-    pub moved_blocks: usize,
+    /// Blocks of words found on both sides at different places.
+    pub moves: Vec<MovedBlock>,
+    /// Set when one document is much smaller than the other.
+    pub region: Option<DiffRegion>,
     /// The deadline cut the diff short (a coarser diff is shown).
     pub truncated: bool,
+}
+
+impl DiffView {
+    pub fn side(&self, side: Side) -> &DiffSide {
+        match side {
+            Side::Left => &self.left,
+            Side::Right => &self.right,
+        }
+    }
 }
 
 /// The id of a clustering verdict for display (`fusion` or an algorithm id).

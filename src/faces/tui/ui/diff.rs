@@ -1,6 +1,9 @@
-//! Side-by-side diff: aligned columns scrolled together, changed words
-//! highlighted inside changed lines, passages winnowing found in both
-//! documents marked in the gutter, and a summary line.
+//! Side-by-side diff: the two documents in rows kept in step (laid out by
+//! [`crate::faces::tui::diff`]), changed words coloured and, inside them,
+//! the characters that differ reversed; inserted and deleted words in their
+//! side's colour, moved blocks in their own, search matches highlighted,
+//! passages winnowing found in both marked in the gutter; a summary line.
+//! Only the rows on screen are drawn.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -8,10 +11,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{hint, put, theme};
+use crate::faces::tui::diff::rows::{Row, Shown};
+use crate::faces::tui::diff::{DiffLayout, DiffMode};
 use crate::faces::tui::layout;
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
-use crate::runtime::worker::protocol::{DiffKind, DiffRow, DiffView};
+use crate::runtime::worker::protocol::{DiffKind, DiffSide, DiffView, Side};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     let l = layout::diff(body);
@@ -30,12 +35,12 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         .view
         .as_deref()
         .filter(|d| (&d.a, &d.b) == (a, b) || (&d.a, &d.b) == (b, a));
-    let Some(v) = view else {
+    let (Some(v), Some(lay)) = (view, state.diff.laid_out()) else {
         put(buf, l.summary, 0, &hint(" computing the diff…"));
         return;
     };
-    summary(state, v, l.summary, buf);
-    // Keep the separator column.
+    summary(state, v, lay, l.summary, buf);
+    // The separator column.
     for dy in 0..l.left.height {
         let x = l.left.right();
         put(
@@ -45,35 +50,49 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
             &Line::styled("│", theme::dim()),
         );
     }
-    if v.rows.is_empty() {
+    if lay.shown.is_empty() {
         put(buf, l.left, 0, &hint(" both documents are empty"));
         return;
     }
-    let no_w = AppState::diff_number_width(v);
     let h = usize::from(l.left.height);
-    let scroll = state.diff.scroll.min(v.rows.len().saturating_sub(h));
-    for (dy, (i, row)) in v.rows.iter().enumerate().skip(scroll).take(h).enumerate() {
-        let marked = state.diff.mark == Some(i);
-        side(
-            row,
-            true,
-            marked,
-            no_w,
-            state.diff.hscroll,
-            l.left,
-            dy as u16,
-            buf,
-        );
-        side(
-            row,
-            false,
-            marked,
-            no_w,
-            state.diff.hscroll,
-            l.right,
-            dy as u16,
-            buf,
-        );
+    let scroll = state.diff.scroll.min(lay.shown.len().saturating_sub(h));
+    for (dy, (k, shown)) in lay
+        .shown
+        .iter()
+        .enumerate()
+        .skip(scroll)
+        .take(h)
+        .enumerate()
+    {
+        // A line number is shown where it changes (and at the top).
+        let above = if dy == 0 { None } else { lay.row(k - 1) };
+        let dy = dy as u16;
+        match *shown {
+            Shown::Row(r) => {
+                let row = &lay.rows[r as usize];
+                let marked = state.diff.mark == Some(k);
+                for (left, area) in [(true, l.left), (false, l.right)] {
+                    let number = row.side(left).line;
+                    let repeated = above.is_some_and(|a| a.side(left).line == number);
+                    let gutter = Gutter {
+                        number: if repeated { 0 } else { number },
+                        marked,
+                    };
+                    let line = side(state, v, lay, row, left, gutter);
+                    put(buf, area, dy, &line);
+                }
+            }
+            Shown::Fold(n) => {
+                let text = format!(
+                    "{} ⋯ {n} identical row{}",
+                    " ".repeat(lay.number_width),
+                    if n == 1 { "" } else { "s" }
+                );
+                for area in [l.left, l.right] {
+                    put(buf, area, dy, &Line::styled(text.clone(), theme::dim()));
+                }
+            }
+        }
     }
 }
 
@@ -93,74 +112,122 @@ fn names(a: &str, b: &str, l: &layout::Diff, buf: &mut Buffer) {
     }
 }
 
-fn summary(state: &AppState, v: &DiffView, area: Rect, buf: &mut Buffer) {
-    let starts = state.change_starts();
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &mut Buffer) {
+    let dot = || Span::styled(" · ", theme::dim());
+    let (small, large) = match v.region.map(|r| r.side) {
+        Some(Side::Left) => ("B", "A"),
+        _ => ("A", "B"),
+    };
+    let share = match lay.contained {
+        Some(c) => format!(" {} of {small}'s words in {large}", text::percent(c)),
+        None => format!(" {} of words equal", text::percent(v.equal)),
+    };
     let mut spans = vec![
-        Span::raw(format!(" {} equal", text::percent(v.equal))),
-        Span::styled(" · ", theme::dim()),
-        Span::raw(format!(
-            "{} moved block{}",
-            v.moved_blocks,
-            if v.moved_blocks == 1 { "" } else { "s" }
-        )),
-        Span::styled(" · ", theme::dim()),
-        Span::raw(format!(
-            "{} change{}",
-            starts.len(),
-            if starts.len() == 1 { "" } else { "s" }
-        )),
+        Span::raw(share),
+        dot(),
+        Span::raw(plural(lay.changes.len(), "change", "changes")),
     ];
     if let Some(m) = state.diff.mark {
-        if let Some(n) = starts.iter().position(|&s| s == m) {
-            spans.push(Span::styled(" · ", theme::dim()));
-            spans.push(Span::styled(format!("at change {}", n + 1), theme::warn()));
+        let (list, what) = match state.diff.search {
+            Some(_) => (&lay.hits, "match"),
+            None => (&lay.changes, "change"),
+        };
+        if let Some(n) = list.iter().position(|&s| s == m) {
+            spans.push(dot());
+            spans.push(Span::styled(format!("at {what} {}", n + 1), theme::warn()));
         }
     }
-    if state.diff.hscroll > 0 {
-        spans.push(Span::styled(" · ", theme::dim()));
+    if !v.moves.is_empty() {
+        spans.push(dot());
         spans.push(Span::styled(
-            format!("◂ from column {}", state.diff.hscroll + 1),
+            plural(v.moves.len(), "moved block", "moved blocks"),
+            theme::moved(),
+        ));
+    }
+    if let Some(r) = v.region {
+        let n = v.side(r.side).words.len().max(1) as f64;
+        spans.push(dot());
+        spans.push(Span::styled(
+            format!(
+                "{small} is {large}'s {}–{}",
+                text::percent(f64::from(r.words.0) / n).trim_end_matches(" %"),
+                text::percent(f64::from(r.words.1) / n)
+            ),
             theme::accent(),
         ));
     }
-    let shared = v.rows.iter().filter(|r| r.shared).count();
-    if shared > 0 {
-        spans.push(Span::styled(" · ", theme::dim()));
+    if let Some(s) = &state.diff.search {
+        spans.push(dot());
+        spans.push(Span::styled(
+            format!(
+                "/{}: {} in {}",
+                text::sanitize(&s.query),
+                plural(s.count(), "match", "matches"),
+                plural(lay.hits.len(), "row", "rows")
+            ),
+            theme::search_hit(),
+        ));
+    }
+    if lay.mode == DiffMode::Lines {
+        spans.push(dot());
+        spans.push(Span::styled("line view", theme::accent()));
+    }
+    if lay.fold {
+        spans.push(dot());
+        spans.push(Span::styled("folded", theme::accent()));
+    }
+    if lay.rows.iter().any(|r| r.shared) {
+        spans.push(dot());
         spans.push(Span::styled("┃", theme::accent()));
-        spans.push(Span::raw(format!(" shared {shared} lines")));
+        spans.push(Span::raw(" shared"));
     }
     if v.truncated {
-        spans.push(Span::styled(" · ", theme::dim()));
+        spans.push(dot());
         spans.push(Span::styled(
             "coarse: cut short by the deadline",
             theme::warn(),
         ));
     }
-    spans.push(Span::styled("  n/N change · h/l sideways", theme::dim()));
+    spans.push(Span::styled(
+        "  n/N change · / search · f fold · w view",
+        theme::dim(),
+    ));
     put(buf, area, 0, &Line::from(spans));
 }
 
-#[allow(clippy::too_many_arguments)]
-fn side(
-    row: &DiffRow,
-    left: bool,
+/// What a row's gutter shows: a line number (0 for none), and whether it
+/// is the row `n`/`N` jumped to.
+struct Gutter {
+    number: u32,
     marked: bool,
-    no_w: usize,
-    hscroll: usize,
-    area: Rect,
-    dy: u16,
-    buf: &mut Buffer,
-) {
-    let (no, segments) = if left {
-        (row.left_no, &row.left)
+}
+
+/// One side of a row: gutter (line number, marker) and text.
+fn side(
+    state: &AppState,
+    v: &DiffView,
+    lay: &DiffLayout,
+    row: &Row,
+    left: bool,
+    gutter: Gutter,
+) -> Line<'static> {
+    let (rs, doc) = if left {
+        (&row.left, &v.left)
     } else {
-        (row.right_no, &row.right)
+        (&row.right, &v.right)
     };
+    let nw = lay.number_width;
+    let marked = gutter.marked;
     let gutter_style = if marked { theme::warn() } else { theme::dim() };
     let mut spans = vec![Span::styled(
-        match no {
-            Some(n) => format!("{n:>no_w$}"),
-            None => " ".repeat(no_w),
+        if gutter.number > 0 {
+            format!("{:>nw$}", gutter.number)
+        } else {
+            " ".repeat(nw)
         },
         gutter_style,
     )];
@@ -172,35 +239,122 @@ fn side(
         Span::raw(" ")
     });
     spans.push(Span::raw(" "));
-    if no.is_none() {
-        spans.push(Span::styled(
-            "╌".repeat(usize::from(area.width)),
-            theme::dim(),
-        ));
-        put(buf, area, dy, &Line::from(spans));
-        return;
+    if rs.gap {
+        spans.push(Span::styled("╌".repeat(lay.width), theme::dim()));
+        return Line::from(spans);
     }
-    let line_style = match (row.kind, left) {
-        (DiffKind::Deleted, true) => theme::removed(),
-        (DiffKind::Inserted, false) => theme::added(),
-        _ => Style::new(),
-    };
-    let mut skip = hscroll;
-    for (seg, changed) in segments {
-        let clean = text::sanitize_line(seg);
-        let seg_w = text::width(&clean);
-        if skip >= seg_w {
-            skip -= seg_w;
-            continue;
+    let hits = state
+        .diff
+        .search
+        .as_ref()
+        .map_or(&[][..], |s| &s.found[usize::from(!left)][..]);
+    let paint = Painter { doc, left, hits };
+    let mut text = Styled::default();
+    match lay.mode {
+        DiffMode::Words => {
+            for i in rs.words.0 as usize..rs.words.1 as usize {
+                if i > rs.words.0 as usize {
+                    text.push(' ', Style::new());
+                }
+                let style = paint.word(i);
+                for (at, c) in doc.word_chars(i) {
+                    text.push(c, paint.char(style, at));
+                }
+            }
         }
-        let shown = text::skip_cols(&clean, skip).into_owned();
-        skip = 0;
-        let style = if *changed && row.kind == DiffKind::Changed {
-            theme::changed_word(left)
-        } else {
-            line_style
-        };
-        spans.push(Span::styled(shown, style));
+        DiffMode::Lines => {
+            let (start, end) = (rs.start as usize, rs.end as usize);
+            let mut w = rs.words.0 as usize;
+            for (k, c) in doc.text.get(start..end).unwrap_or_default().char_indices() {
+                let at = start + k;
+                while w < rs.words.1 as usize && (doc.words[w].end as usize) <= at {
+                    w += 1;
+                }
+                let inside = w < rs.words.1 as usize && (doc.words[w].start as usize) <= at;
+                let style = if inside { paint.word(w) } else { Style::new() };
+                text.push(c, paint.char(style, at));
+            }
+        }
     }
-    put(buf, area, dy, &Line::from(spans));
+    spans.extend(text.finish());
+    Line::from(spans)
+}
+
+/// Styles of the characters of one side.
+struct Painter<'a> {
+    doc: &'a DiffSide,
+    left: bool,
+    hits: &'a [(u32, u32)],
+}
+
+fn within(ranges: &[(u32, u32)], at: usize) -> bool {
+    let k = ranges.partition_point(|r| (r.1 as usize) <= at);
+    ranges.get(k).is_some_and(|r| (r.0 as usize) <= at)
+}
+
+impl Painter<'_> {
+    /// The style of word `i` as a whole.
+    fn word(&self, i: usize) -> Style {
+        let w = self.doc.words[i];
+        match w.kind {
+            DiffKind::Equal => Style::new(),
+            DiffKind::Changed => {
+                let k = self.doc.marks.partition_point(|m| m.1 <= w.start);
+                let has_marks = self.doc.marks.get(k).is_some_and(|m| m.0 < w.end);
+                if has_marks {
+                    side_colour(self.left)
+                } else {
+                    theme::changed_word(self.left)
+                }
+            }
+            DiffKind::Inserted | DiffKind::Deleted => side_colour(self.left),
+            DiffKind::Moved => theme::moved(),
+            DiffKind::Ignored => theme::dim(),
+        }
+    }
+
+    /// The style of the character at byte `at`, in a word styled `word`.
+    fn char(&self, word: Style, at: usize) -> Style {
+        if within(self.hits, at) {
+            theme::search_hit()
+        } else if within(&self.doc.marks, at) {
+            theme::changed_word(self.left)
+        } else {
+            word
+        }
+    }
+}
+
+fn side_colour(left: bool) -> Style {
+    if left {
+        theme::removed()
+    } else {
+        theme::added()
+    }
+}
+
+/// Text drawn a character at a time, merged into spans of one style.
+#[derive(Default)]
+struct Styled {
+    spans: Vec<Span<'static>>,
+    run: String,
+    style: Style,
+}
+
+impl Styled {
+    fn push(&mut self, c: char, style: Style) {
+        if style != self.style && !self.run.is_empty() {
+            let run = std::mem::take(&mut self.run);
+            self.spans.push(Span::styled(run, self.style));
+        }
+        self.style = style;
+        text::push_doc_char(&mut self.run, c);
+    }
+
+    fn finish(mut self) -> Vec<Span<'static>> {
+        if !self.run.is_empty() {
+            self.spans.push(Span::styled(self.run, self.style));
+        }
+        self.spans
+    }
 }

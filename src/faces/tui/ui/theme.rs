@@ -66,7 +66,18 @@ pub fn added() -> Style {
     Style::new().fg(Color::Green)
 }
 
-/// A changed word inside a changed line.
+/// Words of a block the other side has elsewhere.
+pub fn moved() -> Style {
+    Style::new().fg(Color::Magenta)
+}
+
+/// A search match in the diff.
+pub fn search_hit() -> Style {
+    Style::new().fg(Color::Black).bg(Color::Yellow)
+}
+
+/// Marked characters of a changed word, or a changed word with no
+/// character marked.
 pub fn changed_word(left: bool) -> Style {
     let c = if left { Color::Red } else { Color::Green };
     Style::new().fg(c).add_modifier(Modifier::REVERSED)

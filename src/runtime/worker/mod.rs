@@ -290,6 +290,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     let pair_jobs = spawn_pair_helper(config.engine.clone(), updates.clone());
     let diff_jobs = spawn_diff_helper(
         Winnow::new(config.engine.algorithms.winnow.clone()),
+        config.engine.tokenizer.strip_furniture,
         updates.clone(),
     );
     let mut worker = Worker {
@@ -671,14 +672,16 @@ fn spawn_pair_helper(engine: EngineConfig, updates: Sender<Update>) -> Sender<Pa
     tx
 }
 
-fn spawn_diff_helper(winnow: Winnow, updates: Sender<Update>) -> Sender<DiffJob> {
+/// `furniture`: page furniture is dimmed and left out of the comparison,
+/// as the engine leaves it out of the fingerprints.
+fn spawn_diff_helper(winnow: Winnow, furniture: bool, updates: Sender<Update>) -> Sender<DiffJob> {
     let (tx, rx) = mpsc::channel::<DiffJob>();
     let _ = std::thread::Builder::new()
         .name("doppel-diffs".into())
         .spawn(move || {
             while let Ok(first) = rx.recv() {
                 let job = newest(first, &rx);
-                let update = match diff_job(&winnow, &job) {
+                let update = match diff_job(&winnow, furniture, &job) {
                     Ok(view) => Update::Diff(Arc::new(view)),
                     Err(message) => Update::Error(message),
                 };
@@ -690,7 +693,7 @@ fn spawn_diff_helper(winnow: Winnow, updates: Sender<Update>) -> Sender<DiffJob>
     tx
 }
 
-fn diff_job(winnow: &Winnow, job: &DiffJob) -> Result<DiffView, String> {
+fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView, String> {
     let deadline = Instant::now() + job.deadline;
     let read = |path: &PathBuf, name: &str| {
         read_text(path, DEFAULT_SIZE_CAP)
@@ -698,11 +701,22 @@ fn diff_job(winnow: &Winnow, job: &DiffJob) -> Result<DiffView, String> {
             .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))
     };
     let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
+    let furniture_of = |text: &str| -> Vec<std::ops::Range<usize>> {
+        if !furniture {
+            return Vec::new();
+        }
+        crate::engine::text::furniture::find(text)
+            .into_iter()
+            .map(|f| f.range)
+            .collect()
+    };
+    let (fa, fb) = (furniture_of(&ta), furniture_of(&tb));
     let options = diff::DiffOptions {
         shared: Some(diff::Shared {
             winnow,
             hashes: &job.shared,
         }),
+        ignored: [&fa, &fb],
         ..diff::DiffOptions::new(deadline)
     };
     let parts = diff::diff_texts(ta, tb, &options);

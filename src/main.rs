@@ -146,6 +146,20 @@ enum Command {
         #[command(flatten)]
         options: ScanOptions,
     },
+    /// Write the scan as one self-contained HTML file for colleagues:
+    /// clusters, members, every pair's scores, verdicts and word diff.
+    Report {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// The HTML file to write (never inside DIR).
+        #[arg(long, value_name = "OUT.html", required = true)]
+        html: PathBuf,
+        /// Replace OUT.html if it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        options: ScanOptions,
+    },
     /// Score two files with every algorithm, with the exact measures.
     Compare {
         /// First file.
@@ -413,6 +427,12 @@ fn run(cli: Cli) -> Result<()> {
             format,
             options,
         }) => scan(&load_with(&options)?, &dir, format, &options),
+        Some(Command::Report {
+            dir,
+            html,
+            force,
+            options,
+        }) => html_report(&load_with(&options)?, &dir, &html, force, &options),
         Some(Command::Compare { a, b, format }) => compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,
@@ -596,6 +616,48 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
 
 fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     let root = open_folder(dir)?;
+    let report = scan_report(config, &root, options)?;
+    let out = match format {
+        Format::Text => report::text(&report),
+        Format::Json => report::json(&report, &root, &config.engine)?,
+        Format::Csv => report::csv(&report)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// `doppel report DIR --html OUT`: the scan as one HTML file, never
+/// inside DIR, an existing file kept unless `force`.
+fn html_report(
+    config: &Config,
+    dir: &Path,
+    out: &Path,
+    force: bool,
+    options: &ScanOptions,
+) -> Result<()> {
+    use doppel::faces::html;
+    let root = open_folder(dir)?;
+    // Refused before the scan, not after it.
+    let target = html::target(out, &root)?;
+    if target.exists() && !force {
+        anyhow::bail!("{} exists; --force replaces it", target.display());
+    }
+    let report = scan_report(config, &root, options)?;
+    let spinner = spinner("diffing pairs");
+    let page = html::scan_report(&report, &root, &config.engine, &html::Limits::default());
+    spinner.finish_and_clear();
+    let written = html::write(out, &root, &page, force)?;
+    eprintln!(
+        "doppel: wrote {} ({} clusters, {} KiB)",
+        written.display(),
+        report.clusters.len(),
+        page.len().div_ceil(1024)
+    );
+    Ok(())
+}
+
+/// Scan `root` as the options say: through its index, or all now.
+fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Result<ScanReport> {
     let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
@@ -611,7 +673,7 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
             progress: Some(&progress),
         };
         scan_folder_with(
-            &root,
+            root,
             &engine,
             engine.reference_weights(),
             library_config,
@@ -619,9 +681,9 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), &root)?;
+        let index_path = index_path(config, options.index.as_ref(), root)?;
         let (mut index, opened) =
-            FolderIndex::open(&root, engine, library_config, index_path.as_deref())?;
+            FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
@@ -633,13 +695,7 @@ fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> R
         ScanReport::from_index(index, spec)?
     };
     bar.finish_and_clear();
-    let out = match format {
-        Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &engine_config)?,
-        Format::Csv => report::csv(&report)?,
-    };
-    std::io::stdout().lock().write_all(out.as_bytes())?;
-    Ok(())
+    Ok(report)
 }
 
 fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()> {

@@ -38,6 +38,8 @@ const DRAIN_CAP: usize = 512;
 pub struct ExportContext {
     pub cwd: PathBuf,
     pub root: PathBuf,
+    /// The settings the HTML report's diffs read documents with.
+    pub engine: crate::engine::EngineConfig,
 }
 
 /// In debug builds, with this variable set, `!` panics (for tests).
@@ -105,6 +107,17 @@ fn apply(
                     .name("doppel-export".into())
                     .spawn(move || {
                         let result = export::write(&prefix, &ctx.cwd, &ctx.root, &snap, &verdicts)
+                            .and_then(|mut files| {
+                                files.push(export::write_html(
+                                    &prefix,
+                                    &ctx.cwd,
+                                    &ctx.root,
+                                    &snap,
+                                    &verdicts,
+                                    &ctx.engine,
+                                )?);
+                                Ok(files)
+                            })
                             .map(|files| {
                                 files
                                     .iter()

@@ -1,0 +1,403 @@
+//! The HTML report (`doppel report DIR --html OUT`): every cluster of the
+//! scan's JSON with its members and pairs' scores, the scan/e-text pair's
+//! character marks, verdicts and keeper marks, hostile file names and text
+//! escaped, nothing fetched, size limits said, and the command's refusals.
+//! (The page in a real browser: tests/browser/report_test.py, run by CI.)
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use common::{doppel, fixture, sample_corpus};
+use doppel::engine::{Engine, EngineConfig};
+use doppel::faces::html::{self, data::DiffCell, Limits, Report};
+use doppel::faces::report::{self, format_score};
+use doppel::pairing::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::scan::{scan_folder, ScanReport};
+
+fn scan(root: &Path) -> ScanReport {
+    let engine = Engine::new(EngineConfig::default());
+    let spec = ClusterSpec::from_engine(&engine);
+    scan_folder(
+        root,
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        spec,
+    )
+}
+
+/// The sample corpus's scan, its JSON and its page.
+struct Sample {
+    scan: ScanReport,
+    json: serde_json::Value,
+    page: String,
+}
+
+fn sample() -> &'static Sample {
+    static SAMPLE: OnceLock<Sample> = OnceLock::new();
+    SAMPLE.get_or_init(|| {
+        let root = sample_corpus();
+        let scan = scan(&root);
+        let json =
+            serde_json::from_str(&report::json(&scan, &root, &EngineConfig::default()).unwrap())
+                .unwrap();
+        let page = html::scan_report(&scan, &root, &EngineConfig::default(), &Limits::default());
+        Sample { scan, json, page }
+    })
+}
+
+/// The part of `page` from `start` to the next `end` (panics if absent).
+fn between<'a>(page: &'a str, start: &str, end: &str) -> &'a str {
+    let from = page
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} not in the page"));
+    let rest = &page[from..];
+    &rest[..rest.find(end).map_or(rest.len(), |k| k + end.len())]
+}
+
+/// A cluster's part of the page.
+fn cluster_part(page: &str, id: u64) -> &str {
+    between(
+        page,
+        &format!("<tbody class=\"cluster\" id=\"cluster-{id}\""),
+        "</tbody>\n",
+    )
+}
+
+/// Text as the page writes it.
+fn escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The markup of every real tag: document text is escaped, so each `<`
+/// left in the page opens one.
+fn tags(page: &str) -> Vec<&str> {
+    page.split('<')
+        .skip(1)
+        .map(|t| &t[..t.find('>').expect("a closed tag")])
+        .collect()
+}
+
+#[test]
+fn every_cluster_of_the_scan_json_is_in_the_page_with_its_members() {
+    let s = sample();
+    let clusters = s.json["clusters"].as_array().unwrap();
+    assert_eq!(clusters.len(), 7);
+    assert_eq!(
+        s.page.matches("<tbody class=\"cluster\"").count(),
+        clusters.len()
+    );
+    for cluster in clusters {
+        let part = cluster_part(&s.page, cluster["id"].as_u64().unwrap());
+        let members = between(part, "<table class=\"members\">", "</table>");
+        let listed = members.matches("<tr><td><code>").count();
+        assert_eq!(listed, cluster["members"].as_array().unwrap().len());
+        for member in cluster["members"].as_array().unwrap() {
+            let path = escaped(member.as_str().unwrap());
+            assert!(
+                members.contains(&format!("<code>{path}</code>")),
+                "{path} in cluster {}",
+                cluster["id"]
+            );
+        }
+        let rep = escaped(cluster["representative"].as_str().unwrap());
+        assert!(part.contains(&format!("data-rep=\"{rep}\"")));
+    }
+}
+
+#[test]
+fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
+    let s = sample();
+    let in_clusters: Vec<&serde_json::Value> = s.json["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| !p["cluster"].is_null())
+        .collect();
+    assert!(in_clusters.len() >= 7);
+    for pair in s.scan.pairs() {
+        let Some(json) = in_clusters
+            .iter()
+            .find(|p| p["a"] == pair.a.as_str() && p["b"] == pair.b.as_str())
+        else {
+            continue;
+        };
+        let part = cluster_part(&s.page, json["cluster"].as_u64().unwrap());
+        let row = between(
+            part,
+            &format!(
+                "A <code>{}</code><br>B <code>{}</code>",
+                escaped(&pair.a),
+                escaped(&pair.b)
+            ),
+            "</tr>",
+        );
+        for score in pair.scores.values() {
+            assert!(
+                row.contains(&format_score(score)),
+                "{} in the row of {} and {}: {row}",
+                format_score(score),
+                pair.a,
+                pair.b
+            );
+        }
+        assert!(row.contains("% equal</a>"), "a link to the diff: {row}");
+        let section = between(
+            part,
+            &format!(
+                "data-a=\"{}\" data-b=\"{}\"",
+                escaped(&pair.a),
+                escaped(&pair.b)
+            ),
+            "</section>",
+        );
+        assert!(section.contains("<table class=\"diff\">"));
+    }
+}
+
+#[test]
+fn the_scan_pair_marks_each_ocr_confusion_and_greys_the_running_heads() {
+    let s = sample();
+    let section = between(
+        &s.page,
+        "data-a=\"austen/pride-prejudice-ch1-3.txt\" data-b=\"scans/pride-prejudice-ch1-3-ocr.txt\"",
+        "</section>",
+    );
+    for (etext, scan) in [
+        ("<mark>m</mark>ust", "<mark>rn</mark>ust"),
+        ("wif<mark>e</mark>", "wif<mark>c</mark>"),
+        ("t<mark>h</mark>e", "t<mark>li</mark>e"),
+        ("a<mark>l</mark>l", "a<mark>1</mark>l"),
+        ("obje<mark>c</mark>tion", "obje<mark>e</mark>tion"),
+    ] {
+        assert!(section.contains(etext), "{etext}");
+        assert!(section.contains(scan), "{scan}");
+    }
+    assert!(section.contains(
+        "<span class=\"furn\" title=\"page furniture, left out of the comparison\">PRIDE AND PREJUDICE 1</span>"
+    ));
+    assert!(section.contains("94 % of words equal"), "the summary");
+}
+
+#[test]
+fn the_page_fetches_nothing() {
+    let page = &sample().page;
+    assert!(!page.contains("http:") && !page.contains("https:"));
+    assert!(page.contains("content=\"default-src 'none';"), "the CSP");
+    for tag in tags(page) {
+        assert!(!tag.contains("//"), "a URL in <{tag}>");
+        assert!(!tag.contains(" src="), "a resource in <{tag}>");
+        if let Some(at) = tag.find(" href=\"") {
+            assert!(tag[at + 7..].starts_with('#'), "a link out in <{tag}>");
+        }
+    }
+    let style = between(page, "<style>", "</style>");
+    assert!(!style.contains("url(") && !style.contains("@import"));
+    let script = between(page, "<script>", "</script>");
+    for call in [
+        "fetch",
+        "XMLHttpRequest",
+        "import(",
+        "WebSocket",
+        "localStorage",
+    ] {
+        assert!(!script.contains(call), "{call}");
+    }
+}
+
+#[test]
+fn hostile_names_and_text_are_escaped_and_made_visible() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("corpus");
+    fs::create_dir(&root).unwrap();
+    let base: String = (0..150).map(|k| format!("word{k} ")).collect::<String>()
+        + "<script>alert(\"text\")</script> </td></tr></table> &amp; the end";
+    let names: [&[u8]; 5] = [
+        b"<b onmouseover=alert(1)>x.txt",
+        b"a\"b&c'd.txt",
+        b"esc\x1b[31mred.txt",
+        "rtl\u{202e}txt.exe".as_bytes(),
+        b"latin\xe9.txt",
+    ];
+    for (k, name) in names.iter().enumerate() {
+        let text = base.replace(&format!("word{} ", 10 + k), "edited ");
+        fs::write(root.join(std::ffi::OsStr::from_bytes(name)), text).unwrap();
+    }
+    let report = scan(&root);
+    assert_eq!(report.clusters.len(), 1, "{:?}", report.cluster_paths());
+    let page = html::scan_report(&report, &root, &EngineConfig::default(), &Limits::default());
+
+    assert_eq!(page.matches("<script").count(), 1, "only the page's own");
+    assert!(!page.contains("<b onmouseover"));
+    assert!(page.contains("<code>&lt;b onmouseover=alert(1)&gt;x.txt</code>"));
+    assert!(page.contains("data-a=\"&lt;b onmouseover=alert(1)&gt;x.txt\""));
+    assert!(page.contains("<code>a&quot;b&amp;c'd.txt</code>"));
+    // Control characters and bytes that are not UTF-8 come escaped from
+    // the scan; a bidirectional override would reorder the text around it.
+    assert!(!page.contains('\x1b'));
+    assert!(page.contains("<code>esc\\u{1b}[31mred.txt</code>"));
+    assert!(!page.contains('\u{202e}'));
+    assert!(page.contains("<code>rtl\\u{202e}txt.exe</code>"));
+    assert!(page.contains("<code>latin\\xe9.txt</code>"));
+    // Every pair is diffed: the escaped names lead to their files.
+    let pairs = report.pairs().len();
+    assert_eq!(pairs, 10);
+    assert_eq!(page.matches("<table class=\"diff\">").count(), pairs);
+    assert!(!page.contains("No diff of"));
+    // The text's markup is text.
+    assert!(page.contains("&lt;script&gt;alert(&quot;text&quot;)&lt;/script&gt;"));
+    assert!(page.contains("&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt; &amp;amp;"));
+    // Every tag is the page's own: the cluster table, not a name's.
+    for tag in tags(&page) {
+        let name = tag.split([' ', '/']).find(|w| !w.is_empty()).unwrap_or("");
+        assert!(!["b", "td onmouseover"].contains(&name), "<{tag}>");
+    }
+}
+
+#[test]
+fn verdicts_and_keeper_marks_come_from_the_index() {
+    let f = fixture();
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap();
+    index.reconcile().unwrap();
+    index
+        .set_pair_verdict(
+            "austen/emma-ch1.txt",
+            "edited/emma-ch1-edited.txt",
+            Some(PairVerdict::Duplicate),
+        )
+        .unwrap();
+    index.set_keep("edited/emma-ch1-edited.txt", true).unwrap();
+    let spec = ClusterSpec::from_engine(index.engine());
+    let scan = ScanReport::from_index(index, spec).unwrap();
+    let page = html::scan_report(
+        &scan,
+        &f.folder,
+        &EngineConfig::default(),
+        &Limits::default(),
+    );
+    let id = scan
+        .cluster_paths()
+        .iter()
+        .position(|c| c.contains(&"austen/emma-ch1.txt".to_owned()))
+        .unwrap()
+        + 1;
+    let part = cluster_part(&page, id as u64);
+    assert!(part.contains("data-verdicts=\"1 duplicate\""));
+    let row = between(part, "A <code>austen/emma-ch1.txt</code>", "</tr>");
+    assert!(row.contains("<td>duplicate</td>"), "{row}");
+    let members = between(part, "<table class=\"members\">", "</table>");
+    let kept = "<strong class=\"kept\">kept</strong>";
+    assert!(between(members, "<code>edited/emma-ch1-edited.txt</code>", "</tr>").contains(kept));
+    assert!(!between(members, "<code>austen/emma-ch1.txt</code>", "</tr>").contains(kept));
+    // No other cluster has a verdict.
+    assert_eq!(
+        page.matches("data-verdicts=\"\"").count(),
+        scan.clusters.len() - 1
+    );
+}
+
+#[test]
+fn diffs_past_the_limit_say_why_and_a_relation_gets_its_column() {
+    let s = sample();
+    let root = sample_corpus();
+    let mut report = Report::from_scan(&s.scan, &root.display().to_string());
+    let limits = Limits {
+        max_diffs: 1,
+        ..Limits::default()
+    };
+    html::attach_diffs(
+        &mut report,
+        &html::Documents::new(&root, &EngineConfig::default()),
+        &limits,
+    );
+    let page = html::render::page(&report);
+    assert_eq!(page.matches("<table class=\"diff\">").count(), 1);
+    let missing = report
+        .clusters
+        .iter()
+        .flat_map(|c| &c.pairs)
+        .filter(|p| matches!(p.diff, DiffCell::Missing(_)))
+        .count();
+    assert!(missing >= 6);
+    assert_eq!(
+        page.matches("no diff: this report diffs at most 1 pair<")
+            .count(),
+        missing
+    );
+    assert!(page.contains(&format!(
+        "<p class=\"note\">{missing} pairs have no diff here: a report diffs at most 1 pair"
+    )));
+    assert!(!page.contains(">relation</th>"), "no relation known yet");
+    report.clusters[0].pairs[0].relation = Some("contains".into());
+    let page = html::render::page(&report);
+    assert!(page.contains("<th scope=\"col\">relation</th>"));
+    assert!(page.contains("<td>contains</td>"));
+}
+
+#[test]
+fn the_command_writes_outside_the_folder_and_keeps_an_existing_file() {
+    let f = fixture();
+    let out = f.folder.parent().unwrap().join("report.html");
+    let run = |args: &[&str]| {
+        doppel()
+            .arg("report")
+            .arg(&f.folder)
+            .args(["--no-index", "--html"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let first = run(&[out.to_str().unwrap()]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let page = fs::read_to_string(&out).unwrap();
+    assert_eq!(page.matches("<tbody class=\"cluster\"").count(), 7);
+
+    fs::write(&out, "mine").unwrap();
+    let again = run(&[out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists; --force replaces it"));
+    assert_eq!(fs::read_to_string(&out).unwrap(), "mine", "kept");
+
+    let forced = run(&[out.to_str().unwrap(), "--force"]);
+    assert!(forced.status.success());
+    assert!(fs::read_to_string(&out)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+
+    let before: Vec<_> = fs::read_dir(&f.folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    for inside in [
+        f.folder.join("r.html"),
+        f.folder.join("austen").join("r.html"),
+    ] {
+        let refused = run(&[inside.to_str().unwrap(), "--force"]);
+        assert_eq!(refused.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("doppel never writes there"));
+        assert!(!inside.exists());
+    }
+    let after: Vec<_> = fs::read_dir(&f.folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(before, after);
+}

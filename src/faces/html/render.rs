@@ -483,11 +483,7 @@ fn diff_row(row: &Row) -> Markup {
         Row::Fold { left, right, equal } => html! {
             tr.fold {
                 td colspan="2" {
-                    @if *equal {
-                        "… " (plural(*left, "identical word", "identical words")) " not shown …"
-                    } @else {
-                        "… " (thousands(*left)) " more words of A and " (thousands(*right)) " of B differ here, not shown …"
-                    }
+                    "… " (fold_words(*left, *right, *equal)) ", not shown …"
                 }
             }
         },
@@ -504,6 +500,20 @@ fn diff_row(row: &Row) -> Markup {
                 }
             }
         },
+    }
+}
+
+/// What a fold hides, in words.
+fn fold_words(left: usize, right: usize, equal: bool) -> String {
+    match (left, right) {
+        _ if equal => plural(left, "identical word", "identical words"),
+        (n, 0) => format!("{} of A", plural(n, "more word", "more words")),
+        (0, n) => format!("{} of B", plural(n, "more word", "more words")),
+        (l, r) => format!(
+            "{} more words of A and {} of B that differ",
+            thousands(l),
+            thousands(r)
+        ),
     }
 }
 
@@ -570,6 +580,17 @@ mod tests {
         assert_eq!(visible_name("c1\u{9b}x"), "c1\\u{9b}x");
         // Text keeps its layout whitespace but not its other controls.
         assert_eq!(visible_text("a\tb\nc\x0cd\0e\x1b"), "a\tb\nc\x0cd␀e␛");
+    }
+
+    #[test]
+    fn folds_say_what_they_hide() {
+        assert_eq!(fold_words(1204, 1204, true), "1,204 identical words");
+        assert_eq!(fold_words(0, 9358, false), "9,358 more words of B");
+        assert_eq!(fold_words(1, 0, false), "1 more word of A");
+        assert_eq!(
+            fold_words(14, 3, false),
+            "14 more words of A and 3 of B that differ"
+        );
     }
 
     #[test]

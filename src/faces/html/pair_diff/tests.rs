@@ -187,10 +187,12 @@ fn furniture_and_boilerplate_show_as_themselves_out_of_the_comparison() {
     let left = "PRIDE AND PREJUDICE 7\n\nIt is a truth universally acknowledged";
     let right = "It is a truth universally acknowledged\n\nScanned by the library";
     let mut a = doc(left);
-    a.furniture = [0..23].into();
+    let head = 0..23;
+    a.furniture = vec![head];
     let mut b = doc(right);
     let notice = right.find("Scanned").unwrap();
-    b.boilerplate = [notice..right.len()].into();
+    let notice = notice..right.len();
+    b.boilerplate = vec![notice];
     let d = shaped(a, b, &Limits::default());
     assert_eq!(d.equal, 1.0, "both left out of the comparison");
     assert_eq!(d.changes, 0);

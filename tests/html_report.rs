@@ -349,6 +349,34 @@ fn diffs_past_the_limit_say_why_and_a_relation_gets_its_column() {
 }
 
 #[test]
+fn a_cluster_lists_its_pairs_with_the_representative_first_up_to_the_limit() {
+    let s = sample();
+    let mut report = Report::from_scan(&s.scan, &sample_corpus().display().to_string());
+    let moby = report
+        .clusters
+        .iter()
+        .position(|c| c.members[0].path == "moby/moby-dick-ch1.txt")
+        .unwrap();
+    assert_eq!(report.clusters[moby].pairs.len(), 3);
+    report.keep_pairs(2);
+    let cluster = &report.clusters[moby];
+    assert_eq!((cluster.pairs.len(), cluster.pairs_left_out), (2, 1));
+    assert!(cluster
+        .pairs
+        .iter()
+        .all(|p| p.a == "moby/moby-dick-ch1.txt"));
+    let page = html::render::page(&report);
+    let part = cluster_part(&page, cluster.id as u64);
+    assert!(part
+        .contains("1 more pair of this cluster not listed: a report lists at most 2 per cluster"));
+    assert_eq!(
+        page.matches("more pair").count(),
+        1,
+        "only that cluster had more"
+    );
+}
+
+#[test]
 fn the_command_writes_outside_the_folder_and_keeps_an_existing_file() {
     let f = fixture();
     let out = f.folder.parent().unwrap().join("report.html");

@@ -56,6 +56,8 @@ pub struct Cluster {
     pub weakest: Option<f64>,
     /// Pairs of members, those with the representative first.
     pub pairs: Vec<Pair>,
+    /// Pairs of members not listed (see [`Report::keep_pairs`]).
+    pub pairs_left_out: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -201,6 +203,7 @@ impl Report {
                     disagreement: info.disagreement,
                     weakest: info.weakest.map(|(_, _, w)| w),
                     pairs,
+                    pairs_left_out: 0,
                 }
             })
             .collect();
@@ -218,6 +221,18 @@ impl Report {
                 .filter_map(|d| Some((d.rel.clone(), d.skipped.as_ref()?.to_string())))
                 .collect(),
             diff_note: None,
+        }
+    }
+
+    /// List at most `per_cluster` pairs of each cluster, those with the
+    /// representative first: a cluster of n near-copies has up to
+    /// n(n − 1)/2 pairs, and the page must stay small.
+    pub fn keep_pairs(&mut self, per_cluster: usize) {
+        for cluster in &mut self.clusters {
+            if cluster.pairs.len() > per_cluster {
+                cluster.pairs_left_out += cluster.pairs.len() - per_cluster;
+                cluster.pairs.truncate(per_cluster);
+            }
         }
     }
 
@@ -270,6 +285,7 @@ impl Report {
                     disagreement: c.disagreement,
                     weakest: c.weakest,
                     pairs,
+                    pairs_left_out: 0,
                 }
             })
             .collect();

@@ -8,7 +8,7 @@
 //! | [`pair_diff`] | each pair's word diff, in rows kept in step, folded and capped for size |
 //! | [`render`] | the page: markup (escaped by construction), inline styles and script |
 //!
-//! [`write`] puts the file in place: never inside the folder it reports
+//! [`write()`] puts the file in place: never inside the folder it reports
 //! on, and never over an existing file unless asked to.
 
 pub mod data;
@@ -31,6 +31,7 @@ pub fn scan_report(
     limits: &Limits,
 ) -> String {
     let mut report = Report::from_scan(scan, &root.display().to_string());
+    report.keep_pairs(limits.pairs_per_cluster);
     attach_diffs(&mut report, &Documents::new(root, config), limits);
     render::page(&report)
 }

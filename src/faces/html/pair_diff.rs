@@ -31,6 +31,8 @@ use super::data::{DiffCell, Report};
 /// How much diff a report holds.
 #[derive(Debug, Clone)]
 pub struct Limits {
+    /// Pairs listed per cluster ([`Report::keep_pairs`]).
+    pub pairs_per_cluster: usize,
     /// Pairs diffed in the whole report.
     pub max_diffs: usize,
     /// Texts up to this many words a side are shown whole.
@@ -46,6 +48,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Self {
+            pairs_per_cluster: 500,
             max_diffs: 200,
             whole_words: 2_000,
             context: 12,

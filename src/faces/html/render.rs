@@ -309,6 +309,14 @@ fn cluster_body(
                 td colspan=(columns) {
                     (members(cluster))
                     (pairs_table(report, cluster, relations))
+                    @if cluster.pairs_left_out > 0 {
+                        p.note {
+                            (plural(cluster.pairs_left_out, "more pair", "more pairs"))
+                            " of this cluster not listed: a report lists at most " (cluster.pairs.len())
+                            " per cluster, those with the representative first ("
+                            code { "doppel scan DIR --format csv" } " lists every pair)."
+                        }
+                    }
                     @for (n, pair) in cluster.pairs.iter().enumerate() {
                         (pair_section(cluster.id, n, pair))
                     }

@@ -304,11 +304,9 @@ pub fn write_html(
     let path = PathBuf::from(path);
     let verdict = |a: &str, b: &str| verdict_of(verdicts, a, b);
     let mut report = html::Report::from_snapshot(snap, &root.display().to_string(), &verdict);
-    html::attach_diffs(
-        &mut report,
-        &html::Documents::new(root, engine),
-        &html::Limits::default(),
-    );
+    let limits = html::Limits::default();
+    report.keep_pairs(limits.pairs_per_cluster);
+    html::attach_diffs(&mut report, &html::Documents::new(root, engine), &limits);
     write_atomic(&path, &html::render::page(&report))?;
     Ok(path)
 }

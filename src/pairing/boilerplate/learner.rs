@@ -17,12 +17,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
 
-use super::runs::{anchors, candidate_runs, holds, remainder, run_hashes, spans};
+use super::postings::{DocId, Postings};
+use super::runs::{anchors, candidate_runs, holds, run_hashes, spans, substantial_remainder};
 use super::{BoilerplateConfig, DocSamples, Learned, Span};
 use crate::hash::HashKeyed32;
 use crate::pairing::cluster::UnionFind;
-
-type DocId = u32;
 
 /// The label of documents without candidate runs (in no group).
 const NO_GROUP: u32 = u32::MAX;
@@ -33,12 +32,10 @@ const COPIES: u32 = u32::MAX - 1;
 struct Doc<K> {
     key: K,
     samples: DocSamples,
-    /// Distinct sampled hashes, sorted.
-    distinct: Vec<u32>,
     /// Distinct hashes of the candidate runs, sorted (empty: no runs).
     cand: Vec<u32>,
-    /// Samples in the remainder.
-    remainder: usize,
+    /// Whether the remainder is a body of its own.
+    substantial: bool,
     /// The remainder's anchors (substantial remainders only).
     anchors: Vec<u32>,
     /// Documents holding the remainder (substantial remainders only).
@@ -56,9 +53,9 @@ pub struct Learner<K> {
     docs: Vec<Option<Doc<K>>>,
     free: Vec<DocId>,
     /// Sampled hash → documents holding it (its document frequency).
-    postings: HashKeyed32<Vec<DocId>>,
+    postings: Postings,
     /// Anchor hash → documents with it among their remainder's anchors.
-    anchor_postings: HashKeyed32<Vec<DocId>>,
+    anchor_postings: Postings,
     /// Group label per document ([`NO_GROUP`] without candidate runs).
     labels: Vec<u32>,
     /// Learned boilerplate shingles.
@@ -69,12 +66,6 @@ pub struct Learner<K> {
     overruled: BTreeSet<u32>,
 }
 
-fn remove_id(list: &mut Vec<DocId>, id: DocId) {
-    if let Some(i) = list.iter().position(|&d| d == id) {
-        list.swap_remove(i);
-    }
-}
-
 impl<K: Ord + Clone + Hash> Learner<K> {
     pub fn new(config: BoilerplateConfig) -> Self {
         Self {
@@ -82,8 +73,8 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             ids: HashMap::new(),
             docs: Vec::new(),
             free: Vec::new(),
-            postings: HashKeyed32::default(),
-            anchor_postings: HashKeyed32::default(),
+            postings: Postings::default(),
+            anchor_postings: Postings::default(),
             labels: Vec::new(),
             learned: HashSet::new(),
             pinned_docs: BTreeMap::new(),
@@ -115,7 +106,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
 
     /// Documents holding `hash` among their samples.
     pub fn document_frequency(&self, hash: u32) -> usize {
-        self.postings.get(&hash).map_or(0, Vec::len)
+        self.postings.len(hash)
     }
 
     /// Whether `hash` is boilerplate now (learned and not overruled, or pinned).
@@ -134,6 +125,33 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             .iter()
             .flatten()
             .map(|d| (&d.key, &d.samples, d.spans.as_slice()))
+    }
+
+    /// Approximate heap bytes: (the samples and postings, which the
+    /// library has in its store and candidate table, and the rest, which
+    /// only this learner keeps).
+    pub fn heap_bytes(&self) -> (usize, usize) {
+        let shared = self.postings.heap_bytes()
+            + self
+                .docs
+                .iter()
+                .flatten()
+                .map(|d| d.samples.samples.capacity() * 8)
+                .sum::<usize>();
+        let own = self.anchor_postings.heap_bytes()
+            + self.docs.capacity() * std::mem::size_of::<Option<Doc<K>>>()
+            + self.labels.capacity() * 4
+            + self.learned.capacity() * 5
+            + self
+                .docs
+                .iter()
+                .flatten()
+                .map(|d| {
+                    (d.cand.capacity() + d.anchors.capacity() + d.holders.capacity()) * 4
+                        + d.spans.capacity() * 8
+                })
+                .sum::<usize>();
+        (shared, own)
     }
 
     /// The learned passages now ([`super::passages`]).
@@ -172,65 +190,66 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     pub fn update(&mut self, adds: Vec<(K, DocSamples)>, removes: Vec<K>) -> Vec<K> {
         let mut touched: HashKeyed32<usize> = HashKeyed32::default();
         let mut recount: HashSet<u32> = HashSet::new();
+        // Whether the group graph (documents with runs, their remainders'
+        // substance and holders) changed; regrouping is skipped otherwise.
+        let mut regroup = false;
         let add_keys: HashSet<K> = adds.iter().map(|(k, _)| k.clone()).collect();
         for key in removes.iter().chain(adds.iter().map(|(k, _)| k)) {
             let Some(id) = self.ids.remove(key) else {
                 continue;
             };
             let doc = self.docs[id as usize].take().expect("a known id");
-            for &h in &doc.distinct {
-                let list = self.postings.get_mut(&h).expect("posted");
-                touched.entry(h).or_insert(list.len());
-                remove_id(list, id);
-                if list.is_empty() {
-                    self.postings.remove(&h);
-                }
+            for h in doc.samples.distinct() {
+                touched.entry(h).or_insert(self.postings.len(h));
+                self.postings.remove(h, id);
             }
-            self.unpost_anchors(id, &doc.anchors);
+            for &a in &doc.anchors {
+                self.anchor_postings.remove(a, id);
+            }
+            regroup |= !doc.cand.is_empty();
             recount.extend(&doc.cand);
             self.labels[id as usize] = NO_GROUP;
             self.free.push(id);
         }
         let mut dirty: BTreeSet<DocId> = BTreeSet::new();
-        let mut added: Vec<DocId> = Vec::new();
+        let mut added: HashSet<DocId> = HashSet::new();
         for (key, samples) in adds {
             let id = self.free.pop().unwrap_or_else(|| {
                 self.docs.push(None);
                 self.labels.push(NO_GROUP);
                 (self.docs.len() - 1) as DocId
             });
-            let distinct = samples.distinct();
-            for &h in &distinct {
-                let list = self.postings.entry(h).or_default();
-                touched.entry(h).or_insert(list.len());
-                list.push(id);
+            for h in samples.distinct() {
+                touched.entry(h).or_insert(self.postings.len(h));
+                self.postings.insert(h, id);
             }
             self.ids.insert(key.clone(), id);
             self.docs[id as usize] = Some(Doc {
                 key,
                 samples,
-                distinct,
                 cand: Vec::new(),
-                remainder: 0,
+                substantial: false,
                 anchors: Vec::new(),
                 holders: Vec::new(),
                 spans: Vec::new(),
             });
             dirty.insert(id);
-            added.push(id);
+            added.insert(id);
         }
 
         // 1–2: documents holding a shingle whose frequency crossed min_docs.
         let m = self.config.min_docs;
         for (&h, &before) in &touched {
-            let now = self.document_frequency(h);
+            let now = self.postings.len(h);
             if (before >= m) != (now >= m) {
-                dirty.extend(self.postings.get(&h).into_iter().flatten());
+                dirty.extend(self.postings.get(h));
             }
         }
         let mut reholders: BTreeSet<DocId> = BTreeSet::new();
         for &id in &dirty {
+            let before = self.node_state(id);
             let (old_cand, new_cand) = self.recompute_candidates(id);
+            regroup |= self.node_state(id) != before;
             if old_cand != new_cand || added.contains(&id) {
                 recount.extend(old_cand);
                 recount.extend(new_cand);
@@ -238,19 +257,21 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             reholders.insert(id);
         }
         // Documents with an anchor held by a document that came or went.
-        for h in touched.keys() {
-            reholders.extend(self.anchor_postings.get(h).into_iter().flatten());
+        for &h in touched.keys() {
+            reholders.extend(self.anchor_postings.get(h));
         }
         for &id in &reholders {
-            self.recompute_holders(id);
+            regroup |= self.recompute_holders(id);
         }
 
         // 3: groups, and the shingles whose holders' labels changed.
-        for id in self.relabel() {
-            let doc = self.docs[id as usize]
-                .as_ref()
-                .expect("labelled docs exist");
-            recount.extend(&doc.cand);
+        if regroup {
+            for id in self.relabel() {
+                let doc = self.docs[id as usize]
+                    .as_ref()
+                    .expect("labelled docs exist");
+                recount.extend(&doc.cand);
+            }
         }
 
         // 4: group counts; 5: spans where a status flipped.
@@ -263,12 +284,19 @@ impl<K: Ord + Clone + Hash> Learner<K> {
                 } else {
                     self.learned.remove(&h);
                 }
-                respan.extend(self.postings.get(&h).into_iter().flatten());
+                respan.extend(self.postings.get(h));
             }
         }
         let mut changed = self.respan(respan);
         changed.retain(|k| !add_keys.contains(k));
         changed
+    }
+
+    /// What the group graph sees of a document: whether it has runs, and
+    /// whether its remainder is substantial.
+    fn node_state(&self, id: DocId) -> (bool, bool) {
+        let doc = self.docs[id as usize].as_ref().expect("live doc");
+        (!doc.cand.is_empty(), doc.substantial)
     }
 
     /// Pin a user-named boilerplate file (`Some`) or unpin it (`None`): its
@@ -325,7 +353,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     fn respan_holders_of(&mut self, hashes: Vec<u32>) -> Vec<K> {
         let mut ids = BTreeSet::new();
         for h in hashes {
-            ids.extend(self.postings.get(&h).into_iter().flatten());
+            ids.extend(self.postings.get(h));
         }
         self.respan(ids)
     }
@@ -357,51 +385,39 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         let config = &self.config;
         let postings = &self.postings;
         let doc = self.docs[id as usize].as_ref().expect("live doc");
-        let df = |h: u32| postings.get(&h).map_or(0, Vec::len);
-        let runs = candidate_runs(&doc.samples.samples, config, |h| df(h) >= config.min_docs);
+        let runs = candidate_runs(&doc.samples.samples, config, |h| {
+            postings.len(h) >= config.min_docs
+        });
         let cand = run_hashes(&doc.samples.samples, &runs);
-        let rem = if runs.is_empty() {
-            Vec::new()
-        } else {
-            remainder(&doc.samples.samples, &runs, config.min_stretch)
+        let rem = match runs.is_empty() {
+            true => None,
+            false => substantial_remainder(&doc.samples.samples, &runs, config),
         };
-        let new_anchors = if rem.len() >= config.min_remainder {
-            anchors(&rem, config.anchors)
-        } else {
-            Vec::new()
-        };
-        let old_anchors =
-            std::mem::take(&mut self.docs[id as usize].as_mut().expect("live").anchors);
-        self.unpost_anchors(id, &old_anchors);
-        for &a in &new_anchors {
-            self.anchor_postings.entry(a).or_default().push(id);
-        }
+        let new_anchors = rem
+            .as_ref()
+            .map_or(Vec::new(), |r| anchors(r, config.anchors));
         let doc = self.docs[id as usize].as_mut().expect("live doc");
+        for &a in &doc.anchors {
+            self.anchor_postings.remove(a, id);
+        }
+        for &a in &new_anchors {
+            self.anchor_postings.insert(a, id);
+        }
         doc.anchors = new_anchors;
-        doc.remainder = rem.len();
+        doc.substantial = rem.is_some();
         let old = std::mem::replace(&mut doc.cand, cand.clone());
         (old, cand)
     }
 
-    fn unpost_anchors(&mut self, id: DocId, anchors: &[u32]) {
-        for a in anchors {
-            if let Some(list) = self.anchor_postings.get_mut(a) {
-                remove_id(list, id);
-                if list.is_empty() {
-                    self.anchor_postings.remove(a);
-                }
-            }
-        }
-    }
-
-    /// The documents (any, with or without runs) holding `id`'s remainder.
-    fn recompute_holders(&mut self, id: DocId) {
+    /// The documents (any, with or without runs) holding `id`'s remainder;
+    /// whether they changed.
+    fn recompute_holders(&mut self, id: DocId) -> bool {
         let Some(doc) = self.docs[id as usize].as_ref() else {
-            return;
+            return false;
         };
         let mut shared: HashMap<DocId, usize> = HashMap::new();
-        for a in &doc.anchors {
-            for &j in self.postings.get(a).into_iter().flatten() {
+        for &a in &doc.anchors {
+            for &j in self.postings.get(a) {
                 *shared.entry(j).or_default() += 1;
             }
         }
@@ -412,7 +428,10 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             .map(|(j, _)| j)
             .collect();
         holders.sort_unstable();
-        self.docs[id as usize].as_mut().expect("live").holders = holders;
+        let doc = self.docs[id as usize].as_mut().expect("live");
+        let changed = doc.holders != holders;
+        doc.holders = holders;
+        changed
     }
 
     /// Step 3: rebuild the groups over the documents with candidate runs
@@ -427,7 +446,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             let Some(doc) = doc.as_ref().filter(|d| !d.cand.is_empty()) else {
                 continue;
             };
-            if doc.remainder < self.config.min_remainder {
+            if !doc.substantial {
                 groups.union(i, copies);
                 continue;
             }
@@ -467,9 +486,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     /// Step 4 for one shingle: whether the documents holding it in a
     /// candidate run fall into at least `min_groups` groups.
     fn is_learned_now(&self, h: u32) -> bool {
-        let Some(list) = self.postings.get(&h) else {
-            return false;
-        };
+        let list = self.postings.get(h);
         if list.len() < self.config.min_docs {
             return false;
         }

@@ -17,7 +17,11 @@
 //! 2. **Remainders.** What a document keeps outside its candidate runs, in
 //!    stretches of at least `min_stretch` consecutive samples (an isolated
 //!    edit between two runs is noise, not a body), is its remainder; it is
-//!    *substantial* with at least `min_remainder` samples.
+//!    *substantial* (a body of its own) with at least `min_remainder`
+//!    samples, unless the candidate runs span more than `max_words` words
+//!    together: then the document is a copy of a long shared work, and
+//!    what else it holds (a preface of its edition) does not make the work
+//!    boilerplate.
 //! 3. **Groups.** Documents are grouped by their remainders: a document is
 //!    joined to every document that holds at least `related` of its
 //!    remainder (estimated on a bottom-`anchors` sample of it, so that a
@@ -46,6 +50,7 @@
 
 mod learner;
 mod passages;
+mod postings;
 mod runs;
 mod scratch;
 
@@ -56,7 +61,7 @@ use serde::{Deserialize, Serialize};
 
 pub use learner::Learner;
 pub use passages::{passages, Passage, PassageSpan};
-pub use runs::{candidate_runs, remainder, spans};
+pub use runs::{candidate_runs, remainder, spans, substantial_remainder};
 pub use scratch::learn;
 
 /// One sampled shingle of a document: the top half of its hash (as the
@@ -142,6 +147,12 @@ pub struct BoilerplateConfig {
     /// A run (candidate or boilerplate) spans at least this many words.
     /// Default: 40.
     pub min_words: u32,
+    /// A document whose candidate runs span more than this many words
+    /// together is a copy of a long shared work, never a body beside
+    /// boilerplate: licences, notices and front matter are far shorter, and
+    /// a long work shared by several editions, each with its own preface,
+    /// is not boilerplate however many prefaces there are. Default: 10,000.
+    pub max_words: u32,
     /// A remainder stretch counts from this many consecutive samples
     /// outside candidate runs. Default: 3.
     pub min_stretch: usize,
@@ -164,6 +175,7 @@ impl Default for BoilerplateConfig {
             shingle_words: 4,
             min_docs: 3,
             min_words: 40,
+            max_words: 10_000,
             min_stretch: 3,
             min_remainder: 8,
             anchors: 32,

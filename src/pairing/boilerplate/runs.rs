@@ -47,6 +47,21 @@ pub fn candidate_runs(
         .collect()
 }
 
+/// The remainder of a document with candidate `runs` when it is a body of
+/// its own ([`remainder`], at least `min_remainder` samples, beside runs
+/// covering at most `max_words` words together); `None` when the document
+/// is a copy of the shared text, with or without a little of its own.
+pub fn substantial_remainder(
+    samples: &[Sample],
+    runs: &[Range<usize>],
+    config: &BoilerplateConfig,
+) -> Option<Vec<u32>> {
+    let w = config.shingle_words;
+    let shared: u64 = runs.iter().map(|r| u64::from(covered(samples, r, w))).sum();
+    let rem = remainder(samples, runs, config.min_stretch);
+    (rem.len() >= config.min_remainder && shared <= u64::from(config.max_words)).then_some(rem)
+}
+
 /// The distinct hashes (sorted) of the samples outside `runs`, taken from
 /// stretches of at least `min_stretch` consecutive samples.
 pub fn remainder(samples: &[Sample], runs: &[Range<usize>], min_stretch: usize) -> Vec<u32> {

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::runs::{anchors, candidate_runs, holds, remainder, run_hashes, spans};
+use super::runs::{anchors, candidate_runs, holds, run_hashes, spans, substantial_remainder};
 use super::{BoilerplateConfig, DocSamples, Learned};
 use crate::pairing::cluster::UnionFind;
 
@@ -28,26 +28,22 @@ pub fn learn<K: Ord + Clone>(
 
     // 1–2. Candidate runs, remainders, anchors.
     let mut cand: Vec<Vec<u32>> = Vec::with_capacity(n);
-    let mut rem: Vec<Vec<u32>> = Vec::with_capacity(n);
+    let mut rem: Vec<Option<Vec<u32>>> = Vec::with_capacity(n);
     for d in &list {
         let runs = candidate_runs(&d.samples, config, |h| df(h) >= config.min_docs);
         cand.push(run_hashes(&d.samples, &runs));
-        rem.push(if runs.is_empty() {
-            Vec::new()
-        } else {
-            remainder(&d.samples, &runs, config.min_stretch)
-        });
+        rem.push(substantial_remainder(&d.samples, &runs, config));
     }
     let is_c = |i: usize| !cand[i].is_empty();
 
     // 3. Groups: node n stands for "no substantial remainder".
     let mut groups = UnionFind::new(n + 1);
     for i in (0..n).filter(|&i| is_c(i)) {
-        if rem[i].len() < config.min_remainder {
+        let Some(rem) = &rem[i] else {
             groups.union(i, n);
             continue;
-        }
-        let a = anchors(&rem[i], config.anchors);
+        };
+        let a = anchors(rem, config.anchors);
         let mut shared: BTreeMap<usize, usize> = BTreeMap::new();
         for h in &a {
             for &j in &postings[h] {

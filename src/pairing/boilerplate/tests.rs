@@ -243,6 +243,48 @@ fn overrules_and_pins_change_spans_at_once_and_name_the_documents() {
 }
 
 #[test]
+fn editions_of_a_long_work_with_their_own_prefaces_are_not_boilerplate() {
+    let work = text(11, 12_000);
+    let mut docs = BTreeMap::new();
+    for i in 0..4u64 {
+        let preface = text(900 + i, 1_500);
+        let copy = edited(&work, 0.002 * i as f64, i);
+        docs.insert(format!("edition-{i}"), doc(&[&preface, &copy]));
+    }
+    assert!(learn_all(&docs).spans.is_empty());
+    // The same shape with a short shared text is a licence around works.
+    let licence = text(12, 2_000);
+    for i in 0..4u64 {
+        docs.insert(
+            format!("edition-{i}"),
+            doc(&[&text(900 + i, 1_500), &licence]),
+        );
+    }
+    assert_eq!(learn_all(&docs).spans.len(), 4);
+}
+
+#[test]
+fn copies_of_a_long_work_under_a_licence_still_lose_the_licence() {
+    let (header, footer) = (text(1, 400), text(2, 1_600));
+    let work = text(13, 11_000);
+    let mut bodies: Vec<(String, Vec<u64>)> = (0..3)
+        .map(|i| (format!("work-{i}"), text(950 + i, 1_000)))
+        .collect();
+    // Three copies of one long work: too much shared text for any of it
+    // to be boilerplate there; the other works carry the licence.
+    for i in 0..3 {
+        bodies.push((format!("copy-{i}"), work.clone()));
+    }
+    let (docs, ranges) = wrapped(&header, &footer, &bodies);
+    let learned = learn_all(&docs);
+    for (name, body) in &ranges {
+        let spans = &learned.spans[name];
+        assert_eq!(words_in(spans, body.clone()), 0, "{name}");
+        assert!(words_in(spans, 0..docs[name].words) >= 1_950, "{name}");
+    }
+}
+
+#[test]
 fn a_volume_joining_two_works_takes_their_licence_below_the_group_count() {
     let (h1, f1, h2) = (text(1, 400), text(2, 500), text(3, 450));
     let b: Vec<Vec<u64>> = (0..5).map(|i| text(800 + i, 600)).collect();
@@ -331,7 +373,7 @@ proptest! {
     #[test]
     fn incremental_learning_equals_learning_from_scratch(ops in proptest::collection::vec(op(), 1..40)) {
         let pool = pool();
-        let config = BoilerplateConfig { min_words: 24, min_remainder: 4, ..BoilerplateConfig::default() };
+        let config = BoilerplateConfig { min_words: 24, min_remainder: 4, max_words: 320, ..BoilerplateConfig::default() };
         let mut learner: Learner<String> = Learner::new(config.clone());
         let mut docs: BTreeMap<String, DocSamples> = BTreeMap::new();
         let mut overruled = BTreeSet::new();

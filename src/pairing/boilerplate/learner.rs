@@ -17,10 +17,9 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
 
-use super::postings::{DocId, Postings};
+use super::postings::{DocId, Postings, SampleMap, SampleSet};
 use super::runs::{anchors, candidate_runs, holds, run_hashes, spans, substantial_remainder};
 use super::{BoilerplateConfig, DocSamples, Learned, Span};
-use crate::hash::HashKeyed32;
 use crate::pairing::cluster::UnionFind;
 
 /// The label of documents without candidate runs (in no group).
@@ -59,10 +58,10 @@ pub struct Learner<K> {
     /// Group label per document ([`NO_GROUP`] without candidate runs).
     labels: Vec<u32>,
     /// Learned boilerplate shingles.
-    learned: HashSet<u32>,
+    learned: SampleSet,
     /// The user's boilerplate files by key, and how many hold each hash.
     pinned_docs: BTreeMap<K, Vec<u32>>,
-    pinned: HashKeyed32<u32>,
+    pinned: SampleMap<u32>,
     overruled: BTreeSet<u32>,
 }
 
@@ -76,9 +75,9 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             postings: Postings::default(),
             anchor_postings: Postings::default(),
             labels: Vec::new(),
-            learned: HashSet::new(),
+            learned: SampleSet::default(),
             pinned_docs: BTreeMap::new(),
-            pinned: HashKeyed32::default(),
+            pinned: SampleMap::default(),
             overruled: BTreeSet::new(),
         }
     }
@@ -188,8 +187,9 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     /// and after whose spans changed (sorted); the documents in `adds` are
     /// not listed (their spans are in [`Learner::spans`]).
     pub fn update(&mut self, adds: Vec<(K, DocSamples)>, removes: Vec<K>) -> Vec<K> {
-        let mut touched: HashKeyed32<usize> = HashKeyed32::default();
-        let mut recount: HashSet<u32> = HashSet::new();
+        // Each touched shingle's document frequency before and after.
+        let mut touched: SampleMap<(usize, usize)> = SampleMap::default();
+        let mut recount = SampleSet::default();
         // Whether the group graph (documents with runs, their remainders'
         // substance and holders) changed; regrouping is skipped otherwise.
         let mut regroup = false;
@@ -200,8 +200,8 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             };
             let doc = self.docs[id as usize].take().expect("a known id");
             for h in doc.samples.distinct() {
-                touched.entry(h).or_insert(self.postings.len(h));
-                self.postings.remove(h, id);
+                let now = self.postings.remove(h, id);
+                touched.entry(h).or_insert((now + 1, 0)).1 = now;
             }
             for &a in &doc.anchors {
                 self.anchor_postings.remove(a, id);
@@ -220,8 +220,8 @@ impl<K: Ord + Clone + Hash> Learner<K> {
                 (self.docs.len() - 1) as DocId
             });
             for h in samples.distinct() {
-                touched.entry(h).or_insert(self.postings.len(h));
-                self.postings.insert(h, id);
+                let now = self.postings.insert(h, id);
+                touched.entry(h).or_insert((now - 1, 0)).1 = now;
             }
             self.ids.insert(key.clone(), id);
             self.docs[id as usize] = Some(Doc {
@@ -237,12 +237,16 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             added.insert(id);
         }
 
-        // 1–2: documents holding a shingle whose frequency crossed min_docs.
+        // 1–2: documents whose runs a shingle crossing min_docs changes.
         let m = self.config.min_docs;
-        for (&h, &before) in &touched {
-            let now = self.postings.len(h);
-            if (before >= m) != (now >= m) {
-                dirty.extend(self.postings.get(h));
+        for (&h, &(before, after)) in &touched {
+            let now = after >= m;
+            if (before >= m) != now {
+                for &id in self.postings.get(h) {
+                    if !dirty.contains(&id) && self.runs_change(id, h, now) {
+                        dirty.insert(id);
+                    }
+                }
             }
         }
         let mut reholders: BTreeSet<DocId> = BTreeSet::new();
@@ -290,6 +294,34 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         let mut changed = self.respan(respan);
         changed.retain(|k| !add_keys.contains(k));
         changed
+    }
+
+    /// Whether `h` becoming frequent (`now`) or not changes `id`'s candidate
+    /// runs: a shingle that is no longer frequent, if it was in one; one
+    /// that now is, if the run of frequent samples around it is long enough
+    /// (the common case, a frequent phrase among rare ones, is settled by
+    /// looking at its neighbours only).
+    fn runs_change(&self, id: DocId, h: u32, now: bool) -> bool {
+        let doc = self.docs[id as usize].as_ref().expect("live doc");
+        if !now {
+            return doc.cand.binary_search(&h).is_ok();
+        }
+        let s = &doc.samples.samples;
+        let frequent = |i: usize| self.postings.len(s[i].hash) >= self.config.min_docs;
+        s.iter()
+            .enumerate()
+            .filter(|(_, x)| x.hash == h)
+            .any(|(i, _)| {
+                let mut from = i;
+                while from > 0 && frequent(from - 1) {
+                    from -= 1;
+                }
+                let mut to = i + 1;
+                while to < s.len() && frequent(to) {
+                    to += 1;
+                }
+                s[to - 1].word + self.config.shingle_words - s[from].word >= self.config.min_words
+            })
     }
 
     /// What the group graph sees of a document: whether it has runs, and

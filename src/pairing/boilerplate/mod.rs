@@ -144,8 +144,10 @@ pub struct BoilerplateConfig {
     pub shingle_words: u32,
     /// A shingle is frequent in at least this many documents. Default: 3.
     pub min_docs: usize,
-    /// A run (candidate or boilerplate) spans at least this many words.
-    /// Default: 40.
+    /// A run (candidate or boilerplate) spans at least this many words,
+    /// about eight samples: shorter shared passages are quotations and
+    /// formulae (a verse quoted by three commentaries, "N years old when he
+    /// began to reign"), not notices. Default: 64.
     pub min_words: u32,
     /// A document whose candidate runs span more than this many words
     /// together is a copy of a long shared work, never a body beside
@@ -174,7 +176,7 @@ impl Default for BoilerplateConfig {
         Self {
             shingle_words: 4,
             min_docs: 3,
-            min_words: 40,
+            min_words: 64,
             max_words: 10_000,
             min_stretch: 3,
             min_remainder: 8,

@@ -289,8 +289,8 @@ fn a_volume_joining_two_works_takes_their_licence_below_the_group_count() {
     let (h1, f1, h2) = (text(1, 400), text(2, 500), text(3, 450));
     let b: Vec<Vec<u64>> = (0..5).map(|i| text(800 + i, 600)).collect();
     let mut learner = Learner::new(BoilerplateConfig::default());
-    for i in 0..3 {
-        learner.insert(format!("work-{i}"), doc(&[&h1, &b[i], &f1]));
+    for (i, body) in b[..3].iter().enumerate() {
+        learner.insert(format!("work-{i}"), doc(&[&h1, body, &f1]));
     }
     assert!(
         !learner.spans(&"work-0".into()).is_empty(),

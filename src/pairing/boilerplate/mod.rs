@@ -46,7 +46,8 @@
 //! scratch (a property test holds the two equal over any order of
 //! arrival). [`passages`] links the spans of all documents into the learned
 //! passages with their document counts. The module is pure: no files, no
-//! store.
+//! store. `examples/boilerplate.rs` runs it on a folder (or the Fan & Huang
+//! collection) and shows what it learns and how pair verdicts move.
 
 mod learner;
 mod passages;

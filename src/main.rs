@@ -725,6 +725,7 @@ fn eval(
 /// update as a JSON line, flushed at once. Clusters are reported when they
 /// appear or change (consecutive snapshots compared), and when they dissolve.
 fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: bool) -> Result<()> {
+    use doppel::doc::DocPath;
     use doppel::runtime::worker::protocol::{jsonl_event as event, Snapshot, Stage};
     use doppel::runtime::worker::{self, Update, WorkerConfig};
     use serde_json::json;
@@ -764,18 +765,18 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
         Ok(())
     };
     // Each cluster by its members (sorted) → its representative.
-    let clusters_of = |s: &Snapshot| -> HashMap<Vec<String>, String> {
+    let clusters_of = |s: &Snapshot| -> HashMap<Vec<DocPath>, DocPath> {
         s.clusters
             .iter()
             .map(|c| {
-                let mut members: Vec<String> = c.members.iter().map(|m| m.path.clone()).collect();
+                let mut members: Vec<DocPath> = c.members.iter().map(|m| m.path.clone()).collect();
                 let representative = members[0].clone();
                 members.sort();
                 (members, representative)
             })
             .collect()
     };
-    let mut previous: HashMap<Vec<String>, String> = HashMap::new();
+    let mut previous: HashMap<Vec<DocPath>, DocPath> = HashMap::new();
     // An error before the first snapshot means the worker could not start.
     let mut started = false;
     let mut failed = None;
@@ -794,7 +795,7 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
             }
             Update::Snapshot(s) => {
                 let current = clusters_of(&s);
-                let mut members: Vec<&Vec<String>> = current.keys().collect();
+                let mut members: Vec<&Vec<DocPath>> = current.keys().collect();
                 members.sort();
                 for m in members {
                     let representative = &current[m];
@@ -803,7 +804,7 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
                                      "representative": representative}))?;
                     }
                 }
-                let mut gone: Vec<&Vec<String>> = previous
+                let mut gone: Vec<&Vec<DocPath>> = previous
                     .keys()
                     .filter(|m| !current.contains_key(*m))
                     .collect();

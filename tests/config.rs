@@ -246,7 +246,7 @@ fn extra_ignore_globs_leave_files_out_of_walks_and_events() {
         .map(String::from)
         .to_vec();
     let (files, _) = list_files_with(&root, &globs);
-    let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let rels: Vec<String> = files.iter().map(|f| f.doc.to_string()).collect();
     assert_eq!(rels, ["a.txt", "sub/d.txt", "sub/notes.txt"]);
     let mut rules = IgnoreRules::with_extra(&root, &globs);
     assert!(rules.is_ignored(&root.join("sub/c.bak"), false));
@@ -285,7 +285,7 @@ fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
         let known = ["a.txt", "b.bak", "drafts/c.txt", "drafts/d.txt"];
         let found: Vec<&str> = known
             .into_iter()
-            .filter(|p| index.library().id_of(p).is_some())
+            .filter(|p| index.library().id_of(&(*p).into()).is_some())
             .collect();
         assert_eq!(found.len(), index.library().len());
         found

@@ -10,13 +10,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
 
+use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::measure::shingle_set;
 use doppel::engine::{Engine, Fingerprints};
 use doppel::pairing::candidates::CandidateConfig;
 use doppel::pairing::cluster::connected_components;
 use doppel::pairing::library::{
-    ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, MemoryPrints, PairVerdict,
+    ClusterBy, ClusterMode, ClusterSpec, Library, LibraryConfig, MemoryPrints,
 };
 use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 use proptest::prelude::*;
@@ -34,11 +35,11 @@ fn fingerprint(text: &str) -> (Fingerprints, usize) {
     )
 }
 
-fn sample_docs() -> Vec<(String, Fingerprints, usize)> {
+fn sample_docs() -> Vec<(DocPath, Fingerprints, usize)> {
     SAMPLE.clone()
 }
 
-static SAMPLE: LazyLock<Vec<(String, Fingerprints, usize)>> = LazyLock::new(|| {
+static SAMPLE: LazyLock<Vec<(DocPath, Fingerprints, usize)>> = LazyLock::new(|| {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
     list_files(&root)
         .0
@@ -46,7 +47,7 @@ static SAMPLE: LazyLock<Vec<(String, Fingerprints, usize)>> = LazyLock::new(|| {
         .filter_map(|f| {
             let text = read_text(&f.path, DEFAULT_SIZE_CAP).ok()?.text;
             let (fp, shingles) = fingerprint(&text);
-            Some((f.rel, fp, shingles))
+            Some((f.doc, fp, shingles))
         })
         .collect()
 });
@@ -69,7 +70,7 @@ fn candidate_index_finds_the_same_clusters_as_all_pairs() {
     let oracle: BTreeSet<BTreeSet<String>> =
         connected_components(docs.len(), edges.collect::<Vec<_>>())
             .iter()
-            .map(|c| c.members.iter().map(|&m| docs[m].0.clone()).collect())
+            .map(|c| c.members.iter().map(|&m| docs[m].0.to_string()).collect())
             .collect();
     let mut lib = Library::new(engine, LibraryConfig::default());
     for (path, fp, shingles) in docs {
@@ -154,7 +155,7 @@ fn chain() -> Library {
     let mut lib = Library::new(engine, LibraryConfig::default());
     for (path, range) in [("a.txt", 0..300), ("b.txt", 100..400), ("c.txt", 200..500)] {
         let (fp, n) = fingerprint(&text(range));
-        lib.upsert(engine, path, fp, n);
+        lib.upsert(engine, &path.into(), fp, n);
     }
     lib
 }
@@ -179,10 +180,10 @@ fn star_mode_does_not_chain_unrelated_documents() {
     );
     let star = lib.clusters(&by_shingle(ClusterMode::Star));
     assert_eq!(star.len(), 1);
-    let members: Vec<&str> = star[0]
+    let members: Vec<String> = star[0]
         .members
         .iter()
-        .map(|&m| lib.doc(m).unwrap().path.as_str())
+        .map(|&m| lib.doc(m).unwrap().path.to_string())
         .collect();
     assert_eq!(
         members,
@@ -224,7 +225,11 @@ fn curator_verdicts_override_and_survive_reindexing() {
             .any(|c| c.contains(copy_a) && c.contains(copy_b))
     };
     assert!(together(&lib));
-    lib.set_pair_verdict(copy_a, copy_b, Some(PairVerdict::NotDuplicate));
+    lib.set_pair_verdict(
+        &copy_a.into(),
+        &copy_b.into(),
+        Some(CuratorVerdict::NotDuplicate),
+    );
     assert!(
         !together(&lib),
         "a not-duplicate verdict splits exact copies"
@@ -233,19 +238,19 @@ fn curator_verdicts_override_and_survive_reindexing() {
     let (path, fp, shingles) = docs.iter().find(|d| d.0 == copy_b).unwrap().clone();
     lib.upsert(engine, &path, fp, shingles);
     assert!(!together(&lib));
-    lib.set_pair_verdict(copy_a, copy_b, None);
+    lib.set_pair_verdict(&copy_a.into(), &copy_b.into(), None);
     assert!(together(&lib));
     // A duplicate verdict joins documents no algorithm links.
     lib.set_pair_verdict(
-        "bible/ruth-kjv.txt",
-        "bible/ruth-web.txt",
-        Some(PairVerdict::Duplicate),
+        &"bible/ruth-kjv.txt".into(),
+        &"bible/ruth-web.txt".into(),
+        Some(CuratorVerdict::Duplicate),
     );
     assert!(cluster_paths(&lib, &fusion())
         .iter()
         .any(|c| c.contains("bible/ruth-kjv.txt") && c.contains("bible/ruth-web.txt")));
     // Keeping a document makes it the representative.
-    lib.set_keep(copy_b, true);
+    lib.set_keeper(&copy_b.into(), true);
     let clusters = lib.clusters(&fusion());
     let c = clusters
         .iter()
@@ -265,14 +270,14 @@ fn removing_a_document_removes_its_pairs_and_cluster() {
     for (path, fp, shingles) in sample_docs() {
         lib.upsert(engine, &path, fp, shingles);
     }
-    let id = lib.id_of("edited/emma-ch1-edited.txt").unwrap();
+    let id = lib.id_of(&"edited/emma-ch1-edited.txt".into()).unwrap();
     assert!(lib.pairs().any(|(a, b, _)| a == id || b == id));
-    assert!(lib.remove("edited/emma-ch1-edited.txt"));
+    assert!(lib.remove(&"edited/emma-ch1-edited.txt".into()));
     assert!(!lib.pairs().any(|(a, b, _)| a == id || b == id));
     assert!(!cluster_paths(&lib, &fusion())
         .iter()
         .any(|c| c.contains("austen/emma-ch1.txt")));
-    assert!(!lib.remove("edited/emma-ch1-edited.txt"));
+    assert!(!lib.remove(&"edited/emma-ch1-edited.txt".into()));
 }
 
 /// Shuffle `docs` (the arrival order) with a seeded generator.
@@ -284,7 +289,7 @@ fn shuffle<T>(docs: &mut [T], seed: u64) {
 }
 
 /// A library built by upserting `docs` one at a time, in order.
-fn one_at_a_time(config: LibraryConfig, docs: Vec<(String, Fingerprints, usize)>) -> Library {
+fn one_at_a_time(config: LibraryConfig, docs: Vec<(DocPath, Fingerprints, usize)>) -> Library {
     let engine = &*ENGINE;
     let mut lib = Library::new(engine, config);
     for (path, fp, shingles) in docs {
@@ -298,8 +303,8 @@ fn pair_paths(lib: &Library) -> BTreeSet<(String, String)> {
     lib.pairs()
         .map(|(a, b, _)| {
             let (pa, pb) = (
-                lib.doc(a).unwrap().path.clone(),
-                lib.doc(b).unwrap().path.clone(),
+                lib.doc(a).unwrap().path.to_string(),
+                lib.doc(b).unwrap().path.to_string(),
             );
             if pa < pb {
                 (pa, pb)
@@ -445,8 +450,8 @@ fn shared_boilerplate_does_not_make_duplicates() {
         "boilerplate alone made a duplicate: {verdict:?}"
     );
     let mut lib = Library::new(engine, LibraryConfig::default());
-    lib.upsert(engine, "a.txt", fa, na);
-    lib.upsert(engine, "b.txt", fb, nb);
+    lib.upsert(engine, &"a.txt".into(), fa, na);
+    lib.upsert(engine, &"b.txt".into(), fb, nb);
     assert!(lib.clusters(&fusion()).is_empty());
 }
 
@@ -465,7 +470,7 @@ fn histograms_are_sorted_and_follow_the_pairs() {
         std::sync::Arc::ptr_eq(&before, &lib.histograms()),
         "cached while the pairs stay"
     );
-    lib.remove("edited/emma-ch1-edited.txt");
+    lib.remove(&"edited/emma-ch1-edited.txt".into());
     let after = lib.histograms();
     assert_eq!(after[&AlgorithmId::Minhash].len(), lib.pairs().count());
     assert!(after[&AlgorithmId::Minhash].len() < minhash.len());

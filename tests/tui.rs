@@ -17,12 +17,13 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::algo::{AlgorithmId, Score, Unit};
 use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
 use doppel::faces::tui::{render, update};
-use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{
     ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,
@@ -62,7 +63,7 @@ fn corpus() -> &'static Corpus {
         .unwrap();
         index.reconcile().unwrap();
         let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(Snapshot::build(&index, &spec, 1));
+        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
         let emma = snapshot
             .clusters
             .iter()
@@ -71,7 +72,7 @@ fn corpus() -> &'static Corpus {
         let (a, b) = (emma.members[0].path.clone(), emma.members[1].path.clone());
         drop(index);
         let pair = Arc::new(worker_pair_detail(&folder, &index_path, &a, &b));
-        let text = |p: &str| fs::read_to_string(folder.join(p)).unwrap();
+        let text = |p: &DocPath| fs::read_to_string(folder.join(p.to_relative_path())).unwrap();
         let diff = Arc::new(diff_view(&a, &b, &text(&a), &text(&b)));
         Corpus {
             snapshot,
@@ -83,7 +84,7 @@ fn corpus() -> &'static Corpus {
 
 /// The worker's own detail of a pair (every algorithm's reason as the pair
 /// screen gets it), tagged with the fixture snapshot's generation.
-fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> PairDetail {
+fn worker_pair_detail(folder: &Path, index_path: &Path, a: &DocPath, b: &DocPath) -> PairDetail {
     let mut config = WorkerConfig::new(folder);
     config.index_path = Some(index_path.to_owned());
     config.watch = false;
@@ -92,8 +93,8 @@ fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> Pai
     worker
         .commands
         .send(Command::RequestPair {
-            a: a.to_owned(),
-            b: b.to_owned(),
+            a: a.clone(),
+            b: b.clone(),
         })
         .unwrap();
     let end = Instant::now() + Duration::from_secs(60);
@@ -116,7 +117,7 @@ fn worker_pair_detail(folder: &Path, index_path: &Path, a: &str, b: &str) -> Pai
 
 /// A line diff (LCS) of the first 70 lines, with word-level segments in
 /// changed lines (common word prefix and suffix kept).
-fn diff_view(a: &str, b: &str, ta: &str, tb: &str) -> DiffView {
+fn diff_view(a: &DocPath, b: &DocPath, ta: &str, tb: &str) -> DiffView {
     let la: Vec<&str> = ta.lines().take(70).collect();
     let lb: Vec<&str> = tb.lines().take(70).collect();
     let (n, m) = (la.len(), lb.len());
@@ -198,8 +199,8 @@ fn diff_view(a: &str, b: &str, ta: &str, tb: &str) -> DiffView {
         rows.iter().filter(|r| r.kind == DiffKind::Equal).count() as f64 / rows.len().max(1) as f64;
     DiffView {
         generation: 1,
-        a: a.to_owned(),
-        b: b.to_owned(),
+        a: a.clone(),
+        b: b.clone(),
         rows,
         equal,
         moved_blocks: 0,
@@ -298,6 +299,7 @@ fn scanned(w: u16, h: u16) -> AppState {
 /// Select the cluster holding `path` (through the filter) and focus its
 /// member `path`.
 fn select_member(s: &mut AppState, path: &str) {
+    let path = DocPath::from(path);
     let rep_cluster = s
         .view
         .iter()
@@ -321,7 +323,7 @@ fn select_member(s: &mut AppState, path: &str) {
 fn with_pair(w: u16, h: u16) -> AppState {
     let mut s = scanned(w, h);
     let c = corpus();
-    select_member(&mut s, &c.pair.b);
+    select_member(&mut s, &c.pair.b.to_string());
     let cmds = update(&mut s, Action::OpenPair);
     assert_eq!(
         cmds,
@@ -522,14 +524,14 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         })
         .collect();
     let member = |p: &str, rep: bool| MemberView {
-        path: p.to_owned(),
+        path: p.into(),
         scores: (!rep).then(|| scores.clone()),
         passing: if rep {
             Vec::new()
         } else {
             vec![AlgorithmId::Minhash, AlgorithmId::Simhash]
         },
-        keep: p.contains("rtl"),
+        keeper: p.contains("rtl"),
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)
@@ -581,7 +583,12 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         pairs: 123_456_789,
         skipped: names
             .iter()
-            .map(|n| (n.clone(), format!("reason with \x1b[5m escape\n for {n}")))
+            .map(|n| {
+                (
+                    n.as_str().into(),
+                    format!("reason with \x1b[5m escape\n for {n}"),
+                )
+            })
             .collect(),
         histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
@@ -589,11 +596,11 @@ fn hostile_snapshot() -> Arc<Snapshot> {
     })
 }
 
-fn hostile_detail(a: &str, b: &str) -> PairDetail {
+fn hostile_detail(a: &DocPath, b: &DocPath) -> PairDetail {
     PairDetail {
         generation: 5,
-        a: a.to_owned(),
-        b: b.to_owned(),
+        a: a.clone(),
+        b: b.clone(),
         rows: AlgorithmId::ALL
             .into_iter()
             .map(|id| ScoreRow {
@@ -605,14 +612,14 @@ fn hostile_detail(a: &str, b: &str) -> PairDetail {
                 reason: format!("{}\x1b[2J\t\u{202E}reason", "very long ".repeat(40)),
             })
             .collect(),
-        verdict: Some(PairVerdict::NotDuplicate),
+        verdict: Some(CuratorVerdict::NotDuplicate),
         a_in_b: f64::NAN,
         b_in_a: 2.0,
         fusion: true,
     }
 }
 
-fn hostile_diff(a: &str, b: &str) -> DiffView {
+fn hostile_diff(a: &DocPath, b: &DocPath) -> DiffView {
     let long = format!("{}\x1b]0;title\x07", "wide 日本 ".repeat(2000));
     let row = |i: usize, kind: DiffKind| DiffRow {
         left_no: (kind != DiffKind::Inserted).then_some(i * 1000 + 1),
@@ -634,8 +641,8 @@ fn hostile_diff(a: &str, b: &str) -> DiffView {
     ];
     DiffView {
         generation: 5,
-        a: a.to_owned(),
-        b: b.to_owned(),
+        a: a.clone(),
+        b: b.clone(),
         rows: (0..200).map(|i| row(i, kinds[i % 4])).collect(),
         equal: f64::NAN,
         moved_blocks: usize::MAX,
@@ -1032,10 +1039,10 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::Duplicate)
+            verdict: Some(CuratorVerdict::Duplicate)
         }]
     );
-    assert_eq!(s.verdict(&b, &a), Some(PairVerdict::Duplicate));
+    assert_eq!(s.verdict(&b, &a), Some(CuratorVerdict::Duplicate));
     // The same mark again sends nothing.
     assert!(update(&mut s, Action::MarkDuplicate).is_empty());
     assert_eq!(
@@ -1043,7 +1050,7 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::NotDuplicate)
+            verdict: Some(CuratorVerdict::NotDuplicate)
         }]
     );
     assert_eq!(
@@ -1051,7 +1058,7 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::Duplicate)
+            verdict: Some(CuratorVerdict::Duplicate)
         }]
     );
     assert_eq!(
@@ -1068,17 +1075,20 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
     let path = s.selected_member().unwrap().path.clone();
     assert_eq!(
         update(&mut s, Action::ToggleKeep),
-        vec![Command::SetKeep {
+        vec![Command::SetKeeper {
             path: path.clone(),
-            keep: true
+            keeper: true
         }]
     );
-    assert!(s.is_kept(s.selected_member().unwrap()));
+    assert!(s.is_keeper(s.selected_member().unwrap()));
     assert_eq!(
         update(&mut s, Action::Undo),
-        vec![Command::SetKeep { path, keep: false }]
+        vec![Command::SetKeeper {
+            path,
+            keeper: false
+        }]
     );
-    assert!(!s.is_kept(s.selected_member().unwrap()));
+    assert!(!s.is_keeper(s.selected_member().unwrap()));
 }
 
 #[test]
@@ -1234,7 +1244,7 @@ fn export_writes_csv_and_json_outside_the_folder() {
     let mut verdicts = BTreeMap::new();
     verdicts.insert(
         (c.pair.a.clone(), c.pair.b.clone()),
-        Some(PairVerdict::Duplicate),
+        Some(CuratorVerdict::Duplicate),
     );
     let files = doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
         .unwrap();

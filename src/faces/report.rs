@@ -9,11 +9,11 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
-use crate::pairing::candidates::DocId;
-use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::pairing::library::{ClusterBy, ClusterMode};
 use crate::runtime::scan::ScanReport;
 
 /// Version of the JSON output format.
@@ -81,7 +81,7 @@ fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> 
             parts.push("contained".to_owned());
         }
     }
-    if lib.pair_verdict(&da.path, &db.path) == Some(PairVerdict::Duplicate) {
+    if lib.pair_verdict(&da.path, &db.path) == Some(CuratorVerdict::Duplicate) {
         parts.push("marked duplicate".to_owned());
     }
     parts.join("; ")
@@ -128,7 +128,7 @@ pub fn text(report: &ScanReport) -> String {
     let mut body = String::new();
     let mut contained = false;
     let parents = link_parents(report);
-    let path = |id: DocId| lib.doc(id).map_or("", |d| d.path.as_str());
+    let path = |id: DocId| lib.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
         let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
@@ -185,7 +185,7 @@ pub fn text(report: &ScanReport) -> String {
     let skipped: Vec<_> = report
         .docs
         .iter()
-        .filter_map(|d| Some((&d.rel, d.skipped.as_ref()?)))
+        .filter_map(|d| Some((&d.path, d.skipped.as_ref()?)))
         .collect();
     if !skipped.is_empty() {
         let _ = writeln!(out, "skipped");
@@ -257,20 +257,20 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
     struct Document<'a> {
         bytes: u64,
         encoding: &'a Option<String>,
-        path: &'a str,
+        path: &'a DocPath,
         reason: Option<String>,
         status: &'static str,
     }
     #[derive(Serialize)]
     struct Cluster<'a> {
         id: usize,
-        members: &'a [String],
-        representative: &'a str,
+        members: &'a [DocPath],
+        representative: &'a DocPath,
     }
     #[derive(Serialize)]
     struct Pair<'a> {
-        a: &'a str,
-        b: &'a str,
+        a: &'a DocPath,
+        b: &'a DocPath,
         cluster: Option<usize>,
         containment: Option<f64>,
         duplicate_by: Vec<&'static str>,
@@ -310,7 +310,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             .map(|d| Document {
                 bytes: d.bytes,
                 encoding: &d.encoding,
-                path: &d.rel,
+                path: &d.path,
                 reason: d.skipped.as_ref().map(|s| s.to_string()),
                 status: if d.skipped.is_some() {
                     "skipped"
@@ -351,22 +351,22 @@ fn fusion_json(rule: &FusionRule) -> Value {
 }
 
 /// The JSON `clusters` ids (1-based, in cluster order) by member path.
-struct ClusterIds<'a>(HashMap<&'a str, usize>);
+struct ClusterIds<'a>(HashMap<&'a DocPath, usize>);
 
 impl<'a> ClusterIds<'a> {
-    fn new(clusters: &'a [Vec<String>]) -> Self {
+    fn new(clusters: &'a [Vec<DocPath>]) -> Self {
         Self(
             clusters
                 .iter()
                 .enumerate()
-                .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n + 1)))
+                .flat_map(|(n, members)| members.iter().map(move |m| (m, n + 1)))
                 .collect(),
         )
     }
 
     /// The cluster holding both `a` and `b`, if one does (a kept pair can
     /// join files of two clusters, or a clustered file to an unclustered one).
-    fn of_pair(&self, a: &str, b: &str) -> Option<usize> {
+    fn of_pair(&self, a: &DocPath, b: &DocPath) -> Option<usize> {
         let cluster = *self.0.get(a)?;
         (self.0.get(b) == Some(&cluster)).then_some(cluster)
     }
@@ -392,7 +392,7 @@ pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
         let scores = AlgorithmId::ALL
             .iter()
             .map(|id| number(p.scores.get(id).and_then(Score::value)));
-        let record = [p.a.clone(), p.b.clone(), cluster]
+        let record = [p.a.to_string(), p.b.to_string(), cluster]
             .into_iter()
             .chain(scores)
             .chain([

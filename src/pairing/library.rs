@@ -16,9 +16,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::doc::{ordered_pair, CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score};
 use crate::engine::{Engine, Fingerprints, FusionRule, HotPrints, PairScores, Thresholds};
-use crate::pairing::candidates::{CandidateConfig, CandidateIndex, DocId, DocKeys, Restore};
+use crate::pairing::candidates::{CandidateConfig, CandidateIndex, DocKeys, Restore};
 use crate::pairing::cluster::UnionFind;
 pub use crate::pairing::pairs::Histograms;
 use crate::pairing::pairs::{Judge, PairRow, PairTable};
@@ -60,7 +61,7 @@ impl Default for LibraryConfig {
 /// One indexed document.
 #[derive(Debug, Clone)]
 pub struct DocInfo {
-    pub path: String,
+    pub path: DocPath,
     /// Order of first arrival (the earliest is the likely original).
     pub seen: u64,
     /// The fingerprints the cheap candidate checks read; the full ones are
@@ -76,7 +77,7 @@ pub struct DocInfo {
 pub trait PrintSource {
     /// The full fingerprints of the documents at these paths, in order
     /// (`None` for a path it does not have).
-    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>>;
+    fn full_prints(&self, paths: &[&DocPath]) -> anyhow::Result<Vec<Option<Fingerprints>>>;
 }
 
 /// A source with nothing in it: for a library that keeps full
@@ -85,7 +86,7 @@ pub trait PrintSource {
 pub struct NoPrints;
 
 impl PrintSource for NoPrints {
-    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
+    fn full_prints(&self, paths: &[&DocPath]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
         Ok(vec![None; paths.len()])
     }
 }
@@ -93,20 +94,12 @@ impl PrintSource for NoPrints {
 /// Full fingerprints kept in memory by path (tests, and sources of small
 /// libraries).
 #[derive(Debug, Clone, Default)]
-pub struct MemoryPrints(pub HashMap<String, Fingerprints>);
+pub struct MemoryPrints(pub HashMap<DocPath, Fingerprints>);
 
 impl PrintSource for MemoryPrints {
-    fn full_prints(&self, paths: &[&str]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
+    fn full_prints(&self, paths: &[&DocPath]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
         Ok(paths.iter().map(|p| self.0.get(*p).cloned()).collect())
     }
-}
-
-/// A curator's decision on a pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PairVerdict {
-    Duplicate,
-    NotDuplicate,
 }
 
 /// What defines a duplicate link for clustering.
@@ -185,7 +178,7 @@ pub struct Link {
 #[derive(Debug, Clone, Default)]
 struct PathIndex(hashbrown::HashTable<DocId>);
 
-fn path_hash(path: &str) -> u64 {
+fn path_hash(path: &DocPath) -> u64 {
     crate::hash::hash64(path.as_bytes(), 0x7061_7468)
 }
 
@@ -198,14 +191,14 @@ impl PathIndex {
         self.0.is_empty()
     }
 
-    fn path_of(docs: &[Option<DocInfo>], id: DocId) -> &str {
+    fn path_of(docs: &[Option<DocInfo>], id: DocId) -> &DocPath {
         &docs[id as usize]
             .as_ref()
             .expect("an indexed id has a document")
             .path
     }
 
-    fn get(&self, docs: &[Option<DocInfo>], path: &str) -> Option<DocId> {
+    fn get(&self, docs: &[Option<DocInfo>], path: &DocPath) -> Option<DocId> {
         self.0
             .find(path_hash(path), |&id| Self::path_of(docs, id) == path)
             .copied()
@@ -244,8 +237,8 @@ pub struct Library {
     pairs: PairTable,
     /// The other ends of each document's kept pairs (by id), sorted.
     neighbours: Vec<Neighbours>,
-    pair_verdicts: HashMap<(String, String), PairVerdict>,
-    keeps: HashSet<String>,
+    pair_verdicts: HashMap<(DocPath, DocPath), CuratorVerdict>,
+    keeps: HashSet<DocPath>,
     si_capped: HashSet<DocId>,
     next_seen: u64,
     /// Every document's full fingerprints, by id, when the library keeps
@@ -275,14 +268,6 @@ fn distinct(ids: &[DocId]) -> Vec<DocId> {
 
 fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
     (a.min(b), a.max(b))
-}
-
-fn path_key(a: &str, b: &str) -> (String, String) {
-    if a <= b {
-        (a.to_owned(), b.to_owned())
-    } else {
-        (b.to_owned(), a.to_owned())
-    }
 }
 
 impl Library {
@@ -342,7 +327,7 @@ impl Library {
         self.docs.get(id as usize)?.as_ref()
     }
 
-    pub fn id_of(&self, path: &str) -> Option<DocId> {
+    pub fn id_of(&self, path: &DocPath) -> Option<DocId> {
         self.by_path.get(&self.docs, path)
     }
 
@@ -440,9 +425,9 @@ impl Library {
             .copied()
             .filter(|&id| self.doc(id).is_some())
             .collect();
-        let paths: Vec<&str> = ids
+        let paths: Vec<&DocPath> = ids
             .iter()
-            .map(|&id| self.docs[id as usize].as_ref().expect("live").path.as_str())
+            .map(|&id| &self.docs[id as usize].as_ref().expect("live").path)
             .collect();
         let prints = source.full_prints(&paths)?;
         Ok(ids
@@ -458,7 +443,7 @@ impl Library {
     pub fn upsert(
         &mut self,
         engine: &Engine,
-        path: &str,
+        path: &DocPath,
         fingerprints: Fingerprints,
         shingles: usize,
     ) -> DocId {
@@ -470,16 +455,12 @@ impl Library {
     pub fn upsert_with(
         &mut self,
         engine: &Engine,
-        path: &str,
+        path: &DocPath,
         fingerprints: Fingerprints,
         shingles: usize,
         source: &dyn PrintSource,
     ) -> anyhow::Result<DocId> {
-        self.extend_with(
-            engine,
-            vec![(path.to_owned(), fingerprints, shingles)],
-            source,
-        )?;
+        self.extend_with(engine, vec![(path.clone(), fingerprints, shingles)], source)?;
         Ok(self.id_of(path).expect("just added"))
     }
 
@@ -487,7 +468,7 @@ impl Library {
     /// arrival order it keeps); it is neither filed nor verified yet.
     fn place(
         &mut self,
-        path: String,
+        path: DocPath,
         hot: HotPrints,
         shingles: usize,
         source: &dyn PrintSource,
@@ -616,7 +597,7 @@ impl Library {
     /// is filed once, with its last copy, under the id of that copy).
     fn admit_all(
         &mut self,
-        docs: Vec<(String, Fingerprints, usize)>,
+        docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &dyn PrintSource,
     ) -> anyhow::Result<(Vec<DocId>, HashMap<DocId, Fingerprints>)> {
         let mut ids = Vec::with_capacity(docs.len());
@@ -642,7 +623,7 @@ impl Library {
     /// as adding them one by one in this order, posting and SI caps included.
     /// (A library keeping full fingerprints itself; see
     /// [`Library::extend_with`].)
-    pub fn extend(&mut self, engine: &Engine, docs: Vec<(String, Fingerprints, usize)>) {
+    pub fn extend(&mut self, engine: &Engine, docs: Vec<(DocPath, Fingerprints, usize)>) {
         self.extend_with(engine, docs, &NoPrints)
             .expect("a library keeping its own fingerprints reads no source")
     }
@@ -653,7 +634,7 @@ impl Library {
     pub fn extend_with(
         &mut self,
         engine: &Engine,
-        docs: Vec<(String, Fingerprints, usize)>,
+        docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &dyn PrintSource,
     ) -> anyhow::Result<()> {
         let (new_ids, batch) = self.admit_all(docs, source)?;
@@ -733,7 +714,7 @@ impl Library {
     pub fn restore_doc(
         &mut self,
         restore: &mut Restore,
-        path: String,
+        path: DocPath,
         seen: u64,
         hot: HotPrints,
         keys: &DocKeys,
@@ -796,14 +777,18 @@ impl Library {
     /// Remove the document at `path`; false if it was not indexed. (A
     /// library keeping full fingerprints itself; see
     /// [`Library::remove_with`].)
-    pub fn remove(&mut self, path: &str) -> bool {
+    pub fn remove(&mut self, path: &DocPath) -> bool {
         self.remove_with(path, &NoPrints)
             .expect("a library keeping its own fingerprints reads no source")
     }
 
     /// [`Library::remove`], reading the document's full fingerprints (its
     /// index keys) from `source`.
-    pub fn remove_with(&mut self, path: &str, source: &dyn PrintSource) -> anyhow::Result<bool> {
+    pub fn remove_with(
+        &mut self,
+        path: &DocPath,
+        source: &dyn PrintSource,
+    ) -> anyhow::Result<bool> {
         match self.id_of(path) {
             Some(id) => {
                 self.remove_id(id, source)?;
@@ -890,7 +875,7 @@ impl Library {
         source: &dyn PrintSource,
     ) -> anyhow::Result<()> {
         const CHUNK: usize = 1024;
-        let mut docs: Vec<(DocId, String, usize, u64)> = self
+        let mut docs: Vec<(DocId, DocPath, usize, u64)> = self
             .docs
             .iter()
             .enumerate()
@@ -917,7 +902,7 @@ impl Library {
         for chunk in docs.chunks(CHUNK) {
             let ids: Vec<DocId> = chunk.iter().map(|d| d.0).collect();
             let mut prints = self.full_prints_of(&ids, source)?;
-            let batch: Vec<(String, Fingerprints, usize)> = chunk
+            let batch: Vec<(DocPath, Fingerprints, usize)> = chunk
                 .iter()
                 .filter_map(|(id, path, shingles, _)| {
                     Some((path.clone(), prints.remove(id)?.into_owned(), *shingles))
@@ -932,24 +917,24 @@ impl Library {
         Ok(())
     }
 
-    pub fn set_pair_verdict(&mut self, a: &str, b: &str, verdict: Option<PairVerdict>) {
+    pub fn set_pair_verdict(&mut self, a: &DocPath, b: &DocPath, verdict: Option<CuratorVerdict>) {
         match verdict {
-            Some(v) => self.pair_verdicts.insert(path_key(a, b), v),
-            None => self.pair_verdicts.remove(&path_key(a, b)),
+            Some(v) => self.pair_verdicts.insert(ordered_pair(a, b), v),
+            None => self.pair_verdicts.remove(&ordered_pair(a, b)),
         };
     }
 
-    pub fn pair_verdict(&self, a: &str, b: &str) -> Option<PairVerdict> {
-        self.pair_verdicts.get(&path_key(a, b)).copied()
+    pub fn pair_verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
+        self.pair_verdicts.get(&ordered_pair(a, b)).copied()
     }
 
-    pub fn is_kept(&self, path: &str) -> bool {
+    pub fn is_keeper(&self, path: &DocPath) -> bool {
         self.keeps.contains(path)
     }
 
-    pub fn set_keep(&mut self, path: &str, keep: bool) {
-        if keep {
-            self.keeps.insert(path.to_owned());
+    pub fn set_keeper(&mut self, path: &DocPath, keeper: bool) {
+        if keeper {
+            self.keeps.insert(path.clone());
         } else {
             self.keeps.remove(path);
         }
@@ -971,12 +956,12 @@ impl Library {
         row: &PairRow,
         judge: &Judge,
         by: ClusterBy,
-        curator: Option<PairVerdict>,
+        curator: Option<CuratorVerdict>,
     ) -> Option<Link> {
         let passing = judge.passing(row);
         let linked = match curator {
-            Some(PairVerdict::Duplicate) => true,
-            Some(PairVerdict::NotDuplicate) => false,
+            Some(CuratorVerdict::Duplicate) => true,
+            Some(CuratorVerdict::NotDuplicate) => false,
             None => match by {
                 ClusterBy::Fusion => judge.fusion(row, passing),
                 ClusterBy::Algorithm(id) => passing.contains(id),
@@ -998,7 +983,7 @@ impl Library {
     }
 
     /// Curator verdicts keyed by the (ordered) ids of indexed documents.
-    fn verdicts_by_id(&self) -> HashMap<(DocId, DocId), PairVerdict> {
+    fn verdicts_by_id(&self) -> HashMap<(DocId, DocId), CuratorVerdict> {
         self.pair_verdicts
             .iter()
             .filter_map(|((pa, pb), &v)| Some((ordered(self.id_of(pa)?, self.id_of(pb)?), v)))
@@ -1023,7 +1008,7 @@ impl Library {
             .collect();
         // A curator's "duplicate" links documents no algorithm paired.
         for (&(a, b), &v) in &overrides {
-            if v == PairVerdict::Duplicate && a != b && !self.pairs.contains(a, b) {
+            if v == CuratorVerdict::Duplicate && a != b && !self.pairs.contains(a, b) {
                 links.push(Link {
                     a,
                     b,

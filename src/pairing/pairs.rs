@@ -12,10 +12,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use crate::doc::DocId;
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::{FusionRule, PairScores, Thresholds};
 use crate::hash::{mix64, HashKeyed};
-use crate::pairing::candidates::DocId;
 
 const N: usize = AlgorithmId::ALL.len();
 

@@ -210,7 +210,7 @@ struct Stat {
 
 fn stat(path: &Path) -> Option<Stat> {
     let meta = fs::symlink_metadata(path).ok()?;
-    let id = crate::runtime::store::FileIdentity::from_metadata(&meta);
+    let id = crate::doc::FileIdentity::from_metadata(&meta);
     Some(Stat {
         size: id.size,
         mtime_ns: id.mtime_ns,
@@ -348,7 +348,7 @@ impl Core {
         self.next_root_check = Instant::now() + ROOT_CHECK;
         let root = self.config.root.clone();
         let root_id = fs::metadata(&root).ok().filter(|m| m.is_dir()).map(|m| {
-            let id = crate::runtime::store::FileIdentity::from_metadata(&m);
+            let id = crate::doc::FileIdentity::from_metadata(&m);
             (id.dev, id.inode)
         });
         let Some(root_id) = root_id else {
@@ -442,7 +442,7 @@ impl Core {
             .ok()
             .filter(|m| m.is_dir())
             .map(|m| {
-                let id = crate::runtime::store::FileIdentity::from_metadata(&m);
+                let id = crate::doc::FileIdentity::from_metadata(&m);
                 (id.dev, id.inode)
             });
         match (now_id, self.paused()) {

@@ -361,7 +361,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
     let total_files = all_files.len();
     let files: Vec<_> = all_files
         .into_iter()
-        .filter(|f| config.includes(&f.rel))
+        .filter(|f| config.includes(&f.doc.to_string()))
         .collect();
     let excluded_files = total_files - files.len();
     let decoded: Vec<Option<String>> = files
@@ -593,7 +593,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         sources: sources
             .iter()
             .map(|&c| SourceText {
-                file: files[chunks[c].file].rel.clone(),
+                file: files[chunks[c].file].doc.to_string(),
                 offset: chunks[c].offset,
                 bytes: chunks[c].text.len(),
                 words: chunks[c].text.split_whitespace().count(),

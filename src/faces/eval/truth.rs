@@ -267,12 +267,12 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
     let mut docs = Vec::new();
     let mut skipped: Vec<(String, String)> = problems
         .into_iter()
-        .map(|(rel, why)| (rel, why.to_string()))
+        .map(|(doc, why)| (doc.to_string(), why.to_string()))
         .collect();
     for (f, r) in files.iter().zip(read) {
         match r {
-            Ok((shingles, fp)) => docs.push((f.rel.clone(), shingles, fp)),
-            Err(why) => skipped.push((f.rel.clone(), why.to_string())),
+            Ok((shingles, fp)) => docs.push((f.doc.to_string(), shingles, fp)),
+            Err(why) => skipped.push((f.doc.to_string(), why.to_string())),
         }
     }
     let positives = labels.positive_pairs();

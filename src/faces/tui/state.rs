@@ -6,9 +6,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::engine::{EngineConfig, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::faces::tui::text::doc_path;
+use crate::pairing::library::{ClusterBy, ClusterMode};
 use crate::runtime::worker::protocol::{
     ClusterView, DiffKind, DiffView, MemberView, PairDetail, Progress, Snapshot, WatchState,
 };
@@ -229,7 +231,7 @@ pub struct ThresholdsState {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PairState {
     /// The pair asked for (A, B).
-    pub requested: Option<(String, String)>,
+    pub requested: Option<(DocPath, DocPath)>,
     /// Answers computed before this generation are stale.
     pub min_generation: u64,
     pub detail: Option<Arc<PairDetail>>,
@@ -239,7 +241,7 @@ pub struct PairState {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DiffState {
-    pub requested: Option<(String, String)>,
+    pub requested: Option<(DocPath, DocPath)>,
     pub min_generation: u64,
     pub view: Option<Arc<DiffView>>,
     /// First row shown (both sides scroll together).
@@ -303,9 +305,9 @@ pub struct AppState {
     pub last_event: Option<String>,
     pub log: VecDeque<LogLine>,
     /// Curator verdicts set or seen this session, by ordered pair.
-    pub verdicts: BTreeMap<(String, String), Option<PairVerdict>>,
-    /// Keep flags set this session and not yet in a snapshot.
-    pub keep_overrides: BTreeMap<String, bool>,
+    pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
+    /// Keeper marks set this session and not yet in a snapshot.
+    pub keeper_overrides: BTreeMap<DocPath, bool>,
     pub undo: Vec<UndoEntry>,
     pub elapsed: Duration,
     pub ticks: u64,
@@ -320,12 +322,8 @@ pub struct AppState {
 }
 
 /// A pair key independent of order.
-pub fn pair_key(a: &str, b: &str) -> (String, String) {
-    if a <= b {
-        (a.to_owned(), b.to_owned())
-    } else {
-        (b.to_owned(), a.to_owned())
-    }
+pub fn pair_key(a: &DocPath, b: &DocPath) -> (DocPath, DocPath) {
+    ordered_pair(a, b)
 }
 
 impl AppState {
@@ -372,7 +370,7 @@ impl AppState {
             last_event: None,
             log: VecDeque::new(),
             verdicts: BTreeMap::new(),
-            keep_overrides: BTreeMap::new(),
+            keeper_overrides: BTreeMap::new(),
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,
@@ -415,7 +413,7 @@ impl AppState {
         self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
     }
 
-    pub fn skipped(&self) -> &[(String, String)] {
+    pub fn skipped(&self) -> &[(DocPath, String)] {
         self.snapshot.as_deref().map_or(&[], |s| &s.skipped)
     }
 
@@ -431,7 +429,7 @@ impl AppState {
     /// The pair the cluster screen points at: the representative and the
     /// selected member (or the second member when the representative or
     /// the cluster itself is selected).
-    pub fn cluster_pair(&self) -> Option<(String, String)> {
+    pub fn cluster_pair(&self) -> Option<(DocPath, DocPath)> {
         let c = self.selected_cluster()?;
         let rep = c.members.first()?;
         let other = match self.focus {
@@ -442,7 +440,7 @@ impl AppState {
     }
 
     /// The pair a review action applies to on the current screen.
-    pub fn active_pair(&self) -> Option<(String, String)> {
+    pub fn active_pair(&self) -> Option<(DocPath, DocPath)> {
         match self.screen {
             Screen::Pair => self.pair.requested.clone(),
             Screen::Diff => self.diff.requested.clone(),
@@ -450,7 +448,7 @@ impl AppState {
         }
     }
 
-    /// The document a keep toggle applies to: the selected member (the
+    /// The document a keeper toggle applies to: the selected member (the
     /// representative when the cluster list has focus).
     pub fn active_document(&self) -> Option<&MemberView> {
         match self.focus {
@@ -459,13 +457,17 @@ impl AppState {
         }
     }
 
-    /// Whether `m` is kept, counting keeps not yet in a snapshot.
-    pub fn is_kept(&self, m: &MemberView) -> bool {
-        self.keep_overrides.get(&m.path).copied().unwrap_or(m.keep)
+    /// Whether `m` is its cluster's keeper, counting marks not yet in a
+    /// snapshot.
+    pub fn is_keeper(&self, m: &MemberView) -> bool {
+        self.keeper_overrides
+            .get(&m.path)
+            .copied()
+            .unwrap_or(m.keeper)
     }
 
     /// The curator's verdict on a pair, as far as this session knows.
-    pub fn verdict(&self, a: &str, b: &str) -> Option<PairVerdict> {
+    pub fn verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
         if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
             return *v;
         }
@@ -491,10 +493,10 @@ impl AppState {
                     || clusters[i]
                         .members
                         .iter()
-                        .any(|m| m.path.to_lowercase().contains(&needle))
+                        .any(|m| doc_path(&m.path).to_lowercase().contains(&needle))
             })
             .collect();
-        let key_path = |i: usize| clusters[i].members.first().map(|m| m.path.as_str());
+        let key_path = |i: usize| clusters[i].members.first().map(|m| &m.path);
         match self.sort {
             SortKey::Size => view.sort_by(|&x, &y| {
                 clusters[y]

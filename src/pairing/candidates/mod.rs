@@ -40,8 +40,7 @@ mod table;
 
 use table::Table;
 
-/// Dense document number inside one library.
-pub type DocId = u32;
+use crate::doc::DocId;
 
 /// How SimHash fingerprints are banded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 //!
 //! [`spawn`] starts it: it opens the index, starts the watcher (before the
 //! walk, so nothing slips between them), reconciles with the folder while
-//! sending [`Update::Progress`], publishes the first [`Snapshot`], and then
+//! sending [`Update::Progress`], publishes the first [`protocol::Snapshot`], and then
 //! loops. Each pass first drains everything pending (commands, watcher
 //! events, due retries) and coalesces it: fifty `SetThreshold`s are one
 //! re-cluster, a thousand file events are one parallel batch read, any
@@ -18,6 +18,7 @@
 pub mod detail;
 pub mod diff;
 pub mod protocol;
+pub mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -26,17 +27,18 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::winnow::Winnow;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex};
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
 pub use protocol::{Command, Update};
-use protocol::{DiffView, Progress, Snapshot, Stage, WatchState};
+use protocol::{DiffView, Progress, Stage, WatchState};
 
 /// How the worker is set up.
 #[derive(Debug, Clone)]
@@ -154,10 +156,10 @@ struct Batch {
     thresholds: BTreeMap<AlgorithmId, f64>,
     cluster_by: Option<ClusterBy>,
     mode: Option<ClusterMode>,
-    verdicts: Vec<(String, String, Option<PairVerdict>)>,
-    keeps: Vec<(String, bool)>,
-    pair: Option<(String, String)>,
-    diff: Option<(String, String, Duration)>,
+    verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
+    keepers: Vec<(DocPath, bool)>,
+    pair: Option<(DocPath, DocPath)>,
+    diff: Option<(DocPath, DocPath, Duration)>,
     states: Vec<WatchState>,
     errors: Vec<String>,
     quit: bool,
@@ -180,7 +182,7 @@ impl Batch {
                 Command::RequestPair { a, b } => self.pair = Some((a, b)),
                 Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
                 Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
-                Command::SetKeep { path, keep } => self.keeps.push((path, keep)),
+                Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -202,8 +204,8 @@ const MAX_RETRIES: u32 = 8;
 /// A diff request for the diff helper.
 struct DiffJob {
     generation: u64,
-    a: String,
-    b: String,
+    a: DocPath,
+    b: DocPath,
     path_a: PathBuf,
     path_b: PathBuf,
     deadline: Duration,
@@ -425,8 +427,8 @@ impl Worker {
                 Err(e) => self.send(Update::Error(format!("verdict on {a} and {b}: {e:#}"))),
             }
         }
-        for (path, keep) in batch.keeps {
-            match self.index.set_keep(&path, keep) {
+        for (path, keeper) in batch.keepers {
+            match self.index.set_keeper(&path, keeper) {
                 Ok(()) => changed = true,
                 Err(e) => self.send(Update::Error(format!("keep {path}: {e:#}"))),
             }
@@ -550,11 +552,11 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = Snapshot::build(&self.index, &self.spec, self.generation);
+        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 
-    fn request_pair(&mut self, a: String, b: String) {
+    fn request_pair(&mut self, a: DocPath, b: DocPath) {
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
@@ -600,8 +602,8 @@ impl Worker {
         let _ = self.pair_jobs.send(job);
     }
 
-    fn request_diff(&mut self, a: String, b: String, deadline: Duration) {
-        let hashes = |p: &str| -> HashSet<u32> {
+    fn request_diff(&mut self, a: DocPath, b: DocPath, deadline: Duration) {
+        let hashes = |p: &DocPath| -> HashSet<u32> {
             // Without fingerprints the diff shows no shared passages.
             self.index
                 .fingerprints(p)
@@ -692,7 +694,7 @@ fn spawn_diff_helper(winnow: Winnow, updates: Sender<Update>) -> Sender<DiffJob>
 
 fn diff_job(winnow: &Winnow, job: &DiffJob) -> Result<DiffView, String> {
     let deadline = Instant::now() + job.deadline;
-    let read = |path: &PathBuf, name: &str| {
+    let read = |path: &PathBuf, name: &DocPath| {
         read_text(path, DEFAULT_SIZE_CAP)
             .map(|d| d.text)
             .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))

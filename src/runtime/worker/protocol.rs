@@ -7,13 +7,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, Histograms, PairVerdict};
-use crate::runtime::index::FolderIndex;
+use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, Histograms};
 pub use crate::runtime::watch::WatchState;
 
 /// What a front end asks of the worker.
@@ -29,25 +28,35 @@ pub enum Command {
     SetMode(ClusterMode),
     /// Every algorithm's score for a pair, with exact measures and reasons.
     RequestPair {
-        a: String,
-        b: String,
+        /// One document.
+        a: DocPath,
+        /// The other.
+        b: DocPath,
     },
     /// A side-by-side diff of two documents, computed within `deadline`.
     RequestDiff {
-        a: String,
-        b: String,
+        /// The left side.
+        a: DocPath,
+        /// The right side.
+        b: DocPath,
+        /// How long the diff may take before a coarser one is sent.
         deadline: Duration,
     },
     /// A curator's verdict on a pair (`None` clears it).
     SetPairVerdict {
-        a: String,
-        b: String,
-        verdict: Option<PairVerdict>,
+        /// One document.
+        a: DocPath,
+        /// The other.
+        b: DocPath,
+        /// The decision, or `None` to clear it.
+        verdict: Option<CuratorVerdict>,
     },
-    /// Mark (or unmark) a document to keep.
-    SetKeep {
-        path: String,
-        keep: bool,
+    /// Mark (or unmark) a document as the one of its cluster to keep.
+    SetKeeper {
+        /// The document.
+        path: DocPath,
+        /// Mark (`true`) or unmark.
+        keeper: bool,
     },
     /// Walk the whole folder again.
     Rescan,
@@ -63,13 +72,17 @@ pub enum Update {
     Pair(Arc<PairDetail>),
     Diff(Arc<DiffView>),
     FileIndexed {
-        path: String,
+        /// The document.
+        path: DocPath,
     },
     FileRemoved {
-        path: String,
+        /// The document.
+        path: DocPath,
     },
     FileSkipped {
-        path: String,
+        /// The file.
+        path: DocPath,
+        /// Why, in words.
         reason: String,
     },
     Watch(WatchState),
@@ -131,13 +144,15 @@ pub struct Progress {
 /// One member of a cluster, scored against the representative.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemberView {
-    pub path: String,
+    /// The document.
+    pub path: DocPath,
     /// Scores against the representative (`None` for the representative,
     /// or a member linked only through another member).
     pub scores: Option<PairScores>,
     /// Algorithms whose threshold the member passes against the representative.
     pub passing: Vec<AlgorithmId>,
-    pub keep: bool,
+    /// The curator marked it as its cluster's keeper.
+    pub keeper: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,7 +177,7 @@ pub struct Snapshot {
     pub documents: usize,
     pub pairs: usize,
     /// Skipped files and why, by path.
-    pub skipped: Vec<(String, String)>,
+    pub skipped: Vec<(DocPath, String)>,
     /// Every kept pair's similarity (in [0, 1]) per algorithm, sorted
     /// ascending, for the thresholds histogram (shared between snapshots).
     pub histograms: Histograms,
@@ -170,71 +185,6 @@ pub struct Snapshot {
     pub floors: Thresholds,
     /// Documents whose SI candidates were capped.
     pub si_capped: usize,
-}
-
-impl Snapshot {
-    /// The snapshot of an index under `spec`.
-    pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Self {
-        let lib = index.library();
-        let clusters = lib
-            .clusters(spec)
-            .into_par_iter()
-            .map(|c| {
-                let rep = c.representative();
-                let members = c
-                    .members
-                    .iter()
-                    .filter_map(|&m| {
-                        let doc = lib.doc(m)?;
-                        let scores = (m != rep).then(|| lib.pair_from(rep, m)).flatten();
-                        let passing = scores
-                            .as_ref()
-                            .map(|s| {
-                                s.iter()
-                                    .filter(|(id, score)| score.passes(spec.thresholds.get(**id)))
-                                    .map(|(id, _)| *id)
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        Some(MemberView {
-                            path: doc.path.clone(),
-                            scores,
-                            passing,
-                            keep: lib.is_kept(&doc.path),
-                        })
-                    })
-                    .collect();
-                ClusterView {
-                    members,
-                    weakest: c.weakest.map(|(_, _, w)| w),
-                    agreeing: c.agreeing.clone(),
-                    disagreement: c.disagreement,
-                    newest: c
-                        .members
-                        .iter()
-                        .filter_map(|&m| lib.doc(m))
-                        .map(|d| d.seen)
-                        .max()
-                        .unwrap_or(0),
-                }
-            })
-            .collect();
-        Self {
-            generation,
-            spec: spec.clone(),
-            clusters,
-            documents: lib.len(),
-            pairs: lib.pair_count(),
-            skipped: index
-                .skipped()
-                .iter()
-                .map(|(p, r)| (p.clone(), r.clone()))
-                .collect(),
-            histograms: lib.histograms(),
-            floors: lib.config().floors.clone(),
-            si_capped: lib.si_capped(),
-        }
-    }
 }
 
 /// One algorithm's row in the pair detail table.
@@ -255,10 +205,10 @@ pub struct ScoreRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDetail {
     pub generation: u64,
-    pub a: String,
-    pub b: String,
+    pub a: DocPath,
+    pub b: DocPath,
     pub rows: Vec<ScoreRow>,
-    pub verdict: Option<PairVerdict>,
+    pub verdict: Option<CuratorVerdict>,
     /// Share of A's shingles in B and of B's in A.
     pub a_in_b: f64,
     pub b_in_a: f64,
@@ -291,8 +241,8 @@ pub enum DiffKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffView {
     pub generation: u64,
-    pub a: String,
-    pub b: String,
+    pub a: DocPath,
+    pub b: DocPath,
     pub rows: Vec<DiffRow>,
     /// Share of lines equal on both sides, in [0, 1].
     pub equal: f64,

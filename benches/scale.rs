@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::Snapshot;
 use doppel::runtime::worker::snapshot;

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::EngineConfig;
-use doppel::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+use doppel::pairing::cluster::{ClusterBy, ClusterMode};
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{list_files_with, IgnoreRules};
 use doppel::runtime::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
 

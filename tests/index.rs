@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 
 fn open(f: &Fixture) -> FolderIndex {

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use common::{doppel, stdout_of};
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{AlgorithmsConfig, Thresholds};
-use doppel::pairing::library::ClusterMode;
+use doppel::pairing::cluster::ClusterMode;
 use doppel::runtime::config::{threshold_range, ClusterSettings, WatchSettings};
 use doppel::runtime::worker::protocol::jsonl_event;
 

@@ -23,7 +23,8 @@ use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
 use doppel::faces::tui::{render, update};
-use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{
     ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::pairing::library::ClusterBy;
+use doppel::pairing::cluster::ClusterBy;
 use doppel::runtime::worker::protocol::{DiffKind, Snapshot};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 

@@ -13,7 +13,7 @@ use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
-use crate::pairing::library::{ClusterBy, ClusterMode};
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::scan::ScanReport;
 
 /// Version of the JSON output format.

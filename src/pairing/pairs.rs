@@ -163,9 +163,7 @@ pub struct Judge {
     thresholds: [f64; N],
     lower_is_closer: [bool; N],
     voters: AlgorithmSet,
-    votes_needed: usize,
-    containment: f64,
-    min_shingles: usize,
+    fusion: FusionRule,
 }
 
 impl Judge {
@@ -174,9 +172,7 @@ impl Judge {
             thresholds: AlgorithmId::ALL.map(|id| thresholds.get(id)),
             lower_is_closer: AlgorithmId::ALL.map(|id| id.unit() == Unit::HammingBits),
             voters: fusion.voters.iter().copied().collect(),
-            votes_needed: fusion.votes_needed,
-            containment: fusion.containment,
-            min_shingles: fusion.min_shingles,
+            fusion: fusion.clone(),
         }
     }
 
@@ -195,9 +191,11 @@ impl Judge {
 
     /// The `fusion` verdict for a row whose passing set is `passing`.
     pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
-        passing.intersection(self.voters).len() >= self.votes_needed
-            || (row.containment().is_some_and(|c| c >= self.containment)
-                && row.smaller_shingles as usize >= self.min_shingles)
+        self.fusion.decides(
+            passing.intersection(self.voters).len(),
+            row.containment(),
+            row.smaller_shingles as usize,
+        )
     }
 }
 

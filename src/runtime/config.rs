@@ -32,7 +32,8 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::pairing::library::LibraryConfig;
 
 /// The built-in configuration file: every setting with its default and what
 /// it does (`doppel config --print-defaults`).
@@ -160,7 +161,7 @@ pub fn mode_name(mode: ClusterMode) -> &'static str {
 mod cluster_by_name {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
-    use crate::pairing::library::ClusterBy;
+    use crate::pairing::cluster::ClusterBy;
 
     pub fn serialize<S: Serializer>(by: &ClusterBy, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::cluster_by_name(*by))

@@ -1,5 +1,5 @@
 //! A one-shot scan of a folder: read and fingerprint every file (in
-//! parallel), build a [`Library`] (candidate index + verified pairs), and
+//! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
 use std::path::Path;
@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use crate::doc::{DocId, DocPath};
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
-use crate::pairing::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
+use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
+use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
 use crate::runtime::store::DocStatus;
@@ -260,8 +261,10 @@ pub fn scan_folder_with(
         encoding: None,
         skipped: Some(skip),
     }));
+    // One batch into an empty library: no document was added before, so
+    // no fingerprints are read back.
     let mut library = Library::new(engine, config);
-    library.extend(engine, indexed);
+    let Ok(()) = library.extend(engine, indexed, &NoPrints);
     let clusters = library.clusters(&spec);
     ScanReport {
         docs,

@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use doppel::pairing::library::{ClusterSpec, Library};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::Library;
 
 /// Copy a folder tree (files and subfolders).
 pub fn copy_dir(from: &Path, to: &Path) {

@@ -149,6 +149,25 @@ pub fn term_weights(terms: &[u64], weights: &dyn TermWeights) -> Vec<u32> {
     terms.iter().map(|&t| quantize(weights.idf(t))).collect()
 }
 
+/// The SimHash family (`simhash`, `simhash-shingle`, `simhash-lexicons`):
+/// a fingerprint of a term stream with each term's weight. Each member's
+/// [`Algorithm::fingerprint`] is [`WeightedTerms::of_analysis`], written
+/// here once.
+pub trait WeightedTerms {
+    /// The fingerprint the member makes.
+    type Output;
+
+    /// The fingerprint of `terms`, each occurrence weighing its `idf`
+    /// ([`term_weights`]).
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> Self::Output;
+
+    /// The fingerprint of an analysed document: each occurrence of a term
+    /// adds its IDF, so a term's total weight is tf × idf.
+    fn of_analysis(&self, doc: &Analysis, weights: &dyn TermWeights) -> Self::Output {
+        self.of_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+    }
+}
+
 /// Hamming-distance score of two optional fingerprints.
 pub fn hamming_score(a: Option<u64>, b: Option<u64>, bits: u32) -> Score {
     match (a, b) {
@@ -171,10 +190,12 @@ impl Simhash {
     }
 }
 
-impl Simhash {
+impl WeightedTerms for Simhash {
+    type Output = SimhashFingerprint;
+
     /// The fingerprint of a term stream with its per-term weights
     /// ([`term_weights`]).
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let key = rehash_key(self.config.seed);
         let hashes: Vec<u64> = terms.iter().map(|&t| rehash_keyed(t, key)).collect();
         weighted_fingerprint(&hashes, idf, self.config.bits)
@@ -185,10 +206,8 @@ impl Algorithm for Simhash {
     type Fingerprint = SimhashFingerprint;
     const ID: AlgorithmId = AlgorithmId::Simhash;
 
-    /// Each occurrence of a term adds its IDF, so a term's total weight is
-    /// tf × idf.
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::simhash::term_weights;
+use super::simhash::WeightedTerms;
 use super::simhash_shingle::{shingle_simhash, SimhashShingleConfig};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
@@ -128,12 +128,16 @@ impl SimhashLexicons {
     }
 }
 
-impl SimhashLexicons {
-    /// One shingle SimHash per lexicon of a weighted term stream.
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashLexiconsFingerprint {
-        self.from_weighted_terms_and_full(terms, idf, None)
-    }
+impl WeightedTerms for SimhashLexicons {
+    type Output = SimhashLexiconsFingerprint;
 
+    /// One shingle SimHash per lexicon of a weighted term stream.
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashLexiconsFingerprint {
+        self.of_weighted_terms_and_full(terms, idf, None)
+    }
+}
+
+impl SimhashLexicons {
     /// Whether lexicon 0 (the full vocabulary) of this configuration is the
     /// `simhash-shingle` fingerprint of `shingle`'s.
     pub fn full_lexicon_is(&self, shingle: &SimhashShingleConfig) -> bool {
@@ -141,9 +145,9 @@ impl SimhashLexicons {
         (c.k, c.bits, c.seed) == (shingle.k, shingle.bits, shingle.seed)
     }
 
-    /// [`SimhashLexicons::from_weighted_terms`], with lexicon 0 given when
+    /// [`WeightedTerms::of_weighted_terms`], with lexicon 0 given when
     /// it is already known ([`SimhashLexicons::full_lexicon_is`]).
-    pub fn from_weighted_terms_and_full(
+    pub fn of_weighted_terms_and_full(
         &self,
         terms: &[u64],
         idf: &[u32],
@@ -180,7 +184,7 @@ impl Algorithm for SimhashLexicons {
     const ID: AlgorithmId = AlgorithmId::SimhashLexicons;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashLexiconsFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashLexiconsFingerprint, b: &SimhashLexiconsFingerprint) -> Score {

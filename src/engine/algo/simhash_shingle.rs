@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::simhash::{
-    hamming_score, term_weights, weighted_fingerprint, SimhashFingerprint, MAX_FEATURE_WEIGHT,
+    hamming_score, weighted_fingerprint, SimhashFingerprint, WeightedTerms, MAX_FEATURE_WEIGHT,
 };
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
@@ -73,8 +73,10 @@ impl SimhashShingle {
     }
 }
 
-impl SimhashShingle {
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+impl WeightedTerms for SimhashShingle {
+    type Output = SimhashFingerprint;
+
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let c = &self.config;
         shingle_simhash(terms, idf, c.k, c.bits, c.seed)
     }
@@ -85,7 +87,7 @@ impl Algorithm for SimhashShingle {
     const ID: AlgorithmId = AlgorithmId::SimhashShingle;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

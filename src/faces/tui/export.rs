@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
-use crate::pairing::library::ClusterMode;
+use crate::pairing::cluster::ClusterMode;
 use crate::runtime::worker::protocol::{cluster_by_label, Snapshot};
 
 /// Verdicts known to the UI, by ordered pair.

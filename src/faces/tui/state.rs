@@ -10,7 +10,7 @@ use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::engine::{EngineConfig, Thresholds};
 use crate::faces::tui::text::doc_path;
-use crate::pairing::library::{ClusterBy, ClusterMode};
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::worker::protocol::{
     ClusterView, DiffKind, DiffView, MemberView, PairDetail, Progress, Snapshot, WatchState,
 };

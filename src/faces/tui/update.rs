@@ -16,7 +16,7 @@ use super::state::{
 };
 use super::text::doc_path;
 use crate::doc::{CuratorVerdict, DocPath};
-use crate::pairing::library::ClusterBy;
+use crate::pairing::cluster::ClusterBy;
 use crate::runtime::worker::protocol::{cluster_by_label, Snapshot, Stage, WatchState, MODES};
 use crate::runtime::worker::{Command, Update};
 

@@ -215,9 +215,9 @@ fn si_index(f: &Fingerprints) -> Option<u64> {
     f.si.as_ref().and_then(|si| si.index())
 }
 
-/// The candidate index over every algorithm.
+/// The candidate tables of every algorithm.
 #[derive(Debug, Clone)]
-pub struct CandidateIndex {
+pub struct CandidateTables {
     config: CandidateConfig,
     minhash_bands: (usize, usize),
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
@@ -225,7 +225,7 @@ pub struct CandidateIndex {
     /// Restored documents' slots not yet filed in `tables`: a reopened
     /// index that no change reaches never needs the tables, so they are
     /// filled when something first files or removes a document
-    /// ([`CandidateIndex::fill_restored`]).
+    /// ([`CandidateTables::fill_restored`]).
     unfiled: Option<Restore>,
     si: BTreeSet<(u64, DocId)>,
     /// Per document (by id): how many keys it has in the shingle and
@@ -240,9 +240,9 @@ pub struct KeyCounts {
     pub winnow: u32,
 }
 
-/// One document's entries in the candidate index: the slot of each of its
+/// One document's entries in the candidate tables: the slot of each of its
 /// keys (sorted) and how many are in the two inverted indexes. Derived from its full
-/// fingerprints ([`CandidateIndex::doc_keys`]); stored beside them, so a
+/// fingerprints ([`CandidateTables::doc_keys`]); stored beside them, so a
 /// reopened index files its documents again without reading those.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocKeys {
@@ -252,7 +252,7 @@ pub struct DocKeys {
 }
 
 /// Documents being restored from their stored entries ([`DocKeys`]),
-/// gathered to be filed by [`CandidateIndex::file_restored`]: their slots
+/// gathered to be filed by [`CandidateTables::file_restored`]: their slots
 /// in one arena per group of the table's shards, 4 bytes a key, each freed
 /// once its shards are filled.
 #[derive(Debug, Clone, Default)]
@@ -348,7 +348,7 @@ impl Proposal {
 /// Proposed candidates: document → why.
 pub type Candidates = HashKeyed32<Proposal>;
 
-impl CandidateIndex {
+impl CandidateTables {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
     /// `bits` gives each SimHash algorithm's fingerprint size.
     pub fn new(
@@ -495,7 +495,7 @@ impl CandidateIndex {
         }
     }
 
-    /// [`CandidateIndex::insert`] of many documents: their keys are derived
+    /// [`CandidateTables::insert`] of many documents: their keys are derived
     /// in parallel a chunk at a time, then all are filed in one batch.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
         self.fill_restored();

@@ -17,7 +17,7 @@ use std::fmt::Display;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::{AlgorithmsConfig, Thresholds};
-use crate::pairing::library::ClusterBy;
+use crate::pairing::cluster::ClusterBy;
 
 use super::Config;
 

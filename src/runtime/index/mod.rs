@@ -235,7 +235,7 @@ impl FolderIndex {
             config_hash: (!stale).then(|| config_hash.clone()),
             rewrite: None,
         };
-        let mut library = Library::new_external(&engine, library_config.clone());
+        let mut library = Library::new(&engine, library_config.clone());
         let mut skipped = BTreeMap::new();
         let mut stored = BTreeMap::new();
         let mut indexed: Vec<StoredDoc> = Vec::new();
@@ -266,7 +266,7 @@ impl FolderIndex {
         if !restored {
             // Verified again a chunk at a time, each against the documents
             // before it (read back from the store).
-            library = Library::new_external(&engine, library_config);
+            library = Library::new(&engine, library_config);
             for chunk in indexed.chunks(LOAD_CHUNK) {
                 let paths: Vec<&DocPath> = chunk.iter().map(|(_, doc, _)| doc).collect();
                 let mut docs = Vec::with_capacity(chunk.len());
@@ -279,7 +279,7 @@ impl FolderIndex {
                         }
                     }
                 }
-                library.extend_with(&engine, docs, &store)?;
+                library.extend(&engine, docs, &store)?;
             }
             writes.rewrite = Some(Rewrite {
                 pairs_hash,
@@ -443,8 +443,8 @@ impl FolderIndex {
     /// was moved below one). Only the in-memory pairs change; the floors are
     /// back to the configured ones on the next open.
     pub fn regather(&mut self, floors: Thresholds) -> Result<()> {
-        self.library
-            .regather_with(&self.engine, floors, &self.store)
+        self.library.regather(&self.engine, floors, &self.store)?;
+        Ok(())
     }
 
     /// The file a document is (absolute).
@@ -487,7 +487,7 @@ impl FolderIndex {
     }
 }
 
-/// Documents verified again per [`Library::extend_with`] call when stored
+/// Documents verified again per [`Library::extend`] call when stored
 /// pairs cannot be used: bounds the full fingerprints held at once.
 const LOAD_CHUNK: usize = 4096;
 

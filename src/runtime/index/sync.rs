@@ -319,8 +319,7 @@ impl FolderIndex {
         // them are written with their own document.
         let mut unwritten: HashSet<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
         if !arriving.is_empty() {
-            self.library
-                .extend_with(&self.engine, arriving, &self.store)?;
+            self.library.extend(&self.engine, arriving, &self.store)?;
         }
         let mut changes = Vec::new();
         for item in items {
@@ -354,7 +353,7 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove_with(&doc, &self.store)?;
+                    self.library.remove(&doc, &self.store)?;
                     self.skipped.insert(doc.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),
@@ -380,7 +379,7 @@ impl FolderIndex {
 
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
-        self.library.remove_with(doc, &self.store)?;
+        self.library.remove(doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
         self.stored.remove(doc);

@@ -524,8 +524,10 @@ fn upsert_in(
 }
 
 impl PrintSource for Store {
+    type Error = StoreError;
+
     /// The stored fingerprints ([`Store::fingerprints_at`]).
-    fn full_prints(&self, paths: &[&DocPath]) -> anyhow::Result<Vec<Option<Fingerprints>>> {
-        Ok(self.fingerprints_at(paths)?)
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
+        self.fingerprints_at(paths)
     }
 }

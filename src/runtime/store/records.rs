@@ -63,7 +63,7 @@ pub struct DocRecord {
 }
 
 /// What a library keeps in memory of one document: its hot fingerprints
-/// and its entries in the candidate index. Stored beside the full
+/// and its entries in the candidate tables. Stored beside the full
 /// fingerprints so that reopening an index reads neither them nor derives
 /// keys; valid while the stored pairs are (see
 /// [`super::Store::pairs_hash`]).

@@ -9,7 +9,8 @@ use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::measure::{exact_measures, ExactMeasures};
 use crate::engine::{verdict, Engine, Fingerprints};
 use crate::pairing::candidates::optimal_bands;
-use crate::pairing::library::{ClusterSpec, LibraryConfig};
+use crate::pairing::cluster::ClusterSpec;
+use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 
 use super::protocol::{PairDetail, ScoreRow};
@@ -31,7 +32,7 @@ pub(crate) struct PairJob {
     pub verdict: Option<CuratorVerdict>,
 }
 
-/// The MinHash LSH (bands, rows) the candidate index uses under `library`.
+/// The MinHash LSH (bands, rows) the candidate tables use under `library`.
 pub(crate) fn minhash_bands(library: &LibraryConfig, num_perm: usize) -> (usize, usize) {
     let c = &library.candidates;
     c.minhash_bands.unwrap_or_else(|| {

@@ -12,7 +12,8 @@ use serde::Serialize;
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, Histograms};
+use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use crate::pairing::library::Histograms;
 pub use crate::runtime::watch::WatchState;
 
 /// What a front end asks of the worker.

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use super::protocol::{ClusterView, MemberView, Snapshot};
-use crate::pairing::library::ClusterSpec;
+use crate::pairing::cluster::ClusterSpec;
 use crate::runtime::index::FolderIndex;
 
 /// The snapshot of an index under `spec`, for `generation`.

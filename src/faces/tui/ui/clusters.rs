@@ -8,7 +8,7 @@ use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score, t
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{AppState, Focus};
 use crate::faces::tui::text;
-use crate::pairing::library::ClusterBy;
+use crate::pairing::cluster::ClusterBy;
 use crate::runtime::worker::protocol::{cluster_by_label, ClusterView, MemberView, Stage};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {

@@ -24,6 +24,7 @@ use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
+mod cli;
 mod usage;
 
 #[derive(Parser)]
@@ -39,6 +40,12 @@ struct Cli {
     /// if it exists); see `doppel config --print-defaults`.
     #[arg(long, global = true, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Append a log of what the index and the worker do to this file
+    /// (filter with DOPPEL_LOG, e.g. `doppel=debug`; default `doppel=info`).
+    /// Without it, DOPPEL_LOG alone logs to standard error (not under the
+    /// terminal UI). Off by default.
+    #[arg(long, global = true, value_name = "FILE")]
+    log: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
     /// Folder to review (default: the current folder).
@@ -357,6 +364,11 @@ fn main() -> ExitCode {
             usage_error(ErrorKind::InvalidSubcommand, message);
         }
     }
+    let under_tui = cli.command.is_none() && std::io::stdout().is_terminal();
+    if let Err(err) = cli::log::init(cli.log.as_deref(), under_tui) {
+        eprintln!("doppel: {err:#}");
+        return ExitCode::FAILURE;
+    }
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`doppel scan … | head`) is not an
@@ -520,7 +532,7 @@ fn settings(config: &Config) -> (EngineConfig, LibraryConfig, ClusterBy, Cluster
 fn index_path(config: &Config, flag: Option<&PathBuf>, root: &Path) -> Result<Option<PathBuf>> {
     match flag {
         Some(path) => Ok(Some(path.clone())),
-        None => config.index_path(root),
+        None => Ok(config.index_path(root)?),
     }
 }
 
@@ -590,7 +602,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
             doppel::runtime::worker::Command::SetClusterBy(by),
             doppel::runtime::worker::Command::SetMode(mode),
         ];
-        return doppel::faces::tui::run_with(worker, &initial);
+        return Ok(doppel::faces::tui::run_with(worker, &initial)?);
     }
     scan(config, dir, Format::Text, options)
 }
@@ -829,12 +841,14 @@ fn watch_jsonl(config: &Config, dir: &Path, index: Option<PathBuf>, until_eof: b
                 value["event"] = json!(event::WATCH);
                 Some(value)
             }
-            Update::Error(message) => {
+            Update::Error(error) => {
                 if !started && failed.is_none() {
-                    failed = Some(message.clone());
+                    failed = Some(error.message.clone());
                 }
-                Some(json!({"event": event::ERROR, "message": message}))
+                Some(json!({"event": event::ERROR, "kind": error.kind.as_str(),
+                            "message": error.message}))
             }
+            Update::Warning(message) => Some(json!({"event": event::WARNING, "message": message})),
             Update::Pair(_) | Update::Diff(_) => None,
             Update::Stopped => {
                 print(json!({"event": event::STOPPED}))?;

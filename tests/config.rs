@@ -15,7 +15,7 @@ use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{list_files_with, IgnoreRules};
 use doppel::runtime::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
 
-fn parse(text: &str) -> anyhow::Result<Config> {
+fn parse(text: &str) -> Result<Config, doppel::runtime::config::ConfigError> {
     Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
 }
 

@@ -29,7 +29,7 @@ fn flags_in(text: &str) -> BTreeSet<String> {
 }
 
 /// The flags every command takes, which README states once in words.
-const GLOBAL: [&str; 3] = ["config", "help", "version"];
+const GLOBAL: [&str; 4] = ["config", "log", "help", "version"];
 
 /// README's Usage block: each command ("" for `doppel [DIR]`) with the
 /// flags its lines name (comments left out).

@@ -27,8 +27,8 @@ use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{
-    ClusterView, DiffKind, DiffRow, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot,
-    Stage, WatchState,
+    ClusterView, DiffKind, DiffRow, DiffView, ErrorKind, MemberView, PairDetail, Progress,
+    ScoreRow, Snapshot, Stage, WatchState, WorkerError,
 };
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
 use ratatui::backend::TestBackend;
@@ -672,7 +672,13 @@ fn hostile_states(w: u16, h: u16) -> Vec<AppState> {
         }),
     );
     for n in hostile_names() {
-        feed(&mut base, Update::Error(format!("error about {n}")));
+        feed(
+            &mut base,
+            Update::Error(WorkerError::new(
+                ErrorKind::Index,
+                format!("error about {n}"),
+            )),
+        );
     }
     let (a, b) = (
         snap.clusters[0].members[0].path.clone(),

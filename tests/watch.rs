@@ -131,9 +131,9 @@ impl Harness {
             }
             Update::Snapshot(s) => log.snapshot = Some(s),
             Update::Watch(state) => log.states.push(state),
-            Update::Error(message) => {
-                eprintln!("worker error: {message}");
-                log.errors.push(message);
+            Update::Error(error) => {
+                eprintln!("worker error: {error}");
+                log.errors.push(error.message);
             }
             _ => {}
         }

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::pairing::cluster::ClusterBy;
-use doppel::runtime::worker::protocol::{DiffKind, Snapshot};
+use doppel::runtime::worker::protocol::{DiffKind, ErrorKind, Snapshot};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
@@ -396,10 +396,11 @@ fn a_missing_folder_reports_an_error_and_stops() {
     config.index_path = Some(dir.path().join("index.sqlite"));
     let worker = spawn(config);
     let message = wait_for(&worker, "an error", |u| match u {
-        Update::Error(m) => Some(m.clone()),
+        Update::Error(e) => Some(e.clone()),
         _ => None,
     });
-    assert!(message.contains("nowhere"), "{message}");
+    assert_eq!(message.kind, ErrorKind::Index, "{message}");
+    assert!(message.message.contains("nowhere"), "{message}");
     wait_for(&worker, "Stopped", |u| {
         matches!(u, Update::Stopped).then_some(())
     });

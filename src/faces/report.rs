@@ -16,6 +16,32 @@ use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdi
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::scan::ScanReport;
 
+/// Why a report could not be written (in memory, so only a value that
+/// does not serialize).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The JSON encoder failed.
+    #[error("cannot write the report as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The CSV writer failed.
+    #[error("cannot write the report as CSV: {0}")]
+    Csv(#[from] csv::Error),
+}
+
+impl<W> From<csv::IntoInnerError<W>> for ReportError {
+    fn from(e: csv::IntoInnerError<W>) -> Self {
+        ReportError::Csv(csv::Error::from(e.into_error()))
+    }
+}
+
+/// A rendering's result.
+pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+/// CSV bytes as text (every field written is a `str`).
+fn csv_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+}
+
 /// Version of the JSON output format.
 pub const JSON_FORMAT_VERSION: u32 = 1;
 
@@ -239,7 +265,7 @@ fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
 }
 
 /// The scan as JSON (format version [`JSON_FORMAT_VERSION`]).
-pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::Result<String> {
+pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<String> {
     let thresholds: Map<String, Value> = AlgorithmId::ALL
         .iter()
         .filter(|id| config.enabled.contains(id))
@@ -375,7 +401,7 @@ impl<'a> ClusterIds<'a> {
 /// The pairs as CSV: a, b, the id of the cluster holding both (empty if
 /// none), every algorithm's score (empty where a side has no fingerprint),
 /// the containment, and the algorithms whose threshold the pair passes.
-pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
+pub fn csv(report: &ScanReport) -> Result<String> {
     let clusters = report.cluster_paths();
     let ids = ClusterIds::new(&clusters);
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -401,7 +427,7 @@ pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
             ]);
         out.write_record(record)?;
     }
-    Ok(String::from_utf8(out.into_inner()?)?)
+    Ok(csv_text(out.into_inner()?))
 }
 
 /// Every algorithm's score for one pair, as a table.
@@ -458,7 +484,7 @@ pub fn compare_json(
     verdict: &Verdict,
     exact: &ExactMeasures,
     _engine: &Engine,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let value = json!({
         "doppel": env!("CARGO_PKG_VERSION"),
         "format": JSON_FORMAT_VERSION,
@@ -493,7 +519,7 @@ pub fn compare_csv(
     verdict: &Verdict,
     exact: &ExactMeasures,
     engine: &Engine,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let config = engine.config();
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -541,5 +567,5 @@ pub fn compare_csv(
         fusion.min_agree.max(1).to_string(),
         yes_no(verdict.fusion),
     ])?;
-    Ok(String::from_utf8(out.into_inner()?)?)
+    Ok(csv_text(out.into_inner()?))
 }

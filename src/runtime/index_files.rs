@@ -12,11 +12,46 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result};
 use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
 use crate::runtime::store::{index_file_name, Store, StoreError};
+
+/// Why the index folder's files could not be listed or removed.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexFilesError {
+    /// A file-system operation failed.
+    #[error("cannot {what} {}: {error}", path.display())]
+    Io {
+        /// What was being done ("list", "stat", "remove", "resolve").
+        what: &'static str,
+        /// On what.
+        path: PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// An index could not be read or locked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The listing does not serialize.
+    #[error("cannot write the list as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// A result of this module.
+pub type Result<T, E = IndexFilesError> = std::result::Result<T, E>;
+
+/// The [`IndexFilesError::Io`] of `what` on `path`.
+fn io<'a>(
+    what: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> IndexFilesError + 'a {
+    move |error| IndexFilesError::Io {
+        what,
+        path: path.to_path_buf(),
+        error,
+    }
+}
 
 /// The SQLite files that belong to an index file, beside it.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
@@ -92,11 +127,11 @@ pub fn list(dir: &Path) -> Result<Vec<IndexFile>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot list {}", dir.display())),
+        Err(e) => return Err(io("list", dir)(e)),
     };
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let entry = entry.map_err(io("list", dir))?;
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());
         if is_file && entry.file_name().to_str().is_some_and(is_index_name) {
             found.push(inspect(&entry.path())?);
@@ -112,8 +147,7 @@ fn on_disk(file: &Path) -> Result<(u64, Option<SystemTime>)> {
     let mut bytes = 0;
     let mut written = None;
     for f in files_of(file) {
-        let meta =
-            fs::symlink_metadata(&f).with_context(|| format!("cannot stat {}", f.display()))?;
+        let meta = fs::symlink_metadata(&f).map_err(io("stat", &f))?;
         bytes += meta.len();
         written = written.max(meta.modified().ok());
     }
@@ -154,7 +188,7 @@ pub fn inspect(file: &Path) -> Result<IndexFile> {
 pub fn folder_key(dir: &Path) -> Result<PathBuf> {
     dir.canonicalize()
         .or_else(|_| std::path::absolute(dir))
-        .with_context(|| format!("cannot resolve {}", dir.display()))
+        .map_err(io("resolve", dir))
 }
 
 /// Whether `index` is the index of `folder` (from [`folder_key`]): it
@@ -233,7 +267,7 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
             match fs::remove_file(&f) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e).with_context(|| format!("cannot remove {}", f.display())),
+                Err(e) => return Err(io("remove", &f)(e)),
             }
         }
     }

@@ -13,7 +13,7 @@ use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
-use crate::runtime::store::DocStatus;
+use crate::runtime::store::{DocStatus, StoreError};
 
 /// One file of the scanned folder.
 #[derive(Debug, Clone)]
@@ -113,7 +113,7 @@ impl ScanReport {
 impl ScanReport {
     /// The report of a persistent index (after [`FolderIndex::reconcile`]),
     /// which it closes.
-    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
+    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> Result<Self, StoreError> {
         let mut docs: Vec<ScannedDoc> = index
             .store()
             .listing()?

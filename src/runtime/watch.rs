@@ -120,8 +120,11 @@ pub enum WatchEvent {
     Rescan,
     /// How the folder is being followed now.
     State(WatchState),
-    /// A problem worth showing (an unreadable folder, an event error).
+    /// A problem worth showing (an event error).
     Error(String),
+    /// Following the folder less well than asked (polling instead of
+    /// watching, an unreadable folder), not a failure.
+    Warning(String),
 }
 
 /// The watcher thread; dropping it stops the thread.
@@ -384,7 +387,7 @@ impl Core {
                         self.pause();
                         return;
                     }
-                    self.emit(WatchEvent::Error(format!(
+                    self.emit(WatchEvent::Warning(format!(
                         "cannot watch {}: {e}; polling instead",
                         root.display()
                     )));
@@ -414,7 +417,7 @@ impl Core {
                 if !root.is_dir() {
                     self.pause();
                 } else {
-                    self.emit(WatchEvent::Error(format!(
+                    self.emit(WatchEvent::Warning(format!(
                         "cannot poll {}: {e}; relying on periodic rescans",
                         root.display()
                     )));
@@ -590,7 +593,9 @@ impl Core {
                 Err(e) => {
                     if dir.exists() {
                         let rel = relative(&self.config.root, &dir);
-                        self.emit(WatchEvent::Error(format!("cannot read folder {rel}: {e}")));
+                        self.emit(WatchEvent::Warning(format!(
+                            "cannot read folder {rel}: {e}"
+                        )));
                     }
                     continue;
                 }

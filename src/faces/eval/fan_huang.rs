@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{ensure, Result};
+use super::error::{ensure, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 

@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use super::error::{bail, ensure, io, EvalError, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -163,7 +163,7 @@ impl TruthReport {
         for row in &self.rows {
             out.serialize(row)?;
         }
-        Ok(String::from_utf8(out.into_inner()?)?)
+        Ok(String::from_utf8(out.into_inner()?).expect("CSV of UTF-8 fields is UTF-8"))
     }
 
     pub fn to_text(&self) -> String {
@@ -234,21 +234,17 @@ impl TruthReport {
 /// its configured threshold, and `fusion`, judged pairwise against the
 /// duplicate pairs of `truth_file` (see [`Truth`]).
 pub fn truth(dir: &Path, truth_file: &Path, engine: &Engine) -> Result<TruthReport> {
-    let text = std::fs::read_to_string(truth_file)
-        .with_context(|| format!("cannot read {}", truth_file.display()))?;
-    let labels: Truth = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a truth file ({{\"groups\": [[path, ...], ...], \
-             \"containment\": [[part, whole], ...], \"distinct\": [[path, path], ...]}})",
-            truth_file.display()
-        )
+    let text = std::fs::read_to_string(truth_file).map_err(io("read", truth_file))?;
+    let labels: Truth = serde_json::from_str(&text).map_err(|error| EvalError::NotTruth {
+        path: truth_file.to_path_buf(),
+        error,
     })?;
     truth_with(dir, &labels, engine)
 }
 
 /// [`truth`] with the labels already parsed.
 pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthReport> {
-    anyhow::ensure!(dir.is_dir(), "{} is not a folder", dir.display());
+    ensure!(dir.is_dir(), "{} is not a folder", dir.display());
     let (files, problems) = list_files(dir);
     let weights = engine.reference_weights();
     let shingle = &engine.config().algorithms.shingle;
@@ -279,7 +275,7 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
     let distinct: BTreeSet<(String, String)> =
         labels.distinct.iter().map(|(a, b)| ordered(a, b)).collect();
     if let Some((a, b)) = distinct.intersection(&positives).next() {
-        anyhow::bail!("the truth lists {a} and {b} both as duplicates and as distinct");
+        bail!("the truth lists {a} and {b} both as duplicates and as distinct");
     }
     let group_pairs = labels.group_pairs();
     let names: BTreeSet<&str> = docs.iter().map(|d| d.0.as_str()).collect();

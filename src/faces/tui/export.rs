@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use super::error::{io, Result, TuiError};
 use serde_json::{json, Map, Value};
 
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
@@ -209,18 +209,21 @@ pub fn resolve(input: &str, cwd: &Path, root: &Path) -> Result<PathBuf> {
         cwd.join(expanded)
     };
     let Some(name) = full.file_name().map(|n| n.to_owned()) else {
-        bail!("{} needs a file name prefix", full.display());
+        return Err(TuiError::Export(format!(
+            "{} needs a file name prefix",
+            full.display()
+        )));
     };
     let dir = full.parent().unwrap_or(Path::new("/"));
     let dir = dir
         .canonicalize()
-        .with_context(|| format!("folder {} does not exist", dir.display()))?;
+        .map_err(|e| TuiError::Export(format!("folder {} does not exist: {e}", dir.display())))?;
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     if dir.starts_with(&root) {
-        bail!(
+        return Err(TuiError::Export(format!(
             "{} is inside the watched folder; doppel never writes there",
             dir.display()
-        );
+        )));
     }
     Ok(dir.join(name))
 }
@@ -248,10 +251,10 @@ fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp-{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
+    std::fs::write(&tmp, contents).map_err(io(format!("write {}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|error| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot rename into {}", path.display())
+        io(format!("rename into {}", path.display()))(error)
     })
 }
 

@@ -860,8 +860,9 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
         Update::Error(e) => {
             // A refused spec change would otherwise look pending forever.
             state.thresholds.awaiting = false;
-            state.event(Level::Error, e);
+            state.event(Level::Error, e.message);
         }
+        Update::Warning(message) => state.event(Level::Warn, message),
         Update::Stopped => {
             state.worker_running = false;
             if !state.quit {

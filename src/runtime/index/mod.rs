@@ -24,12 +24,13 @@
 //! the store, the changes reported and the curator's verdicts. Opening is
 //! here; keeping the index equal to the folder is in `sync`.
 
+mod error;
 mod sync;
+
+pub use error::{IndexError, Result};
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-
-use anyhow::{Context, Result};
 
 use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::{Engine, Fingerprints, Thresholds};
@@ -171,16 +172,20 @@ impl FolderIndex {
     /// Open (or create) the index of `root`, at `index_path` or the platform
     /// default outside the folder, and load it into memory. Reads no file of
     /// the folder.
+    #[tracing::instrument(level = "info", name = "index.open", skip_all, fields(root = %root.display()))]
     pub fn open(
         root: &Path,
         engine: Engine,
         library_config: LibraryConfig,
         index_path: Option<&Path>,
     ) -> Result<(Self, OpenReport)> {
-        let root = root
-            .canonicalize()
-            .with_context(|| format!("cannot open folder {}", root.display()))?;
-        anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+        let root = root.canonicalize().map_err(|error| IndexError::Folder {
+            root: root.to_path_buf(),
+            error,
+        })?;
+        if !root.is_dir() {
+            return Err(IndexError::NotAFolder { root });
+        }
         let path = match index_path {
             Some(p) => p.to_path_buf(),
             None => Store::default_path(&root)?,
@@ -194,15 +199,13 @@ impl FolderIndex {
         // folder's reconcile. (A recorded folder that cannot be read is
         // left to the load, whose errors count once the check passed.)
         if let Ok(Some(folder)) = store.folder() {
-            anyhow::ensure!(
-                folder == root,
-                "index {path} is the index of {folder}, not of {root}; using it would \
-                 drop that folder's documents. Pass another --index path (or none, for \
-                 {root}'s own index), or remove it with `doppel index forget --index {path}`",
-                path = path.display(),
-                folder = folder.display(),
-                root = root.display(),
-            );
+            if folder != root {
+                return Err(IndexError::OtherFolder {
+                    index: path,
+                    recorded: folder,
+                    root,
+                });
+            }
         }
         let engine_config = engine.config().clone();
         let loaded = Self::load(root.clone(), engine, library_config.clone(), store);
@@ -263,6 +266,7 @@ impl FolderIndex {
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
         let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
         let restored = current && Self::restore(&store, &mut library, &indexed)?;
+        tracing::info!(documents = indexed.len(), stale, restored, "index loaded");
         if !restored {
             // Verified again a chunk at a time, each against the documents
             // before it (read back from the store).

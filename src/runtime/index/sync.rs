@@ -5,10 +5,9 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
 use rayon::prelude::*;
 
-use super::{FileChange, FolderIndex, ReadProgress, ReconcileReport};
+use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
 use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::measure::shingle_set;
 use crate::engine::text::decode::decode;
@@ -40,6 +39,7 @@ impl FolderIndex {
     /// after every chunk of files; `progress` returning `false` stops there
     /// (what was read stays committed). Fails, forgetting nothing, when the
     /// root is unavailable.
+    #[tracing::instrument(level = "info", name = "index.reconcile", skip_all)]
     pub fn reconcile_with(
         &mut self,
         progress: &mut dyn FnMut(ReadProgress) -> bool,
@@ -124,6 +124,13 @@ impl FolderIndex {
                 report.changes.push(FileChange::Removed { path: doc });
             }
         }
+        tracing::info!(
+            read = report.read,
+            unchanged = report.unchanged,
+            removed = report.removed,
+            skipped = report.skipped,
+            "reconciled"
+        );
         if self.stale {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
@@ -145,6 +152,7 @@ impl FolderIndex {
     /// Paths outside the root, ignored paths that were never indexed, and
     /// folders that still exist change nothing. Fails, forgetting nothing,
     /// when the root is unavailable.
+    #[tracing::instrument(level = "debug", name = "index.sync", skip_all, fields(paths = paths.len()))]
     pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
         self.ensure_available()?;
         let mut rules = IgnoreRules::with_extra(&self.root, &self.extra_ignores);
@@ -234,12 +242,13 @@ impl FolderIndex {
 
     /// Fails when the root is gone: nothing may be forgotten then.
     fn ensure_available(&self) -> Result<()> {
-        anyhow::ensure!(
-            self.root.is_dir(),
-            "folder {} is unavailable (deleted, moved or unmounted); the index is kept as it was",
-            self.root.display()
-        );
-        Ok(())
+        if self.root.is_dir() {
+            Ok(())
+        } else {
+            Err(IndexError::Unavailable {
+                root: self.root.clone(),
+            })
+        }
     }
 
     /// Forget `doc` and, if it was a folder, every file under it.
@@ -306,6 +315,7 @@ impl FolderIndex {
     /// each file is written in a store transaction of its own, with its
     /// pairs to the files already written. A file that changed while being
     /// read is not committed.
+    #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
     fn commit_all(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
         let arriving: Vec<(DocPath, Fingerprints, usize)> = items
             .iter()

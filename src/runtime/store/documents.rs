@@ -36,6 +36,7 @@ impl Store {
     /// Each pair is `(other path, engine.compare(this, other))`; the other
     /// path must already be in the index. Returns the document's id.
     pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
+        tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
         let path = &self.path;
         let tx = self
             .conn
@@ -73,6 +74,7 @@ impl Store {
 
     /// Remove many documents in one transaction; returns how many existed.
     pub fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
+        tracing::trace!(documents = docs.len(), "remove documents");
         let path = &self.path;
         let tx = self
             .conn

@@ -303,6 +303,7 @@ impl Store {
         Self::open_with(path, Check::Background)
     }
 
+    #[tracing::instrument(level = "info", name = "store.open", skip_all, fields(path = %path.display()))]
     fn open_with(path: &Path, check: Check) -> Result<(Store, OpenReport, PendingCheck)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(|error| StoreError::Io {
@@ -321,6 +322,7 @@ impl Store {
             Ok(opened) => opened,
             Err(OpenFailure::Fatal(e)) => return Err(e),
             Err(OpenFailure::Bad(problem)) => {
+                tracing::warn!(%problem, "unusable index moved aside");
                 report.moved_aside = Some(move_aside(path, problem)?);
                 match Self::try_open(path, &mut report, Check::Now) {
                     Ok(opened) => opened,

@@ -14,6 +14,7 @@ impl Store {
     /// Run a verdict write with `synchronous=FULL`: curator decisions cannot
     /// be recomputed from the folder, so their commit is made durable.
     fn durably<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        tracing::debug!("curator decision, committed with synchronous=FULL");
         self.conn
             .pragma_update(None, "synchronous", "FULL")
             .ctx(&self.path, "set synchronous=FULL")?;

@@ -34,12 +34,12 @@ use crate::engine::{Engine, EngineConfig};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
-use crate::runtime::index::{FileChange, FolderIndex};
+use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
 pub use protocol::{Command, Update};
-use protocol::{DiffView, Progress, Stage, WatchState};
+use protocol::{DiffView, ErrorKind, Progress, Stage, WatchState, WorkerError};
 
 /// How the worker is set up.
 #[derive(Debug, Clone)]
@@ -131,7 +131,10 @@ pub fn spawn(config: WorkerConfig) -> WorkerHandle {
                     .map(String::as_str)
                     .or_else(|| panic.downcast_ref::<&str>().copied())
                     .unwrap_or("unknown panic");
-                let _ = last_word.send(Update::Error(format!("the worker failed: {what}")));
+                let _ = last_word.send(Update::Error(WorkerError::new(
+                    ErrorKind::Worker,
+                    format!("the worker failed: {what}"),
+                )));
                 let _ = last_word.send(Update::Stopped);
             }
         })
@@ -162,7 +165,8 @@ struct Batch {
     pair: Option<(DocPath, DocPath)>,
     diff: Option<(DocPath, DocPath, Duration)>,
     states: Vec<WatchState>,
-    errors: Vec<String>,
+    errors: Vec<WorkerError>,
+    warnings: Vec<String>,
     quit: bool,
 }
 
@@ -174,8 +178,10 @@ impl Batch {
                     if value.is_finite() {
                         self.thresholds.insert(id, value);
                     } else {
-                        self.errors
-                            .push(format!("threshold {value} for {id} is not a number"));
+                        self.errors.push(WorkerError::new(
+                            ErrorKind::Request,
+                            format!("threshold {value} for {id} is not a number"),
+                        ));
                     }
                 }
                 Command::SetClusterBy(by) => self.cluster_by = Some(by),
@@ -193,7 +199,8 @@ impl Batch {
                 }
                 WatchEvent::Rescan => self.rescan = true,
                 WatchEvent::State(s) => self.states.push(s),
-                WatchEvent::Error(m) => self.errors.push(m),
+                WatchEvent::Error(m) => self.errors.push(WorkerError::new(ErrorKind::Watch, m)),
+                WatchEvent::Warning(m) => self.warnings.push(m),
             },
         }
     }
@@ -270,13 +277,15 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     let (mut index, report) = match opened {
         Ok(opened) => opened,
         Err(e) => {
-            send(Update::Error(format!("{e:#}")));
+            tracing::error!(error = %e, "open failed");
+            send(Update::Error(WorkerError::from_index(&e, None)));
             send(Update::Stopped);
             return;
         }
     };
     for message in report.messages() {
-        send(Update::Error(message));
+        tracing::warn!(%message, "opened");
+        send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
     let watcher = config.watch.then(|| {
@@ -318,7 +327,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         Ok(changes) => {
             worker.note_changes(changes, &[]);
         }
-        Err(e) => worker.send(Update::Error(format!("{e:#}"))),
+        Err(e) => worker.index_error(&e, None),
     }
     worker.publish();
     worker.progress(Stage::Idle, 0, 0, 0);
@@ -393,13 +402,18 @@ impl Worker {
     }
 
     /// One pass over a coalesced batch.
+    #[tracing::instrument(level = "debug", name = "worker.pass", skip_all, fields(paths = batch.paths.len(), rescan = batch.rescan))]
     fn pass(&mut self, batch: Batch) {
         for state in batch.states {
             self.watch_state = Some(state.clone());
             self.send(Update::Watch(state));
         }
-        for message in batch.errors {
-            self.send(Update::Error(message));
+        for error in batch.errors {
+            tracing::warn!(%error, "reported");
+            self.send(Update::Error(error));
+        }
+        for message in batch.warnings {
+            self.send(Update::Warning(message));
         }
         let mut changed = false;
         let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
@@ -419,19 +433,19 @@ impl Worker {
                 for p in &paths {
                     self.retries.remove(p);
                 }
-                self.send(Update::Error(format!("{e:#}")));
+                self.index_error(&e, None);
             }
         }
         for (a, b, verdict) in batch.verdicts {
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
-                Err(e) => self.send(Update::Error(format!("verdict on {a} and {b}: {e:#}"))),
+                Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
             }
         }
         for (path, keeper) in batch.keepers {
             match self.index.set_keeper(&path, keeper) {
                 Ok(()) => changed = true,
-                Err(e) => self.send(Update::Error(format!("keep {path}: {e:#}"))),
+                Err(e) => self.index_error(&e, Some(&format!("keep {path}"))),
             }
         }
         if !batch.thresholds.is_empty() {
@@ -447,9 +461,10 @@ impl Worker {
             if lower {
                 self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
                 if let Err(e) = self.index.regather(floors) {
-                    self.send(Update::Error(format!(
-                        "gathering candidates for the looser threshold failed: {e:#}"
-                    )));
+                    self.index_error(
+                        &e,
+                        Some("gathering candidates for the looser threshold failed"),
+                    );
                 }
             }
             changed = true;
@@ -471,8 +486,16 @@ impl Worker {
         }
     }
 
+    /// Report an index failure (classified: storage full, busy, folder
+    /// gone, ...), after `context` if any.
+    fn index_error(&self, error: &IndexError, context: Option<&str>) {
+        let error = WorkerError::from_index(error, context);
+        tracing::error!(kind = error.kind.as_str(), %error, "index error");
+        self.send(Update::Error(error));
+    }
+
     /// Reconcile with the whole folder.
-    fn reconcile(&mut self) -> anyhow::Result<Vec<FileChange>> {
+    fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
         self.send(Update::Watch(WatchState::Scanning));
         self.progress(Stage::Listing, 0, 0, 0);
         let Worker {
@@ -526,7 +549,7 @@ impl Worker {
                     retried.insert(path.clone());
                     if attempts > MAX_RETRIES {
                         self.retries.remove(&path);
-                        self.send(Update::Error(format!(
+                        self.send(Update::Warning(format!(
                             "{} keeps changing while being read; it is read again at its \
                              next change",
                             path.display()
@@ -535,6 +558,12 @@ impl Worker {
                     }
                     let backoff = self.config.quiet.max(Duration::from_millis(50))
                         * 2u32.pow(attempts.min(6));
+                    tracing::debug!(
+                        path = %path.display(),
+                        attempts,
+                        ?backoff,
+                        "changed while being read; retrying"
+                    );
                     self.retries
                         .insert(path, (Instant::now() + backoff, attempts));
                 }
@@ -564,8 +593,9 @@ impl Worker {
             .and_then(|x| lib.doc(x))
             .zip(lib.id_of(&b).and_then(|y| lib.doc(y)));
         let Some((da, db)) = docs else {
-            self.send(Update::Error(format!(
-                "no scores for {a} and {b}: both must be indexed documents"
+            self.send(Update::Error(WorkerError::new(
+                ErrorKind::Request,
+                format!("no scores for {a} and {b}: both must be indexed documents"),
             )));
             return;
         };
@@ -576,13 +606,16 @@ impl Worker {
         let (fa, fb) = match prints {
             Ok(Some(prints)) => prints,
             Ok(None) => {
-                self.send(Update::Error(format!(
-                    "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                self.send(Update::Error(WorkerError::new(
+                    ErrorKind::Request,
+                    format!(
+                        "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                    ),
                 )));
                 return;
             }
             Err(e) => {
-                self.send(Update::Error(format!("no scores for {a} and {b}: {e:#}")));
+                self.index_error(&e, Some(&format!("no scores for {a} and {b}")));
                 return;
             }
         };
@@ -683,7 +716,7 @@ fn spawn_diff_helper(winnow: Winnow, updates: Sender<Update>) -> Sender<DiffJob>
                 let job = newest(first, &rx);
                 let update = match diff_job(&winnow, &job) {
                     Ok(view) => Update::Diff(Arc::new(view)),
-                    Err(message) => Update::Error(message),
+                    Err(message) => Update::Error(WorkerError::new(ErrorKind::File, message)),
                 };
                 if updates.send(update).is_err() {
                     break;

@@ -14,6 +14,7 @@ use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::Histograms;
+use crate::runtime::index::IndexError;
 pub use crate::runtime::watch::WatchState;
 
 /// What a front end asks of the worker.
@@ -87,10 +88,99 @@ pub enum Update {
         reason: String,
     },
     Watch(WatchState),
-    /// A problem worth showing (never fatal to the worker).
-    Error(String),
+    /// A problem worth showing, of a kind a front end can act on (never
+    /// fatal to the worker unless [`Update::Stopped`] follows).
+    Error(WorkerError),
+    /// Something the curator should know that is not a failure (an index
+    /// moved aside and started afresh, polling instead of watching, a file
+    /// that keeps changing).
+    Warning(String),
     /// The worker has stopped (after `Quit`, or because it cannot go on).
     Stopped,
+}
+
+/// What kind of problem an [`Update::Error`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The disk or the index's page limit is full; what failed was rolled
+    /// back and is tried again later.
+    StorageFull,
+    /// Another process held the index too long.
+    Busy,
+    /// The folder is gone (deleted, moved or unmounted); the index is kept
+    /// as it was until it is back.
+    FolderUnavailable,
+    /// A file could not be read (for a diff).
+    File,
+    /// The index could not be opened or written otherwise.
+    Index,
+    /// The watcher failed; rescans go on.
+    Watch,
+    /// A request the worker cannot answer (a pair that is not indexed, a
+    /// threshold that is not a number).
+    Request,
+    /// The worker itself failed.
+    Worker,
+}
+
+impl ErrorKind {
+    /// The kind's name in the JSONL `error` event (`storage-full`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::StorageFull => "storage-full",
+            ErrorKind::Busy => "busy",
+            ErrorKind::FolderUnavailable => "folder-unavailable",
+            ErrorKind::File => "file",
+            ErrorKind::Index => "index",
+            ErrorKind::Watch => "watch",
+            ErrorKind::Request => "request",
+            ErrorKind::Worker => "worker",
+        }
+    }
+}
+
+/// A problem the worker reports: its kind and, in words, what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkerError {
+    /// What kind of problem.
+    pub kind: ErrorKind,
+    /// The message for people.
+    pub message: String,
+}
+
+impl WorkerError {
+    /// A problem of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// An index failure, classified, its message after `context` (if any).
+    pub fn from_index(error: &IndexError, context: Option<&str>) -> Self {
+        let kind = if error.is_storage_full() {
+            ErrorKind::StorageFull
+        } else if error.is_busy() {
+            ErrorKind::Busy
+        } else if matches!(error, IndexError::Unavailable { .. }) {
+            ErrorKind::FolderUnavailable
+        } else {
+            ErrorKind::Index
+        };
+        let message = match context {
+            Some(context) => format!("{context}: {error}"),
+            None => error.to_string(),
+        };
+        Self { kind, message }
+    }
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// The `event` of each kind of line `doppel watch --jsonl` prints (one
@@ -107,9 +197,10 @@ pub mod jsonl_event {
     pub const PROGRESS: &str = "progress";
     pub const WATCH: &str = "watch";
     pub const ERROR: &str = "error";
+    pub const WARNING: &str = "warning";
     pub const STOPPED: &str = "stopped";
     /// Every one of them.
-    pub const ALL: [&str; 10] = [
+    pub const ALL: [&str; 11] = [
         INDEXED,
         REMOVED,
         SKIPPED,
@@ -119,6 +210,7 @@ pub mod jsonl_event {
         PROGRESS,
         WATCH,
         ERROR,
+        WARNING,
         STOPPED,
     ];
 }
@@ -263,3 +355,39 @@ pub fn cluster_by_label(by: ClusterBy) -> &'static str {
 
 /// All cluster modes, for cycling in a UI.
 pub const MODES: [ClusterMode; 2] = [ClusterMode::Components, ClusterMode::Star];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::store::StoreError;
+
+    fn sqlite(code: i32) -> IndexError {
+        IndexError::Store(StoreError::Sqlite {
+            path: "index.sqlite".into(),
+            context: "commit update".into(),
+            error: rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None),
+        })
+    }
+
+    #[test]
+    fn index_errors_are_reported_by_what_can_be_done_about_them() {
+        let kind = |e: &IndexError| WorkerError::from_index(e, None).kind;
+        assert_eq!(
+            kind(&sqlite(rusqlite::ffi::SQLITE_FULL)),
+            ErrorKind::StorageFull
+        );
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_BUSY)), ErrorKind::Busy);
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_LOCKED)), ErrorKind::Busy);
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_IOERR)), ErrorKind::Index);
+        let gone = IndexError::Unavailable {
+            root: "/gone".into(),
+        };
+        assert_eq!(kind(&gone), ErrorKind::FolderUnavailable);
+        let e = WorkerError::from_index(&sqlite(rusqlite::ffi::SQLITE_FULL), Some("keep a.txt"));
+        assert!(
+            e.message.starts_with("keep a.txt: index index.sqlite"),
+            "{e}"
+        );
+        assert_eq!(e.kind.as_str(), "storage-full");
+    }
+}

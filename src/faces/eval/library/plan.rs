@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use anyhow::Result;
+use crate::faces::eval::error::Result;
 
 use super::boilerplate::{
     Licence, LICENCE_A, LICENCE_B, LICENCE_C, LICENCE_D, LICENCE_E, NOTICE_1, NOTICE_2, NOTICE_3,

@@ -4,7 +4,7 @@
 //! seeded by the collection seed and the document's own path (adding a
 //! document never changes another).
 
-use anyhow::Result;
+use crate::faces::eval::error::Result;
 
 use super::boilerplate::Licence;
 use super::source::{Body, Book, Corpus};

@@ -1,0 +1,4 @@
+//! The binary's commands, one module each; `main.rs` is their table of
+//! contents.
+
+pub mod log;

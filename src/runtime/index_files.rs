@@ -12,7 +12,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
 use crate::runtime::store::{index_file_name, Store, StoreError};
@@ -88,7 +87,7 @@ impl IndexFile {
     }
 
     /// Its folder for people: the path, `unknown`, marked when gone.
-    fn folder_text(&self) -> String {
+    pub fn folder_text(&self) -> String {
         match &self.folder {
             Some(folder) if self.folder_missing() => format!("{} (missing)", folder.display()),
             Some(folder) => folder.display().to_string(),
@@ -274,70 +273,6 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
     Ok(Outcome::Removed { bytes })
 }
 
-/// `when` for people: the UTC time to the second and how long ago.
-fn when_text(when: Option<SystemTime>, now: SystemTime) -> String {
-    match when {
-        Some(t) => {
-            let ago = now.duration_since(t).unwrap_or_default();
-            format!(
-                "{} ({} ago)",
-                humantime::format_rfc3339_seconds(t),
-                HumanDuration(ago)
-            )
-        }
-        None => "-".to_string(),
-    }
-}
-
-/// `doppel index list` as text: one line per index, then the total.
-pub fn list_text(dir: &Path, indexes: &[IndexFile], now: SystemTime) -> String {
-    use std::fmt::Write;
-    let mut out = format!("indexes in {}\n", dir.display());
-    if indexes.is_empty() {
-        out.push_str("none\n");
-        return out;
-    }
-    let rows: Vec<[String; 4]> = indexes
-        .iter()
-        .map(|i| {
-            let mut folder = i.folder_text();
-            if i.in_use {
-                folder.push_str(" [in use]");
-            }
-            if let Some(problem) = &i.problem {
-                let _ = write!(folder, " [{problem}]");
-            }
-            [
-                HumanBytes(i.bytes).to_string(),
-                i.documents.map_or("-".to_string(), |d| d.to_string()),
-                when_text(i.last_used, now),
-                folder,
-            ]
-        })
-        .collect();
-    let header = ["SIZE", "DOCS", "LAST USED", "FOLDER"].map(String::from);
-    let width = |c: usize| {
-        rows.iter()
-            .chain([&header])
-            .map(|r| r[c].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let (w0, w1, w2) = (width(0), width(1), width(2));
-    for [size, docs, when, folder] in [&header].into_iter().chain(&rows) {
-        let _ = writeln!(out, "{size:>w0$}  {docs:>w1$}  {when:<w2$}  {folder}");
-    }
-    let total: u64 = indexes.iter().map(|i| i.bytes).sum();
-    let _ = writeln!(
-        out,
-        "{} index{}, {} in all",
-        indexes.len(),
-        if indexes.len() == 1 { "" } else { "es" },
-        HumanBytes(total)
-    );
-    out
-}
-
 /// One index in `doppel index list --format json`.
 #[derive(Serialize)]
 struct IndexJson {
@@ -390,32 +325,28 @@ pub struct ForgetRequest {
     pub dry_run: bool,
 }
 
+/// One index `doppel index forget` removed (or would).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// Which index it was, in words ("the index of FOLDER", "index PATH").
+    pub what: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The bytes it took, companions included.
+    pub bytes: u64,
+}
+
 /// What `doppel index forget` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ForgetReport {
-    /// One line per index removed (or that would be, in a dry run).
-    pub removed: Vec<String>,
+    /// Each index removed (or that would be, in a dry run).
+    pub removed: Vec<Removed>,
     /// Bytes freed (or that would be).
     pub freed: u64,
     pub dry_run: bool,
     /// What was asked for and not done: a folder without an index, an index
     /// in use, a file that is not an index.
     pub problems: Vec<String>,
-}
-
-impl ForgetReport {
-    /// The removed lines and the total freed.
-    pub fn text(&self) -> String {
-        let mut out: String = self.removed.iter().map(|l| format!("{l}\n")).collect();
-        let n = self.removed.len();
-        out.push_str(&format!(
-            "{} {} ({n} index{})\n",
-            if self.dry_run { "would free" } else { "freed" },
-            HumanBytes(self.freed),
-            if n == 1 { "" } else { "es" }
-        ));
-        out
-    }
 }
 
 /// Remove what `request` picks among the indexes in `dir`, and the files
@@ -464,20 +395,11 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
             chosen.push((canonical, format!("the index of {folder}")));
         }
     }
-    let verb = if request.dry_run {
-        "would remove"
-    } else {
-        "removed"
-    };
     for (file, what) in chosen {
         match forget(&file, request.dry_run)? {
             Outcome::Removed { bytes } => {
                 report.freed += bytes;
-                report.removed.push(format!(
-                    "{verb} {what}: {} ({})",
-                    file.display(),
-                    HumanBytes(bytes)
-                ));
+                report.removed.push(Removed { what, file, bytes });
             }
             Outcome::Busy => report.problems.push(format!(
                 "{what} is busy (a running doppel has it open), kept: {}",

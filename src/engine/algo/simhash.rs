@@ -106,6 +106,7 @@ fn accumulate(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
     {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports the function's target features.
+            #[allow(unsafe_code)]
             return unsafe { accumulate_avx2(hashes, weights) };
         }
     }

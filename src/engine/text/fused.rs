@@ -281,6 +281,7 @@ impl Classes {
         let mut c = Classes::default();
         // SAFETY: SSE2 is part of x86-64, and each load reads one
         // `chunk`'s 16 bytes.
+        #[allow(unsafe_code)]
         unsafe {
             for (k, chunk) in block.chunks_exact(16).enumerate() {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast());

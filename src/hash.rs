@@ -149,10 +149,12 @@ pub type HashKeyed32<V> =
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator starting from `seed`.
     pub fn new(seed: u64) -> Self {
         Self(seed)
     }
 
+    /// The next value.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         mix64(self.0)
@@ -330,11 +332,13 @@ macro_rules! le_words {
 
             const SIZE: usize = std::mem::size_of::<$word>();
 
+            /// The list as its little-endian bytes.
             pub fn serialize<S: Serializer>(values: &[$word], s: S) -> Result<S::Ok, S::Error> {
                 let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
                 s.serialize_bytes(&bytes)
             }
 
+            /// The list back from its little-endian bytes.
             pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$word>, D::Error> {
                 struct Words;
                 impl<'de> Visitor<'de> for Words {
@@ -380,6 +384,7 @@ macro_rules! le_words {
             pub mod option {
                 use super::*;
 
+                /// The list, if any, as its little-endian bytes.
                 pub fn serialize<S: Serializer>(
                     values: &Option<Vec<$word>>,
                     s: S,
@@ -390,6 +395,7 @@ macro_rules! le_words {
                     }
                 }
 
+                /// The list, if any, back from its little-endian bytes.
                 pub fn deserialize<'de, D: Deserializer<'de>>(
                     d: D,
                 ) -> Result<Option<Vec<$word>>, D::Error> {

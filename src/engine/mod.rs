@@ -46,16 +46,27 @@ use crate::engine::text::TokenizerConfig;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AlgorithmsConfig {
+    /// `exact`'s parameters.
     pub exact: ExactConfig,
+    /// `shingle`'s parameters.
     pub shingle: ShingleConfig,
+    /// `minhash`'s parameters (super-shingles cut its sketch).
     pub minhash: MinhashConfig,
+    /// `supershingle`'s parameters.
     pub supershingle: SupershingleConfig,
+    /// `simhash`'s parameters.
     pub simhash: SimhashConfig,
+    /// `simhash-shingle`'s parameters.
     pub simhash_shingle: SimhashShingleConfig,
+    /// `simhash-lexicons`' parameters.
     pub simhash_lexicons: SimhashLexiconsConfig,
+    /// `imatch`'s parameters.
     pub imatch: ImatchConfig,
+    /// `imatch-lexicons`' parameters.
     pub imatch_lexicons: ImatchLexiconsConfig,
+    /// `winnow`'s parameters.
     pub winnow: WinnowConfig,
+    /// `si`'s parameters.
     pub si: SiConfig,
 }
 
@@ -213,6 +224,7 @@ impl Default for Thresholds {
 }
 
 impl Thresholds {
+    /// The threshold of `id` (the default's when unset).
     pub fn get(&self, id: AlgorithmId) -> f64 {
         self.0
             .get(&id)
@@ -220,6 +232,7 @@ impl Thresholds {
             .unwrap_or_else(|| Thresholds::default().0[&id])
     }
 
+    /// Set the threshold of `id`.
     pub fn set(&mut self, id: AlgorithmId, value: f64) {
         self.0.insert(id, value);
     }
@@ -234,15 +247,21 @@ impl Thresholds {
     }
 }
 
+/// One configuration of every algorithm: what documents are fingerprinted with and pairs judged by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct EngineConfig {
+    /// How text becomes words and terms.
     pub tokenizer: TokenizerConfig,
+    /// Every algorithm's parameters.
     pub algorithms: AlgorithmsConfig,
     /// Algorithms computed at all. Default: every one.
     pub enabled: BTreeSet<AlgorithmId>,
+    /// Where IDF weights come from.
     pub idf: IdfSource,
+    /// Each algorithm's duplicate threshold.
     pub thresholds: Thresholds,
+    /// How `fusion` combines the algorithms.
     pub fusion: FusionConfig,
 }
 
@@ -270,19 +289,30 @@ impl Default for EngineConfig {
 /// algorithm is disabled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprints {
+    /// `exact`'s hash of the normalized words.
     pub exact: Option<ExactFingerprint>,
+    /// `shingle`'s (sampled) shingle set.
     #[serde(with = "crate::hash::le_u32s::option")]
     pub shingle: Option<ShingleFingerprint>,
+    /// `minhash`'s sketch.
     #[serde(with = "crate::hash::le_u32s::option")]
     pub minhash: Option<MinhashFingerprint>,
+    /// `supershingle`'s signatures.
     #[serde(with = "crate::hash::le_u64s::option")]
     pub supershingle: Option<SupershingleFingerprint>,
+    /// `simhash`'s fingerprint.
     pub simhash: Option<SimhashFingerprint>,
+    /// `simhash-shingle`'s fingerprint.
     pub simhash_shingle: Option<SimhashFingerprint>,
+    /// `simhash-lexicons`' fingerprint per lexicon.
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    /// `imatch`'s signature.
     pub imatch: Option<ImatchFingerprint>,
+    /// `imatch-lexicons`' signatures.
     pub imatch_lexicons: Option<ImatchLexiconsFingerprint>,
+    /// `winnow`'s selected hashes.
     pub winnow: Option<WinnowFingerprint>,
+    /// `si`'s sketch and index.
     pub si: Option<SiFingerprint>,
 }
 
@@ -318,8 +348,11 @@ pub struct HotPrints {
     /// missed); the verified score compares the full values.
     #[serde(with = "crate::hash::le_u8s::option")]
     pub minhash: Option<Vec<u8>>,
+    /// `simhash`'s fingerprint (all of it: it is small).
     pub simhash: Option<SimhashFingerprint>,
+    /// `simhash-shingle`'s fingerprint.
     pub simhash_shingle: Option<SimhashFingerprint>,
+    /// `simhash-lexicons`' fingerprints.
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
     /// SI's index alone (`Some(None)`: an empty sketch): its closeness is
     /// the cheap check, never below the verified score, which also needs
@@ -368,6 +401,7 @@ struct Algorithms {
     si: Si,
 }
 
+/// The algorithms of one [`EngineConfig`], ready to analyze, fingerprint and compare documents (holds no document).
 pub struct Engine {
     config: EngineConfig,
     /// The fusion rule for the enabled algorithms.
@@ -427,6 +461,7 @@ fn score_both<A: Algorithm>(
 }
 
 impl Engine {
+    /// The engine of `config`.
     pub fn new(config: EngineConfig) -> Self {
         let a = config.algorithms.clone();
         let analyzer = Analyzer::new(&config.tokenizer);
@@ -456,6 +491,7 @@ impl Engine {
         }
     }
 
+    /// Its configuration.
     pub fn config(&self) -> &EngineConfig {
         &self.config
     }
@@ -465,6 +501,7 @@ impl Engine {
         &self.fusion
     }
 
+    /// The text analyzer (tokenizer and per-thread word cache).
     pub fn analyzer(&self) -> &Analyzer {
         &self.analyzer
     }
@@ -475,6 +512,7 @@ impl Engine {
         &self.reference
     }
 
+    /// Whether `id` is computed.
     pub fn is_enabled(&self, id: AlgorithmId) -> bool {
         self.config.enabled.contains(&id)
     }

@@ -34,7 +34,9 @@ const INCOMPARABLE: u8 = 5;
 /// One kept pair (a < b), scores oriented from `a` to `b`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairRow {
+    /// The smaller id.
     pub a: DocId,
+    /// The larger id.
     pub b: DocId,
     /// The smaller document's shingle count (the containment rule's guard).
     pub smaller_shingles: u32,
@@ -52,6 +54,7 @@ pub struct PairRow {
 const OVERLAP_SLOTS: usize = 2;
 
 impl PairRow {
+    /// The row of the pair (a, b), `scores` oriented from `a`; `smaller_shingles` is the smaller document's shingle count.
     pub fn new(
         a: DocId,
         b: DocId,
@@ -167,6 +170,7 @@ pub struct Judge {
 }
 
 impl Judge {
+    /// Resolve `thresholds` and the fusion rule for judging rows.
     pub fn new(thresholds: &Thresholds, fusion: &FusionRule) -> Self {
         Judge {
             thresholds: AlgorithmId::ALL.map(|id| thresholds.get(id)),
@@ -242,10 +246,12 @@ fn key(a: DocId, b: DocId) -> u64 {
 }
 
 impl PairTable {
+    /// How many pairs are kept.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether no pair is kept.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -271,6 +277,7 @@ impl PairTable {
         self.slots.get(&key(a, b)).map(|&s| self.row(s))
     }
 
+    /// Whether the pair {a, b} is kept.
     pub fn contains(&self, a: DocId, b: DocId) -> bool {
         self.slots.contains_key(&key(a, b))
     }

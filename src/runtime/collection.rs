@@ -32,19 +32,38 @@ const TEMPORARY_GLOBS: [&str; 5] = ["*.part", "*.crdownload", "*~", "*.swp", "*.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Skip {
+    /// Its bytes are not text.
     #[error("{0}")]
     NotText(NotText),
+    /// Over the size cap.
     #[error("too large: {bytes} bytes (cap {cap})")]
-    TooLarge { bytes: u64, cap: u64 },
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A FIFO, socket, device, folder or symbolic link.
     #[error("not a regular file ({what})")]
-    NotAFile { what: String },
+    NotAFile {
+        /// What it is, in words.
+        what: String,
+    },
+    /// It could not be opened or read.
     #[error("unreadable: {reason}")]
-    Unreadable { reason: String },
+    Unreadable {
+        /// What the system said.
+        reason: String,
+    },
+    /// It changed while being read.
     #[error("changed while being read (will be read again)")]
     Changed,
     /// A reason recorded earlier in the index.
     #[error("{reason}")]
-    Recorded { reason: String },
+    Recorded {
+        /// The reason, as recorded.
+        reason: String,
+    },
 }
 
 /// One file found in the folder.
@@ -174,6 +193,7 @@ pub fn is_ignored(root: &Path, path: &Path) -> bool {
 }
 
 /// The walk's ignore rules for single paths (the watcher's events), with
+/// The rules of [`list_files`] under `root`.
 /// each folder's `.doppelignore` parsed once. Call
 /// [`IgnoreRules::invalidate`] when an ignore file changes.
 pub struct IgnoreRules {
@@ -193,6 +213,7 @@ impl std::fmt::Debug for IgnoreRules {
 }
 
 impl IgnoreRules {
+    /// The rules of [`list_files`] under `root`.
     pub fn new(root: &Path) -> Self {
         Self::with_extra(root, &[])
     }

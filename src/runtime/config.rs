@@ -103,10 +103,12 @@ impl Default for WatchSettings {
 }
 
 impl WatchSettings {
+    /// The quiet period as a duration.
     pub fn quiet(&self) -> Duration {
         Duration::from_millis(self.quiet_ms)
     }
 
+    /// The rescan interval as a duration (zero: none).
     pub fn rescan_every(&self) -> Duration {
         Duration::from_secs(self.rescan_minutes.saturating_mul(60))
     }

@@ -58,6 +58,7 @@ const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 /// One index file and what it says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexFile {
+    /// The index file.
     pub file: PathBuf,
     /// The folder it indexes; `None` when unknown (an index made before
     /// doppel recorded it, or a file that is not a usable index).
@@ -233,11 +234,17 @@ impl Selection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Removed (or, in a dry run, would be): this many bytes freed.
-    Removed { bytes: u64 },
+    Removed {
+        /// Bytes freed, companions included.
+        bytes: u64,
+    },
     /// Another connection has it open: left alone.
     Busy,
     /// Not one of doppel's indexes of this schema: left alone.
-    NotAnIndex { problem: String },
+    NotAnIndex {
+        /// What it is instead.
+        problem: String,
+    },
 }
 
 /// Remove the index file `file` and its companions, unless it is not a
@@ -318,6 +325,7 @@ pub fn list_json(dir: &Path, indexes: &[IndexFile]) -> Result<String> {
 /// What `doppel index forget` is asked to remove.
 #[derive(Debug, Clone, Default)]
 pub struct ForgetRequest {
+    /// Which indexes of the index folder go.
     pub selection: Selection,
     /// Index files named directly (`--index PATH`), anywhere.
     pub files: Vec<PathBuf>,
@@ -343,6 +351,7 @@ pub struct ForgetReport {
     pub removed: Vec<Removed>,
     /// Bytes freed (or that would be).
     pub freed: u64,
+    /// Nothing was removed: the report says what would be.
     pub dry_run: bool,
     /// What was asked for and not done: a folder without an index, an index
     /// in use, a file that is not an index.

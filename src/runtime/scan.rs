@@ -41,12 +41,16 @@ pub struct ScannedPair {
     pub verdict: Verdict,
 }
 
+/// A scanned folder: its files, its library and its clusters.
 #[derive(Debug)]
 pub struct ScanReport {
     /// Every file met, indexed or skipped, sorted by path.
     pub docs: Vec<ScannedDoc>,
+    /// The indexed documents and their verified pairs.
     pub library: Library,
+    /// How pairs were judged and grouped.
     pub spec: ClusterSpec,
+    /// The clusters under `spec`, largest first.
     pub clusters: Vec<ClusterInfo>,
 }
 

@@ -40,14 +40,18 @@ use crate::runtime::collection::{relative, IgnoreRules, IGNORE_FILE};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "state")]
 pub enum WatchState {
+    /// Following the folder's events.
     Watching,
+    /// Walking the whole folder.
     Scanning,
     /// Events are unavailable (e.g. the inotify watch limit); polling instead.
     Polling {
+        /// Why, in words.
         reason: String,
     },
     /// The root is gone or unreadable; the index is kept as it was.
     Paused {
+        /// Why, in words.
         reason: String,
     },
 }
@@ -77,6 +81,7 @@ pub enum Backend {
     NativeAtLimit,
 }
 
+/// How a [`Watcher`] follows its folder.
 #[derive(Debug, Clone)]
 pub struct WatchConfig {
     /// The folder to watch (absolute, as the index has it).
@@ -87,6 +92,7 @@ pub struct WatchConfig {
     pub rescan_every: Duration,
     /// Polling interval of the fallback. Default: 2 s.
     pub poll_interval: Duration,
+    /// Which event source. Default: native.
     pub backend: Backend,
     /// Pending paths beyond this are dropped for one rescan. Default: 100,000.
     pub max_pending: usize,
@@ -96,6 +102,7 @@ pub struct WatchConfig {
 }
 
 impl WatchConfig {
+    /// The defaults for `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
             root: root.into(),

@@ -16,6 +16,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::{rehash_key, rehash_keyed};
 
+/// Parameters of `simhash` (`[algorithms.simhash]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashConfig {
@@ -180,12 +181,15 @@ pub fn hamming_score(a: Option<u64>, b: Option<u64>, bits: u32) -> Score {
     }
 }
 
+/// The `simhash` algorithm: Charikar's SimHash of the IDF-weighted terms, compared by Hamming distance.
 #[derive(Debug, Clone, Default)]
 pub struct Simhash {
+    /// Its parameters.
     pub config: SimhashConfig,
 }
 
 impl Simhash {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashConfig) -> Self {
         Self { config }
     }

@@ -20,6 +20,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::{rehash_key, rehash_keyed};
 
+/// Parameters of `simhash-lexicons` (`[algorithms.simhash-lexicons]` in the config file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashLexiconsConfig {
@@ -117,12 +118,15 @@ impl RandomLexicons {
     }
 }
 
+/// The `simhash-lexicons` algorithm (shingle SimHash over randomized lexicons): one fingerprint per lexicon, the closest pair counts.
 #[derive(Debug, Clone, Default)]
 pub struct SimhashLexicons {
+    /// Its parameters.
     pub config: SimhashLexiconsConfig,
 }
 
 impl SimhashLexicons {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashLexiconsConfig) -> Self {
         Self { config }
     }

@@ -16,6 +16,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 
+/// Parameters of `simhash-shingle` (`[algorithms.simhash-shingle]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashShingleConfig {
@@ -62,12 +63,15 @@ pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u6
     weighted_fingerprint(&hashes, &weights, bits)
 }
 
+/// The `simhash-shingle` algorithm: SimHash of word shingles, each weighted by the IDF of its terms.
 #[derive(Debug, Clone, Default)]
 pub struct SimhashShingle {
+    /// Its parameters.
     pub config: SimhashShingleConfig,
 }
 
 impl SimhashShingle {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashShingleConfig) -> Self {
         Self { config }
     }

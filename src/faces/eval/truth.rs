@@ -31,6 +31,7 @@ use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 /// ignored (so `sample-corpus/expected.json` is a truth file).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truth {
+    /// Groups of documents that are all duplicates of each other.
     pub groups: Vec<Vec<String>>,
     /// (part, whole) pairs.
     #[serde(default)]
@@ -106,19 +107,24 @@ pub struct TruthRow {
     pub algorithm: String,
     /// The threshold used, in the algorithm's unit (`fusion`: `min_agree`).
     pub threshold: f64,
+    /// Duplicates called duplicates.
     pub true_positives: usize,
+    /// Others called duplicates.
     pub false_positives: usize,
+    /// Duplicates missed.
     pub false_negatives: usize,
     /// TP / (TP + FP); 0 when nothing is called a duplicate.
     pub precision: f64,
     /// TP / (TP + FN); 0 when the truth has no pairs.
     pub recall: f64,
+    /// Their harmonic mean.
     pub f: f64,
 }
 
 /// The outcome of [`truth`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TruthReport {
+    /// The labelled folder.
     pub root: String,
     /// Files fingerprinted.
     pub documents: usize,
@@ -147,10 +153,12 @@ pub struct TruthReport {
 }
 
 impl TruthReport {
+    /// The row of `algorithm` (an id, or `fusion`).
     pub fn row(&self, algorithm: &str) -> Option<&TruthRow> {
         self.rows.iter().find(|r| r.algorithm == algorithm)
     }
 
+    /// The report as pretty JSON.
     pub fn to_json(&self) -> Result<String> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
@@ -166,6 +174,7 @@ impl TruthReport {
         Ok(String::from_utf8(out.into_inner()?).expect("CSV of UTF-8 fields is UTF-8"))
     }
 
+    /// The report as a table for people.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(

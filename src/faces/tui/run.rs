@@ -37,7 +37,9 @@ const DRAIN_CAP: usize = 512;
 /// Where exports go and what they must avoid.
 #[derive(Debug, Clone)]
 pub struct ExportContext {
+    /// Where a relative prefix is taken from.
     pub cwd: PathBuf,
+    /// The watched folder, never written into.
     pub root: PathBuf,
 }
 

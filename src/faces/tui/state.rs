@@ -19,15 +19,22 @@ use crate::runtime::worker::Command;
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
+    /// Clusters and their members.
     Clusters,
+    /// One pair's scores.
     Pair,
+    /// One pair's side-by-side diff.
     Diff,
+    /// Thresholds, cluster settings and the histogram.
     Thresholds,
+    /// Skipped files and why.
     Skipped,
+    /// What happened.
     Log,
 }
 
 impl Screen {
+    /// Every screen, in tab order.
     pub const ALL: [Screen; 6] = [
         Screen::Clusters,
         Screen::Pair,
@@ -37,6 +44,7 @@ impl Screen {
         Screen::Log,
     ];
 
+    /// Its tab's title.
     pub fn title(self) -> &'static str {
         match self {
             Screen::Clusters => "Clusters",
@@ -64,7 +72,9 @@ impl Screen {
 /// Which list of the clusters screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
+    /// The cluster list.
     Clusters,
+    /// The selected cluster's members.
     Members,
 }
 
@@ -80,6 +90,7 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    /// The order after this one.
     pub fn next(self) -> Self {
         match self {
             SortKey::Size => SortKey::Weakest,
@@ -88,6 +99,7 @@ impl SortKey {
         }
     }
 
+    /// Its name on screen.
     pub fn label(self) -> &'static str {
         match self {
             SortKey::Size => "size",
@@ -101,23 +113,36 @@ impl SortKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prompt {
     /// Filter the cluster list by file name (applied as typed).
-    Filter { input: String },
+    Filter {
+        /// What is typed so far.
+        input: String,
+    },
     /// Export clusters and pairs; the input is a path prefix.
-    Export { input: String },
+    Export {
+        /// What is typed so far.
+        input: String,
+    },
 }
 
+/// How much a log line matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// Something happened.
     Info,
+    /// Worth a look, not a failure.
     Warn,
+    /// Something failed.
     Error,
 }
 
+/// One line of the log screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogLine {
     /// Time since the UI started.
     pub at: Duration,
+    /// How much it matters.
     pub level: Level,
+    /// What happened.
     pub text: String,
 }
 
@@ -127,12 +152,16 @@ pub const LOG_CAP: usize = 1000;
 /// How far one algorithm's threshold can move, in its native unit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
+    /// The loosest (or smallest) value.
     pub min: f64,
+    /// The largest value.
     pub max: f64,
+    /// One nudge.
     pub step: f64,
 }
 
 impl Limits {
+    /// `v` snapped to a step and kept in range (NaN becomes `min`).
     pub fn clamp(&self, v: f64) -> f64 {
         let v = if v.is_finite() { v } else { self.min };
         let snapped = if self.step > 0.0 {
@@ -145,6 +174,7 @@ impl Limits {
         snapped.clamp(self.min, self.max)
     }
 
+    /// Whether the threshold cannot move (`exact`, `imatch`).
     pub fn fixed(&self) -> bool {
         self.max <= self.min
     }
@@ -219,8 +249,11 @@ pub fn threshold_from_similarity(id: AlgorithmId, s: f64, lim: &Limits) -> f64 {
 /// The curator's clustering choices, as asked of the worker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThresholdsState {
+    /// The thresholds asked for.
     pub thresholds: Thresholds,
+    /// The verdict clusters are made by.
     pub by: ClusterBy,
+    /// Components or stars.
     pub mode: ClusterMode,
     /// A spec change was sent and no snapshot with it has arrived yet.
     pub awaiting: bool,
@@ -228,21 +261,27 @@ pub struct ThresholdsState {
     pub selected: usize,
 }
 
+/// The pair screen's state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PairState {
     /// The pair asked for (A, B).
     pub requested: Option<(DocPath, DocPath)>,
     /// Answers computed before this generation are stale.
     pub min_generation: u64,
+    /// The worker's answer, once it came.
     pub detail: Option<Arc<PairDetail>>,
     /// Selected row of the score table.
     pub row: usize,
 }
 
+/// The diff screen's state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DiffState {
+    /// The pair asked for (A, B).
     pub requested: Option<(DocPath, DocPath)>,
+    /// Answers computed before this generation are stale.
     pub min_generation: u64,
+    /// The worker's answer, once it came.
     pub view: Option<Arc<DiffView>>,
     /// First row shown (both sides scroll together).
     pub scroll: usize,
@@ -255,7 +294,9 @@ pub struct DiffState {
 /// A review action's inverse, for undo.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoEntry {
+    /// What undoes it.
     pub command: Command,
+    /// What it did, for the log.
     pub label: String,
 }
 
@@ -263,7 +304,10 @@ pub struct UndoEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
-    Export { prefix: String },
+    Export {
+        /// The prefix typed (relative to the current folder).
+        prefix: String,
+    },
 }
 
 /// Everything the UI shows.
@@ -275,44 +319,73 @@ pub struct AppState {
     pub export_prefix: String,
     /// Algorithms shown in tables and the thresholds panel, in order.
     pub algorithms: Vec<AlgorithmId>,
+    /// How far each threshold can move.
     pub limits: BTreeMap<AlgorithmId, Limits>,
+    /// The configured thresholds (what a reset goes back to).
     pub defaults: Thresholds,
+    /// Terminal columns.
     pub width: u16,
+    /// Terminal rows.
     pub height: u16,
+    /// The screen shown.
     pub screen: Screen,
     /// The help overlay is open, scrolled by this many lines.
     pub help: Option<usize>,
+    /// The prompt being typed, if any.
     pub prompt: Option<Prompt>,
+    /// Which list of the clusters screen has the keyboard.
     pub focus: Focus,
+    /// The worker's latest snapshot.
     pub snapshot: Option<Arc<Snapshot>>,
     /// Indexes into the snapshot's clusters after filter and sort.
     pub view: Vec<usize>,
+    /// The cluster list's order.
     pub sort: SortKey,
+    /// The cluster list's filter (file names containing it).
     pub filter: String,
+    /// The selected row of the cluster list (an index into `view`).
     pub cluster_sel: usize,
+    /// The cluster list's first row shown.
     pub cluster_offset: usize,
+    /// The selected member.
     pub member_sel: usize,
+    /// The members list's first row shown.
     pub member_offset: usize,
+    /// The pair screen.
     pub pair: PairState,
+    /// The diff screen.
     pub diff: DiffState,
+    /// The thresholds screen and the spec asked for.
     pub thresholds: ThresholdsState,
+    /// The selected skipped file.
     pub skipped_sel: usize,
+    /// The skipped list's first row shown.
     pub skipped_offset: usize,
     /// Lines from the end of the log that are scrolled past (0 = follow).
     pub log_back: usize,
+    /// How far the worker's pass is.
     pub progress: Option<Progress>,
+    /// How the folder is being followed.
     pub watch: Option<WatchState>,
+    /// What the status bar says last happened.
     pub last_event: Option<String>,
+    /// The log, at most [`LOG_CAP`] lines.
     pub log: VecDeque<LogLine>,
     /// Curator verdicts set or seen this session, by ordered pair.
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// What the curator can undo, last first.
     pub undo: Vec<UndoEntry>,
+    /// Time since the UI started.
     pub elapsed: Duration,
+    /// Timer ticks so far (the spinner).
     pub ticks: u64,
+    /// The worker has not stopped.
     pub worker_running: bool,
+    /// The loop ends.
     pub quit: bool,
+    /// Work for the loop (exports), taken by it.
     pub effects: Vec<Effect>,
     /// Updates dropped as stale (for tests and the log).
     pub dropped: u64,
@@ -382,6 +455,7 @@ impl AppState {
         }
     }
 
+    /// How far `id`'s threshold can move.
     pub fn limits_of(&self, id: AlgorithmId) -> Limits {
         self.limits.get(&id).copied().unwrap_or(Limits {
             min: 0.0,
@@ -390,6 +464,7 @@ impl AppState {
         })
     }
 
+    /// Add a line to the log (the oldest goes past [`LOG_CAP`]).
     pub fn log(&mut self, level: Level, text: impl Into<String>) {
         let text = text.into();
         if self.log.len() >= LOG_CAP {
@@ -409,19 +484,23 @@ impl AppState {
         self.log(level, text);
     }
 
+    /// The snapshot's clusters (none before the first).
     pub fn clusters(&self) -> &[ClusterView] {
         self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
     }
 
+    /// The snapshot's skipped files and why.
     pub fn skipped(&self) -> &[(DocPath, String)] {
         self.snapshot.as_deref().map_or(&[], |s| &s.skipped)
     }
 
+    /// The cluster the list has selected.
     pub fn selected_cluster(&self) -> Option<&ClusterView> {
         let i = *self.view.get(self.cluster_sel)?;
         self.clusters().get(i)
     }
 
+    /// The member the members list has selected.
     pub fn selected_member(&self) -> Option<&MemberView> {
         self.selected_cluster()?.members.get(self.member_sel)
     }

@@ -50,14 +50,21 @@ pub enum SimhashBanding {
     /// positions (the lab report's M and K; with M × K = b and contiguous
     /// chunks it is exactly the report's scheme).
     Tables {
+        /// How many tables.
         tables: usize,
+        /// Bits each table is keyed by.
         bits_per_table: usize,
     },
     /// `max_distance + 1` disjoint blocks: guaranteed to propose every pair
     /// within `max_distance` bits.
-    Pigeonhole { max_distance: usize },
+    Pigeonhole {
+        /// The largest distance every pair within is proposed at.
+        max_distance: usize,
+    },
 }
 
+/// How candidates are proposed (`[library.candidates]` in the config
+/// file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CandidateConfig {
@@ -66,6 +73,7 @@ pub struct CandidateConfig {
     /// Weights of false positives and false negatives when deriving bands.
     /// Default: 0.5 and 0.5.
     pub minhash_fp_weight: f64,
+    /// See `minhash_fp_weight`.
     pub minhash_fn_weight: f64,
     /// SimHash banding. Default: 12 tables of 16 random bits (a pair 6 bits
     /// apart is proposed with probability ≈ 0.94, one 3 bits apart ≈ 0.9997).
@@ -236,7 +244,9 @@ pub struct CandidateTables {
 /// Index keys of one document in the two inverted indexes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyCounts {
+    /// Keys in the shingle index.
     pub shingle: u32,
+    /// Keys in the winnow index.
     pub winnow: u32,
 }
 
@@ -246,8 +256,10 @@ pub struct KeyCounts {
 /// reopened index files its documents again without reading those.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocKeys {
+    /// The slot of each key, sorted.
     #[serde(with = "crate::hash::le_u32s")]
     pub slots: Vec<u32>,
+    /// How many keys are in the inverted indexes.
     pub counts: KeyCounts,
 }
 
@@ -265,6 +277,7 @@ pub struct Restore {
 }
 
 impl Restore {
+    /// Gather document `id`'s keys (and SI index) to be filed.
     pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<u64>) {
         if self.arenas.is_empty() {
             self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
@@ -385,6 +398,7 @@ impl CandidateTables {
         }
     }
 
+    /// The configuration it proposes under.
     pub fn config(&self) -> &CandidateConfig {
         &self.config
     }
@@ -571,6 +585,7 @@ impl CandidateTables {
         self.key_counts[i] = counts;
     }
 
+    /// File document `id` under the keys of its full fingerprints.
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();
         let keys = self.keys(f);
@@ -583,6 +598,7 @@ impl CandidateTables {
         }
     }
 
+    /// Take document `id` out (its keys derived from the same fingerprints).
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();
         self.set_key_counts(id, KeyCounts::default());

@@ -15,38 +15,59 @@ pub enum StoreError {
     /// SQLite refused an operation.
     #[error("index {}: {context}: {error}", path.display())]
     Sqlite {
+        /// The index file.
         path: PathBuf,
+        /// What was being done.
         context: String,
+        /// What SQLite said.
         error: rusqlite::Error,
     },
     /// A file-system operation on the index or its folder failed.
     #[error("index {}: {context}: {error}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What was being done.
         context: String,
+        /// What the file system said.
         error: std::io::Error,
     },
     /// A stored value does not decode (written by another build, or damaged).
     #[error("index {}: document {doc}: {reason}", path.display())]
     Decode {
+        /// The index file.
         path: PathBuf,
+        /// Which document (or row), for people.
         doc: String,
+        /// What does not decode.
         reason: String,
     },
     /// The call itself was invalid (e.g. a pair with a path not in the index).
     #[error("index {}: {reason}", path.display())]
-    Invalid { path: PathBuf, reason: String },
+    Invalid {
+        /// The index file.
+        path: PathBuf,
+        /// What is wrong with the call.
+        reason: String,
+    },
     /// The file is not a usable doppel index and was opened read-only, so it
     /// was left alone.
     #[error("index {}: {problem}", path.display())]
-    NotAnIndex { path: PathBuf, problem: OpenProblem },
+    NotAnIndex {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead.
+        problem: OpenProblem,
+    },
     /// No platform data directory (no home directory).
     #[error("no data directory for doppel's index (is $HOME set?); give an index path explicitly")]
     NoDataDir,
     /// The watched folder cannot be resolved.
     #[error("folder {}: {error}", root.display())]
     Root {
+        /// The folder.
         root: PathBuf,
+        /// What the file system said.
         error: std::io::Error,
     },
     /// The index would live inside the folder doppel reads (W14).
@@ -56,7 +77,12 @@ pub enum StoreError {
         store.display(),
         root.display()
     )]
-    InsideRoot { store: PathBuf, root: PathBuf },
+    InsideRoot {
+        /// The index path asked for.
+        store: PathBuf,
+        /// The watched folder.
+        root: PathBuf,
+    },
 }
 
 impl StoreError {
@@ -105,13 +131,25 @@ impl<T> Context<T> for rusqlite::Result<T> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OpenProblem {
     /// SQLite says it is not a database (garbage, a text file, a truncated header).
-    NotADatabase { detail: String },
+    NotADatabase {
+        /// What SQLite said.
+        detail: String,
+    },
     /// A database that fails `PRAGMA quick_check` or reports corruption.
-    Corrupt { detail: String },
+    Corrupt {
+        /// What the check found.
+        detail: String,
+    },
     /// Another application's SQLite database.
-    Foreign { application_id: i32 },
+    Foreign {
+        /// Its `PRAGMA application_id`.
+        application_id: i32,
+    },
     /// A doppel index with a schema this build does not know.
-    UnknownSchema { version: i32 },
+    UnknownSchema {
+        /// Its `PRAGMA user_version`.
+        version: i32,
+    },
 }
 
 impl fmt::Display for OpenProblem {

@@ -93,6 +93,7 @@ pub struct OpenReport {
     pub path: PathBuf,
     /// A fresh, empty index was created (first run, or after moving a bad file aside).
     pub created: bool,
+    /// The unusable file moved aside first, if one was.
     pub moved_aside: Option<MovedAside>,
     /// Non-fatal problems (e.g. WAL unavailable on this file system).
     pub warnings: Vec<String>,

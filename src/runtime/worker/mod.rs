@@ -46,7 +46,9 @@ use protocol::{DiffView, ErrorKind, Progress, Stage, WatchState, WorkerError};
 pub struct WorkerConfig {
     /// The folder to index.
     pub root: PathBuf,
+    /// The engine documents are fingerprinted and compared with.
     pub engine: EngineConfig,
+    /// What the library keeps and how it finds candidates.
     pub library: LibraryConfig,
     /// Where the index lives (default: the platform data folder).
     pub index_path: Option<PathBuf>,
@@ -61,6 +63,7 @@ pub struct WorkerConfig {
     /// The verdict and mode clusters start with (the first snapshot's).
     /// Default: fusion, components.
     pub cluster_by: ClusterBy,
+    /// Components or star (the first snapshot's).
     pub cluster_mode: ClusterMode,
 }
 
@@ -87,7 +90,9 @@ impl WorkerConfig {
 /// The front end's side of a running worker. Dropping it asks the worker to
 /// quit (without waiting); [`WorkerHandle::join`] waits.
 pub struct WorkerHandle {
+    /// Where to send commands.
     pub commands: Sender<Command>,
+    /// Where the worker's updates arrive.
     pub updates: Receiver<Update>,
     thread: Option<JoinHandle<()>>,
 }

@@ -23,10 +23,14 @@ pub enum Command {
     /// Move one algorithm's threshold (native unit); re-clusters at once
     /// from kept pairs, or re-gathers candidates first when below a floor.
     SetThreshold {
+        /// The algorithm.
         id: AlgorithmId,
+        /// Its new threshold.
         value: f64,
     },
+    /// Cluster by another verdict (fusion or one algorithm).
     SetClusterBy(ClusterBy),
+    /// Group links as components or stars.
     SetMode(ClusterMode),
     /// Every algorithm's score for a pair, with exact measures and reasons.
     RequestPair {
@@ -62,31 +66,39 @@ pub enum Command {
     },
     /// Walk the whole folder again.
     Rescan,
+    /// Close the index and stop ([`Update::Stopped`] follows).
     Quit,
 }
 
 /// What the worker tells a front end.
 #[derive(Debug, Clone)]
 pub enum Update {
+    /// How far a pass over the folder is.
     Progress(Progress),
     /// The clusters under the current spec.
     Snapshot(Arc<Snapshot>),
+    /// The detail of the pair last asked for.
     Pair(Arc<PairDetail>),
+    /// The diff last asked for.
     Diff(Arc<DiffView>),
+    /// A file was read and fingerprinted.
     FileIndexed {
         /// The document.
         path: DocPath,
     },
+    /// A document is gone (or now ignored).
     FileRemoved {
         /// The document.
         path: DocPath,
     },
+    /// A file is not a document.
     FileSkipped {
         /// The file.
         path: DocPath,
         /// Why, in words.
         reason: String,
     },
+    /// How the folder is being followed.
     Watch(WatchState),
     /// A problem worth showing, of a kind a front end can act on (never
     /// fatal to the worker unless [`Update::Stopped`] follows).
@@ -188,16 +200,27 @@ impl std::fmt::Display for WorkerError {
 /// clusters that form, change or dissolve between snapshots). README's list
 /// is held to [`jsonl_event::ALL`] by a test.
 pub mod jsonl_event {
+    /// A file was indexed.
     pub const INDEXED: &str = "indexed";
+    /// A document is gone.
     pub const REMOVED: &str = "removed";
+    /// A file is not a document (with the reason).
     pub const SKIPPED: &str = "skipped";
+    /// A cluster formed or changed (members and representative).
     pub const CLUSTER: &str = "cluster";
+    /// A cluster dissolved (its members).
     pub const CLUSTER_GONE: &str = "cluster-gone";
+    /// After each pass: documents, clusters, skipped.
     pub const SNAPSHOT: &str = "snapshot";
+    /// How far a pass is.
     pub const PROGRESS: &str = "progress";
+    /// How the folder is followed.
     pub const WATCH: &str = "watch";
+    /// A problem, with its kind.
     pub const ERROR: &str = "error";
+    /// Not a failure, worth knowing.
     pub const WARNING: &str = "warning";
+    /// The last line.
     pub const STOPPED: &str = "stopped";
     /// Every one of them.
     pub const ALL: [&str; 11] = [
@@ -219,18 +242,28 @@ pub mod jsonl_event {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stage {
+    /// Opening the index.
     Opening,
+    /// Walking the folder.
     Listing,
+    /// Reading new and changed files.
     Reading,
+    /// Re-gathering candidates or clustering.
     Clustering,
+    /// Waiting for changes.
     Idle,
 }
 
+/// How far a pass over the folder is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Progress {
+    /// What the worker is doing.
     pub stage: Stage,
+    /// Files (or documents) done ...
     pub done: usize,
+    /// ... of this many.
     pub total: usize,
+    /// Bytes read so far.
     pub bytes: u64,
 }
 
@@ -248,6 +281,7 @@ pub struct MemberView {
     pub keeper: bool,
 }
 
+/// A cluster as a front end shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterView {
     /// Representative first.
@@ -256,6 +290,7 @@ pub struct ClusterView {
     pub weakest: Option<f64>,
     /// Algorithms that pass on every link.
     pub agreeing: Vec<AlgorithmId>,
+    /// Some algorithm passes on some links and not on others.
     pub disagreement: bool,
     /// Arrival order of the newest member (for "sort by newest").
     pub newest: u64,
@@ -264,10 +299,15 @@ pub struct ClusterView {
 /// The clusters and counts a front end shows, for one generation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Snapshot {
+    /// Which generation it was computed for.
     pub generation: u64,
+    /// The spec the clusters are under.
     pub spec: ClusterSpec,
+    /// The clusters, largest first.
     pub clusters: Vec<ClusterView>,
+    /// Documents indexed.
     pub documents: usize,
+    /// Verified pairs kept.
     pub pairs: usize,
     /// Skipped files and why, by path.
     pub skipped: Vec<(DocPath, String)>,
@@ -283,28 +323,40 @@ pub struct Snapshot {
 /// One algorithm's row in the pair detail table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScoreRow {
+    /// The algorithm.
     pub id: AlgorithmId,
+    /// Its score, in its own unit.
     pub score: Score,
     /// The exact measure the estimate approximates, where one exists
     /// (Jaccard for MinHash, TF-IDF cosine for SimHash, ...).
     pub exact: Option<f64>,
+    /// The threshold in force.
     pub threshold: f64,
+    /// Whether the score passes it.
     pub passes: bool,
     /// The score in words: "12 of 16 LSH bands collided", "3 bits differ".
     /// The first line sums it up; further lines (SI's figures) give detail.
     pub reason: String,
 }
 
+/// Every algorithm's view of one pair, for the pair screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDetail {
+    /// The generation it was asked at.
     pub generation: u64,
+    /// One document.
     pub a: DocPath,
+    /// The other.
     pub b: DocPath,
+    /// One row per algorithm.
     pub rows: Vec<ScoreRow>,
+    /// The curator's verdict, if any.
     pub verdict: Option<CuratorVerdict>,
-    /// Share of A's shingles in B and of B's in A.
+    /// Share of A's shingles in B ...
     pub a_in_b: f64,
+    /// ... and of B's in A.
     pub b_in_a: f64,
+    /// The `fusion` verdict.
     pub fusion: bool,
 }
 
@@ -313,29 +365,42 @@ pub struct PairDetail {
 pub struct DiffRow {
     /// Line numbers (1-based) on each side; `None` where the side has no line.
     pub left_no: Option<usize>,
+    /// See `left_no`.
     pub right_no: Option<usize>,
     /// Segments of each side's line: (text, changed).
     pub left: Vec<(String, bool)>,
+    /// See `left`.
     pub right: Vec<(String, bool)>,
+    /// What the row is.
     pub kind: DiffKind,
     /// The line overlaps a passage winnowing found in both documents.
     pub shared: bool,
 }
 
+/// What a diff row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum DiffKind {
+    /// The same line on both sides.
     Equal,
+    /// A line changed from left to right.
     Changed,
+    /// A line only on the right.
     Inserted,
+    /// A line only on the left.
     Deleted,
 }
 
+/// A side-by-side diff of two documents.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffView {
+    /// The generation it was asked at.
     pub generation: u64,
+    /// The left side.
     pub a: DocPath,
+    /// The right side.
     pub b: DocPath,
+    /// The rows, top to bottom.
     pub rows: Vec<DiffRow>,
     /// Share of lines equal on both sides, in [0, 1].
     pub equal: f64,

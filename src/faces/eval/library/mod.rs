@@ -66,7 +66,9 @@ use source::{Body, Corpus};
 /// A generated collection: its documents and their truth.
 #[derive(Debug, Clone)]
 pub struct LibraryCollection {
+    /// Every file, with its text.
     pub documents: Vec<LibraryDocument>,
+    /// What is related to what.
     pub truth: LibraryTruth,
 }
 

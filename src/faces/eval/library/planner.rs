@@ -19,7 +19,9 @@ pub struct LibraryDocument {
     pub path: String,
     /// `library`, `hard-cases` or `copies`.
     pub set: String,
+    /// What the file is (layout, transformations, their rates).
     pub form: String,
+    /// The licence or scanning-notice family around the body, if any.
     pub boilerplate: Option<String>,
     /// The file's content.
     pub text: String,

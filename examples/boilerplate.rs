@@ -284,7 +284,7 @@ fn read_folder(dir: &Path) -> Result<Vec<(String, String)>> {
         .par_iter()
         .filter_map(|f| {
             Some((
-                f.rel.clone(),
+                f.doc.to_string(),
                 read_text(&f.path, DEFAULT_SIZE_CAP).ok()?.text,
             ))
         })
@@ -299,7 +299,7 @@ fn fan_huang_collection(books: &Path) -> Result<(Vec<(String, String)>, Vec<(Str
     let (files, _) = list_files(books);
     let files: Vec<_> = files
         .into_iter()
-        .filter(|f| config.includes(&f.rel))
+        .filter(|f| config.includes(&f.doc.to_string()))
         .collect();
     let decoded: Vec<Option<String>> = files
         .par_iter()

@@ -11,10 +11,12 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use common::{doppel, fixture, sample_corpus};
+use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::faces::html::{self, data::DiffCell, Limits, Report};
 use doppel::faces::report::{self, format_score};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder, ScanReport};
 
@@ -123,10 +125,9 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
         .collect();
     assert!(in_clusters.len() >= 7);
     for pair in s.scan.pairs() {
-        let Some(json) = in_clusters
-            .iter()
-            .find(|p| p["a"] == pair.a.as_str() && p["b"] == pair.b.as_str())
-        else {
+        let Some(json) = in_clusters.iter().find(|p| {
+            p["a"] == pair.a.to_string().as_str() && p["b"] == pair.b.to_string().as_str()
+        }) else {
             continue;
         };
         let part = cluster_part(&s.page, json["cluster"].as_u64().unwrap());
@@ -134,8 +135,8 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
             part,
             &format!(
                 "A <code>{}</code><br>B <code>{}</code>",
-                escaped(&pair.a),
-                escaped(&pair.b)
+                escaped(&pair.a.to_string()),
+                escaped(&pair.b.to_string())
             ),
             "</tr>",
         );
@@ -153,8 +154,8 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
             part,
             &format!(
                 "data-a=\"{}\" data-b=\"{}\"",
-                escaped(&pair.a),
-                escaped(&pair.b)
+                escaped(&pair.a.to_string()),
+                escaped(&pair.b.to_string())
             ),
             "</section>",
         );
@@ -212,25 +213,36 @@ fn the_page_fetches_nothing() {
     }
 }
 
-#[test]
-fn hostile_names_and_text_are_escaped_and_made_visible() {
+/// Names a page must not trust: markup, quotes, a control character, a
+/// bidirectional override, a byte that is not UTF-8.
+const HOSTILE_NAMES: [&[u8]; 5] = [
+    b"<b onmouseover=alert(1)>x.txt",
+    b"a\"b&c'd.txt",
+    b"esc\x1b[31mred.txt",
+    "rtl\u{202e}txt.exe".as_bytes(),
+    b"latin\xe9.txt",
+];
+
+/// A folder of one text saved under each of [`HOSTILE_NAMES`], the `k`th
+/// with `word{10 + k}` replaced by `edited` (so each file's own text is
+/// known), markup in the text; the temporary folder and the corpus in it.
+fn hostile_folder() -> (tempfile::TempDir, std::path::PathBuf) {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("corpus");
     fs::create_dir(&root).unwrap();
     let base: String = (0..150).map(|k| format!("word{k} ")).collect::<String>()
         + "<script>alert(\"text\")</script> </td></tr></table> &amp; the end";
-    let names: [&[u8]; 5] = [
-        b"<b onmouseover=alert(1)>x.txt",
-        b"a\"b&c'd.txt",
-        b"esc\x1b[31mred.txt",
-        "rtl\u{202e}txt.exe".as_bytes(),
-        b"latin\xe9.txt",
-    ];
-    for (k, name) in names.iter().enumerate() {
+    for (k, name) in HOSTILE_NAMES.iter().enumerate() {
         let text = base.replace(&format!("word{} ", 10 + k), "edited ");
         fs::write(root.join(std::ffi::OsStr::from_bytes(name)), text).unwrap();
     }
+    (dir, root)
+}
+
+#[test]
+fn hostile_names_and_text_are_escaped_and_made_visible() {
+    let (_dir, root) = hostile_folder();
     let report = scan(&root);
     assert_eq!(report.clusters.len(), 1, "{:?}", report.cluster_paths());
     let page = html::scan_report(&report, &root, &EngineConfig::default(), &Limits::default());
@@ -262,6 +274,71 @@ fn hostile_names_and_text_are_escaped_and_made_visible() {
     }
 }
 
+/// `s` without its tags.
+fn text_of(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn each_side_of_a_diff_is_its_own_file_whatever_its_name() {
+    let (_dir, root) = hostile_folder();
+    let report = scan(&root);
+    let page = html::scan_report(&report, &root, &EngineConfig::default(), &Limits::default());
+    // A name as the page writes it: the display form of the document's
+    // bytes (`latin\xe9.txt`), escaped for HTML.
+    let shown: Vec<String> = HOSTILE_NAMES
+        .iter()
+        .map(|name| escaped(&html::render::visible_name(&DocPath::from(*name))))
+        .collect();
+    assert_eq!(shown[4], "latin\\xe9.txt");
+    let mut diffs = 0;
+    for (ka, a) in shown.iter().enumerate() {
+        for (kb, b) in shown.iter().enumerate() {
+            let start = format!("data-a=\"{a}\" data-b=\"{b}\"");
+            if ka == kb || !page.contains(&start) {
+                continue;
+            }
+            let section = between(&page, &start, "</section>");
+            let changed: Vec<(String, String)> = section
+                .split("<tr class=\"chg-row\">")
+                .skip(1)
+                .map(|row| {
+                    let row = &row[..row.find("</tr>").unwrap()];
+                    let (left, right) = row.split_once("</td>").unwrap();
+                    (text_of(left), text_of(right))
+                })
+                .collect();
+            // A's own edit against B's word there, and B's against A's:
+            // read from any other file, the words would be other ones.
+            let has = |left: &str, right: &str| {
+                changed.iter().any(|(l, r)| {
+                    l.split(' ').any(|w| w == left) && r.split(' ').any(|w| w == right)
+                })
+            };
+            assert!(
+                has("edited", &format!("word{}", 10 + ka)),
+                "{a} against {b}: {changed:?}"
+            );
+            assert!(
+                has(&format!("word{}", 10 + kb), "edited"),
+                "{a} against {b}: {changed:?}"
+            );
+            diffs += 1;
+        }
+    }
+    assert_eq!(diffs, 10, "every pair of the five files");
+}
+
 #[test]
 fn verdicts_and_keeper_marks_come_from_the_index() {
     let f = fixture();
@@ -275,12 +352,14 @@ fn verdicts_and_keeper_marks_come_from_the_index() {
     index.reconcile().unwrap();
     index
         .set_pair_verdict(
-            "austen/emma-ch1.txt",
-            "edited/emma-ch1-edited.txt",
-            Some(PairVerdict::Duplicate),
+            &DocPath::from("austen/emma-ch1.txt"),
+            &DocPath::from("edited/emma-ch1-edited.txt"),
+            Some(CuratorVerdict::Duplicate),
         )
         .unwrap();
-    index.set_keep("edited/emma-ch1-edited.txt", true).unwrap();
+    index
+        .set_keeper(&DocPath::from("edited/emma-ch1-edited.txt"), true)
+        .unwrap();
     let spec = ClusterSpec::from_engine(index.engine());
     let scan = ScanReport::from_index(index, spec).unwrap();
     let page = html::scan_report(
@@ -292,7 +371,7 @@ fn verdicts_and_keeper_marks_come_from_the_index() {
     let id = scan
         .cluster_paths()
         .iter()
-        .position(|c| c.contains(&"austen/emma-ch1.txt".to_owned()))
+        .position(|c| c.contains(&DocPath::from("austen/emma-ch1.txt")))
         .unwrap()
         + 1;
     let part = cluster_part(&page, id as u64);
@@ -314,7 +393,7 @@ fn verdicts_and_keeper_marks_come_from_the_index() {
 fn diffs_past_the_limit_say_why_and_a_relation_gets_its_column() {
     let s = sample();
     let root = sample_corpus();
-    let mut report = Report::from_scan(&s.scan, &root.display().to_string());
+    let mut report = Report::from_scan(&s.scan, &root);
     let limits = Limits {
         max_diffs: 1,
         ..Limits::default()
@@ -351,7 +430,7 @@ fn diffs_past_the_limit_say_why_and_a_relation_gets_its_column() {
 #[test]
 fn a_cluster_lists_its_pairs_with_the_representative_first_up_to_the_limit() {
     let s = sample();
-    let mut report = Report::from_scan(&s.scan, &sample_corpus().display().to_string());
+    let mut report = Report::from_scan(&s.scan, &sample_corpus());
     let moby = report
         .clusters
         .iter()

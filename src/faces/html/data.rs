@@ -10,11 +10,13 @@
 //! them). Nothing else here knows either type.
 
 use std::collections::HashMap;
+use std::path::Path;
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::Thresholds;
 use crate::faces::report::format_threshold;
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, PairVerdict};
+use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::runtime::scan::ScanReport;
 use crate::runtime::worker::protocol::Snapshot;
 
@@ -23,7 +25,7 @@ use super::pair_diff::PairDiff;
 /// The whole report.
 #[derive(Debug, Clone)]
 pub struct Report {
-    /// The folder scanned, as shown.
+    /// The folder scanned, as shown (escaped as a document's name is).
     pub root: String,
     /// How clusters were formed, in words (`fusion: ≥ 2 algorithms agree`).
     pub rule: String,
@@ -37,7 +39,7 @@ pub struct Report {
     pub pairs: usize,
     pub clusters: Vec<Cluster>,
     /// Files not indexed, with why.
-    pub skipped: Vec<(String, String)>,
+    pub skipped: Vec<(DocPath, String)>,
     /// Said once, above the clusters, when diffs were left out for size.
     pub diff_note: Option<String>,
 }
@@ -62,7 +64,8 @@ pub struct Cluster {
 
 #[derive(Debug, Clone)]
 pub struct Member {
-    pub path: String,
+    /// The document (shown in its display form, opened by its bytes).
+    pub path: DocPath,
     /// The curator marked it as the one to keep.
     pub keep: bool,
 }
@@ -70,8 +73,10 @@ pub struct Member {
 /// Two members and what doppel and the curator say about them.
 #[derive(Debug, Clone)]
 pub struct Pair {
-    pub a: String,
-    pub b: String,
+    /// The first document (the representative, when it is in the pair).
+    pub a: DocPath,
+    /// The second document.
+    pub b: DocPath,
     /// Every computed algorithm's score (in [`AlgorithmId::ALL`] order)
     /// and whether it passes its threshold.
     pub scores: Vec<(AlgorithmId, Score, bool)>,
@@ -80,7 +85,7 @@ pub struct Pair {
     /// The smaller document's share of shingles found in the larger.
     pub containment: Option<f64>,
     /// The curator's verdict.
-    pub verdict: Option<PairVerdict>,
+    pub verdict: Option<CuratorVerdict>,
     /// How the two relate (duplicate, contains, related) once scans carry
     /// it; shown as a column when any pair has one.
     pub relation: Option<String>,
@@ -95,6 +100,12 @@ pub enum DiffCell {
     Shown(Box<PairDiff>),
     /// Left out (size limits) or failed (a file could not be read): why.
     Missing(String),
+}
+
+/// A folder as shown: escaped as a document's name is (control
+/// characters, bytes that are not UTF-8), never lossily.
+fn folder_shown(root: &Path) -> String {
+    DocPath::from_relative(root).to_string()
 }
 
 /// The rule clusters were formed by, in words.
@@ -147,20 +158,18 @@ impl Report {
     /// inside it (those the scan's JSON gives the cluster's id), verdicts
     /// and keeper marks from the library. Diffs are left
     /// [`DiffCell::Pending`].
-    pub fn from_scan(scan: &ScanReport, root: &str) -> Self {
+    pub fn from_scan(scan: &ScanReport, root: &Path) -> Self {
         let lib = &scan.library;
         let spec = &scan.spec;
         let cluster_paths = scan.cluster_paths();
-        let cluster_of: HashMap<&str, usize> = cluster_paths
+        let cluster_of: HashMap<&DocPath, usize> = cluster_paths
             .iter()
             .enumerate()
-            .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n)))
+            .flat_map(|(n, members)| members.iter().map(move |m| (m, n)))
             .collect();
         let mut pairs: Vec<Vec<Pair>> = vec![Vec::new(); cluster_paths.len()];
         for p in scan.pairs() {
-            let (Some(&ca), Some(&cb)) =
-                (cluster_of.get(p.a.as_str()), cluster_of.get(p.b.as_str()))
-            else {
+            let (Some(&ca), Some(&cb)) = (cluster_of.get(&p.a), cluster_of.get(&p.b)) else {
                 continue;
             };
             if ca != cb {
@@ -195,7 +204,7 @@ impl Report {
                     members: paths
                         .iter()
                         .map(|path| Member {
-                            keep: lib.is_kept(path),
+                            keep: lib.is_keeper(path),
                             path: path.clone(),
                         })
                         .collect(),
@@ -208,7 +217,7 @@ impl Report {
             })
             .collect();
         Self {
-            root: root.to_owned(),
+            root: folder_shown(root),
             rule: rule_words(spec),
             mode: mode_name(spec.mode),
             algorithms: algorithms_of(&clusters, &spec.thresholds),
@@ -218,7 +227,7 @@ impl Report {
             skipped: scan
                 .docs
                 .iter()
-                .filter_map(|d| Some((d.rel.clone(), d.skipped.as_ref()?.to_string())))
+                .filter_map(|d| Some((d.path.clone(), d.skipped.as_ref()?.to_string())))
                 .collect(),
             diff_note: None,
         }
@@ -241,8 +250,8 @@ impl Report {
     /// have no pair), with the curator's `verdict` of each pair.
     pub fn from_snapshot(
         snap: &Snapshot,
-        root: &str,
-        verdict: &dyn Fn(&str, &str) -> Option<PairVerdict>,
+        root: &Path,
+        verdict: &dyn Fn(&DocPath, &DocPath) -> Option<CuratorVerdict>,
     ) -> Self {
         let spec = &snap.spec;
         let clusters: Vec<Cluster> = snap
@@ -250,7 +259,12 @@ impl Report {
             .iter()
             .enumerate()
             .map(|(n, c)| {
-                let rep = c.members.first().map(|m| m.path.as_str()).unwrap_or("");
+                // A cluster always has members; an empty one has no pairs.
+                let rep = c
+                    .members
+                    .first()
+                    .map(|m| m.path.clone())
+                    .unwrap_or_default();
                 let pairs = c
                     .members
                     .iter()
@@ -258,14 +272,14 @@ impl Report {
                     .filter_map(|m| {
                         let scores = m.scores.as_ref()?;
                         Some(Pair {
-                            a: rep.to_owned(),
+                            a: rep.clone(),
                             b: m.path.clone(),
                             scores: judged(scores, &spec.thresholds),
                             fusion: None,
                             containment: scores
                                 .get(&AlgorithmId::Shingle)
                                 .and_then(Score::containment),
-                            verdict: verdict(rep, &m.path),
+                            verdict: verdict(&rep, &m.path),
                             relation: None,
                             diff: DiffCell::Pending,
                         })
@@ -278,7 +292,7 @@ impl Report {
                         .iter()
                         .map(|m| Member {
                             path: m.path.clone(),
-                            keep: m.keep,
+                            keep: m.keeper,
                         })
                         .collect(),
                     agreeing: c.agreeing.clone(),
@@ -290,7 +304,7 @@ impl Report {
             })
             .collect();
         Self {
-            root: root.to_owned(),
+            root: folder_shown(root),
             rule: rule_words(spec),
             mode: mode_name(spec.mode),
             algorithms: algorithms_of(&clusters, &spec.thresholds),

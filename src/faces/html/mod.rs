@@ -18,10 +18,56 @@ pub mod render;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-
 pub use data::Report;
 pub use pair_diff::{attach_diffs, Documents, Limits};
+
+/// Why the report cannot be written where asked.
+#[derive(Debug, thiserror::Error)]
+pub enum HtmlError {
+    /// The path given has no file name (`..`, `/`).
+    #[error("{} needs a file name", out.display())]
+    NoFileName {
+        /// The path as given.
+        out: PathBuf,
+    },
+    /// The folder the file would go in does not exist.
+    #[error("folder {} does not exist", folder.display())]
+    NoFolder {
+        /// The folder.
+        folder: PathBuf,
+    },
+    /// The file would be inside the folder reported on.
+    #[error("{} is inside {}, the folder reported on; doppel never writes there", out.display(), root.display())]
+    InsideFolder {
+        /// The path as given.
+        out: PathBuf,
+        /// The folder reported on.
+        root: PathBuf,
+    },
+    /// The path names a folder.
+    #[error("{} is a folder", out.display())]
+    IsFolder {
+        /// The path as given.
+        out: PathBuf,
+    },
+    /// The file exists and replacing it was not asked for.
+    #[error("{} exists; --force replaces it", path.display())]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Writing or renaming the file failed.
+    #[error("cannot write {}: {error}", path.display())]
+    Write {
+        /// The file being written.
+        path: PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+}
+
+/// The result of placing the report.
+pub type Result<T, E = HtmlError> = std::result::Result<T, E>;
 
 /// The report of a scan of `root` with every pair's diff, as HTML.
 pub fn scan_report(
@@ -30,7 +76,7 @@ pub fn scan_report(
     config: &crate::engine::EngineConfig,
     limits: &Limits,
 ) -> String {
-    let mut report = Report::from_scan(scan, &root.display().to_string());
+    let mut report = Report::from_scan(scan, root);
     report.keep_pairs(limits.pairs_per_cluster);
     attach_diffs(&mut report, &Documents::new(root, config), limits);
     render::page(&report)
@@ -40,26 +86,29 @@ pub fn scan_report(
 /// never writes in the folder it reads) or `out` is a folder.
 pub fn target(out: &Path, root: &Path) -> Result<PathBuf> {
     let Some(name) = out.file_name() else {
-        bail!("{} needs a file name", out.display());
+        return Err(HtmlError::NoFileName {
+            out: out.to_path_buf(),
+        });
     };
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let dir = parent
-        .canonicalize()
-        .with_context(|| format!("folder {} does not exist", parent.display()))?;
+    let dir = parent.canonicalize().map_err(|_| HtmlError::NoFolder {
+        folder: parent.to_path_buf(),
+    })?;
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     if dir.starts_with(&root) {
-        bail!(
-            "{} is inside {}, the folder reported on; doppel never writes there",
-            out.display(),
-            root.display()
-        );
+        return Err(HtmlError::InsideFolder {
+            out: out.to_path_buf(),
+            root,
+        });
     }
     let path = dir.join(name);
     if path.is_dir() {
-        bail!("{} is a folder", out.display());
+        return Err(HtmlError::IsFolder {
+            out: out.to_path_buf(),
+        });
     }
     Ok(path)
 }
@@ -68,14 +117,18 @@ pub fn target(out: &Path, root: &Path) -> Result<PathBuf> {
 /// `force`, which replaces it whole (written beside it, then renamed).
 pub fn write(out: &Path, root: &Path, html: &str, force: bool) -> Result<PathBuf> {
     let path = target(out, root)?;
+    let failed = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| HtmlError::Write { path, error }
+    };
     if force {
         let mut tmp = path.as_os_str().to_owned();
         tmp.push(format!(".tmp-{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
-        std::fs::write(&tmp, html).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::write(&tmp, html).map_err(failed(&tmp))?;
         std::fs::rename(&tmp, &path).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
-            anyhow::Error::new(e).context(format!("cannot rename into {}", path.display()))
+            failed(&path)(e)
         })?;
         return Ok(path);
     }
@@ -84,10 +137,8 @@ pub fn write(out: &Path, root: &Path, html: &str, force: bool) -> Result<PathBuf
         .create_new(true)
         .open(&path)
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => {
-                anyhow::anyhow!("{} exists; --force replaces it", path.display())
-            }
-            _ => anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+            std::io::ErrorKind::AlreadyExists => HtmlError::Exists { path: path.clone() },
+            _ => failed(&path)(e),
         })?;
     if let Err(e) = file
         .write_all(html.as_bytes())
@@ -95,7 +146,7 @@ pub fn write(out: &Path, root: &Path, html: &str, force: bool) -> Result<PathBuf
     {
         drop(file);
         let _ = std::fs::remove_file(&path);
-        return Err(anyhow::Error::new(e).context(format!("cannot write {}", path.display())));
+        return Err(failed(&path)(e));
     }
     Ok(path)
 }

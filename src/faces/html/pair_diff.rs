@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
@@ -171,11 +172,11 @@ impl Documents {
         }
     }
 
-    /// Read `rel` (a display path relative to the root) and find what the
-    /// diff needs.
-    pub fn load(&self, rel: &str) -> Result<DocText, String> {
-        let text = read_text(&self.root.join(file_of(rel)), DEFAULT_SIZE_CAP)
-            .map_err(|e| format!("cannot read {rel}: {e}"))?
+    /// Read `doc` (its own bytes name the file, whatever its display form
+    /// shows) and find what the diff needs.
+    pub fn load(&self, doc: &DocPath) -> Result<DocText, String> {
+        let text = read_text(&self.root.join(doc.to_relative_path()), DEFAULT_SIZE_CAP)
+            .map_err(|e| format!("cannot read {doc}: {e}"))?
             .text;
         let furniture = if self.furniture {
             crate::engine::text::furniture::find(&text)
@@ -224,72 +225,6 @@ impl Documents {
     }
 }
 
-/// The relative file a display path names. Display paths escape what
-/// cannot be shown ([`crate::runtime::store::display_key`]: control
-/// characters as `\u{1b}`, `\n`..., bytes that are not UTF-8 as `\xe9`,
-/// a backslash as `\\`), so the name is unescaped back to its bytes.
-fn file_of(display: &str) -> PathBuf {
-    if !display.contains('\\') {
-        return PathBuf::from(display);
-    }
-    let mut bytes = Vec::with_capacity(display.len());
-    let mut rest = display;
-    while let Some(at) = rest.find('\\') {
-        bytes.extend_from_slice(&rest.as_bytes()[..at]);
-        let escape = &rest[at + 1..];
-        let (value, len): (Option<Vec<u8>>, usize) = match escape.chars().next() {
-            Some('x') => (
-                escape
-                    .get(1..3)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok())
-                    .map(|b| vec![b]),
-                3,
-            ),
-            Some('u') => match (escape.strip_prefix("u{"), escape.find('}')) {
-                (Some(_), Some(end)) => (
-                    u32::from_str_radix(&escape[2..end], 16)
-                        .ok()
-                        .and_then(char::from_u32)
-                        .map(|c| c.to_string().into_bytes()),
-                    end + 1,
-                ),
-                _ => (None, 0),
-            },
-            Some(c @ ('t' | 'n' | 'r' | '0' | '\\')) => {
-                let byte = match c {
-                    't' => b'\t',
-                    'n' => b'\n',
-                    'r' => b'\r',
-                    '0' => 0,
-                    other => other as u8,
-                };
-                (Some(vec![byte]), 1)
-            }
-            _ => (None, 0),
-        };
-        match value {
-            Some(value) => {
-                bytes.extend_from_slice(&value);
-                rest = &escape[len..];
-            }
-            None => {
-                bytes.push(b'\\');
-                rest = escape;
-            }
-        }
-    }
-    bytes.extend_from_slice(rest.as_bytes());
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStringExt;
-        PathBuf::from(std::ffi::OsString::from_vec(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
-    }
-}
-
 /// Diff the pairs of every cluster, in cluster order, up to
 /// [`Limits::max_diffs`]; the others get a note saying why they have none.
 pub fn attach_diffs(report: &mut Report, docs: &Documents, limits: &Limits) {
@@ -309,17 +244,17 @@ pub fn attach_diffs(report: &mut Report, docs: &Documents, limits: &Limits) {
             continue;
         }
         // Each document once, read in parallel, dropped with its cluster.
-        let paths: BTreeSet<&str> = cluster.pairs[..take]
+        let paths: BTreeSet<&DocPath> = cluster.pairs[..take]
             .iter()
-            .flat_map(|p| [p.a.as_str(), p.b.as_str()])
+            .flat_map(|p| [&p.a, &p.b])
             .collect();
-        let texts: HashMap<&str, Result<DocText, String>> = paths
+        let texts: HashMap<&DocPath, Result<DocText, String>> = paths
             .into_par_iter()
             .map(|path| (path, docs.load(path)))
             .collect();
         let diffs: Vec<DiffCell> = cluster.pairs[..take]
             .par_iter()
-            .map(|p| match (&texts[p.a.as_str()], &texts[p.b.as_str()]) {
+            .map(|p| match (&texts[&p.a], &texts[&p.b]) {
                 (Ok(a), Ok(b)) => DiffCell::Shown(Box::new(docs.diff(a, b, limits))),
                 (Err(e), _) | (_, Err(e)) => DiffCell::Missing(e.clone()),
             })

@@ -14,9 +14,9 @@ use std::borrow::Cow;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::AlgorithmId;
 use crate::faces::report::format_score;
-use crate::pairing::library::PairVerdict;
 
 use super::data::{Cluster, DiffCell, Pair, Report};
 use super::pair_diff::{PairDiff, Row, Word, WordClass};
@@ -28,26 +28,26 @@ const JS: &str = include_str!("assets/report.js");
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; \
                    img-src data:; base-uri 'none'; form-action 'none'";
 
-/// A file name as shown: control characters as their Unicode symbols (␀,
-/// ␛), C1 controls and bidirectional controls (which would reorder the
-/// text around them) as `\u{..}` escapes.
-pub fn visible_name(name: &str) -> Cow<'_, str> {
-    let hidden = |c: char| c.is_control() || is_bidi_control(c);
-    if !name.chars().any(hidden) {
-        return Cow::Borrowed(name);
+/// A document's name as shown: its display form ([`DocPath`]'s: control
+/// characters, backslashes and bytes that are not UTF-8 escaped), with
+/// bidirectional controls, which would reorder the text around them, also
+/// as `\u{..}` escapes.
+pub fn visible_name(doc: &DocPath) -> String {
+    without_bidi(doc.to_string())
+}
+
+/// `shown` with each bidirectional control as a `\u{..}` escape.
+fn without_bidi(shown: String) -> String {
+    if !shown.chars().any(is_bidi_control) {
+        return shown;
     }
-    Cow::Owned(
-        name.chars()
-            .map(|c| match c {
-                '\0'..='\x1f' => char::from_u32(0x2400 + c as u32)
-                    .unwrap_or('\u{fffd}')
-                    .to_string(),
-                '\x7f' => '\u{2421}'.to_string(),
-                c if hidden(c) => format!("\\u{{{:x}}}", c as u32),
-                c => c.to_string(),
-            })
-            .collect(),
-    )
+    shown
+        .chars()
+        .map(|c| match c {
+            c if is_bidi_control(c) => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Text of a document as shown: its C0 controls other than whitespace as
@@ -81,17 +81,17 @@ fn percent(x: f64) -> String {
 
 /// `1234567` as `1,234,567`.
 fn thousands(n: usize) -> String {
-    indicatif::HumanCount(n as u64).to_string()
+    crate::runtime::worker::detail::grouped(n as u64)
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
-fn verdict_words(v: Option<PairVerdict>) -> &'static str {
+fn verdict_words(v: Option<CuratorVerdict>) -> &'static str {
     match v {
-        Some(PairVerdict::Duplicate) => "duplicate",
-        Some(PairVerdict::NotDuplicate) => "not a duplicate",
+        Some(CuratorVerdict::Duplicate) => "duplicate",
+        Some(CuratorVerdict::NotDuplicate) => "not a duplicate",
         None => "",
     }
 }
@@ -108,7 +108,7 @@ pub fn page(report: &Report) -> String {
         .iter()
         .flat_map(|c| &c.pairs)
         .any(|p| p.relation.is_some());
-    let title = format!("doppel report: {}", visible_name(&report.root));
+    let title = format!("doppel report: {}", without_bidi(report.root.clone()));
     let skipped = report.skipped.len();
     let markup = html! {
         (DOCTYPE)
@@ -125,7 +125,7 @@ pub fn page(report: &Report) -> String {
             }
             body {
                 header {
-                    h1 { "Duplicates in " code { (visible_name(&report.root)) } }
+                    h1 { "Duplicates in " code { (without_bidi(report.root.clone())) } }
                     p.summary {
                         (plural(report.documents, "document", "documents")) " indexed, "
                         (thousands(skipped)) " skipped, "
@@ -253,15 +253,15 @@ fn cluster_body(
     let rep = cluster
         .members
         .first()
-        .map(|m| m.path.as_str())
-        .unwrap_or("");
+        .map(|m| visible_name(&m.path))
+        .unwrap_or_default();
     let detail = format!("cluster-{id}-detail");
     let (dup, not) = cluster
         .pairs
         .iter()
         .fold((0, 0), |(d, n), p| match p.verdict {
-            Some(PairVerdict::Duplicate) => (d + 1, n),
-            Some(PairVerdict::NotDuplicate) => (d, n + 1),
+            Some(CuratorVerdict::Duplicate) => (d + 1, n),
+            Some(CuratorVerdict::NotDuplicate) => (d, n + 1),
             None => (d, n),
         });
     let verdicts = match (dup, not) {
@@ -285,7 +285,7 @@ fn cluster_body(
     let agree = cluster.agreeing.len();
     html! {
         tbody.cluster #(format!("cluster-{id}")) data-id=(id) data-size=(cluster.members.len())
-            data-rep=(visible_name(rep).to_lowercase()) data-agree=(agree)
+            data-rep=(rep.to_lowercase()) data-agree=(agree)
             data-weakest=[cluster.weakest] data-equal=[equal] data-verdicts=(verdicts)
             data-disagree=(cluster.disagreement) data-text=(search.join(" ")) {
             tr.summary-row {
@@ -294,7 +294,7 @@ fn cluster_body(
                 th scope="row" {
                     button.expand type="button" aria-expanded="false" aria-controls=(detail) {
                         span.twisty aria-hidden="true" {}
-                        (visible_name(rep))
+                        (rep)
                     }
                 }
                 td.num {
@@ -581,11 +581,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_show_their_controls_and_bidi_overrides_as_visible_marks() {
-        assert_eq!(visible_name("plain/name.txt"), "plain/name.txt");
-        assert_eq!(visible_name("a\0b\x1b[1m\x7f\tc"), "a␀b␛[1m␡␉c");
-        assert_eq!(visible_name("rtl\u{202e}txt.exe"), "rtl\\u{202e}txt.exe");
-        assert_eq!(visible_name("c1\u{9b}x"), "c1\\u{9b}x");
+    fn names_show_their_display_form_with_bidi_overrides_escaped() {
+        let shown = |name: &[u8]| visible_name(&DocPath::from(name));
+        assert_eq!(shown(b"plain/name.txt"), "plain/name.txt");
+        // DocPath's display form: controls escaped, bytes that are not
+        // UTF-8 as `\xNN`, a backslash doubled.
+        assert_eq!(shown(b"a\0b\x1b[1m\x7f\tc"), "a\\0b\\u{1b}[1m\\u{7f}\\tc");
+        assert_eq!(shown(b"caf\xe9\\x.txt"), "caf\\xe9\\\\x.txt");
+        assert_eq!(shown("c1\u{9b}x".as_bytes()), "c1\\u{9b}x");
+        // And bidirectional controls, which the display form keeps.
+        assert_eq!(
+            shown("rtl\u{202e}txt.exe".as_bytes()),
+            "rtl\\u{202e}txt.exe"
+        );
         // Text keeps its layout whitespace but not its other controls.
         assert_eq!(visible_text("a\tb\nc\x0cd\0e\x1b"), "a\tb\nc\x0cd␀e␛");
     }

@@ -34,9 +34,11 @@ pub struct Report {
     /// The algorithms scored, in [`AlgorithmId::ALL`] order, with their
     /// threshold in words (`≥ 0.20`, `≤ 10`).
     pub algorithms: Vec<(AlgorithmId, String)>,
-    /// Documents indexed, and verified pairs among them.
+    /// Documents indexed.
     pub documents: usize,
+    /// Verified pairs among them.
     pub pairs: usize,
+    /// The clusters, in the scan's order.
     pub clusters: Vec<Cluster>,
     /// Files not indexed, with why.
     pub skipped: Vec<(DocPath, String)>,
@@ -47,6 +49,7 @@ pub struct Report {
 /// One cluster, numbered as the scan's JSON numbers it (1-based, in order).
 #[derive(Debug, Clone)]
 pub struct Cluster {
+    /// Its number (the scan JSON's `id`).
     pub id: usize,
     /// The representative first.
     pub members: Vec<Member>,
@@ -62,6 +65,7 @@ pub struct Cluster {
     pub pairs_left_out: usize,
 }
 
+/// A document of a cluster.
 #[derive(Debug, Clone)]
 pub struct Member {
     /// The document (shown in its display form, opened by its bytes).
@@ -89,6 +93,7 @@ pub struct Pair {
     /// How the two relate (duplicate, contains, related) once scans carry
     /// it; shown as a column when any pair has one.
     pub relation: Option<String>,
+    /// The word diff of A against B, or why there is none.
     pub diff: DiffCell,
 }
 
@@ -97,6 +102,7 @@ pub struct Pair {
 pub enum DiffCell {
     /// Not computed (yet).
     Pending,
+    /// The diff, shaped for the page.
     Shown(Box<PairDiff>),
     /// Left out (size limits) or failed (a file could not be read): why.
     Missing(String),

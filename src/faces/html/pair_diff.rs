@@ -65,6 +65,7 @@ const ROW_WORDS: usize = 40;
 /// How a word of the diff is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WordClass {
+    /// The same on both sides.
     Equal,
     /// Replaced by words nearby on the other side; its differing
     /// characters are marked.
@@ -86,7 +87,9 @@ pub enum WordClass {
 /// side does not have it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Word {
+    /// Runs of characters, each with whether it is marked as differing.
     pub parts: Vec<(String, bool)>,
+    /// How the word is shown.
     pub class: WordClass,
     /// In a passage winnowing found in both documents.
     pub shared: bool,
@@ -104,20 +107,29 @@ impl Word {
 pub enum Row {
     /// Words of each side at one place; `changed` when they differ.
     Words {
+        /// The two sides differ here.
         changed: bool,
+        /// A's words.
         left: Vec<Word>,
+        /// B's words.
         right: Vec<Word>,
     },
     /// Words not shown: how many a side, and whether they are equal.
     Fold {
+        /// A's words not shown.
         left: usize,
+        /// B's words not shown.
         right: usize,
+        /// They are the same words on both sides.
         equal: bool,
     },
     /// The diff stops here: the changes and words a side not shown.
     Cut {
+        /// Stretches of changes not shown.
         changes: usize,
+        /// A's words not shown.
         left: usize,
+        /// B's words not shown.
         right: usize,
     },
 }
@@ -131,7 +143,9 @@ pub struct PairDiff {
     pub words: [usize; 2],
     /// Stretches of changes.
     pub changes: usize,
+    /// Blocks moved.
     pub moves: usize,
+    /// The rows shown, in order.
     pub rows: Vec<Row>,
     /// Where the much smaller side sits in the larger, in words.
     pub region: Option<String>,
@@ -143,11 +157,14 @@ pub struct PairDiff {
 /// the comparison, and its winnowing fingerprint hashes.
 #[derive(Debug)]
 pub struct DocText {
+    /// The decoded text.
     pub text: String,
+    /// Page furniture (running heads, page numbers), left out.
     pub furniture: Vec<Range<usize>>,
     /// Passages shared across the collection; empty until boilerplate is
     /// found (the whole-books work), but shown as such when it is.
     pub boilerplate: Vec<Range<usize>>,
+    /// Winnowing fingerprint hashes, to find passages both sides share.
     pub hashes: HashSet<u32>,
 }
 
@@ -161,6 +178,8 @@ pub struct Documents {
 }
 
 impl Documents {
+    /// A reader of `root`'s documents, diffing as `config` sets (its
+    /// winnowing settings, whether furniture is stripped).
     pub fn new(root: &Path, config: &EngineConfig) -> Self {
         let mut winnow_only = config.clone();
         winnow_only.enabled = [AlgorithmId::Winnow].into();

@@ -2,7 +2,7 @@
 //! scan's JSON with its members and pairs' scores, the scan/e-text pair's
 //! character marks, verdicts and keeper marks, hostile file names and text
 //! escaped, nothing fetched, size limits said, and the command's refusals.
-//! (The page in a real browser: tests/browser/report_test.py, run by CI.)
+//! (The page in a real browser: tests/browser.rs.)
 
 mod common;
 

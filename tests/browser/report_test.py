@@ -23,6 +23,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -79,6 +80,9 @@ class Chromium:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            # Its own process group, so that every process it starts
+            # (zygote, renderers, GPU) can be stopped with it.
+            start_new_session=True,
         )
         os.close(to_chrome_r)
         os.close(from_chrome_w)
@@ -96,6 +100,11 @@ class Chromium:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        # Whatever of its group outlived it.
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         os.close(self.to_chrome)
         os.close(self.from_chrome)
 
@@ -304,11 +313,19 @@ def main():
                  const s = Array.from(document.querySelectorAll('section.pair'))
                    .find(s => s.dataset.a === %s && s.dataset.b === %s);
                  location.hash = s.id;
-                 return new Promise(done => setTimeout(() => {
-                   const row = s.closest('tr.detail');
-                   done([!row.hidden, s.querySelector('details').open,
-                         s.closest('tbody').querySelector('button.expand').getAttribute('aria-expanded')]);
-                 }, 200));
+                 const state = () => [!s.closest('tr.detail').hidden, s.querySelector('details').open,
+                   s.closest('tbody').querySelector('button.expand').getAttribute('aria-expanded')];
+                 // Wait for the page's hashchange handler (not a fixed delay):
+                 // its state is read every 20 ms until it is open, for 10 s at most.
+                 const until = performance.now() + 10000;
+                 return new Promise(done => {
+                   const look = () => {
+                     const now = state();
+                     if ((now[0] && now[1] && now[2] === 'true') || performance.now() > until) done(now);
+                     else setTimeout(look, 20);
+                   };
+                   look();
+                 });
                })()"""
             % (json.dumps(KNOWN_PAIR[0]), json.dumps(KNOWN_PAIR[1]))
         )
@@ -340,6 +357,8 @@ def main():
 
 
 if __name__ == "__main__":
+    # Stopped from outside: still close the browser (main's finally).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         sys.exit(main())
     except Failure as e:

@@ -1,7 +1,8 @@
 //! The `doppel` command line, as a table of contents: `doppel [DIR]`
 //! reviews a folder ([`cli::review`]), `scan` prints its clusters
 //! ([`cli::scan`]), `report --html` writes them as one page
-//! ([`cli::report`]), `watch --jsonl` follows it headless
+//! ([`cli::report`]), `act`, `undo` and `manifest` carry out the curator's
+//! decisions ([`cli::act`]), `watch --jsonl` follows it headless
 //! ([`cli::watch_jsonl`]), `compare` scores two files ([`cli::compare`]),
 //! `eval` measures precision and recall ([`cli::eval`]), `config` shows the
 //! settings ([`cli::config`]), `index` lists and removes index files
@@ -128,6 +129,31 @@ fn run(cli: Cli) -> Result<()> {
             force,
             options,
         }) => cli::report::html(&load_with(&options)?, &dir, &html, force, &options),
+        Some(Command::Act {
+            dir,
+            to,
+            dry_run,
+            yes,
+            filter,
+            options,
+        }) => {
+            let confirm = match (dry_run, yes) {
+                (true, _) => cli::act::Confirm::DryRun,
+                (false, true) => cli::act::Confirm::Yes,
+                (false, false) => cli::act::Confirm::Ask,
+            };
+            cli::act::act_command(load()?, &dir, to.as_deref(), confirm, &filter, &options)
+        }
+        Some(Command::Undo { journal, to }) => {
+            cli::act::undo_command(journal.as_deref(), to.as_deref())
+        }
+        Some(Command::Manifest {
+            dir,
+            format,
+            output,
+            filter,
+            options,
+        }) => cli::act::manifest_command(load()?, &dir, format, output.as_ref(), &filter, &options),
         Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,

@@ -111,6 +111,66 @@ impl ScanOptions {
     }
 }
 
+/// How `act` and `manifest` judge clusters: the scan options but
+/// `--no-index` (the decisions live in the index).
+#[derive(clap::Args)]
+pub struct DecisionOptions {
+    #[arg(long, value_parser = parse_cluster_by, help = format!(
+        "The verdict that defines clusters: `fusion` or an algorithm id (overrides the \
+         config file's clusters.by) [default: {}]",
+        cluster_by_name(ClusterSettings::default().by)
+    ))]
+    pub cluster_by: Option<ClusterBy>,
+    /// Compute only these algorithms (comma-separated ids; overrides the
+    /// config file's `enabled`, by default all).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<AlgorithmId>,
+    /// Override a threshold, in the algorithm's unit and range, e.g.
+    /// `--threshold minhash=0.8` (repeatable).
+    #[arg(long = "threshold", value_parser = parse_threshold)]
+    pub thresholds: Vec<(AlgorithmId, f64)>,
+    #[arg(long, value_enum, help = format!(
+        "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
+        doppel::runtime::config::mode_name(ClusterSettings::default().mode)
+    ))]
+    pub mode: Option<Mode>,
+    /// Where the persistent index lives (default: the platform data folder,
+    /// never inside DIR).
+    #[arg(long, value_name = "PATH")]
+    pub index: Option<PathBuf>,
+}
+
+impl DecisionOptions {
+    /// The same settings as scan options (with the index).
+    pub fn scan_options(&self) -> ScanOptions {
+        ScanOptions {
+            cluster_by: self.cluster_by,
+            algorithms: self.algorithms.clone(),
+            thresholds: self.thresholds.clone(),
+            mode: self.mode,
+            index: self.index.clone(),
+            no_index: false,
+        }
+    }
+}
+
+/// Which clusters `act` and `manifest` take (default: all).
+#[derive(clap::Args)]
+pub struct FilterOptions {
+    /// Only this cluster, by the id `doppel scan` gives it (repeatable).
+    #[arg(long = "cluster", value_name = "ID")]
+    pub clusters: Vec<usize>,
+    /// Only clusters with a member under this path (relative to DIR).
+    #[arg(long, value_name = "PREFIX")]
+    pub under: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ManifestFormat {
+    Csv,
+    Json,
+}
+
 pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
     let (id, value) = s
         .split_once('=')
@@ -149,6 +209,57 @@ pub enum Command {
         force: bool,
         #[command(flatten)]
         options: ScanOptions,
+    },
+    /// Move the files the curator's decisions mark (every member of a
+    /// cluster but the kept one) to a quarantine folder, journalled so
+    /// `doppel undo` puts them back. Prints the plan first; moves only with
+    /// --yes or a "y" at the prompt.
+    Act {
+        /// Folder whose decisions to act on (its index holds them).
+        dir: PathBuf,
+        /// The quarantine folder (never inside DIR; default: the config
+        /// file's quarantine-dir).
+        #[arg(long, value_name = "QUARANTINE")]
+        to: Option<PathBuf>,
+        /// Only print the plan.
+        #[arg(long, conflicts_with = "yes")]
+        dry_run: bool,
+        /// Move without asking.
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        filter: FilterOptions,
+        #[command(flatten)]
+        options: DecisionOptions,
+    },
+    /// Put back every file a `doppel act` moved: from one journal, or from
+    /// every journal in a quarantine folder not yet undone. A file that has
+    /// reappeared at its old path is never overwritten.
+    #[command(group(clap::ArgGroup::new("from").required(true)))]
+    Undo {
+        /// The journal `doppel act` printed.
+        #[arg(value_name = "JOURNAL", group = "from")]
+        journal: Option<PathBuf>,
+        /// Undo every open journal in this quarantine folder, newest first.
+        #[arg(long, value_name = "QUARANTINE", group = "from")]
+        to: Option<PathBuf>,
+    },
+    /// Write the curator's decisions as CSV or JSON, moving nothing: per
+    /// cluster member, whether it is kept, what it duplicates, the verdict
+    /// and every algorithm's score against the kept one.
+    Manifest {
+        /// Folder whose decisions to write (its index holds them).
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "csv")]
+        format: ManifestFormat,
+        /// Write to this file (never inside DIR) instead of standard output.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        filter: FilterOptions,
+        #[command(flatten)]
+        options: DecisionOptions,
     },
     /// Score two files with every algorithm, with the exact measures.
     Compare {

@@ -13,7 +13,7 @@
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
-//! `[library]`, and `ignore`, `index-dir`, `[clusters]` and `[watch]` are
+//! `[library]`, and `ignore`, `index-dir`, `quarantine-dir`, `[clusters]` and `[watch]` are
 //! the front ends' settings. `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
@@ -58,6 +58,9 @@ pub struct Config {
     /// The folder holding the persistent indexes, one file per scanned
     /// folder ([`Config::index_path`]); `None`: the platform data folder.
     pub index_dir: Option<PathBuf>,
+    /// Where `doppel act` moves the files it quarantines when no `--to`
+    /// is given (never inside the folder acted on); `None`: `--to` needed.
+    pub quarantine_dir: Option<PathBuf>,
     /// The watcher's quiet period and rescan interval.
     pub watch: WatchSettings,
     /// Ignore globs besides the built-in temporary-file ones (see
@@ -74,6 +77,7 @@ impl Default for Config {
             engine: EngineConfig::default(),
             library: LibraryConfig::default(),
             index_dir: None,
+            quarantine_dir: None,
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
@@ -189,6 +193,8 @@ struct ConfigFile {
     ignore: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     index_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quarantine_dir: Option<PathBuf>,
     tokenizer: TokenizerConfig,
     idf: IdfSource,
     thresholds: Thresholds,
@@ -221,6 +227,7 @@ impl From<Config> for ConfigFile {
                 },
             library,
             index_dir,
+            quarantine_dir,
             watch,
             ignore,
             clusters,
@@ -229,6 +236,7 @@ impl From<Config> for ConfigFile {
             enabled,
             ignore,
             index_dir,
+            quarantine_dir,
             tokenizer,
             idf,
             thresholds,
@@ -247,6 +255,7 @@ impl From<ConfigFile> for Config {
             enabled,
             ignore,
             index_dir,
+            quarantine_dir,
             tokenizer,
             idf,
             thresholds,
@@ -267,6 +276,7 @@ impl From<ConfigFile> for Config {
             },
             library,
             index_dir,
+            quarantine_dir,
             watch,
             ignore,
             clusters,
@@ -368,7 +378,7 @@ impl Config {
 
     /// The defaults with `text` merged over them. `origin` is the file
     /// `text` came from: it names the file in errors, and a relative
-    /// `index-dir` is taken from its folder.
+    /// `index-dir` and `quarantine-dir` are taken from its folder.
     pub fn from_toml(text: &str, origin: Option<&Path>) -> Result<Config> {
         let name = origin_name(origin);
         let user: toml::Table = text.parse().map_err(|e| ConfigError::Syntax {
@@ -405,6 +415,9 @@ impl Config {
         }
         if let Some(dir) = &config.index_dir {
             config.index_dir = Some(resolve(dir, origin));
+        }
+        if let Some(dir) = &config.quarantine_dir {
+            config.quarantine_dir = Some(resolve(dir, origin));
         }
         config.fit_floors();
         Ok(config)

@@ -1,0 +1,229 @@
+//! `doppel act`, `doppel undo` and `doppel manifest`: the curator's
+//! decisions, read from the folder's index ([`doppel::runtime::act`]),
+//! shown as a plan and carried out only on `--yes` or a "y" at the
+//! prompt; put back from the journal; or written as a manifest.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use indicatif::HumanBytes;
+
+use doppel::doc::DocPath;
+use doppel::engine::Engine;
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::runtime::act::{self, Decisions, Filter, MarkState, Plan};
+use doppel::runtime::config::Config;
+
+use super::args::{DecisionOptions, FilterOptions, ManifestFormat};
+use super::settings::{index_path, open_folder, settings, with_options};
+
+/// Whether `doppel act` may move files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Confirm {
+    /// `--dry-run`: print the plan only.
+    DryRun,
+    /// `--yes`: move without asking.
+    Yes,
+    /// Ask on the terminal; refuse when there is none.
+    Ask,
+}
+
+/// The folder's decisions under the config and flags, from its index.
+fn decisions(config: Config, root: &Path, options: &DecisionOptions) -> Result<Decisions> {
+    let scan_options = options.scan_options();
+    let config = with_options(config, &scan_options)?;
+    let (engine_config, library_config, by, mode) = settings(&config);
+    let engine = Engine::new(engine_config);
+    let spec = ClusterSpec {
+        by,
+        mode,
+        ..ClusterSpec::from_engine(&engine)
+    };
+    let index = index_path(&config, options.index.as_ref(), root)?;
+    Ok(act::open_decisions(
+        root,
+        engine,
+        library_config,
+        spec,
+        index.as_deref(),
+    )?)
+}
+
+fn filter(options: &FilterOptions) -> Filter {
+    Filter {
+        clusters: options.clusters.clone(),
+        under: options.under.as_deref().map(DocPath::from_relative),
+    }
+}
+
+/// `doppel act DIR --to QUARANTINE`.
+pub fn act_command(
+    config: Config,
+    dir: &Path,
+    to: Option<&Path>,
+    confirm: Confirm,
+    filter_options: &FilterOptions,
+    options: &DecisionOptions,
+) -> Result<()> {
+    let root = open_folder(dir)?;
+    let quarantine = match to.map(Path::to_path_buf).or(config.quarantine_dir.clone()) {
+        Some(q) => q,
+        None => anyhow::bail!(
+            "where to? give --to QUARANTINE (or set quarantine-dir in the config file)"
+        ),
+    };
+    // Refused before anything is read.
+    let quarantine = act::quarantine_target(&quarantine, &root)?;
+    let decisions = decisions(config, &root, options)?;
+    let plan = act::plan(&decisions, &root, &filter(filter_options));
+    let mut out = std::io::stdout().lock();
+    out.write_all(plan_text(&plan, &quarantine).as_bytes())?;
+    out.flush()?;
+    if confirm == Confirm::DryRun || plan.summary.files == 0 {
+        return Ok(());
+    }
+    if confirm == Confirm::Ask && !ask(&plan, &quarantine)? {
+        anyhow::bail!("nothing moved");
+    }
+    let outcome = act::quarantine(&plan, &root, &quarantine)?;
+    let bytes: u64 = outcome.moved.iter().map(|m| m.size).sum();
+    writeln!(
+        out,
+        "moved {} ({}) to {}\njournal: {}\nput them back with: doppel undo {}",
+        files(outcome.moved.len()),
+        HumanBytes(bytes),
+        quarantine.display(),
+        outcome.journal.display(),
+        outcome.journal.display()
+    )?;
+    let problems = outcome.problems.join("\ndoppel: ");
+    anyhow::ensure!(outcome.problems.is_empty(), "{problems}");
+    Ok(())
+}
+
+/// Ask on the terminal whether to move the plan's files; without one,
+/// refuse and say how to confirm.
+fn ask(plan: &Plan, quarantine: &Path) -> Result<bool> {
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "nothing moved: give --yes to move these files (or --dry-run to only see the plan)"
+        );
+    }
+    eprint!(
+        "move {} ({}) to {}? [y/N] ",
+        files(plan.summary.files),
+        HumanBytes(plan.summary.bytes),
+        quarantine.display()
+    );
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
+fn files(n: usize) -> String {
+    format!("{n} file{}", if n == 1 { "" } else { "s" })
+}
+
+/// The plan for people: per cluster the kept file and the marked ones
+/// (with why a file stays), then the totals.
+fn plan_text(plan: &Plan, quarantine: &Path) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    if plan.clusters.is_empty() {
+        out.push_str("no clusters to act on (review or scan the folder first)\n");
+        return out;
+    }
+    for cluster in &plan.clusters {
+        let kept: Vec<String> = cluster.kept.iter().map(ToString::to_string).collect();
+        let _ = writeln!(out, "cluster {}: keep {}", cluster.id, kept.join(", "));
+        for m in &cluster.marked {
+            let _ = match &m.state {
+                MarkState::Ready => {
+                    writeln!(out, "  move {} ({})", m.path, HumanBytes(m.size))
+                }
+                MarkState::Changed(why) => {
+                    writeln!(out, "  stay {}: changed since it was read ({why})", m.path)
+                }
+                MarkState::Missing => writeln!(out, "  stay {}: no longer there", m.path),
+            };
+        }
+    }
+    let s = plan.summary;
+    let _ = writeln!(
+        out,
+        "{} ({}) of {} cluster{} to move to {}",
+        files(s.files),
+        HumanBytes(s.bytes),
+        s.clusters,
+        if s.clusters == 1 { "" } else { "s" },
+        quarantine.display()
+    );
+    if s.held_back > 0 {
+        let _ = writeln!(
+            out,
+            "{} left in place: changed or gone since it was read",
+            files(s.held_back)
+        );
+    }
+    out
+}
+
+/// `doppel undo JOURNAL` or `doppel undo --to QUARANTINE`.
+pub fn undo_command(journal: Option<&Path>, quarantine: Option<&Path>) -> Result<()> {
+    let reports = match (journal, quarantine) {
+        (Some(journal), _) => vec![act::undo(journal)?],
+        (None, Some(q)) => act::undo_all(q)?,
+        (None, None) => unreachable!("clap requires one"),
+    };
+    let mut out = std::io::stdout().lock();
+    if reports.is_empty() {
+        writeln!(out, "nothing to undo")?;
+    }
+    let mut problems = Vec::new();
+    for r in &reports {
+        writeln!(
+            out,
+            "put back {}{} from {}",
+            files(r.restored.len()),
+            if r.already_back > 0 {
+                format!(" ({} already back)", r.already_back)
+            } else {
+                String::new()
+            },
+            r.journal.display()
+        )?;
+        problems.extend(r.problems.iter().cloned());
+    }
+    let text = problems.join("\ndoppel: ");
+    anyhow::ensure!(problems.is_empty(), "{text}");
+    Ok(())
+}
+
+/// `doppel manifest DIR`.
+pub fn manifest_command(
+    config: Config,
+    dir: &Path,
+    format: ManifestFormat,
+    output: Option<&PathBuf>,
+    filter_options: &FilterOptions,
+    options: &DecisionOptions,
+) -> Result<()> {
+    let root = open_folder(dir)?;
+    // Refused before anything is read.
+    let target = output
+        .map(|o| doppel::faces::html::target(o, &root))
+        .transpose()?;
+    let decisions = decisions(config, &root, options)?;
+    let rows = act::manifest_rows(&decisions.report, &filter(filter_options));
+    let text = match format {
+        ManifestFormat::Csv => act::manifest_csv(&rows)?,
+        ManifestFormat::Json => act::manifest_json(&rows),
+    };
+    match target {
+        Some(path) => std::fs::write(&path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    Ok(())
+}

@@ -528,3 +528,29 @@ fn the_manifest_command_writes_a_row_per_member() {
         "header and cluster 1's members: {csv_text}"
     );
 }
+
+#[test]
+fn the_config_names_the_quarantine_when_no_to_is_given() {
+    let s = setup();
+    let config = s.quarantine.with_file_name("config.toml");
+    // A relative path is taken from the config file's folder.
+    fs::write(&config, "quarantine-dir = \"held\"\n").unwrap();
+    let (ok, out, err) = run(
+        &s,
+        &[
+            os("act"),
+            s.folder.as_os_str(),
+            os("--config"),
+            config.as_os_str(),
+            os("--yes"),
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("moved 3 files"), "{out}");
+    let held = s.quarantine.with_file_name("held");
+    assert!(held.join("dups/persuasion.txt").is_file() || held.join("persuasion.txt").is_file());
+    // Without --to or the key, nothing happens and the message says why.
+    let (ok, _, err) = run(&s, &[os("act"), s.folder.as_os_str(), os("--yes")]);
+    assert!(!ok);
+    assert!(err.contains("--to QUARANTINE"), "{err}");
+}

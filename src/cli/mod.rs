@@ -1,7 +1,8 @@
 //! The binary's commands, one module each (`main.rs` is their table of
-//! contents; `act` holds `act`, `undo` and `manifest`), with what they share: the flags (`args`), the settings a
-//! command runs with (`settings`), progress on standard error
-//! (`progress`), the log (`log`) and usage errors (`usage`).
+//! contents; `act` holds `act`, `undo` and `manifest`), with what they
+//! share: the flags (`args`), the settings a command runs with
+//! (`settings`), progress on standard error (`progress`), the log (`log`)
+//! and usage errors (`usage`).
 
 pub mod act;
 pub mod args;

@@ -1,15 +1,15 @@
-//! Acting on the curator's decisions. [`plan`] turns a folder's clusters
+//! Acting on the curator's decisions. [`plan()`] turns a folder's clusters
 //! and the decisions stored in its index (keeper marks, pair verdicts)
 //! into a [`Plan`]: every member of a cluster but the one kept (the
 //! keeper mark, else the representative) is marked, each checked against
 //! what the index recorded of it so a file changed since it was read is
-//! named and left alone. [`quarantine`] moves the marked files out of the
+//! named and left alone. [`quarantine()`] moves the marked files out of the
 //! watched folder into a folder the user named, relative paths kept,
-//! writing a [`journal`] line (fsynced) before each move; [`undo`] puts
+//! writing a [`journal`] line (fsynced) before each move; [`undo()`] puts
 //! every file back from that journal, bytes and mtime, never over a file
-//! that has reappeared. [`manifest`] writes the decisions as CSV or JSON
-//! without touching a file. Nothing here asks for confirmation: the front
-//! ends show the plan and ask before they call [`quarantine`].
+//! that has reappeared. [`manifest`] writes the decisions as CSV or
+//! JSON without touching a file. Nothing here asks for confirmation: the front
+//! ends show the plan and ask before they call [`quarantine()`].
 
 pub mod journal;
 pub mod manifest;

@@ -554,3 +554,17 @@ fn the_config_names_the_quarantine_when_no_to_is_given() {
     assert!(!ok);
     assert!(err.contains("--to QUARANTINE"), "{err}");
 }
+
+#[test]
+fn undo_finds_a_quarantine_moved_as_a_whole() {
+    let s = setup();
+    let before = tree(&s.folder);
+    let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
+    act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    let elsewhere = s.quarantine.with_file_name("moved-quarantine");
+    fs::rename(&s.quarantine, &elsewhere).unwrap();
+    let reports = act::undo_all(&elsewhere).unwrap();
+    assert_eq!(reports.len(), 1);
+    assert!(reports[0].problems.is_empty(), "{:?}", reports[0].problems);
+    assert_eq!(tree(&s.folder), before);
+}

@@ -156,7 +156,8 @@ fn still_as_planned(from: &Path, expected: &Expected) -> Result<(), String> {
     Ok(())
 }
 
-/// Put back every file the journal at `journal_path` moved, newest first.
+/// Put back every file the journal at `journal_path` moved, newest first,
+/// from the folder that holds the journal.
 /// A file that has reappeared at its old path is never overwritten: the
 /// quarantined one stays and the problem says so. A journal whose files
 /// are all back is closed with an `undone` line.
@@ -176,7 +177,14 @@ pub fn undo(journal_path: &Path) -> Result<UndoReport> {
         return Err(bad(1, "it does not begin with a start line"));
     };
     let root = journal::path_from_hex(root_hex).map_err(|e| bad(1, &e))?;
-    let dest = journal::path_from_hex(quarantine_hex).map_err(|e| bad(1, &e))?;
+    // The journal lies at the top of its quarantine: a quarantine moved
+    // elsewhere as a whole is still found; the recorded one only if the
+    // journal's folder cannot be told.
+    let dest = match journal_path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
+        Some(_) => PathBuf::from("."),
+        None => journal::path_from_hex(quarantine_hex).map_err(|e| bad(1, &e))?,
+    };
     let mut report = UndoReport {
         journal: journal_path.to_path_buf(),
         restored: Vec::new(),

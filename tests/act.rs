@@ -568,3 +568,36 @@ fn undo_finds_a_quarantine_moved_as_a_whole() {
     assert!(reports[0].problems.is_empty(), "{:?}", reports[0].problems);
     assert_eq!(tree(&s.folder), before);
 }
+
+#[test]
+fn a_front_end_plans_its_own_clusters_and_a_file_the_index_never_read_stays() {
+    let s = setup();
+    let d = decisions(&s);
+    let cluster = act::ClusterDecision::new(
+        7,
+        vec![doc(b"lonely.txt"), doc(b"persuasion.txt"), doc(b"emma.txt")],
+        |p| p == &doc(b"emma.txt"),
+    );
+    assert_eq!(
+        cluster.kept,
+        vec![doc(b"emma.txt")],
+        "the keeper, not the first"
+    );
+    let plan = act::plan_for(
+        &[cluster],
+        |p| (p != &doc(b"lonely.txt")).then(|| d.recorded[p]),
+        &s.folder,
+    );
+    assert_eq!(plan.summary.files, 1);
+    let held: Vec<(String, MarkState)> = plan
+        .held_back()
+        .map(|m| (m.path.to_string(), m.state.clone()))
+        .collect();
+    assert_eq!(
+        held,
+        vec![(
+            "lonely.txt".into(),
+            MarkState::Changed("not in the index".into())
+        )]
+    );
+}

@@ -38,10 +38,13 @@ pub struct ManifestRow {
 pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
     let lib = &report.library;
     let mut rows = Vec::new();
-    for (cluster, members, kept) in decided(report, filter) {
-        for path in members {
+    for decision in decided(report, filter) {
+        let (cluster, kept) = (decision.id, &decision.kept);
+        let Some(keeper) = kept.first() else {
+            continue;
+        };
+        for path in decision.members {
             let is_kept = kept.contains(&path);
-            let keeper = &kept[0];
             let (duplicate_of, verdict, scores) = if is_kept {
                 (None, None, Vec::new())
             } else {

@@ -18,8 +18,8 @@ pub mod quarantine;
 
 pub use manifest::{manifest_csv, manifest_json, manifest_rows, ManifestRow};
 pub use plan::{
-    open_decisions, plan, Decisions, Filter, MarkState, Marked, Plan, PlannedCluster, Recorded,
-    Summary,
+    decided, open_decisions, plan, plan_for, ClusterDecision, Decisions, Filter, MarkState, Marked,
+    Plan, PlannedCluster, Recorded, Summary,
 };
 pub use quarantine::{quarantine, quarantine_target, undo, undo_all, Moved, Outcome, UndoReport};
 

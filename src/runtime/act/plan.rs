@@ -164,50 +164,78 @@ impl Plan {
     }
 }
 
-/// The members of each cluster kept and marked, before any file is
-/// looked at: `(id, members, kept)` for the clusters `filter` admits.
-pub(super) fn decided(
-    report: &ScanReport,
-    filter: &Filter,
-) -> Vec<(usize, Vec<DocPath>, Vec<DocPath>)> {
+/// One cluster's decision before any file is looked at: its members,
+/// and those kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterDecision {
+    /// The cluster's id, 1-based in cluster order.
+    pub id: usize,
+    /// Its members, the representative first.
+    pub members: Vec<DocPath>,
+    /// The members kept: the curator's keepers, else the representative.
+    pub kept: Vec<DocPath>,
+}
+
+impl ClusterDecision {
+    /// The decision on a cluster of `members` (representative first):
+    /// keep those `is_keeper` says, else the representative.
+    pub fn new(id: usize, members: Vec<DocPath>, is_keeper: impl Fn(&DocPath) -> bool) -> Self {
+        let mut kept: Vec<DocPath> = members.iter().filter(|m| is_keeper(m)).cloned().collect();
+        if kept.is_empty() {
+            kept.extend(members.first().cloned());
+        }
+        Self { id, members, kept }
+    }
+}
+
+/// The decisions on the clusters of `report` that `filter` admits.
+pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
     report
         .cluster_paths()
         .into_iter()
         .enumerate()
         .map(|(n, members)| (n + 1, members))
         .filter(|(id, members)| filter.admits(*id, members))
-        .map(|(id, members)| {
-            let mut kept: Vec<DocPath> = members
-                .iter()
-                .filter(|m| report.library.is_keeper(m))
-                .cloned()
-                .collect();
-            if kept.is_empty() {
-                // The representative (members come representative first).
-                kept.extend(members.first().cloned());
-            }
-            (id, members, kept)
-        })
+        .map(|(id, members)| ClusterDecision::new(id, members, |m| report.library.is_keeper(m)))
         .collect()
 }
 
 /// The plan for `root` under `decisions`: every marked file of the
 /// clusters `filter` admits, each checked against the disk.
 pub fn plan(decisions: &Decisions, root: &Path, filter: &Filter) -> Plan {
+    plan_for(
+        &decided(&decisions.report, filter),
+        |path| decisions.recorded.get(path).copied(),
+        root,
+    )
+}
+
+/// The plan for `root` of decided clusters, each marked file checked
+/// against what `recorded` says the index read (a front end holding its
+/// own clusters, such as the review screen's worker, starts here).
+pub fn plan_for(
+    clusters: &[ClusterDecision],
+    recorded: impl Fn(&DocPath) -> Option<Recorded>,
+    root: &Path,
+) -> Plan {
     let mut plan = Plan::default();
-    for (id, members, kept) in decided(&decisions.report, filter) {
-        let marked: Vec<Marked> = members
+    for cluster in clusters {
+        let Some(keeper) = cluster.kept.first() else {
+            continue;
+        };
+        let marked: Vec<Marked> = cluster
+            .members
             .iter()
-            .filter(|m| !kept.contains(m))
+            .filter(|m| !cluster.kept.contains(m))
             .map(|path| {
-                let recorded = decisions.recorded.get(path);
-                let state = match recorded {
+                let recorded = recorded(path);
+                let state = match &recorded {
                     Some(r) => check(&root.join(path.to_relative_path()), r),
                     None => MarkState::Changed("not in the index".into()),
                 };
                 Marked {
                     path: path.clone(),
-                    duplicate_of: kept[0].clone(),
+                    duplicate_of: keeper.clone(),
                     size: recorded.map_or(0, |r| r.identity.size),
                     mtime_ns: recorded.map_or(0, |r| r.identity.mtime_ns),
                     content_hash: recorded.map_or(0, |r| r.content_hash),
@@ -225,13 +253,17 @@ pub fn plan(decisions: &Decisions, root: &Path, filter: &Filter) -> Plan {
         plan.summary.files += ready.len();
         plan.summary.bytes += ready.iter().map(|m| m.size).sum::<u64>();
         plan.summary.held_back += marked.len() - ready.len();
-        plan.clusters.push(PlannedCluster { id, kept, marked });
+        plan.clusters.push(PlannedCluster {
+            id: cluster.id,
+            kept: cluster.kept.clone(),
+            marked,
+        });
     }
     plan
 }
 
 /// Whether the file at `file` is still what the index recorded.
-pub(super) fn check(file: &Path, recorded: &Recorded) -> MarkState {
+fn check(file: &Path, recorded: &Recorded) -> MarkState {
     let meta = match std::fs::symlink_metadata(file) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return MarkState::Missing,

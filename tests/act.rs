@@ -1,5 +1,6 @@
-//! Acting on decisions (`runtime::act`): the plan marks every member of a
-//! cluster but the kept one and names files changed since they were read;
+//! Acting on decisions (`runtime::act`): the plan marks the members of a
+//! cluster that duplicate the kept one (not parts of a whole linked through
+//! it) and names files changed since they were read;
 //! quarantine moves only those, journalled, writing nothing else in the
 //! folder; undo puts every byte and mtime back and never overwrites a file
 //! that reappeared; the manifest's rows say what is kept and why.
@@ -600,4 +601,72 @@ fn a_front_end_plans_its_own_clusters_and_a_file_the_index_never_read_stays() {
             MarkState::Changed("not in the index".into())
         )]
     );
+}
+
+/// A book and its two halves form one cluster in components mode, but the
+/// halves are not duplicates of each other and the book is not a
+/// duplicate of a half: with the first half kept, nothing moves, and the
+/// plan and the manifest say why each stays.
+#[test]
+fn parts_of_a_whole_are_not_moved_as_duplicates_of_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("bible");
+    fs::create_dir_all(&folder).unwrap();
+    for name in [
+        "proverbs-kjv-ch01-16.txt",
+        "proverbs-kjv-ch01-31.txt",
+        "proverbs-kjv-ch17-31.txt",
+    ] {
+        fs::write(folder.join(name), sample(&format!("bible/{name}"))).unwrap();
+    }
+    let s = Setup {
+        folder,
+        index: dir.path().join("index.sqlite"),
+        quarantine: dir.path().join("quarantine"),
+        _dir: dir,
+    };
+    open_index(&s).reconcile().unwrap();
+    let d = decisions(&s);
+    assert_eq!(
+        d.report.cluster_paths(),
+        vec![vec![
+            doc(b"proverbs-kjv-ch01-16.txt"),
+            doc(b"proverbs-kjv-ch01-31.txt"),
+            doc(b"proverbs-kjv-ch17-31.txt"),
+        ]],
+        "one cluster, the first half representing"
+    );
+    let plan = act::plan(&d, &s.folder, &Filter::default());
+    assert_eq!(plan.summary.files, 0, "{plan:?}");
+    let stays = &plan.clusters[0].stays;
+    let why = |name: &[u8]| {
+        stays
+            .iter()
+            .find(|(p, _)| *p == doc(name))
+            .map(|(_, w)| w.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        why(b"proverbs-kjv-ch01-31.txt").starts_with("holds the kept file"),
+        "{stays:?}"
+    );
+    assert!(
+        why(b"proverbs-kjv-ch17-31.txt").starts_with("not itself a duplicate"),
+        "{stays:?}"
+    );
+
+    // The book kept instead: each half is a part of it, not a duplicate
+    // either; marking it duplicate is the curator's to do.
+    let rows = act::manifest_rows(&d.report, &Filter::default());
+    let whole = rows
+        .iter()
+        .find(|r| r.path == doc(b"proverbs-kjv-ch01-31.txt"))
+        .unwrap();
+    assert_eq!(whole.duplicate_of, None);
+    assert!(whole
+        .stays
+        .as_deref()
+        .unwrap()
+        .starts_with("holds the kept file"));
+    assert!(!s.quarantine.exists());
 }

@@ -148,6 +148,9 @@ fn plan_text(plan: &Plan, quarantine: &Path) -> String {
                 MarkState::Missing => writeln!(out, "  stay {}: no longer there", m.path),
             };
         }
+        for (path, why) in &cluster.stays {
+            let _ = writeln!(out, "  stay {path}: {why}");
+        }
     }
     let s = plan.summary;
     let _ = writeln!(

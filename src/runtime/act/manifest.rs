@@ -32,6 +32,9 @@ pub struct ManifestRow {
     /// Every algorithm's score from the kept member to it, where the pair
     /// was kept (in each algorithm's native unit).
     pub scores: Vec<(AlgorithmId, f64)>,
+    /// Why a member that is not kept is no duplicate of a kept one (it
+    /// stays where it is).
+    pub stays: Option<String>,
 }
 
 /// A row per member of the clusters `filter` admits, in cluster order.
@@ -43,9 +46,14 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
         let Some(keeper) = kept.first() else {
             continue;
         };
-        for path in decision.members {
+        for path in decision.members.iter().cloned() {
             let is_kept = kept.contains(&path);
-            let (duplicate_of, verdict, scores) = if is_kept {
+            let stays = decision
+                .stays
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, why)| why.clone());
+            let (duplicate_of, verdict, scores) = if is_kept || stays.is_some() {
                 (None, None, Vec::new())
             } else {
                 let scores = lib
@@ -70,6 +78,7 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
                 duplicate_of,
                 verdict,
                 scores,
+                stays,
             });
         }
     }
@@ -87,6 +96,7 @@ pub fn manifest_csv(rows: &[ManifestRow]) -> Result<String, csv::Error> {
         "keeper_mark",
         "duplicate_of",
         "verdict",
+        "stays_because",
     ]
     .into_iter()
     .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()));
@@ -107,6 +117,7 @@ pub fn manifest_csv(rows: &[ManifestRow]) -> Result<String, csv::Error> {
                 .as_ref()
                 .map_or(String::new(), ToString::to_string),
             row.verdict.unwrap_or_default().to_owned(),
+            row.stays.clone().unwrap_or_default(),
         ]
         .into_iter()
         .chain(AlgorithmId::ALL.iter().map(score));
@@ -134,6 +145,7 @@ pub fn manifest_json(rows: &[ManifestRow]) -> String {
                 "keeper_mark": r.keeper_mark,
                 "duplicate_of": r.duplicate_of,
                 "verdict": r.verdict,
+                "stays_because": r.stays,
                 "scores": scores,
             })
         })

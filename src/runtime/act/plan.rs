@@ -1,13 +1,18 @@
-//! The plan: which files of which clusters would move. Every member of a
-//! cluster but the kept ones (those the curator marked as keepers, else
-//! the representative) is marked, and checked against what the index
-//! recorded when it read it (size, mtime, content hash): a file changed
-//! or gone since is named and not moved.
+//! The plan: which files of which clusters would move. A member of a
+//! cluster other than the kept ones (those the curator marked as keepers,
+//! else the representative) is marked when it is itself a duplicate of a
+//! kept one: a direct link under the scan's verdict (or the curator's
+//! "duplicate"), and not the whole a kept part sits in. A member linked
+//! only through another member, or holding the kept file, stays and is
+//! named with why (in components mode, a book links its two halves, which
+//! are not duplicates of each other). Each marked file is checked against
+//! what the index recorded when it read it (size, mtime, content hash): a
+//! file changed or gone since is named and not moved.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use crate::doc::{DocPath, FileIdentity};
+use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::Engine;
 use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
@@ -120,8 +125,10 @@ pub struct PlannedCluster {
     pub id: usize,
     /// The members kept: the curator's keepers, else the representative.
     pub kept: Vec<DocPath>,
-    /// Every other member.
+    /// Members that are duplicates of a kept one.
     pub marked: Vec<Marked>,
+    /// Other members, left in place, with why.
+    pub stays: Vec<(DocPath, String)>,
 }
 
 /// What a plan would do, in numbers.
@@ -174,29 +181,114 @@ pub struct ClusterDecision {
     pub members: Vec<DocPath>,
     /// The members kept: the curator's keepers, else the representative.
     pub kept: Vec<DocPath>,
+    /// Members neither kept nor to move, with why.
+    pub stays: Vec<(DocPath, String)>,
 }
 
 impl ClusterDecision {
     /// The decision on a cluster of `members` (representative first):
-    /// keep those `is_keeper` says, else the representative.
+    /// keep those `is_keeper` says, else the representative; every other
+    /// member is marked.
     pub fn new(id: usize, members: Vec<DocPath>, is_keeper: impl Fn(&DocPath) -> bool) -> Self {
         let mut kept: Vec<DocPath> = members.iter().filter(|m| is_keeper(m)).cloned().collect();
         if kept.is_empty() {
             kept.extend(members.first().cloned());
         }
-        Self { id, members, kept }
+        Self {
+            id,
+            members,
+            kept,
+            stays: Vec::new(),
+        }
     }
+
+    /// Whether `member` is marked: neither kept nor staying.
+    pub fn marks(&self, member: &DocPath) -> bool {
+        !self.kept.contains(member) && !self.stays.iter().any(|(p, _)| p == member)
+    }
+}
+
+/// Why `member` is not a duplicate of any kept member of its cluster, or
+/// `None` when it is one. `linked` says whether two documents are linked
+/// directly under the scan's verdict (the curator's verdicts count);
+/// `whole_of` whether the first holds the second as a part (the second
+/// sits inside it and is much smaller).
+fn stays_because(
+    member: &DocPath,
+    kept: &[DocPath],
+    linked: impl Fn(&DocPath, &DocPath) -> bool,
+    whole_of: impl Fn(&DocPath, &DocPath) -> bool,
+) -> Option<String> {
+    let direct: Vec<&DocPath> = kept.iter().filter(|k| linked(k, member)).collect();
+    if direct.is_empty() {
+        return Some(
+            "not itself a duplicate of the kept file (linked through another member)".into(),
+        );
+    }
+    if direct.iter().all(|k| whole_of(member, k)) {
+        return Some(format!(
+            "holds the kept file {} as a part (keep it, or mark the whole as the keeper)",
+            direct[0]
+        ));
+    }
+    None
 }
 
 /// The decisions on the clusters of `report` that `filter` admits.
 pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
+    let lib = &report.library;
+    let links: HashSet<(DocId, DocId)> = lib
+        .links(&report.spec)
+        .into_iter()
+        .map(|l| (l.a, l.b))
+        .collect();
+    let ids = |x: &DocPath, y: &DocPath| {
+        let (x, y) = (lib.id_of(x)?, lib.id_of(y)?);
+        Some((x.min(y), x.max(y)))
+    };
+    let linked = |x: &DocPath, y: &DocPath| ids(x, y).is_some_and(|k| links.contains(&k));
+    // Pairs where the smaller text sits inside the larger, by ordered paths.
+    let contained: HashMap<(DocPath, DocPath), bool> = report
+        .pairs()
+        .into_iter()
+        .map(|p| ((p.a, p.b), p.verdict.contained))
+        .collect();
+    let shingles = |p: &DocPath| {
+        lib.id_of(p)
+            .and_then(|i| lib.doc(i))
+            .map_or(0, |d| d.shingles)
+    };
+    let whole_of = |whole: &DocPath, part: &DocPath| {
+        let key = if whole <= part {
+            (whole.clone(), part.clone())
+        } else {
+            (part.clone(), whole.clone())
+        };
+        lib.pair_verdict(whole, part) != Some(CuratorVerdict::Duplicate)
+            && contained.get(&key).copied().unwrap_or(false)
+            // A part is at most 80 % of its whole; two editions of one
+            // text contain each other and are duplicates.
+            && shingles(part) * 5 < shingles(whole) * 4
+    };
     report
         .cluster_paths()
         .into_iter()
         .enumerate()
         .map(|(n, members)| (n + 1, members))
         .filter(|(id, members)| filter.admits(*id, members))
-        .map(|(id, members)| ClusterDecision::new(id, members, |m| report.library.is_keeper(m)))
+        .map(|(id, members)| {
+            let mut decision = ClusterDecision::new(id, members, |m| lib.is_keeper(m));
+            decision.stays = decision
+                .members
+                .iter()
+                .filter(|m| !decision.kept.contains(m))
+                .filter_map(|m| {
+                    let why = stays_because(m, &decision.kept, &linked, &whole_of)?;
+                    Some((m.clone(), why))
+                })
+                .collect();
+            decision
+        })
         .collect()
 }
 
@@ -226,7 +318,7 @@ pub fn plan_for(
         let marked: Vec<Marked> = cluster
             .members
             .iter()
-            .filter(|m| !cluster.kept.contains(m))
+            .filter(|m| cluster.marks(m))
             .map(|path| {
                 let recorded = recorded(path);
                 let state = match &recorded {
@@ -257,6 +349,7 @@ pub fn plan_for(
             id: cluster.id,
             kept: cluster.kept.clone(),
             marked,
+            stays: cluster.stays.clone(),
         });
     }
     plan

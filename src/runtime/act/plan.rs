@@ -283,7 +283,7 @@ pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
                 .iter()
                 .filter(|m| !decision.kept.contains(m))
                 .filter_map(|m| {
-                    let why = stays_because(m, &decision.kept, &linked, &whole_of)?;
+                    let why = stays_because(m, &decision.kept, linked, whole_of)?;
                     Some((m.clone(), why))
                 })
                 .collect();

@@ -12,13 +12,14 @@ use std::collections::TryReserveError;
 
 use super::pieces::GramTail;
 use super::simhash::{
-    hamming_score, term_weights, Counters, SimhashFingerprint, MAX_FEATURE_WEIGHT,
+    hamming_score, Counters, SimhashFingerprint, WeightedTerms, MAX_FEATURE_WEIGHT,
 };
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 
+/// Parameters of `simhash-shingle` (`[algorithms.simhash-shingle]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashShingleConfig {
@@ -125,23 +126,30 @@ impl ShingleCounters {
     }
 }
 
+/// The `simhash-shingle` algorithm: SimHash of word shingles, each weighted by the IDF of its terms.
 #[derive(Debug, Clone, Default)]
 pub struct SimhashShingle {
+    /// Its parameters.
     pub config: SimhashShingleConfig,
 }
 
 impl SimhashShingle {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashShingleConfig) -> Self {
         Self { config }
     }
 }
 
-impl SimhashShingle {
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+impl WeightedTerms for SimhashShingle {
+    type Output = SimhashFingerprint;
+
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let c = &self.config;
         shingle_simhash(terms, idf, c.k, c.bits, c.seed)
     }
+}
 
+impl SimhashShingle {
     /// The fingerprint of a weighted term stream arriving in pieces.
     pub fn counters(&self) -> ShingleCounters {
         let c = &self.config;
@@ -154,7 +162,7 @@ impl Algorithm for SimhashShingle {
     const ID: AlgorithmId = AlgorithmId::SimhashShingle;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

@@ -23,6 +23,7 @@
 //! unicode-width) sit behind the `tui` feature.
 pub mod action;
 pub mod diff;
+mod error;
 pub mod export;
 pub mod keymap;
 pub mod layout;
@@ -40,14 +41,15 @@ pub use update::update;
 
 use std::time::Duration;
 
-use anyhow::Context;
+use error::io;
+pub use error::{Result, TuiError};
 
 use crate::runtime::worker::WorkerConfig;
 
 /// Open the TUI on `config.root` with a worker (and watcher) behind it;
 /// returns when the curator quits. The terminal is restored on every exit
 /// path (see [`terminal`]).
-pub fn run(config: WorkerConfig) -> anyhow::Result<()> {
+pub fn run(config: WorkerConfig) -> Result<()> {
     run_with(config, &[])
 }
 
@@ -55,15 +57,17 @@ pub fn run(config: WorkerConfig) -> anyhow::Result<()> {
 /// that live in the cluster spec rather than the engine configuration,
 /// e.g. `Command::SetClusterBy` and `Command::SetMode` from the command
 /// line (thresholds go in `config.engine.thresholds`).
-pub fn run_with(
-    config: WorkerConfig,
-    initial: &[crate::runtime::worker::Command],
-) -> anyhow::Result<()> {
+pub fn run_with(config: WorkerConfig, initial: &[crate::runtime::worker::Command]) -> Result<()> {
     let root = config
         .root
         .canonicalize()
-        .with_context(|| format!("cannot open folder {}", config.root.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+        .map_err(|error| TuiError::Folder {
+            root: config.root.clone(),
+            error,
+        })?;
+    if !root.is_dir() {
+        return Err(TuiError::NotAFolder { root });
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
     let mut state = AppState::new(root.display().to_string(), &config.engine);
     state.export_prefix = export::default_prefix(&cwd, &root);
@@ -74,11 +78,11 @@ pub fn run_with(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
-        .context("cannot start the UI runtime")?;
+        .map_err(io("start the UI runtime"))?;
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
     let signals = signals(actions_tx.clone())?;
 
-    let mut guard = terminal::Guard::enter().context("cannot set up the terminal")?;
+    let mut guard = terminal::Guard::enter().map_err(io("set up the terminal"))?;
     let worker = crate::runtime::worker::spawn(config);
     let commands = worker.commands.clone();
     for c in initial {
@@ -147,10 +151,10 @@ fn forward(
 /// terminal and exits at once.
 fn signals(
     actions: tokio::sync::mpsc::UnboundedSender<Action>,
-) -> anyhow::Result<signal_hook::iterator::Handle> {
+) -> Result<signal_hook::iterator::Handle> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-        .context("cannot install signal handlers")?;
+        .map_err(io("install signal handlers"))?;
     let handle = signals.handle();
     std::thread::Builder::new()
         .name("doppel-signals".into())
@@ -164,6 +168,6 @@ fn signals(
                 }
             }
         })
-        .context("cannot start the signal thread")?;
+        .map_err(io("start the signal thread"))?;
     Ok(handle)
 }

@@ -29,7 +29,7 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
-    names(a, b, &l, buf);
+    names(&text::doc_path(a), &text::doc_path(b), &l, buf);
     let view = state
         .diff
         .view

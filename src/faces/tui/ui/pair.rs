@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use super::{block, cell, fill, hint, put, rcell, theme, threshold_text};
+use crate::doc::CuratorVerdict;
 use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
-use crate::pairing::library::PairVerdict;
 use crate::runtime::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
@@ -27,8 +27,8 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         return;
     };
     let w = usize::from(body.width);
-    put(buf, l.header, 0, &name_line("A ", a, w));
-    put(buf, l.header, 1, &name_line("B ", b, w));
+    put(buf, l.header, 0, &name_line("A ", &text::doc_path(a), w));
+    put(buf, l.header, 1, &name_line("B ", &text::doc_path(b), w));
     let detail = state
         .pair
         .detail
@@ -90,10 +90,10 @@ fn verdict_line(d: &PairDetail, n: usize) -> Line<'static> {
     ])
 }
 
-fn curator_line(v: Option<PairVerdict>) -> Line<'static> {
+fn curator_line(v: Option<CuratorVerdict>) -> Line<'static> {
     let (word, style) = match v {
-        Some(PairVerdict::Duplicate) => ("duplicate", theme::pass()),
-        Some(PairVerdict::NotDuplicate) => ("not duplicate", theme::error()),
+        Some(CuratorVerdict::Duplicate) => ("duplicate", theme::pass()),
+        Some(CuratorVerdict::NotDuplicate) => ("not duplicate", theme::error()),
         None => ("no verdict", theme::dim()),
     };
     Line::from(vec![

@@ -57,9 +57,34 @@ static ENGINES: LazyLock<Vec<Engine>> = LazyLock::new(|| {
 /// Words, stop words, numbers, accents, ligatures, curly quotes, a soft
 /// hyphen, combining marks, and page-number lines (page furniture).
 const TOKENS: [&str; 28] = [
-    "whale", "Ship", "the", "of", "and", "sea", "captain", "digi-", "tized", "Straße", "café",
-    "cafe\u{301}", "ﬁne", "don’t", "“quoted”", "—", "1851", "x", "soft\u{ad}", "word", "é",
-    "\u{301}", "-", "12", "e.g.", "U.S.A.", "harpoon", "Ishmael",
+    "whale",
+    "Ship",
+    "the",
+    "of",
+    "and",
+    "sea",
+    "captain",
+    "digi-",
+    "tized",
+    "Straße",
+    "café",
+    "cafe\u{301}",
+    "ﬁne",
+    "don’t",
+    "“quoted”",
+    "—",
+    "1851",
+    "x",
+    "soft\u{ad}",
+    "word",
+    "é",
+    "\u{301}",
+    "-",
+    "12",
+    "e.g.",
+    "U.S.A.",
+    "harpoon",
+    "Ishmael",
 ];
 
 const SPACES: [&str; 8] = [" ", " ", "  ", "\n", "\r\n", "-\n", "\n\n", " \u{c}\n"];

@@ -33,6 +33,7 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
             progress: Some(&progress),
+            limits: config.reading.limits(),
         };
         scan_folder_with(
             &root,
@@ -50,6 +51,7 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
         index.set_extra_ignores(config.ignore.clone());
+        index.set_read_limits(config.reading.limits());
         index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true

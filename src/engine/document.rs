@@ -52,15 +52,29 @@ impl Engine {
         weights: &dyn TermWeights,
         options: PrintOptions,
     ) -> Result<Printed, TryReserveError> {
+        self.fingerprint_text_in_pieces(text, weights, options, PIECE_BYTES)
+    }
+
+    /// [`Engine::fingerprint_text`] analyzing pieces of about `piece_bytes`
+    /// (the same fingerprints whatever the size).
+    pub fn fingerprint_text_in_pieces(
+        &self,
+        text: &str,
+        weights: &dyn TermWeights,
+        options: PrintOptions,
+        piece_bytes: usize,
+    ) -> Result<Printed, TryReserveError> {
         let furniture = self.furniture_of(text)?;
         let left_out: usize = furniture.iter().map(ExactSizeIterator::len).sum();
-        if text.len() - left_out <= PIECE_BYTES {
+        if text.len() - left_out <= piece_bytes {
             let stripped = furniture::strip_ranges(text, furniture);
             let mut printer = Fingerprinter::new(self, weights, options);
             printer.push(&self.analyze_stripped(&stripped))?;
             return printer.finish();
         }
-        let mut document = self.document_printer(furniture, weights, options);
+        let mut document = self
+            .document_printer(furniture, weights, options)
+            .with_piece_bytes(piece_bytes);
         document.push(text)?;
         document.finish()
     }

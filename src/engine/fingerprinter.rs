@@ -83,13 +83,15 @@ impl<'e> Fingerprinter<'e> {
         let (sh, mh) = (&a.shingle.config, &a.minhash.config);
         let minhash_shares = sh.w == mh.w && sh.seed == mh.shingle_seed;
         let sketch = on(Id::Minhash) || on(Id::Supershingle);
-        let words_read = on(Id::Shingle) || (sketch && minhash_shares) || options.count_all_shingles;
+        let words_read =
+            on(Id::Shingle) || (sketch && minhash_shares) || options.count_all_shingles;
         let set_builder = on(Id::Shingle).then(|| {
             a.shingle
                 .set_builder(options.count_all_shingles || sh.modulus > 1)
         });
-        let full_known =
-            on(Id::SimhashShingle) && a.simhash_lexicons.full_lexicon_is(&a.simhash_shingle.config);
+        let full_known = on(Id::SimhashShingle)
+            && a.simhash_lexicons
+                .full_lexicon_is(&a.simhash_shingle.config);
         Self {
             engine,
             weights,
@@ -122,7 +124,9 @@ impl<'e> Fingerprinter<'e> {
         if let Some(words) = &mut self.words {
             let (w, seed) = (a.shingle.config.w, a.shingle.config.seed);
             let shingles: Vec<u64> = words
-                .push(&doc.words, |joined| shingle_hashes(joined, w, seed).collect())?
+                .push(&doc.words, |joined| {
+                    shingle_hashes(joined, w, seed).collect()
+                })?
                 .unwrap_or_default();
             self.take_shingles(&shingles)?;
         }

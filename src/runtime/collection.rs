@@ -58,11 +58,20 @@ pub enum Skip {
     /// It changed while being read.
     #[error("changed while being read (will be read again)")]
     Changed,
-    /// Memory for reading it could not be had (it is read again next time).
-    #[error("not enough memory to read it ({needed} bytes needed)")]
+    /// Memory for reading it could not be had.
+    #[error("not enough memory to read it (up to {} MiB needed)", mib(*needed))]
     OutOfMemory {
-        /// The bytes it would have taken.
+        /// The most reading it is expected to take, in bytes.
         needed: u64,
+    },
+    /// Reading it is expected to take more than the memory budget
+    /// (`[reading] memory-budget-mib`).
+    #[error("reading it may take {} MiB, over the memory budget ({} MiB)", mib(*needed), mib(*budget))]
+    OverBudget {
+        /// The most reading it is expected to take, in bytes.
+        needed: u64,
+        /// The budget, in bytes.
+        budget: u64,
     },
     /// A reason recorded earlier in the index.
     #[error("{reason}")]
@@ -70,6 +79,11 @@ pub enum Skip {
         /// The reason, as recorded.
         reason: String,
     },
+}
+
+/// Bytes in whole MiB, rounded up (for messages).
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
 }
 
 /// One file found in the folder.
@@ -336,7 +350,9 @@ pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
     let needed = bytes.len() as u64;
     decode_owned(bytes).map_err(|e| match e {
         DecodeError::NotText(reason) => Skip::NotText(reason),
-        DecodeError::Memory(_) => Skip::OutOfMemory { needed },
+        DecodeError::Memory(_) => Skip::OutOfMemory {
+            needed: needed.saturating_mul(2),
+        },
     })
 }
 

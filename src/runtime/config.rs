@@ -13,8 +13,8 @@
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
-//! `[library]`, and `ignore`, `index-dir`, `[clusters]` and `[watch]` are
-//! the front ends' settings. `tests/config.rs` holds the built-in file equal to
+//! `[library]`, and `ignore`, `index-dir`, `[clusters]`, `[watch]` and
+//! `[reading]` are the front ends' settings. `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
 use std::collections::BTreeSet;
@@ -39,6 +39,7 @@ use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::reading::ReadSettings;
 
 /// The built-in configuration file: every setting with its default and what
 /// it does (`doppel config --print-defaults`).
@@ -65,6 +66,8 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// The verdict and mode clusters start with.
     pub clusters: ClusterSettings,
+    /// How large files are read.
+    pub reading: ReadSettings,
 }
 
 impl Default for Config {
@@ -77,6 +80,7 @@ impl Default for Config {
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
+            reading: ReadSettings::default(),
         }
     }
 }
@@ -197,6 +201,7 @@ struct ConfigFile {
     algorithms: AlgorithmsConfig,
     library: LibraryConfig,
     watch: WatchSettings,
+    reading: ReadSettings,
 }
 
 impl Default for ConfigFile {
@@ -224,6 +229,7 @@ impl From<Config> for ConfigFile {
             watch,
             ignore,
             clusters,
+            reading,
         } = config;
         Self {
             enabled,
@@ -237,6 +243,7 @@ impl From<Config> for ConfigFile {
             algorithms,
             library,
             watch,
+            reading,
         }
     }
 }
@@ -255,6 +262,7 @@ impl From<ConfigFile> for Config {
             algorithms,
             library,
             watch,
+            reading,
         } = file;
         Self {
             engine: EngineConfig {
@@ -270,6 +278,7 @@ impl From<ConfigFile> for Config {
             watch,
             ignore,
             clusters,
+            reading,
         }
     }
 }

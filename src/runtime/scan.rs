@@ -4,15 +4,14 @@
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use crate::doc::{DocId, DocPath};
 use crate::engine::stats::TermWeights;
-use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::engine::{verdict, Engine, Fingerprints, PairScores, PrintOptions, Verdict};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
-use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
+use crate::runtime::reading::{read_all, read_document, ReadLimits};
 use crate::runtime::store::{DocStatus, StoreError};
 
 /// One file of the scanned folder.
@@ -159,18 +158,21 @@ impl ScanReport {
     }
 }
 
-/// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
-/// it is skipped.
+/// Read and fingerprint one file: `(fingerprints, distinct shingles,
+/// encoding)` or why it is skipped.
 pub fn fingerprint_file(
     path: &Path,
     engine: &Engine,
     weights: &dyn TermWeights,
+    limits: &ReadLimits,
 ) -> Result<(Fingerprints, usize, &'static str), Skip> {
-    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
-    let analysis = engine.analyze(&decoded.text);
-    let fingerprints = engine.fingerprint(&analysis, weights);
-    let shingles = engine.shingle_count(&analysis, &fingerprints);
-    Ok((fingerprints, shingles, decoded.encoding))
+    let options = PrintOptions::default();
+    let read = read_document(path, DEFAULT_SIZE_CAP, engine, weights, options, limits)?;
+    Ok((
+        read.printed.fingerprints,
+        read.printed.shingles,
+        read.encoding,
+    ))
 }
 
 /// Scan `root` with `engine`, weighting terms with `weights`.
@@ -194,6 +196,8 @@ pub struct ScanHooks<'a> {
     /// threads, so reports can arrive slightly out of order); once `done`
     /// equals `total` only comparing and clustering are left.
     pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
+    /// How big files are read (`[reading]`).
+    pub limits: ReadLimits,
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -201,6 +205,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
         f.debug_struct("ScanHooks")
             .field("extra_ignores", &self.extra_ignores)
             .field("progress", &self.progress.is_some())
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -227,10 +232,13 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|file| {
-            let result = fingerprint_file(&file.path, engine, weights);
+    // Small files in parallel, big ones one at a time.
+    let results: Vec<_> = read_all(
+        files.iter().collect(),
+        |file| file.bytes,
+        &hooks.limits,
+        |file| {
+            let result = fingerprint_file(&file.path, engine, weights, &hooks.limits);
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -240,8 +248,8 @@ pub fn scan_folder_with(
                 });
             }
             (file, result)
-        })
-        .collect();
+        },
+    );
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();
     for (file, result) in results {

@@ -131,7 +131,10 @@ impl<T: HashValue> DistinctHashes<T> {
     }
 
     /// Add values; fails only when memory for them cannot be had.
-    pub fn extend(&mut self, values: impl ExactSizeIterator<Item = T>) -> Result<(), TryReserveError> {
+    pub fn extend(
+        &mut self,
+        values: impl ExactSizeIterator<Item = T>,
+    ) -> Result<(), TryReserveError> {
         self.reserve(values.len())?;
         self.values.extend(values);
         if self.values.len() - self.sorted > MIN_UNSORTED.max(self.sorted / 4) {
@@ -276,7 +279,9 @@ mod tests {
     #[test]
     fn a_large_set_is_merged_as_it_grows_and_stays_distinct() {
         let mut set = DistinctHashes::new();
-        let values: Vec<u32> = (0..3_000_000u64).map(|i| crate::hash::mix64(i % 700_000) as u32).collect();
+        let values: Vec<u32> = (0..3_000_000u64)
+            .map(|i| crate::hash::mix64(i % 700_000) as u32)
+            .collect();
         for piece in values.chunks(100_000) {
             set.extend(piece.iter().copied()).unwrap();
             assert!(set.len() <= 700_000 + MIN_UNSORTED + 100_000);

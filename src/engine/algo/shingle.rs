@@ -118,9 +118,7 @@ impl ShingleSetBuilder {
     pub fn push(&mut self, shingles: &[u64]) -> Result<(), TryReserveError> {
         let m = self.modulus;
         match &mut self.set {
-            Gathered::Kept(set) if m == 1 => {
-                set.extend(shingles.iter().map(|&h| (h >> 32) as u32))
-            }
+            Gathered::Kept(set) if m == 1 => set.extend(shingles.iter().map(|&h| (h >> 32) as u32)),
             Gathered::Kept(set) => set.extend_filtered(
                 shingles
                     .iter()
@@ -142,7 +140,11 @@ impl ShingleSetBuilder {
                 let mut kept: Vec<u32> = Vec::new();
                 kept.try_reserve_exact(if m == 1 { all.len() } else { 0 })?;
                 // Sorted 64-bit values have sorted top halves.
-                kept.extend(all.iter().filter(|&&h| h % m == 0).map(|&h| (h >> 32) as u32));
+                kept.extend(
+                    all.iter()
+                        .filter(|&&h| h % m == 0)
+                        .map(|&h| (h >> 32) as u32),
+                );
                 kept.dedup();
                 kept.shrink_to_fit();
                 Ok((kept, Some(all.len())))

@@ -357,7 +357,8 @@ impl WinnowStream {
             let (bytes, table) = (alnum.as_bytes(), &self.table);
             let hashes = rolled_gram_hashes(bytes.len(), k, |i| table[usize::from(bytes[i])]);
             let keep = &bytes[bytes.len().saturating_sub(k - 1)..];
-            self.tail.extend(keep.iter().map(|&b| table[usize::from(b)]));
+            self.tail
+                .extend(keep.iter().map(|&b| table[usize::from(b)]));
             hashes
         } else {
             let mut values = std::mem::take(&mut self.tail);
@@ -368,7 +369,8 @@ impl WinnowStream {
             hashes
         };
         let mut picked = Vec::with_capacity(2 * hashes.len() / (self.selector.w + 1) + 1);
-        self.selector.push(&hashes, |_, hash| picked.push(kept(hash)));
+        self.selector
+            .push(&hashes, |_, hash| picked.push(kept(hash)));
         self.selected.extend(picked.into_iter())
     }
 

@@ -61,7 +61,14 @@ mod tests {
         let text = "one two-\nthree four\u{ad}\n five\n\u{301}six -\nseven";
         let cuts: Vec<usize> = (0..=text.len()).filter(|&at| is_cut(text, at)).collect();
         let after: Vec<&str> = cuts.iter().map(|&at| &text[at..]).collect();
-        assert_eq!(after, ["two-\nthree four\u{ad}\n five\n\u{301}six -\nseven", "four\u{ad}\n five\n\u{301}six -\nseven", "-\nseven"]);
+        assert_eq!(
+            after,
+            [
+                "two-\nthree four\u{ad}\n five\n\u{301}six -\nseven",
+                "four\u{ad}\n five\n\u{301}six -\nseven",
+                "-\nseven"
+            ]
+        );
         assert_eq!(last_cut(text, 0), cuts.last().copied());
         assert_eq!(last_cut(text, text.len()), None);
         assert_eq!(last_cut("no-whitespace-at-all", 0), None);

@@ -310,9 +310,22 @@ fn decode_with(
 ) -> Result<(String, bool), TryReserveError> {
     let mut decoder = encoding.new_decoder_without_bom_handling();
     let mut text = String::new();
-    reserve_for(&decoder, bytes.len(), &mut text)?;
-    let (_, _, had_replacements) = decoder.decode_to_string(bytes, &mut text, true);
-    Ok((text, had_replacements))
+    // Text decodes to about its length in UTF-8: start there and grow as
+    // needed, rather than reserve the most it could take (three times the
+    // bytes for a single-byte encoding) for a large file.
+    text.try_reserve_exact(bytes.len() + bytes.len() / 16 + 16)?;
+    let (mut rest, mut had_replacements) = (bytes, false);
+    loop {
+        let (result, read, replaced) = decoder.decode_to_string(rest, &mut text, true);
+        had_replacements |= replaced;
+        rest = &rest[read..];
+        match result {
+            encoding_rs::CoderResult::InputEmpty => return Ok((text, had_replacements)),
+            encoding_rs::CoderResult::OutputFull => {
+                text.try_reserve(rest.len().max(64))?;
+            }
+        }
+    }
 }
 
 /// `bytes` in `encoding` (no BOM handling), `None` at the first malformed

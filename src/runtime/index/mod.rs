@@ -36,6 +36,7 @@ use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
 
 /// What [`FolderIndex::reconcile`] did.
@@ -157,6 +158,8 @@ pub struct FolderIndex {
     config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
+    /// How big files are read.
+    read_limits: ReadLimits,
 }
 
 impl std::fmt::Debug for FolderIndex {
@@ -310,6 +313,7 @@ impl FolderIndex {
                 stale,
                 config_hash,
                 extra_ignores: Vec::new(),
+                read_limits: ReadLimits::default(),
             },
             writes,
         ))
@@ -441,6 +445,11 @@ impl FolderIndex {
     /// sync on: indexed files they match are then forgotten.
     pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
         self.extra_ignores = globs;
+    }
+
+    /// Read big files within `limits` (`[reading]`; the defaults until set).
+    pub fn set_read_limits(&mut self, limits: ReadLimits) {
+        self.read_limits = limits;
     }
 
     /// Re-gather every document's candidates under new floors (a threshold

@@ -5,16 +5,13 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
 use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
 use crate::doc::{DocId, DocPath, FileIdentity};
-use crate::engine::measure::shingle_set;
-use crate::engine::text::decode::decode;
-use crate::engine::{Engine, Fingerprints};
+use crate::engine::{Engine, Fingerprints, PrintOptions};
 use crate::runtime::collection::{
-    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
+use crate::runtime::reading::{read_all, read_document, ReadLimits};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
 
 /// Files read in parallel between two progress reports.
@@ -85,11 +82,13 @@ impl FolderIndex {
             if chunk.is_empty() {
                 break;
             }
-            let engine = &self.engine;
-            let ingested: Vec<Ingested> = chunk
-                .into_par_iter()
-                .map(|entry| ingest(engine, entry))
-                .collect();
+            let (engine, limits) = (&self.engine, &self.read_limits);
+            let ingested: Vec<Ingested> = read_all(
+                chunk,
+                |entry| entry.bytes,
+                limits,
+                |entry| ingest(engine, limits, entry),
+            );
             for item in &ingested {
                 state.done += 1;
                 state.bytes += item.entry.bytes;
@@ -216,11 +215,13 @@ impl FolderIndex {
                 to_read.push(entry);
             }
         }
-        let engine = &self.engine;
-        let ingested: Vec<Ingested> = to_read
-            .into_par_iter()
-            .map(|entry| ingest(engine, entry))
-            .collect();
+        let (engine, limits) = (&self.engine, &self.read_limits);
+        let ingested: Vec<Ingested> = read_all(
+            to_read,
+            |entry| entry.bytes,
+            limits,
+            |entry| ingest(engine, limits, entry),
+        );
         changes.extend(self.commit_all(ingested)?);
         Ok(changes)
     }
@@ -398,7 +399,7 @@ impl FolderIndex {
 }
 
 /// Read and fingerprint one file (no shared state touched).
-fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
+fn ingest(engine: &Engine, limits: &ReadLimits, entry: FileEntry) -> Ingested {
     let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
@@ -413,21 +414,28 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         entry: None,
     };
     let mut changed = false;
-    let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
-        record.identity = identity;
-        record.content_hash = store::content_hash(&bytes);
-        decode(&bytes).map_err(Skip::NotText)
-    });
-    match result {
-        Ok(decoded) => {
-            let analysis = engine.analyze(&decoded.text);
-            let shingle = &engine.config().algorithms.shingle;
-            record.shingles = shingle_set(&analysis, shingle.w, shingle.seed).len() as u32;
+    // The record's shingle count is every distinct word shingle's.
+    let options = PrintOptions {
+        count_all_shingles: true,
+    };
+    let weights = engine.reference_weights();
+    match read_document(
+        &entry.path,
+        DEFAULT_SIZE_CAP,
+        engine,
+        weights,
+        options,
+        limits,
+    ) {
+        Ok(read) => {
+            record.identity = read.identity;
+            record.content_hash = read.content_hash;
+            record.shingles = read.printed.all_shingles.unwrap_or_default() as u32;
             // `record.terms` stays empty: the folder index weighs terms by
             // the pinned IDF table, so nothing reads them back (they were a
             // fifth of the file at 100k documents).
-            record.encoding = Some(decoded.encoding.to_owned());
-            record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
+            record.encoding = Some(read.encoding.to_owned());
+            record.fingerprints = Some(read.printed.fingerprints);
         }
         Err(skip) => {
             // Changed or deleted while being read: whatever comes next is

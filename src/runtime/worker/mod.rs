@@ -35,6 +35,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
@@ -60,6 +61,8 @@ pub struct WorkerConfig {
     pub watch: bool,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     pub extra_ignores: Vec<String>,
+    /// How big files are read (the config file's `[reading]`).
+    pub read_limits: ReadLimits,
     /// The verdict and mode clusters start with (the first snapshot's).
     /// Default: fusion, components.
     pub cluster_by: ClusterBy,
@@ -81,6 +84,7 @@ impl WorkerConfig {
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
             extra_ignores: Vec::new(),
+            read_limits: ReadLimits::default(),
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
         }
@@ -293,6 +297,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
+    index.set_read_limits(config.read_limits);
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());

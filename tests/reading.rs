@@ -183,7 +183,7 @@ fn the_memory_budget_is_a_setting_and_its_skip_reaches_the_json_report() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let text = json.to_string();
-    // 1 MiB is under every file's bound (2n + 32 MiB): all three skipped,
+    // 1 MiB is under every file's bound (2n + 128 MiB): all three skipped,
     // each with the reason, none lost.
     assert_eq!(
         text.matches("over the memory budget (1 MiB)").count(),

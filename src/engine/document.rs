@@ -10,12 +10,14 @@
 //! itself in pieces too (a large file decoded block by block), given the
 //! furniture found in an earlier pass over it.
 //!
-//! Memory: a piece's analysis takes about 16 bytes per byte of text (each
-//! word's hash, span, Soundex code and term, its letters and digits, the
-//! shingles cut from them), so about 32 MiB at [`PIECE_BYTES`]; what
-//! outlives the pieces is each fingerprint's set of distinct hashes (4
-//! bytes a distinct word shingle, 8 while counting them all, a few bytes a
-//! winnowing window) and the carried k-gram tails.
+//! Memory: a piece's analysis and the fingerprints' work on it take up to
+//! [`PIECE_HEADROOM`] bytes per byte of text (each word's hash, span,
+//! Soundex code and term, its letters and digits, the shingles and
+//! winnowing k-grams cut from them), about 100 MiB at [`PIECE_BYTES`], and
+//! that room is tried before each piece is analyzed; what outlives the
+//! pieces is each fingerprint's set of distinct hashes (4 bytes a distinct
+//! word shingle, 8 while counting them all, a few bytes a winnowing
+//! window) and the carried k-gram tails.
 
 use std::collections::TryReserveError;
 use std::ops::Range;
@@ -28,6 +30,11 @@ use crate::engine::{Engine, Fingerprinter, PrintOptions, Printed};
 /// Bytes of (furniture-free) text analyzed at a time. A text up to this
 /// long is analyzed whole, without a copy.
 pub const PIECE_BYTES: usize = 2 << 20;
+
+/// Bytes a piece's analysis and the fingerprints' work on it take, at
+/// most, per byte of the piece (measured: about 40 with every algorithm,
+/// winnowing's k-gram hashes the largest part).
+pub const PIECE_HEADROOM: usize = 48;
 
 impl Engine {
     /// The page furniture [`Engine::analyze`] leaves out of `text` (none
@@ -69,7 +76,7 @@ impl Engine {
         if text.len() - left_out <= piece_bytes {
             let stripped = furniture::strip_ranges(text, furniture);
             let mut printer = Fingerprinter::new(self, weights, options);
-            printer.push(&self.analyze_stripped(&stripped))?;
+            printer.push(&self.analyze_piece(&stripped)?)?;
             return printer.finish();
         }
         let mut document = self
@@ -77,6 +84,19 @@ impl Engine {
             .with_piece_bytes(piece_bytes);
         document.push(text)?;
         document.finish()
+    }
+
+    /// The analysis of one piece of furniture-free text, once room for it
+    /// is known to be there: the analysis and the fingerprints' work on it
+    /// take up to [`PIECE_HEADROOM`] bytes per byte of text, and are made
+    /// with the ordinary (infallible) allocations, so the address space
+    /// they need is tried first and a piece that could not have it fails
+    /// here (an error the reader turns into a skip, not an abort).
+    fn analyze_piece(&self, text: &str) -> Result<crate::engine::Analysis, TryReserveError> {
+        let mut room: Vec<u8> = Vec::new();
+        room.try_reserve_exact(text.len().saturating_mul(PIECE_HEADROOM))?;
+        drop(room);
+        Ok(self.analyze_stripped(text))
     }
 
     /// A [`DocumentPrinter`] for a text whose page furniture (in its byte
@@ -182,7 +202,7 @@ impl DocumentPrinter<'_> {
                 self.searched = self.buffer.len();
                 break;
             };
-            let piece = self.engine.analyze_stripped(&self.buffer[..at]);
+            let piece = self.engine.analyze_piece(&self.buffer[..at])?;
             self.fingerprinter.push(&piece)?;
             self.buffer.drain(..at);
             self.searched = 0;
@@ -192,7 +212,7 @@ impl DocumentPrinter<'_> {
 
     /// The fingerprints of the whole text taken.
     pub fn finish(mut self) -> Result<Printed, TryReserveError> {
-        let piece = self.engine.analyze_stripped(&self.buffer);
+        let piece = self.engine.analyze_piece(&self.buffer)?;
         self.buffer = String::new();
         self.fingerprinter.push(&piece)?;
         self.fingerprinter.finish()

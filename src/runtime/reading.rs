@@ -4,10 +4,10 @@
 //! A file is read whole (its bytes become its text without a copy when
 //! they are UTF-8), decoded, and fingerprinted a piece at a time
 //! ([`Engine::fingerprint_text`]): no vector with an entry per word of the
-//! whole file is ever made, so a file of n bytes takes about n for its
-//! text, the page-furniture line table (12 bytes a line) and the
-//! fingerprints' sets of distinct hashes, plus one piece's analysis (tens
-//! of MiB) — [`ReadLimits::bound`] says how much at most is expected.
+//! whole file is ever made, so a file of n bytes takes n for its text, the
+//! page-furniture line table (12 bytes a line) and the fingerprints' sets
+//! of distinct hashes, plus one piece's analysis (about 100 MiB) —
+//! [`ReadLimits::bound`] says how much at most is expected: 2n + 128 MiB.
 //!
 //! Files over [`ReadLimits::big_file_bytes`] are *big*: they are read one
 //! at a time in the whole process (after the small ones, which are read in
@@ -89,16 +89,17 @@ impl ReadLimits {
         bytes > self.big_file_bytes
     }
 
-    /// The most memory reading a file of `bytes` is expected to take: twice
-    /// the file (its text; a second copy only while a file that is not
-    /// UTF-8 is decoded, otherwise the line table and the distinct-hash
-    /// sets, which stay well under it for text) and 16 times a piece (one
-    /// piece's analysis, the piece itself and the fingerprints' fixed
-    /// state).
+    /// The most memory reading a file of `bytes` is expected to take:
+    /// twice the file (its text, and the line table and the distinct-hash
+    /// sets, which stay under another file's worth for text; or a second
+    /// copy while a file that is not UTF-8 is decoded) and 64 pieces (one
+    /// piece's analysis and the fingerprints' work on it,
+    /// [`crate::engine::document::PIECE_HEADROOM`] bytes a byte, and their fixed state): 2n +
+    /// 128 MiB with the default pieces.
     pub fn bound(&self, bytes: u64) -> u64 {
         bytes
             .saturating_mul(2)
-            .saturating_add(16 * self.piece_bytes as u64)
+            .saturating_add(64 * self.piece_bytes as u64)
     }
 }
 
@@ -146,10 +147,13 @@ pub fn read_document(
     } else {
         None
     };
-    let (bytes, identity) = read_opened(path, file, &meta, cap)?;
     let out_of_memory = || Skip::OutOfMemory {
-        needed: limits.bound(identity.size),
+        needed: limits.bound(meta.len()),
     };
+    let (bytes, identity) = read_opened(path, file, &meta, cap).map_err(|skip| match skip {
+        Skip::OutOfMemory { .. } => out_of_memory(),
+        other => other,
+    })?;
     let content_hash = store::content_hash(&bytes);
     let decoded = decode_owned(bytes).map_err(|e| match e {
         DecodeError::NotText(reason) => Skip::NotText(reason),

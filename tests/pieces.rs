@@ -8,10 +8,11 @@
 use std::sync::LazyLock;
 
 use doppel::engine::algo::si::Stream;
+use doppel::engine::fingerprinter::{Fingerprinter, PrintOptions};
 use doppel::engine::measure::shingle_set;
 use doppel::engine::text::cut::is_cut;
 use doppel::engine::text::Variation;
-use doppel::engine::{Engine, EngineConfig, Fingerprinter, PrintOptions};
+use doppel::engine::{Engine, EngineConfig};
 use proptest::prelude::*;
 
 /// Small settings: grams of two to four units, every k-gram sampled, the

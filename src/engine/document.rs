@@ -22,10 +22,11 @@
 use std::collections::TryReserveError;
 use std::ops::Range;
 
+use crate::engine::fingerprinter::{Fingerprinter, PrintOptions, Printed};
 use crate::engine::stats::TermWeights;
 use crate::engine::text::cut::last_cut;
 use crate::engine::text::furniture;
-use crate::engine::{Engine, Fingerprinter, PrintOptions, Printed};
+use crate::engine::Engine;
 
 /// Bytes of (furniture-free) text analyzed at a time. A text up to this
 /// long is analyzed whole, without a copy.

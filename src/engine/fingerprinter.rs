@@ -31,6 +31,25 @@ use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 use crate::engine::{Engine, Fingerprints};
 
+impl Engine {
+    /// Fingerprint an analyzed document with every enabled algorithm (one
+    /// piece to a [`Fingerprinter`]). The results equal each algorithm's
+    /// own [`crate::engine::algo::Algorithm::fingerprint`].
+    ///
+    /// # Panics
+    ///
+    /// When memory for the fingerprints cannot be had (as any allocation
+    /// failure would end the process); [`Fingerprinter`] reports it instead.
+    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
+        let mut printer = Fingerprinter::new(self, weights, PrintOptions::default());
+        printer
+            .push(doc)
+            .and_then(|()| printer.finish())
+            .expect("memory for a document's fingerprints")
+            .fingerprints
+    }
+}
+
 /// A document's fingerprints and the measures stored beside them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Printed {

@@ -39,8 +39,7 @@ use crate::engine::algo::supershingle::{
 use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
 use crate::engine::algo::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::{Analysis, Analyzer, Needs};
-pub use crate::engine::fingerprinter::{Fingerprinter, PrintOptions, Printed};
-use crate::engine::stats::{IdfSource, IdfTable, TermWeights};
+use crate::engine::stats::{IdfSource, IdfTable};
 use crate::engine::text::TokenizerConfig;
 
 /// Parameters of every algorithm (each with documented defaults).
@@ -559,23 +558,6 @@ impl Engine {
                     }),
         };
         self.analyzer.analyze_with(text, needs)
-    }
-
-    /// Fingerprint an analyzed document with every enabled algorithm (one
-    /// piece to a [`Fingerprinter`]). The results equal each algorithm's
-    /// own [`Algorithm::fingerprint`].
-    ///
-    /// # Panics
-    ///
-    /// When memory for the fingerprints cannot be had (as any allocation
-    /// failure would end the process); [`Fingerprinter`] reports it instead.
-    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
-        let mut printer = Fingerprinter::new(self, weights, PrintOptions::default());
-        printer
-            .push(doc)
-            .and_then(|()| printer.finish())
-            .expect("memory for a document's fingerprints")
-            .fingerprints
     }
 
     /// Distinct word shingles of a document (the containment rule's size

@@ -25,9 +25,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::doc::FileIdentity;
 use crate::engine::document::PIECE_BYTES;
+use crate::engine::fingerprinter::{PrintOptions, Printed};
 use crate::engine::stats::TermWeights;
 use crate::engine::text::decode::{decode_owned, DecodeError};
-use crate::engine::{Engine, PrintOptions, Printed};
+use crate::engine::Engine;
 use crate::runtime::collection::{open_regular, read_opened, Skip};
 use crate::runtime::store;
 

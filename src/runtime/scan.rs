@@ -5,8 +5,9 @@
 use std::path::Path;
 
 use crate::doc::{DocId, DocPath};
+use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
-use crate::engine::{verdict, Engine, Fingerprints, PairScores, PrintOptions, Verdict};
+use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
 use crate::doc::{DocId, DocPath, FileIdentity};
-use crate::engine::{Engine, Fingerprints, PrintOptions};
+use crate::engine::fingerprinter::PrintOptions;
+use crate::engine::{Engine, Fingerprints};
 use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };

@@ -344,62 +344,6 @@ fn decode_without_replacement(
     Ok(matches!(result, encoding_rs::DecoderResult::InputEmpty).then_some(text))
 }
 
-/// Room in `text` for whatever `decoder` makes of `len` more bytes.
-fn reserve_for(
-    decoder: &encoding_rs::Decoder,
-    len: usize,
-    text: &mut String,
-) -> Result<(), TryReserveError> {
-    let most = decoder.max_utf8_buffer_length(len).unwrap_or(usize::MAX);
-    text.try_reserve_exact(most)
-}
-
-/// Decodes a file's bytes again, a block at a time, exactly as [`decode`]
-/// decoded them whole: in the encoding it chose, after the byte-order mark
-/// it found, malformed sequences replaced as it replaced them. What reads
-/// a large file a second time without holding it ([`Decoded::blocks`]).
-pub struct BlockDecoder {
-    decoder: encoding_rs::Decoder,
-    /// Bytes of byte-order mark still to skip.
-    skip: usize,
-}
-
-impl Decoded {
-    /// A [`BlockDecoder`] for the bytes this text was decoded from.
-    pub fn blocks(&self) -> BlockDecoder {
-        // Every encoding's name is one of its labels (WHATWG).
-        let encoding = Encoding::for_label(self.encoding.as_bytes()).unwrap_or(UTF_8);
-        let skip = match self.method {
-            DetectionMethod::Bom if encoding == UTF_8 => 3,
-            DetectionMethod::Bom => 2,
-            _ => 0,
-        };
-        BlockDecoder {
-            decoder: encoding.new_decoder_without_bom_handling(),
-            skip,
-        }
-    }
-}
-
-impl BlockDecoder {
-    /// Append the text of the next `block` of bytes (`last`: the file's
-    /// last) to `text`.
-    pub fn decode(
-        &mut self,
-        block: &[u8],
-        last: bool,
-        text: &mut String,
-    ) -> Result<(), TryReserveError> {
-        let skipped = self.skip.min(block.len());
-        self.skip -= skipped;
-        let block = &block[skipped..];
-        reserve_for(&self.decoder, block.len(), text)?;
-        let (result, _, _) = self.decoder.decode_to_string(block, text, last);
-        debug_assert!(matches!(result, encoding_rs::CoderResult::InputEmpty));
-        Ok(())
-    }
-}
-
 fn binary(what: &str) -> NotText {
     NotText::Binary {
         what: what.to_owned(),
@@ -601,11 +545,10 @@ mod tests {
         }
     }
 
-    /// Every way of choosing an encoding, decoded again in blocks of every
-    /// size from 1 to 9 bytes (cutting UTF-16 pairs, UTF-8 sequences and
-    /// the byte-order mark): the text of decoding the whole.
+    /// Every way of choosing an encoding: decoding bytes it may keep gives
+    /// what decoding borrowed bytes gives.
     #[test]
-    fn block_decoding_equals_decoding_whole_in_every_encoding() {
+    fn owned_decoding_equals_decoding_borrowed_in_every_encoding() {
         let (cp1252, _, _) = encoding_rs::WINDOWS_1252.encode(FRENCH);
         let mut utf8_bom = b"\xEF\xBB\xBF".to_vec();
         utf8_bom.extend_from_slice(FRENCH.as_bytes());
@@ -627,17 +570,19 @@ mod tests {
         ];
         for bytes in cases {
             let whole = ok(&bytes);
-            for size in 1..10 {
-                let mut decoder = whole.blocks();
-                let mut again = String::new();
-                for (i, block) in bytes.chunks(size).enumerate() {
-                    let last = (i + 1) * size >= bytes.len();
-                    decoder.decode(block, last, &mut again).unwrap();
-                }
-                assert_eq!(again, whole.text, "{} in blocks of {size}", whole.encoding);
-            }
             assert_eq!(decode_owned(bytes).unwrap(), whole);
         }
+    }
+
+    /// A single-byte text that is all accents decodes to twice its length
+    /// in UTF-8, past the room first reserved: the text grows and is whole.
+    #[test]
+    fn a_decoded_text_longer_than_first_reserved_grows_to_the_whole() {
+        let accents = "é à ç ".repeat(5_000);
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&accents);
+        let (text, replaced) = decode_with(encoding_rs::WINDOWS_1252, &bytes).unwrap();
+        assert!(text.len() > bytes.len() + bytes.len() / 16 + 16);
+        assert_eq!((text.as_str(), replaced), (accents.as_str(), false));
     }
 
     #[test]
@@ -854,25 +799,13 @@ mod tests {
         }
 
         /// Decoding bytes it may keep gives what decoding borrowed bytes
-        /// gives, and so does decoding them again block by block.
+        /// gives.
         #[test]
-        fn owned_and_block_decoding_equal_decoding_whole(
+        fn owned_decoding_equals_decoding_borrowed(
             bytes in prop_oneof![texty_bytes(), proptest::collection::vec(any::<u8>(), 0..600)],
-            blocks in proptest::collection::vec(1usize..40, 1..8),
         ) {
             let whole = decode(&bytes);
-            prop_assert_eq!(decode_owned(bytes.clone()), whole.clone().map_err(DecodeError::from));
-            if let Ok(decoded) = whole {
-                let mut again = String::new();
-                let mut decoder = decoded.blocks();
-                let (mut at, mut sizes) = (0, blocks.iter().cycle());
-                while at < bytes.len() {
-                    let end = (at + sizes.next().unwrap()).min(bytes.len());
-                    decoder.decode(&bytes[at..end], end == bytes.len(), &mut again).unwrap();
-                    at = end;
-                }
-                prop_assert_eq!(again, decoded.text);
-            }
+            prop_assert_eq!(decode_owned(bytes), whole.map_err(DecodeError::from));
         }
 
         /// The guessed-UTF-8 path's decoder replaces what the standard

@@ -180,7 +180,9 @@ pub fn read_all<T: Send, R: Send>(
     limits: &ReadLimits,
     read: impl Fn(T) -> R + Sync,
 ) -> Vec<R> {
-    let (big, small): (Vec<(usize, T)>, Vec<(usize, T)>) = items
+    // Each item with its place, to put the results back in order.
+    type Placed<T> = Vec<(usize, T)>;
+    let (big, small): (Placed<T>, Placed<T>) = items
         .into_iter()
         .enumerate()
         .partition(|(_, item)| limits.is_big(bytes(item)));

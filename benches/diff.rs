@@ -21,6 +21,9 @@
 //! (the worker's part plus the UI's layout). Run with
 //! `cargo bench --bench diff`.
 
+// criterion_main! defines `main` without a doc comment.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -19,6 +19,9 @@
 //!
 //! Run with `cargo bench --bench pipeline`.
 
+// criterion_main! defines `main` without a doc comment.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

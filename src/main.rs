@@ -1,6 +1,7 @@
 //! The `doppel` command line, as a table of contents: `doppel [DIR]`
 //! reviews a folder ([`cli::review`]), `scan` prints its clusters
-//! ([`cli::scan`]), `watch --jsonl` follows it headless
+//! ([`cli::scan`]), `report --html` writes them as one page
+//! ([`cli::report`]), `watch --jsonl` follows it headless
 //! ([`cli::watch_jsonl`]), `compare` scores two files ([`cli::compare`]),
 //! `eval` measures precision and recall ([`cli::eval`]), `config` shows the
 //! settings ([`cli::config`]), `index` lists and removes index files
@@ -121,6 +122,12 @@ fn run(cli: Cli) -> Result<()> {
             format,
             options,
         }) => cli::scan::scan(&load_with(&options)?, &dir, format, &options),
+        Some(Command::Report {
+            dir,
+            html,
+            force,
+            options,
+        }) => cli::report::html(&load_with(&options)?, &dir, &html, force, &options),
         Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,

@@ -1219,6 +1219,50 @@ fn export_writes_csv_and_json_outside_the_folder() {
     assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
 }
 
+#[test]
+fn export_writes_the_html_report_outside_the_folder() {
+    let c = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let mut verdicts = BTreeMap::new();
+    verdicts.insert(
+        (c.pair.a.clone(), c.pair.b.clone()),
+        Some(CuratorVerdict::Duplicate),
+    );
+    let config = EngineConfig::default();
+    let path = doppel::faces::tui::export::write_html(
+        "out",
+        dir.path(),
+        &root,
+        &c.snapshot,
+        &verdicts,
+        &config,
+    )
+    .unwrap();
+    assert_eq!(path, dir.path().canonicalize().unwrap().join("out.html"));
+    let page = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        page.matches("<tbody class=\"cluster\"").count(),
+        c.snapshot.clusters.len()
+    );
+    // Each member against its representative, diffed, the verdict shown.
+    let against_rep: usize = c
+        .snapshot
+        .clusters
+        .iter()
+        .map(|c| c.members.iter().filter(|m| m.scores.is_some()).count())
+        .sum();
+    assert_eq!(page.matches("<table class=\"diff\">").count(), against_rep);
+    assert!(page.contains("<td>duplicate</td>"));
+    assert!(page.contains("<mark>rn</mark>ust"), "the scan's OCR marks");
+    // Never into the watched folder.
+    let err =
+        doppel::faces::tui::export::write_html("x", &root, &root, &c.snapshot, &verdicts, &config)
+            .unwrap_err();
+    assert!(err.to_string().contains("inside the watched folder"));
+    assert!(!root.join("x.html").exists());
+}
+
 // ------------------------------------------------------------ the event loop
 
 /// A worker stand-in over a real index: re-clusters on threshold changes,
@@ -1287,6 +1331,7 @@ fn the_loop_sends_commands_and_applies_answers() {
     let ctx = doppel::faces::tui::run::ExportContext {
         cwd: std::env::temp_dir(),
         root: Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
+        engine: EngineConfig::default(),
     };
     let script = async {
         // Thresholds, select minhash, tighten ten steps.

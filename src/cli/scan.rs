@@ -1,5 +1,6 @@
 //! `doppel scan DIR`: the clusters and pairs of a folder as text, JSON or
-//! CSV, through its index or (`--no-index`) without one.
+//! CSV, through its index or (`--no-index`) without one; the scan itself
+//! ([`scan_report`]) is also `doppel report`'s.
 
 use std::io::Write;
 use std::path::Path;
@@ -20,6 +21,19 @@ use super::settings::{index_path, open_folder, settings};
 /// Scan `dir` under `config` and print the report in `format`.
 pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
     let root = open_folder(dir)?;
+    let report = scan_report(config, &root, options)?;
+    let out = match format {
+        Format::Text => report::text(&report),
+        Format::Json => report::json(&report, &root, &settings(config).0)?,
+        Format::Csv => report::csv(&report)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Scan `root` (an opened folder) as the options say: through its index,
+/// or (`--no-index`) all now.
+pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Result<ScanReport> {
     let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
@@ -36,7 +50,7 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
             limits: config.reading.limits(),
         };
         scan_folder_with(
-            &root,
+            root,
             &engine,
             engine.reference_weights(),
             library_config,
@@ -44,9 +58,9 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), &root)?;
+        let index_path = index_path(config, options.index.as_ref(), root)?;
         let (mut index, opened) =
-            FolderIndex::open(&root, engine, library_config, index_path.as_deref())?;
+            FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
@@ -59,11 +73,5 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
         ScanReport::from_index(index, spec)?
     };
     bar.finish_and_clear();
-    let out = match format {
-        Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &engine_config)?,
-        Format::Csv => report::csv(&report)?,
-    };
-    std::io::stdout().lock().write_all(out.as_bytes())?;
-    Ok(())
+    Ok(report)
 }

@@ -61,6 +61,7 @@ pub struct Furniture {
     /// blank lines that separate them from the page's text), or one form
     /// feed.
     pub range: Range<usize>,
+    /// What the range holds: a running head, a page number, a form feed.
     pub kind: FurnitureKind,
 }
 

@@ -1,5 +1,7 @@
 //! Export of what the curator sees — clusters, each member's scores
-//! against its representative, verdicts, skipped files — to CSV and JSON.
+//! against its representative, verdicts, skipped files — to CSV and JSON,
+//! and as the HTML report for colleagues ([`crate::faces::html`]), each
+//! member's diff against its representative included.
 //!
 //! Files go to a prefix the curator types (default: the current folder,
 //! or the home folder when that is inside the watched one). A target
@@ -287,6 +289,32 @@ pub fn write(
         written.push(path);
     }
     Ok(written)
+}
+
+/// Write `<prefix>.html`: the HTML report of the snapshot, with each
+/// member's word diff against its representative (files read from
+/// `root`); the path written. Slow for many large files: call it off the
+/// event loop.
+pub fn write_html(
+    input: &str,
+    cwd: &Path,
+    root: &Path,
+    snap: &Snapshot,
+    verdicts: &Verdicts,
+    engine: &crate::engine::EngineConfig,
+) -> Result<PathBuf> {
+    use crate::faces::html;
+    let prefix = resolve(input, cwd, root)?;
+    let mut path = prefix.into_os_string();
+    path.push(".html");
+    let path = PathBuf::from(path);
+    let verdict = |a: &DocPath, b: &DocPath| verdict_of(verdicts, a, b);
+    let mut report = html::Report::from_snapshot(snap, root, &verdict);
+    let limits = html::Limits::default();
+    report.keep_pairs(limits.pairs_per_cluster);
+    html::attach_diffs(&mut report, &html::Documents::new(root, engine), &limits);
+    write_atomic(&path, &html::render::page(&report))?;
+    Ok(path)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! | [`diff`] | the diff screen's model: the word diff laid out in rows per pane width (word or line view, folded or not), `n`/`N` jumps, search |
 //! | [`ui`] | `render(&AppState, &mut Frame)`, a pure function of the model, one module per screen |
 //! | [`text`] | sanitizing and fitting untrusted names and text |
-//! | [`export`] | clusters and pairs to CSV and JSON, never into the watched folder |
+//! | [`export`] | clusters and pairs to CSV, JSON and the HTML report, never into the watched folder |
 //! | [`mod@run`] | the event loop (`tokio::select!` over terminal events, worker updates, a tick), generic over backend and event source |
 //! | [`terminal`] | raw mode, alternate screen, mouse; restored on every exit path (panic hook, guard, signals) |
 //!
@@ -74,6 +74,7 @@ pub fn run_with(config: WorkerConfig, initial: &[crate::runtime::worker::Command
     let export_ctx = run::ExportContext {
         cwd,
         root: root.clone(),
+        engine: config.engine.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -41,6 +41,8 @@ pub struct ExportContext {
     pub cwd: PathBuf,
     /// The watched folder, never written into.
     pub root: PathBuf,
+    /// The settings the HTML report's diffs read documents with.
+    pub engine: crate::engine::EngineConfig,
 }
 
 /// In debug builds, with this variable set, `!` panics (for tests).
@@ -108,6 +110,17 @@ fn apply(
                     .name("doppel-export".into())
                     .spawn(move || {
                         let result = export::write(&prefix, &ctx.cwd, &ctx.root, &snap, &verdicts)
+                            .and_then(|mut files| {
+                                files.push(export::write_html(
+                                    &prefix,
+                                    &ctx.cwd,
+                                    &ctx.root,
+                                    &snap,
+                                    &verdicts,
+                                    &ctx.engine,
+                                )?);
+                                Ok(files)
+                            })
                             .map(|files| {
                                 files
                                     .iter()

@@ -66,6 +66,7 @@ pub struct Learner<K> {
 }
 
 impl<K: Ord + Clone + Hash> Learner<K> {
+    /// A learner holding no document yet.
     pub fn new(config: BoilerplateConfig) -> Self {
         Self {
             config,
@@ -82,6 +83,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         }
     }
 
+    /// The parameters it decides with.
     pub fn config(&self) -> &BoilerplateConfig {
         &self.config
     }
@@ -91,6 +93,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         self.ids.len()
     }
 
+    /// It holds no document.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
@@ -373,6 +376,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         self.respan_holders_of(flipped)
     }
 
+    /// Hashes the user ruled are not boilerplate, whatever their counts.
     pub fn overruled(&self) -> &BTreeSet<u32> {
         &self.overruled
     }

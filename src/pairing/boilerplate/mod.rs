@@ -69,7 +69,9 @@ pub use scratch::learn;
 /// `shingle` fingerprint keeps it) and the position of its first word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Sample {
+    /// The top 32 bits of the shingle's hash.
     pub hash: u32,
+    /// Position of the shingle's first word.
     pub word: u32,
 }
 
@@ -77,7 +79,9 @@ pub struct Sample {
 /// order and its number of words.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocSamples {
+    /// Sampled shingles, in word order.
     pub samples: Vec<Sample>,
+    /// Words in the document.
     pub words: u32,
 }
 
@@ -122,15 +126,19 @@ impl DocSamples {
 /// Words `start..end` of a document (word positions of its analysis).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Span {
+    /// First word.
     pub start: u32,
+    /// One past the last word.
     pub end: u32,
 }
 
 impl Span {
+    /// Words in the span.
     pub fn len(&self) -> u32 {
         self.end - self.start
     }
 
+    /// The span holds no word.
     pub fn is_empty(&self) -> bool {
         self.end <= self.start
     }

@@ -23,7 +23,9 @@ pub const BANDS: usize = 4;
 /// One document's span of a passage.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct PassageSpan<K> {
+    /// The document.
     pub key: K,
+    /// Its words in the passage.
     pub span: Span,
 }
 

@@ -383,8 +383,11 @@ pub enum DiffKind {
 /// across a line end is one word spanning the break) and how it compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct DiffWord {
+    /// First byte of the word in the side's text.
     pub start: u32,
+    /// One past its last byte.
     pub end: u32,
+    /// Equal, changed, inserted, deleted, moved or ignored.
     pub kind: DiffKind,
     /// A blank line comes before the word: it starts a paragraph.
     pub paragraph: bool,
@@ -396,7 +399,9 @@ pub struct DiffWord {
 /// that differ inside changed words.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct DiffSide {
+    /// The document's text as read (decoded).
     pub text: String,
+    /// Its words in order.
     pub words: Vec<DiffWord>,
     /// Byte ranges of [`Self::text`] inside changed words whose characters
     /// the other side does not have, sorted and disjoint.
@@ -473,6 +478,7 @@ pub fn word_chars(word: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 pub struct MovedBlock {
     /// Word index ranges (start, end) on each side.
     pub left: (u32, u32),
+    /// The same words on the right side.
     pub right: (u32, u32),
 }
 
@@ -480,7 +486,9 @@ pub struct MovedBlock {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Side {
+    /// Document A.
     Left,
+    /// Document B.
     Right,
 }
 
@@ -490,6 +498,7 @@ pub enum Side {
 pub struct DiffRegion {
     /// The larger side.
     pub side: Side,
+    /// Word index range (start, end) of the larger side.
     pub words: (u32, u32),
 }
 
@@ -520,6 +529,7 @@ pub struct DiffView {
 }
 
 impl DiffView {
+    /// The left or the right side.
     pub fn side(&self, side: Side) -> &DiffSide {
         match side {
             Side::Left => &self.left,

@@ -33,12 +33,14 @@ pub enum DiffMode {
 /// A search of both sides.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Search {
+    /// The text searched for, as typed.
     pub query: String,
     /// Byte ranges found, left and right.
     pub found: [Vec<(u32, u32)>; 2],
 }
 
 impl Search {
+    /// Matches on both sides together.
     pub fn count(&self) -> usize {
         self.found[0].len() + self.found[1].len()
     }
@@ -50,10 +52,14 @@ pub struct DiffLayout {
     view: Arc<DiffView>,
     /// Cells of text per side, and of the line numbers before it.
     pub width: usize,
+    /// Cells of a line number in the gutter.
     pub number_width: usize,
+    /// The view laid out: words re-flowed or each side's own lines.
     pub mode: DiffMode,
+    /// Identical stretches were folded away.
     pub fold: bool,
     query: Option<String>,
+    /// Every row of the diff, folded or not.
     pub rows: Vec<Row>,
     /// What is on screen, in order.
     pub shown: Vec<Shown>,
@@ -91,19 +97,29 @@ impl DiffLayout {
     }
 }
 
+/// The diff screen: the pair asked for, the diff the worker sent for it,
+/// and how it is shown.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DiffState {
+    /// The pair asked for (left, right), until its diff arrives.
     pub requested: Option<(DocPath, DocPath)>,
+    /// Diffs from generations before this one answer an older request and
+    /// are dropped.
     pub min_generation: u64,
+    /// The diff shown.
     pub view: Option<Arc<DiffView>>,
     /// First shown row on screen (both sides scroll together).
     pub scroll: usize,
     /// The shown row `n`/`N` last jumped to.
     pub mark: Option<usize>,
+    /// Words re-flowed or each side's own lines (`w` toggles).
     pub mode: DiffMode,
     /// Identical stretches are folded away.
     pub fold: bool,
+    /// The search in effect, with its matches.
     pub search: Option<Search>,
+    /// The rows of `view` for the pane as it is ([`refresh`] keeps it
+    /// current).
     pub layout: Option<Arc<DiffLayout>>,
 }
 

@@ -21,6 +21,7 @@ pub struct RowSide {
     /// Bytes of the side's text the row covers. An empty row sits at the
     /// end of the text shown before it, so starts never decrease.
     pub start: u32,
+    /// One past the last byte the row covers.
     pub end: u32,
     /// Its words, first and one past the last (lines: those overlapping).
     pub words: (u32, u32),
@@ -31,14 +32,18 @@ pub struct RowSide {
 }
 
 impl RowSide {
+    /// The row shows nothing of this side.
     pub fn is_empty(&self) -> bool {
         self.words.0 == self.words.1 && self.start == self.end
     }
 }
 
+/// One row of the diff: what it shows of each side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Row {
+    /// The left document's part of the row.
     pub left: RowSide,
+    /// The right document's part of the row.
     pub right: RowSide,
     /// A word on the row differs (changed, inserted, deleted or moved).
     pub changed: bool,
@@ -47,6 +52,7 @@ pub struct Row {
 }
 
 impl Row {
+    /// The left side's part, or the right's.
     pub fn side(&self, left: bool) -> &RowSide {
         if left {
             &self.left
@@ -60,7 +66,9 @@ impl Row {
 /// identical rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shown {
+    /// Row `n` of [`DiffLayout::rows`](super::DiffLayout::rows).
     Row(u32),
+    /// This many identical rows, folded into one line.
     Fold(u32),
 }
 

@@ -35,6 +35,7 @@ use words::Words;
 
 /// Winnowing fingerprints found in both documents, to mark shared words.
 pub struct Shared<'a> {
+    /// The winnowing parameters the hashes were taken with.
     pub winnow: &'a Winnow,
     /// As fingerprints keep them ([`crate::engine::algo::winnow::kept`]).
     pub hashes: &'a HashSet<u32>,
@@ -70,6 +71,7 @@ impl Shared<'_> {
 pub struct DiffOptions<'a> {
     /// When to stop refining and answer.
     pub deadline: Instant,
+    /// Fingerprints both documents hold, to mark the words they share.
     pub shared: Option<Shared<'a>>,
     /// Byte ranges of each side (left, right) to leave out of the
     /// comparison: page furniture, boilerplate.
@@ -90,11 +92,17 @@ impl DiffOptions<'_> {
 /// The diff of two texts, without the request's labels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffParts {
+    /// As [`DiffView::left`].
     pub left: DiffSide,
+    /// As [`DiffView::right`].
     pub right: DiffSide,
+    /// As [`DiffView::equal`].
     pub equal: f64,
+    /// As [`DiffView::moves`].
     pub moves: Vec<MovedBlock>,
+    /// As [`DiffView::region`].
     pub region: Option<DiffRegion>,
+    /// As [`DiffView::truncated`].
     pub truncated: bool,
 }
 

@@ -53,6 +53,7 @@ impl Engine {
 /// A document's fingerprints and the measures stored beside them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Printed {
+    /// Every enabled algorithm's fingerprint.
     pub fingerprints: Fingerprints,
     /// The containment rule's size guard, as [`Engine::shingle_count`]
     /// gives it.
@@ -96,6 +97,8 @@ pub struct Fingerprinter<'e> {
 }
 
 impl<'e> Fingerprinter<'e> {
+    /// A document's fingerprinting under `engine`, its terms weighted by
+    /// `weights`, before any piece.
     pub fn new(engine: &'e Engine, weights: &'e dyn TermWeights, options: PrintOptions) -> Self {
         let a = &engine.algorithms;
         let on = |id| engine.is_enabled(id);

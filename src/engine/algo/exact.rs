@@ -61,11 +61,13 @@ pub struct ExactStream {
 }
 
 impl ExactStream {
+    /// The next piece's words.
     pub fn push(&mut self, words: &[u64]) {
         self.any |= !words.is_empty();
         self.hash.update(words);
     }
 
+    /// The hash of every word pushed (none when there were no words).
     pub fn finish(&self) -> ExactFingerprint {
         self.any.then(|| self.hash.finish())
     }

@@ -114,6 +114,7 @@ pub struct DistinctHashes<T> {
 const MIN_UNSORTED: usize = 1 << 20;
 
 impl<T: HashValue> DistinctHashes<T> {
+    /// An empty set.
     pub fn new() -> Self {
         Self {
             values: Vec::new(),
@@ -126,6 +127,7 @@ impl<T: HashValue> DistinctHashes<T> {
         self.values.len()
     }
 
+    /// Whether no value was added.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

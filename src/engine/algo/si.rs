@@ -272,6 +272,7 @@ impl SiStream<'_> {
         Ok(())
     }
 
+    /// The fingerprint of every piece pushed.
     pub fn finish(self) -> SiFingerprint {
         SiFingerprint {
             sketch: self.sampled.finish(),

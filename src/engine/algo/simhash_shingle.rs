@@ -88,6 +88,7 @@ pub struct ShingleCounters {
 }
 
 impl ShingleCounters {
+    /// Counters for shingles of `k` terms, a `bits`-bit fingerprint.
     pub fn new(k: usize, bits: u32, seed: u64) -> Self {
         let k = k.max(1);
         Self {
@@ -118,6 +119,7 @@ impl ShingleCounters {
         Ok(())
     }
 
+    /// The fingerprint of the whole stream (none when it was empty).
     pub fn finish(mut self) -> Option<u64> {
         if let (Some(terms), Some(idf)) = (self.terms.short(), self.idf.short()) {
             add_shingles(&mut self.counters, terms, idf, self.k, self.seed);

@@ -374,6 +374,7 @@ impl WinnowStream {
         self.selected.extend(picked.into_iter())
     }
 
+    /// The fingerprint of every piece pushed.
     pub fn finish(mut self) -> Result<WinnowFingerprint, TryReserveError> {
         let mut last = None;
         self.selector.finish(|_, hash| last = Some(kept(hash)));

@@ -191,6 +191,7 @@ pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Decoded, DecodeError> {
 /// Why [`decode_owned`] gave no text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeError {
+    /// The bytes are not text.
     #[error("{0}")]
     NotText(#[from] NotText),
     /// No memory for the decoded text.

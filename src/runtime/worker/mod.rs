@@ -228,6 +228,8 @@ struct Worker {
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
+    /// A stage other than `Idle` was announced and not yet ended.
+    busy: bool,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -311,6 +313,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         diff_jobs,
         unpublished: false,
         last_published: Instant::now(),
+        busy: false,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -331,7 +334,8 @@ impl Worker {
         let _ = self.updates.send(update);
     }
 
-    fn progress(&self, stage: Stage, done: usize, total: usize, bytes: u64) {
+    fn progress(&mut self, stage: Stage, done: usize, total: usize, bytes: u64) {
+        self.busy = stage != Stage::Idle;
         self.send(Update::Progress(Progress {
             stage,
             done,
@@ -386,6 +390,12 @@ impl Worker {
                 if self.stash.is_empty() || self.last_published.elapsed() >= PUBLISH_EVERY {
                     self.publish();
                 }
+            }
+            // A pass that announced a stage (a rescan, a re-gather) ends it
+            // once its snapshot is out, or a front end shows it busy for
+            // good; a deferred snapshot ends it in a later pass.
+            if self.busy && !self.unpublished {
+                self.progress(Stage::Idle, 0, 0, 0);
             }
         }
     }

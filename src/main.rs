@@ -589,7 +589,7 @@ fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
             doppel::runtime::worker::Command::SetClusterBy(by),
             doppel::runtime::worker::Command::SetMode(mode),
         ];
-        return doppel::faces::tui::run_with(worker, &initial);
+        return doppel::faces::tui::run_with(worker, &initial, config.ui.theme);
     }
     scan(config, dir, Format::Text, options)
 }

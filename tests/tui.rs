@@ -1180,9 +1180,10 @@ fn export_writes_csv_and_json_outside_the_folder() {
         (c.pair.a.clone(), c.pair.b.clone()),
         Some(PairVerdict::Duplicate),
     );
-    let files = doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
-        .unwrap();
-    assert_eq!(files.len(), 3);
+    let written =
+        doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
+            .unwrap();
+    assert_eq!(written.files.len(), 3);
     let pairs = fs::read_to_string(dir.path().join("out-pairs.csv")).unwrap();
     assert!(pairs.starts_with("cluster,a,b,exact,shingle"));
     assert!(pairs.contains("duplicate"));
@@ -1290,6 +1291,7 @@ fn the_loop_sends_commands_and_applies_answers() {
             ))))
             .unwrap();
     };
+    let mut no_suspend = |_: &mut Terminal<TestBackend>| Ok(());
     let loop_result = runtime.block_on(async {
         let (result, ()) = tokio::join!(
             doppel::faces::tui::run::run_loop(
@@ -1300,6 +1302,7 @@ fn the_loop_sends_commands_and_applies_answers() {
                 &actions_tx,
                 &mut actions,
                 &ctx,
+                &mut no_suspend,
             ),
             script
         );

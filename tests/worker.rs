@@ -440,7 +440,10 @@ fn progress_returns_to_idle_after_a_regather_and_an_unchanged_rescan() {
     let f = fixture();
     let worker = start(&f);
     let first = snapshot(&worker, "the first snapshot", |_| true);
-    assert_eq!(stages_until_the_next_pass(&worker).last(), Some(&Stage::Idle));
+    assert_eq!(
+        stages_until_the_next_pass(&worker).last(),
+        Some(&Stage::Idle)
+    );
 
     // Below the floor: the worker gathers candidates again.
     let id = AlgorithmId::Minhash;
@@ -451,14 +454,18 @@ fn progress_returns_to_idle_after_a_regather_and_an_unchanged_rescan() {
         .commands
         .send(Command::SetThreshold { id, value })
         .unwrap();
-    wait_for(&worker, "the snapshot at the looser threshold", |u| match u {
-        Update::Progress(p) => {
-            stages.push(p.stage);
-            None
-        }
-        Update::Snapshot(s) if s.spec.thresholds.get(id) == value => Some(()),
-        _ => None,
-    });
+    wait_for(
+        &worker,
+        "the snapshot at the looser threshold",
+        |u| match u {
+            Update::Progress(p) => {
+                stages.push(p.stage);
+                None
+            }
+            Update::Snapshot(s) if s.spec.thresholds.get(id) == value => Some(()),
+            _ => None,
+        },
+    );
     assert!(stages.contains(&Stage::Clustering), "{stages:?}");
     stages.extend(stages_until_the_next_pass(&worker));
     assert_eq!(stages.last(), Some(&Stage::Idle), "{stages:?}");

@@ -13,8 +13,8 @@
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
-//! `[library]`, and `ignore`, `index-dir`, `[clusters]` and `[watch]` are
-//! the front ends' settings. `tests/config.rs` holds the built-in file equal to
+//! `[library]`, and `ignore`, `index-dir`, `[clusters]`, `[watch]` and
+//! `[ui]` are the front ends' settings. `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
 use std::collections::BTreeSet;
@@ -59,6 +59,8 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// The verdict and mode clusters start with.
     pub clusters: ClusterSettings,
+    /// The review screen's look.
+    pub ui: UiSettings,
 }
 
 impl Default for Config {
@@ -71,8 +73,28 @@ impl Default for Config {
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
+            ui: UiSettings::default(),
         }
     }
+}
+
+/// `[ui]`: the review screen's look.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct UiSettings {
+    /// Default: `default` (`NO_COLOR` in the environment picks
+    /// `monochrome` whatever this says).
+    pub theme: ThemeName,
+}
+
+/// The review screen's styles: colours with modifiers, or modifiers and
+/// glyphs only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThemeName {
+    #[default]
+    Default,
+    Monochrome,
 }
 
 /// `[watch]`: following a folder.
@@ -189,6 +211,7 @@ struct ConfigFile {
     algorithms: AlgorithmsConfig,
     library: LibraryConfig,
     watch: WatchSettings,
+    ui: UiSettings,
 }
 
 impl Default for ConfigFile {
@@ -216,6 +239,7 @@ impl From<Config> for ConfigFile {
             watch,
             ignore,
             clusters,
+            ui,
         } = config;
         Self {
             enabled,
@@ -229,6 +253,7 @@ impl From<Config> for ConfigFile {
             algorithms,
             library,
             watch,
+            ui,
         }
     }
 }
@@ -247,6 +272,7 @@ impl From<ConfigFile> for Config {
             algorithms,
             library,
             watch,
+            ui,
         } = file;
         Self {
             engine: EngineConfig {
@@ -262,6 +288,7 @@ impl From<ConfigFile> for Config {
             watch,
             ignore,
             clusters,
+            ui,
         }
     }
 }

@@ -11,6 +11,9 @@ use crate::runtime::worker::Update;
 #[derive(Debug, Clone)]
 pub enum Action {
     Quit,
+    /// Ctrl+Z or SIGTSTP: give the terminal back to the shell and stop
+    /// until continued.
+    Suspend,
     ShowScreen(Screen),
     ToggleHelp,
     /// Close the overlay or prompt, or go back to the cluster list.
@@ -46,6 +49,10 @@ pub enum Action {
     ToggleFold,
     /// Between the diff's word view and line view.
     ToggleDiffMode,
+    /// Scroll the pair screen's reason panel a row.
+    ScrollReason {
+        down: bool,
+    },
     MarkDuplicate,
     MarkNotDuplicate,
     ToggleKeep,
@@ -78,6 +85,6 @@ pub enum Action {
     Worker(Update),
     /// The worker's channel closed.
     WorkerGone,
-    /// An export finished: the files written, or why not.
-    Exported(Result<String, String>),
+    /// An export finished: what it wrote, or why not.
+    Exported(Result<super::export::Written, String>),
 }

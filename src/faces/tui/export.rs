@@ -3,8 +3,11 @@
 //!
 //! Files go to a prefix the curator types (default: the current folder,
 //! or the home folder when that is inside the watched one). A target
-//! inside the watched folder is refused: doppel never writes there. Each
-//! file is written to a temporary name beside it, then renamed into place.
+//! inside the watched folder is refused: doppel never writes there. An
+//! export never replaces an earlier one: when a file of the prefix exists,
+//! the first free `PREFIX-2`, `PREFIX-3`, … is used instead (and said), and
+//! the next export is offered the next free name. Each file is written to
+//! a temporary name beside it, then renamed into place.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -252,26 +255,96 @@ fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     })
 }
 
-/// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv` and `<prefix>.json`;
-/// the paths written.
+/// The suffixes of an export's files.
+const SUFFIXES: [&str; 3] = ["-clusters.csv", "-pairs.csv", ".json"];
+
+fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut p = prefix.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// `input` when none of its files exists, else the first of `input-2`,
+/// `input-3`, … (counting on from `N` when `input` ends in `-N`) whose
+/// files are all free; with its resolved path.
+pub fn free_prefix(input: &str, cwd: &Path, root: &Path) -> Result<(String, PathBuf)> {
+    let input = input.trim();
+    let taken = |p: &Path| SUFFIXES.iter().any(|s| with_suffix(p, s).exists());
+    let first = resolve(input, cwd, root)?;
+    if !taken(&first) {
+        return Ok((input.to_owned(), first));
+    }
+    let (base, from) = match input.rsplit_once('-') {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() => match n.parse::<u32>() {
+            Ok(n) if n >= 2 && !n.to_string().starts_with('0') => (base, n + 1),
+            _ => (input, 2),
+        },
+        _ => (input, 2),
+    };
+    for n in from..from.saturating_add(10_000) {
+        let name = format!("{base}-{n}");
+        let path = resolve(&name, cwd, root)?;
+        if !taken(&path) {
+            return Ok((name, path));
+        }
+    }
+    bail!("no free export name after {input}-{from}");
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The prefix the curator asked for.
+    pub asked: String,
+    /// The prefix used: `asked`, or a numbered one when `asked` was taken.
+    pub used: String,
+    /// The files, in full.
+    pub files: Vec<PathBuf>,
+    /// A free prefix for the next export.
+    pub next: String,
+}
+
+impl Written {
+    /// "exported to DIR: a-clusters.csv, a-pairs.csv, a.json", saying so
+    /// when the name asked for was taken.
+    pub fn describe(&self) -> String {
+        let dir = self
+            .files
+            .first()
+            .and_then(|f| f.parent())
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .filter_map(|f| f.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        let taken = if self.used == self.asked {
+            String::new()
+        } else {
+            format!("{} was taken (nothing overwritten): ", self.asked)
+        };
+        format!("{taken}exported to {dir}/: {}", names.join(", "))
+    }
+}
+
+/// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv` and `<prefix>.json`
+/// for the first free prefix from `input` on (see [`free_prefix`]).
 pub fn write(
     input: &str,
     cwd: &Path,
     root: &Path,
     snap: &Snapshot,
     verdicts: &Verdicts,
-) -> Result<Vec<PathBuf>> {
-    let prefix = resolve(input, cwd, root)?;
-    let with = |suffix: &str| {
-        let mut p = prefix.as_os_str().to_owned();
-        p.push(suffix);
-        PathBuf::from(p)
-    };
+) -> Result<Written> {
+    let (used, prefix) = free_prefix(input, cwd, root)?;
+    let with = |suffix: &str| with_suffix(&prefix, suffix);
     let files = [
-        (with("-clusters.csv"), clusters_csv(snap)),
-        (with("-pairs.csv"), pairs_csv(snap, verdicts)),
+        (with(SUFFIXES[0]), clusters_csv(snap)),
+        (with(SUFFIXES[1]), pairs_csv(snap, verdicts)),
         (
-            with(".json"),
+            with(SUFFIXES[2]),
             json(snap, &root.display().to_string(), verdicts)?,
         ),
     ];
@@ -280,7 +353,13 @@ pub fn write(
         write_atomic(&path, &contents)?;
         written.push(path);
     }
-    Ok(written)
+    let (next, _) = free_prefix(&used, cwd, root)?;
+    Ok(Written {
+        asked: input.trim().to_owned(),
+        used,
+        files: written,
+        next,
+    })
 }
 
 #[cfg(test)]
@@ -301,5 +380,51 @@ mod tests {
         assert!(resolve("missing/out", dir.path(), &root).is_err());
         assert!(!default_prefix(&root, &root).starts_with("doppel-export"));
         assert_eq!(default_prefix(dir.path(), &root), "doppel-export");
+    }
+
+    /// A second export under the same name keeps the first: it takes the
+    /// next free number and says so, and offers the one after.
+    #[test]
+    fn a_second_export_never_overwrites_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("books");
+        std::fs::create_dir_all(&root).unwrap();
+        let snap = Snapshot {
+            generation: 1,
+            spec: crate::pairing::library::ClusterSpec {
+                by: crate::pairing::library::ClusterBy::Fusion,
+                mode: ClusterMode::Components,
+                thresholds: Default::default(),
+                fusion: Default::default(),
+            },
+            clusters: Vec::new(),
+            documents: 0,
+            pairs: 0,
+            skipped: Vec::new(),
+            histograms: Default::default(),
+            floors: Default::default(),
+            si_capped: 0,
+        };
+        let first = write("out", dir.path(), &root, &snap, &Verdicts::new()).unwrap();
+        assert_eq!((first.used.as_str(), first.next.as_str()), ("out", "out-2"));
+        assert!(first.describe().starts_with("exported to "));
+        std::fs::write(&first.files[0], "curator's notes").unwrap();
+        let second = write("out", dir.path(), &root, &snap, &Verdicts::new()).unwrap();
+        assert_eq!(second.used, "out-2");
+        assert_eq!(second.next, "out-3");
+        assert!(
+            second.describe().starts_with("out was taken"),
+            "{}",
+            second.describe()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&first.files[0]).unwrap(),
+            "curator's notes"
+        );
+        // Only one of the three files there is enough to take the name.
+        std::fs::remove_file(dir.path().join("out-2-clusters.csv")).unwrap();
+        std::fs::remove_file(dir.path().join("out-2.json")).unwrap();
+        assert_eq!(free_prefix("out-2", dir.path(), &root).unwrap().0, "out-3");
+        assert_eq!(free_prefix("new", dir.path(), &root).unwrap().0, "new");
     }
 }

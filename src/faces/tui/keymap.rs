@@ -12,6 +12,7 @@ use super::state::{AppState, Screen};
 /// (section, keys, what they do) — the help overlay, in order.
 pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "q  Ctrl+C", "quit"),
+    ("Anywhere", "Ctrl+Z", "suspend to the shell (fg resumes)"),
     ("Anywhere", "?", "this help (Esc or ? closes it)"),
     (
         "Anywhere",
@@ -59,6 +60,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "j k",
         "select an algorithm (its reason shows below)",
     ),
+    (
+        "Pair",
+        "J K",
+        "scroll the reason when it is longer than its panel",
+    ),
     ("Pair", "d  Enter", "side-by-side diff of the pair"),
     (
         "Diff",
@@ -100,6 +106,10 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
         return Some(Action::Quit);
+    }
+    // Raw mode turns Ctrl+Z into a key instead of SIGTSTP.
+    if ctrl && matches!(key.code, KeyCode::Char('z') | KeyCode::Char('Z')) {
+        return Some(Action::Suspend);
     }
     if state.prompt.is_some() {
         return match key.code {
@@ -147,6 +157,8 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('f') if screen == Screen::Diff => Action::ToggleFold,
         KeyCode::Char('w') if screen == Screen::Diff => Action::ToggleDiffMode,
         KeyCode::Tab | KeyCode::BackTab if screen == Screen::Clusters => Action::NextFocus,
+        KeyCode::Char('J') if screen == Screen::Pair => Action::ScrollReason { down: true },
+        KeyCode::Char('K') if screen == Screen::Pair => Action::ScrollReason { down: false },
         KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,
         KeyCode::Char('N') if screen == Screen::Diff => Action::PrevChange,
         KeyCode::Char('h') | KeyCode::Left if screen == Screen::Thresholds => Action::Nudge(-1),

@@ -12,43 +12,79 @@ pub const MIN_HEIGHT: u16 = 8;
 /// From this width panels sit side by side.
 pub const WIDE: u16 = 120;
 
-/// The frame: tab bar, body, optional prompt line, status bar.
+/// The frame: tab bar, body, optional message lines, optional prompt
+/// line, status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
     pub tabs: Rect,
     pub body: Rect,
+    pub notice: Option<Rect>,
     pub prompt: Option<Rect>,
     pub status: Rect,
 }
+
+/// Most rows the message line grows to.
+pub const NOTICE_MAX_ROWS: u16 = 3;
 
 pub fn area(state: &AppState) -> Rect {
     Rect::new(0, 0, state.width, state.height)
 }
 
-pub fn frame(area: Rect, prompt: bool) -> Option<Frame> {
+/// The frame for `area`, with a prompt line and `notice` message rows
+/// (at most [`NOTICE_MAX_ROWS`]) when asked.
+pub fn frame(area: Rect, prompt: bool, notice: u16) -> Option<Frame> {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return None;
     }
+    let notice = notice.min(NOTICE_MAX_ROWS);
     let tabs = Rect::new(area.x, area.y, area.width, 1);
     let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
     let prompt_rect = prompt.then(|| Rect::new(area.x, area.bottom() - 2, area.width, 1));
-    let reserved = if prompt { 3 } else { 2 };
+    let below = 1 + u16::from(prompt) + notice;
+    let notice_rect =
+        (notice > 0).then(|| Rect::new(area.x, area.bottom() - below, area.width, notice));
     let body = Rect::new(
         area.x,
         area.y + 1,
         area.width,
-        area.height.saturating_sub(reserved),
+        area.height.saturating_sub(1 + below),
     );
     Some(Frame {
         tabs,
         body,
+        notice: notice_rect,
         prompt: prompt_rect,
         status,
     })
 }
 
 pub fn frame_of(state: &AppState) -> Option<Frame> {
-    frame(area(state), state.prompt.is_some())
+    frame(
+        area(state),
+        state.prompt.is_some(),
+        notice_rows(state, state.width).len() as u16,
+    )
+}
+
+/// The message line's rows at `width`: the notice wrapped (one cell of
+/// margin each side), cut to [`NOTICE_MAX_ROWS`] with `…`; none without
+/// a notice.
+pub fn notice_rows(state: &AppState, width: u16) -> Vec<String> {
+    let Some((_, text)) = &state.notice else {
+        return Vec::new();
+    };
+    let room = usize::from(width.saturating_sub(2));
+    let mut rows = super::text::wrap(text, room);
+    if rows.len() > usize::from(NOTICE_MAX_ROWS) {
+        rows.truncate(usize::from(NOTICE_MAX_ROWS));
+        if let Some(last) = rows.last_mut() {
+            *last = super::text::fit_end(&format!("{last} …"), room);
+            if !last.ends_with('…') {
+                last.push('…');
+            }
+        }
+    }
+    rows
 }
 
 /// Tab labels and their columns on the tab bar.
@@ -124,7 +160,7 @@ pub struct Pair {
     pub reason: Rect,
 }
 
-pub const PAIR_HEADER: u16 = 4;
+pub const PAIR_HEADER: u16 = 5;
 
 pub fn pair(body: Rect) -> Pair {
     let [header, table, reason] = Layout::vertical([
@@ -325,11 +361,16 @@ mod tests {
 
     #[test]
     fn tiny_frames_are_refused() {
-        assert!(frame(Rect::new(0, 0, 0, 0), false).is_none());
-        assert!(frame(Rect::new(0, 0, 29, 24), false).is_none());
-        let f = frame(Rect::new(0, 0, 80, 24), true).unwrap();
+        assert!(frame(Rect::new(0, 0, 0, 0), false, 0).is_none());
+        assert!(frame(Rect::new(0, 0, 29, 24), false, 0).is_none());
+        let f = frame(Rect::new(0, 0, 80, 24), true, 0).unwrap();
         assert_eq!(f.body.height, 21);
         assert_eq!(f.status.y, 23);
         assert_eq!(f.prompt.unwrap().y, 22);
+        assert_eq!(f.notice, None);
+        // Message rows sit above the prompt, taken from the body.
+        let f = frame(Rect::new(0, 0, 80, 24), true, 5).unwrap();
+        assert_eq!(f.notice, Some(Rect::new(0, 19, 80, NOTICE_MAX_ROWS)));
+        assert_eq!(f.body.height, 18);
     }
 }

@@ -42,22 +42,25 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::runtime::config::ThemeName;
 use crate::runtime::worker::WorkerConfig;
 
 /// Open the TUI on `config.root` with a worker (and watcher) behind it;
 /// returns when the curator quits. The terminal is restored on every exit
 /// path (see [`terminal`]).
 pub fn run(config: WorkerConfig) -> anyhow::Result<()> {
-    run_with(config, &[])
+    run_with(config, &[], ThemeName::Default)
 }
 
 /// [`run()`], sending `initial` commands to the worker first — for settings
 /// that live in the cluster spec rather than the engine configuration,
 /// e.g. `Command::SetClusterBy` and `Command::SetMode` from the command
-/// line (thresholds go in `config.engine.thresholds`).
+/// line (thresholds go in `config.engine.thresholds`). `theme` is the
+/// configured one; `NO_COLOR` in the environment makes it monochrome.
 pub fn run_with(
     config: WorkerConfig,
     initial: &[crate::runtime::worker::Command],
+    theme: ThemeName,
 ) -> anyhow::Result<()> {
     let root = config
         .root
@@ -66,6 +69,7 @@ pub fn run_with(
     anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
     let mut state = AppState::new(root.display().to_string(), &config.engine);
+    state.theme = ui::Theme::resolve(theme, std::env::var_os("NO_COLOR").as_deref());
     state.export_prefix = export::default_prefix(&cwd, &root);
     let export_ctx = run::ExportContext {
         cwd,
@@ -108,6 +112,7 @@ pub fn run_with(
             &actions_tx,
             &mut actions,
             &export_ctx,
+            &mut |_| terminal::suspend(),
         )
         .await
     });
@@ -144,19 +149,28 @@ fn forward(
 
 /// SIGTERM, SIGHUP, SIGINT and SIGQUIT ask the loop to quit (so the
 /// terminal is restored and the index closed); a second one restores the
-/// terminal and exits at once.
+/// terminal and exits at once. SIGTSTP (`kill -TSTP`; Ctrl+Z is a key in
+/// raw mode) asks the loop to suspend, which restores the terminal first.
 fn signals(
     actions: tokio::sync::mpsc::UnboundedSender<Action>,
 ) -> anyhow::Result<signal_hook::iterator::Handle> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-        .context("cannot install signal handlers")?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP])
+            .context("cannot install signal handlers")?;
     let handle = signals.handle();
     std::thread::Builder::new()
         .name("doppel-signals".into())
         .spawn(move || {
             let mut seen = 0;
             for signal in signals.forever() {
+                if signal == SIGTSTP {
+                    if actions.send(Action::Suspend).is_err() {
+                        // No loop to restore the terminal: stop as is.
+                        let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                    }
+                    continue;
+                }
                 seen += 1;
                 if seen > 1 || actions.send(Action::Quit).is_err() {
                     terminal::restore();

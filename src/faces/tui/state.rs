@@ -90,7 +90,7 @@ impl SortKey {
     pub fn label(self) -> &'static str {
         match self {
             SortKey::Size => "size",
-            SortKey::Weakest => "weakest",
+            SortKey::Weakest => "weakest link",
             SortKey::Newest => "newest",
         }
     }
@@ -238,6 +238,8 @@ pub struct PairState {
     pub detail: Option<Arc<PairDetail>>,
     /// Selected row of the score table.
     pub row: usize,
+    /// Rows of the selected row's reason scrolled past.
+    pub why_scroll: usize,
 }
 
 /// A review action's inverse, for undo.
@@ -252,6 +254,8 @@ pub struct UndoEntry {
 pub enum Effect {
     /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
     Export { prefix: String },
+    /// Restore the terminal, stop the process, take the terminal again.
+    Suspend,
 }
 
 /// Everything the UI shows.
@@ -259,6 +263,8 @@ pub enum Effect {
 pub struct AppState {
     /// The watched folder, for display.
     pub root: String,
+    /// How the screen is styled.
+    pub theme: super::ui::Theme,
     /// Default export prefix (outside the watched folder).
     pub export_prefix: String,
     /// Algorithms shown in tables and the thresholds panel, in order.
@@ -291,6 +297,9 @@ pub struct AppState {
     pub progress: Option<Progress>,
     pub watch: Option<WatchState>,
     pub last_event: Option<String>,
+    /// The outcome of the curator's last action, or a problem, shown whole
+    /// on the message line above the status bar until the next key or click.
+    pub notice: Option<(Level, String)>,
     pub log: VecDeque<LogLine>,
     /// Curator verdicts set or seen this session, by ordered pair.
     pub verdicts: BTreeMap<(String, String), Option<PairVerdict>>,
@@ -327,6 +336,7 @@ impl AppState {
             .collect();
         Self {
             root: root.into(),
+            theme: Default::default(),
             export_prefix: "doppel-export".to_owned(),
             algorithms,
             limits: limits(config),
@@ -360,6 +370,7 @@ impl AppState {
             progress: None,
             watch: None,
             last_event: None,
+            notice: None,
             log: VecDeque::new(),
             verdicts: BTreeMap::new(),
             keep_overrides: BTreeMap::new(),
@@ -399,6 +410,20 @@ impl AppState {
         let text = text.into();
         self.last_event = Some(text.clone());
         self.log(level, text);
+    }
+
+    /// Log and show whole on the message line, for the curator to read.
+    pub fn notify(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        self.notice = Some((level, text.clone()));
+        self.event(level, text);
+    }
+
+    /// Show whole on the message line, without logging (a threshold moved).
+    pub fn say(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.notice = Some((Level::Info, text.clone()));
+        self.last_event = Some(text);
     }
 
     pub fn clusters(&self) -> &[ClusterView] {

@@ -25,11 +25,20 @@ pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(
 /// Apply `action` to `state`; the commands the worker must receive.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     let mut out = Vec::new();
+    if is_input(&action) && state.notice.take().is_some() {
+        // The message line has been seen: the curator has moved on. A click
+        // only closes it (the rows under the pointer move as it goes).
+        if matches!(action, Action::Click { .. } | Action::Drag { .. }) {
+            clamp(state);
+            return out;
+        }
+    }
     match action {
         Action::Quit => {
             state.quit = true;
             out.push(Command::Quit);
         }
+        Action::Suspend => state.effects.push(Effect::Suspend),
         Action::ShowScreen(screen) => show(state, screen, &mut out),
         Action::ToggleHelp => {
             state.help = match state.help {
@@ -87,6 +96,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         }
         Action::ToggleFold => diff::toggle_fold(state),
         Action::ToggleDiffMode => diff::toggle_mode(state),
+        Action::ScrollReason { down } => {
+            let s = &mut state.pair.why_scroll;
+            *s = if down { *s + 1 } else { s.saturating_sub(1) };
+        }
         Action::StartExport => {
             state.prompt = Some(Prompt::Export {
                 input: state.export_prefix.clone(),
@@ -164,15 +177,32 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             if state.worker_running {
                 state.worker_running = false;
                 if !state.quit {
-                    state.event(Level::Error, "the worker stopped; the view is frozen");
+                    state.notify(Level::Error, "the worker stopped; the view is frozen");
                 }
             }
         }
-        Action::Exported(Ok(files)) => state.event(Level::Info, format!("exported {files}")),
-        Action::Exported(Err(e)) => state.event(Level::Error, format!("export failed: {e}")),
+        Action::Exported(Ok(written)) => {
+            // The next export is offered a name of its own.
+            state.export_prefix = written.next.clone();
+            state.notify(Level::Info, written.describe());
+        }
+        Action::Exported(Err(e)) => state.notify(Level::Error, format!("export failed: {e}")),
     }
     clamp(state);
     out
+}
+
+/// A key press or mouse event (rather than something the worker, the
+/// clock or the terminal did).
+fn is_input(action: &Action) -> bool {
+    !matches!(
+        action,
+        Action::Worker(_)
+            | Action::WorkerGone
+            | Action::Tick(_)
+            | Action::Resize(..)
+            | Action::Exported(_)
+    )
 }
 
 fn prompt_input(p: &mut Prompt) -> &mut String {
@@ -203,7 +233,7 @@ fn submit(state: &mut AppState) {
         Some(Prompt::Export { input }) => {
             let prefix = input.trim().to_owned();
             if prefix.is_empty() {
-                state.event(Level::Warn, "export cancelled: no path");
+                state.notify(Level::Warn, "export cancelled: no path");
             } else {
                 state.export_prefix = prefix.clone();
                 state.event(Level::Info, format!("exporting to {prefix}-*"));
@@ -336,7 +366,11 @@ fn step(state: &mut AppState, delta: isize) {
         },
         Screen::Pair => {
             let len = state.pair.detail.as_ref().map_or(0, |d| d.rows.len());
-            state.pair.row = moved(state.pair.row, delta, len);
+            let row = moved(state.pair.row, delta, len);
+            if row != state.pair.row {
+                state.pair.why_scroll = 0;
+            }
+            state.pair.row = row;
         }
         Screen::Diff => {
             diff::refresh(state);
@@ -380,6 +414,7 @@ fn open_pair(state: &mut AppState, out: &mut Vec<Command>) {
         if !same {
             state.pair.detail = None;
             state.pair.row = 0;
+            state.pair.why_scroll = 0;
         }
         state.pair.requested = Some((a.clone(), b.clone()));
         state.pair.min_generation = current_generation(state);
@@ -470,7 +505,7 @@ fn mark(state: &mut AppState, verdict: PairVerdict, out: &mut Vec<Command>) {
         label: format!("{word}: {a} ⇄ {b}"),
     });
     state.verdicts.insert(pair_key(&a, &b), Some(verdict));
-    state.event(Level::Info, format!("marked {word}: {a} ⇄ {b}"));
+    state.notify(Level::Info, format!("marked {word}: {a} ⇄ {b}"));
 }
 
 fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
@@ -493,7 +528,7 @@ fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
     });
     state.keep_overrides.insert(path.clone(), !kept);
     let word = if kept { "no longer kept" } else { "kept" };
-    state.event(Level::Info, format!("{word}: {path}"));
+    state.notify(Level::Info, format!("{word}: {path}"));
 }
 
 fn undo(state: &mut AppState, out: &mut Vec<Command>) {
@@ -510,7 +545,7 @@ fn undo(state: &mut AppState, out: &mut Vec<Command>) {
         }
         _ => {}
     }
-    state.event(Level::Info, format!("undone: {}", entry.label));
+    state.notify(Level::Info, format!("undone: {}", entry.label));
     out.push(entry.command);
 }
 
@@ -520,7 +555,7 @@ fn nudge(state: &mut AppState, steps: i32, out: &mut Vec<Command>) {
     };
     let lim = state.limits_of(id);
     if lim.fixed() {
-        state.last_event = Some(format!("{id} is fixed: signatures are equal or not"));
+        state.say(format!("{id} is fixed: signatures are equal or not"));
         return;
     }
     // Positive steps are stricter: the knob moves right on the slider.
@@ -551,7 +586,7 @@ fn set_threshold(
         .snapshot
         .as_ref()
         .is_some_and(|s| !s.floors.allows(id, value));
-    state.last_event = Some(if below_floor {
+    state.say(if below_floor {
         format!("{id} → {value}: below the floor, candidates are gathered again")
     } else {
         format!("{id} → {value}")
@@ -573,7 +608,7 @@ fn cycle_cluster_by(state: &mut AppState, forward: bool, out: &mut Vec<Command>)
     }];
     state.thresholds.by = next;
     state.thresholds.awaiting = true;
-    state.last_event = Some(format!("cluster by {}", cluster_by_label(next)));
+    state.say(format!("cluster by {}", cluster_by_label(next)));
     out.push(Command::SetClusterBy(next));
 }
 
@@ -642,6 +677,7 @@ fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Command>) {
                     open_diff(state, out);
                 } else {
                     state.pair.row = i;
+                    state.pair.why_scroll = 0;
                 }
             }
         }
@@ -782,23 +818,24 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
                     WatchState::Polling { reason } => format!("polling: {reason}"),
                     WatchState::Paused { reason } => format!("paused: {reason}"),
                 };
-                let level = match w {
-                    WatchState::Polling { .. } | WatchState::Paused { .. } => Level::Warn,
-                    _ => Level::Info,
-                };
-                state.event(level, text);
+                match w {
+                    WatchState::Polling { .. } | WatchState::Paused { .. } => {
+                        state.notify(Level::Warn, text)
+                    }
+                    _ => state.event(Level::Info, text),
+                }
             }
             state.watch = Some(w);
         }
         Update::Error(e) => {
             // A refused spec change would otherwise look pending forever.
             state.thresholds.awaiting = false;
-            state.event(Level::Error, e);
+            state.notify(Level::Error, e);
         }
         Update::Stopped => {
             state.worker_running = false;
             if !state.quit {
-                state.event(Level::Error, "the worker stopped");
+                state.notify(Level::Error, "the worker stopped");
             }
         }
     }
@@ -887,6 +924,11 @@ fn clamp(state: &mut AppState) {
     );
     let rows = state.pair.detail.as_ref().map_or(0, |d| d.rows.len());
     state.pair.row = state.pair.row.min(rows.saturating_sub(1));
+    let why_max = match (state.pair.detail.as_deref(), layout::frame_of(state)) {
+        (Some(d), Some(f)) => super::ui::pair::reason_layout(state, d, f.body).max_scroll(),
+        _ => 0,
+    };
+    state.pair.why_scroll = state.pair.why_scroll.min(why_max);
     let a = state.algorithms.len();
     state.thresholds.selected = state.thresholds.selected.min(a.saturating_sub(1));
     diff::refresh(state);

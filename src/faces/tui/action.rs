@@ -66,6 +66,8 @@ pub enum Action {
         forward: bool,
     },
     ToggleMode,
+    /// The selected algorithm in words, or the sliders again.
+    ToggleAbout,
     Click {
         col: u16,
         row: u16,

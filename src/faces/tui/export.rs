@@ -305,7 +305,7 @@ pub struct Written {
 }
 
 impl Written {
-    /// "exported to DIR: a-clusters.csv, a-pairs.csv, a.json", saying so
+    /// "exported to DIR/: a-clusters.csv, a-pairs.csv, a.json", saying so
     /// when the name asked for was taken.
     pub fn describe(&self) -> String {
         let dir = self

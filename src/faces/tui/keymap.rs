@@ -89,6 +89,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Thresholds", "0", "back to the default"),
     ("Thresholds", "c C", "cluster by: next / previous algorithm"),
     ("Thresholds", "m", "mode: components / star"),
+    ("Thresholds", "i", "what the algorithm measures (i again: the sliders)"),
     (
         "Mouse",
         "click",
@@ -175,6 +176,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
             Action::CycleClusterBy { forward: false }
         }
         KeyCode::Char('m') if screen == Screen::Thresholds => Action::ToggleMode,
+        KeyCode::Char('i') if screen == Screen::Thresholds => Action::ToggleAbout,
         KeyCode::Char('h') | KeyCode::Left => Action::Left,
         KeyCode::Char('l') | KeyCode::Right => Action::Right,
         _ => return None,

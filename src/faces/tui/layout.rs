@@ -23,20 +23,23 @@ pub struct Frame {
     pub status: Rect,
 }
 
-/// Most rows the message line grows to.
-pub const NOTICE_MAX_ROWS: u16 = 3;
+/// Most rows the message line grows to in a terminal `height` rows high:
+/// a third of it.
+pub fn notice_max_rows(height: u16) -> u16 {
+    (height / 3).max(1)
+}
 
 pub fn area(state: &AppState) -> Rect {
     Rect::new(0, 0, state.width, state.height)
 }
 
 /// The frame for `area`, with a prompt line and `notice` message rows
-/// (at most [`NOTICE_MAX_ROWS`]) when asked.
+/// (at most [`notice_max_rows`]) when asked.
 pub fn frame(area: Rect, prompt: bool, notice: u16) -> Option<Frame> {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return None;
     }
-    let notice = notice.min(NOTICE_MAX_ROWS);
+    let notice = notice.min(notice_max_rows(area.height));
     let tabs = Rect::new(area.x, area.y, area.width, 1);
     let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
     let prompt_rect = prompt.then(|| Rect::new(area.x, area.bottom() - 2, area.width, 1));
@@ -62,21 +65,22 @@ pub fn frame_of(state: &AppState) -> Option<Frame> {
     frame(
         area(state),
         state.prompt.is_some(),
-        notice_rows(state, state.width).len() as u16,
+        notice_rows(state, state.width, state.height).len() as u16,
     )
 }
 
-/// The message line's rows at `width`: the notice wrapped (one cell of
-/// margin each side), cut to [`NOTICE_MAX_ROWS`] with `…`; none without
-/// a notice.
-pub fn notice_rows(state: &AppState, width: u16) -> Vec<String> {
+/// The message line's rows in a `width`×`height` terminal: the notice
+/// wrapped (one cell of margin each side), cut to [`notice_max_rows`]
+/// with `…`; none without a notice.
+pub fn notice_rows(state: &AppState, width: u16, height: u16) -> Vec<String> {
     let Some((_, text)) = &state.notice else {
         return Vec::new();
     };
     let room = usize::from(width.saturating_sub(2));
     let mut rows = super::text::wrap(text, room);
-    if rows.len() > usize::from(NOTICE_MAX_ROWS) {
-        rows.truncate(usize::from(NOTICE_MAX_ROWS));
+    let max = usize::from(notice_max_rows(height));
+    if rows.len() > max {
+        rows.truncate(max);
         if let Some(last) = rows.last_mut() {
             *last = super::text::fit_end(&format!("{last} …"), room);
             if !last.ends_with('…') {
@@ -369,8 +373,10 @@ mod tests {
         assert_eq!(f.prompt.unwrap().y, 22);
         assert_eq!(f.notice, None);
         // Message rows sit above the prompt, taken from the body.
-        let f = frame(Rect::new(0, 0, 80, 24), true, 5).unwrap();
-        assert_eq!(f.notice, Some(Rect::new(0, 19, 80, NOTICE_MAX_ROWS)));
+        let f = frame(Rect::new(0, 0, 80, 24), true, 3).unwrap();
+        assert_eq!(f.notice, Some(Rect::new(0, 19, 80, 3)));
         assert_eq!(f.body.height, 18);
+        let f = frame(Rect::new(0, 0, 80, 24), false, 20).unwrap();
+        assert_eq!(f.notice.unwrap().height, 8);
     }
 }

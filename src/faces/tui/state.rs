@@ -227,6 +227,8 @@ pub struct ThresholdsState {
     pub awaiting: bool,
     /// Index into [`AppState::algorithms`].
     pub selected: usize,
+    /// The selected algorithm in words instead of the sliders (`i`).
+    pub about: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -363,6 +365,7 @@ impl AppState {
                 mode: ClusterMode::Components,
                 awaiting: false,
                 selected: 0,
+                about: false,
             },
             skipped_sel: 0,
             skipped_offset: 0,

@@ -25,14 +25,18 @@ pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(
 /// Apply `action` to `state`; the commands the worker must receive.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     let mut out = Vec::new();
-    if is_input(&action) && state.notice.take().is_some() {
-        // The message line has been seen: the curator has moved on. A click
-        // only closes it (the rows under the pointer move as it goes).
-        if matches!(action, Action::Click { .. } | Action::Drag { .. }) {
-            clamp(state);
-            return out;
-        }
-    }
+    // The message line has been seen once the curator presses a key or
+    // clicks: it closes, unless the action leaves a new one. A mouse event
+    // is placed on the screen as drawn, message line included.
+    let mouse = matches!(
+        action,
+        Action::Click { .. } | Action::Drag { .. } | Action::Scroll { .. }
+    );
+    let seen = match is_input(&action) {
+        true if mouse => state.notice.clone(),
+        true => state.notice.take(),
+        false => None,
+    };
     match action {
         Action::Quit => {
             state.quit = true;
@@ -157,9 +161,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             state.thresholds.awaiting = true;
             out.push(Command::SetMode(mode));
         }
+        Action::ToggleAbout => state.thresholds.about = !state.thresholds.about,
         Action::Click { col, row } => click(state, col, row, &mut out),
         Action::Drag { col, row } => {
-            if state.screen == Screen::Thresholds && state.help.is_none() {
+            if state.screen == Screen::Thresholds
+                && state.help.is_none()
+                && !state.thresholds.about
+            {
                 slide(state, col, row, true, &mut out);
             }
         }
@@ -187,6 +195,9 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             state.notify(Level::Info, written.describe());
         }
         Action::Exported(Err(e)) => state.notify(Level::Error, format!("export failed: {e}")),
+    }
+    if mouse && seen.is_some() && state.notice == seen {
+        state.notice = None;
     }
     clamp(state);
     out
@@ -564,7 +575,12 @@ fn nudge(state: &mut AppState, steps: i32, out: &mut Vec<Command>) {
     } else {
         1.0
     };
-    let v = state.thresholds.thresholds.get(id) + sign * f64::from(steps) * lim.step;
+    let now = state.thresholds.thresholds.get(id);
+    let v = now + sign * f64::from(steps) * lim.step;
+    if lim.clamp(v) == now {
+        state.say(format!("{id} stays at {now}: the end of its range"));
+        return;
+    }
     set_threshold(state, id, v, out);
 }
 
@@ -681,7 +697,7 @@ fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Command>) {
                 }
             }
         }
-        Screen::Thresholds => slide(state, col, row, false, out),
+        Screen::Thresholds if !state.thresholds.about => slide(state, col, row, false, out),
         Screen::Skipped => {
             let rows = layout::rows(f.body, 1);
             let len = state.skipped().len();
@@ -695,7 +711,7 @@ fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Command>) {
                 state.skipped_sel = i;
             }
         }
-        Screen::Diff | Screen::Log => {}
+        Screen::Thresholds | Screen::Diff | Screen::Log => {}
     }
 }
 

@@ -481,7 +481,11 @@ impl Worker {
 
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> anyhow::Result<Vec<FileChange>> {
-        self.send(Update::Watch(WatchState::Scanning));
+        // Only a watcher's state goes back after the walk: without one,
+        // "scanning" would stay (progress says what the walk is doing).
+        if self.config.watch {
+            self.send(Update::Watch(WatchState::Scanning));
+        }
         self.progress(Stage::Listing, 0, 0, 0);
         let Worker {
             index,

@@ -34,7 +34,7 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let notice = layout::notice_rows(state, area.width);
+    let notice = layout::notice_rows(state, area.width, area.height);
     let Some(f) = layout::frame(area, state.prompt.is_some(), notice.len() as u16) else {
         too_small(area, frame.buffer_mut());
         return;

@@ -47,11 +47,14 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
-    let fusion = state.snapshot.as_ref().map(|s| &s.spec);
-    put(buf, l.header, 2, &verdict_line(t, d, fusion));
-    if let Some(spec) = fusion {
-        put(buf, l.header, 3, &rule_line(t, spec, &state.algorithms, w));
-    }
+    let spec = state.snapshot.as_ref().map(|s| &s.spec);
+    put(buf, l.header, 2, &verdict_line(t, d, spec, w));
+    put(
+        buf,
+        l.header,
+        3,
+        &votes_line(t, d, spec, &state.algorithms, w),
+    );
     put(buf, l.header, 4, &curator_line(t, state.verdict(a, b)));
     let r = reason_layout(state, d, body);
     table(state, d, r.table, buf);
@@ -111,48 +114,65 @@ fn name_line(t: Theme, label: &str, path: &str, w: usize) -> Line<'static> {
     ])
 }
 
-fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>) -> Line<'static> {
-    // Agreement counted as the fusion rule counts it: among its voters.
-    let votes = |r: &&ScoreRow| spec.is_none_or(|s| s.fusion.voters.contains(&r.id));
-    let voters = d.rows.iter().filter(votes).count();
-    let passing = d.rows.iter().filter(votes).filter(|r| r.passes).count();
+/// The fusion verdict and, in one sentence, the rule that gave it.
+fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>, w: usize) -> Line<'static> {
     let (word, style) = if d.fusion {
         ("duplicate", t.pass())
     } else {
         ("not a duplicate", t.fail())
     };
-    Line::from(vec![
+    let mut spans = vec![
         Span::raw(" fusion: "),
         Span::styled(word, style.patch(t.title())),
-        Span::raw(format!(
-            " · {passing} of {voters} voters agree · A in B {} · B in A {}",
-            text::percent(d.a_in_b),
-            text::percent(d.b_in_a)
-        )),
-    ])
+    ];
+    if let Some(spec) = spec {
+        let used = 9 + word.len();
+        let rule = format!(" — its rule: {}.", spec.fusion.describe());
+        spans.push(Span::raw(text::fit_end(&rule, w.saturating_sub(used))));
+    }
+    Line::from(spans)
 }
 
-/// The fusion rule in force, in one sentence, and what links clusters
-/// when that is not fusion.
-fn rule_line(t: Theme, spec: &ClusterSpec, algorithms: &[AlgorithmId], w: usize) -> Line<'static> {
-    let silent: Vec<&str> = algorithms
-        .iter()
-        .filter(|id| !spec.fusion.voters.contains(id))
-        .map(|id| id.as_str())
-        .collect();
-    let mut sentence = format!(
-        " rule: fusion calls a pair a duplicate when {}",
-        spec.fusion.describe()
-    );
+/// Agreement counted as the fusion rule counts it (among its voters, who
+/// is left out said), containment, and what links clusters when that is
+/// not fusion.
+fn votes_line(
+    t: Theme,
+    d: &PairDetail,
+    spec: Option<&ClusterSpec>,
+    algorithms: &[AlgorithmId],
+    w: usize,
+) -> Line<'static> {
+    let votes = |r: &&ScoreRow| spec.is_none_or(|s| s.fusion.voters.contains(&r.id));
+    let voters = d.rows.iter().filter(votes).count();
+    let passing = d.rows.iter().filter(votes).filter(|r| r.passes).count();
+    let silent: Vec<&str> = spec.map_or(Vec::new(), |s| {
+        algorithms
+            .iter()
+            .filter(|id| !s.fusion.voters.contains(id))
+            .map(|id| id.as_str())
+            .collect()
+    });
+    let mut line = format!(" {passing} of {voters} voters agree");
     if !silent.is_empty() {
         let verb = if silent.len() == 1 { "does" } else { "do" };
-        sentence.push_str(&format!("; {} {verb} not vote", silent.join(", ")));
+        line.push_str(&format!(" ({} {verb} not vote)", silent.join(", ")));
     }
-    if let ClusterBy::Algorithm(id) = spec.by {
-        sentence.push_str(&format!("; clusters link by {id} alone"));
+    line.push_str(&format!(
+        " · A in B {} · B in A {}",
+        text::percent(d.a_in_b),
+        text::percent(d.b_in_a)
+    ));
+    let mut spans = vec![Span::raw(line)];
+    if let Some(ClusterBy::Algorithm(id)) = spec.map(|s| s.by) {
+        spans.push(Span::styled(format!(" · clusters link by {id} alone"), t.warn()));
     }
-    sentence.push('.');
-    Line::styled(text::fit_end(&sentence, w), t.dim())
+    let used: usize = spans.iter().map(Span::width).sum();
+    if used > w {
+        let all: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        return Line::raw(text::fit_end(&all, w));
+    }
+    Line::from(spans)
 }
 
 fn curator_line(t: Theme, v: Option<PairVerdict>) -> Line<'static> {

@@ -18,12 +18,21 @@ use crate::runtime::worker::protocol::cluster_by_label;
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     let l = layout::thresholds(body, state.algorithms.len());
     header(state, l.header, buf);
+    let Some(&id) = state.algorithms.get(state.thresholds.selected) else {
+        table(state, l.table, buf);
+        return;
+    };
+    if state.thresholds.about {
+        // `i`: the selected algorithm in words, in place of the table and
+        // the histogram (at 80×24 there is no room beside them).
+        let below = l.table.union(l.histogram).union(l.info);
+        info(state, id, below, buf);
+        return;
+    }
     table(state, l.table, buf);
-    if let Some(&id) = state.algorithms.get(state.thresholds.selected) {
-        histogram(state, id, l.histogram, buf);
-        if l.info.height >= 3 {
-            info(state, id, l.info, buf);
-        }
+    histogram(state, id, l.histogram, buf);
+    if l.info.height >= 3 {
+        info(state, id, l.info, buf);
     }
 }
 
@@ -75,6 +84,14 @@ fn info(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
     let title = Line::from(vec![
         Span::styled(format!(" {id} "), t.title().patch(t.accent())),
         Span::styled("what it measures ", t.dim()),
+        Span::styled(
+            if state.thresholds.about {
+                "· i back to the sliders "
+            } else {
+                ""
+            },
+            t.warn(),
+        ),
     ]);
     let inner = block(t, buf, area, title, false);
     if inner.is_empty() {
@@ -189,7 +206,7 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
             .passing_pairs(id)
             .map_or("–".to_owned(), |n| n.to_string());
         let name_style = if changed {
-            t.accent()
+            t.changed()
         } else {
             ratatui::style::Style::new()
         };
@@ -239,6 +256,7 @@ fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
     let title = Line::from(vec![
         Span::styled(format!(" {id} "), t.title().patch(t.accent())),
         Span::styled(format!("kept pairs by {axis}, log scale "), t.dim()),
+        Span::styled("· i what it measures ", t.warn()),
     ]);
     let inner = block(t, buf, area, title, false);
     if inner.width < 4 || inner.height < 2 {

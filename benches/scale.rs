@@ -11,9 +11,11 @@ use std::time::{Duration, Instant};
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::Snapshot;
+use doppel::runtime::worker::snapshot;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -105,7 +107,7 @@ fn main() {
     );
 
     let t = Instant::now();
-    let snapshot = Snapshot::build(&index, &spec, 1);
+    let snapshot = snapshot::build(&index, &spec, 1);
     println!(
         "first snapshot for the UI (computes the histograms): {:.1} ms ({} clusters)",
         t.elapsed().as_secs_f64() * 1e3,
@@ -117,7 +119,7 @@ fn main() {
     let samples = (0..11)
         .map(|n| {
             let t = Instant::now();
-            std::hint::black_box(Snapshot::build(&index, &spec, 2 + n));
+            std::hint::black_box(snapshot::build(&index, &spec, 2 + n));
             t.elapsed()
         })
         .collect();
@@ -132,7 +134,7 @@ fn main() {
     let source = index
         .library()
         .doc(0)
-        .map(|d| dir.join(&d.path))
+        .map(|d| dir.join(d.path.to_relative_path()))
         .expect("a document");
     let mut samples = Vec::new();
     for n in 0..11 {
@@ -156,7 +158,7 @@ fn main() {
         std::fs::copy(&source, &copy).unwrap();
         let t = Instant::now();
         index.upsert_path(&copy).expect("upsert");
-        std::hint::black_box(Snapshot::build(&index, &spec, 100 + n));
+        std::hint::black_box(snapshot::build(&index, &spec, 100 + n));
         samples.push(t.elapsed());
         let _ = std::fs::remove_file(&copy);
         let _ = index.remove_path(&copy);
@@ -177,7 +179,7 @@ fn main() {
     std::fs::create_dir_all(&bulk).unwrap();
     let copies: Vec<PathBuf> = (0..2000u32)
         .filter_map(|n| {
-            let source = dir.join(&index.library().doc(n * 7)?.path);
+            let source = dir.join(index.library().doc(n * 7)?.path.to_relative_path());
             let copy = bulk.join(format!("b-{n:04}.txt"));
             std::fs::copy(source, &copy).ok()?;
             Some(copy)

@@ -78,13 +78,9 @@ pub fn combine<T: Copy + Into<u64>>(hashes: &[T], seed: u64) -> u64 {
 pub fn hash_u64s_128(values: &[u64], seed: u64) -> u128 {
     #[cfg(target_endian = "little")]
     {
-        // SAFETY: the bytes of initialized u64s, which have no padding;
-        // on a little-endian machine they are the values' little-endian
-        // bytes.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-        };
-        hash128(bytes, seed)
+        // On a little-endian machine a u64's bytes in memory are its
+        // little-endian bytes: hash them where they are.
+        hash128(bytemuck::cast_slice(values), seed)
     }
     #[cfg(not(target_endian = "little"))]
     {
@@ -153,10 +149,12 @@ pub type HashKeyed32<V> =
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator starting from `seed`.
     pub fn new(seed: u64) -> Self {
         Self(seed)
     }
 
+    /// The next value.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         mix64(self.0)
@@ -299,8 +297,9 @@ mod tests {
     #[test]
     fn token_hash_is_pinned_across_versions() {
         // If this changes, every persisted fingerprint silently becomes
-        // incomparable: bump the index schema instead.
-        assert_eq!(token_hash("doppel"), token_hash("doppel"));
+        // incomparable: bump the index schema instead (whole fingerprints
+        // are pinned in tests/fingerprint_pin.rs).
+        assert_eq!(token_hash("doppel"), 0x7dde_9368_d283_8565);
         assert_eq!(hash64(b"", 0), 0x2d06_8005_38d3_94c2);
     }
 
@@ -333,11 +332,13 @@ macro_rules! le_words {
 
             const SIZE: usize = std::mem::size_of::<$word>();
 
+            /// The list as its little-endian bytes.
             pub fn serialize<S: Serializer>(values: &[$word], s: S) -> Result<S::Ok, S::Error> {
                 let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
                 s.serialize_bytes(&bytes)
             }
 
+            /// The list back from its little-endian bytes.
             pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$word>, D::Error> {
                 struct Words;
                 impl<'de> Visitor<'de> for Words {
@@ -383,6 +384,7 @@ macro_rules! le_words {
             pub mod option {
                 use super::*;
 
+                /// The list, if any, as its little-endian bytes.
                 pub fn serialize<S: Serializer>(
                     values: &Option<Vec<$word>>,
                     s: S,
@@ -393,6 +395,7 @@ macro_rules! le_words {
                     }
                 }
 
+                /// The list, if any, back from its little-endian bytes.
                 pub fn deserialize<'de, D: Deserializer<'de>>(
                     d: D,
                 ) -> Result<Option<Vec<$word>>, D::Error> {

@@ -3,7 +3,8 @@
 //! The library is built in layers; a module uses its own layer and the
 //! layers below it, never one above (`tests/layers.rs` checks it):
 //!
-//! - base: [`hash`], the stable seeded hashes everything that persists uses;
+//! - base: [`hash`], the stable seeded hashes everything that persists uses,
+//!   and [`doc`], a document's identity ([`doc::DocPath`], raw path bytes);
 //! - [`engine`]: text to fingerprints and scores: `text` (decoding,
 //!   normalization, words), `analysis` (the one pass over a document every
 //!   algorithm reads), `algo` (the papers' algorithms), `stats` (term
@@ -18,6 +19,7 @@
 //! - [`faces`]: the text/JSON/CSV report, the papers' experiments (`eval`)
 //!   and the terminal UI (feature `tui`, the only code that touches the
 //!   terminal crates).
+pub mod doc;
 pub mod engine;
 pub mod faces;
 pub mod hash;

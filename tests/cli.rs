@@ -356,3 +356,80 @@ fn slips_on_the_command_line_get_messages_that_say_what_happened() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("fusion, exact"), "{stderr}");
 }
+
+#[test]
+fn the_log_is_off_by_default_and_goes_where_log_says() {
+    let state = tempfile::tempdir().unwrap();
+    let index = state.path().join("index.sqlite");
+    let scan = |index: &std::path::Path, extra: &[&std::ffi::OsStr], filter: Option<&str>| {
+        let mut command = doppel();
+        command.env_remove("DOPPEL_LOG");
+        if let Some(filter) = filter {
+            command.env("DOPPEL_LOG", filter);
+        }
+        let out = command
+            .args(["scan", "--index"])
+            .arg(index)
+            .args(extra)
+            .arg(sample_corpus())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(
+        scan(&index, &[], None),
+        "",
+        "nothing is logged unless asked"
+    );
+    let log = state.path().join("doppel.log");
+    assert_eq!(scan(&index, &["--log".as_ref(), log.as_os_str()], None), "");
+    let written = std::fs::read_to_string(&log).unwrap();
+    assert!(written.contains("index loaded"), "{written}");
+    assert!(written.contains("reconciled"), "{written}");
+    assert!(!written.contains("TRACE"), "info by default: {written}");
+    // DOPPEL_LOG alone logs to standard error, at the level it asks: every
+    // document committed to a new index.
+    let stderr = scan(&state.path().join("new.sqlite"), &[], Some("doppel=trace"));
+    assert!(stderr.contains("reconciled"), "{stderr}");
+    assert!(stderr.contains("commit document"), "{stderr}");
+}
+
+#[test]
+fn watch_jsonl_tells_a_warning_from_an_error() {
+    let state = tempfile::tempdir().unwrap();
+    let index = state.path().join("index.sqlite");
+    std::fs::write(&index, b"not a database, not even close").unwrap();
+    let out = doppel()
+        .args(["watch", "--jsonl", "--until-eof", "--index"])
+        .arg(&index)
+        .arg(sample_corpus())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let warning = lines
+        .iter()
+        .find(|v| v["event"] == "warning")
+        .expect("a warning line");
+    assert!(
+        warning["message"].as_str().unwrap().contains("moved it to"),
+        "{warning}"
+    );
+    assert!(
+        lines.iter().all(|v| v["event"] != "error"),
+        "an index moved aside is no error: {lines:?}"
+    );
+}

@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::EngineConfig;
-use doppel::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+use doppel::pairing::cluster::{ClusterBy, ClusterMode};
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{list_files_with, IgnoreRules};
 use doppel::runtime::config::{ClusterSettings, Config, ThemeName, WatchSettings, DEFAULTS};
 
-fn parse(text: &str) -> anyhow::Result<Config> {
+fn parse(text: &str) -> Result<Config, doppel::runtime::config::ConfigError> {
     Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
 }
 
@@ -261,7 +262,7 @@ fn extra_ignore_globs_leave_files_out_of_walks_and_events() {
         .map(String::from)
         .to_vec();
     let (files, _) = list_files_with(&root, &globs);
-    let rels: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let rels: Vec<String> = files.iter().map(|f| f.doc.to_string()).collect();
     assert_eq!(rels, ["a.txt", "sub/d.txt", "sub/notes.txt"]);
     let mut rules = IgnoreRules::with_extra(&root, &globs);
     assert!(rules.is_ignored(&root.join("sub/c.bak"), false));
@@ -300,7 +301,7 @@ fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
         let known = ["a.txt", "b.bak", "drafts/c.txt", "drafts/d.txt"];
         let found: Vec<&str> = known
             .into_iter()
-            .filter(|p| index.library().id_of(p).is_some())
+            .filter(|p| index.library().id_of(&(*p).into()).is_some())
             .collect();
         assert_eq!(found.len(), index.library().len());
         found

@@ -268,7 +268,7 @@ fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scan_has_furniture() 
         let (files, _) = list_files(root);
         files.into_iter().filter_map(|f| {
             let decoded = decode(&std::fs::read(&f.path).unwrap()).ok()?;
-            Some((f.rel, decoded.text))
+            Some((f.doc.to_string(), decoded.text))
         })
     };
     // 397 e-texts: novels, the KJV and WEB verse by verse, commentaries,

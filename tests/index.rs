@@ -9,9 +9,11 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 
 fn open(f: &Fixture) -> FolderIndex {
@@ -180,7 +182,7 @@ fn changes_made_while_closed_are_reconciled() {
     );
     assert!(index
         .library()
-        .id_of("edited/emma-ch1-edited.txt")
+        .id_of(&"edited/emma-ch1-edited.txt".into())
         .is_none());
 }
 
@@ -227,9 +229,9 @@ fn curator_verdicts_survive_a_restart() {
         "copies/persuasion-ch1 (copy).txt",
     );
     index
-        .set_pair_verdict(a, b, Some(PairVerdict::NotDuplicate))
+        .set_pair_verdict(&a.into(), &b.into(), Some(CuratorVerdict::NotDuplicate))
         .unwrap();
-    index.set_keep(b, true).unwrap();
+    index.set_keeper(&b.into(), true).unwrap();
     assert!(!clusters(&index)
         .iter()
         .any(|c| c.contains(a) && c.contains(b)));
@@ -238,8 +240,8 @@ fn curator_verdicts_survive_a_restart() {
     let mut index = open(&f);
     index.reconcile().unwrap();
     assert_eq!(
-        index.library().pair_verdict(a, b),
-        Some(PairVerdict::NotDuplicate)
+        index.library().pair_verdict(&a.into(), &b.into()),
+        Some(CuratorVerdict::NotDuplicate)
     );
     assert!(!clusters(&index)
         .iter()

@@ -371,6 +371,18 @@ fn index_of_another_folder_is_refused_and_keeps_its_rows() {
         .unwrap();
     assert!(!out.status.success());
     assert!(stderr(&out).contains("is the index of"), "{}", stderr(&out));
+    // Its JSON lines say what kind of error it is, then that it stopped.
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let error = lines.iter().find(|v| v["event"] == "error").unwrap();
+    assert_eq!(error["kind"], "index", "{error}");
+    assert!(error["message"]
+        .as_str()
+        .unwrap()
+        .contains("is the index of"));
+    assert_eq!(lines.last().unwrap()["event"], "stopped");
 }
 
 #[cfg(unix)]

@@ -1,8 +1,9 @@
 //! The library's module graph points downward: every `crate::…` path in
 //! `src/` names a module of its own layer or of a layer below (base: `hash`,
-//! `doc`; then `engine`, `pairing`, `runtime`, `faces`), and the top-level
-//! modules inside one layer never import each other in a cycle. Read from
-//! the source text, so a new upward `use` fails here before review.
+//! `doc`; then `engine`, `pairing`, `runtime`, `faces`), the top-level
+//! modules inside one layer never import each other in a cycle, and no file
+//! under `src/` is over 1,000 lines. Read from the source text, so a new
+//! upward `use` fails here before review.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -240,6 +241,30 @@ fn the_module_graph_has_no_cycle() {
             }
         }
     }
+}
+
+/// The most lines a file of `src/` may have: one that long does several
+/// jobs and is split by them.
+const MAX_LINES: usize = 1000;
+
+#[test]
+fn no_source_file_is_over_a_thousand_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).unwrap().lines().count();
+            (lines > MAX_LINES).then(|| format!("{}: {lines} lines", f.display()))
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "files over {MAX_LINES} lines:\n{}",
+        long.join("\n")
+    );
 }
 
 #[test]

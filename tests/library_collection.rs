@@ -191,7 +191,7 @@ fn the_written_collection_is_what_the_truth_describes_and_eval_reads_it() {
     // A scan sees the documents only: README.md and truth.json are ignored.
     let (files, problems) = list_files(&out);
     assert!(problems.is_empty());
-    let listed: Vec<&str> = files.iter().map(|f| f.rel.as_str()).collect();
+    let listed: Vec<String> = files.iter().map(|f| f.doc.to_string()).collect();
     let expected: Vec<&str> = truth.documents.iter().map(|d| d.path.as_str()).collect();
     assert_eq!(listed, expected);
     // `doppel eval --truth` scores against the groups (duplicate + contains).

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use common::{doppel, stdout_of};
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{AlgorithmsConfig, Thresholds};
-use doppel::pairing::library::ClusterMode;
+use doppel::pairing::cluster::ClusterMode;
 use doppel::runtime::config::{threshold_range, ClusterSettings, WatchSettings};
 use doppel::runtime::worker::protocol::jsonl_event;
 
@@ -29,7 +29,7 @@ fn flags_in(text: &str) -> BTreeSet<String> {
 }
 
 /// The flags every command takes, which README states once in words.
-const GLOBAL: [&str; 3] = ["config", "help", "version"];
+const GLOBAL: [&str; 4] = ["config", "log", "help", "version"];
 
 /// README's Usage block: each command ("" for `doppel [DIR]`) with the
 /// flags its lines name (comments left out).

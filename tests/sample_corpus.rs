@@ -1,14 +1,17 @@
 //! The engine against `sample-corpus/expected.json`: every group clusters
 //! together, every part is found inside its whole, no distractor pair is
 //! called a duplicate, and the empty and binary files are skipped with the
-//! right reason.
+//! right reason. The corpus is scanned once for every test.
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::OnceLock;
 
+use doppel::doc::DocPath;
 use doppel::engine::text::decode::NotText;
 use doppel::engine::Engine;
-use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::Skip;
 use doppel::runtime::scan::{scan_folder, ScanReport};
 use serde::Deserialize;
@@ -21,29 +24,38 @@ struct Expected {
     skipped: HashMap<String, String>,
 }
 
-fn setup() -> (Expected, ScanReport) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
-    let expected: Expected =
-        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
-            .unwrap();
-    let engine = Engine::default();
-    let spec = ClusterSpec::from_engine(&engine);
-    let report = scan_folder(
-        &root,
-        &engine,
-        engine.reference_weights(),
-        LibraryConfig::default(),
-        spec,
-    );
-    (expected, report)
+/// The expectations and the scan of the sample corpus, made once.
+fn setup() -> &'static (Expected, ScanReport) {
+    static SCANNED: OnceLock<(Expected, ScanReport)> = OnceLock::new();
+    SCANNED.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+        let expected: Expected =
+            serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
+                .unwrap();
+        let engine = Engine::default();
+        let spec = ClusterSpec::from_engine(&engine);
+        let report = scan_folder(
+            &root,
+            &engine,
+            engine.reference_weights(),
+            LibraryConfig::default(),
+            spec,
+        );
+        (expected, report)
+    })
 }
 
 fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel::runtime::scan::ScannedDoc {
     report
         .docs
         .iter()
-        .find(|d| d.rel == rel)
+        .find(|d| d.path == rel)
         .unwrap_or_else(|| panic!("{rel} was not found by the scan"))
+}
+
+/// A document of the corpus by its (UTF-8) name.
+fn path(rel: &str) -> DocPath {
+    DocPath::from(rel)
 }
 
 #[test]
@@ -52,7 +64,7 @@ fn metadata_files_are_not_documents() {
     assert!(report
         .docs
         .iter()
-        .all(|d| d.rel != "README.md" && d.rel != "expected.json"));
+        .all(|d| d.path != "README.md" && d.path != "expected.json"));
 }
 
 #[test]
@@ -62,11 +74,11 @@ fn every_expected_group_is_one_cluster() {
     for group in &expected.groups {
         let cluster = clusters
             .iter()
-            .find(|c| c.contains(&group[0]))
+            .find(|c| c.contains(&path(&group[0])))
             .unwrap_or_else(|| panic!("{} is in no cluster", group[0]));
         for rel in group {
             assert!(
-                cluster.contains(rel),
+                cluster.contains(&path(rel)),
                 "{rel} is not clustered with {}",
                 group[0]
             );
@@ -79,7 +91,7 @@ fn parts_are_found_inside_their_whole() {
     let (expected, report) = setup();
     for (part, whole) in &expected.containment {
         let pair = report
-            .pair(part, whole)
+            .pair(&path(part), &path(whole))
             .unwrap_or_else(|| panic!("{part} / {whole}: no pair reported"));
         assert!(
             pair.verdict.contained,
@@ -94,9 +106,9 @@ fn parts_are_found_inside_their_whole() {
 fn distractors_are_never_reported_as_duplicates() {
     let (expected, report) = setup();
     for (a, b) in &expected.distinct {
-        doc(&report, a);
-        doc(&report, b);
-        if let Some(pair) = report.pair(a, b) {
+        doc(report, a);
+        doc(report, b);
+        if let Some(pair) = report.pair(&path(a), &path(b)) {
             assert!(
                 !pair.verdict.fusion,
                 "{a} / {b} must not be duplicates: {:?}",
@@ -111,7 +123,7 @@ fn empty_and_binary_files_are_skipped_with_their_reason() {
     let (expected, report) = setup();
     let pairs = report.pairs();
     for (rel, kind) in &expected.skipped {
-        let reason = doc(&report, rel)
+        let reason = doc(report, rel)
             .skipped
             .as_ref()
             .unwrap_or_else(|| panic!("{rel} was indexed"));
@@ -121,17 +133,21 @@ fn empty_and_binary_files_are_skipped_with_their_reason() {
                 | ("binary", Skip::NotText(NotText::Binary { .. }))
         );
         assert!(matches, "{rel}: expected {kind}, got {reason}");
-        assert!(pairs.iter().all(|p| &p.a != rel && &p.b != rel));
+        assert!(pairs.iter().all(|p| p.a != path(rel) && p.b != path(rel)));
     }
 }
 
 #[test]
 fn nothing_outside_the_expected_groups_clusters() {
     let (expected, report) = setup();
-    let mut allowed: Vec<Vec<String>> = expected.groups.clone();
+    let mut allowed: Vec<Vec<DocPath>> = expected
+        .groups
+        .iter()
+        .map(|g| g.iter().map(|p| path(p)).collect())
+        .collect();
     // Parts cluster with their whole (and so with each other through it).
     for (part, whole) in &expected.containment {
-        allowed.push(vec![part.clone(), whole.clone()]);
+        allowed.push(vec![path(part), path(whole)]);
     }
     for pair in report.pairs().iter().filter(|p| p.verdict.fusion) {
         assert!(

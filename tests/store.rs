@@ -7,12 +7,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use doppel::doc::{CuratorVerdict, DocPath, FileIdentity};
 use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::runtime::store::{
-    content_hash, display_key, engine_config_hash, path_key, DocEntry, DocRecord, DocStatus,
-    FileIdentity, OpenProblem, PairVerdict, Store, StoreError, APPLICATION_ID,
+    content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, OpenProblem, RowId, Store,
+    StoreError, APPLICATION_ID,
 };
+
+/// The document named by these bytes.
+fn d(bytes: &[u8]) -> DocPath {
+    DocPath::from(bytes)
+}
 
 const CHILD_ENV: &str = "DOPPEL_STORE_CHILD";
 
@@ -59,7 +65,7 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
     let (fp, terms) = fingerprint(engine, &t);
     DocRecord {
         id: None,
-        path: path.to_vec(),
+        path: d(path),
         identity: FileIdentity {
             size: t.len() as u64,
             mtime_ns: 1_700_000_000_123_456_789,
@@ -81,7 +87,7 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
 fn skipped(path: &[u8], reason: &str) -> DocRecord {
     DocRecord {
         id: None,
-        path: path.to_vec(),
+        path: d(path),
         identity: FileIdentity::default(),
         content_hash: 0,
         first_seen_ns: 7,
@@ -112,7 +118,7 @@ fn tree_checksum(dir: &Path) -> Vec<(PathBuf, u64)> {
     out
 }
 
-fn ids_by_path(store: &Store) -> std::collections::HashMap<Vec<u8>, i64> {
+fn ids_by_path(store: &Store) -> std::collections::HashMap<DocPath, RowId> {
     store
         .documents()
         .unwrap()
@@ -161,13 +167,13 @@ fn round_trip_with_real_fingerprints_survives_reopen() {
     );
     assert_eq!(light[1], docs[1]);
     assert_eq!(
-        store.document(b"austen/emma.txt").unwrap().unwrap(),
+        store.document(&d(b"austen/emma.txt")).unwrap().unwrap(),
         docs[0]
     );
-    assert_eq!(store.document(b"austen/emma").unwrap(), None);
+    assert_eq!(store.document(&d(b"austen/emma")).unwrap(), None);
     assert_eq!(store.document_count().unwrap(), 2);
     let stat = store.stat_index().unwrap();
-    assert_eq!(stat[b"austen/emma.txt".as_slice()], rec.identity);
+    assert_eq!(stat[&d(b"austen/emma.txt")], rec.identity);
 
     // The stored fingerprints still compare like fresh ones.
     let fresh = engine.compare(
@@ -209,7 +215,7 @@ fn library_entries_round_trip_and_go_with_their_document() {
     assert_eq!(store.document_entries().unwrap(), [(id, entry.clone())]);
     // The full fingerprints are read by path, apart from the entry.
     assert_eq!(
-        store.fingerprints_at(&[b"a.txt", b"nope"]).unwrap(),
+        store.fingerprints_at(&[&d(b"a.txt"), &d(b"nope")]).unwrap(),
         [Some(fp), None]
     );
     // Rewritten without an entry (say, a skipped file), none is left.
@@ -218,12 +224,12 @@ fn library_entries_round_trip_and_go_with_their_document() {
     assert!(store.document_entries().unwrap().is_empty());
     rec.entry = Some(entry);
     store.upsert_document(&rec, &[]).unwrap();
-    store.remove_document(b"a.txt").unwrap();
+    store.remove_document(&d(b"a.txt")).unwrap();
     assert!(store.document_entries().unwrap().is_empty());
-    assert_eq!(store.fingerprints_at(&[b"a.txt"]).unwrap(), [None]);
-    assert!(store.fingerprints_at(&[b"b.txt"]).unwrap()[0].is_some());
+    assert_eq!(store.fingerprints_at(&[&d(b"a.txt")]).unwrap(), [None]);
+    assert!(store.fingerprints_at(&[&d(b"b.txt")]).unwrap()[0].is_some());
     assert_eq!(store.document_count().unwrap(), 1);
-    assert!(other > 0);
+    assert_ne!(other, id);
     assert!(store.integrity_check().unwrap());
 }
 
@@ -250,11 +256,8 @@ fn file_identity_tells_a_rewritten_file_from_an_untouched_one() {
     let mut rec = skipped(b"book.txt", "empty");
     rec.identity = first;
     let id = store.upsert_document(&rec, &[]).unwrap();
-    assert_eq!(store.stat_index().unwrap()[b"book.txt".as_slice()], first);
-    assert_eq!(
-        store.document_paths().unwrap(),
-        vec![(id, b"book.txt".to_vec())]
-    );
+    assert_eq!(store.stat_index().unwrap()[&d(b"book.txt")], first);
+    assert_eq!(store.document_paths().unwrap(), vec![(id, d(b"book.txt"))]);
 }
 
 #[test]
@@ -281,21 +284,16 @@ fn d6_u64_extremes_round_trip_exactly() {
     let docs = store.documents().unwrap();
     assert_eq!(docs.len(), values.len());
     for (doc, &v) in docs.iter().zip(&values) {
-        assert_eq!(
-            doc.content_hash,
-            v,
-            "content hash of {}",
-            display_key(&doc.path)
-        );
+        assert_eq!(doc.content_hash, v, "content hash of {}", doc.path);
         assert_eq!(doc.identity.inode, v);
         assert_eq!(doc.identity.dev, v);
         assert_eq!(doc.identity.size, v);
         assert_eq!(doc.terms, vec![0, 1, 1 << 63, u64::MAX - 1, u64::MAX]);
     }
     let stat = store.stat_index().unwrap();
-    assert_eq!(stat[b"file-4".as_slice()].inode, u64::MAX);
-    assert_eq!(stat[b"file-3".as_slice()].size, 1 << 63);
-    assert_eq!(stat[b"file-0".as_slice()].mtime_ns, i64::MIN);
+    assert_eq!(stat[&d(b"file-4")].inode, u64::MAX);
+    assert_eq!(stat[&d(b"file-3")].size, 1 << 63);
+    assert_eq!(stat[&d(b"file-0")].mtime_ns, i64::MIN);
 }
 
 #[test]
@@ -320,19 +318,19 @@ fn r10_non_utf8_and_unicode_twin_names_stay_distinct() {
     assert_eq!(docs.len(), 4, "four distinct byte names are four rows");
     for (i, name) in [e9, e8, nfc, nfd].into_iter().enumerate() {
         let d = store
-            .document(name)
+            .document(&d(name))
             .unwrap()
             .expect("each name has its row");
         assert_eq!(d.content_hash, content_hash(text(i).as_bytes()));
     }
-    assert_eq!(display_key(e9), "caf\\xe9.txt");
-    assert_eq!(display_key(e8), "caf\\xe8.txt");
+    assert_eq!(d(e9).to_string(), "caf\\xe9.txt");
+    assert_eq!(d(e8).to_string(), "caf\\xe8.txt");
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
         let p = Path::new(std::ffi::OsStr::from_bytes(e9));
-        assert_eq!(path_key(p), e9);
-        assert_eq!(doppel::runtime::store::key_path(e9), p);
+        assert_eq!(DocPath::from_relative(p), d(e9));
+        assert_eq!(d(e9).to_relative_path(), p);
     }
 }
 
@@ -350,16 +348,16 @@ fn verdicts_survive_reopen_and_remove_then_readd() {
         .unwrap();
     // Given in either order, stored ordered.
     store
-        .set_pair_verdict(b"b.txt", b"a.txt", PairVerdict::NotDuplicate)
+        .set_pair_verdict(&d(b"b.txt"), &d(b"a.txt"), CuratorVerdict::NotDuplicate)
         .unwrap();
     store
-        .set_pair_verdict(b"a.txt", b"b.txt", PairVerdict::Duplicate)
+        .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
         .unwrap();
-    store.set_keep(b"b.txt", true).unwrap();
-    store.set_keep(b"gone.txt", true).unwrap();
-    store.set_keep(b"gone.txt", false).unwrap();
+    store.set_keeper(&d(b"b.txt"), true).unwrap();
+    store.set_keeper(&d(b"gone.txt"), true).unwrap();
+    store.set_keeper(&d(b"gone.txt"), false).unwrap();
     assert!(store
-        .set_pair_verdict(b"a.txt", b"a.txt", PairVerdict::Duplicate)
+        .set_pair_verdict(&d(b"a.txt"), &d(b"a.txt"), CuratorVerdict::Duplicate)
         .is_err());
     drop(store);
 
@@ -368,19 +366,22 @@ fn verdicts_survive_reopen_and_remove_then_readd() {
     let v = store.pair_verdicts().unwrap();
     assert_eq!(v.len(), 1);
     assert_eq!(
-        (v[0].a.as_slice(), v[0].b.as_slice()),
+        (v[0].a.as_bytes(), v[0].b.as_bytes()),
         (b"a.txt".as_slice(), b"b.txt".as_slice())
     );
     assert_eq!(
         v[0].verdict,
-        PairVerdict::Duplicate,
+        CuratorVerdict::Duplicate,
         "the later verdict wins"
     );
-    assert_eq!(store.keeps().unwrap(), vec![b"b.txt".to_vec()]);
+    assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
 
-    let old_id = ids_by_path(&store)[b"b.txt".as_slice()];
-    assert!(store.remove_document(b"b.txt").unwrap());
-    assert!(!store.remove_document(b"b.txt").unwrap(), "already gone");
+    let old_id = ids_by_path(&store)[&d(b"b.txt")];
+    assert!(store.remove_document(&d(b"b.txt")).unwrap());
+    assert!(
+        !store.remove_document(&d(b"b.txt")).unwrap(),
+        "already gone"
+    );
     assert_eq!(
         store.pair_verdicts().unwrap().len(),
         1,
@@ -389,16 +390,18 @@ fn verdicts_survive_reopen_and_remove_then_readd() {
     store
         .upsert_document(&record(&engine, b"b.txt", 0), &[])
         .unwrap();
-    let new_id = ids_by_path(&store)[b"b.txt".as_slice()];
+    let new_id = ids_by_path(&store)[&d(b"b.txt")];
     assert_ne!(old_id, new_id, "re-added under a new id");
     drop(store);
     let mut store = open(&db);
     assert_eq!(
         store.pair_verdicts().unwrap()[0].verdict,
-        PairVerdict::Duplicate
+        CuratorVerdict::Duplicate
     );
-    assert_eq!(store.keeps().unwrap(), vec![b"b.txt".to_vec()]);
-    assert!(store.clear_pair_verdict(b"b.txt", b"a.txt").unwrap());
+    assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
+    assert!(store
+        .clear_pair_verdict(&d(b"b.txt"), &d(b"a.txt"))
+        .unwrap());
     assert!(store.pair_verdicts().unwrap().is_empty());
 }
 
@@ -416,19 +419,19 @@ fn upsert_replaces_pairs_and_remove_cascades() {
     let fc = c.fingerprints.clone().unwrap();
     let id_a = store.upsert_document(&a, &[]).unwrap();
     let id_b = store
-        .upsert_document(&b, &[(b"a.txt".to_vec(), engine.compare(&fb, &fa))])
+        .upsert_document(&b, &[(d(b"a.txt"), engine.compare(&fb, &fa))])
         .unwrap();
     let id_c = store
         .upsert_document(
             &c,
             &[
-                (b"a.txt".to_vec(), engine.compare(&fc, &fa)),
-                (b"b.txt".to_vec(), engine.compare(&fc, &fb)),
+                (d(b"a.txt"), engine.compare(&fc, &fa)),
+                (d(b"b.txt"), engine.compare(&fc, &fb)),
             ],
         )
         .unwrap();
     let pairs = store.pairs().unwrap();
-    let keys: Vec<(i64, i64)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+    let keys: Vec<(RowId, RowId)> = pairs.iter().map(|p| (p.0, p.1)).collect();
     assert_eq!(keys, vec![(id_a, id_b), (id_a, id_c), (id_b, id_c)]);
     // Scores are oriented from the smaller id: b was upserted with
     // compare(b, a), but the stored pair reads as compare(a, b).
@@ -438,20 +441,20 @@ fn upsert_replaces_pairs_and_remove_cascades() {
     let a2 = record(&engine, b"a.txt", 2);
     let fa2 = a2.fingerprints.clone().unwrap();
     let again = store
-        .upsert_document(&a2, &[(b"c.txt".to_vec(), engine.compare(&fa2, &fc))])
+        .upsert_document(&a2, &[(d(b"c.txt"), engine.compare(&fa2, &fc))])
         .unwrap();
     assert_eq!(again, id_a, "an update keeps the row id");
-    let doc_a = store.document(b"a.txt").unwrap().unwrap();
+    let doc_a = store.document(&d(b"a.txt")).unwrap().unwrap();
     assert_eq!(doc_a.first_seen_ns, a.first_seen_ns, "first seen is kept");
     assert_eq!(doc_a.fingerprints.as_ref(), Some(&fa2));
-    let keys: Vec<(i64, i64)> = store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
+    let keys: Vec<(RowId, RowId)> = store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
     assert_eq!(keys, vec![(id_a, id_c), (id_b, id_c)]);
 
     // A pair with a path not in the index fails the whole update.
     let err = store
         .upsert_document(
             &record(&engine, b"a.txt", 3),
-            &[(b"nowhere.txt".to_vec(), PairScores::new())],
+            &[(d(b"nowhere.txt"), PairScores::new())],
         )
         .unwrap_err();
     let msg = err.to_string();
@@ -460,21 +463,19 @@ fn upsert_replaces_pairs_and_remove_cascades() {
         "{msg}"
     );
     assert_eq!(
-        store.document(b"a.txt").unwrap().unwrap(),
+        store.document(&d(b"a.txt")).unwrap().unwrap(),
         doc_a,
         "unchanged"
     );
     assert_eq!(store.pairs().unwrap().len(), 2, "pairs unchanged");
 
-    assert!(store.remove_document(b"c.txt").unwrap());
+    assert!(store.remove_document(&d(b"c.txt")).unwrap());
     assert!(
         store.pairs().unwrap().is_empty(),
         "removing c removed both its pairs"
     );
     assert_eq!(
-        store
-            .remove_documents(&[b"a.txt".as_slice(), b"zzz"])
-            .unwrap(),
+        store.remove_documents(&[d(b"a.txt"), d(b"zzz")]).unwrap(),
         1
     );
     assert_eq!(store.document_count().unwrap(), 1);
@@ -492,32 +493,30 @@ fn w4_rename_keeps_id_pairs_and_verdicts() {
         b.fingerprints.as_ref().unwrap(),
         a.fingerprints.as_ref().unwrap(),
     );
+    store.upsert_document(&b, &[(d(b"a.txt"), scores)]).unwrap();
     store
-        .upsert_document(&b, &[(b"a.txt".to_vec(), scores)])
+        .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
         .unwrap();
-    store
-        .set_pair_verdict(b"a.txt", b"b.txt", PairVerdict::Duplicate)
-        .unwrap();
-    store.set_keep(b"a.txt", true).unwrap();
+    store.set_keeper(&d(b"a.txt"), true).unwrap();
 
-    assert!(store.rename_document(b"a.txt", b"z.txt").unwrap());
+    assert!(store.rename_document(&d(b"a.txt"), &d(b"z.txt")).unwrap());
     assert!(
-        !store.rename_document(b"a.txt", b"y.txt").unwrap(),
+        !store.rename_document(&d(b"a.txt"), &d(b"y.txt")).unwrap(),
         "a.txt is gone"
     );
-    let z = store.document(b"z.txt").unwrap().unwrap();
+    let z = store.document(&d(b"z.txt")).unwrap().unwrap();
     assert_eq!(z.id, Some(id_a));
     assert_eq!(z.fingerprints, a.fingerprints);
     assert_eq!(store.pairs().unwrap().len(), 1);
     let v = store.pair_verdicts().unwrap();
     assert_eq!(
-        (v[0].a.as_slice(), v[0].b.as_slice()),
+        (v[0].a.as_bytes(), v[0].b.as_bytes()),
         (b"b.txt".as_slice(), b"z.txt".as_slice())
     );
-    assert_eq!(store.keeps().unwrap(), vec![b"z.txt".to_vec()]);
+    assert_eq!(store.keepers().unwrap(), vec![d(b"z.txt")]);
 
     // Renaming over an indexed file replaces it (mv b.txt z.txt).
-    assert!(store.rename_document(b"b.txt", b"z.txt").unwrap());
+    assert!(store.rename_document(&d(b"b.txt"), &d(b"z.txt")).unwrap());
     assert_eq!(store.document_count().unwrap(), 1);
     assert!(store.pairs().unwrap().is_empty());
 }
@@ -594,7 +593,7 @@ fn assert_moved_aside(
     assert_eq!(tree_checksum(books), before, "no book was touched");
     drop(store);
     assert!(
-        open(db).document(b"x.txt").unwrap().is_some(),
+        open(db).document(&d(b"x.txt")).unwrap().is_some(),
         "the new index works"
     );
 }
@@ -743,7 +742,7 @@ fn read_only_connection_sees_the_writers_commits() {
         .unwrap();
     assert_eq!(reader.document_count().unwrap(), 1);
     let mut reader = reader;
-    let err = reader.set_keep(b"a.txt", true).unwrap_err();
+    let err = reader.set_keeper(&d(b"a.txt"), true).unwrap_err();
     assert!(err.to_string().contains("index.sqlite"), "{err}");
     assert!(Store::open_read_only(&dir.path().join("missing.sqlite")).is_err());
     assert!(
@@ -864,9 +863,9 @@ fn child_ingest_forever() {
         .map_or(0, |m| m + 1);
     for i in start.. {
         let mut rec = records[(i % 8) as usize].clone();
-        rec.path = format!("doc-{}.txt", i % 300).into_bytes();
+        rec.path = format!("doc-{}.txt", i % 300).as_str().into();
         rec.identity.size = i;
-        let partner = format!("doc-{}.txt", (i + 1) % 300).into_bytes();
+        let partner: DocPath = format!("doc-{}.txt", (i + 1) % 300).as_str().into();
         let pairs = if store.document(&partner).unwrap().is_some() {
             let other = records[((i + 1) % 8) as usize]
                 .fingerprints
@@ -952,23 +951,18 @@ fn d2_sigkill_during_ingest_leaves_a_consistent_store() {
             "round {round}: integrity_check"
         );
         let docs = store.documents().expect("every row decodes");
-        let paths: HashSet<&[u8]> = docs.iter().map(|d| d.path.as_slice()).collect();
+        let paths: HashSet<&[u8]> = docs.iter().map(|d| d.path.as_bytes()).collect();
         assert_eq!(paths.len(), docs.len(), "each path appears once");
         for d in &docs {
             let n = (d.identity.size % 8) as usize;
-            assert_eq!(
-                d.fingerprints.as_ref(),
-                Some(&expected[n]),
-                "{}",
-                display_key(&d.path)
-            );
+            assert_eq!(d.fingerprints.as_ref(), Some(&expected[n]), "{}", d.path);
             assert_eq!(d.content_hash, content_hash(text(n).as_bytes()));
         }
-        let ids: HashSet<i64> = docs.iter().map(|d| d.id.unwrap()).collect();
+        let ids: HashSet<RowId> = docs.iter().map(|d| d.id.unwrap()).collect();
         for (a, b, scores) in store.pairs().expect("every pair decodes") {
             assert!(
                 ids.contains(&a) && ids.contains(&b),
-                "no orphan pair ({a}, {b})"
+                "no orphan pair ({a:?}, {b:?})"
             );
             assert!(!scores.is_empty());
         }

@@ -9,7 +9,8 @@ use std::path::Path;
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::Engine;
 use doppel::faces::report;
-use doppel::pairing::library::{ClusterBy, ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::{ClusterBy, ClusterSpec};
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::scan::scan_folder;
 
 use common::sample_corpus;

@@ -17,16 +17,19 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::algo::{AlgorithmId, Score, Unit};
 use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
 use doppel::faces::tui::{render, update};
-use doppel::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
 use doppel::runtime::worker::protocol::{
-    ClusterView, DiffView, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage, WatchState,
+    ClusterView, DiffView, ErrorKind, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage,
+    WatchState, WorkerError,
 };
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
 use ratatui::backend::TestBackend;
@@ -64,8 +67,9 @@ fn corpus() -> &'static Corpus {
         .unwrap();
         index.reconcile().unwrap();
         let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(Snapshot::build(&index, &spec, 1));
+        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
         let members = |path: &str| {
+            let path = DocPath::from(path);
             let c = snapshot
                 .clusters
                 .iter()
@@ -94,8 +98,8 @@ fn corpus() -> &'static Corpus {
 fn worker_answers(
     folder: &Path,
     index_path: &Path,
-    (a, b): (&str, &str),
-    diffs: [(&str, &str); 2],
+    (a, b): (&DocPath, &DocPath),
+    diffs: [(&DocPath, &DocPath); 2],
 ) -> (PairDetail, [DiffView; 2]) {
     let mut config = WorkerConfig::new(folder);
     config.index_path = Some(index_path.to_owned());
@@ -111,8 +115,8 @@ fn worker_answers(
     };
     let ask = |command: Command| worker.commands.send(command).unwrap();
     ask(Command::RequestPair {
-        a: a.to_owned(),
-        b: b.to_owned(),
+        a: a.clone(),
+        b: b.clone(),
     });
     let detail = loop {
         if let Update::Pair(p) = next() {
@@ -121,8 +125,8 @@ fn worker_answers(
     };
     let diffs = diffs.map(|(a, b)| {
         ask(Command::RequestDiff {
-            a: a.to_owned(),
-            b: b.to_owned(),
+            a: a.clone(),
+            b: b.clone(),
             deadline: Duration::from_secs(60),
         });
         loop {
@@ -209,6 +213,7 @@ fn scanned(w: u16, h: u16) -> AppState {
 /// Select the cluster holding `path` (through the filter) and focus its
 /// member `path`.
 fn select_member(s: &mut AppState, path: &str) {
+    let path = DocPath::from(path);
     let rep_cluster = s
         .view
         .iter()
@@ -232,7 +237,7 @@ fn select_member(s: &mut AppState, path: &str) {
 fn with_pair(w: u16, h: u16) -> AppState {
     let mut s = scanned(w, h);
     let c = corpus();
-    select_member(&mut s, &c.pair.b);
+    select_member(&mut s, &c.pair.b.to_string());
     let cmds = update(&mut s, Action::OpenPair);
     assert_eq!(
         cmds,
@@ -264,7 +269,7 @@ fn with_diff(w: u16, h: u16) -> AppState {
 fn with_scan_diff(w: u16, h: u16) -> AppState {
     let mut s = scanned(w, h);
     let c = corpus();
-    select_member(&mut s, &c.scan_diff.b);
+    select_member(&mut s, &c.scan_diff.b.to_string());
     let cmds = update(&mut s, Action::OpenDiff);
     assert!(
         matches!(&cmds[..], [Command::RequestDiff { a, b, .. }] if *a == c.scan_diff.a && *b == c.scan_diff.b),
@@ -473,14 +478,14 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         })
         .collect();
     let member = |p: &str, rep: bool| MemberView {
-        path: p.to_owned(),
+        path: p.into(),
         scores: (!rep).then(|| scores.clone()),
         passing: if rep {
             Vec::new()
         } else {
             vec![AlgorithmId::Minhash, AlgorithmId::Simhash]
         },
-        keep: p.contains("rtl"),
+        keeper: p.contains("rtl"),
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)
@@ -532,7 +537,12 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         pairs: 123_456_789,
         skipped: names
             .iter()
-            .map(|n| (n.clone(), format!("reason with \x1b[5m escape\n for {n}")))
+            .map(|n| {
+                (
+                    n.as_str().into(),
+                    format!("reason with \x1b[5m escape\n for {n}"),
+                )
+            })
             .collect(),
         histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
@@ -540,11 +550,11 @@ fn hostile_snapshot() -> Arc<Snapshot> {
     })
 }
 
-fn hostile_detail(a: &str, b: &str) -> PairDetail {
+fn hostile_detail(a: &DocPath, b: &DocPath) -> PairDetail {
     PairDetail {
         generation: 5,
-        a: a.to_owned(),
-        b: b.to_owned(),
+        a: a.clone(),
+        b: b.clone(),
         rows: AlgorithmId::ALL
             .into_iter()
             .map(|id| ScoreRow {
@@ -556,14 +566,14 @@ fn hostile_detail(a: &str, b: &str) -> PairDetail {
                 reason: format!("{}\x1b[2J\t\u{202E}reason", "very long ".repeat(40)),
             })
             .collect(),
-        verdict: Some(PairVerdict::NotDuplicate),
+        verdict: Some(CuratorVerdict::NotDuplicate),
         a_in_b: f64::NAN,
         b_in_a: 2.0,
         fusion: true,
     }
 }
 
-fn hostile_diff(a: &str, b: &str) -> DiffView {
+fn hostile_diff(a: &DocPath, b: &DocPath) -> DiffView {
     let long = format!("{}\x1b]0;title\x07", "wide 日本 ".repeat(2000));
     let left = format!(
         "\tindent\r\n{long}\n\u{202E}rtl e\u{301} {}\n\n\u{7f}\u{85}-\r\n x",
@@ -572,7 +582,7 @@ fn hostile_diff(a: &str, b: &str) -> DiffView {
     let right = format!("שלום עולם e\u{301}\n{long}\r\nmore\tTAB 📚👩‍👩‍👧\n");
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut d =
-        diff_texts(left, right, &DiffOptions::new(deadline)).into_view(5, a.into(), b.into());
+        diff_texts(left, right, &DiffOptions::new(deadline)).into_view(5, a.clone(), b.clone());
     d.equal = f64::NAN;
     d.truncated = true;
     d
@@ -599,7 +609,13 @@ fn hostile_states(w: u16, h: u16) -> Vec<AppState> {
         }),
     );
     for n in hostile_names() {
-        feed(&mut base, Update::Error(format!("error about {n}")));
+        feed(
+            &mut base,
+            Update::Error(WorkerError::new(
+                ErrorKind::Index,
+                format!("error about {n}"),
+            )),
+        );
     }
     let (a, b) = (
         snap.clusters[0].members[0].path.clone(),
@@ -976,10 +992,10 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::Duplicate)
+            verdict: Some(CuratorVerdict::Duplicate)
         }]
     );
-    assert_eq!(s.verdict(&b, &a), Some(PairVerdict::Duplicate));
+    assert_eq!(s.verdict(&b, &a), Some(CuratorVerdict::Duplicate));
     // The same mark again sends nothing.
     assert!(update(&mut s, Action::MarkDuplicate).is_empty());
     assert_eq!(
@@ -987,7 +1003,7 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::NotDuplicate)
+            verdict: Some(CuratorVerdict::NotDuplicate)
         }]
     );
     assert_eq!(
@@ -995,7 +1011,7 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
         vec![Command::SetPairVerdict {
             a: a.clone(),
             b: b.clone(),
-            verdict: Some(PairVerdict::Duplicate)
+            verdict: Some(CuratorVerdict::Duplicate)
         }]
     );
     assert_eq!(
@@ -1012,17 +1028,20 @@ fn verdicts_and_keeps_undo_with_the_inverse_command() {
     let path = s.selected_member().unwrap().path.clone();
     assert_eq!(
         update(&mut s, Action::ToggleKeep),
-        vec![Command::SetKeep {
+        vec![Command::SetKeeper {
             path: path.clone(),
-            keep: true
+            keeper: true
         }]
     );
-    assert!(s.is_kept(s.selected_member().unwrap()));
+    assert!(s.is_keeper(s.selected_member().unwrap()));
     assert_eq!(
         update(&mut s, Action::Undo),
-        vec![Command::SetKeep { path, keep: false }]
+        vec![Command::SetKeeper {
+            path,
+            keeper: false
+        }]
     );
-    assert!(!s.is_kept(s.selected_member().unwrap()));
+    assert!(!s.is_keeper(s.selected_member().unwrap()));
 }
 
 #[test]
@@ -1178,7 +1197,7 @@ fn export_writes_csv_and_json_outside_the_folder() {
     let mut verdicts = BTreeMap::new();
     verdicts.insert(
         (c.pair.a.clone(), c.pair.b.clone()),
-        Some(PairVerdict::Duplicate),
+        Some(CuratorVerdict::Duplicate),
     );
     let written =
         doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)

@@ -486,7 +486,9 @@ fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
     t.wait("job", "the TUI again", |s| s.contains(TABS));
     assert_eq!(t.display("job", "#{alternate_on}"), "1");
     t.keys("job", &["4"]);
-    t.wait("job", "the thresholds screen", |s| s.contains("loose ◂ slider ▸ strict"));
+    t.wait("job", "the thresholds screen", |s| {
+        s.contains("loose ◂ slider ▸ strict")
+    });
     t.keys("job", &["q"]);
     t.run(&["send-keys", "-t", "job", "echo DOPPEL-EXITED $?", "Enter"]);
     let s = t.wait("job", "the exit", |s| s.contains("DOPPEL-EXITED"));

@@ -22,7 +22,8 @@ use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Focus, Level, Prompt, Screen};
 use doppel::faces::tui::ui::Theme;
 use doppel::faces::tui::{render, update};
-use doppel::pairing::library::{ClusterSpec, LibraryConfig};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{
     DiffView, PairDetail, Progress, Snapshot, Stage, WatchState,
@@ -62,7 +63,7 @@ fn corpus() -> &'static Corpus {
         .unwrap();
         index.reconcile().unwrap();
         let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(Snapshot::build(&index, &spec, 1));
+        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
         drop(index);
         let c = snapshot
             .clusters
@@ -160,7 +161,7 @@ fn select_member(s: &mut AppState, path: &str) {
 
 fn with_pair(w: u16, h: u16, theme: Theme) -> AppState {
     let mut s = scanned(w, h, theme);
-    select_member(&mut s, &corpus().pair.b);
+    select_member(&mut s, &corpus().pair.b.to_string());
     update(&mut s, Action::OpenPair);
     feed(&mut s, Update::Pair(corpus().pair.clone()));
     update(&mut s, Action::Down);
@@ -335,7 +336,14 @@ fn a_no_color_terminal_shows_the_selections_tab_focus_and_changes() {
     let vt = on_a_no_color_terminal(&s);
     let y = vt_row(&vt, "bible/proverbs-kjv-ch01-16.txt");
     assert!(vt_row_all(&vt, y, 1, 79, |c| c.inverse()), "row {y}");
-    let tab = vt.screen().contents().lines().next().unwrap().find("1 Clusters").unwrap() as u16;
+    let tab = vt
+        .screen()
+        .contents()
+        .lines()
+        .next()
+        .unwrap()
+        .find("1 Clusters")
+        .unwrap() as u16;
     assert!(vt_row_all(&vt, 0, tab, tab + 10, |c| c.inverse() && c.bold()));
     assert!(!vt_row_all(&vt, 0, tab + 12, tab + 18, |c| c.inverse()));
     // The focused pane has the thick border, the other a thin one.
@@ -369,7 +377,13 @@ fn a_no_color_terminal_shows_the_selections_tab_focus_and_changes() {
     let s = screen_state("diff", 80, 24, theme);
     let vt = on_a_no_color_terminal(&s);
     let y = vt_row(&vt, "distress fondly vex");
-    let line = vt.screen().contents().lines().nth(usize::from(y)).unwrap().to_owned();
+    let line = vt
+        .screen()
+        .contents()
+        .lines()
+        .nth(usize::from(y))
+        .unwrap()
+        .to_owned();
     let x = line.find("fondly").unwrap() as u16;
     let x = line[..usize::from(x)].chars().count() as u16;
     assert!(vt_row_all(&vt, y, x, x + 6, |c| c.inverse()));
@@ -462,7 +476,9 @@ fn a_long_status_message_is_whole_on_the_message_line_at_80x24() {
 fn the_reason_panel_is_whole_at_80x24_and_scrolls_where_it_is_not() {
     let mut s = with_pair(80, 24, Theme::Default);
     update(&mut s, Action::End);
-    let reason = s.pair.detail.clone().unwrap().rows[s.pair.row].reason.clone();
+    let reason = s.pair.detail.clone().unwrap().rows[s.pair.row]
+        .reason
+        .clone();
     let squeeze = |x: &str| x.split_whitespace().collect::<String>();
     let screen = squeeze(&text(&draw(&s)).replace('│', ""));
     for line in reason.lines() {
@@ -533,7 +549,10 @@ fn cluster_rows_count_agreement_as_their_member_rows_do() {
     let mut s = scanned(80, 30, Theme::Default);
     let n = s.algorithms.len();
     let screen = text(&draw(&s));
-    assert!(screen.contains("agree weakest link representative"), "{screen}");
+    assert!(
+        screen.contains("agree weakest link representative"),
+        "{screen}"
+    );
     for k in 0..s.view.len() {
         s.cluster_sel = k;
         s.focus = Focus::Clusters;
@@ -544,7 +563,8 @@ fn cluster_rows_count_agreement_as_their_member_rows_do() {
             .iter()
             .filter(|m| m.scores.is_some())
             .map(|m| {
-                let name = m.path.rsplit('/').next().unwrap();
+                let path = m.path.to_string();
+                let name = path.rsplit('/').next().unwrap();
                 let row = row_text(t.backend().buffer(), row_of(&t, &format!("{name} ")));
                 let count = format!("{}/{n}", m.passing.len());
                 assert!(row.contains(&count), "{count} not in {row}");
@@ -552,8 +572,14 @@ fn cluster_rows_count_agreement_as_their_member_rows_do() {
             })
             .collect();
         let lowest = member_counts.iter().min().unwrap();
-        let row = row_text(t.backend().buffer(), row_of(&t, &c.members[0].path));
-        assert!(row.contains("representative") || !row.contains("rep "), "{row}");
+        let row = row_text(
+            t.backend().buffer(),
+            row_of(&t, &c.members[0].path.to_string()),
+        );
+        assert!(
+            row.contains("representative") || !row.contains("rep "),
+            "{row}"
+        );
         assert!(
             row.contains(&format!(" {lowest}/{n} ")),
             "cluster row {row} lacks its lowest member's {lowest}/{n}"
@@ -661,21 +687,29 @@ fn the_status_bar_settles_after_a_regather_and_an_unchanged_rescan() {
             worker.commands.send(c).unwrap();
         }
     }
-    pump(&mut s, "the re-clustered snapshot", &|s, u| {
-        matches!(u, Update::Snapshot(snap) if snap.spec.thresholds == s.thresholds.thresholds)
-    });
+    pump(
+        &mut s,
+        "the re-clustered snapshot",
+        &|s, u| matches!(u, Update::Snapshot(snap) if snap.spec.thresholds == s.thresholds.thresholds),
+    );
     marker(&mut s);
-    pump(&mut s, "the marker's answer", &|_, u| matches!(u, Update::Error(_)));
+    pump(&mut s, "the marker's answer", &|_, u| {
+        matches!(u, Update::Error(_))
+    });
     idle(&s);
 
     for c in update(&mut s, Action::Rescan) {
         worker.commands.send(c).unwrap();
     }
-    pump(&mut s, "the rescan", &|_, u| {
-        matches!(u, Update::Progress(p) if p.stage == Stage::Listing)
-    });
+    pump(
+        &mut s,
+        "the rescan",
+        &|_, u| matches!(u, Update::Progress(p) if p.stage == Stage::Listing),
+    );
     marker(&mut s);
-    pump(&mut s, "the marker's answer", &|_, u| matches!(u, Update::Error(_)));
+    pump(&mut s, "the marker's answer", &|_, u| {
+        matches!(u, Update::Error(_))
+    });
     idle(&s);
     worker.join();
 }
@@ -699,8 +733,14 @@ fn ctrl_z_suspends_through_the_loop_and_the_ui_goes_on() {
             KeyCode::Char('z'),
             KeyModifiers::CONTROL,
         ))),
-        Ok(Event::Key(KeyEvent::new(KeyCode::Char('4'), KeyModifiers::NONE))),
-        Ok(Event::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE))),
+        Ok(Event::Key(KeyEvent::new(
+            KeyCode::Char('4'),
+            KeyModifiers::NONE,
+        ))),
+        Ok(Event::Key(KeyEvent::new(
+            KeyCode::Char('q'),
+            KeyModifiers::NONE,
+        ))),
     ]);
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
     let mut state = scanned(80, 24, Theme::Default);
@@ -737,7 +777,7 @@ fn the_explanation_of_an_algorithm_is_reachable_at_80x24() {
     let mut s = scanned(80, 24, Theme::Default);
     update(&mut s, Action::ShowScreen(Screen::Thresholds));
     update(&mut s, Action::Down);
-    let about = doppel::faces::tui::ui::thresholds::describe(AlgorithmId::Shingle);
+    let about = doppel::faces::tui::ui::describe_algorithm(AlgorithmId::Shingle);
     let squeeze = |x: &str| x.replace('│', "").split_whitespace().collect::<String>();
     assert!(!squeeze(&text(&draw(&s))).contains(&squeeze(about)));
     update(&mut s, Action::ToggleAbout);
@@ -746,7 +786,7 @@ fn the_explanation_of_an_algorithm_is_reachable_at_80x24() {
     assert!(screen.contains("floor ≥"), "{screen}");
     // The keys still move between algorithms, and `i` goes back.
     update(&mut s, Action::Down);
-    let about = doppel::faces::tui::ui::thresholds::describe(AlgorithmId::Minhash);
+    let about = doppel::faces::tui::ui::describe_algorithm(AlgorithmId::Minhash);
     assert!(squeeze(&text(&draw(&s))).contains(&squeeze(about)));
     update(&mut s, Action::ToggleAbout);
     assert!(text(&draw(&s)).contains("loose ◂ slider ▸ strict"));

@@ -124,16 +124,16 @@ impl Harness {
     fn note(&mut self, update: Update) {
         let log = &mut self.log;
         match update {
-            Update::FileIndexed { path } => *log.indexed.entry(path).or_default() += 1,
-            Update::FileRemoved { path } => *log.removed.entry(path).or_default() += 1,
+            Update::FileIndexed { path } => *log.indexed.entry(path.to_string()).or_default() += 1,
+            Update::FileRemoved { path } => *log.removed.entry(path.to_string()).or_default() += 1,
             Update::FileSkipped { path, reason } => {
-                log.skipped.insert(path, reason);
+                log.skipped.insert(path.to_string(), reason);
             }
             Update::Snapshot(s) => log.snapshot = Some(s),
             Update::Watch(state) => log.states.push(state),
-            Update::Error(message) => {
-                eprintln!("worker error: {message}");
-                log.errors.push(message);
+            Update::Error(error) => {
+                eprintln!("worker error: {error}");
+                log.errors.push(error.message);
             }
             _ => {}
         }
@@ -171,7 +171,7 @@ impl Harness {
 fn stored(index: &Path, rel: &str) -> Option<doppel::runtime::store::DocRecord> {
     Store::open_read_only(index)
         .ok()?
-        .document(rel.as_bytes())
+        .document(&rel.into())
         .ok()?
 }
 
@@ -181,7 +181,7 @@ fn stored_paths(index: &Path) -> BTreeSet<String> {
         .documents()
         .unwrap()
         .into_iter()
-        .map(|r| String::from_utf8_lossy(&r.path).into_owned())
+        .map(|r| String::from_utf8_lossy(r.path.as_bytes()).into_owned())
         .collect()
 }
 

@@ -15,9 +15,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::pairing::library::{ClusterBy, PairVerdict};
-use doppel::runtime::worker::protocol::{DiffKind, Snapshot, Stage};
+use doppel::pairing::cluster::ClusterBy;
+use doppel::runtime::worker::protocol::{DiffKind, ErrorKind, Snapshot, Stage};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
@@ -64,7 +65,7 @@ fn snapshot(
 fn clusters(s: &Snapshot) -> Vec<BTreeSet<String>> {
     s.clusters
         .iter()
-        .map(|c| c.members.iter().map(|m| m.path.clone()).collect())
+        .map(|c| c.members.iter().map(|m| m.path.to_string()).collect())
         .collect()
 }
 
@@ -205,21 +206,21 @@ fn verdicts_persist_across_a_restart_and_quit_stops() {
             .send(Command::SetPairVerdict {
                 a: a.into(),
                 b: b.into(),
-                verdict: Some(PairVerdict::Duplicate),
+                verdict: Some(CuratorVerdict::Duplicate),
             })
             .unwrap();
         worker
             .commands
-            .send(Command::SetKeep {
+            .send(Command::SetKeeper {
                 path: kept.into(),
-                keep: true,
+                keeper: true,
             })
             .unwrap();
         let after = snapshot(&worker, "the verdicts applied", |s| {
             together(s, a, b)
                 && s.clusters
                     .iter()
-                    .any(|c| c.members[0].path == kept && c.members[0].keep)
+                    .any(|c| c.members[0].path == kept && c.members[0].keeper)
         });
         assert!(after.generation > first.generation);
         worker.commands.send(Command::Quit).unwrap();
@@ -237,7 +238,7 @@ fn verdicts_persist_across_a_restart_and_quit_stops() {
         .find(|c| c.members.iter().any(|m| m.path == kept))
         .unwrap();
     assert_eq!(emma.members[0].path, kept, "the kept document represents");
-    assert!(emma.members[0].keep);
+    assert!(emma.members[0].keeper);
     worker.join();
 }
 
@@ -258,7 +259,10 @@ fn a_pair_request_gives_every_algorithm_with_reasons() {
         Update::Pair(p) => Some(p.clone()),
         _ => None,
     });
-    assert_eq!((detail.a.as_str(), detail.b.as_str()), (a, b));
+    assert_eq!(
+        (detail.a.to_string(), detail.b.to_string()),
+        (a.into(), b.into())
+    );
     assert_eq!(detail.generation, first.generation);
     assert_eq!(detail.rows.len(), 11, "{:#?}", detail.rows);
     for row in &detail.rows {
@@ -399,10 +403,11 @@ fn a_missing_folder_reports_an_error_and_stops() {
     config.index_path = Some(dir.path().join("index.sqlite"));
     let worker = spawn(config);
     let message = wait_for(&worker, "an error", |u| match u {
-        Update::Error(m) => Some(m.clone()),
+        Update::Error(e) => Some(e.clone()),
         _ => None,
     });
-    assert!(message.contains("nowhere"), "{message}");
+    assert_eq!(message.kind, ErrorKind::Index, "{message}");
+    assert!(message.message.contains("nowhere"), "{message}");
     wait_for(&worker, "Stopped", |u| {
         matches!(u, Update::Stopped).then_some(())
     });
@@ -425,7 +430,7 @@ fn stages_until_the_next_pass(worker: &WorkerHandle) -> Vec<Stage> {
             stages.push(p.stage);
             None
         }
-        Update::Error(m) if m.contains("no such file") => Some(()),
+        Update::Error(m) if m.message.contains("no such file") => Some(()),
         _ => None,
     });
     stages

@@ -10,6 +10,8 @@ use crate::engine::algo::{into_set, sorted_intersection_len};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 
+/// The exact measures a pair's estimates approximate, from the full
+/// analyses of both documents.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct ExactMeasures {
     /// |A ∩ B| / |A ∪ B| of the full w-shingle sets.
@@ -20,7 +22,9 @@ pub struct ExactMeasures {
     pub b_in_a: f64,
     /// Cosine of the TF-IDF term vectors.
     pub cosine: f64,
+    /// Distinct shingles of A.
     pub a_shingles: usize,
+    /// Distinct shingles of B.
     pub b_shingles: usize,
 }
 

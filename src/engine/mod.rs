@@ -26,7 +26,9 @@ use crate::engine::algo::imatch_lexicons::{
 use crate::engine::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::engine::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
 use crate::engine::algo::si::{Si, SiConfig, SiFingerprint, Stream};
-use crate::engine::algo::simhash::{quantize, Simhash, SimhashConfig, SimhashFingerprint};
+use crate::engine::algo::simhash::{
+    quantize, Simhash, SimhashConfig, SimhashFingerprint, WeightedTerms,
+};
 use crate::engine::algo::simhash_lexicons::{
     SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
 };
@@ -44,16 +46,27 @@ use crate::engine::text::TokenizerConfig;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct AlgorithmsConfig {
+    /// `exact`'s parameters.
     pub exact: ExactConfig,
+    /// `shingle`'s parameters.
     pub shingle: ShingleConfig,
+    /// `minhash`'s parameters (super-shingles cut its sketch).
     pub minhash: MinhashConfig,
+    /// `supershingle`'s parameters.
     pub supershingle: SupershingleConfig,
+    /// `simhash`'s parameters.
     pub simhash: SimhashConfig,
+    /// `simhash-shingle`'s parameters.
     pub simhash_shingle: SimhashShingleConfig,
+    /// `simhash-lexicons`' parameters.
     pub simhash_lexicons: SimhashLexiconsConfig,
+    /// `imatch`'s parameters.
     pub imatch: ImatchConfig,
+    /// `imatch-lexicons`' parameters.
     pub imatch_lexicons: ImatchLexiconsConfig,
+    /// `winnow`'s parameters.
     pub winnow: WinnowConfig,
+    /// `si`'s parameters.
     pub si: SiConfig,
 }
 
@@ -137,6 +150,20 @@ impl Default for FusionRule {
 }
 
 impl FusionRule {
+    /// Whether the smaller document of a pair is contained in the larger:
+    /// at least this rule's share of its shingles (`containment`, the
+    /// larger of the two directions) and it has enough of them.
+    pub fn contained(&self, containment: Option<f64>, smaller_shingles: usize) -> bool {
+        containment.is_some_and(|c| c >= self.containment) && smaller_shingles >= self.min_shingles
+    }
+
+    /// The `fusion` verdict on a pair that `votes` voting algorithms pass:
+    /// enough votes, or containment. The one place the rule is applied (the
+    /// engine's [`verdict`] and the pair table's judge both ask it).
+    pub fn decides(&self, votes: usize, containment: Option<f64>, smaller_shingles: usize) -> bool {
+        votes >= self.votes_needed || self.contained(containment, smaller_shingles)
+    }
+
     /// The rule in words, e.g. "≥ 2 algorithms agree, or containment ≥ 90 %"
     /// or "minhash alone (only 1 voting algorithm enabled)".
     pub fn describe(&self) -> String {
@@ -197,6 +224,7 @@ impl Default for Thresholds {
 }
 
 impl Thresholds {
+    /// The threshold of `id` (the default's when unset).
     pub fn get(&self, id: AlgorithmId) -> f64 {
         self.0
             .get(&id)
@@ -204,6 +232,7 @@ impl Thresholds {
             .unwrap_or_else(|| Thresholds::default().0[&id])
     }
 
+    /// Set the threshold of `id`.
     pub fn set(&mut self, id: AlgorithmId, value: f64) {
         self.0.insert(id, value);
     }
@@ -218,15 +247,21 @@ impl Thresholds {
     }
 }
 
+/// One configuration of every algorithm: what documents are fingerprinted with and pairs judged by.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct EngineConfig {
+    /// How text becomes words and terms.
     pub tokenizer: TokenizerConfig,
+    /// Every algorithm's parameters.
     pub algorithms: AlgorithmsConfig,
     /// Algorithms computed at all. Default: every one.
     pub enabled: BTreeSet<AlgorithmId>,
+    /// Where IDF weights come from.
     pub idf: IdfSource,
+    /// Each algorithm's duplicate threshold.
     pub thresholds: Thresholds,
+    /// How `fusion` combines the algorithms.
     pub fusion: FusionConfig,
 }
 
@@ -254,19 +289,30 @@ impl Default for EngineConfig {
 /// algorithm is disabled).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprints {
+    /// `exact`'s hash of the normalized words.
     pub exact: Option<ExactFingerprint>,
+    /// `shingle`'s (sampled) shingle set.
     #[serde(with = "crate::hash::le_u32s::option")]
     pub shingle: Option<ShingleFingerprint>,
+    /// `minhash`'s sketch.
     #[serde(with = "crate::hash::le_u32s::option")]
     pub minhash: Option<MinhashFingerprint>,
+    /// `supershingle`'s signatures.
     #[serde(with = "crate::hash::le_u64s::option")]
     pub supershingle: Option<SupershingleFingerprint>,
+    /// `simhash`'s fingerprint.
     pub simhash: Option<SimhashFingerprint>,
+    /// `simhash-shingle`'s fingerprint.
     pub simhash_shingle: Option<SimhashFingerprint>,
+    /// `simhash-lexicons`' fingerprint per lexicon.
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
+    /// `imatch`'s signature.
     pub imatch: Option<ImatchFingerprint>,
+    /// `imatch-lexicons`' signatures.
     pub imatch_lexicons: Option<ImatchLexiconsFingerprint>,
+    /// `winnow`'s selected hashes.
     pub winnow: Option<WinnowFingerprint>,
+    /// `si`'s sketch and index.
     pub si: Option<SiFingerprint>,
 }
 
@@ -287,7 +333,7 @@ impl Fingerprints {
 }
 
 /// What a library keeps in memory of a document's fingerprints: those of
-/// the algorithms whose candidate index cannot tell by itself whether a
+/// the algorithms whose candidate tables cannot tell by itself whether a
 /// candidate passes the floor (MinHash's bands, SimHash's band tables, SI's
 /// value range), about 0.4 KB. The rest (the shingle and winnowing sets,
 /// the signatures, SI's sketch) stays in the store until a candidate is verified: a
@@ -302,8 +348,11 @@ pub struct HotPrints {
     /// missed); the verified score compares the full values.
     #[serde(with = "crate::hash::le_u8s::option")]
     pub minhash: Option<Vec<u8>>,
+    /// `simhash`'s fingerprint (all of it: it is small).
     pub simhash: Option<SimhashFingerprint>,
+    /// `simhash-shingle`'s fingerprint.
     pub simhash_shingle: Option<SimhashFingerprint>,
+    /// `simhash-lexicons`' fingerprints.
     pub simhash_lexicons: Option<SimhashLexiconsFingerprint>,
     /// SI's index alone (`Some(None)`: an empty sketch): its closeness is
     /// the cheap check, never below the verified score, which also needs
@@ -352,6 +401,7 @@ struct Algorithms {
     si: Si,
 }
 
+/// The algorithms of one [`EngineConfig`], ready to analyze, fingerprint and compare documents (holds no document).
 pub struct Engine {
     config: EngineConfig,
     /// The fusion rule for the enabled algorithms.
@@ -375,6 +425,32 @@ impl Default for Engine {
     }
 }
 
+/// The SimHash family's fingerprints, which the full and the hot prints
+/// both hold.
+trait SimhashPrints {
+    fn simhash(&self) -> &Option<SimhashFingerprint>;
+    fn simhash_shingle(&self) -> &Option<SimhashFingerprint>;
+    fn simhash_lexicons(&self) -> &Option<SimhashLexiconsFingerprint>;
+}
+
+macro_rules! simhash_prints {
+    ($($t:ty),*) => {$(
+        impl SimhashPrints for $t {
+            fn simhash(&self) -> &Option<SimhashFingerprint> {
+                &self.simhash
+            }
+            fn simhash_shingle(&self) -> &Option<SimhashFingerprint> {
+                &self.simhash_shingle
+            }
+            fn simhash_lexicons(&self) -> &Option<SimhashLexiconsFingerprint> {
+                &self.simhash_lexicons
+            }
+        }
+    )*};
+}
+
+simhash_prints!(Fingerprints, HotPrints);
+
 /// `algo`'s score for two fingerprints; `None` where a side has none.
 fn score_both<A: Algorithm>(
     algo: &A,
@@ -385,6 +461,7 @@ fn score_both<A: Algorithm>(
 }
 
 impl Engine {
+    /// The engine of `config`.
     pub fn new(config: EngineConfig) -> Self {
         let a = config.algorithms.clone();
         let analyzer = Analyzer::new(&config.tokenizer);
@@ -414,6 +491,7 @@ impl Engine {
         }
     }
 
+    /// Its configuration.
     pub fn config(&self) -> &EngineConfig {
         &self.config
     }
@@ -423,6 +501,7 @@ impl Engine {
         &self.fusion
     }
 
+    /// The text analyzer (tokenizer and per-thread word cache).
     pub fn analyzer(&self) -> &Analyzer {
         &self.analyzer
     }
@@ -433,6 +512,7 @@ impl Engine {
         &self.reference
     }
 
+    /// Whether `id` is computed.
     pub fn is_enabled(&self, id: AlgorithmId) -> bool {
         self.config.enabled.contains(&id)
     }
@@ -521,7 +601,7 @@ impl Engine {
         });
 
         let simhash_shingle =
-            on(Id::SimhashShingle).then(|| a.simhash_shingle.from_weighted_terms(&doc.terms, &idf));
+            on(Id::SimhashShingle).then(|| a.simhash_shingle.of_weighted_terms(&doc.terms, &idf));
         Fingerprints {
             exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
             shingle: on(Id::Shingle).then(|| a.shingle.from_shingles(shingles.iter().copied())),
@@ -530,7 +610,7 @@ impl Engine {
                     .from_sketch(sketch.as_deref().unwrap_or_default())
             }),
             minhash: sketch.filter(|_| on(Id::Minhash)),
-            simhash: on(Id::Simhash).then(|| a.simhash.from_weighted_terms(&doc.terms, &idf)),
+            simhash: on(Id::Simhash).then(|| a.simhash.of_weighted_terms(&doc.terms, &idf)),
             simhash_shingle,
             simhash_lexicons: on(Id::SimhashLexicons).then(|| {
                 let full = simhash_shingle.filter(|_| {
@@ -538,7 +618,7 @@ impl Engine {
                         .full_lexicon_is(&a.simhash_shingle.config)
                 });
                 a.simhash_lexicons
-                    .from_weighted_terms_and_full(&doc.terms, &idf, full)
+                    .of_weighted_terms_and_full(&doc.terms, &idf, full)
             }),
             imatch: band.as_deref().map(|terms| a.imatch.from_band_terms(terms)),
             imatch_lexicons: lexicon_band
@@ -562,39 +642,54 @@ impl Engine {
         }
     }
 
-    /// Score a pair with every algorithm both fingerprints carry.
-    /// One algorithm's score for a pair (`None` where a side lacks it).
+    /// One algorithm's score for a pair (`None` where a side lacks its
+    /// fingerprint): the engine's one per-algorithm dispatch.
     pub fn score(&self, id: AlgorithmId, x: &Fingerprints, y: &Fingerprints) -> Option<Score> {
+        use AlgorithmId as Id;
         let a = &self.algorithms;
         match id {
-            AlgorithmId::Exact => score_both(&a.exact, &x.exact, &y.exact),
-            AlgorithmId::Shingle => score_both(&a.shingle, &x.shingle, &y.shingle),
-            AlgorithmId::Minhash => score_both(&a.minhash, &x.minhash, &y.minhash),
-            AlgorithmId::Supershingle => {
-                score_both(&a.supershingle, &x.supershingle, &y.supershingle)
+            Id::Exact => score_both(&a.exact, &x.exact, &y.exact),
+            Id::Shingle => score_both(&a.shingle, &x.shingle, &y.shingle),
+            Id::Minhash => score_both(&a.minhash, &x.minhash, &y.minhash),
+            Id::Supershingle => score_both(&a.supershingle, &x.supershingle, &y.supershingle),
+            Id::Simhash | Id::SimhashShingle | Id::SimhashLexicons => {
+                self.score_simhash_family(id, x, y)
             }
-            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
+            Id::Imatch => score_both(&a.imatch, &x.imatch, &y.imatch),
+            Id::ImatchLexicons => {
+                score_both(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
+            }
+            Id::Winnow => score_both(&a.winnow, &x.winnow, &y.winnow),
+            Id::Si => score_both(&a.si, &x.si, &y.si),
+        }
+    }
+
+    /// The SimHash family's score, from full or hot fingerprints alike.
+    fn score_simhash_family(
+        &self,
+        id: AlgorithmId,
+        x: &impl SimhashPrints,
+        y: &impl SimhashPrints,
+    ) -> Option<Score> {
+        let a = &self.algorithms;
+        match id {
+            AlgorithmId::Simhash => score_both(&a.simhash, x.simhash(), y.simhash()),
             AlgorithmId::SimhashShingle => {
-                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
+                score_both(&a.simhash_shingle, x.simhash_shingle(), y.simhash_shingle())
             }
             AlgorithmId::SimhashLexicons => score_both(
                 &a.simhash_lexicons,
-                &x.simhash_lexicons,
-                &y.simhash_lexicons,
+                x.simhash_lexicons(),
+                y.simhash_lexicons(),
             ),
-            AlgorithmId::Imatch => score_both(&a.imatch, &x.imatch, &y.imatch),
-            AlgorithmId::ImatchLexicons => {
-                score_both(&a.imatch_lexicons, &x.imatch_lexicons, &y.imatch_lexicons)
-            }
-            AlgorithmId::Winnow => score_both(&a.winnow, &x.winnow, &y.winnow),
-            AlgorithmId::Si => score_both(&a.si, &x.si, &y.si),
+            _ => None,
         }
     }
 
     /// [`Engine::score`] of the algorithms whose fingerprints are hot
-    /// ([`HotPrints::holds`]); `None` for the others.
+    /// ([`HotPrints::holds`]); `None` for the others. MinHash compares the
+    /// sketches' low bytes and SI its indexes alone (see [`HotPrints`]).
     pub fn score_hot(&self, id: AlgorithmId, x: &HotPrints, y: &HotPrints) -> Option<Score> {
-        let a = &self.algorithms;
         match id {
             AlgorithmId::Minhash => match (&x.minhash, &y.minhash) {
                 (Some(x), Some(y)) => Some(match Minhash::estimate(x, y) {
@@ -603,63 +698,20 @@ impl Engine {
                 }),
                 _ => None,
             },
-            AlgorithmId::Simhash => score_both(&a.simhash, &x.simhash, &y.simhash),
-            AlgorithmId::SimhashShingle => {
-                score_both(&a.simhash_shingle, &x.simhash_shingle, &y.simhash_shingle)
-            }
-            AlgorithmId::SimhashLexicons => score_both(
-                &a.simhash_lexicons,
-                &x.simhash_lexicons,
-                &y.simhash_lexicons,
-            ),
             AlgorithmId::Si => match (x.si, y.si) {
                 (Some(x), Some(y)) => Some(Si::closeness(x, y)),
                 _ => None,
             },
-            _ => None,
+            id => self.score_simhash_family(id, x, y),
         }
     }
 
+    /// Every algorithm's score for a pair (those both fingerprints carry).
     pub fn compare(&self, x: &Fingerprints, y: &Fingerprints) -> PairScores {
-        fn put<A: Algorithm>(
-            out: &mut PairScores,
-            algo: &A,
-            x: &Option<A::Fingerprint>,
-            y: &Option<A::Fingerprint>,
-        ) {
-            if let (Some(x), Some(y)) = (x, y) {
-                out.insert(A::ID, algo.score(x, y));
-            }
-        }
-        let a = &self.algorithms;
-        let mut out = PairScores::new();
-        put(&mut out, &a.exact, &x.exact, &y.exact);
-        put(&mut out, &a.shingle, &x.shingle, &y.shingle);
-        put(&mut out, &a.minhash, &x.minhash, &y.minhash);
-        put(&mut out, &a.supershingle, &x.supershingle, &y.supershingle);
-        put(&mut out, &a.simhash, &x.simhash, &y.simhash);
-        put(
-            &mut out,
-            &a.simhash_shingle,
-            &x.simhash_shingle,
-            &y.simhash_shingle,
-        );
-        put(
-            &mut out,
-            &a.simhash_lexicons,
-            &x.simhash_lexicons,
-            &y.simhash_lexicons,
-        );
-        put(&mut out, &a.imatch, &x.imatch, &y.imatch);
-        put(
-            &mut out,
-            &a.imatch_lexicons,
-            &x.imatch_lexicons,
-            &y.imatch_lexicons,
-        );
-        put(&mut out, &a.winnow, &x.winnow, &y.winnow);
-        put(&mut out, &a.si, &x.si, &y.si);
-        out
+        AlgorithmId::ALL
+            .into_iter()
+            .filter_map(|id| Some((id, self.score(id, x, y)?)))
+            .collect()
     }
 
     /// Judge scores against the configured thresholds and fusion rule.
@@ -689,16 +741,14 @@ pub fn verdict(
     let containment = scores
         .get(&AlgorithmId::Shingle)
         .and_then(Score::containment);
-    let contained = containment.is_some_and(|c| c >= fusion.containment)
-        && smaller_shingles >= fusion.min_shingles;
     let votes = passing
         .iter()
         .filter(|id| fusion.voters.contains(id))
         .count();
     Verdict {
-        fusion: votes >= fusion.votes_needed || contained,
+        fusion: fusion.decides(votes, containment, smaller_shingles),
+        contained: fusion.contained(containment, smaller_shingles),
         passing,
         containment,
-        contained,
     }
 }

@@ -56,7 +56,11 @@ pub enum IdfSource {
     #[default]
     Reference,
     /// Live collection statistics, refreshed when drift passes `max_drift`.
-    Collection { max_drift: f64 },
+    Collection {
+        /// How far the live weights may drift from the snapshot before it is
+        /// taken again (and IDF-dependent fingerprints made anew).
+        max_drift: f64,
+    },
 }
 
 fn idf_of(n_docs: u64, df: u32) -> f64 {
@@ -115,18 +119,22 @@ impl IdfTable {
         }
     }
 
+    /// Documents counted.
     pub fn n_docs(&self) -> u64 {
         self.n_docs
     }
 
+    /// How many documents hold `term` (its document frequency).
     pub fn df(&self, term: u64) -> u32 {
         self.df.get(&term).map_or(0, |e| e.df)
     }
 
+    /// Distinct terms counted.
     pub fn len(&self) -> usize {
         self.df.len()
     }
 
+    /// Whether no term is counted.
     pub fn is_empty(&self) -> bool {
         self.df.is_empty()
     }
@@ -181,10 +189,12 @@ pub struct CollectionStats {
 }
 
 impl CollectionStats {
+    /// Statistics of no document yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Documents counted.
     pub fn n_docs(&self) -> u64 {
         self.table.n_docs
     }
@@ -313,14 +323,17 @@ impl Weights {
         self.generation
     }
 
+    /// The statistics as they are now (the weights may be an older snapshot).
     pub fn live(&self) -> &CollectionStats {
         &self.live
     }
 
+    /// Count a document's distinct terms in.
     pub fn add_document(&mut self, unique_terms: &[u64]) {
         self.live.add_document(unique_terms);
     }
 
+    /// Count a document's distinct terms out.
     pub fn remove_document(&mut self, unique_terms: &[u64]) {
         self.live.remove_document(unique_terms);
     }

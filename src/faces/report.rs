@@ -9,12 +9,38 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
-use crate::pairing::candidates::DocId;
-use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::scan::ScanReport;
+
+/// Why a report could not be written (in memory, so only a value that
+/// does not serialize).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The JSON encoder failed.
+    #[error("cannot write the report as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The CSV writer failed.
+    #[error("cannot write the report as CSV: {0}")]
+    Csv(#[from] csv::Error),
+}
+
+impl<W> From<csv::IntoInnerError<W>> for ReportError {
+    fn from(e: csv::IntoInnerError<W>) -> Self {
+        ReportError::Csv(csv::Error::from(e.into_error()))
+    }
+}
+
+/// A rendering's result.
+pub type Result<T, E = ReportError> = std::result::Result<T, E>;
+
+/// CSV bytes as text (every field written is a `str`).
+fn csv_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+}
 
 /// Version of the JSON output format.
 pub const JSON_FORMAT_VERSION: u32 = 1;
@@ -81,7 +107,7 @@ fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> 
             parts.push("contained".to_owned());
         }
     }
-    if lib.pair_verdict(&da.path, &db.path) == Some(PairVerdict::Duplicate) {
+    if lib.pair_verdict(&da.path, &db.path) == Some(CuratorVerdict::Duplicate) {
         parts.push("marked duplicate".to_owned());
     }
     parts.join("; ")
@@ -128,7 +154,7 @@ pub fn text(report: &ScanReport) -> String {
     let mut body = String::new();
     let mut contained = false;
     let parents = link_parents(report);
-    let path = |id: DocId| lib.doc(id).map_or("", |d| d.path.as_str());
+    let path = |id: DocId| lib.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
         let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
@@ -185,7 +211,7 @@ pub fn text(report: &ScanReport) -> String {
     let skipped: Vec<_> = report
         .docs
         .iter()
-        .filter_map(|d| Some((&d.rel, d.skipped.as_ref()?)))
+        .filter_map(|d| Some((&d.path, d.skipped.as_ref()?)))
         .collect();
     if !skipped.is_empty() {
         let _ = writeln!(out, "skipped");
@@ -239,7 +265,7 @@ fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
 }
 
 /// The scan as JSON (format version [`JSON_FORMAT_VERSION`]).
-pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::Result<String> {
+pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<String> {
     let thresholds: Map<String, Value> = AlgorithmId::ALL
         .iter()
         .filter(|id| config.enabled.contains(id))
@@ -257,20 +283,20 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
     struct Document<'a> {
         bytes: u64,
         encoding: &'a Option<String>,
-        path: &'a str,
+        path: &'a DocPath,
         reason: Option<String>,
         status: &'static str,
     }
     #[derive(Serialize)]
     struct Cluster<'a> {
         id: usize,
-        members: &'a [String],
-        representative: &'a str,
+        members: &'a [DocPath],
+        representative: &'a DocPath,
     }
     #[derive(Serialize)]
     struct Pair<'a> {
-        a: &'a str,
-        b: &'a str,
+        a: &'a DocPath,
+        b: &'a DocPath,
         cluster: Option<usize>,
         containment: Option<f64>,
         duplicate_by: Vec<&'static str>,
@@ -310,7 +336,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> anyhow::
             .map(|d| Document {
                 bytes: d.bytes,
                 encoding: &d.encoding,
-                path: &d.rel,
+                path: &d.path,
                 reason: d.skipped.as_ref().map(|s| s.to_string()),
                 status: if d.skipped.is_some() {
                     "skipped"
@@ -351,22 +377,22 @@ fn fusion_json(rule: &FusionRule) -> Value {
 }
 
 /// The JSON `clusters` ids (1-based, in cluster order) by member path.
-struct ClusterIds<'a>(HashMap<&'a str, usize>);
+struct ClusterIds<'a>(HashMap<&'a DocPath, usize>);
 
 impl<'a> ClusterIds<'a> {
-    fn new(clusters: &'a [Vec<String>]) -> Self {
+    fn new(clusters: &'a [Vec<DocPath>]) -> Self {
         Self(
             clusters
                 .iter()
                 .enumerate()
-                .flat_map(|(n, members)| members.iter().map(move |m| (m.as_str(), n + 1)))
+                .flat_map(|(n, members)| members.iter().map(move |m| (m, n + 1)))
                 .collect(),
         )
     }
 
     /// The cluster holding both `a` and `b`, if one does (a kept pair can
     /// join files of two clusters, or a clustered file to an unclustered one).
-    fn of_pair(&self, a: &str, b: &str) -> Option<usize> {
+    fn of_pair(&self, a: &DocPath, b: &DocPath) -> Option<usize> {
         let cluster = *self.0.get(a)?;
         (self.0.get(b) == Some(&cluster)).then_some(cluster)
     }
@@ -375,7 +401,7 @@ impl<'a> ClusterIds<'a> {
 /// The pairs as CSV: a, b, the id of the cluster holding both (empty if
 /// none), every algorithm's score (empty where a side has no fingerprint),
 /// the containment, and the algorithms whose threshold the pair passes.
-pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
+pub fn csv(report: &ScanReport) -> Result<String> {
     let clusters = report.cluster_paths();
     let ids = ClusterIds::new(&clusters);
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -392,7 +418,7 @@ pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
         let scores = AlgorithmId::ALL
             .iter()
             .map(|id| number(p.scores.get(id).and_then(Score::value)));
-        let record = [p.a.clone(), p.b.clone(), cluster]
+        let record = [p.a.to_string(), p.b.to_string(), cluster]
             .into_iter()
             .chain(scores)
             .chain([
@@ -401,7 +427,7 @@ pub fn csv(report: &ScanReport) -> anyhow::Result<String> {
             ]);
         out.write_record(record)?;
     }
-    Ok(String::from_utf8(out.into_inner()?)?)
+    Ok(csv_text(out.into_inner()?))
 }
 
 /// Every algorithm's score for one pair, as a table.
@@ -458,7 +484,7 @@ pub fn compare_json(
     verdict: &Verdict,
     exact: &ExactMeasures,
     _engine: &Engine,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let value = json!({
         "doppel": env!("CARGO_PKG_VERSION"),
         "format": JSON_FORMAT_VERSION,
@@ -493,7 +519,7 @@ pub fn compare_csv(
     verdict: &Verdict,
     exact: &ExactMeasures,
     engine: &Engine,
-) -> anyhow::Result<String> {
+) -> Result<String> {
     let config = engine.config();
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
     let mut out = csv::Writer::from_writer(Vec::new());
@@ -541,5 +567,5 @@ pub fn compare_csv(
         fusion.min_agree.max(1).to_string(),
         yes_no(verdict.fusion),
     ])?;
-    Ok(String::from_utf8(out.into_inner()?)?)
+    Ok(csv_text(out.into_inner()?))
 }

@@ -3,6 +3,7 @@
 //! verifies candidates and judges pairs under live thresholds, and the
 //! clustering of judged pairs. Built on the engine; knows nothing of files.
 
+pub mod boilerplate;
 pub mod candidates;
 pub mod cluster;
 pub mod library;

@@ -12,10 +12,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use crate::doc::DocId;
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::{FusionRule, PairScores, Thresholds};
 use crate::hash::{mix64, HashKeyed};
-use crate::pairing::candidates::DocId;
 
 const N: usize = AlgorithmId::ALL.len();
 
@@ -34,7 +34,9 @@ const INCOMPARABLE: u8 = 5;
 /// One kept pair (a < b), scores oriented from `a` to `b`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PairRow {
+    /// The smaller id.
     pub a: DocId,
+    /// The larger id.
     pub b: DocId,
     /// The smaller document's shingle count (the containment rule's guard).
     pub smaller_shingles: u32,
@@ -52,6 +54,7 @@ pub struct PairRow {
 const OVERLAP_SLOTS: usize = 2;
 
 impl PairRow {
+    /// The row of the pair (a, b), `scores` oriented from `a`; `smaller_shingles` is the smaller document's shingle count.
     pub fn new(
         a: DocId,
         b: DocId,
@@ -163,20 +166,17 @@ pub struct Judge {
     thresholds: [f64; N],
     lower_is_closer: [bool; N],
     voters: AlgorithmSet,
-    votes_needed: usize,
-    containment: f64,
-    min_shingles: usize,
+    fusion: FusionRule,
 }
 
 impl Judge {
+    /// Resolve `thresholds` and the fusion rule for judging rows.
     pub fn new(thresholds: &Thresholds, fusion: &FusionRule) -> Self {
         Judge {
             thresholds: AlgorithmId::ALL.map(|id| thresholds.get(id)),
             lower_is_closer: AlgorithmId::ALL.map(|id| id.unit() == Unit::HammingBits),
             voters: fusion.voters.iter().copied().collect(),
-            votes_needed: fusion.votes_needed,
-            containment: fusion.containment,
-            min_shingles: fusion.min_shingles,
+            fusion: fusion.clone(),
         }
     }
 
@@ -195,9 +195,11 @@ impl Judge {
 
     /// The `fusion` verdict for a row whose passing set is `passing`.
     pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
-        passing.intersection(self.voters).len() >= self.votes_needed
-            || (row.containment().is_some_and(|c| c >= self.containment)
-                && row.smaller_shingles as usize >= self.min_shingles)
+        self.fusion.decides(
+            passing.intersection(self.voters).len(),
+            row.containment(),
+            row.smaller_shingles as usize,
+        )
     }
 }
 
@@ -244,10 +246,12 @@ fn key(a: DocId, b: DocId) -> u64 {
 }
 
 impl PairTable {
+    /// How many pairs are kept.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether no pair is kept.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -273,6 +277,7 @@ impl PairTable {
         self.slots.get(&key(a, b)).map(|&s| self.row(s))
     }
 
+    /// Whether the pair {a, b} is kept.
     pub fn contains(&self, a: DocId, b: DocId) -> bool {
         self.slots.contains_key(&key(a, b))
     }

@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::doc::{DocPath, FileIdentity};
 use crate::engine::text::decode::{decode, Decoded, NotText};
-use crate::runtime::store::{display_key, path_key, FileIdentity};
 
 /// Files larger than this are skipped as too large unless configured
 /// otherwise (256 MiB).
@@ -32,30 +32,48 @@ const TEMPORARY_GLOBS: [&str; 5] = ["*.part", "*.crdownload", "*~", "*.swp", "*.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Skip {
+    /// Its bytes are not text.
     #[error("{0}")]
     NotText(NotText),
+    /// Over the size cap.
     #[error("too large: {bytes} bytes (cap {cap})")]
-    TooLarge { bytes: u64, cap: u64 },
+    TooLarge {
+        /// Its size.
+        bytes: u64,
+        /// The cap.
+        cap: u64,
+    },
+    /// A FIFO, socket, device, folder or symbolic link.
     #[error("not a regular file ({what})")]
-    NotAFile { what: String },
+    NotAFile {
+        /// What it is, in words.
+        what: String,
+    },
+    /// It could not be opened or read.
     #[error("unreadable: {reason}")]
-    Unreadable { reason: String },
+    Unreadable {
+        /// What the system said.
+        reason: String,
+    },
+    /// It changed while being read.
     #[error("changed while being read (will be read again)")]
     Changed,
     /// A reason recorded earlier in the index.
     #[error("{reason}")]
-    Recorded { reason: String },
+    Recorded {
+        /// The reason, as recorded.
+        reason: String,
+    },
 }
 
 /// One file found in the folder.
 #[derive(Debug, Clone)]
 pub struct FileEntry {
+    /// Where it is (the root joined with its relative path).
     pub path: PathBuf,
-    /// Raw bytes of the path relative to the root (the index key).
-    pub key: Vec<u8>,
-    /// The key for display: UTF-8 as is, other bytes as `\xNN`, control
-    /// characters and backslashes escaped, so distinct names stay distinct.
-    pub rel: String,
+    /// The document it is: its path relative to the root, as raw bytes.
+    pub doc: DocPath,
+    /// Its length when listed.
     pub bytes: u64,
     /// `lstat` identity when listed (size, times, inode).
     pub identity: FileIdentity,
@@ -64,7 +82,7 @@ pub struct FileEntry {
 /// Every candidate file under `root`, sorted by relative path. Errors met
 /// while walking (an unreadable folder) are returned beside the files, never
 /// dropped silently.
-pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
+pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     list_files_with(root, &[])
 }
 
@@ -76,7 +94,7 @@ pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
 pub fn list_files_with(
     root: &Path,
     extra_ignores: &[String],
-) -> (Vec<FileEntry>, Vec<(String, Skip)>) {
+) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(true)
@@ -100,7 +118,7 @@ pub fn list_files_with(
                 None => {}
             },
             Err(err) => problems.push((
-                String::new(),
+                DocPath::default(),
                 Skip::Unreadable {
                     reason: err.to_string(),
                 },
@@ -115,17 +133,16 @@ pub fn list_files_with(
                 .metadata()
                 .map(|m| FileIdentity::from_metadata(&m))
                 .unwrap_or_default();
-            let key = path_key(entry.path().strip_prefix(root).unwrap_or(entry.path()));
+            let doc = relative(root, entry.path());
             FileEntry {
                 path: entry.into_path(),
-                rel: display_key(&key),
-                key,
+                doc,
                 bytes: identity.size,
                 identity,
             }
         })
         .collect();
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files.sort_by(|a, b| a.doc.cmp(&b.doc));
     (files, problems)
 }
 
@@ -176,6 +193,7 @@ pub fn is_ignored(root: &Path, path: &Path) -> bool {
 }
 
 /// The walk's ignore rules for single paths (the watcher's events), with
+/// The rules of [`list_files`] under `root`.
 /// each folder's `.doppelignore` parsed once. Call
 /// [`IgnoreRules::invalidate`] when an ignore file changes.
 pub struct IgnoreRules {
@@ -195,6 +213,7 @@ impl std::fmt::Debug for IgnoreRules {
 }
 
 impl IgnoreRules {
+    /// The rules of [`list_files`] under `root`.
     pub fn new(root: &Path) -> Self {
         Self::with_extra(root, &[])
     }
@@ -300,9 +319,9 @@ pub fn describe_file_type(t: &fs::FileType) -> &'static str {
     }
 }
 
-/// `path` relative to `root`, for display (see [`FileEntry::rel`]).
-pub fn relative(root: &Path, path: &Path) -> String {
-    display_key(&path_key(path.strip_prefix(root).unwrap_or(path)))
+/// The document `path` (under `root`) is.
+pub fn relative(root: &Path, path: &Path) -> DocPath {
+    DocPath::from_relative(path.strip_prefix(root).unwrap_or(path))
 }
 
 /// Read and decode one file, refusing anything over `cap` bytes.

@@ -21,18 +21,24 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+mod error;
 mod ranges;
 
+pub use error::ConfigError;
+use error::{line_of, origin_name, setting_error};
 pub use ranges::{threshold_range, Invalid, ThresholdRange};
+
+/// A configuration operation's result.
+pub type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
 use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, LibraryConfig};
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::pairing::library::LibraryConfig;
 
 /// The built-in configuration file: every setting with its default and what
 /// it does (`doppel config --print-defaults`).
@@ -119,10 +125,12 @@ impl Default for WatchSettings {
 }
 
 impl WatchSettings {
+    /// The quiet period as a duration.
     pub fn quiet(&self) -> Duration {
         Duration::from_millis(self.quiet_ms)
     }
 
+    /// The rescan interval as a duration (zero: none).
     pub fn rescan_every(&self) -> Duration {
         Duration::from_secs(self.rescan_minutes.saturating_mul(60))
     }
@@ -182,7 +190,7 @@ pub fn mode_name(mode: ClusterMode) -> &'static str {
 mod cluster_by_name {
     use serde::{de::Error, Deserialize, Deserializer, Serializer};
 
-    use crate::pairing::library::ClusterBy;
+    use crate::pairing::cluster::ClusterBy;
 
     pub fn serialize<S: Serializer>(by: &ClusterBy, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&super::cluster_by_name(*by))
@@ -340,75 +348,6 @@ fn ignored_key(user: &toml::Table, known: &toml::Table, path: &mut Vec<String>) 
     false
 }
 
-/// Where the file of an error is, for messages: "config file PATH".
-fn origin_name(origin: Option<&Path>) -> String {
-    match origin {
-        Some(path) => format!("config file {}", path.display()),
-        None => "built-in config".to_owned(),
-    }
-}
-
-/// The line (1-based) of the key at `path` in `text`, where it can be told.
-fn line_of(text: &str, path: &[String]) -> Option<usize> {
-    let parsed = toml::de::DeTable::parse(text).ok()?;
-    let mut table = parsed.get_ref();
-    let mut span = None;
-    for (i, part) in path.iter().enumerate() {
-        let (key, value) = table
-            .iter()
-            .find(|(k, _)| k.get_ref().as_ref() == part.as_str())?;
-        span = Some(key.span());
-        if i + 1 < path.len() {
-            table = value.get_ref().as_table()?;
-        }
-    }
-    span.map(|s| line_at(text, s.start))
-}
-
-fn line_at(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
-/// `error` (from deserializing the merged table) with the line of the key
-/// it is about in the user's `text`, and the key's table.
-fn describe(error: &toml::de::Error, text: &str) -> String {
-    let message = error.message().trim_end().to_owned();
-    // The key path is only in the rendering: "MESSAGE\nin `a.b.c`".
-    let keys: Vec<String> = error
-        .to_string()
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix("in `")?.strip_suffix('`').map(str::to_owned))
-        .map(|k| k.split('.').map(str::to_owned).collect())
-        .unwrap_or_default();
-    // "unknown field `x`" (a struct) or "unknown variant `x`" (a map keyed
-    // by algorithm id, or an enum value): the line of key x if it is one.
-    let named = ["unknown field `", "unknown variant `"]
-        .iter()
-        .find_map(|p| message.strip_prefix(p)?.split('`').next());
-    let mut line = None;
-    let mut message = message.clone();
-    if let Some(name) = named {
-        let key_path = [keys.clone(), vec![name.to_owned()]].concat();
-        line = line_of(text, &key_path);
-        if line.is_some() {
-            message = message.replacen("unknown variant", "unknown key", 1);
-        }
-    }
-    let line = line.or_else(|| line_of(text, &keys));
-    let place = line.map(|l| format!(", line {l}")).unwrap_or_default();
-    let table = if keys.is_empty() {
-        String::new()
-    } else {
-        format!(" (in `{}`)", keys.join("."))
-    };
-    format!("{place}: {message}{table}")
-}
-
 impl Config {
     /// Read the configuration: the built-in defaults, then the user's file
     /// over them — `path` if given (it must exist), else
@@ -447,8 +386,10 @@ impl Config {
 
     /// The defaults with the file at `path` merged over them.
     pub fn load_file(path: &Path) -> Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config file {}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
+            path: path.to_path_buf(),
+            error,
+        })?;
         Self::from_toml(&text, Some(path))
     }
 
@@ -457,38 +398,37 @@ impl Config {
     /// `index-dir` is taken from its folder.
     pub fn from_toml(text: &str, origin: Option<&Path>) -> Result<Config> {
         let name = origin_name(origin);
-        let user: toml::Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| anyhow::anyhow!("{name}: {e}"))?;
+        let user: toml::Table = text.parse().map_err(|e| ConfigError::Syntax {
+            origin: name.clone(),
+            error: Box::new(e),
+        })?;
         let mut merged: toml::Table = DEFAULTS
             .parse()
             .expect("the built-in config file is valid TOML");
         merge(&mut merged, user.clone());
-        let mut config: Config = merged
-            .try_into()
-            .map_err(|e| anyhow::anyhow!("{name}{}", describe(&e, text)))?;
+        let mut config: Config = serde_path_to_error::deserialize(toml::Value::Table(merged))
+            .map_err(|e| setting_error(name.clone(), e, text))?;
         // Keys some part of the configuration accepted but ignored.
         if let Ok(known) = toml::Table::try_from(&config) {
             let mut path = Vec::new();
             if ignored_key(&user, &known, &mut path) {
                 let field = path.pop().unwrap_or_default();
-                let place = line_of(text, &[path.clone(), vec![field.clone()]].concat())
-                    .map(|l| format!(", line {l}"))
-                    .unwrap_or_default();
-                let table = if path.is_empty() {
-                    String::new()
-                } else {
-                    format!(" (in `{}`)", path.join("."))
-                };
-                anyhow::bail!("{name}{place}: unknown field `{field}`{table}");
+                return Err(ConfigError::Setting {
+                    origin: name,
+                    line: line_of(text, &[path.clone(), vec![field.clone()]].concat()),
+                    message: format!("unknown field `{field}`"),
+                    table: path,
+                });
             }
         }
         if let Err(e) = config.check() {
             let key: Vec<String> = e.key.split('.').map(str::to_owned).collect();
-            let place = line_of(text, &key)
-                .map(|l| format!(", line {l}"))
-                .unwrap_or_default();
-            anyhow::bail!("{name}{place}: {e}");
+            return Err(ConfigError::Setting {
+                origin: name,
+                line: line_of(text, &key),
+                message: e.to_string(),
+                table: Vec::new(),
+            });
         }
         if let Some(dir) = &config.index_dir {
             config.index_dir = Some(resolve(dir, origin));
@@ -529,9 +469,10 @@ impl Config {
         let Some(dir) = &self.index_dir else {
             return Ok(None);
         };
-        let canonical = root
-            .canonicalize()
-            .with_context(|| format!("cannot open folder {}", root.display()))?;
+        let canonical = root.canonicalize().map_err(|error| ConfigError::Folder {
+            root: root.to_path_buf(),
+            error,
+        })?;
         Ok(Some(
             dir.join(crate::runtime::store::index_file_name(&canonical)),
         ))
@@ -539,7 +480,7 @@ impl Config {
 
     /// The configuration as a TOML file (`doppel config`).
     pub fn to_toml(&self) -> Result<String> {
-        toml::to_string(self).context("cannot write the configuration as TOML")
+        Ok(toml::to_string(self)?)
     }
 }
 

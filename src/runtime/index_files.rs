@@ -12,11 +12,45 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use anyhow::{Context, Result};
-use indicatif::{HumanBytes, HumanDuration};
 use serde::Serialize;
 
 use crate::runtime::store::{index_file_name, Store, StoreError};
+
+/// Why the index folder's files could not be listed or removed.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexFilesError {
+    /// A file-system operation failed.
+    #[error("cannot {what} {}: {error}", path.display())]
+    Io {
+        /// What was being done ("list", "stat", "remove", "resolve").
+        what: &'static str,
+        /// On what.
+        path: PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// An index could not be read or locked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The listing does not serialize.
+    #[error("cannot write the list as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// A result of this module.
+pub type Result<T, E = IndexFilesError> = std::result::Result<T, E>;
+
+/// The [`IndexFilesError::Io`] of `what` on `path`.
+fn io<'a>(
+    what: &'static str,
+    path: &'a Path,
+) -> impl FnOnce(std::io::Error) -> IndexFilesError + 'a {
+    move |error| IndexFilesError::Io {
+        what,
+        path: path.to_path_buf(),
+        error,
+    }
+}
 
 /// The SQLite files that belong to an index file, beside it.
 const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
@@ -24,6 +58,7 @@ const COMPANIONS: [&str; 3] = ["-wal", "-shm", "-journal"];
 /// One index file and what it says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexFile {
+    /// The index file.
     pub file: PathBuf,
     /// The folder it indexes; `None` when unknown (an index made before
     /// doppel recorded it, or a file that is not a usable index).
@@ -53,7 +88,7 @@ impl IndexFile {
     }
 
     /// Its folder for people: the path, `unknown`, marked when gone.
-    fn folder_text(&self) -> String {
+    pub fn folder_text(&self) -> String {
         match &self.folder {
             Some(folder) if self.folder_missing() => format!("{} (missing)", folder.display()),
             Some(folder) => folder.display().to_string(),
@@ -92,11 +127,11 @@ pub fn list(dir: &Path) -> Result<Vec<IndexFile>> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot list {}", dir.display())),
+        Err(e) => return Err(io("list", dir)(e)),
     };
     let mut found = Vec::new();
     for entry in entries {
-        let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;
+        let entry = entry.map_err(io("list", dir))?;
         let is_file = entry.file_type().is_ok_and(|t| t.is_file());
         if is_file && entry.file_name().to_str().is_some_and(is_index_name) {
             found.push(inspect(&entry.path())?);
@@ -112,8 +147,7 @@ fn on_disk(file: &Path) -> Result<(u64, Option<SystemTime>)> {
     let mut bytes = 0;
     let mut written = None;
     for f in files_of(file) {
-        let meta =
-            fs::symlink_metadata(&f).with_context(|| format!("cannot stat {}", f.display()))?;
+        let meta = fs::symlink_metadata(&f).map_err(io("stat", &f))?;
         bytes += meta.len();
         written = written.max(meta.modified().ok());
     }
@@ -154,7 +188,7 @@ pub fn inspect(file: &Path) -> Result<IndexFile> {
 pub fn folder_key(dir: &Path) -> Result<PathBuf> {
     dir.canonicalize()
         .or_else(|_| std::path::absolute(dir))
-        .with_context(|| format!("cannot resolve {}", dir.display()))
+        .map_err(io("resolve", dir))
 }
 
 /// Whether `index` is the index of `folder` (from [`folder_key`]): it
@@ -200,11 +234,17 @@ impl Selection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
     /// Removed (or, in a dry run, would be): this many bytes freed.
-    Removed { bytes: u64 },
+    Removed {
+        /// Bytes freed, companions included.
+        bytes: u64,
+    },
     /// Another connection has it open: left alone.
     Busy,
     /// Not one of doppel's indexes of this schema: left alone.
-    NotAnIndex { problem: String },
+    NotAnIndex {
+        /// What it is instead.
+        problem: String,
+    },
 }
 
 /// Remove the index file `file` and its companions, unless it is not a
@@ -233,75 +273,11 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
             match fs::remove_file(&f) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(e).with_context(|| format!("cannot remove {}", f.display())),
+                Err(e) => return Err(io("remove", &f)(e)),
             }
         }
     }
     Ok(Outcome::Removed { bytes })
-}
-
-/// `when` for people: the UTC time to the second and how long ago.
-fn when_text(when: Option<SystemTime>, now: SystemTime) -> String {
-    match when {
-        Some(t) => {
-            let ago = now.duration_since(t).unwrap_or_default();
-            format!(
-                "{} ({} ago)",
-                humantime::format_rfc3339_seconds(t),
-                HumanDuration(ago)
-            )
-        }
-        None => "-".to_string(),
-    }
-}
-
-/// `doppel index list` as text: one line per index, then the total.
-pub fn list_text(dir: &Path, indexes: &[IndexFile], now: SystemTime) -> String {
-    use std::fmt::Write;
-    let mut out = format!("indexes in {}\n", dir.display());
-    if indexes.is_empty() {
-        out.push_str("none\n");
-        return out;
-    }
-    let rows: Vec<[String; 4]> = indexes
-        .iter()
-        .map(|i| {
-            let mut folder = i.folder_text();
-            if i.in_use {
-                folder.push_str(" [in use]");
-            }
-            if let Some(problem) = &i.problem {
-                let _ = write!(folder, " [{problem}]");
-            }
-            [
-                HumanBytes(i.bytes).to_string(),
-                i.documents.map_or("-".to_string(), |d| d.to_string()),
-                when_text(i.last_used, now),
-                folder,
-            ]
-        })
-        .collect();
-    let header = ["SIZE", "DOCS", "LAST USED", "FOLDER"].map(String::from);
-    let width = |c: usize| {
-        rows.iter()
-            .chain([&header])
-            .map(|r| r[c].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let (w0, w1, w2) = (width(0), width(1), width(2));
-    for [size, docs, when, folder] in [&header].into_iter().chain(&rows) {
-        let _ = writeln!(out, "{size:>w0$}  {docs:>w1$}  {when:<w2$}  {folder}");
-    }
-    let total: u64 = indexes.iter().map(|i| i.bytes).sum();
-    let _ = writeln!(
-        out,
-        "{} index{}, {} in all",
-        indexes.len(),
-        if indexes.len() == 1 { "" } else { "es" },
-        HumanBytes(total)
-    );
-    out
 }
 
 /// One index in `doppel index list --format json`.
@@ -349,6 +325,7 @@ pub fn list_json(dir: &Path, indexes: &[IndexFile]) -> Result<String> {
 /// What `doppel index forget` is asked to remove.
 #[derive(Debug, Clone, Default)]
 pub struct ForgetRequest {
+    /// Which indexes of the index folder go.
     pub selection: Selection,
     /// Index files named directly (`--index PATH`), anywhere.
     pub files: Vec<PathBuf>,
@@ -356,32 +333,29 @@ pub struct ForgetRequest {
     pub dry_run: bool,
 }
 
+/// One index `doppel index forget` removed (or would).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removed {
+    /// Which index it was, in words ("the index of FOLDER", "index PATH").
+    pub what: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The bytes it took, companions included.
+    pub bytes: u64,
+}
+
 /// What `doppel index forget` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ForgetReport {
-    /// One line per index removed (or that would be, in a dry run).
-    pub removed: Vec<String>,
+    /// Each index removed (or that would be, in a dry run).
+    pub removed: Vec<Removed>,
     /// Bytes freed (or that would be).
     pub freed: u64,
+    /// Nothing was removed: the report says what would be.
     pub dry_run: bool,
     /// What was asked for and not done: a folder without an index, an index
     /// in use, a file that is not an index.
     pub problems: Vec<String>,
-}
-
-impl ForgetReport {
-    /// The removed lines and the total freed.
-    pub fn text(&self) -> String {
-        let mut out: String = self.removed.iter().map(|l| format!("{l}\n")).collect();
-        let n = self.removed.len();
-        out.push_str(&format!(
-            "{} {} ({n} index{})\n",
-            if self.dry_run { "would free" } else { "freed" },
-            HumanBytes(self.freed),
-            if n == 1 { "" } else { "es" }
-        ));
-        out
-    }
 }
 
 /// Remove what `request` picks among the indexes in `dir`, and the files
@@ -430,20 +404,11 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
             chosen.push((canonical, format!("the index of {folder}")));
         }
     }
-    let verb = if request.dry_run {
-        "would remove"
-    } else {
-        "removed"
-    };
     for (file, what) in chosen {
         match forget(&file, request.dry_run)? {
             Outcome::Removed { bytes } => {
                 report.freed += bytes;
-                report.removed.push(format!(
-                    "{verb} {what}: {} ({})",
-                    file.display(),
-                    HumanBytes(bytes)
-                ));
+                report.removed.push(Removed { what, file, bytes });
             }
             Outcome::Busy => report.problems.push(format!(
                 "{what} is busy (a running doppel has it open), kept: {}",

@@ -1,22 +1,26 @@
 //! A one-shot scan of a folder: read and fingerprint every file (in
-//! parallel), build a [`Library`] (candidate index + verified pairs), and
+//! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
+use crate::doc::{DocId, DocPath};
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
-use crate::pairing::library::{ClusterInfo, ClusterSpec, Library, LibraryConfig};
+use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
+use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
-use crate::runtime::store::{self, DocStatus};
+use crate::runtime::store::{DocStatus, StoreError};
 
 /// One file of the scanned folder.
 #[derive(Debug, Clone)]
 pub struct ScannedDoc {
-    pub rel: String,
+    /// The file, relative to the folder.
+    pub path: DocPath,
+    /// Its length in bytes.
     pub bytes: u64,
     /// Encoding the text was decoded from, for indexed documents.
     pub encoding: Option<String>,
@@ -27,32 +31,45 @@ pub struct ScannedDoc {
 /// A kept pair judged under the scan's spec.
 #[derive(Debug, Clone)]
 pub struct ScannedPair {
-    pub a: String,
-    pub b: String,
+    /// The first document (in byte order).
+    pub a: DocPath,
+    /// The second document.
+    pub b: DocPath,
+    /// Every algorithm's score, oriented from `a` to `b`.
     pub scores: PairScores,
+    /// The scores judged under the scan's thresholds and fusion rule.
     pub verdict: Verdict,
 }
 
+/// A scanned folder: its files, its library and its clusters.
 #[derive(Debug)]
 pub struct ScanReport {
     /// Every file met, indexed or skipped, sorted by path.
     pub docs: Vec<ScannedDoc>,
+    /// The indexed documents and their verified pairs.
     pub library: Library,
+    /// How pairs were judged and grouped.
     pub spec: ClusterSpec,
+    /// The clusters under `spec`, largest first.
     pub clusters: Vec<ClusterInfo>,
 }
 
 impl ScanReport {
     /// Clusters as lists of paths, representative first.
-    pub fn cluster_paths(&self) -> Vec<Vec<String>> {
+    pub fn cluster_paths(&self) -> Vec<Vec<DocPath>> {
         self.clusters
             .iter()
-            .map(|c| c.members.iter().map(|&m| self.path(m).to_owned()).collect())
+            .map(|c| {
+                c.members
+                    .iter()
+                    .filter_map(|&m| self.path(m).cloned())
+                    .collect()
+            })
             .collect()
     }
 
-    fn path(&self, id: crate::pairing::candidates::DocId) -> &str {
-        self.library.doc(id).map_or("", |d| d.path.as_str())
+    fn path(&self, id: DocId) -> Option<&DocPath> {
+        self.library.doc(id).map(|d| &d.path)
     }
 
     /// Every kept pair (some algorithm passes its floor), judged under the
@@ -91,22 +108,22 @@ impl ScanReport {
     }
 
     /// The judged pair of two paths, if it was kept.
-    pub fn pair(&self, a: &str, b: &str) -> Option<ScannedPair> {
+    pub fn pair(&self, a: &DocPath, b: &DocPath) -> Option<ScannedPair> {
         let (a, b) = if a <= b { (a, b) } else { (b, a) };
-        self.pairs().into_iter().find(|p| p.a == a && p.b == b)
+        self.pairs().into_iter().find(|p| p.a == *a && p.b == *b)
     }
 }
 
 impl ScanReport {
     /// The report of a persistent index (after [`FolderIndex::reconcile`]),
     /// which it closes.
-    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> anyhow::Result<Self> {
+    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> Result<Self, StoreError> {
         let mut docs: Vec<ScannedDoc> = index
             .store()
             .listing()?
             .into_iter()
             .map(|record| ScannedDoc {
-                rel: store::display_key(&record.path),
+                path: record.path,
                 bytes: record.size,
                 encoding: record.encoding,
                 skipped: match record.status {
@@ -115,12 +132,13 @@ impl ScanReport {
                 },
             })
             .collect();
-        let known: std::collections::HashSet<String> = docs.iter().map(|d| d.rel.clone()).collect();
+        let known: std::collections::HashSet<DocPath> =
+            docs.iter().map(|d| d.path.clone()).collect();
         // Problems met while walking (unreadable folders, FIFOs) have no row.
-        for (rel, reason) in index.skipped() {
-            if !known.contains(rel) {
+        for (doc, reason) in index.skipped() {
+            if !known.contains(doc) {
                 docs.push(ScannedDoc {
-                    rel: rel.clone(),
+                    path: doc.clone(),
                     bytes: 0,
                     encoding: None,
                     skipped: Some(Skip::Recorded {
@@ -129,7 +147,7 @@ impl ScanReport {
                 });
             }
         }
-        docs.sort_by(|a, b| a.rel.cmp(&b.rel));
+        docs.sort_by(|a, b| a.path.cmp(&b.path));
         let library = index.into_library();
         let clusters = library.clusters(&spec);
         Ok(Self {
@@ -229,26 +247,28 @@ pub fn scan_folder_with(
     for (file, result) in results {
         let (encoding, skipped) = match result {
             Ok((fingerprints, shingles, encoding)) => {
-                indexed.push((file.rel.clone(), fingerprints, shingles));
+                indexed.push((file.doc.clone(), fingerprints, shingles));
                 (Some(encoding.to_owned()), None)
             }
             Err(skip) => (None, Some(skip)),
         };
         docs.push(ScannedDoc {
-            rel: file.rel.clone(),
+            path: file.doc.clone(),
             bytes: file.bytes,
             encoding,
             skipped,
         });
     }
-    docs.extend(problems.into_iter().map(|(rel, skip)| ScannedDoc {
-        rel,
+    docs.extend(problems.into_iter().map(|(path, skip)| ScannedDoc {
+        path,
         bytes: 0,
         encoding: None,
         skipped: Some(skip),
     }));
+    // One batch into an empty library: no document was added before, so
+    // no fingerprints are read back.
     let mut library = Library::new(engine, config);
-    library.extend(engine, indexed);
+    let Ok(()) = library.extend(engine, indexed, &NoPrints);
     let clusters = library.clusters(&spec);
     ScanReport {
         docs,

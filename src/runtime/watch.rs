@@ -40,14 +40,18 @@ use crate::runtime::collection::{relative, IgnoreRules, IGNORE_FILE};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "state")]
 pub enum WatchState {
+    /// Following the folder's events.
     Watching,
+    /// Walking the whole folder.
     Scanning,
     /// Events are unavailable (e.g. the inotify watch limit); polling instead.
     Polling {
+        /// Why, in words.
         reason: String,
     },
     /// The root is gone or unreadable; the index is kept as it was.
     Paused {
+        /// Why, in words.
         reason: String,
     },
 }
@@ -77,6 +81,7 @@ pub enum Backend {
     NativeAtLimit,
 }
 
+/// How a [`Watcher`] follows its folder.
 #[derive(Debug, Clone)]
 pub struct WatchConfig {
     /// The folder to watch (absolute, as the index has it).
@@ -87,6 +92,7 @@ pub struct WatchConfig {
     pub rescan_every: Duration,
     /// Polling interval of the fallback. Default: 2 s.
     pub poll_interval: Duration,
+    /// Which event source. Default: native.
     pub backend: Backend,
     /// Pending paths beyond this are dropped for one rescan. Default: 100,000.
     pub max_pending: usize,
@@ -96,6 +102,7 @@ pub struct WatchConfig {
 }
 
 impl WatchConfig {
+    /// The defaults for `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
             root: root.into(),
@@ -120,8 +127,11 @@ pub enum WatchEvent {
     Rescan,
     /// How the folder is being followed now.
     State(WatchState),
-    /// A problem worth showing (an unreadable folder, an event error).
+    /// A problem worth showing (an event error).
     Error(String),
+    /// Following the folder less well than asked (polling instead of
+    /// watching, an unreadable folder), not a failure.
+    Warning(String),
 }
 
 /// The watcher thread; dropping it stops the thread.
@@ -210,7 +220,7 @@ struct Stat {
 
 fn stat(path: &Path) -> Option<Stat> {
     let meta = fs::symlink_metadata(path).ok()?;
-    let id = crate::runtime::store::FileIdentity::from_metadata(&meta);
+    let id = crate::doc::FileIdentity::from_metadata(&meta);
     Some(Stat {
         size: id.size,
         mtime_ns: id.mtime_ns,
@@ -348,7 +358,7 @@ impl Core {
         self.next_root_check = Instant::now() + ROOT_CHECK;
         let root = self.config.root.clone();
         let root_id = fs::metadata(&root).ok().filter(|m| m.is_dir()).map(|m| {
-            let id = crate::runtime::store::FileIdentity::from_metadata(&m);
+            let id = crate::doc::FileIdentity::from_metadata(&m);
             (id.dev, id.inode)
         });
         let Some(root_id) = root_id else {
@@ -384,7 +394,7 @@ impl Core {
                         self.pause();
                         return;
                     }
-                    self.emit(WatchEvent::Error(format!(
+                    self.emit(WatchEvent::Warning(format!(
                         "cannot watch {}: {e}; polling instead",
                         root.display()
                     )));
@@ -414,7 +424,7 @@ impl Core {
                 if !root.is_dir() {
                     self.pause();
                 } else {
-                    self.emit(WatchEvent::Error(format!(
+                    self.emit(WatchEvent::Warning(format!(
                         "cannot poll {}: {e}; relying on periodic rescans",
                         root.display()
                     )));
@@ -442,7 +452,7 @@ impl Core {
             .ok()
             .filter(|m| m.is_dir())
             .map(|m| {
-                let id = crate::runtime::store::FileIdentity::from_metadata(&m);
+                let id = crate::doc::FileIdentity::from_metadata(&m);
                 (id.dev, id.inode)
             });
         match (now_id, self.paused()) {
@@ -590,7 +600,9 @@ impl Core {
                 Err(e) => {
                     if dir.exists() {
                         let rel = relative(&self.config.root, &dir);
-                        self.emit(WatchEvent::Error(format!("cannot read folder {rel}: {e}")));
+                        self.emit(WatchEvent::Warning(format!(
+                            "cannot read folder {rel}: {e}"
+                        )));
                     }
                     continue;
                 }

@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use doppel::pairing::library::{ClusterSpec, Library};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::Library;
 
 /// Copy a folder tree (files and subfolders).
 pub fn copy_dir(from: &Path, to: &Path) {
@@ -74,7 +75,7 @@ pub fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<Str
         .map(|c| {
             c.members
                 .iter()
-                .map(|&m| lib.doc(m).unwrap().path.clone())
+                .map(|&m| lib.doc(m).unwrap().path.to_string())
                 .collect()
         })
         .collect()
@@ -86,8 +87,8 @@ pub fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
         .pairs()
         .map(|(a, b, scores)| {
             let (pa, pb) = (
-                lib.doc(a).unwrap().path.clone(),
-                lib.doc(b).unwrap().path.clone(),
+                lib.doc(a).unwrap().path.to_string(),
+                lib.doc(b).unwrap().path.to_string(),
             );
             let scores = if pa < pb {
                 scores

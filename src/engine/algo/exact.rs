@@ -11,6 +11,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::hash_u64s_128;
 
+/// Parameters of `exact` (`[algorithms.exact]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExactConfig {
@@ -27,12 +28,15 @@ impl Default for ExactConfig {
 /// The signature; `None` for a document without words.
 pub type ExactFingerprint = Option<u128>;
 
+/// The `exact` algorithm: a 128-bit hash of the normalized word stream.
 #[derive(Debug, Clone, Default)]
 pub struct Exact {
+    /// Its parameters.
     pub config: ExactConfig,
 }
 
 impl Exact {
+    /// The algorithm with these parameters.
     pub fn new(config: ExactConfig) -> Self {
         Self { config }
     }

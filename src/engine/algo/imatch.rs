@@ -16,6 +16,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::{nidf_from_idf, TermWeights};
 use crate::hash::hash_u64s_128;
 
+/// Parameters of `imatch` (`[algorithms.imatch]` in the config file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImatchConfig {
@@ -76,12 +77,15 @@ pub fn signature(terms: &[u64], config: &ImatchConfig) -> Option<u128> {
     (terms.len() >= config.min_terms.max(1)).then(|| hash_u64s_128(terms, config.seed))
 }
 
+/// The `imatch` algorithm (I-Match): one signature of the document's terms in an IDF band.
 #[derive(Debug, Clone, Default)]
 pub struct Imatch {
+    /// Its parameters.
     pub config: ImatchConfig,
 }
 
 impl Imatch {
+    /// The algorithm with these parameters.
     pub fn new(config: ImatchConfig) -> Self {
         Self { config }
     }

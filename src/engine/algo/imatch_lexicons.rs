@@ -15,6 +15,7 @@ use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 
+/// Parameters of `imatch-lexicons` (`[algorithms.imatch-lexicons]` in the config file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ImatchLexiconsConfig {
@@ -39,12 +40,15 @@ impl Default for ImatchLexiconsConfig {
 /// One signature per lexicon (`None` where too few terms remain).
 pub type ImatchLexiconsFingerprint = Vec<Option<u128>>;
 
+/// The `imatch-lexicons` algorithm (I-Match with extra randomized lexicons): a signature per lexicon.
 #[derive(Debug, Clone, Default)]
 pub struct ImatchLexicons {
+    /// Its parameters.
     pub config: ImatchLexiconsConfig,
 }
 
 impl ImatchLexicons {
+    /// The algorithm with these parameters.
     pub fn new(config: ImatchLexiconsConfig) -> Self {
         Self { config }
     }

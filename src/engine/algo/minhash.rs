@@ -17,6 +17,7 @@ use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 use crate::hash::{rehash, rehash_key, rehash_keyed};
 
+/// Parameters of `minhash` (`[algorithms.minhash]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MinhashConfig {
@@ -49,12 +50,15 @@ impl Default for MinhashConfig {
 /// takes half the memory.
 pub type MinhashFingerprint = Vec<u32>;
 
+/// The `minhash` algorithm (MinHash): a sketch of minimum hashes estimating the Jaccard resemblance of word shingles.
 #[derive(Debug, Clone, Default)]
 pub struct Minhash {
+    /// Its parameters.
     pub config: MinhashConfig,
 }
 
 impl Minhash {
+    /// The algorithm with these parameters.
     pub fn new(config: MinhashConfig) -> Self {
         Self { config }
     }

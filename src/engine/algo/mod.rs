@@ -48,16 +48,27 @@ pub mod winnow;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AlgorithmId {
+    /// `exact`: the same normalized words in the same order.
     Exact,
+    /// `shingle`: Broder's word shingles, resemblance and containment.
     Shingle,
+    /// `minhash`: the MinHash estimate of the shingles' resemblance.
     Minhash,
+    /// `supershingle`: matching groups of the MinHash sketch.
     Supershingle,
+    /// `simhash`: Charikar's SimHash of the weighted terms.
     Simhash,
+    /// `simhash-shingle`: SimHash of weighted word shingles.
     SimhashShingle,
+    /// `simhash-lexicons`: shingle SimHash over randomized lexicons.
     SimhashLexicons,
+    /// `imatch`: I-Match's signature of the mid-IDF terms.
     Imatch,
+    /// `imatch-lexicons`: I-Match over randomized lexicons.
     ImatchLexicons,
+    /// `winnow`: winnowed k-gram fingerprints, overlap.
     Winnow,
+    /// `si`: Roth's sketch index, closeness.
     Si,
 }
 
@@ -67,18 +78,22 @@ pub enum AlgorithmId {
 pub struct AlgorithmSet(u16);
 
 impl AlgorithmSet {
+    /// Add `id`.
     pub fn insert(&mut self, id: AlgorithmId) {
         self.0 |= 1 << id as u16;
     }
 
+    /// Whether `id` is in the set.
     pub fn contains(&self, id: AlgorithmId) -> bool {
         self.0 >> id as u16 & 1 == 1
     }
 
+    /// How many algorithms are in the set.
     pub fn len(&self) -> usize {
         self.0.count_ones() as usize
     }
 
+    /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.0 == 0
     }
@@ -93,6 +108,7 @@ impl AlgorithmSet {
         AlgorithmSet(self.0 | other.0)
     }
 
+    /// The algorithms in the set, in [`AlgorithmId::ALL`] order.
     pub fn iter(&self) -> impl Iterator<Item = AlgorithmId> + '_ {
         AlgorithmId::ALL.into_iter().filter(|&id| self.contains(id))
     }
@@ -121,6 +137,7 @@ pub enum Unit {
 }
 
 impl AlgorithmId {
+    /// Every algorithm, in the order tables show them.
     pub const ALL: [AlgorithmId; 11] = [
         AlgorithmId::Exact,
         AlgorithmId::Shingle,
@@ -135,6 +152,7 @@ impl AlgorithmId {
         AlgorithmId::Si,
     ];
 
+    /// The stable id (`simhash-shingle`), as the CLI, config and JSON spell it.
     pub fn as_str(self) -> &'static str {
         match self {
             AlgorithmId::Exact => "exact",
@@ -151,6 +169,7 @@ impl AlgorithmId {
         }
     }
 
+    /// The unit its scores and thresholds are in.
     pub fn unit(self) -> Unit {
         match self {
             AlgorithmId::Simhash | AlgorithmId::SimhashShingle | AlgorithmId::SimhashLexicons => {
@@ -199,18 +218,34 @@ impl FromStr for AlgorithmId {
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Score {
     /// A similarity in [0, 1].
-    Similarity { value: f64 },
+    Similarity {
+        /// The similarity.
+        value: f64,
+    },
     /// Set overlap: Jaccard resemblance and the containment of each side in
     /// the other (`a_in_b` = |A ∩ B| / |A|).
     Overlap {
+        /// |A ∩ B| / |A ∪ B|.
         resemblance: f64,
+        /// |A ∩ B| / |A|.
         a_in_b: f64,
+        /// |A ∩ B| / |B|.
         b_in_a: f64,
     },
     /// Hamming distance between `bits`-bit fingerprints.
-    Hamming { distance: u32, bits: u32 },
+    Hamming {
+        /// Bits that differ.
+        distance: u32,
+        /// Bits compared.
+        bits: u32,
+    },
     /// `matched` of `of` signatures are equal.
-    Matches { matched: u32, of: u32 },
+    Matches {
+        /// Signatures equal on both sides.
+        matched: u32,
+        /// Signatures compared.
+        of: u32,
+    },
     /// One side has no fingerprint (empty or too short): never a duplicate.
     Incomparable,
 }
@@ -283,6 +318,7 @@ pub trait Algorithm: Send + Sync {
     /// The fingerprint kept per document.
     type Fingerprint: Clone + Send + Sync + fmt::Debug + PartialEq;
 
+    /// Which algorithm it is.
     const ID: AlgorithmId;
 
     /// Fingerprint one document. `weights` is ignored by algorithms that do

@@ -17,6 +17,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 
+/// Parameters of `shingle` (`[algorithms.shingle]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ShingleConfig {
@@ -41,12 +42,15 @@ impl Default for ShingleConfig {
 /// Sorted, distinct top halves of the shingle hashes (after sampling).
 pub type ShingleFingerprint = Vec<u32>;
 
+/// The `shingle` algorithm (Broder's shingling): the (sampled) set of word shingles, compared by resemblance and containment.
 #[derive(Debug, Clone, Default)]
 pub struct Shingle {
+    /// Its parameters.
     pub config: ShingleConfig,
 }
 
 impl Shingle {
+    /// The algorithm with these parameters.
     pub fn new(config: ShingleConfig) -> Self {
         Self { config }
     }

@@ -43,6 +43,7 @@ use crate::engine::text::tokenize::shingle_hashes;
 use crate::engine::text::{Tokenizer, TokenizerConfig, Variation};
 use crate::hash::mix64;
 
+/// What SI samples k-grams of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
@@ -54,6 +55,7 @@ pub enum Stream {
     Soundex,
 }
 
+/// Parameters of `si` (`[algorithms.si]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SiConfig {
@@ -141,7 +143,9 @@ pub struct SiComparison {
     pub verified: bool,
 }
 
+/// The `si` algorithm (Roth's SI): the sum of a sampled sketch of k-grams, compared by closeness.
 pub struct Si {
+    /// Its parameters.
     pub config: SiConfig,
     /// Only the character stream needs the tokenizer (stop words in text).
     tokenizer: Tokenizer,
@@ -160,6 +164,7 @@ impl Default for Si {
 }
 
 impl Si {
+    /// The algorithm with these parameters.
     pub fn new(config: SiConfig, tokenizer: &TokenizerConfig) -> Self {
         Self {
             config,

@@ -16,6 +16,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::{rehash_key, rehash_keyed};
 
+/// Parameters of `simhash` (`[algorithms.simhash]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashConfig {
@@ -106,6 +107,7 @@ fn accumulate(hashes: &[u64], weights: &[u32]) -> [u32; 64] {
     {
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the processor supports the function's target features.
+            #[allow(unsafe_code)]
             return unsafe { accumulate_avx2(hashes, weights) };
         }
     }
@@ -149,6 +151,25 @@ pub fn term_weights(terms: &[u64], weights: &dyn TermWeights) -> Vec<u32> {
     terms.iter().map(|&t| quantize(weights.idf(t))).collect()
 }
 
+/// The SimHash family (`simhash`, `simhash-shingle`, `simhash-lexicons`):
+/// a fingerprint of a term stream with each term's weight. Each member's
+/// [`Algorithm::fingerprint`] is [`WeightedTerms::of_analysis`], written
+/// here once.
+pub trait WeightedTerms {
+    /// The fingerprint the member makes.
+    type Output;
+
+    /// The fingerprint of `terms`, each occurrence weighing its `idf`
+    /// ([`term_weights`]).
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> Self::Output;
+
+    /// The fingerprint of an analysed document: each occurrence of a term
+    /// adds its IDF, so a term's total weight is tf × idf.
+    fn of_analysis(&self, doc: &Analysis, weights: &dyn TermWeights) -> Self::Output {
+        self.of_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+    }
+}
+
 /// Hamming-distance score of two optional fingerprints.
 pub fn hamming_score(a: Option<u64>, b: Option<u64>, bits: u32) -> Score {
     match (a, b) {
@@ -160,21 +181,26 @@ pub fn hamming_score(a: Option<u64>, b: Option<u64>, bits: u32) -> Score {
     }
 }
 
+/// The `simhash` algorithm: Charikar's SimHash of the IDF-weighted terms, compared by Hamming distance.
 #[derive(Debug, Clone, Default)]
 pub struct Simhash {
+    /// Its parameters.
     pub config: SimhashConfig,
 }
 
 impl Simhash {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashConfig) -> Self {
         Self { config }
     }
 }
 
-impl Simhash {
+impl WeightedTerms for Simhash {
+    type Output = SimhashFingerprint;
+
     /// The fingerprint of a term stream with its per-term weights
     /// ([`term_weights`]).
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let key = rehash_key(self.config.seed);
         let hashes: Vec<u64> = terms.iter().map(|&t| rehash_keyed(t, key)).collect();
         weighted_fingerprint(&hashes, idf, self.config.bits)
@@ -185,10 +211,8 @@ impl Algorithm for Simhash {
     type Fingerprint = SimhashFingerprint;
     const ID: AlgorithmId = AlgorithmId::Simhash;
 
-    /// Each occurrence of a term adds its IDF, so a term's total weight is
-    /// tf × idf.
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

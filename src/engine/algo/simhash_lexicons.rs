@@ -13,13 +13,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::simhash::term_weights;
+use super::simhash::WeightedTerms;
 use super::simhash_shingle::{shingle_simhash, SimhashShingleConfig};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::{rehash_key, rehash_keyed};
 
+/// Parameters of `simhash-lexicons` (`[algorithms.simhash-lexicons]` in the config file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashLexiconsConfig {
@@ -117,23 +118,30 @@ impl RandomLexicons {
     }
 }
 
+/// The `simhash-lexicons` algorithm (shingle SimHash over randomized lexicons): one fingerprint per lexicon, the closest pair counts.
 #[derive(Debug, Clone, Default)]
 pub struct SimhashLexicons {
+    /// Its parameters.
     pub config: SimhashLexiconsConfig,
 }
 
 impl SimhashLexicons {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashLexiconsConfig) -> Self {
         Self { config }
     }
 }
 
-impl SimhashLexicons {
-    /// One shingle SimHash per lexicon of a weighted term stream.
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashLexiconsFingerprint {
-        self.from_weighted_terms_and_full(terms, idf, None)
-    }
+impl WeightedTerms for SimhashLexicons {
+    type Output = SimhashLexiconsFingerprint;
 
+    /// One shingle SimHash per lexicon of a weighted term stream.
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashLexiconsFingerprint {
+        self.of_weighted_terms_and_full(terms, idf, None)
+    }
+}
+
+impl SimhashLexicons {
     /// Whether lexicon 0 (the full vocabulary) of this configuration is the
     /// `simhash-shingle` fingerprint of `shingle`'s.
     pub fn full_lexicon_is(&self, shingle: &SimhashShingleConfig) -> bool {
@@ -141,9 +149,9 @@ impl SimhashLexicons {
         (c.k, c.bits, c.seed) == (shingle.k, shingle.bits, shingle.seed)
     }
 
-    /// [`SimhashLexicons::from_weighted_terms`], with lexicon 0 given when
+    /// [`WeightedTerms::of_weighted_terms`], with lexicon 0 given when
     /// it is already known ([`SimhashLexicons::full_lexicon_is`]).
-    pub fn from_weighted_terms_and_full(
+    pub fn of_weighted_terms_and_full(
         &self,
         terms: &[u64],
         idf: &[u32],
@@ -180,7 +188,7 @@ impl Algorithm for SimhashLexicons {
     const ID: AlgorithmId = AlgorithmId::SimhashLexicons;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashLexiconsFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashLexiconsFingerprint, b: &SimhashLexiconsFingerprint) -> Score {

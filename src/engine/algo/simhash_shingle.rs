@@ -9,13 +9,14 @@
 use serde::{Deserialize, Serialize};
 
 use super::simhash::{
-    hamming_score, term_weights, weighted_fingerprint, SimhashFingerprint, MAX_FEATURE_WEIGHT,
+    hamming_score, weighted_fingerprint, SimhashFingerprint, WeightedTerms, MAX_FEATURE_WEIGHT,
 };
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::tokenize::shingle_hashes;
 
+/// Parameters of `simhash-shingle` (`[algorithms.simhash-shingle]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SimhashShingleConfig {
@@ -62,19 +63,24 @@ pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u6
     weighted_fingerprint(&hashes, &weights, bits)
 }
 
+/// The `simhash-shingle` algorithm: SimHash of word shingles, each weighted by the IDF of its terms.
 #[derive(Debug, Clone, Default)]
 pub struct SimhashShingle {
+    /// Its parameters.
     pub config: SimhashShingleConfig,
 }
 
 impl SimhashShingle {
+    /// The algorithm with these parameters.
     pub fn new(config: SimhashShingleConfig) -> Self {
         Self { config }
     }
 }
 
-impl SimhashShingle {
-    pub fn from_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+impl WeightedTerms for SimhashShingle {
+    type Output = SimhashFingerprint;
+
+    fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
         let c = &self.config;
         shingle_simhash(terms, idf, c.k, c.bits, c.seed)
     }
@@ -85,7 +91,7 @@ impl Algorithm for SimhashShingle {
     const ID: AlgorithmId = AlgorithmId::SimhashShingle;
 
     fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> SimhashFingerprint {
-        self.from_weighted_terms(&doc.terms, &term_weights(&doc.terms, weights))
+        self.of_analysis(doc, weights)
     }
 
     fn score(&self, a: &SimhashFingerprint, b: &SimhashFingerprint) -> Score {

@@ -15,6 +15,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::combine;
 
+/// Parameters of `supershingle` (`[algorithms.supershingle]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SupershingleConfig {
@@ -41,13 +42,17 @@ impl Default for SupershingleConfig {
 /// One hash per group; empty for a document without shingles.
 pub type SupershingleFingerprint = Vec<u64>;
 
+/// The `supershingle` algorithm (super-shingles): hashes of groups of the MinHash sketch, compared by matches.
 #[derive(Debug, Clone, Default)]
 pub struct Supershingle {
+    /// Its parameters.
     pub config: SupershingleConfig,
+    /// The MinHash whose sketch the groups are cut from.
     pub minhash: Minhash,
 }
 
 impl Supershingle {
+    /// The algorithm with these parameters.
     pub fn new(config: SupershingleConfig, minhash: MinhashConfig) -> Self {
         Self {
             config,

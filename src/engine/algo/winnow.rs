@@ -17,6 +17,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
 use crate::hash::mix64;
 
+/// Parameters of `winnow` (`[algorithms.winnow]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct WinnowConfig {
@@ -42,11 +43,15 @@ impl Default for WinnowConfig {
 /// One selected k-gram: its hash and byte range in the normalized text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
+    /// The k-gram's hash.
     pub hash: u64,
+    /// Where it starts (byte offset).
     pub start: u32,
+    /// Where it ends (byte offset, exclusive).
     pub end: u32,
 }
 
+/// What winnowing keeps of a document.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WinnowFingerprint {
     /// Distinct selected hashes as [`kept`] stores them, sorted (what pairs
@@ -64,12 +69,15 @@ pub fn kept(hash: u64) -> u32 {
     hash as u32
 }
 
+/// The `winnow` algorithm (winnowing): the minimum k-gram hash of each window, compared by overlap.
 #[derive(Debug, Clone, Default)]
 pub struct Winnow {
+    /// Its parameters.
     pub config: WinnowConfig,
 }
 
 impl Winnow {
+    /// The algorithm with these parameters.
     pub fn new(config: WinnowConfig) -> Self {
         Self { config }
     }

@@ -65,7 +65,10 @@ impl WordCache {
             let slot = self.slots.as_ptr().wrapping_add(self.home(word));
             // SAFETY: a prefetch is a hint; it never faults or reads into
             // the program, and the address is inside the table.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot.cast()) };
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(slot.cast())
+            };
         }
     }
 

@@ -67,6 +67,7 @@ pub struct Needs {
 }
 
 impl Needs {
+    /// Everything: what a caller that needs all parts asks for.
     pub const ALL: Needs = Needs {
         text: true,
         alnum: true,
@@ -93,6 +94,7 @@ const NO_TERM: u64 = 0;
 const PREFETCH_AHEAD: usize = 8;
 
 impl Analyzer {
+    /// An analyzer for texts tokenized under `config`.
     pub fn new(config: &TokenizerConfig) -> Self {
         let tag = hash64(format!("{config:?}").as_bytes(), 0x7a67);
         Self {
@@ -101,6 +103,7 @@ impl Analyzer {
         }
     }
 
+    /// Its tokenizer.
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
     }

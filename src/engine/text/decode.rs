@@ -72,7 +72,10 @@ pub enum NotText {
     /// Not text: a known binary format, NUL bytes, or too many control
     /// characters. `what` is a short human-readable description.
     #[error("binary ({what})")]
-    Binary { what: String },
+    Binary {
+        /// What it looks like ("PDF", "NUL bytes", ...).
+        what: String,
+    },
 }
 
 /// How much of the input `chardetng` sees, and how much the UTF-16 heuristic

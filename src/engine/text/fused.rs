@@ -56,6 +56,7 @@ pub struct FusedText {
 }
 
 impl FusedText {
+    /// The text, lowercased and padded for the 64-byte scans.
     pub fn new(text: &str) -> Self {
         debug_assert!(fused_segmentable(text));
         let mut lower = Vec::with_capacity(text.len() + PAD);
@@ -73,6 +74,7 @@ impl FusedText {
         self.len
     }
 
+    /// Whether the text is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -281,6 +283,7 @@ impl Classes {
         let mut c = Classes::default();
         // SAFETY: SSE2 is part of x86-64, and each load reads one
         // `chunk`'s 16 bytes.
+        #[allow(unsafe_code)]
         unsafe {
             for (k, chunk) in block.chunks_exact(16).enumerate() {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast());

@@ -33,14 +33,17 @@ impl StopWords {
         Self { words }
     }
 
+    /// Whether `word` (lowercased) is a stop word.
     pub fn contains(&self, word: &str) -> bool {
         self.words.contains(word)
     }
 
+    /// How many stop words there are.
     pub fn len(&self) -> usize {
         self.words.len()
     }
 
+    /// Whether the list is empty.
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }

@@ -19,18 +19,30 @@ use crate::engine::text::stopwords::StopWords;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
+    /// English.
     #[default]
     English,
+    /// French.
     French,
+    /// German.
     German,
+    /// Spanish.
     Spanish,
+    /// Italian.
     Italian,
+    /// Portuguese.
     Portuguese,
+    /// Dutch.
     Dutch,
+    /// Swedish.
     Swedish,
+    /// Norwegian.
     Norwegian,
+    /// Danish.
     Danish,
+    /// Finnish.
     Finnish,
+    /// Russian.
     Russian,
 }
 
@@ -97,9 +109,13 @@ impl Default for TokenizerConfig {
 /// C = vowels removed, D = both removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Variation {
+    /// All words (characters).
     A,
+    /// Stop words removed.
     B,
+    /// Duplicate words (for characters: vowels) removed.
     C,
+    /// Both removed.
     D,
 }
 
@@ -133,6 +149,7 @@ impl std::fmt::Debug for Tokenizer {
 }
 
 impl Tokenizer {
+    /// A tokenizer under `config` (its language's stemmer and stop words).
     pub fn new(config: &TokenizerConfig) -> Self {
         Self {
             config: config.clone(),
@@ -142,6 +159,7 @@ impl Tokenizer {
         }
     }
 
+    /// Its configuration.
     pub fn config(&self) -> &TokenizerConfig {
         &self.config
     }
@@ -153,6 +171,7 @@ impl Tokenizer {
         words
     }
 
+    /// Whether `word` is one of the language's stop words.
     pub fn is_stopword(&self, word: &str) -> bool {
         self.stopwords.contains(word)
     }

@@ -68,11 +68,15 @@ pub fn vocabulary<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 /// bookkeeping of what it did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edited {
+    /// The edited text.
     pub text: String,
     /// Whitespace-separated words of the source.
     pub source_words: usize,
+    /// Words inserted.
     pub inserted: usize,
+    /// Words deleted.
     pub deleted: usize,
+    /// Words replaced by others.
     pub replaced: usize,
 }
 

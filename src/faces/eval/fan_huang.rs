@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{ensure, Result};
+use super::error::{ensure, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -145,8 +145,11 @@ impl FanHuangConfig {
 pub struct CurvePoint {
     /// In the algorithm's native unit; for `fusion`, `min_agree`.
     pub threshold: f64,
+    /// Macro-averaged precision.
     pub precision: f64,
+    /// Macro-averaged recall.
     pub recall: f64,
+    /// Their harmonic mean.
     pub f: f64,
 }
 
@@ -161,6 +164,7 @@ pub struct Curve {
     /// How a score is compared with the threshold (`fusion` counts as
     /// [`Unit::Matches`]: agreeing algorithms ≥ threshold).
     pub unit: Unit,
+    /// One point per threshold, in sweep order.
     pub points: Vec<CurvePoint>,
 }
 
@@ -190,11 +194,13 @@ impl Curve {
 /// One row of the lexicon-count table (the paper's Table 1).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LexiconRow {
+    /// How many lexicons.
     pub lexicons: usize,
     /// Best point of this lexicon count.
     pub best: CurvePoint,
     /// The paper's best F and threshold for this count (counts 1–10).
     pub paper_f: Option<f64>,
+    /// See `paper_f`.
     pub paper_threshold: Option<u32>,
 }
 
@@ -205,7 +211,9 @@ pub struct SourceText {
     pub file: String,
     /// Byte offset of the text in the book's decoded text.
     pub offset: usize,
+    /// Its length in bytes.
     pub bytes: usize,
+    /// Its words (whitespace-separated).
     pub words: usize,
 }
 
@@ -213,9 +221,13 @@ pub struct SourceText {
 /// that differs between two runs with the same seed).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Timing {
+    /// Reading and cutting the books.
     pub read: f64,
+    /// Making the copies and fingerprinting every text.
     pub fingerprint: f64,
+    /// Sweeping the thresholds.
     pub sweep: f64,
+    /// All of it.
     pub total: f64,
 }
 
@@ -225,6 +237,7 @@ pub struct Timing {
 /// or serde.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvalReport {
+    /// The protocol's settings.
     pub config: FanHuangConfig,
     /// The books folder as given.
     pub books: String,
@@ -238,6 +251,7 @@ pub struct EvalReport {
     pub chunks: usize,
     /// Distinct words the edits draw from.
     pub vocabulary: usize,
+    /// Where each source text came from.
     pub sources: Vec<SourceText>,
     /// Background texts actually used.
     pub background: usize,
@@ -253,6 +267,7 @@ pub struct EvalReport {
     /// Lexicon count of the configuration under test (its curve is the
     /// `simhash-lexicons` line of [`EvalReport::main_curves`]).
     pub product_lexicons: usize,
+    /// How long each stage took.
     pub timing: Timing,
 }
 
@@ -361,7 +376,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
     let total_files = all_files.len();
     let files: Vec<_> = all_files
         .into_iter()
-        .filter(|f| config.includes(&f.rel))
+        .filter(|f| config.includes(&f.doc.to_string()))
         .collect();
     let excluded_files = total_files - files.len();
     let decoded: Vec<Option<String>> = files
@@ -593,7 +608,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         sources: sources
             .iter()
             .map(|&c| SourceText {
-                file: files[chunks[c].file].rel.clone(),
+                file: files[chunks[c].file].doc.to_string(),
                 offset: chunks[c].offset,
                 bytes: chunks[c].text.len(),
                 words: chunks[c].text.split_whitespace().count(),

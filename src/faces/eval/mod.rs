@@ -48,12 +48,14 @@
 //! (up to [`Timing`]) on any machine and thread count.
 
 mod edit;
+mod error;
 mod fan_huang;
 pub mod library;
 mod render;
 mod truth;
 
 pub use edit::{chunk_text, edit_count, edit_words, vocabulary, Edited};
+pub use error::{EvalError, Result};
 pub use fan_huang::{
     f_measure, fan_huang, Curve, CurvePoint, EvalReport, FanHuangConfig, LexiconRow, SourceText,
     Timing, PAPER_SIMHASH_F, PAPER_SIMHASH_SHINGLE_F, PAPER_TABLE1,

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use super::error::{io, Result};
 
 use super::fan_huang::{Curve, CurvePoint, EvalReport};
 use crate::engine::algo::Unit;
@@ -182,8 +182,7 @@ impl EvalReport {
 
     /// Write [`EvalReport::to_svg`] to `path`.
     pub fn write_svg(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_svg())
-            .with_context(|| format!("cannot write {}", path.display()))
+        std::fs::write(path, self.to_svg()).map_err(io("write", path))
     }
 
     /// An SVG page of small plots: precision, recall and F against the

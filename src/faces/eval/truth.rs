@@ -4,7 +4,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use super::error::{bail, ensure, io, EvalError, Result};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +31,7 @@ use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 /// ignored (so `sample-corpus/expected.json` is a truth file).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Truth {
+    /// Groups of documents that are all duplicates of each other.
     pub groups: Vec<Vec<String>>,
     /// (part, whole) pairs.
     #[serde(default)]
@@ -106,19 +107,24 @@ pub struct TruthRow {
     pub algorithm: String,
     /// The threshold used, in the algorithm's unit (`fusion`: `min_agree`).
     pub threshold: f64,
+    /// Duplicates called duplicates.
     pub true_positives: usize,
+    /// Others called duplicates.
     pub false_positives: usize,
+    /// Duplicates missed.
     pub false_negatives: usize,
     /// TP / (TP + FP); 0 when nothing is called a duplicate.
     pub precision: f64,
     /// TP / (TP + FN); 0 when the truth has no pairs.
     pub recall: f64,
+    /// Their harmonic mean.
     pub f: f64,
 }
 
 /// The outcome of [`truth`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TruthReport {
+    /// The labelled folder.
     pub root: String,
     /// Files fingerprinted.
     pub documents: usize,
@@ -147,10 +153,12 @@ pub struct TruthReport {
 }
 
 impl TruthReport {
+    /// The row of `algorithm` (an id, or `fusion`).
     pub fn row(&self, algorithm: &str) -> Option<&TruthRow> {
         self.rows.iter().find(|r| r.algorithm == algorithm)
     }
 
+    /// The report as pretty JSON.
     pub fn to_json(&self) -> Result<String> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
     }
@@ -163,9 +171,10 @@ impl TruthReport {
         for row in &self.rows {
             out.serialize(row)?;
         }
-        Ok(String::from_utf8(out.into_inner()?)?)
+        Ok(String::from_utf8(out.into_inner()?).expect("CSV of UTF-8 fields is UTF-8"))
     }
 
+    /// The report as a table for people.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -234,21 +243,17 @@ impl TruthReport {
 /// its configured threshold, and `fusion`, judged pairwise against the
 /// duplicate pairs of `truth_file` (see [`Truth`]).
 pub fn truth(dir: &Path, truth_file: &Path, engine: &Engine) -> Result<TruthReport> {
-    let text = std::fs::read_to_string(truth_file)
-        .with_context(|| format!("cannot read {}", truth_file.display()))?;
-    let labels: Truth = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a truth file ({{\"groups\": [[path, ...], ...], \
-             \"containment\": [[part, whole], ...], \"distinct\": [[path, path], ...]}})",
-            truth_file.display()
-        )
+    let text = std::fs::read_to_string(truth_file).map_err(io("read", truth_file))?;
+    let labels: Truth = serde_json::from_str(&text).map_err(|error| EvalError::NotTruth {
+        path: truth_file.to_path_buf(),
+        error,
     })?;
     truth_with(dir, &labels, engine)
 }
 
 /// [`truth`] with the labels already parsed.
 pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthReport> {
-    anyhow::ensure!(dir.is_dir(), "{} is not a folder", dir.display());
+    ensure!(dir.is_dir(), "{} is not a folder", dir.display());
     let (files, problems) = list_files(dir);
     let weights = engine.reference_weights();
     let shingle = &engine.config().algorithms.shingle;
@@ -267,19 +272,19 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
     let mut docs = Vec::new();
     let mut skipped: Vec<(String, String)> = problems
         .into_iter()
-        .map(|(rel, why)| (rel, why.to_string()))
+        .map(|(doc, why)| (doc.to_string(), why.to_string()))
         .collect();
     for (f, r) in files.iter().zip(read) {
         match r {
-            Ok((shingles, fp)) => docs.push((f.rel.clone(), shingles, fp)),
-            Err(why) => skipped.push((f.rel.clone(), why.to_string())),
+            Ok((shingles, fp)) => docs.push((f.doc.to_string(), shingles, fp)),
+            Err(why) => skipped.push((f.doc.to_string(), why.to_string())),
         }
     }
     let positives = labels.positive_pairs();
     let distinct: BTreeSet<(String, String)> =
         labels.distinct.iter().map(|(a, b)| ordered(a, b)).collect();
     if let Some((a, b)) = distinct.intersection(&positives).next() {
-        anyhow::bail!("the truth lists {a} and {b} both as duplicates and as distinct");
+        bail!("the truth lists {a} and {b} both as duplicates and as distinct");
     }
     let group_pairs = labels.group_pairs();
     let names: BTreeSet<&str> = docs.iter().map(|d| d.0.as_str()).collect();

@@ -8,21 +8,31 @@ use std::time::Duration;
 use super::state::Screen;
 use crate::runtime::worker::Update;
 
+/// What can happen to the UI model: a user intent or an outside event.
 #[derive(Debug, Clone)]
 pub enum Action {
+    /// Leave (after the worker has closed the index).
     Quit,
     /// Ctrl+Z or SIGTSTP: give the terminal back to the shell and stop
     /// until continued.
     Suspend,
+    /// Show a screen.
     ShowScreen(Screen),
+    /// Open or close the help overlay.
     ToggleHelp,
     /// Close the overlay or prompt, or go back to the cluster list.
     Back,
+    /// Select the previous row (scroll up).
     Up,
+    /// Select the next row (scroll down).
     Down,
+    /// A page up.
     PageUp,
+    /// A page down.
     PageDown,
+    /// The first row.
     Home,
+    /// The last row.
     End,
     /// Focus the cluster list.
     Left,
@@ -30,18 +40,29 @@ pub enum Action {
     Right,
     /// Switch between the cluster list and the members.
     NextFocus,
+    /// Open what is selected (a cluster's members, a pair).
     Enter,
+    /// Sort the cluster list the next way (size, weakest, newest).
     CycleSort,
+    /// Type a filter for the cluster list.
     StartFilter,
+    /// Type a prefix to export to.
     StartExport,
+    /// A character typed into the prompt.
     PromptChar(char),
+    /// Delete the prompt's last character.
     PromptBackspace,
+    /// Accept the prompt.
     PromptSubmit,
+    /// Close the prompt without acting.
     PromptCancel,
+    /// Show the selected pair's scores.
     OpenPair,
+    /// Show the selected pair's diff.
     OpenDiff,
     /// The next (previous) change of the diff, or search match.
     NextChange,
+    /// Jump to the diff's previous change.
     PrevChange,
     /// Ask what to search for in the diff.
     StartSearch,
@@ -51,39 +72,61 @@ pub enum Action {
     ToggleDiffMode,
     /// Scroll the pair screen's reason panel a row.
     ScrollReason {
+        /// Towards the end.
         down: bool,
     },
+    /// Mark the active pair a duplicate.
     MarkDuplicate,
+    /// Mark the active pair not a duplicate.
     MarkNotDuplicate,
+    /// Mark (or unmark) the active document as its cluster's keeper.
     ToggleKeep,
+    /// Undo the last verdict or keeper mark.
     Undo,
+    /// Ask the worker to walk the folder again.
     Rescan,
     /// Move the selected algorithm's threshold by this many steps
     /// (positive = stricter, whatever the unit).
     Nudge(i32),
+    /// Put the selected threshold back to its configured value.
     ResetThreshold,
+    /// Cluster by the next (or previous) verdict.
     CycleClusterBy {
+        /// Next (`true`) or previous.
         forward: bool,
     },
+    /// Switch between components and stars.
     ToggleMode,
     /// The selected algorithm in words, or the sliders again.
     ToggleAbout,
+    /// A mouse click.
     Click {
+        /// Terminal column.
         col: u16,
+        /// Terminal row.
         row: u16,
     },
+    /// A mouse drag.
     Drag {
+        /// Terminal column.
         col: u16,
+        /// Terminal row.
         row: u16,
     },
+    /// A mouse wheel turn.
     Scroll {
+        /// Terminal column.
         col: u16,
+        /// Terminal row.
         row: u16,
+        /// Towards the end.
         down: bool,
     },
+    /// The terminal is now this many columns and rows.
     Resize(u16, u16),
     /// Time passed (since the UI started).
     Tick(Duration),
+    /// An update from the worker.
     Worker(Update),
     /// The worker's channel closed.
     WorkerGone,

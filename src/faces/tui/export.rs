@@ -13,15 +13,16 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use super::error::{io, Result, TuiError};
 use serde_json::{json, Map, Value};
 
+use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
-use crate::pairing::library::{ClusterMode, PairVerdict};
+use crate::pairing::cluster::ClusterMode;
 use crate::runtime::worker::protocol::{cluster_by_label, Snapshot};
 
 /// Verdicts known to the UI, by ordered pair.
-pub type Verdicts = BTreeMap<(String, String), Option<PairVerdict>>;
+pub type Verdicts = BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>;
 
 /// Version of the export JSON.
 pub const EXPORT_FORMAT: u32 = 1;
@@ -30,12 +31,13 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "\"\""))
 }
 
-fn verdict_name(v: Option<PairVerdict>) -> &'static str {
-    match v {
-        Some(PairVerdict::Duplicate) => "duplicate",
-        Some(PairVerdict::NotDuplicate) => "not-duplicate",
-        None => "",
-    }
+/// A document's display form, quoted for CSV.
+fn quote_doc(doc: &DocPath) -> String {
+    quote(&doc.to_string())
+}
+
+fn verdict_name(v: Option<CuratorVerdict>) -> &'static str {
+    v.map_or("", CuratorVerdict::as_str)
 }
 
 fn mode_name(m: ClusterMode) -> &'static str {
@@ -45,13 +47,8 @@ fn mode_name(m: ClusterMode) -> &'static str {
     }
 }
 
-fn verdict_of(verdicts: &Verdicts, a: &str, b: &str) -> Option<PairVerdict> {
-    let key = if a <= b {
-        (a.to_owned(), b.to_owned())
-    } else {
-        (b.to_owned(), a.to_owned())
-    };
-    verdicts.get(&key).copied().flatten()
+fn verdict_of(verdicts: &Verdicts, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
+    verdicts.get(&ordered_pair(a, b)).copied().flatten()
 }
 
 /// One row per cluster member: cluster id, path, whether it is the
@@ -66,9 +63,9 @@ pub fn clusters_csv(snap: &Snapshot) -> String {
                 out,
                 "{},{},{},{},{},{},{}",
                 i + 1,
-                quote(&m.path),
+                quote_doc(&m.path),
                 j == 0,
-                m.keep,
+                m.keeper,
                 c.weakest.map_or(String::new(), |w| w.to_string()),
                 quote(&agreeing.join(" ")),
                 c.disagreement
@@ -92,7 +89,13 @@ pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> String {
             continue;
         };
         for m in c.members.iter().skip(1) {
-            let _ = write!(out, "{},{},{}", i + 1, quote(&rep.path), quote(&m.path));
+            let _ = write!(
+                out,
+                "{},{},{}",
+                i + 1,
+                quote_doc(&rep.path),
+                quote_doc(&m.path)
+            );
             for id in AlgorithmId::ALL {
                 out.push(',');
                 if let Some(v) = m
@@ -151,7 +154,7 @@ pub fn json(snap: &Snapshot, root: &str, verdicts: &Verdicts) -> Result<String> 
                 .map(|m| {
                     json!({
                         "path": m.path,
-                        "keep": m.keep,
+                        "keep": m.keeper,
                         "passing": m.passing.iter().map(|id| id.as_str()).collect::<Vec<_>>(),
                         "scores": m.scores.as_ref().map(|s| scores_json(Some(s))),
                     })
@@ -209,18 +212,21 @@ pub fn resolve(input: &str, cwd: &Path, root: &Path) -> Result<PathBuf> {
         cwd.join(expanded)
     };
     let Some(name) = full.file_name().map(|n| n.to_owned()) else {
-        bail!("{} needs a file name prefix", full.display());
+        return Err(TuiError::Export(format!(
+            "{} needs a file name prefix",
+            full.display()
+        )));
     };
     let dir = full.parent().unwrap_or(Path::new("/"));
     let dir = dir
         .canonicalize()
-        .with_context(|| format!("folder {} does not exist", dir.display()))?;
+        .map_err(|e| TuiError::Export(format!("folder {} does not exist: {e}", dir.display())))?;
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     if dir.starts_with(&root) {
-        bail!(
+        return Err(TuiError::Export(format!(
             "{} is inside the watched folder; doppel never writes there",
             dir.display()
-        );
+        )));
     }
     Ok(dir.join(name))
 }
@@ -248,10 +254,10 @@ fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(format!(".tmp-{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, contents).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
+    std::fs::write(&tmp, contents).map_err(io(format!("write {}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(|error| {
         let _ = std::fs::remove_file(&tmp);
-        format!("cannot rename into {}", path.display())
+        io(format!("rename into {}", path.display()))(error)
     })
 }
 
@@ -288,7 +294,9 @@ pub fn free_prefix(input: &str, cwd: &Path, root: &Path) -> Result<(String, Path
             return Ok((name, path));
         }
     }
-    bail!("no free export name after {input}-{from}");
+    Err(TuiError::Export(format!(
+        "no free export name after {input}-{from}"
+    )))
 }
 
 /// What an export wrote.
@@ -391,8 +399,8 @@ mod tests {
         std::fs::create_dir_all(&root).unwrap();
         let snap = Snapshot {
             generation: 1,
-            spec: crate::pairing::library::ClusterSpec {
-                by: crate::pairing::library::ClusterBy::Fusion,
+            spec: crate::pairing::cluster::ClusterSpec {
+                by: crate::pairing::cluster::ClusterBy::Fusion,
                 mode: ClusterMode::Components,
                 thresholds: Default::default(),
                 fusion: Default::default(),

@@ -89,7 +89,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Thresholds", "0", "back to the default"),
     ("Thresholds", "c C", "cluster by: next / previous algorithm"),
     ("Thresholds", "m", "mode: components / star"),
-    ("Thresholds", "i", "what the algorithm measures (i again: the sliders)"),
+    (
+        "Thresholds",
+        "i",
+        "what the algorithm measures (i again: the sliders)",
+    ),
     (
         "Mouse",
         "click",

@@ -8,6 +8,7 @@ use super::state::{AppState, Screen};
 
 /// Below this the UI draws only a "terminal too small" note.
 pub const MIN_WIDTH: u16 = 30;
+/// See [`MIN_WIDTH`].
 pub const MIN_HEIGHT: u16 = 8;
 /// From this width panels sit side by side.
 pub const WIDE: u16 = 120;
@@ -16,10 +17,15 @@ pub const WIDE: u16 = 120;
 /// line, status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
+    /// The tab bar.
     pub tabs: Rect,
+    /// The current screen.
     pub body: Rect,
+    /// The message line's rows, while a notice is shown.
     pub notice: Option<Rect>,
+    /// The prompt line, while one is open.
     pub prompt: Option<Rect>,
+    /// The status bar.
     pub status: Rect,
 }
 
@@ -29,12 +35,13 @@ pub fn notice_max_rows(height: u16) -> u16 {
     (height / 3).max(1)
 }
 
+/// The whole terminal.
 pub fn area(state: &AppState) -> Rect {
     Rect::new(0, 0, state.width, state.height)
 }
 
-/// The frame for `area`, with a prompt line and `notice` message rows
-/// (at most [`notice_max_rows`]) when asked.
+/// The frame of `area`, with a prompt line and `notice` message rows
+/// (at most [`notice_max_rows`]) when asked; `None` when it is too small.
 pub fn frame(area: Rect, prompt: bool, notice: u16) -> Option<Frame> {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return None;
@@ -61,6 +68,7 @@ pub fn frame(area: Rect, prompt: bool, notice: u16) -> Option<Frame> {
     })
 }
 
+/// The frame of the state's terminal.
 pub fn frame_of(state: &AppState) -> Option<Frame> {
     frame(
         area(state),
@@ -105,6 +113,7 @@ pub fn tabs(width: u16) -> (String, Vec<(Screen, u16, u16)>) {
     (brand.to_owned(), spans)
 }
 
+/// The label of `s`'s tab at this terminal width.
 pub fn tab_label(s: Screen, width: u16) -> String {
     if width >= 76 {
         format!(" {} {} ", s.key(), s.title())
@@ -139,14 +148,18 @@ pub fn rows(block: Rect, header: u16) -> Rect {
 /// The cluster list and the members panel (outer blocks).
 #[derive(Debug, Clone, Copy)]
 pub struct Clusters {
+    /// The cluster list.
     pub list: Rect,
+    /// The selected cluster's members.
     pub members: Rect,
 }
 
 /// Header lines inside the cluster list and members blocks.
 pub const LIST_HEADER: u16 = 1;
+/// See [`LIST_HEADER`].
 pub const MEMBERS_HEADER: u16 = 2;
 
+/// The clusters screen: side by side from [`WIDE`], stacked below.
 pub fn clusters(body: Rect) -> Clusters {
     let [list, members] = if body.width >= WIDE {
         Layout::horizontal([Constraint::Percentage(52), Constraint::Percentage(48)]).areas(body)
@@ -159,13 +172,18 @@ pub fn clusters(body: Rect) -> Clusters {
 /// Pair detail: summary lines, score table, reason box.
 #[derive(Debug, Clone, Copy)]
 pub struct Pair {
+    /// The summary lines above.
     pub header: Rect,
+    /// The table.
     pub table: Rect,
+    /// The selected row's reason in words.
     pub reason: Rect,
 }
 
+/// Summary lines of the pair screen.
 pub const PAIR_HEADER: u16 = 5;
 
+/// The pair screen.
 pub fn pair(body: Rect) -> Pair {
     let [header, table, reason] = Layout::vertical([
         Constraint::Length(PAIR_HEADER),
@@ -183,12 +201,17 @@ pub fn pair(body: Rect) -> Pair {
 /// Side-by-side diff: summary line, file names, two text columns.
 #[derive(Debug, Clone, Copy)]
 pub struct Diff {
+    /// The diff's summary line.
     pub summary: Rect,
+    /// The two file names.
     pub names: Rect,
+    /// The left text (A).
     pub left: Rect,
+    /// The right text (B).
     pub right: Rect,
 }
 
+/// The diff screen.
 pub fn diff(body: Rect) -> Diff {
     let [summary, names, text] = Layout::vertical([
         Constraint::Length(1),
@@ -216,17 +239,23 @@ pub fn diff(body: Rect) -> Diff {
 /// notes on the selected algorithm where room is left.
 #[derive(Debug, Clone, Copy)]
 pub struct Thresholds {
+    /// The summary lines above.
     pub header: Rect,
+    /// The table.
     pub table: Rect,
+    /// The histogram of pair scores.
     pub histogram: Rect,
+    /// Notes on the selected algorithm.
     pub info: Rect,
 }
 
+/// Header lines inside the threshold table.
 pub const THRESHOLD_HEADER: u16 = 1;
 
 /// Tallest useful histogram in the narrow layout.
 const HISTOGRAM_MAX: u16 = 12;
 
+/// The thresholds screen for this many algorithms.
 pub fn thresholds(body: Rect, algorithms: usize) -> Thresholds {
     let [header, rest] = Layout::vertical([Constraint::Length(2), Constraint::Min(0)]).areas(body);
     let table_h = (algorithms as u16).saturating_add(3);
@@ -261,7 +290,9 @@ pub fn thresholds(body: Rect, algorithms: usize) -> Thresholds {
 
 /// The threshold table's columns: name, value, floor, passing pairs, slider.
 pub const T_NAME: u16 = 17;
+/// See [`T_NAME`].
 pub const T_VALUE: u16 = 9;
+/// See [`T_NAME`].
 pub const T_PASSING: u16 = 8;
 
 /// The slider column of the threshold table (x range within `rows`).
@@ -312,6 +343,7 @@ pub fn row_at(rows: Rect, offset: usize, len: usize, col: u16, row: u16) -> Opti
     (i < len).then_some(i)
 }
 
+/// Whether the cell (`col`, `row`) is inside `r`.
 pub fn contains(r: Rect, col: u16, row: u16) -> bool {
     col >= r.x && col < r.right() && row >= r.y && row < r.bottom()
 }
@@ -337,15 +369,24 @@ pub fn list_height(state: &AppState, which: List) -> usize {
     usize::from(r.height)
 }
 
+/// The scrollable lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum List {
+    /// The cluster list.
     Clusters,
+    /// The members of the selected cluster.
     Members,
+    /// The pair screen's score table.
     PairRows,
+    /// The diff's rows.
     Diff,
+    /// The threshold table.
     Thresholds,
+    /// The skipped files.
     Skipped,
+    /// The log.
     Log,
+    /// The help overlay.
     Help,
 }
 

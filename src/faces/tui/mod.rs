@@ -23,6 +23,7 @@
 //! unicode-width) sit behind the `tui` feature.
 pub mod action;
 pub mod diff;
+mod error;
 pub mod export;
 pub mod keymap;
 pub mod layout;
@@ -40,7 +41,8 @@ pub use update::update;
 
 use std::time::Duration;
 
-use anyhow::Context;
+use error::io;
+pub use error::{Result, TuiError};
 
 use crate::runtime::config::ThemeName;
 use crate::runtime::worker::WorkerConfig;
@@ -48,7 +50,7 @@ use crate::runtime::worker::WorkerConfig;
 /// Open the TUI on `config.root` with a worker (and watcher) behind it;
 /// returns when the curator quits. The terminal is restored on every exit
 /// path (see [`terminal`]).
-pub fn run(config: WorkerConfig) -> anyhow::Result<()> {
+pub fn run(config: WorkerConfig) -> Result<()> {
     run_with(config, &[], ThemeName::Default)
 }
 
@@ -61,12 +63,17 @@ pub fn run_with(
     config: WorkerConfig,
     initial: &[crate::runtime::worker::Command],
     theme: ThemeName,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     let root = config
         .root
         .canonicalize()
-        .with_context(|| format!("cannot open folder {}", config.root.display()))?;
-    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+        .map_err(|error| TuiError::Folder {
+            root: config.root.clone(),
+            error,
+        })?;
+    if !root.is_dir() {
+        return Err(TuiError::NotAFolder { root });
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
     let mut state = AppState::new(root.display().to_string(), &config.engine);
     state.theme = ui::Theme::resolve(theme, std::env::var_os("NO_COLOR").as_deref());
@@ -78,11 +85,11 @@ pub fn run_with(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
-        .context("cannot start the UI runtime")?;
+        .map_err(io("start the UI runtime"))?;
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
     let signals = signals(actions_tx.clone())?;
 
-    let mut guard = terminal::Guard::enter().context("cannot set up the terminal")?;
+    let mut guard = terminal::Guard::enter().map_err(io("set up the terminal"))?;
     let worker = crate::runtime::worker::spawn(config);
     let commands = worker.commands.clone();
     for c in initial {
@@ -153,11 +160,11 @@ fn forward(
 /// raw mode) asks the loop to suspend, which restores the terminal first.
 fn signals(
     actions: tokio::sync::mpsc::UnboundedSender<Action>,
-) -> anyhow::Result<signal_hook::iterator::Handle> {
+) -> Result<signal_hook::iterator::Handle> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
     let mut signals =
         signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP])
-            .context("cannot install signal handlers")?;
+            .map_err(io("install signal handlers"))?;
     let handle = signals.handle();
     std::thread::Builder::new()
         .name("doppel-signals".into())
@@ -178,6 +185,6 @@ fn signals(
                 }
             }
         })
-        .context("cannot start the signal thread")?;
+        .map_err(io("start the signal thread"))?;
     Ok(handle)
 }

@@ -20,6 +20,7 @@ use ratatui::Terminal;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use super::action::Action;
+use super::error::{self, Result, TuiError};
 use super::export;
 use super::keymap;
 use super::state::{AppState, Effect, Level};
@@ -36,7 +37,9 @@ const DRAIN_CAP: usize = 512;
 /// Where exports go and what they must avoid.
 #[derive(Debug, Clone)]
 pub struct ExportContext {
+    /// Where a relative prefix is taken from.
     pub cwd: PathBuf,
+    /// The watched folder, never written into.
     pub root: PathBuf,
 }
 
@@ -108,7 +111,7 @@ fn apply(
                     .name("doppel-export".into())
                     .spawn(move || {
                         let result = export::write(&prefix, &ctx.cwd, &ctx.root, &snap, &verdicts)
-                            .map_err(|e| format!("{e:#}"));
+                            .map_err(|e| e.to_string());
                         let _ = tx.send(Action::Exported(result));
                     });
             }
@@ -137,7 +140,7 @@ pub async fn run_loop<B, S>(
     actions: &mut UnboundedReceiver<Action>,
     export_ctx: &ExportContext,
     suspend: Suspend<'_, B>,
-) -> anyhow::Result<()>
+) -> Result<()>
 where
     B: Backend,
     B::Error: Send + Sync + 'static,
@@ -147,9 +150,10 @@ where
     // Debug builds only: `!` panics on the UI thread when this is set, so
     // the terminal tests can check the panic hook restores the terminal.
     let panic_key = cfg!(debug_assertions) && std::env::var_os(PANIC_KEY_VAR).is_some();
-    let size = terminal.size()?;
+    let draw_failed = |e: B::Error| TuiError::Draw(Box::new(e));
+    let size = terminal.size().map_err(draw_failed)?;
     update(state, Action::Resize(size.width, size.height));
-    terminal.draw(|f| render(state, f))?;
+    terminal.draw(|f| render(state, f)).map_err(draw_failed)?;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     loop {
@@ -161,7 +165,7 @@ where
                     }
                     event_actions(state, ev)
                 }
-                Some(Err(e)) => return Err(e.into()),
+                Some(Err(e)) => return Err(error::io("read the terminal")(e)),
                 // The terminal is gone (hang-up): leave.
                 None => vec![Action::Quit],
             },
@@ -188,11 +192,11 @@ where
             return Ok(());
         }
         if suspending {
-            suspend(terminal)?;
+            suspend(terminal).map_err(error::io("suspend to the shell"))?;
             // The shell drew over the screen: forget what was on it.
-            terminal.clear()?;
+            terminal.clear().map_err(draw_failed)?;
         }
-        terminal.draw(|f| render(state, f))?;
+        terminal.draw(|f| render(state, f)).map_err(draw_failed)?;
     }
 }
 

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::diff::DiffState;
+use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::engine::{EngineConfig, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, PairVerdict};
+use crate::faces::tui::text::doc_path;
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::worker::protocol::{
     ClusterView, MemberView, PairDetail, Progress, Snapshot, WatchState,
 };
@@ -18,15 +20,22 @@ use crate::runtime::worker::Command;
 /// The screens, in tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
+    /// Clusters and their members.
     Clusters,
+    /// One pair's scores.
     Pair,
+    /// One pair's side-by-side diff.
     Diff,
+    /// Thresholds, cluster settings and the histogram.
     Thresholds,
+    /// Skipped files and why.
     Skipped,
+    /// What happened.
     Log,
 }
 
 impl Screen {
+    /// Every screen, in tab order.
     pub const ALL: [Screen; 6] = [
         Screen::Clusters,
         Screen::Pair,
@@ -36,6 +45,7 @@ impl Screen {
         Screen::Log,
     ];
 
+    /// Its tab's title.
     pub fn title(self) -> &'static str {
         match self {
             Screen::Clusters => "Clusters",
@@ -63,7 +73,9 @@ impl Screen {
 /// Which list of the clusters screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
+    /// The cluster list.
     Clusters,
+    /// The selected cluster's members.
     Members,
 }
 
@@ -79,6 +91,7 @@ pub enum SortKey {
 }
 
 impl SortKey {
+    /// The order after this one.
     pub fn next(self) -> Self {
         match self {
             SortKey::Size => SortKey::Weakest,
@@ -87,6 +100,7 @@ impl SortKey {
         }
     }
 
+    /// Its name on screen.
     pub fn label(self) -> &'static str {
         match self {
             SortKey::Size => "size",
@@ -100,25 +114,41 @@ impl SortKey {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prompt {
     /// Filter the cluster list by file name (applied as typed).
-    Filter { input: String },
+    Filter {
+        /// What is typed so far.
+        input: String,
+    },
     /// Export clusters and pairs; the input is a path prefix.
-    Export { input: String },
+    Export {
+        /// What is typed so far.
+        input: String,
+    },
     /// Search both sides of the diff (run on Enter).
-    Search { input: String },
+    Search {
+        /// What is typed so far.
+        input: String,
+    },
 }
 
+/// How much a log line matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// Something happened.
     Info,
+    /// Worth a look, not a failure.
     Warn,
+    /// Something failed.
     Error,
 }
 
+/// One line of the log screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogLine {
     /// Time since the UI started.
     pub at: Duration,
+    /// How much it matters.
     pub level: Level,
+    /// What happened.
     pub text: String,
 }
 
@@ -128,12 +158,16 @@ pub const LOG_CAP: usize = 1000;
 /// How far one algorithm's threshold can move, in its native unit.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Limits {
+    /// The loosest (or smallest) value.
     pub min: f64,
+    /// The largest value.
     pub max: f64,
+    /// One nudge.
     pub step: f64,
 }
 
 impl Limits {
+    /// `v` snapped to a step and kept in range (NaN becomes `min`).
     pub fn clamp(&self, v: f64) -> f64 {
         let v = if v.is_finite() { v } else { self.min };
         let snapped = if self.step > 0.0 {
@@ -146,6 +180,7 @@ impl Limits {
         snapped.clamp(self.min, self.max)
     }
 
+    /// Whether the threshold cannot move (`exact`, `imatch`).
     pub fn fixed(&self) -> bool {
         self.max <= self.min
     }
@@ -220,8 +255,11 @@ pub fn threshold_from_similarity(id: AlgorithmId, s: f64, lim: &Limits) -> f64 {
 /// The curator's clustering choices, as asked of the worker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThresholdsState {
+    /// The thresholds asked for.
     pub thresholds: Thresholds,
+    /// The verdict clusters are made by.
     pub by: ClusterBy,
+    /// Components or stars.
     pub mode: ClusterMode,
     /// A spec change was sent and no snapshot with it has arrived yet.
     pub awaiting: bool,
@@ -231,12 +269,14 @@ pub struct ThresholdsState {
     pub about: bool,
 }
 
+/// The pair screen's state.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PairState {
     /// The pair asked for (A, B).
-    pub requested: Option<(String, String)>,
+    pub requested: Option<(DocPath, DocPath)>,
     /// Answers computed before this generation are stale.
     pub min_generation: u64,
+    /// The worker's answer, once it came.
     pub detail: Option<Arc<PairDetail>>,
     /// Selected row of the score table.
     pub row: usize,
@@ -247,7 +287,9 @@ pub struct PairState {
 /// A review action's inverse, for undo.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoEntry {
+    /// What undoes it.
     pub command: Command,
+    /// What it did, for the log.
     pub label: String,
 }
 
@@ -255,7 +297,10 @@ pub struct UndoEntry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
-    Export { prefix: String },
+    Export {
+        /// The prefix typed (relative to the current folder).
+        prefix: String,
+    },
     /// Restore the terminal, stop the process, take the terminal again.
     Suspend,
 }
@@ -271,47 +316,76 @@ pub struct AppState {
     pub export_prefix: String,
     /// Algorithms shown in tables and the thresholds panel, in order.
     pub algorithms: Vec<AlgorithmId>,
+    /// How far each threshold can move.
     pub limits: BTreeMap<AlgorithmId, Limits>,
+    /// The configured thresholds (what a reset goes back to).
     pub defaults: Thresholds,
+    /// Terminal columns.
     pub width: u16,
+    /// Terminal rows.
     pub height: u16,
+    /// The screen shown.
     pub screen: Screen,
     /// The help overlay is open, scrolled by this many lines.
     pub help: Option<usize>,
+    /// The prompt being typed, if any.
     pub prompt: Option<Prompt>,
+    /// Which list of the clusters screen has the keyboard.
     pub focus: Focus,
+    /// The worker's latest snapshot.
     pub snapshot: Option<Arc<Snapshot>>,
     /// Indexes into the snapshot's clusters after filter and sort.
     pub view: Vec<usize>,
+    /// The cluster list's order.
     pub sort: SortKey,
+    /// The cluster list's filter (file names containing it).
     pub filter: String,
+    /// The selected row of the cluster list (an index into `view`).
     pub cluster_sel: usize,
+    /// The cluster list's first row shown.
     pub cluster_offset: usize,
+    /// The selected member.
     pub member_sel: usize,
+    /// The members list's first row shown.
     pub member_offset: usize,
+    /// The pair screen.
     pub pair: PairState,
+    /// The diff screen.
     pub diff: DiffState,
+    /// The thresholds screen and the spec asked for.
     pub thresholds: ThresholdsState,
+    /// The selected skipped file.
     pub skipped_sel: usize,
+    /// The skipped list's first row shown.
     pub skipped_offset: usize,
     /// Lines from the end of the log that are scrolled past (0 = follow).
     pub log_back: usize,
+    /// How far the worker's pass is.
     pub progress: Option<Progress>,
+    /// How the folder is being followed.
     pub watch: Option<WatchState>,
+    /// What the status bar says last happened.
     pub last_event: Option<String>,
     /// The outcome of the curator's last action, or a problem, shown whole
     /// on the message line above the status bar until the next key or click.
     pub notice: Option<(Level, String)>,
+    /// The log, at most [`LOG_CAP`] lines.
     pub log: VecDeque<LogLine>,
     /// Curator verdicts set or seen this session, by ordered pair.
-    pub verdicts: BTreeMap<(String, String), Option<PairVerdict>>,
-    /// Keep flags set this session and not yet in a snapshot.
-    pub keep_overrides: BTreeMap<String, bool>,
+    pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
+    /// Keeper marks set this session and not yet in a snapshot.
+    pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// What the curator can undo, last first.
     pub undo: Vec<UndoEntry>,
+    /// Time since the UI started.
     pub elapsed: Duration,
+    /// Timer ticks so far (the spinner).
     pub ticks: u64,
+    /// The worker has not stopped.
     pub worker_running: bool,
+    /// The loop ends.
     pub quit: bool,
+    /// Work for the loop (exports), taken by it.
     pub effects: Vec<Effect>,
     /// Updates dropped as stale (for tests and the log).
     pub dropped: u64,
@@ -321,12 +395,8 @@ pub struct AppState {
 }
 
 /// A pair key independent of order.
-pub fn pair_key(a: &str, b: &str) -> (String, String) {
-    if a <= b {
-        (a.to_owned(), b.to_owned())
-    } else {
-        (b.to_owned(), a.to_owned())
-    }
+pub fn pair_key(a: &DocPath, b: &DocPath) -> (DocPath, DocPath) {
+    ordered_pair(a, b)
 }
 
 impl AppState {
@@ -376,7 +446,7 @@ impl AppState {
             notice: None,
             log: VecDeque::new(),
             verdicts: BTreeMap::new(),
-            keep_overrides: BTreeMap::new(),
+            keeper_overrides: BTreeMap::new(),
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,
@@ -388,6 +458,7 @@ impl AppState {
         }
     }
 
+    /// How far `id`'s threshold can move.
     pub fn limits_of(&self, id: AlgorithmId) -> Limits {
         self.limits.get(&id).copied().unwrap_or(Limits {
             min: 0.0,
@@ -396,6 +467,7 @@ impl AppState {
         })
     }
 
+    /// Add a line to the log (the oldest goes past [`LOG_CAP`]).
     pub fn log(&mut self, level: Level, text: impl Into<String>) {
         let text = text.into();
         if self.log.len() >= LOG_CAP {
@@ -429,19 +501,23 @@ impl AppState {
         self.last_event = Some(text);
     }
 
+    /// The snapshot's clusters (none before the first).
     pub fn clusters(&self) -> &[ClusterView] {
         self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
     }
 
-    pub fn skipped(&self) -> &[(String, String)] {
+    /// The snapshot's skipped files and why.
+    pub fn skipped(&self) -> &[(DocPath, String)] {
         self.snapshot.as_deref().map_or(&[], |s| &s.skipped)
     }
 
+    /// The cluster the list has selected.
     pub fn selected_cluster(&self) -> Option<&ClusterView> {
         let i = *self.view.get(self.cluster_sel)?;
         self.clusters().get(i)
     }
 
+    /// The member the members list has selected.
     pub fn selected_member(&self) -> Option<&MemberView> {
         self.selected_cluster()?.members.get(self.member_sel)
     }
@@ -449,7 +525,7 @@ impl AppState {
     /// The pair the cluster screen points at: the representative and the
     /// selected member (or the second member when the representative or
     /// the cluster itself is selected).
-    pub fn cluster_pair(&self) -> Option<(String, String)> {
+    pub fn cluster_pair(&self) -> Option<(DocPath, DocPath)> {
         let c = self.selected_cluster()?;
         let rep = c.members.first()?;
         let other = match self.focus {
@@ -460,7 +536,7 @@ impl AppState {
     }
 
     /// The pair a review action applies to on the current screen.
-    pub fn active_pair(&self) -> Option<(String, String)> {
+    pub fn active_pair(&self) -> Option<(DocPath, DocPath)> {
         match self.screen {
             Screen::Pair => self.pair.requested.clone(),
             Screen::Diff => self.diff.requested.clone(),
@@ -468,7 +544,7 @@ impl AppState {
         }
     }
 
-    /// The document a keep toggle applies to: the selected member (the
+    /// The document a keeper toggle applies to: the selected member (the
     /// representative when the cluster list has focus).
     pub fn active_document(&self) -> Option<&MemberView> {
         match self.focus {
@@ -477,13 +553,17 @@ impl AppState {
         }
     }
 
-    /// Whether `m` is kept, counting keeps not yet in a snapshot.
-    pub fn is_kept(&self, m: &MemberView) -> bool {
-        self.keep_overrides.get(&m.path).copied().unwrap_or(m.keep)
+    /// Whether `m` is its cluster's keeper, counting marks not yet in a
+    /// snapshot.
+    pub fn is_keeper(&self, m: &MemberView) -> bool {
+        self.keeper_overrides
+            .get(&m.path)
+            .copied()
+            .unwrap_or(m.keeper)
     }
 
     /// The curator's verdict on a pair, as far as this session knows.
-    pub fn verdict(&self, a: &str, b: &str) -> Option<PairVerdict> {
+    pub fn verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
         if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
             return *v;
         }
@@ -509,10 +589,10 @@ impl AppState {
                     || clusters[i]
                         .members
                         .iter()
-                        .any(|m| m.path.to_lowercase().contains(&needle))
+                        .any(|m| doc_path(&m.path).to_lowercase().contains(&needle))
             })
             .collect();
-        let key_path = |i: usize| clusters[i].members.first().map(|m| m.path.as_str());
+        let key_path = |i: usize| clusters[i].members.first().map(|m| &m.path);
         match self.sort {
             SortKey::Size => view.sort_by(|&x, &y| {
                 clusters[y]

@@ -68,8 +68,10 @@ pub fn suspend() -> io::Result<()> {
 
 /// The terminal in TUI mode; restores it when dropped.
 pub struct Guard {
+    /// The terminal, in the alternate screen and raw mode.
     pub terminal: Terminal<CrosstermBackend<Stdout>>,
     previous_hook: Arc<Hook>,
+    /// Panics caught while the guard held the terminal.
     pub panics: Panics,
 }
 

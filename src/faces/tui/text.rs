@@ -11,6 +11,22 @@ use std::borrow::Cow;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use crate::doc::DocPath;
+
+/// A document's name as the screen shows it: its UTF-8 as is (control
+/// characters become symbols when drawn, see [`sanitize`]) and any byte
+/// that is not UTF-8 as `\xNN`, so names stay apart on screen.
+pub fn doc_path(doc: &DocPath) -> String {
+    let mut out = String::with_capacity(doc.as_bytes().len());
+    for chunk in doc.as_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 /// Whether `c` must not reach the terminal as is.
 fn is_unsafe(c: char) -> bool {
     c.is_control()

@@ -15,7 +15,9 @@ use super::layout::{self, List};
 use super::state::{
     pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen, UndoEntry,
 };
-use crate::pairing::library::{ClusterBy, PairVerdict};
+use super::text::doc_path;
+use crate::doc::{CuratorVerdict, DocPath};
+use crate::pairing::cluster::ClusterBy;
 use crate::runtime::worker::protocol::{cluster_by_label, Snapshot, Stage, WatchState, MODES};
 use crate::runtime::worker::{Command, Update};
 
@@ -135,8 +137,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::OpenDiff => open_diff(state, &mut out),
         Action::NextChange => diff::jump(state, true),
         Action::PrevChange => diff::jump(state, false),
-        Action::MarkDuplicate => mark(state, PairVerdict::Duplicate, &mut out),
-        Action::MarkNotDuplicate => mark(state, PairVerdict::NotDuplicate, &mut out),
+        Action::MarkDuplicate => mark(state, CuratorVerdict::Duplicate, &mut out),
+        Action::MarkNotDuplicate => mark(state, CuratorVerdict::NotDuplicate, &mut out),
         Action::ToggleKeep => toggle_keep(state, &mut out),
         Action::Undo => undo(state, &mut out),
         Action::Rescan => {
@@ -164,9 +166,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::ToggleAbout => state.thresholds.about = !state.thresholds.about,
         Action::Click { col, row } => click(state, col, row, &mut out),
         Action::Drag { col, row } => {
-            if state.screen == Screen::Thresholds
-                && state.help.is_none()
-                && !state.thresholds.about
+            if state.screen == Screen::Thresholds && state.help.is_none() && !state.thresholds.about
             {
                 slide(state, col, row, true, &mut out);
             }
@@ -305,7 +305,7 @@ fn enter(state: &mut AppState, out: &mut Vec<Command>) {
 
 /// The selection to keep across a re-sort, re-filter or new snapshot:
 /// the selected member's path and the representative's.
-type Keep = (Option<String>, Option<String>);
+type Keep = (Option<DocPath>, Option<DocPath>);
 
 fn remember(state: &AppState) -> Keep {
     (
@@ -319,19 +319,19 @@ fn remember(state: &AppState) -> Keep {
 
 fn restore(state: &mut AppState, (member, rep): Keep) {
     let clusters = state.clusters();
-    let find = |path: &Option<String>| {
-        let path = path.as_deref()?;
+    let find = |path: &Option<DocPath>| {
+        let path = path.as_ref()?;
         state.view.iter().position(|&i| {
             clusters
                 .get(i)
-                .is_some_and(|c| c.members.iter().any(|m| m.path == path))
+                .is_some_and(|c| c.members.iter().any(|m| m.path == *path))
         })
     };
     let found = find(&member).or_else(|| find(&rep)).map(|i| {
         let members = &clusters[state.view[i]].members;
         let m = member
-            .as_deref()
-            .and_then(|p| members.iter().position(|m| m.path == p))
+            .as_ref()
+            .and_then(|p| members.iter().position(|m| m.path == *p))
             .unwrap_or(0);
         (i, m)
     });
@@ -457,7 +457,7 @@ fn open_diff(state: &mut AppState, out: &mut Vec<Command>) {
 
 /// The pair to open: the one on screen (pair or diff view), else the one
 /// the cluster list points at.
-fn pick_pair(state: &AppState) -> Option<(String, String)> {
+fn pick_pair(state: &AppState) -> Option<(DocPath, DocPath)> {
     match state.screen {
         Screen::Pair if state.pair.requested.is_some() => state.pair.requested.clone(),
         Screen::Diff if state.diff.requested.is_some() => state.diff.requested.clone(),
@@ -471,8 +471,8 @@ fn pick_pair(state: &AppState) -> Option<(String, String)> {
 /// one asked for (`requested`, either order) and not stale: no older than
 /// the generation it was asked at, nor than the answer already `shown`.
 fn answers(
-    requested: &Option<(String, String)>,
-    (a, b): (&str, &str),
+    requested: &Option<(DocPath, DocPath)>,
+    (a, b): (&DocPath, &DocPath),
     generation: u64,
     min_generation: u64,
     shown: Option<u64>,
@@ -488,15 +488,15 @@ fn current_generation(state: &AppState) -> u64 {
     state.snapshot.as_ref().map_or(0, |s| s.generation)
 }
 
-fn mark(state: &mut AppState, verdict: PairVerdict, out: &mut Vec<Command>) {
+fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command>) {
     let Some((a, b)) = state.active_pair() else {
         state.last_event = Some("no pair selected".into());
         return;
     };
     let prev = state.verdict(&a, &b);
     let word = match verdict {
-        PairVerdict::Duplicate => "duplicate",
-        PairVerdict::NotDuplicate => "not duplicate",
+        CuratorVerdict::Duplicate => "duplicate",
+        CuratorVerdict::NotDuplicate => "not duplicate",
     };
     if prev == Some(verdict) {
         state.last_event = Some(format!("already marked {word}"));
@@ -513,10 +513,13 @@ fn mark(state: &mut AppState, verdict: PairVerdict, out: &mut Vec<Command>) {
             b: b.clone(),
             verdict: prev,
         },
-        label: format!("{word}: {a} ⇄ {b}"),
+        label: format!("{word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
     });
     state.verdicts.insert(pair_key(&a, &b), Some(verdict));
-    state.notify(Level::Info, format!("marked {word}: {a} ⇄ {b}"));
+    state.notify(
+        Level::Info,
+        format!("marked {word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
+    );
 }
 
 fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
@@ -525,21 +528,25 @@ fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
         return;
     };
     let path = m.path.clone();
-    let kept = state.is_kept(m);
-    out.push(Command::SetKeep {
+    let kept = state.is_keeper(m);
+    out.push(Command::SetKeeper {
         path: path.clone(),
-        keep: !kept,
+        keeper: !kept,
     });
     state.undo.push(UndoEntry {
-        command: Command::SetKeep {
+        command: Command::SetKeeper {
             path: path.clone(),
-            keep: kept,
+            keeper: kept,
         },
-        label: format!("{}: {path}", if kept { "unkeep" } else { "keep" }),
+        label: format!(
+            "{}: {}",
+            if kept { "unkeep" } else { "keep" },
+            doc_path(&path)
+        ),
     });
-    state.keep_overrides.insert(path.clone(), !kept);
+    state.keeper_overrides.insert(path.clone(), !kept);
     let word = if kept { "no longer kept" } else { "kept" };
-    state.notify(Level::Info, format!("{word}: {path}"));
+    state.notify(Level::Info, format!("{word}: {}", doc_path(&path)));
 }
 
 fn undo(state: &mut AppState, out: &mut Vec<Command>) {
@@ -551,8 +558,8 @@ fn undo(state: &mut AppState, out: &mut Vec<Command>) {
         Command::SetPairVerdict { a, b, verdict } => {
             state.verdicts.insert(pair_key(a, b), *verdict);
         }
-        Command::SetKeep { path, keep } => {
-            state.keep_overrides.insert(path.clone(), *keep);
+        Command::SetKeeper { path, keeper } => {
+            state.keeper_overrides.insert(path.clone(), *keeper);
         }
         _ => {}
     }
@@ -821,11 +828,16 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
                 state.dropped += 1;
             }
         }
-        Update::FileIndexed { path } => state.event(Level::Info, format!("indexed {path}")),
-        Update::FileRemoved { path } => state.event(Level::Info, format!("removed {path}")),
-        Update::FileSkipped { path, reason } => {
-            state.event(Level::Warn, format!("skipped {path}: {reason}"))
+        Update::FileIndexed { path } => {
+            state.event(Level::Info, format!("indexed {}", doc_path(&path)))
         }
+        Update::FileRemoved { path } => {
+            state.event(Level::Info, format!("removed {}", doc_path(&path)))
+        }
+        Update::FileSkipped { path, reason } => state.event(
+            Level::Warn,
+            format!("skipped {}: {reason}", doc_path(&path)),
+        ),
         Update::Watch(w) => {
             if state.watch.as_ref() != Some(&w) {
                 let text = match &w {
@@ -846,8 +858,9 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
         Update::Error(e) => {
             // A refused spec change would otherwise look pending forever.
             state.thresholds.awaiting = false;
-            state.notify(Level::Error, e);
+            state.notify(Level::Error, e.message);
         }
+        Update::Warning(message) => state.notify(Level::Warn, message),
         Update::Stopped => {
             state.worker_running = false;
             if !state.quit {
@@ -869,11 +882,11 @@ fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Command>) {
     let keep = remember(state);
     let first = state.snapshot.is_none();
     // Keeps the snapshot now agrees with are no longer overrides.
-    state.keep_overrides.retain(|path, keep| {
+    state.keeper_overrides.retain(|path, keeper| {
         !s.clusters
             .iter()
             .flat_map(|c| &c.members)
-            .any(|m| &m.path == path && m.keep == *keep)
+            .any(|m| &m.path == path && m.keeper == *keeper)
     });
     let t = &mut state.thresholds;
     let matches = s.spec.thresholds == t.thresholds && s.spec.by == t.by && s.spec.mode == t.mode;

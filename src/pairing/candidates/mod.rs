@@ -40,8 +40,7 @@ mod table;
 
 use table::Table;
 
-/// Dense document number inside one library.
-pub type DocId = u32;
+use crate::doc::DocId;
 
 /// How SimHash fingerprints are banded.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,14 +50,21 @@ pub enum SimhashBanding {
     /// positions (the lab report's M and K; with M × K = b and contiguous
     /// chunks it is exactly the report's scheme).
     Tables {
+        /// How many tables.
         tables: usize,
+        /// Bits each table is keyed by.
         bits_per_table: usize,
     },
     /// `max_distance + 1` disjoint blocks: guaranteed to propose every pair
     /// within `max_distance` bits.
-    Pigeonhole { max_distance: usize },
+    Pigeonhole {
+        /// The largest distance every pair within is proposed at.
+        max_distance: usize,
+    },
 }
 
+/// How candidates are proposed (`[library.candidates]` in the config
+/// file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CandidateConfig {
@@ -67,6 +73,7 @@ pub struct CandidateConfig {
     /// Weights of false positives and false negatives when deriving bands.
     /// Default: 0.5 and 0.5.
     pub minhash_fp_weight: f64,
+    /// See `minhash_fp_weight`.
     pub minhash_fn_weight: f64,
     /// SimHash banding. Default: 12 tables of 16 random bits (a pair 6 bits
     /// apart is proposed with probability ≈ 0.94, one 3 bits apart ≈ 0.9997).
@@ -216,9 +223,9 @@ fn si_index(f: &Fingerprints) -> Option<u64> {
     f.si.as_ref().and_then(|si| si.index())
 }
 
-/// The candidate index over every algorithm.
+/// The candidate tables of every algorithm.
 #[derive(Debug, Clone)]
-pub struct CandidateIndex {
+pub struct CandidateTables {
     config: CandidateConfig,
     minhash_bands: (usize, usize),
     simhash_masks: HashMap<AlgorithmId, Vec<u64>>,
@@ -226,7 +233,7 @@ pub struct CandidateIndex {
     /// Restored documents' slots not yet filed in `tables`: a reopened
     /// index that no change reaches never needs the tables, so they are
     /// filled when something first files or removes a document
-    /// ([`CandidateIndex::fill_restored`]).
+    /// ([`CandidateTables::fill_restored`]).
     unfiled: Option<Restore>,
     si: BTreeSet<(u64, DocId)>,
     /// Per document (by id): how many keys it has in the shingle and
@@ -237,23 +244,27 @@ pub struct CandidateIndex {
 /// Index keys of one document in the two inverted indexes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyCounts {
+    /// Keys in the shingle index.
     pub shingle: u32,
+    /// Keys in the winnow index.
     pub winnow: u32,
 }
 
-/// One document's entries in the candidate index: the slot of each of its
+/// One document's entries in the candidate tables: the slot of each of its
 /// keys (sorted) and how many are in the two inverted indexes. Derived from its full
-/// fingerprints ([`CandidateIndex::doc_keys`]); stored beside them, so a
+/// fingerprints ([`CandidateTables::doc_keys`]); stored beside them, so a
 /// reopened index files its documents again without reading those.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocKeys {
+    /// The slot of each key, sorted.
     #[serde(with = "crate::hash::le_u32s")]
     pub slots: Vec<u32>,
+    /// How many keys are in the inverted indexes.
     pub counts: KeyCounts,
 }
 
 /// Documents being restored from their stored entries ([`DocKeys`]),
-/// gathered to be filed by [`CandidateIndex::file_restored`]: their slots
+/// gathered to be filed by [`CandidateTables::file_restored`]: their slots
 /// in one arena per group of the table's shards, 4 bytes a key, each freed
 /// once its shards are filled.
 #[derive(Debug, Clone, Default)]
@@ -266,6 +277,7 @@ pub struct Restore {
 }
 
 impl Restore {
+    /// Gather document `id`'s keys (and SI index) to be filed.
     pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<u64>) {
         if self.arenas.is_empty() {
             self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
@@ -349,7 +361,7 @@ impl Proposal {
 /// Proposed candidates: document → why.
 pub type Candidates = HashKeyed32<Proposal>;
 
-impl CandidateIndex {
+impl CandidateTables {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
     /// `bits` gives each SimHash algorithm's fingerprint size.
     pub fn new(
@@ -386,6 +398,7 @@ impl CandidateIndex {
         }
     }
 
+    /// The configuration it proposes under.
     pub fn config(&self) -> &CandidateConfig {
         &self.config
     }
@@ -496,7 +509,7 @@ impl CandidateIndex {
         }
     }
 
-    /// [`CandidateIndex::insert`] of many documents: their keys are derived
+    /// [`CandidateTables::insert`] of many documents: their keys are derived
     /// in parallel a chunk at a time, then all are filed in one batch.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
         self.fill_restored();
@@ -572,6 +585,7 @@ impl CandidateIndex {
         self.key_counts[i] = counts;
     }
 
+    /// File document `id` under the keys of its full fingerprints.
     pub fn insert(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();
         let keys = self.keys(f);
@@ -584,6 +598,7 @@ impl CandidateIndex {
         }
     }
 
+    /// Take document `id` out (its keys derived from the same fingerprints).
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();
         self.set_key_counts(id, KeyCounts::default());

@@ -1,4 +1,4 @@
-//! The candidate index's one table: 32-bit slots → the documents filed
+//! The candidate tables' one table: 32-bit slots → the documents filed
 //! under them, for every key of every algorithm.
 //!
 //! A large library files tens of millions of keys (about 250 a document),

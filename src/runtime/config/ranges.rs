@@ -17,7 +17,7 @@ use std::fmt::Display;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::{AlgorithmsConfig, Thresholds};
-use crate::pairing::library::ClusterBy;
+use crate::pairing::cluster::ClusterBy;
 
 use super::Config;
 
@@ -47,13 +47,16 @@ impl Invalid {
 /// whole numbers only when the score counts something.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThresholdRange {
+    /// The largest value.
     pub max: f64,
+    /// Whole numbers only.
     pub whole: bool,
     /// What the value counts, for messages.
     pub unit: String,
 }
 
 impl ThresholdRange {
+    /// Whether `value` lies in the range.
     pub fn contains(&self, value: f64) -> bool {
         (0.0..=self.max).contains(&value) && (!self.whole || value.fract() == 0.0)
     }

@@ -3,12 +3,14 @@
 
 use std::path::PathBuf;
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::si::SiFingerprint;
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::measure::{exact_measures, ExactMeasures};
 use crate::engine::{verdict, Engine, Fingerprints};
 use crate::pairing::candidates::optimal_bands;
-use crate::pairing::library::{ClusterSpec, LibraryConfig, PairVerdict};
+use crate::pairing::cluster::ClusterSpec;
+use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 
 use super::protocol::{PairDetail, ScoreRow};
@@ -17,8 +19,8 @@ use super::protocol::{PairDetail, ScoreRow};
 #[derive(Debug, Clone)]
 pub(crate) struct PairJob {
     pub generation: u64,
-    pub a: String,
-    pub b: String,
+    pub a: DocPath,
+    pub b: DocPath,
     pub path_a: PathBuf,
     pub path_b: PathBuf,
     pub fa: Fingerprints,
@@ -27,10 +29,10 @@ pub(crate) struct PairJob {
     pub shingles_b: usize,
     pub spec: ClusterSpec,
     pub library: LibraryConfig,
-    pub verdict: Option<PairVerdict>,
+    pub verdict: Option<CuratorVerdict>,
 }
 
-/// The MinHash LSH (bands, rows) the candidate index uses under `library`.
+/// The MinHash LSH (bands, rows) the candidate tables use under `library`.
 pub(crate) fn minhash_bands(library: &LibraryConfig, num_perm: usize) -> (usize, usize) {
     let c = &library.candidates;
     c.minhash_bands.unwrap_or_else(|| {

@@ -3,7 +3,7 @@
 //!
 //! [`spawn`] starts it: it opens the index, starts the watcher (before the
 //! walk, so nothing slips between them), reconciles with the folder while
-//! sending [`Update::Progress`], publishes the first [`Snapshot`], and then
+//! sending [`Update::Progress`], publishes the first [`protocol::Snapshot`], and then
 //! loops. Each pass first drains everything pending (commands, watcher
 //! events, due retries) and coalesces it: fifty `SetThreshold`s are one
 //! re-cluster, a thousand file events are one parallel batch read, any
@@ -18,6 +18,7 @@
 pub mod detail;
 pub mod diff;
 pub mod protocol;
+pub mod snapshot;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -26,24 +27,28 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::winnow::Winnow;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, LibraryConfig, PairVerdict};
+use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
-use crate::runtime::index::{FileChange, FolderIndex};
+use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
 pub use protocol::{Command, Update};
-use protocol::{DiffView, Progress, Snapshot, Stage, WatchState};
+use protocol::{DiffView, ErrorKind, Progress, Stage, WatchState, WorkerError};
 
 /// How the worker is set up.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     /// The folder to index.
     pub root: PathBuf,
+    /// The engine documents are fingerprinted and compared with.
     pub engine: EngineConfig,
+    /// What the library keeps and how it finds candidates.
     pub library: LibraryConfig,
     /// Where the index lives (default: the platform data folder).
     pub index_path: Option<PathBuf>,
@@ -58,6 +63,7 @@ pub struct WorkerConfig {
     /// The verdict and mode clusters start with (the first snapshot's).
     /// Default: fusion, components.
     pub cluster_by: ClusterBy,
+    /// Components or star (the first snapshot's).
     pub cluster_mode: ClusterMode,
 }
 
@@ -84,7 +90,9 @@ impl WorkerConfig {
 /// The front end's side of a running worker. Dropping it asks the worker to
 /// quit (without waiting); [`WorkerHandle::join`] waits.
 pub struct WorkerHandle {
+    /// Where to send commands.
     pub commands: Sender<Command>,
+    /// Where the worker's updates arrive.
     pub updates: Receiver<Update>,
     thread: Option<JoinHandle<()>>,
 }
@@ -128,7 +136,10 @@ pub fn spawn(config: WorkerConfig) -> WorkerHandle {
                     .map(String::as_str)
                     .or_else(|| panic.downcast_ref::<&str>().copied())
                     .unwrap_or("unknown panic");
-                let _ = last_word.send(Update::Error(format!("the worker failed: {what}")));
+                let _ = last_word.send(Update::Error(WorkerError::new(
+                    ErrorKind::Worker,
+                    format!("the worker failed: {what}"),
+                )));
                 let _ = last_word.send(Update::Stopped);
             }
         })
@@ -154,12 +165,13 @@ struct Batch {
     thresholds: BTreeMap<AlgorithmId, f64>,
     cluster_by: Option<ClusterBy>,
     mode: Option<ClusterMode>,
-    verdicts: Vec<(String, String, Option<PairVerdict>)>,
-    keeps: Vec<(String, bool)>,
-    pair: Option<(String, String)>,
-    diff: Option<(String, String, Duration)>,
+    verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
+    keepers: Vec<(DocPath, bool)>,
+    pair: Option<(DocPath, DocPath)>,
+    diff: Option<(DocPath, DocPath, Duration)>,
     states: Vec<WatchState>,
-    errors: Vec<String>,
+    errors: Vec<WorkerError>,
+    warnings: Vec<String>,
     quit: bool,
 }
 
@@ -171,8 +183,10 @@ impl Batch {
                     if value.is_finite() {
                         self.thresholds.insert(id, value);
                     } else {
-                        self.errors
-                            .push(format!("threshold {value} for {id} is not a number"));
+                        self.errors.push(WorkerError::new(
+                            ErrorKind::Request,
+                            format!("threshold {value} for {id} is not a number"),
+                        ));
                     }
                 }
                 Command::SetClusterBy(by) => self.cluster_by = Some(by),
@@ -180,7 +194,7 @@ impl Batch {
                 Command::RequestPair { a, b } => self.pair = Some((a, b)),
                 Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
                 Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
-                Command::SetKeep { path, keep } => self.keeps.push((path, keep)),
+                Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -190,7 +204,8 @@ impl Batch {
                 }
                 WatchEvent::Rescan => self.rescan = true,
                 WatchEvent::State(s) => self.states.push(s),
-                WatchEvent::Error(m) => self.errors.push(m),
+                WatchEvent::Error(m) => self.errors.push(WorkerError::new(ErrorKind::Watch, m)),
+                WatchEvent::Warning(m) => self.warnings.push(m),
             },
         }
     }
@@ -202,8 +217,8 @@ const MAX_RETRIES: u32 = 8;
 /// A diff request for the diff helper.
 struct DiffJob {
     generation: u64,
-    a: String,
-    b: String,
+    a: DocPath,
+    b: DocPath,
     path_a: PathBuf,
     path_b: PathBuf,
     deadline: Duration,
@@ -269,13 +284,15 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     let (mut index, report) = match opened {
         Ok(opened) => opened,
         Err(e) => {
-            send(Update::Error(format!("{e:#}")));
+            tracing::error!(error = %e, "open failed");
+            send(Update::Error(WorkerError::from_index(&e, None)));
             send(Update::Stopped);
             return;
         }
     };
     for message in report.messages() {
-        send(Update::Error(message));
+        tracing::warn!(%message, "opened");
+        send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
     let watcher = config.watch.then(|| {
@@ -319,7 +336,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         Ok(changes) => {
             worker.note_changes(changes, &[]);
         }
-        Err(e) => worker.send(Update::Error(format!("{e:#}"))),
+        Err(e) => worker.index_error(&e, None),
     }
     worker.publish();
     worker.progress(Stage::Idle, 0, 0, 0);
@@ -401,13 +418,18 @@ impl Worker {
     }
 
     /// One pass over a coalesced batch.
+    #[tracing::instrument(level = "debug", name = "worker.pass", skip_all, fields(paths = batch.paths.len(), rescan = batch.rescan))]
     fn pass(&mut self, batch: Batch) {
         for state in batch.states {
             self.watch_state = Some(state.clone());
             self.send(Update::Watch(state));
         }
-        for message in batch.errors {
-            self.send(Update::Error(message));
+        for error in batch.errors {
+            tracing::warn!(%error, "reported");
+            self.send(Update::Error(error));
+        }
+        for message in batch.warnings {
+            self.send(Update::Warning(message));
         }
         let mut changed = false;
         let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
@@ -427,19 +449,19 @@ impl Worker {
                 for p in &paths {
                     self.retries.remove(p);
                 }
-                self.send(Update::Error(format!("{e:#}")));
+                self.index_error(&e, None);
             }
         }
         for (a, b, verdict) in batch.verdicts {
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
-                Err(e) => self.send(Update::Error(format!("verdict on {a} and {b}: {e:#}"))),
+                Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
             }
         }
-        for (path, keep) in batch.keeps {
-            match self.index.set_keep(&path, keep) {
+        for (path, keeper) in batch.keepers {
+            match self.index.set_keeper(&path, keeper) {
                 Ok(()) => changed = true,
-                Err(e) => self.send(Update::Error(format!("keep {path}: {e:#}"))),
+                Err(e) => self.index_error(&e, Some(&format!("keep {path}"))),
             }
         }
         if !batch.thresholds.is_empty() {
@@ -455,9 +477,10 @@ impl Worker {
             if lower {
                 self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
                 if let Err(e) = self.index.regather(floors) {
-                    self.send(Update::Error(format!(
-                        "gathering candidates for the looser threshold failed: {e:#}"
-                    )));
+                    self.index_error(
+                        &e,
+                        Some("gathering candidates for the looser threshold failed"),
+                    );
                 }
             }
             changed = true;
@@ -479,8 +502,16 @@ impl Worker {
         }
     }
 
+    /// Report an index failure (classified: storage full, busy, folder
+    /// gone, ...), after `context` if any.
+    fn index_error(&self, error: &IndexError, context: Option<&str>) {
+        let error = WorkerError::from_index(error, context);
+        tracing::error!(kind = error.kind.as_str(), %error, "index error");
+        self.send(Update::Error(error));
+    }
+
     /// Reconcile with the whole folder.
-    fn reconcile(&mut self) -> anyhow::Result<Vec<FileChange>> {
+    fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
         // Only a watcher's state goes back after the walk: without one,
         // "scanning" would stay (progress says what the walk is doing).
         if self.config.watch {
@@ -538,7 +569,7 @@ impl Worker {
                     retried.insert(path.clone());
                     if attempts > MAX_RETRIES {
                         self.retries.remove(&path);
-                        self.send(Update::Error(format!(
+                        self.send(Update::Warning(format!(
                             "{} keeps changing while being read; it is read again at its \
                              next change",
                             path.display()
@@ -547,6 +578,12 @@ impl Worker {
                     }
                     let backoff = self.config.quiet.max(Duration::from_millis(50))
                         * 2u32.pow(attempts.min(6));
+                    tracing::debug!(
+                        path = %path.display(),
+                        attempts,
+                        ?backoff,
+                        "changed while being read; retrying"
+                    );
                     self.retries
                         .insert(path, (Instant::now() + backoff, attempts));
                 }
@@ -565,19 +602,20 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = Snapshot::build(&self.index, &self.spec, self.generation);
+        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 
-    fn request_pair(&mut self, a: String, b: String) {
+    fn request_pair(&mut self, a: DocPath, b: DocPath) {
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
             .and_then(|x| lib.doc(x))
             .zip(lib.id_of(&b).and_then(|y| lib.doc(y)));
         let Some((da, db)) = docs else {
-            self.send(Update::Error(format!(
-                "no scores for {a} and {b}: both must be indexed documents"
+            self.send(Update::Error(WorkerError::new(
+                ErrorKind::Request,
+                format!("no scores for {a} and {b}: both must be indexed documents"),
             )));
             return;
         };
@@ -588,13 +626,16 @@ impl Worker {
         let (fa, fb) = match prints {
             Ok(Some(prints)) => prints,
             Ok(None) => {
-                self.send(Update::Error(format!(
-                    "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                self.send(Update::Error(WorkerError::new(
+                    ErrorKind::Request,
+                    format!(
+                        "no scores for {a} and {b}: the index has no fingerprints of one of them"
+                    ),
                 )));
                 return;
             }
             Err(e) => {
-                self.send(Update::Error(format!("no scores for {a} and {b}: {e:#}")));
+                self.index_error(&e, Some(&format!("no scores for {a} and {b}")));
                 return;
             }
         };
@@ -615,8 +656,8 @@ impl Worker {
         let _ = self.pair_jobs.send(job);
     }
 
-    fn request_diff(&mut self, a: String, b: String, deadline: Duration) {
-        let hashes = |p: &str| -> HashSet<u32> {
+    fn request_diff(&mut self, a: DocPath, b: DocPath, deadline: Duration) {
+        let hashes = |p: &DocPath| -> HashSet<u32> {
             // Without fingerprints the diff shows no shared passages.
             self.index
                 .fingerprints(p)
@@ -697,7 +738,7 @@ fn spawn_diff_helper(winnow: Winnow, furniture: bool, updates: Sender<Update>) -
                 let job = newest(first, &rx);
                 let update = match diff_job(&winnow, furniture, &job) {
                     Ok(view) => Update::Diff(Arc::new(view)),
-                    Err(message) => Update::Error(message),
+                    Err(message) => Update::Error(WorkerError::new(ErrorKind::File, message)),
                 };
                 if updates.send(update).is_err() {
                     break;
@@ -709,7 +750,7 @@ fn spawn_diff_helper(winnow: Winnow, furniture: bool, updates: Sender<Update>) -
 
 fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView, String> {
     let deadline = Instant::now() + job.deadline;
-    let read = |path: &PathBuf, name: &str| {
+    let read = |path: &PathBuf, name: &DocPath| {
         read_text(path, DEFAULT_SIZE_CAP)
             .map(|d| d.text)
             .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))

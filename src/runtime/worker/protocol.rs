@@ -7,13 +7,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
-use crate::pairing::library::{ClusterBy, ClusterMode, ClusterSpec, Histograms, PairVerdict};
-use crate::runtime::index::FolderIndex;
+use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use crate::pairing::library::Histograms;
+use crate::runtime::index::IndexError;
 pub use crate::runtime::watch::WatchState;
 
 /// What a front end asks of the worker.
@@ -22,61 +23,176 @@ pub enum Command {
     /// Move one algorithm's threshold (native unit); re-clusters at once
     /// from kept pairs, or re-gathers candidates first when below a floor.
     SetThreshold {
+        /// The algorithm.
         id: AlgorithmId,
+        /// Its new threshold.
         value: f64,
     },
+    /// Cluster by another verdict (fusion or one algorithm).
     SetClusterBy(ClusterBy),
+    /// Group links as components or stars.
     SetMode(ClusterMode),
     /// Every algorithm's score for a pair, with exact measures and reasons.
     RequestPair {
-        a: String,
-        b: String,
+        /// One document.
+        a: DocPath,
+        /// The other.
+        b: DocPath,
     },
     /// A side-by-side diff of two documents, computed within `deadline`.
     RequestDiff {
-        a: String,
-        b: String,
+        /// The left side.
+        a: DocPath,
+        /// The right side.
+        b: DocPath,
+        /// How long the diff may take before a coarser one is sent.
         deadline: Duration,
     },
     /// A curator's verdict on a pair (`None` clears it).
     SetPairVerdict {
-        a: String,
-        b: String,
-        verdict: Option<PairVerdict>,
+        /// One document.
+        a: DocPath,
+        /// The other.
+        b: DocPath,
+        /// The decision, or `None` to clear it.
+        verdict: Option<CuratorVerdict>,
     },
-    /// Mark (or unmark) a document to keep.
-    SetKeep {
-        path: String,
-        keep: bool,
+    /// Mark (or unmark) a document as the one of its cluster to keep.
+    SetKeeper {
+        /// The document.
+        path: DocPath,
+        /// Mark (`true`) or unmark.
+        keeper: bool,
     },
     /// Walk the whole folder again.
     Rescan,
+    /// Close the index and stop ([`Update::Stopped`] follows).
     Quit,
 }
 
 /// What the worker tells a front end.
 #[derive(Debug, Clone)]
 pub enum Update {
+    /// How far a pass over the folder is.
     Progress(Progress),
     /// The clusters under the current spec.
     Snapshot(Arc<Snapshot>),
+    /// The detail of the pair last asked for.
     Pair(Arc<PairDetail>),
+    /// The diff last asked for.
     Diff(Arc<DiffView>),
+    /// A file was read and fingerprinted.
     FileIndexed {
-        path: String,
+        /// The document.
+        path: DocPath,
     },
+    /// A document is gone (or now ignored).
     FileRemoved {
-        path: String,
+        /// The document.
+        path: DocPath,
     },
+    /// A file is not a document.
     FileSkipped {
-        path: String,
+        /// The file.
+        path: DocPath,
+        /// Why, in words.
         reason: String,
     },
+    /// How the folder is being followed.
     Watch(WatchState),
-    /// A problem worth showing (never fatal to the worker).
-    Error(String),
+    /// A problem worth showing, of a kind a front end can act on (never
+    /// fatal to the worker unless [`Update::Stopped`] follows).
+    Error(WorkerError),
+    /// Something the curator should know that is not a failure (an index
+    /// moved aside and started afresh, polling instead of watching, a file
+    /// that keeps changing).
+    Warning(String),
     /// The worker has stopped (after `Quit`, or because it cannot go on).
     Stopped,
+}
+
+/// What kind of problem an [`Update::Error`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The disk or the index's page limit is full; what failed was rolled
+    /// back and is tried again later.
+    StorageFull,
+    /// Another process held the index too long.
+    Busy,
+    /// The folder is gone (deleted, moved or unmounted); the index is kept
+    /// as it was until it is back.
+    FolderUnavailable,
+    /// A file could not be read (for a diff).
+    File,
+    /// The index could not be opened or written otherwise.
+    Index,
+    /// The watcher failed; rescans go on.
+    Watch,
+    /// A request the worker cannot answer (a pair that is not indexed, a
+    /// threshold that is not a number).
+    Request,
+    /// The worker itself failed.
+    Worker,
+}
+
+impl ErrorKind {
+    /// The kind's name in the JSONL `error` event (`storage-full`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::StorageFull => "storage-full",
+            ErrorKind::Busy => "busy",
+            ErrorKind::FolderUnavailable => "folder-unavailable",
+            ErrorKind::File => "file",
+            ErrorKind::Index => "index",
+            ErrorKind::Watch => "watch",
+            ErrorKind::Request => "request",
+            ErrorKind::Worker => "worker",
+        }
+    }
+}
+
+/// A problem the worker reports: its kind and, in words, what happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WorkerError {
+    /// What kind of problem.
+    pub kind: ErrorKind,
+    /// The message for people.
+    pub message: String,
+}
+
+impl WorkerError {
+    /// A problem of `kind`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// An index failure, classified, its message after `context` (if any).
+    pub fn from_index(error: &IndexError, context: Option<&str>) -> Self {
+        let kind = if error.is_storage_full() {
+            ErrorKind::StorageFull
+        } else if error.is_busy() {
+            ErrorKind::Busy
+        } else if matches!(error, IndexError::Unavailable { .. }) {
+            ErrorKind::FolderUnavailable
+        } else {
+            ErrorKind::Index
+        };
+        let message = match context {
+            Some(context) => format!("{context}: {error}"),
+            None => error.to_string(),
+        };
+        Self { kind, message }
+    }
+}
+
+impl std::fmt::Display for WorkerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// The `event` of each kind of line `doppel watch --jsonl` prints (one
@@ -84,18 +200,30 @@ pub enum Update {
 /// clusters that form, change or dissolve between snapshots). README's list
 /// is held to [`jsonl_event::ALL`] by a test.
 pub mod jsonl_event {
+    /// A file was indexed.
     pub const INDEXED: &str = "indexed";
+    /// A document is gone.
     pub const REMOVED: &str = "removed";
+    /// A file is not a document (with the reason).
     pub const SKIPPED: &str = "skipped";
+    /// A cluster formed or changed (members and representative).
     pub const CLUSTER: &str = "cluster";
+    /// A cluster dissolved (its members).
     pub const CLUSTER_GONE: &str = "cluster-gone";
+    /// After each pass: documents, clusters, skipped.
     pub const SNAPSHOT: &str = "snapshot";
+    /// How far a pass is.
     pub const PROGRESS: &str = "progress";
+    /// How the folder is followed.
     pub const WATCH: &str = "watch";
+    /// A problem, with its kind.
     pub const ERROR: &str = "error";
+    /// Not a failure, worth knowing.
+    pub const WARNING: &str = "warning";
+    /// The last line.
     pub const STOPPED: &str = "stopped";
     /// Every one of them.
-    pub const ALL: [&str; 10] = [
+    pub const ALL: [&str; 11] = [
         INDEXED,
         REMOVED,
         SKIPPED,
@@ -105,6 +233,7 @@ pub mod jsonl_event {
         PROGRESS,
         WATCH,
         ERROR,
+        WARNING,
         STOPPED,
     ];
 }
@@ -113,33 +242,46 @@ pub mod jsonl_event {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Stage {
+    /// Opening the index.
     Opening,
+    /// Walking the folder.
     Listing,
+    /// Reading new and changed files.
     Reading,
+    /// Re-gathering candidates or clustering.
     Clustering,
+    /// Waiting for changes.
     Idle,
 }
 
+/// How far a pass over the folder is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Progress {
+    /// What the worker is doing.
     pub stage: Stage,
+    /// Files (or documents) done ...
     pub done: usize,
+    /// ... of this many.
     pub total: usize,
+    /// Bytes read so far.
     pub bytes: u64,
 }
 
 /// One member of a cluster, scored against the representative.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemberView {
-    pub path: String,
+    /// The document.
+    pub path: DocPath,
     /// Scores against the representative (`None` for the representative,
     /// or a member linked only through another member).
     pub scores: Option<PairScores>,
     /// Algorithms whose threshold the member passes against the representative.
     pub passing: Vec<AlgorithmId>,
-    pub keep: bool,
+    /// The curator marked it as its cluster's keeper.
+    pub keeper: bool,
 }
 
+/// A cluster as a front end shows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterView {
     /// Representative first.
@@ -148,6 +290,7 @@ pub struct ClusterView {
     pub weakest: Option<f64>,
     /// Algorithms that pass on every link.
     pub agreeing: Vec<AlgorithmId>,
+    /// Some algorithm passes on some links and not on others.
     pub disagreement: bool,
     /// Arrival order of the newest member (for "sort by newest").
     pub newest: u64,
@@ -156,13 +299,18 @@ pub struct ClusterView {
 /// The clusters and counts a front end shows, for one generation.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Snapshot {
+    /// Which generation it was computed for.
     pub generation: u64,
+    /// The spec the clusters are under.
     pub spec: ClusterSpec,
+    /// The clusters, largest first.
     pub clusters: Vec<ClusterView>,
+    /// Documents indexed.
     pub documents: usize,
+    /// Verified pairs kept.
     pub pairs: usize,
     /// Skipped files and why, by path.
-    pub skipped: Vec<(String, String)>,
+    pub skipped: Vec<(DocPath, String)>,
     /// Every kept pair's similarity (in [0, 1]) per algorithm, sorted
     /// ascending, for the thresholds histogram (shared between snapshots).
     pub histograms: Histograms,
@@ -172,96 +320,43 @@ pub struct Snapshot {
     pub si_capped: usize,
 }
 
-impl Snapshot {
-    /// The snapshot of an index under `spec`.
-    pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Self {
-        let lib = index.library();
-        let clusters = lib
-            .clusters(spec)
-            .into_par_iter()
-            .map(|c| {
-                let rep = c.representative();
-                let members = c
-                    .members
-                    .iter()
-                    .filter_map(|&m| {
-                        let doc = lib.doc(m)?;
-                        let scores = (m != rep).then(|| lib.pair_from(rep, m)).flatten();
-                        let passing = scores
-                            .as_ref()
-                            .map(|s| {
-                                s.iter()
-                                    .filter(|(id, score)| score.passes(spec.thresholds.get(**id)))
-                                    .map(|(id, _)| *id)
-                                    .collect()
-                            })
-                            .unwrap_or_default();
-                        Some(MemberView {
-                            path: doc.path.clone(),
-                            scores,
-                            passing,
-                            keep: lib.is_kept(&doc.path),
-                        })
-                    })
-                    .collect();
-                ClusterView {
-                    members,
-                    weakest: c.weakest.map(|(_, _, w)| w),
-                    agreeing: c.agreeing.clone(),
-                    disagreement: c.disagreement,
-                    newest: c
-                        .members
-                        .iter()
-                        .filter_map(|&m| lib.doc(m))
-                        .map(|d| d.seen)
-                        .max()
-                        .unwrap_or(0),
-                }
-            })
-            .collect();
-        Self {
-            generation,
-            spec: spec.clone(),
-            clusters,
-            documents: lib.len(),
-            pairs: lib.pair_count(),
-            skipped: index
-                .skipped()
-                .iter()
-                .map(|(p, r)| (p.clone(), r.clone()))
-                .collect(),
-            histograms: lib.histograms(),
-            floors: lib.config().floors.clone(),
-            si_capped: lib.si_capped(),
-        }
-    }
-}
-
 /// One algorithm's row in the pair detail table.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScoreRow {
+    /// The algorithm.
     pub id: AlgorithmId,
+    /// Its score, in its own unit.
     pub score: Score,
     /// The exact measure the estimate approximates, where one exists
     /// (Jaccard for MinHash, TF-IDF cosine for SimHash, ...).
     pub exact: Option<f64>,
+    /// The threshold in force.
     pub threshold: f64,
+    /// Whether the score passes it.
     pub passes: bool,
     /// The score in words: "12 of 16 LSH bands collided", "3 bits differ".
     /// The first line sums it up; further lines (SI's figures) give detail.
     pub reason: String,
 }
 
+/// Every algorithm's view of one pair, for the pair screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDetail {
+    /// The generation it was asked at.
     pub generation: u64,
-    pub a: String,
-    pub b: String,
+    /// One document.
+    pub a: DocPath,
+    /// The other.
+    pub b: DocPath,
+    /// One row per algorithm.
     pub rows: Vec<ScoreRow>,
-    pub verdict: Option<PairVerdict>,
-    /// Share of A's shingles in B and of B's in A.
+    /// The curator's verdict, if any.
+    pub verdict: Option<CuratorVerdict>,
+    /// Share of A's shingles in B ...
     pub a_in_b: f64,
+    /// ... and of B's in A.
     pub b_in_a: f64,
+    /// The `fusion` verdict.
     pub fusion: bool,
 }
 
@@ -403,10 +498,15 @@ pub struct DiffRegion {
 /// it is laid out in rows is up to the front end.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DiffView {
+    /// The generation it was asked at.
     pub generation: u64,
-    pub a: String,
-    pub b: String,
+    /// The left side's document.
+    pub a: DocPath,
+    /// The right side's document.
+    pub b: DocPath,
+    /// The left side (A): its text, words and marks.
     pub left: DiffSide,
+    /// The right side (B).
     pub right: DiffSide,
     /// Share of words equal on both sides (2 × equal / all compared words),
     /// in [0, 1].
@@ -438,3 +538,39 @@ pub fn cluster_by_label(by: ClusterBy) -> &'static str {
 
 /// All cluster modes, for cycling in a UI.
 pub const MODES: [ClusterMode; 2] = [ClusterMode::Components, ClusterMode::Star];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::store::StoreError;
+
+    fn sqlite(code: i32) -> IndexError {
+        IndexError::Store(StoreError::Sqlite {
+            path: "index.sqlite".into(),
+            context: "commit update".into(),
+            error: rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None),
+        })
+    }
+
+    #[test]
+    fn index_errors_are_reported_by_what_can_be_done_about_them() {
+        let kind = |e: &IndexError| WorkerError::from_index(e, None).kind;
+        assert_eq!(
+            kind(&sqlite(rusqlite::ffi::SQLITE_FULL)),
+            ErrorKind::StorageFull
+        );
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_BUSY)), ErrorKind::Busy);
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_LOCKED)), ErrorKind::Busy);
+        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_IOERR)), ErrorKind::Index);
+        let gone = IndexError::Unavailable {
+            root: "/gone".into(),
+        };
+        assert_eq!(kind(&gone), ErrorKind::FolderUnavailable);
+        let e = WorkerError::from_index(&sqlite(rusqlite::ffi::SQLITE_FULL), Some("keep a.txt"));
+        assert!(
+            e.message.starts_with("keep a.txt: index index.sqlite"),
+            "{e}"
+        );
+        assert_eq!(e.kind.as_str(), "storage-full");
+    }
+}

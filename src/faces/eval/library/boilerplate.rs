@@ -14,9 +14,11 @@ use crate::hash::{hash64, SplitMix64};
 /// around every e-text it publishes.
 #[derive(Debug, Clone, Copy)]
 pub struct Licence {
+    /// The family's name (in the truth file).
     pub name: &'static str,
     /// Approximate bytes of the licence text before and after the body.
     pub header_bytes: usize,
+    /// See `header_bytes`.
     pub footer_bytes: usize,
     /// The library's own words for "file", "volunteers" and "readers":
     /// different libraries word the same rules differently.
@@ -61,7 +63,9 @@ pub const LICENCE_E: Licence = Licence {
 /// first page of every scan it makes.
 #[derive(Debug, Clone, Copy)]
 pub struct Notice {
+    /// Who scanned.
     pub scanner: &'static str,
+    /// Whose copy was scanned.
     pub holder: &'static str,
     /// Sentences of the notice (indices into the fixed list of notice sentences).
     pub sentences: &'static [usize],

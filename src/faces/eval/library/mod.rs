@@ -52,7 +52,7 @@ mod transform;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use crate::faces::eval::error::{ensure, io, Result};
 
 pub use boilerplate::{Licence, Notice};
 pub use relations::{LibraryTruth, Relation, Side, TruthDocument, TruthPair, CONTAINED};
@@ -66,7 +66,9 @@ use source::{Body, Corpus};
 /// A generated collection: its documents and their truth.
 #[derive(Debug, Clone)]
 pub struct LibraryCollection {
+    /// Every file, with its text.
     pub documents: Vec<LibraryDocument>,
+    /// What is related to what.
     pub truth: LibraryTruth,
 }
 
@@ -126,39 +128,40 @@ impl LibraryCollection {
     pub fn write(&self, out: &Path) -> Result<()> {
         if out.exists() {
             let empty = std::fs::read_dir(out)
-                .with_context(|| format!("cannot read {}", out.display()))?
+                .map_err(io("read", out))?
                 .next()
                 .is_none();
             let ours = std::fs::read_to_string(out.join("truth.json"))
                 .ok()
                 .and_then(|t| serde_json::from_str::<LibraryTruth>(&t).ok())
                 .is_some_and(|t| t.generator == GENERATOR);
-            anyhow::ensure!(
+            ensure!(
                 empty || ours,
                 "{} is not empty and holds no generated library; choose a new folder",
                 out.display()
             );
             if ours {
-                std::fs::remove_dir_all(out)
-                    .with_context(|| format!("cannot replace {}", out.display()))?;
+                std::fs::remove_dir_all(out).map_err(io("replace", out))?;
             }
         }
         for doc in &self.documents {
             let path = out.join(&doc.path);
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("cannot create {}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(io("create", parent))?;
             }
-            std::fs::write(&path, &doc.text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(&path, &doc.text).map_err(io("write", &path))?;
         }
-        std::fs::create_dir_all(out)?;
-        std::fs::write(
-            out.join("truth.json"),
-            serde_json::to_string_pretty(&self.truth)? + "\n",
+        std::fs::create_dir_all(out).map_err(io("create", out))?;
+        let write = |name: &str, text: &str| {
+            let path = out.join(name);
+            std::fs::write(&path, text).map_err(io("write", &path))
+        };
+        write(
+            "truth.json",
+            &(serde_json::to_string_pretty(&self.truth)? + "\n"),
         )?;
-        std::fs::write(out.join("README.md"), self.readme())?;
-        std::fs::write(out.join(".doppelignore"), "README.md\ntruth.json\n")?;
+        write("README.md", &self.readme())?;
+        write(".doppelignore", "README.md\ntruth.json\n")?;
         Ok(())
     }
 

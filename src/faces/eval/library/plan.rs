@@ -5,7 +5,7 @@
 
 use std::str::FromStr;
 
-use anyhow::Result;
+use crate::faces::eval::error::Result;
 
 use super::boilerplate::{
     Licence, LICENCE_A, LICENCE_B, LICENCE_C, LICENCE_D, LICENCE_E, NOTICE_1, NOTICE_2, NOTICE_3,
@@ -25,6 +25,7 @@ pub enum LibrarySize {
 }
 
 impl LibrarySize {
+    /// Its name (`small`, `large`).
     pub fn as_str(self) -> &'static str {
         match self {
             LibrarySize::Small => "small",
@@ -49,7 +50,9 @@ impl FromStr for LibrarySize {
 /// optional family of many copies of one text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LibraryOptions {
+    /// How much to generate.
     pub size: LibrarySize,
+    /// The seed of every random choice.
     pub seed: u64,
     /// Add this many copies (0.5–3 % word edits) of one text, `copies/`.
     pub many_copies: usize,

@@ -4,7 +4,7 @@
 //! seeded by the collection seed and the document's own path (adding a
 //! document never changes another).
 
-use anyhow::Result;
+use crate::faces::eval::error::Result;
 
 use super::boilerplate::Licence;
 use super::source::{Body, Book, Corpus};
@@ -19,7 +19,9 @@ pub struct LibraryDocument {
     pub path: String,
     /// `library`, `hard-cases` or `copies`.
     pub set: String,
+    /// What the file is (layout, transformations, their rates).
     pub form: String,
+    /// The licence or scanning-notice family around the body, if any.
     pub boilerplate: Option<String>,
     /// The file's content.
     pub text: String,

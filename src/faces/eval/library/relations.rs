@@ -29,8 +29,10 @@ pub enum Relation {
 }
 
 impl Relation {
+    /// Every relation.
     pub const ALL: [Relation; 3] = [Relation::Duplicate, Relation::Contains, Relation::Related];
 
+    /// Its name in the truth file.
     pub fn as_str(self) -> &'static str {
         match self {
             Relation::Duplicate => "duplicate",
@@ -44,15 +46,20 @@ impl Relation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
+    /// The pair's `a`.
     A,
+    /// The pair's `b`.
     B,
 }
 
 /// One labelled pair, `a < b` (paths relative to the collection, with `/`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TruthPair {
+    /// The first document.
     pub a: String,
+    /// The second document.
     pub b: String,
+    /// How they are related.
     pub relation: Relation,
     /// For `contains`: the side the other is within.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -62,6 +69,7 @@ pub struct TruthPair {
 /// A document of the collection as the truth file describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TruthDocument {
+    /// Relative to the collection, with `/`.
     pub path: String,
     /// `library`, `hard-cases` or `copies`.
     pub set: String,
@@ -69,6 +77,7 @@ pub struct TruthDocument {
     pub form: String,
     /// The licence or scanning-notice family around the body, if any.
     pub boilerplate: Option<String>,
+    /// Its length.
     pub bytes: usize,
     /// Bytes of the body: the text without licence, notice or page
     /// furniture (after OCR or edits, before page layout).
@@ -78,11 +87,15 @@ pub struct TruthDocument {
 /// The truth file (`truth.json`) written next to a generated library.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LibraryTruth {
+    /// What wrote it (a collection it wrote may be replaced).
     pub generator: String,
+    /// `small` or `large`.
     pub size: String,
+    /// The seed of every random choice.
     pub seed: u64,
     /// Always `"negative"`: a pair of documents not in `pairs` is unrelated.
     pub unlisted_pairs: String,
+    /// Every document.
     pub documents: Vec<TruthDocument>,
     /// What a duplicate verdict should find (`doppel eval --truth` reads
     /// this): each group of duplicates, and each `contains` pair as a group

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use crate::faces::eval::error::{ensure, io, Result};
 
 /// A corpus file the collection uses, with its bibliographic data.
 #[derive(Debug, Clone, Copy)]
@@ -110,7 +110,7 @@ pub struct Corpus {
 
 impl Corpus {
     pub fn new(root: &Path) -> Result<Self> {
-        anyhow::ensure!(
+        ensure!(
             root.is_dir(),
             "{} is not a folder (the shared public-domain corpus; see --corpus)",
             root.display()
@@ -124,8 +124,7 @@ impl Corpus {
     pub fn get(&mut self, book: Book) -> Result<&Source> {
         if !self.loaded.contains_key(book.path) {
             let path = self.root.join(book.path);
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read {} from the corpus", path.display()))?;
+            let text = std::fs::read_to_string(&path).map_err(io("read", &path))?;
             self.loaded.insert(book.path, Source::parse(book, &text));
         }
         Ok(&self.loaded[book.path])

@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use super::layout::{self, List};
 use super::state::AppState;
+use crate::doc::DocPath;
 use crate::runtime::worker::protocol::{DiffKind, DiffView, Side};
 use rows::{Row, Shown};
 
@@ -92,7 +93,7 @@ impl DiffLayout {
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DiffState {
-    pub requested: Option<(String, String)>,
+    pub requested: Option<(DocPath, DocPath)>,
     pub min_generation: u64,
     pub view: Option<Arc<DiffView>>,
     /// First shown row on screen (both sides scroll together).

@@ -8,7 +8,7 @@ use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score};
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{AppState, Focus};
 use crate::faces::tui::text;
-use crate::pairing::library::ClusterBy;
+use crate::pairing::cluster::ClusterBy;
 use crate::runtime::worker::protocol::{cluster_by_label, ClusterView, MemberView, Stage};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
@@ -65,7 +65,11 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
         let Some(c) = state.clusters().get(ci) else {
             continue;
         };
-        let rep = c.members.first().map_or("", |m| m.path.as_str());
+        let rep = c
+            .members
+            .first()
+            .map(|m| text::doc_path(&m.path))
+            .unwrap_or_default();
         let weakest = c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"));
         let lowest = lowest_member(c, by, n_alg);
         let mark = if c.disagreement {
@@ -73,7 +77,7 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
         } else {
             Span::raw(" ")
         };
-        let kept = c.members.iter().any(|m| state.is_kept(m));
+        let kept = c.members.iter().any(|m| state.is_keeper(m));
         let line = Line::from(vec![
             mark,
             Span::styled(if kept { "★" } else { " " }, t.keep()),
@@ -83,7 +87,7 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
                 rcell(&lowest, low_w),
                 rcell(&weakest, link_w)
             )),
-            Span::raw(path_cell(rep, name_w)),
+            Span::raw(path_cell(&rep, name_w)),
         ]);
         let y = rows.y + dy as u16;
         let row = Rect::new(rows.x, y, rows.width, 1);
@@ -259,12 +263,16 @@ fn member_line(
     contain_w: usize,
 ) -> Line<'static> {
     let t = state.theme;
-    let keep = if state.is_kept(m) {
+    let keep = if state.is_keeper(m) {
         Span::styled("★", t.keep())
     } else {
         Span::raw(" ")
     };
-    let mut spans = vec![keep, Span::raw(path_cell(&m.path, path_w)), Span::raw(" ")];
+    let mut spans = vec![
+        keep,
+        Span::raw(path_cell(&text::doc_path(&m.path), path_w)),
+        Span::raw(" "),
+    ];
     let n_alg = state.algorithms.len();
     match &m.scores {
         None if representative => {

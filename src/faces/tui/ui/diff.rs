@@ -33,7 +33,7 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
-    names(t, a, b, &l, buf);
+    names(t, &text::doc_path(a), &text::doc_path(b), &l, buf);
     let view = state
         .diff
         .view

@@ -49,7 +49,7 @@ pub fn skipped(state: &AppState, area: Rect, buf: &mut Buffer) {
             row,
             0,
             &Line::from(vec![
-                Span::raw(path_cell(path, path_w)),
+                Span::raw(path_cell(&text::doc_path(path), path_w)),
                 Span::raw(" "),
                 Span::styled(cell(reason, reason_w), t.warn()),
             ]),

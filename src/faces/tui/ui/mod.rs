@@ -1,19 +1,19 @@
 //! Drawing: [`render`] is a pure function of [`AppState`] into a frame.
 //! Each screen has its own module; layout comes from [`super::layout`]
-//! (shared with mouse hit-testing) and every style from [`theme`].
+//! (shared with mouse hit-testing) and every style from `theme`.
 //!
 //! Every write goes through [`put`], which clips to the buffer, so no size
 //! from 0×0 up can index outside it; every untrusted string goes through
 //! [`super::text`] first.
 
-pub mod chrome;
-pub mod clusters;
-pub mod diff;
-pub mod help;
-pub mod lists;
-pub mod pair;
-pub mod theme;
-pub mod thresholds;
+pub(crate) mod chrome;
+pub(crate) mod clusters;
+pub(crate) mod diff;
+pub(crate) mod help;
+pub(crate) mod lists;
+pub(crate) mod pair;
+pub(crate) mod theme;
+pub(crate) mod thresholds;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -27,6 +27,7 @@ use super::state::{AppState, Screen};
 use super::text;
 use crate::engine::algo::{AlgorithmId, Score, Unit};
 pub use theme::Theme;
+pub use thresholds::describe as describe_algorithm;
 
 /// Draw the whole UI for `state`.
 pub fn render(state: &AppState, frame: &mut Frame) {

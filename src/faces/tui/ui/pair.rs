@@ -7,12 +7,13 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{block, cell, fill, hint, put, rcell, threshold_text, Theme};
+use crate::doc::CuratorVerdict;
 use crate::engine::algo::AlgorithmId;
 use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
-use crate::pairing::library::{ClusterBy, ClusterSpec, PairVerdict};
+use crate::pairing::cluster::{ClusterBy, ClusterSpec};
 use crate::runtime::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
@@ -31,8 +32,8 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         return;
     };
     let w = usize::from(body.width);
-    put(buf, l.header, 0, &name_line(t, "A ", a, w));
-    put(buf, l.header, 1, &name_line(t, "B ", b, w));
+    put(buf, l.header, 0, &name_line(t, "A ", &text::doc_path(a), w));
+    put(buf, l.header, 1, &name_line(t, "B ", &text::doc_path(b), w));
     let detail = state
         .pair
         .detail
@@ -165,7 +166,10 @@ fn votes_line(
     ));
     let mut spans = vec![Span::raw(line)];
     if let Some(ClusterBy::Algorithm(id)) = spec.map(|s| s.by) {
-        spans.push(Span::styled(format!(" · clusters link by {id} alone"), t.warn()));
+        spans.push(Span::styled(
+            format!(" · clusters link by {id} alone"),
+            t.warn(),
+        ));
     }
     let used: usize = spans.iter().map(Span::width).sum();
     if used > w {
@@ -175,10 +179,10 @@ fn votes_line(
     Line::from(spans)
 }
 
-fn curator_line(t: Theme, v: Option<PairVerdict>) -> Line<'static> {
+fn curator_line(t: Theme, v: Option<CuratorVerdict>) -> Line<'static> {
     let (word, style) = match v {
-        Some(PairVerdict::Duplicate) => ("duplicate", t.pass()),
-        Some(PairVerdict::NotDuplicate) => ("not duplicate", t.error()),
+        Some(CuratorVerdict::Duplicate) => ("duplicate", t.pass()),
+        Some(CuratorVerdict::NotDuplicate) => ("not duplicate", t.error()),
         None => ("no verdict", t.dim()),
     };
     Line::from(vec![

@@ -12,7 +12,7 @@ use super::{block, cell, fill, hint, put, rcell, threshold_text};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{threshold_similarity, AppState};
-use crate::pairing::library::ClusterMode;
+use crate::pairing::cluster::ClusterMode;
 use crate::runtime::worker::protocol::cluster_by_label;
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {

@@ -27,6 +27,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::time::Instant;
 
+use crate::doc::DocPath;
 use crate::engine::algo::winnow::{kept, Winnow};
 
 use super::protocol::{DiffKind, DiffRegion, DiffSide, DiffView, MovedBlock, Side};
@@ -99,7 +100,7 @@ pub struct DiffParts {
 
 impl DiffParts {
     /// The view of the diff of documents `a` and `b`.
-    pub fn into_view(self, generation: u64, a: String, b: String) -> DiffView {
+    pub fn into_view(self, generation: u64, a: DocPath, b: DocPath) -> DiffView {
         DiffView {
             generation,
             a,

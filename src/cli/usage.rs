@@ -1,5 +1,5 @@
 //! The `doppel` binary's usage errors (a module of the binary, declared in
-//! `main.rs`, not of the library): settings the flags put out of range,
+//! `cli`, not of the library): settings the flags put out of range,
 //! a misspelt command the top-level DIR took (`doppel scna`), and a word
 //! that is neither a command nor a folder. Each is reported as clap
 //! reports its own mistakes, with the usage of the command and exit

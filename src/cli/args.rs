@@ -1,0 +1,311 @@
+//! The command line as clap reads it: the top level (`doppel [DIR]`), the
+//! scan options, every command and its flags.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use doppel::engine::algo::AlgorithmId;
+use doppel::pairing::cluster::{ClusterBy, ClusterMode};
+use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings};
+
+#[derive(Parser)]
+#[command(
+    name = "doppel",
+    version,
+    about = "Find and review near-duplicate documents in a folder of texts",
+    override_usage = "doppel [OPTIONS] [DIR]\n       doppel [--config PATH] <COMMAND>"
+)]
+pub struct Cli {
+    /// Read settings from this TOML file (default:
+    /// $XDG_CONFIG_HOME/doppel/config.toml or the platform config folder,
+    /// if it exists); see `doppel config --print-defaults`.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Append a log of what the index and the worker do to this file
+    /// (filter with DOPPEL_LOG, e.g. `doppel=debug`; default `doppel=info`).
+    /// Without it, DOPPEL_LOG alone logs to standard error (not under the
+    /// terminal UI). Off by default.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Folder to review (default: the current folder).
+    pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: ScanOptions,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Mode {
+    /// Connected components (A~B, B~C put A, B, C together).
+    Components,
+    /// Star clustering: every member is a direct duplicate of its centre.
+    Star,
+}
+
+impl From<Mode> for ClusterMode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Components => ClusterMode::Components,
+            Mode::Star => ClusterMode::Star,
+        }
+    }
+}
+
+/// How a scan judges and groups pairs (each overrides the config file).
+#[derive(clap::Args)]
+pub struct ScanOptions {
+    #[arg(long, value_parser = parse_cluster_by, help = format!(
+        "The verdict that defines clusters: `fusion` or an algorithm id (overrides the \
+         config file's clusters.by) [default: {}]",
+        cluster_by_name(ClusterSettings::default().by)
+    ))]
+    pub cluster_by: Option<ClusterBy>,
+    /// Compute only these algorithms (comma-separated ids; overrides the
+    /// config file's `enabled`, by default all).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<AlgorithmId>,
+    /// Override a threshold, in the algorithm's unit and range, e.g.
+    /// `--threshold minhash=0.8` (repeatable).
+    #[arg(long = "threshold", value_parser = parse_threshold)]
+    pub thresholds: Vec<(AlgorithmId, f64)>,
+    #[arg(long, value_enum, help = format!(
+        "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
+        doppel::runtime::config::mode_name(ClusterSettings::default().mode)
+    ))]
+    pub mode: Option<Mode>,
+    /// Where the persistent index lives (default: the platform data folder,
+    /// never inside DIR).
+    #[arg(long, value_name = "PATH")]
+    pub index: Option<PathBuf>,
+    /// Do not read or write a persistent index; fingerprint everything now.
+    #[arg(long, conflicts_with = "index")]
+    pub no_index: bool,
+}
+
+impl ScanOptions {
+    /// Whether any option was given.
+    pub fn given(&self) -> bool {
+        let Self {
+            cluster_by,
+            algorithms,
+            thresholds,
+            mode,
+            index,
+            no_index,
+        } = self;
+        cluster_by.is_some()
+            || !algorithms.is_empty()
+            || !thresholds.is_empty()
+            || mode.is_some()
+            || index.is_some()
+            || *no_index
+    }
+}
+
+pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
+    let (id, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected ID=VALUE, got {s:?}"))?;
+    let value: f64 = value
+        .parse()
+        .map_err(|_| format!("{value:?} is not a number"))?;
+    if !value.is_finite() {
+        return Err(format!("{value} is not a finite number"));
+    }
+    Ok((id.parse()?, value))
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Scan a folder and print its duplicate clusters and pairs.
+    Scan {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[command(flatten)]
+        options: ScanOptions,
+    },
+    /// Score two files with every algorithm, with the exact measures.
+    Compare {
+        /// First file.
+        a: PathBuf,
+        /// Second file.
+        b: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Measure precision and recall: the Fan & Huang protocol on a folder of
+    /// books, or pairwise scores against a labelled folder (--truth).
+    Eval {
+        /// Labelled folder to score (with --truth).
+        #[arg(requires = "truth")]
+        dir: Option<PathBuf>,
+        /// Truth file {"groups": [[path, ...], ...]}, paths relative to DIR.
+        #[arg(long, value_name = "FILE", requires = "dir")]
+        truth: Option<PathBuf>,
+        /// Books to cut into ~4 KB texts (Fan & Huang protocol).
+        #[arg(
+            long,
+            value_name = "DIR",
+            default_value = DEFAULT_BOOKS,
+            conflicts_with = "truth"
+        )]
+        books: PathBuf,
+        /// Source texts (queries).
+        #[arg(long, default_value_t = 5)]
+        sources: usize,
+        /// Near-duplicates made of each source.
+        #[arg(long, default_value_t = 120)]
+        copies: usize,
+        /// Smallest edit rate (edits per word).
+        #[arg(long, default_value_t = 0.01)]
+        edit_min: f64,
+        /// Largest edit rate (edits per word).
+        #[arg(long, default_value_t = 0.30)]
+        edit_max: f64,
+        /// Background texts sampled from the books (0 = all).
+        #[arg(long, default_value_t = 10_000)]
+        background: usize,
+        /// Seed of every random choice.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write every curve point as CSV.
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
+        csv: Option<PathBuf>,
+        /// Also write F-against-threshold plots as SVG.
+        #[arg(long, value_name = "FILE", conflicts_with = "truth")]
+        svg: Option<PathBuf>,
+        /// Output format (csv: every curve point; with --truth, one row per
+        /// algorithm).
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+    },
+    /// Follow a folder headless: index it, watch it, and print every update
+    /// as one JSON object per line. Stops on SIGINT or SIGTERM.
+    #[command(after_help = format!(
+        "Events (the \"event\" of each line): {}.",
+        doppel::runtime::worker::protocol::jsonl_event::ALL.join(", ")
+    ))]
+    Watch {
+        /// Folder to follow.
+        dir: PathBuf,
+        /// Print JSON lines (the only output format).
+        #[arg(long, required = true)]
+        jsonl: bool,
+        /// Where the persistent index lives (default: the platform data
+        /// folder, never inside DIR).
+        #[arg(long, value_name = "PATH")]
+        index: Option<PathBuf>,
+        #[arg(long, value_name = "MS", help = format!(
+            "Quiet period before a changed file is read, in milliseconds (overrides the \
+             config file's watch.quiet-ms) [default: {}]",
+            doppel::runtime::watch::DEFAULT_QUIET.as_millis()
+        ))]
+        quiet_ms: Option<u64>,
+        /// Also stop when standard input reaches end of file.
+        #[arg(long)]
+        until_eof: bool,
+    },
+    /// Print the configuration in effect (the defaults with the config file
+    /// merged over them) as TOML.
+    Config {
+        /// Print the built-in defaults instead: every setting, documented.
+        #[arg(long, conflicts_with = "path")]
+        print_defaults: bool,
+        /// Print where the config file is looked for instead.
+        #[arg(long)]
+        path: bool,
+    },
+    /// The persistent indexes: list them, or remove some.
+    Index {
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
+    /// Build the reference IDF table from a folder of books (maintainers).
+    #[command(hide = true)]
+    IdfTable {
+        /// Folder of books.
+        dir: PathBuf,
+        /// Cut books into texts of about this many bytes.
+        #[arg(long, default_value_t = 4096)]
+        chunk: usize,
+        /// Keep terms found in at least this many texts.
+        #[arg(long, default_value_t = 2)]
+        min_df: u32,
+    },
+    /// Generate a library collection of whole digitized books with its
+    /// truth (maintainers; see `doppel::faces::eval::library`).
+    #[command(hide = true)]
+    MakeLibrary {
+        out: PathBuf,
+        /// `small` (every relation, ~1 MB) or `large` (~11 MB + hard cases).
+        #[arg(long, default_value = "small")]
+        size: doppel::faces::eval::library::LibrarySize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also add this many lightly edited copies of one text.
+        #[arg(long, default_value_t = 0)]
+        many_copies: usize,
+        /// The shared public-domain corpus.
+        #[arg(long, value_name = "DIR", default_value = "../shared/corpus")]
+        corpus: PathBuf,
+    },
+}
+
+/// Where `doppel eval` looks for books without `--books` (the repository's
+/// neighbour folder).
+pub const DEFAULT_BOOKS: &str = "../shared/corpus";
+
+/// `doppel index`: the index files in the index folder (the config's
+/// `index-dir`, else the platform data folder).
+#[derive(Subcommand)]
+pub enum IndexCommand {
+    /// One line per index: size on disk, documents, last use, folder.
+    List {
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+    },
+    /// Remove indexes: of the folders given, unused for a while, or whose
+    /// folder is gone.
+    ///
+    /// All of an index's files go, and what was freed is printed. An index
+    /// that a running doppel has open is kept (busy), and so is any file
+    /// that is not one of doppel's indexes.
+    #[command(group(clap::ArgGroup::new("which").required(true).multiple(true)))]
+    Forget {
+        /// Remove the index of each of these folders.
+        #[arg(value_name = "DIR", group = "which")]
+        dirs: Vec<PathBuf>,
+        /// Remove indexes not used for this long (e.g. `30d`, `12h`).
+        #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration, group = "which")]
+        older_than: Option<std::time::Duration>,
+        /// Remove indexes whose folder no longer exists (an unmounted drive
+        /// counts as gone).
+        #[arg(long, group = "which")]
+        missing: bool,
+        /// Remove this index file (one given with --index elsewhere).
+        #[arg(long = "index", value_name = "PATH", group = "which")]
+        files: Vec<PathBuf>,
+        /// Only say what would be removed.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+}

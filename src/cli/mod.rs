@@ -1,0 +1,18 @@
+//! The binary's commands, one module each (`main.rs` is their table of
+//! contents), with what they share: the flags (`args`), the settings a
+//! command runs with (`settings`), progress on standard error
+//! (`progress`), the log (`log`) and usage errors (`usage`).
+
+pub mod args;
+pub mod compare;
+pub mod config;
+pub mod eval;
+pub mod idf_table;
+pub mod index;
+pub mod log;
+pub mod progress;
+pub mod review;
+pub mod scan;
+pub mod settings;
+pub mod usage;
+pub mod watch_jsonl;

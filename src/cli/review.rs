@@ -1,0 +1,34 @@
+//! `doppel [DIR]`: the terminal UI on a terminal, else the text report.
+
+#[cfg(feature = "tui")]
+use std::io::IsTerminal;
+use std::path::Path;
+
+use anyhow::Result;
+
+use doppel::runtime::config::Config;
+
+use super::args::{Format, ScanOptions};
+use super::scan::scan;
+#[cfg(feature = "tui")]
+use super::settings::{open_folder, worker_config};
+
+/// `doppel [DIR]`: the terminal UI when stdout is a terminal (and the `tui`
+/// feature is built), otherwise the text report.
+pub fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
+    #[cfg(feature = "tui")]
+    if std::io::stdout().is_terminal() && !options.no_index {
+        let root = open_folder(dir)?;
+        let worker = worker_config(config, &root, options.index.as_ref())?;
+        let initial = [
+            doppel::runtime::worker::Command::SetClusterBy(worker.cluster_by),
+            doppel::runtime::worker::Command::SetMode(worker.cluster_mode),
+        ];
+        return Ok(doppel::faces::tui::run_with(
+            worker,
+            &initial,
+            config.ui.theme,
+        )?);
+    }
+    scan(config, dir, Format::Text, options)
+}

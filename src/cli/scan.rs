@@ -1,0 +1,67 @@
+//! `doppel scan DIR`: the clusters and pairs of a folder as text, JSON or
+//! CSV, through its index or (`--no-index`) without one.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Result;
+
+use doppel::engine::Engine;
+use doppel::faces::report;
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::runtime::config::Config;
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+
+use super::args::{Format, ScanOptions};
+use super::progress::{progress_bar, show_progress};
+use super::settings::{index_path, open_folder, settings};
+
+/// Scan `dir` under `config` and print the report in `format`.
+pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
+    let root = open_folder(dir)?;
+    let (engine_config, library_config, by, mode) = settings(config);
+    let engine = Engine::new(engine_config.clone());
+    let spec = ClusterSpec {
+        by,
+        mode,
+        ..ClusterSpec::from_engine(&engine)
+    };
+    let bar = progress_bar("listing");
+    let report = if options.no_index {
+        let progress = |p| show_progress(&bar, p);
+        let hooks = ScanHooks {
+            extra_ignores: &config.ignore,
+            progress: Some(&progress),
+        };
+        scan_folder_with(
+            &root,
+            &engine,
+            engine.reference_weights(),
+            library_config,
+            spec,
+            &hooks,
+        )
+    } else {
+        let index_path = index_path(config, options.index.as_ref(), &root)?;
+        let (mut index, opened) =
+            FolderIndex::open(&root, engine, library_config, index_path.as_deref())?;
+        for message in opened.messages() {
+            bar.suspend(|| eprintln!("doppel: {message}"));
+        }
+        index.set_extra_ignores(config.ignore.clone());
+        index.reconcile_with(&mut |p| {
+            show_progress(&bar, p);
+            true
+        })?;
+        ScanReport::from_index(index, spec)?
+    };
+    bar.finish_and_clear();
+    let out = match format {
+        Format::Text => report::text(&report),
+        Format::Json => report::json(&report, &root, &engine_config)?,
+        Format::Csv => report::csv(&report)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}

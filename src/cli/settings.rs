@@ -1,0 +1,82 @@
+//! What a command runs with: the configuration file with the flags over
+//! it, the folder, the index file, and the one [`WorkerConfig`] the review
+//! and the watcher start their worker with.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use doppel::engine::EngineConfig;
+use doppel::pairing::cluster::{ClusterBy, ClusterMode};
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::config::Config;
+use doppel::runtime::worker::WorkerConfig;
+
+use super::args::ScanOptions;
+use super::usage;
+
+/// The configuration a scan runs with: the config file's, with the scan
+/// options over it (floors lowered where a threshold is looser), checked.
+pub fn with_options(mut config: Config, options: &ScanOptions) -> Result<Config> {
+    if !options.algorithms.is_empty() {
+        config.engine.enabled = options.algorithms.iter().copied().collect();
+    }
+    for &(id, value) in &options.thresholds {
+        // A threshold looser than the floor lowers the floor, so the
+        // candidates it needs are gathered.
+        config.set_threshold(id, value);
+    }
+    if let Some(by) = options.cluster_by {
+        config.clusters.by = by;
+    }
+    if let Some(mode) = options.mode {
+        config.clusters.mode = mode.into();
+    }
+    usage::checked(config, &options.thresholds)
+}
+
+/// What a scan runs with: engine, library, cluster-by verdict and mode.
+pub fn settings(config: &Config) -> (EngineConfig, LibraryConfig, ClusterBy, ClusterMode) {
+    let c = config.clone();
+    (c.engine, c.library, c.clusters.by, c.clusters.mode)
+}
+
+/// The index file of `root`: `--index`, else in the config file's
+/// `index-dir`, else `None` (the platform data folder).
+pub fn index_path(config: &Config, flag: Option<&PathBuf>, root: &Path) -> Result<Option<PathBuf>> {
+    match flag {
+        Some(path) => Ok(Some(path.clone())),
+        None => Ok(config.index_path(root)?),
+    }
+}
+
+/// The canonical path of a folder given on the command line, or an error
+/// naming it.
+pub fn open_folder(dir: &Path) -> Result<PathBuf> {
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot open folder {}", dir.display()))?;
+    anyhow::ensure!(root.is_dir(), "{} is not a folder", root.display());
+    Ok(root)
+}
+
+/// The worker of `root` as `config` and the flags set it up: the engine,
+/// library, watch and ignore settings, the clusters' verdict and mode, and
+/// the index file (`index`, the `--index` flag).
+pub fn worker_config(
+    config: &Config,
+    root: &Path,
+    index: Option<&PathBuf>,
+) -> Result<WorkerConfig> {
+    let (engine, library, by, mode) = settings(config);
+    let mut worker = WorkerConfig::new(root);
+    worker.engine = engine;
+    worker.library = library;
+    worker.index_path = index_path(config, index, root)?;
+    worker.quiet = config.watch.quiet();
+    worker.rescan_every = config.watch.rescan_every();
+    worker.extra_ignores = config.ignore.clone();
+    worker.cluster_by = by;
+    worker.cluster_mode = mode;
+    Ok(worker)
+}

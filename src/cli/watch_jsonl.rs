@@ -1,0 +1,167 @@
+//! `doppel watch DIR --jsonl`: the worker, headless, each update a line
+//! of JSON; stops on SIGINT or SIGTERM (or, with `--until-eof`, when
+//! standard input ends).
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde_json::json;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+use doppel::doc::DocPath;
+use doppel::runtime::config::Config;
+use doppel::runtime::worker::protocol::{jsonl_event as event, Snapshot, Stage};
+use doppel::runtime::worker::{self, Update, WorkerHandle};
+
+use super::settings::{open_folder, worker_config};
+
+/// `doppel watch DIR --jsonl`: run the worker headless and print each
+/// update as a JSON line, flushed at once. Clusters are reported when they
+/// appear or change (consecutive snapshots compared), and when they dissolve.
+pub fn watch_jsonl(
+    config: &Config,
+    dir: &Path,
+    index: Option<PathBuf>,
+    until_eof: bool,
+) -> Result<()> {
+    let root = open_folder(dir)?;
+    let worker_config = worker_config(config, &root, index.as_ref())?;
+    // Stopped and waited for on every way out, a closed stdout included.
+    let handle = JoinOnDrop(Some(worker::spawn(worker_config)));
+    let mut signals = Signals::new([SIGINT, SIGTERM]).context("cannot handle SIGINT/SIGTERM")?;
+    let quit = handle.commands.clone();
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            let _ = quit.send(worker::Command::Quit);
+        }
+    });
+    if until_eof {
+        let quit = handle.commands.clone();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            let _ = quit.send(worker::Command::Quit);
+        });
+    }
+    let stdout = std::io::stdout();
+    // Serialized first, so a closed stdout surfaces as an `io::Error`.
+    let print = |value: serde_json::Value| -> Result<()> {
+        let mut line = serde_json::to_vec(&value)?;
+        line.push(b'\n');
+        let mut out = stdout.lock();
+        out.write_all(&line)?;
+        out.flush()?;
+        Ok(())
+    };
+    // Each cluster by its members (sorted) → its representative.
+    let clusters_of = |s: &Snapshot| -> HashMap<Vec<DocPath>, DocPath> {
+        s.clusters
+            .iter()
+            .map(|c| {
+                let mut members: Vec<DocPath> = c.members.iter().map(|m| m.path.clone()).collect();
+                let representative = members[0].clone();
+                members.sort();
+                (members, representative)
+            })
+            .collect()
+    };
+    let mut previous: HashMap<Vec<DocPath>, DocPath> = HashMap::new();
+    // An error before the first snapshot means the worker could not start.
+    let mut started = false;
+    let mut failed = None;
+    for update in &handle.updates {
+        let line = match update {
+            Update::Progress(p) => {
+                let stage = serde_json::to_value(p.stage)?;
+                if p.stage == Stage::Idle {
+                    None
+                } else {
+                    Some(
+                        json!({"event": event::PROGRESS, "stage": stage, "done": p.done,
+                                "total": p.total, "bytes": p.bytes}),
+                    )
+                }
+            }
+            Update::Snapshot(s) => {
+                let current = clusters_of(&s);
+                let mut members: Vec<&Vec<DocPath>> = current.keys().collect();
+                members.sort();
+                for m in members {
+                    let representative = &current[m];
+                    if previous.get(m) != Some(representative) {
+                        print(json!({"event": event::CLUSTER, "members": m,
+                                     "representative": representative}))?;
+                    }
+                }
+                let mut gone: Vec<&Vec<DocPath>> = previous
+                    .keys()
+                    .filter(|m| !current.contains_key(*m))
+                    .collect();
+                gone.sort();
+                for m in gone {
+                    print(json!({"event": event::CLUSTER_GONE, "members": m}))?;
+                }
+                previous = current;
+                started = true;
+                Some(json!({"event": event::SNAPSHOT, "generation": s.generation,
+                            "documents": s.documents, "clusters": s.clusters.len(),
+                            "skipped": s.skipped.len()}))
+            }
+            Update::FileIndexed { path } => Some(json!({"event": event::INDEXED, "path": path})),
+            Update::FileRemoved { path } => Some(json!({"event": event::REMOVED, "path": path})),
+            Update::FileSkipped { path, reason } => {
+                Some(json!({"event": event::SKIPPED, "path": path, "reason": reason}))
+            }
+            Update::Watch(state) => {
+                let mut value = serde_json::to_value(&state)?;
+                value["event"] = json!(event::WATCH);
+                Some(value)
+            }
+            Update::Error(error) => {
+                if !started && failed.is_none() {
+                    failed = Some(error.message.clone());
+                }
+                Some(json!({"event": event::ERROR, "kind": error.kind.as_str(),
+                            "message": error.message}))
+            }
+            Update::Warning(message) => Some(json!({"event": event::WARNING, "message": message})),
+            Update::Pair(_) | Update::Diff(_) => None,
+            Update::Stopped => {
+                print(json!({"event": event::STOPPED}))?;
+                if !started {
+                    if let Some(message) = failed {
+                        drop(handle);
+                        anyhow::bail!(message);
+                    }
+                }
+                break;
+            }
+        };
+        if let Some(line) = line {
+            print(line)?;
+        }
+    }
+    drop(handle);
+    Ok(())
+}
+
+/// A worker that is asked to quit and waited for (its index closed) when
+/// dropped.
+pub struct JoinOnDrop(Option<WorkerHandle>);
+
+impl std::ops::Deref for JoinOnDrop {
+    type Target = WorkerHandle;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().expect("taken only when dropped")
+    }
+}
+
+impl Drop for JoinOnDrop {
+    fn drop(&mut self) {
+        if let Some(handle) = self.0.take() {
+            handle.join();
+        }
+    }
+}

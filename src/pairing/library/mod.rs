@@ -1,0 +1,382 @@
+//! The in-memory library: the documents of a folder, every verified pair
+//! with all its scores, the curator's decisions, and clusters under live
+//! thresholds.
+//!
+//! Split by job:
+//! - `registry`: the documents ([`DocInfo`] by [`DocId`] and by path) and
+//!   their arrival order;
+//! - `graph`: the kept pairs ([`crate::pairing::pairs::PairTable`]) and
+//!   each document's neighbours;
+//! - `verify`: adding, replacing and removing documents: candidates from
+//!   the [`CandidateTables`], a cheap check on the hot fingerprints, the
+//!   full comparison, and the floors a pair must pass to be kept; and
+//!   re-gathering under looser floors;
+//! - `verdicts`: the curator's verdicts and keeper marks, by path and by
+//!   id;
+//! - clustering is [`crate::pairing::cluster`]'s.
+//!
+//! A library keeps only each document's [`HotPrints`] (about 0.3 KB); every
+//! operation that needs full fingerprints reads them from the
+//! [`PrintSource`] it is given: an index's store, [`MemoryPrints`], or
+//! [`NoPrints`] for a library that takes one batch of documents and never
+//! changes (a one-shot scan). Moving a threshold anywhere at or above the
+//! floors re-clusters from the kept pairs without touching fingerprints;
+//! [`Library::floors_allow`] tells when a requested threshold is looser
+//! than a floor and candidates must be re-gathered with
+//! [`Library::regather`].
+
+mod graph;
+mod registry;
+mod verdicts;
+mod verify;
+
+use std::collections::{BTreeMap, HashMap};
+use std::convert::Infallible;
+
+use serde::{Deserialize, Serialize};
+
+use crate::doc::{CuratorVerdict, DocId, DocPath};
+use crate::engine::algo::{AlgorithmId, Score};
+use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use crate::pairing::candidates::{CandidateConfig, CandidateTables, DocKeys, Restore};
+use crate::pairing::cluster::{self, ClusterInfo, ClusterSpec, Link, Rank};
+pub use crate::pairing::pairs::Histograms;
+
+use graph::PairGraph;
+pub use registry::DocInfo;
+use registry::Registry;
+use verdicts::Verdicts;
+
+/// What a library keeps and how it finds candidates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LibraryConfig {
+    /// How candidates are proposed.
+    pub candidates: CandidateConfig,
+    /// Pairs are kept when any algorithm passes its floor (the loosest
+    /// threshold that can be set without re-gathering candidates).
+    pub floors: Thresholds,
+    /// ... or when containment reaches this. Default: 0.5.
+    pub containment_floor: f64,
+}
+
+impl Default for LibraryConfig {
+    fn default() -> Self {
+        use AlgorithmId::*;
+        Self {
+            candidates: CandidateConfig::default(),
+            floors: Thresholds(BTreeMap::from([
+                (Exact, 1.0),
+                (Shingle, 0.15),
+                (Minhash, 0.15),
+                (Supershingle, 1.0),
+                (Simhash, 12.0),
+                (SimhashShingle, 18.0),
+                (SimhashLexicons, 16.0),
+                (Imatch, 1.0),
+                (ImatchLexicons, 1.0),
+                (Winnow, 0.15),
+                (Si, 0.7),
+            ])),
+            containment_floor: 0.5,
+        }
+    }
+}
+
+/// Where a library finds the full fingerprints of the documents it holds:
+/// exactly those it was given them with (a replaced document's source
+/// gives its new fingerprints only once the library has them). Asked only
+/// from the calling thread.
+pub trait PrintSource {
+    /// Why the fingerprints could not be read.
+    type Error;
+
+    /// The full fingerprints of the documents at these paths, in order
+    /// (`None` for a path it does not have).
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, Self::Error>;
+}
+
+/// A source with nothing in it, for a library that takes one batch of
+/// documents into an empty library and never changes. (Removing from a
+/// library with this source leaves the document's candidate-table entries
+/// behind; its id is then never given again.)
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoPrints;
+
+impl PrintSource for NoPrints {
+    type Error = Infallible;
+
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, Infallible> {
+        Ok(vec![None; paths.len()])
+    }
+}
+
+/// Full fingerprints kept in memory by path (tests, and sources of small
+/// libraries). Add a document's fingerprints after the library has taken
+/// them, so that replacing it reads the old ones.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryPrints(pub HashMap<DocPath, Fingerprints>);
+
+impl PrintSource for MemoryPrints {
+    type Error = Infallible;
+
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, Infallible> {
+        Ok(paths.iter().map(|p| self.0.get(*p).cloned()).collect())
+    }
+}
+
+/// The documents of a folder, their verified pairs and the curator's
+/// decisions.
+#[derive(Debug, Clone)]
+pub struct Library {
+    config: LibraryConfig,
+    registry: Registry,
+    tables: CandidateTables,
+    graph: PairGraph,
+    verdicts: Verdicts,
+}
+
+impl Library {
+    /// An empty library for documents fingerprinted by `engine`.
+    pub fn new(engine: &Engine, config: LibraryConfig) -> Self {
+        let a = &engine.config().algorithms;
+        let bits = [
+            (AlgorithmId::Simhash, a.simhash.bits),
+            (AlgorithmId::SimhashShingle, a.simhash_shingle.bits),
+            (AlgorithmId::SimhashLexicons, a.simhash_lexicons.bits),
+        ];
+        let tables = CandidateTables::new(
+            config.candidates.clone(),
+            a.minhash.num_perm,
+            config.floors.get(AlgorithmId::Minhash),
+            &bits,
+        );
+        Self {
+            config,
+            registry: Registry::default(),
+            tables,
+            graph: PairGraph::default(),
+            verdicts: Verdicts::default(),
+        }
+    }
+
+    /// The configuration it keeps pairs under.
+    pub fn config(&self) -> &LibraryConfig {
+        &self.config
+    }
+
+    /// Documents held.
+    pub fn len(&self) -> usize {
+        self.registry.len()
+    }
+
+    /// Whether it holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.registry.len() == 0
+    }
+
+    /// The document with this id, if held.
+    pub fn doc(&self, id: DocId) -> Option<&DocInfo> {
+        self.registry.doc(id)
+    }
+
+    /// The id of the document at `path`, if held.
+    pub fn id_of(&self, path: &DocPath) -> Option<DocId> {
+        self.registry.id_of(path)
+    }
+
+    /// Every kept pair with its scores (a < b).
+    pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, PairScores)> + '_ {
+        self.graph.table().rows().map(|r| (r.a, r.b, r.scores()))
+    }
+
+    /// How many pairs are kept.
+    pub fn pair_count(&self) -> usize {
+        self.graph.len()
+    }
+
+    /// The kept pairs of `id`, scores oriented from `id` to the other side.
+    pub fn neighbours(&self, id: DocId) -> impl Iterator<Item = (DocId, PairScores)> + '_ {
+        self.graph
+            .neighbours(id)
+            .iter()
+            .filter_map(move |&other| Some((other, self.graph.scores_from(id, other)?)))
+    }
+
+    /// The scores of the kept pair {a, b}, oriented from the smaller id.
+    pub fn pair(&self, a: DocId, b: DocId) -> Option<PairScores> {
+        Some(self.graph.row(a, b)?.scores())
+    }
+
+    /// The scores of the kept pair {from, to}, oriented from `from`.
+    pub fn pair_from(&self, from: DocId, to: DocId) -> Option<PairScores> {
+        self.graph.scores_from(from, to)
+    }
+
+    /// The sorted similarity of every kept pair per algorithm (for the
+    /// thresholds histogram); updated from the changes since the last call.
+    pub fn histograms(&self) -> Histograms {
+        self.graph.histograms()
+    }
+
+    /// Documents whose SI candidates were cut by the cap.
+    pub fn si_capped(&self) -> usize {
+        self.graph.si_capped()
+    }
+
+    /// Whether a threshold for `id` is within what the kept pairs cover.
+    pub fn floors_allow(&self, id: AlgorithmId, threshold: f64) -> bool {
+        self.config.floors.allows(id, threshold)
+    }
+
+    /// A document's entries in the candidate tables ([`DocKeys`]), as this
+    /// library's configuration derives them from its full fingerprints.
+    pub fn doc_keys(&self, fingerprints: &Fingerprints) -> DocKeys {
+        self.tables.doc_keys(fingerprints)
+    }
+
+    // -- the curator's decisions --------------------------------------------
+
+    /// Set (or, with `None`, clear) the curator's verdict on two documents,
+    /// held or not.
+    pub fn set_pair_verdict(&mut self, a: &DocPath, b: &DocPath, verdict: Option<CuratorVerdict>) {
+        let registry = &self.registry;
+        self.verdicts.set_pair(a, b, verdict, |p| registry.id_of(p));
+    }
+
+    /// The curator's verdict on two documents.
+    pub fn pair_verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
+        self.verdicts.pair(a, b)
+    }
+
+    /// Whether the curator marked `path` as its cluster's keeper.
+    pub fn is_keeper(&self, path: &DocPath) -> bool {
+        self.verdicts.is_keeper(path)
+    }
+
+    /// Mark (or unmark) `path` as its cluster's keeper (it represents it).
+    pub fn set_keeper(&mut self, path: &DocPath, keeper: bool) {
+        let id = self.registry.id_of(path);
+        self.verdicts.set_keeper(path, id, keeper);
+    }
+
+    // -- clusters -------------------------------------------------------------
+
+    /// Every linking pair under `spec`, sorted by (a, b).
+    pub fn links(&self, spec: &ClusterSpec) -> Vec<Link> {
+        cluster::links(self.graph.table(), self.verdicts.by_id(), spec)
+    }
+
+    /// The clusters under `spec`, largest first.
+    pub fn clusters(&self, spec: &ClusterSpec) -> Vec<ClusterInfo> {
+        let links = self.links(spec);
+        cluster::clusters(&links, self.registry.id_bound(), spec.mode, |id| {
+            self.rank(id)
+        })
+    }
+
+    /// Where a document ranks in its cluster: keepers first, then the
+    /// earliest arrival.
+    fn rank(&self, id: DocId) -> Rank {
+        let doc = self.doc(id).expect("live document");
+        (!self.verdicts.is_keeper_id(id), doc.seen, id)
+    }
+
+    // -- reopening -------------------------------------------------------------
+
+    /// Restore a document from its stored library entry: its hot
+    /// fingerprints and its entries in the candidate tables (see
+    /// [`DocKeys`]), with its arrival order `seen`. What a reopened index
+    /// needs, without reading any full fingerprint or verifying anything;
+    /// [`Library::finish_restore`] files the keys of every restored
+    /// document at once. Only before anything else is added.
+    pub fn restore_doc(
+        &mut self,
+        restore: &mut Restore,
+        path: DocPath,
+        seen: u64,
+        hot: HotPrints,
+        keys: &DocKeys,
+        shingles: usize,
+    ) -> DocId {
+        let si = hot.si.flatten();
+        debug_assert!(self.id_of(&path).is_none(), "{path} restored twice");
+        let id = self.admit(DocInfo {
+            path,
+            seen,
+            hot,
+            shingles,
+        });
+        restore.add(id, keys, si);
+        id
+    }
+
+    /// Room for `docs` restored documents and `pairs` restored pairs, so a
+    /// reopened index grows nothing by doubling.
+    pub fn reserve_restore(&mut self, docs: usize, pairs: usize) {
+        self.registry.reserve(docs);
+        self.graph.reserve(docs, pairs);
+    }
+
+    /// File the keys of every document restored with `restore`: in the
+    /// candidate tables when a change first needs them, or ahead of one by
+    /// [`Library::prepare_some`].
+    pub fn finish_restore(&mut self, restore: Restore) {
+        self.tables.file_restored(restore);
+    }
+
+    /// Take a step of the work a restored library leaves until a change
+    /// needs it (filing its documents' keys); whether more is to do.
+    pub fn prepare_some(&mut self) -> bool {
+        self.tables.fill_restored_some()
+    }
+
+    /// Keep a stored pair again, `scores` oriented from `a` to `b`.
+    pub fn restore_pair(
+        &mut self,
+        a: DocId,
+        b: DocId,
+        scores: impl IntoIterator<Item = (AlgorithmId, Score)>,
+    ) {
+        if a != b && self.doc(a).is_some() && self.doc(b).is_some() {
+            self.keep_pair(a, b, scores);
+        }
+    }
+
+    // -- the registry and the verdicts kept in step ------------------------
+
+    /// Give a document an id and apply the curator's decisions on it.
+    fn admit(&mut self, info: DocInfo) -> DocId {
+        let path = info.path.clone();
+        let id = self.registry.allocate(info);
+        let registry = &self.registry;
+        self.verdicts.attach(id, &path, |p| registry.id_of(p));
+        id
+    }
+
+    /// Take a document out of the registry and its pairs out of the graph
+    /// (its candidate-table entries are the caller's); its id is given
+    /// again only when `reuse`.
+    fn dismiss(&mut self, id: DocId, reuse: bool) {
+        if let Some(doc) = self.registry.doc(id) {
+            let registry = &self.registry;
+            self.verdicts.detach(id, &doc.path, |p| registry.id_of(p));
+        }
+        self.registry.release(id, reuse);
+        self.graph.drop_doc(id);
+    }
+
+    /// Keep the pair {id, other}, `scores` oriented from `id`.
+    fn keep_pair(
+        &mut self,
+        id: DocId,
+        other: DocId,
+        scores: impl IntoIterator<Item = (AlgorithmId, Score)>,
+    ) {
+        let shingles = match (self.doc(id), self.doc(other)) {
+            (Some(x), Some(y)) => x.shingles.min(y.shingles),
+            _ => 0,
+        };
+        self.graph.insert(id, other, scores, shingles);
+    }
+}

@@ -1,0 +1,73 @@
+//! What can stop an index: the store failing, or the folder not being
+//! there (or not being the index's).
+
+use std::path::PathBuf;
+
+use crate::runtime::store::StoreError;
+
+/// Why a [`super::FolderIndex`] could not open or keep up with its folder.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The store failed (see [`StoreError::is_storage_full`] and
+    /// [`StoreError::is_busy`]).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The folder cannot be resolved when opening.
+    #[error("cannot open folder {}: {error}", root.display())]
+    Folder {
+        /// The folder as given.
+        root: PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// The path given as the folder is something else.
+    #[error("{} is not a folder", root.display())]
+    NotAFolder {
+        /// The path.
+        root: PathBuf,
+    },
+    /// The index records another folder: using it would drop that folder's
+    /// documents.
+    #[error(
+        "index {index} is the index of {recorded}, not of {root}; using it would drop that \
+         folder's documents. Pass another --index path (or none, for {root}'s own index), or \
+         remove it with `doppel index forget --index {index}`",
+        index = index.display(),
+        recorded = recorded.display(),
+        root = root.display()
+    )]
+    OtherFolder {
+        /// The index file.
+        index: PathBuf,
+        /// The folder it records.
+        recorded: PathBuf,
+        /// The folder it was opened for.
+        root: PathBuf,
+    },
+    /// The folder is gone (deleted, moved or unmounted): nothing is
+    /// forgotten until it is back.
+    #[error(
+        "folder {} is unavailable (deleted, moved or unmounted); the index is kept as it was",
+        root.display()
+    )]
+    Unavailable {
+        /// The folder.
+        root: PathBuf,
+    },
+}
+
+impl IndexError {
+    /// The disk or the index is full (see [`StoreError::is_storage_full`]).
+    pub fn is_storage_full(&self) -> bool {
+        matches!(self, IndexError::Store(e) if e.is_storage_full())
+    }
+
+    /// Another connection held the index too long
+    /// ([`StoreError::is_busy`]).
+    pub fn is_busy(&self) -> bool {
+        matches!(self, IndexError::Store(e) if e.is_busy())
+    }
+}
+
+/// An index operation's result.
+pub type Result<T, E = IndexError> = std::result::Result<T, E>;

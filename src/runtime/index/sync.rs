@@ -1,0 +1,454 @@
+//! Keeping an index equal to its folder: a whole reconcile, or the paths
+//! the watcher names. Files are read in parallel (identity-checked), enter
+//! the library together, and are written one store transaction each.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
+use crate::doc::{DocId, DocPath, FileIdentity};
+use crate::engine::measure::shingle_set;
+use crate::engine::text::decode::decode;
+use crate::engine::{Engine, Fingerprints};
+use crate::runtime::collection::{
+    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+};
+use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
+
+/// Files read in parallel between two progress reports.
+const READ_CHUNK: usize = 128;
+
+/// The outcome of reading one file.
+struct Ingested {
+    entry: FileEntry,
+    record: DocRecord,
+    /// The file changed while being read: the record must not be committed.
+    changed: bool,
+}
+
+impl FolderIndex {
+    /// Bring the index in line with the folder: read new and changed files
+    /// (in parallel), forget vanished ones.
+    pub fn reconcile(&mut self) -> Result<ReconcileReport> {
+        self.reconcile_with(&mut |_| true)
+    }
+
+    /// [`FolderIndex::reconcile`], reporting the reading stage to `progress`
+    /// after every chunk of files; `progress` returning `false` stops there
+    /// (what was read stays committed). Fails, forgetting nothing, when the
+    /// root is unavailable.
+    #[tracing::instrument(level = "info", name = "index.reconcile", skip_all)]
+    pub fn reconcile_with(
+        &mut self,
+        progress: &mut dyn FnMut(ReadProgress) -> bool,
+    ) -> Result<ReconcileReport> {
+        self.ensure_available()?;
+        let (files, problems) = list_files_with(&self.root, &self.extra_ignores);
+        // The walk raced with the folder going away: it saw nothing, which
+        // must not read as "every file was deleted".
+        self.ensure_available()?;
+        let mut report = ReconcileReport::default();
+        let on_disk: HashSet<&DocPath> = files.iter().map(|f| &f.doc).collect();
+        let gone: Vec<DocPath> = self
+            .stored
+            .keys()
+            .filter(|doc| !on_disk.contains(doc))
+            .cloned()
+            .collect();
+        drop(on_disk);
+        for doc in gone {
+            self.forget(&doc)?;
+            report.removed += 1;
+            report.changes.push(FileChange::Removed { path: doc });
+        }
+        let (unchanged, to_read): (Vec<FileEntry>, Vec<FileEntry>) =
+            files.into_iter().partition(|f| self.is_unchanged(f));
+        report.unchanged = unchanged.len();
+        drop(unchanged);
+        report.read = to_read.len();
+        let mut state = ReadProgress {
+            total: to_read.len(),
+            total_bytes: to_read.iter().map(|f| f.bytes).sum(),
+            ..ReadProgress::default()
+        };
+        if !progress(state) {
+            report.cancelled = true;
+            return Ok(report);
+        }
+        // Entries are moved into their chunk, so each one's paths are
+        // freed once it is committed (100k of them are ~20 MB).
+        let mut to_read = to_read.into_iter();
+        loop {
+            let chunk: Vec<FileEntry> = to_read.by_ref().take(READ_CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let engine = &self.engine;
+            let ingested: Vec<Ingested> = chunk
+                .into_par_iter()
+                .map(|entry| ingest(engine, entry))
+                .collect();
+            for item in &ingested {
+                state.done += 1;
+                state.bytes += item.entry.bytes;
+                if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
+                    report.skipped += 1;
+                }
+            }
+            report.changes.extend(self.commit_all(ingested)?);
+            if !progress(state) {
+                report.cancelled = true;
+                return Ok(report);
+            }
+        }
+        // Problems of the walk (special files, unreadable folders) are
+        // listed afresh each time; stale ones go.
+        let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
+            .into_iter()
+            .partition(|(doc, _)| self.stored.contains_key(doc));
+        self.skipped = stored;
+        for (doc, skip) in problems {
+            let reason = skip.to_string();
+            if listed.get(&doc) != Some(&reason) {
+                report.changes.push(FileChange::Skipped {
+                    path: doc.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            self.skipped.insert(doc, reason);
+        }
+        for doc in listed.into_keys() {
+            if !self.skipped.contains_key(&doc) {
+                report.changes.push(FileChange::Removed { path: doc });
+            }
+        }
+        tracing::info!(
+            read = report.read,
+            unchanged = report.unchanged,
+            removed = report.removed,
+            skipped = report.skipped,
+            "reconciled"
+        );
+        if self.stale {
+            // Every file has been read under the current configuration.
+            self.store.set_config_hash(&self.config_hash)?;
+            self.stale = false;
+        }
+        Ok(report)
+    }
+
+    /// Whether a listed file is as it was read (its identity unchanged and
+    /// its fingerprints of the current configuration).
+    fn is_unchanged(&self, file: &FileEntry) -> bool {
+        !self.stale && self.stored.get(&file.doc) == Some(&Some(file.identity))
+    }
+
+    /// Look at some paths again (the watcher's events): read new and changed
+    /// regular files (in parallel, identity-checked, one transaction each),
+    /// forget paths that are gone (a folder's whole subtree), list special
+    /// files with their reason, and skip files whose identity is unchanged.
+    /// Paths outside the root, ignored paths that were never indexed, and
+    /// folders that still exist change nothing. Fails, forgetting nothing,
+    /// when the root is unavailable.
+    #[tracing::instrument(level = "debug", name = "index.sync", skip_all, fields(paths = paths.len()))]
+    pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
+        self.ensure_available()?;
+        let mut rules = IgnoreRules::with_extra(&self.root, &self.extra_ignores);
+        let mut changes = Vec::new();
+        let mut to_read = Vec::new();
+        let mut paths: Vec<&PathBuf> = paths.iter().collect();
+        paths.sort();
+        paths.dedup();
+        for path in paths {
+            let Ok(relative) = path.strip_prefix(&self.root) else {
+                continue;
+            };
+            if relative.as_os_str().is_empty() {
+                continue;
+            }
+            let doc = DocPath::from_relative(relative);
+            let meta = match std::fs::symlink_metadata(path) {
+                Ok(meta) => meta,
+                Err(e) if is_gone(&e) => {
+                    changes.extend(self.forget_tree(&doc)?);
+                    continue;
+                }
+                Err(e) => {
+                    let reason = Skip::Unreadable {
+                        reason: e.to_string(),
+                    }
+                    .to_string();
+                    changes.extend(self.note_skipped(&doc, reason)?);
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                // A folder where a file was: the file is gone. The folder's
+                // own files come as events of their own.
+                if self.stored.contains_key(&doc) {
+                    self.forget(&doc)?;
+                    changes.push(FileChange::Removed { path: doc });
+                }
+                continue;
+            }
+            if rules.is_ignored(path, false) {
+                changes.extend(self.forget_tree(&doc)?);
+                continue;
+            }
+            let identity = FileIdentity::from_metadata(&meta);
+            if !meta.is_file() {
+                let reason = Skip::NotAFile {
+                    what: describe_file_type(&meta.file_type()).to_owned(),
+                }
+                .to_string();
+                changes.extend(self.note_skipped(&doc, reason)?);
+                continue;
+            }
+            let entry = FileEntry {
+                path: path.clone(),
+                doc,
+                bytes: identity.size,
+                identity,
+            };
+            if !self.is_unchanged(&entry) {
+                to_read.push(entry);
+            }
+        }
+        let engine = &self.engine;
+        let ingested: Vec<Ingested> = to_read
+            .into_par_iter()
+            .map(|entry| ingest(engine, entry))
+            .collect();
+        changes.extend(self.commit_all(ingested)?);
+        Ok(changes)
+    }
+
+    /// Ingest or forget one file ([`FolderIndex::sync_paths`] for one path).
+    pub fn upsert_path(&mut self, path: &Path) -> Result<Vec<FileChange>> {
+        self.sync_paths(&[path.to_path_buf()])
+    }
+
+    /// Forget the file at `path` (absolute, under the root), or everything
+    /// under it if it was a folder, whether or not it is still on disk.
+    pub fn remove_path(&mut self, path: &Path) -> Result<Vec<FileChange>> {
+        self.ensure_available()?;
+        let Ok(relative) = path.strip_prefix(&self.root) else {
+            return Ok(Vec::new());
+        };
+        self.forget_tree(&DocPath::from_relative(relative))
+    }
+
+    /// Fails when the root is gone: nothing may be forgotten then.
+    fn ensure_available(&self) -> Result<()> {
+        if self.root.is_dir() {
+            Ok(())
+        } else {
+            Err(IndexError::Unavailable {
+                root: self.root.clone(),
+            })
+        }
+    }
+
+    /// Forget `doc` and, if it was a folder, every file under it.
+    fn forget_tree(&mut self, doc: &DocPath) -> Result<Vec<FileChange>> {
+        let mut prefix = doc.as_bytes().to_vec();
+        prefix.push(b'/');
+        let prefix = DocPath::from_bytes(prefix);
+        let gone: Vec<DocPath> = self
+            .stored
+            .get_key_value(doc)
+            .map(|(k, _)| k)
+            .into_iter()
+            .chain(
+                self.stored
+                    .range(prefix.clone()..)
+                    .map(|(k, _)| k)
+                    .take_while(|k| k.as_bytes().starts_with(prefix.as_bytes())),
+            )
+            .cloned()
+            .collect();
+        let mut changes = Vec::new();
+        for gone in gone {
+            self.forget(&gone)?;
+            changes.push(FileChange::Removed { path: gone });
+        }
+        // Special files are listed but not stored.
+        let listed: Vec<DocPath> = self
+            .skipped
+            .keys()
+            .filter(|p| p.is_within(doc))
+            .cloned()
+            .collect();
+        for p in listed {
+            self.skipped.remove(&p);
+            if !changes
+                .iter()
+                .any(|c| matches!(c, FileChange::Removed { path } if *path == p))
+            {
+                changes.push(FileChange::Removed { path: p });
+            }
+        }
+        Ok(changes)
+    }
+
+    /// List a path that is not a document with its reason (not stored: a
+    /// special file is looked at again by every walk).
+    fn note_skipped(&mut self, doc: &DocPath, reason: String) -> Result<Option<FileChange>> {
+        if self.stored.contains_key(doc) {
+            self.forget(doc)?;
+        }
+        if self.skipped.get(doc) == Some(&reason) {
+            return Ok(None);
+        }
+        self.skipped.insert(doc.clone(), reason.clone());
+        Ok(Some(FileChange::Skipped {
+            path: doc.clone(),
+            reason,
+        }))
+    }
+
+    /// Apply ingested files, in order, to the library and the store. The
+    /// indexed ones enter the library together (their candidates verified
+    /// in parallel, see [`crate::pairing::library::Library::extend`]); then
+    /// each file is written in a store transaction of its own, with its
+    /// pairs to the files already written. A file that changed while being
+    /// read is not committed.
+    #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
+    fn commit_all(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+        let arriving: Vec<(DocPath, Fingerprints, usize)> = items
+            .iter()
+            .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)
+            .filter_map(|i| {
+                let fp = i.record.fingerprints.clone()?;
+                Some((i.entry.doc.clone(), fp, i.record.shingles as usize))
+            })
+            .collect();
+        // Documents in the library but not yet in the store: pairs with
+        // them are written with their own document.
+        let mut unwritten: HashSet<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
+        if !arriving.is_empty() {
+            self.library.extend(&self.engine, arriving, &self.store)?;
+        }
+        let mut changes = Vec::new();
+        for item in items {
+            let Ingested {
+                entry,
+                mut record,
+                changed,
+            } = item;
+            if changed {
+                changes.push(FileChange::Retry { path: entry.path });
+                continue;
+            }
+            let doc = entry.doc;
+            // Arrival order is commit order (files are committed sorted by
+            // path), which keeps "earliest seen" deterministic on reopen.
+            record.first_seen_ns = match self.store.document(&doc)? {
+                Some(existing) => existing.first_seen_ns,
+                None => store::now_ns(),
+            };
+            let pairs = match (&record.status, self.library.id_of(&doc)) {
+                (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
+                    record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
+                        hot: f.hot(),
+                        keys: self.library.doc_keys(f),
+                    });
+                    self.skipped.remove(&doc);
+                    changes.push(FileChange::Indexed { path: doc.clone() });
+                    self.pairs_of(id)
+                        .into_iter()
+                        .filter(|(other, _)| !unwritten.contains(other))
+                        .collect()
+                }
+                (DocStatus::Skipped { reason }, _) => {
+                    self.library.remove(&doc, &self.store)?;
+                    self.skipped.insert(doc.clone(), reason.clone());
+                    changes.push(FileChange::Skipped {
+                        path: doc.clone(),
+                        reason: reason.clone(),
+                    });
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            self.store.upsert_document(&record, &pairs)?;
+            self.stored.insert(doc, Some(record.identity));
+        }
+        Ok(changes)
+    }
+
+    /// The kept pairs of one document, oriented from it.
+    fn pairs_of(&self, id: DocId) -> Vec<PairUpdate> {
+        self.library
+            .neighbours(id)
+            .filter_map(|(other, scores)| Some((self.library.doc(other)?.path.clone(), scores)))
+            .collect()
+    }
+
+    /// Forget a file that is gone from the folder.
+    fn forget(&mut self, doc: &DocPath) -> Result<()> {
+        self.library.remove(doc, &self.store)?;
+        self.skipped.remove(doc);
+        self.store.remove_document(doc)?;
+        self.stored.remove(doc);
+        Ok(())
+    }
+}
+
+/// Read and fingerprint one file (no shared state touched).
+fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
+    let mut record = DocRecord {
+        id: None,
+        path: entry.doc.clone(),
+        identity: entry.identity,
+        content_hash: 0,
+        first_seen_ns: 0,
+        status: DocStatus::Indexed,
+        encoding: None,
+        fingerprints: None,
+        terms: Vec::new(),
+        shingles: 0,
+        entry: None,
+    };
+    let mut changed = false;
+    let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
+        record.identity = identity;
+        record.content_hash = store::content_hash(&bytes);
+        decode(&bytes).map_err(Skip::NotText)
+    });
+    match result {
+        Ok(decoded) => {
+            let analysis = engine.analyze(&decoded.text);
+            let shingle = &engine.config().algorithms.shingle;
+            record.shingles = shingle_set(&analysis, shingle.w, shingle.seed).len() as u32;
+            // `record.terms` stays empty: the folder index weighs terms by
+            // the pinned IDF table, so nothing reads them back (they were a
+            // fifth of the file at 100k documents).
+            record.encoding = Some(decoded.encoding.to_owned());
+            record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
+        }
+        Err(skip) => {
+            // Changed or deleted while being read: whatever comes next is
+            // looked at again.
+            changed = skip == Skip::Changed || std::fs::symlink_metadata(&entry.path).is_err();
+            record.status = DocStatus::Skipped {
+                reason: skip.to_string(),
+            }
+        }
+    }
+    Ingested {
+        entry,
+        record,
+        changed,
+    }
+}
+
+/// The error of a path that is not there (any more).
+fn is_gone(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}

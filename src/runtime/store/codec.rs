@@ -1,0 +1,163 @@
+//! The store's on-disk encodings: u64s as two's-complement INTEGERs, term
+//! lists as little-endian bytes, pair scores as postcard lists keyed by the
+//! algorithms' stable names ([`StoredScore`] mirrors [`Score`] so the disk
+//! format never follows `Score`'s JSON attributes), other values as
+//! postcard. The in-memory pair rows (`pairing::pairs`) hold the same
+//! scores in a fixed-size columnar layout for judging speed; the two stay
+//! apart because the stored one must survive a reordering of the
+//! algorithm list.
+
+use std::fmt;
+use std::path::Path;
+
+use rusqlite::{Connection, Params, Row};
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::{Result, StoreError};
+use crate::engine::algo::{AlgorithmId, Score};
+use crate::engine::PairScores;
+
+pub(super) fn u64_to_sql(v: u64) -> i64 {
+    v as i64
+}
+
+pub(super) fn u64_from_sql(v: i64) -> u64 {
+    v as u64
+}
+
+pub(super) fn terms_to_blob(terms: &[u64]) -> Vec<u8> {
+    terms.iter().flat_map(|t| t.to_le_bytes()).collect()
+}
+
+pub(super) fn terms_from_blob(blob: &[u8]) -> Option<Vec<u64>> {
+    let chunks = blob.chunks_exact(8);
+    if !chunks.remainder().is_empty() {
+        return None;
+    }
+    Some(
+        chunks
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8-byte chunk")))
+            .collect(),
+    )
+}
+
+/// The stored form of a [`Score`]: its own enum so the on-disk encoding does
+/// not follow the JSON attributes of `Score`. Append variants only.
+#[derive(Serialize, Deserialize)]
+enum StoredScore {
+    Similarity(f64),
+    Overlap(f64, f64, f64),
+    Hamming(u32, u32),
+    Matches(u32, u32),
+    Incomparable,
+}
+
+impl From<Score> for StoredScore {
+    fn from(s: Score) -> Self {
+        match s {
+            Score::Similarity { value } => StoredScore::Similarity(value),
+            Score::Overlap {
+                resemblance,
+                a_in_b,
+                b_in_a,
+            } => StoredScore::Overlap(resemblance, a_in_b, b_in_a),
+            Score::Hamming { distance, bits } => StoredScore::Hamming(distance, bits),
+            Score::Matches { matched, of } => StoredScore::Matches(matched, of),
+            Score::Incomparable => StoredScore::Incomparable,
+        }
+    }
+}
+
+impl From<StoredScore> for Score {
+    fn from(s: StoredScore) -> Self {
+        match s {
+            StoredScore::Similarity(value) => Score::Similarity { value },
+            StoredScore::Overlap(resemblance, a_in_b, b_in_a) => Score::Overlap {
+                resemblance,
+                a_in_b,
+                b_in_a,
+            },
+            StoredScore::Hamming(distance, bits) => Score::Hamming { distance, bits },
+            StoredScore::Matches(matched, of) => Score::Matches { matched, of },
+            StoredScore::Incomparable => Score::Incomparable,
+        }
+    }
+}
+
+pub(super) fn scores_to_blob(scores: &PairScores, swap: bool) -> Vec<u8> {
+    let stored: Vec<(&str, StoredScore)> = scores
+        .iter()
+        .map(|(id, s)| {
+            let s = if swap { s.swapped() } else { *s };
+            (id.as_str(), StoredScore::from(s))
+        })
+        .collect();
+    postcard::to_allocvec(&stored).expect("scores serialize")
+}
+
+/// A pair's scores as stored, in algorithm order; inline, so decoding the
+/// pairs of a large index allocates nothing per pair.
+pub type ScoreList = SmallVec<[(AlgorithmId, Score); AlgorithmId::ALL.len()]>;
+
+pub(super) fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
+    // Element by element: the names borrow from the blob and nothing is
+    // collected on the way.
+    let bad = |e: postcard::Error| format!("pair scores do not decode: {e}");
+    let (len, mut rest) = postcard::take_from_bytes::<usize>(blob).map_err(bad)?;
+    let mut list = ScoreList::new();
+    for _ in 0..len {
+        let ((name, score), tail) =
+            postcard::take_from_bytes::<(&str, StoredScore)>(rest).map_err(bad)?;
+        list.push((name.parse()?, score.into()));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return Err(format!(
+            "pair scores do not decode: {} bytes left over",
+            rest.len()
+        ));
+    }
+    Ok(list)
+}
+
+/// Run a (cached) query and collect every row.
+pub(super) fn collect_rows<T, P: Params>(
+    conn: &Connection,
+    sql: &str,
+    params: P,
+    f: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, f)?;
+    rows.collect()
+}
+
+/// Insert one pair: `(a, b, scores)` with a < b, see [`pair_row`].
+pub(super) const INSERT_PAIR: &str = "INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)";
+
+/// Insert or replace one document's library entry: `(id, entry)`.
+pub(super) const PUT_ENTRY: &str = "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
+     ON CONFLICT(id) DO UPDATE SET entry = excluded.entry";
+
+/// The [`INSERT_PAIR`] parameters of the pair {x, y} whose scores are
+/// oriented from `x`: stored with the smaller id first.
+pub(super) fn pair_row(x: i64, y: i64, scores: &PairScores) -> (i64, i64, Vec<u8>) {
+    if x < y {
+        (x, y, scores_to_blob(scores, false))
+    } else {
+        (y, x, scores_to_blob(scores, true))
+    }
+}
+
+/// The postcard encoding of `value` (`what` names it in the error).
+pub(super) fn to_blob(
+    value: &impl Serialize,
+    path: &Path,
+    what: fmt::Arguments<'_>,
+) -> Result<Vec<u8>> {
+    postcard::to_allocvec(value).map_err(|e| StoreError::Invalid {
+        path: path.to_path_buf(),
+        reason: format!("{what} does not serialize: {e}"),
+    })
+}

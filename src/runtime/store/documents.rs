@@ -1,0 +1,535 @@
+//! One row per file: its identity, status, fingerprints and library
+//! entry, written with its pairs in one transaction; read back whole, in
+//! listings, or just the fingerprints a library asks for.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rayon::prelude::*;
+use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
+
+use super::codec::{
+    collect_rows, pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql, INSERT_PAIR,
+    PUT_ENTRY,
+};
+use super::error::Context;
+use super::records::{status_from_sql, RawDoc};
+use super::{
+    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+};
+use crate::doc::{DocPath, FileIdentity};
+use crate::engine::Fingerprints;
+use crate::pairing::library::PrintSource;
+
+/// The columns [`RawDoc::from_row`] reads.
+const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
+     d.content_hash, d.status, d.reason, d.encoding, d.first_seen_ns, p.fingerprints, p.terms, \
+     d.shingles";
+
+/// The tables [`DOC_COLUMNS`] reads.
+const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
+
+impl Store {
+    /// Insert or replace the document at `rec.path` and its pairs in one
+    /// transaction: the row is updated in place (same id, `first_seen_ns`
+    /// kept), every pair it was part of is deleted, and `pairs` are inserted.
+    /// Each pair is `(other path, engine.compare(this, other))`; the other
+    /// path must already be in the index. Returns the document's id.
+    pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
+        tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin update")?;
+        let id = upsert_in(&tx, path, rec, pairs)?;
+        tx.commit().ctx(path, "commit update")?;
+        Ok(id)
+    }
+
+    /// [`Store::upsert_document`] for many documents in one transaction
+    /// (bulk loads): all are written, or none. Returns their ids in order.
+    pub fn upsert_documents(
+        &mut self,
+        items: &[(DocRecord, Vec<PairUpdate>)],
+    ) -> Result<Vec<RowId>> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin batch update")?;
+        let ids = items
+            .iter()
+            .map(|(rec, pairs)| upsert_in(&tx, path, rec, pairs))
+            .collect::<Result<Vec<_>>>()?;
+        tx.commit().ctx(path, "commit batch update")?;
+        Ok(ids)
+    }
+
+    /// Remove the document at `path` and (by cascade) its pairs. Verdicts,
+    /// keyed by path, stay. `false` if it was not indexed.
+    pub fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
+        Ok(self.remove_documents(std::slice::from_ref(doc))? == 1)
+    }
+
+    /// Remove many documents in one transaction; returns how many existed.
+    pub fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
+        tracing::trace!(documents = docs.len(), "remove documents");
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin removal")?;
+        let mut removed = 0;
+        {
+            let mut stmt = tx
+                .prepare_cached("DELETE FROM documents WHERE path = ?1")
+                .ctx(path, "prepare removal")?;
+            for doc in docs {
+                removed += stmt
+                    .execute([doc.as_bytes()])
+                    .ctx(path, format_args!("remove document {doc}"))?;
+            }
+        }
+        tx.commit().ctx(path, "commit removal")?;
+        Ok(removed)
+    }
+
+    /// A file was renamed: the row moves to `to` with its id, fingerprints,
+    /// pairs and `first_seen_ns`, and verdicts on `from` follow it. A row
+    /// already at `to` (the file the rename replaced) is removed first.
+    /// `false` if `from` was not indexed (nothing changes).
+    pub fn rename_document(&mut self, from: &DocPath, to: &DocPath) -> Result<bool> {
+        let what = || format!("rename {from} to {to}");
+        let (from, to) = (from.as_bytes(), to.as_bytes());
+        if from == to {
+            return self.document_id(from).map(|id| id.is_some());
+        }
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin rename")?;
+        let exists: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM documents WHERE path = ?1)",
+                [from],
+                |r| r.get(0),
+            )
+            .ctx(path, what())?;
+        if !exists {
+            return Ok(false);
+        }
+        tx.execute("DELETE FROM documents WHERE path = ?1", [to])
+            .ctx(path, what())?;
+        tx.execute(
+            "UPDATE documents SET path = ?2 WHERE path = ?1",
+            params![from, to],
+        )
+        .ctx(path, what())?;
+        // Verdicts follow the file.
+        tx.execute(
+            "INSERT OR REPLACE INTO doc_verdicts (path, verdict, set_at_ns) \
+             SELECT ?2, verdict, set_at_ns FROM doc_verdicts WHERE path = ?1",
+            params![from, to],
+        )
+        .ctx(path, what())?;
+        tx.execute("DELETE FROM doc_verdicts WHERE path = ?1", [from])
+            .ctx(path, what())?;
+        let moved: Vec<(Vec<u8>, Vec<u8>, String, i64)> = collect_rows(
+            &tx,
+            "SELECT a, b, verdict, set_at_ns FROM pair_verdicts WHERE a = ?1 OR b = ?1",
+            [from],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .ctx(path, what())?;
+        tx.execute("DELETE FROM pair_verdicts WHERE a = ?1 OR b = ?1", [from])
+            .ctx(path, what())?;
+        for (a, b, verdict, set_at) in moved {
+            let other = if a == from { b } else { a };
+            if other == to {
+                continue; // a verdict between the two names of one file
+            }
+            let (x, y) = if other.as_slice() <= to {
+                (other.as_slice(), to)
+            } else {
+                (to, other.as_slice())
+            };
+            tx.execute(
+                "INSERT OR REPLACE INTO pair_verdicts (a, b, verdict, set_at_ns) \
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![x, y, verdict, set_at],
+            )
+            .ctx(path, what())?;
+        }
+        tx.commit().ctx(path, what())?;
+        Ok(true)
+    }
+
+    fn document_id(&self, key: &[u8]) -> Result<Option<i64>> {
+        self.conn
+            .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
+            .ctx(
+                &self.path,
+                format_args!("look up {}", DocPath::from_bytes(key)),
+            )
+    }
+
+    /// The document at `doc`, if indexed.
+    pub fn document(&self, doc: &DocPath) -> Result<Option<DocRecord>> {
+        let sql = format!("SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.path = ?1");
+        let raw = self
+            .conn
+            .prepare_cached(&sql)
+            .and_then(|mut s| s.query_row([doc.as_bytes()], RawDoc::from_row).optional())
+            .ctx(&self.path, format_args!("read {doc}"))?;
+        raw.map(|r| r.decode(&self.path)).transpose()
+    }
+
+    /// The fingerprints of the documents at these paths, in order (`None`
+    /// where a path has none): read one row at a time, decoded in parallel.
+    pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT p.fingerprints FROM documents d JOIN document_prints p ON p.id = d.id \
+                 WHERE d.path = ?1",
+            )
+            .ctx(&self.path, "prepare fingerprint read")?;
+        let blobs = docs
+            .iter()
+            .map(|doc| {
+                stmt.query_row([doc.as_bytes()], |r| r.get::<_, Option<Vec<u8>>>(0))
+                    .optional()
+                    .map(Option::flatten)
+                    .ctx(&self.path, format_args!("read fingerprints of {doc}"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let store = &self.path;
+        blobs
+            .into_par_iter()
+            .zip(docs)
+            .map(|(blob, doc)| {
+                blob.map(|blob| {
+                    postcard::from_bytes::<Fingerprints>(&blob).map_err(|e| StoreError::Decode {
+                        path: store.clone(),
+                        doc: doc.to_string(),
+                        reason: format!("fingerprints do not decode: {e}"),
+                    })
+                })
+                .transpose()
+            })
+            .collect()
+    }
+
+    /// The rows of `sql`, read in order and decoded in parallel a chunk at
+    /// a time (the previous chunk is decoded while the next one is read),
+    /// so that only two chunks of raw blobs are held beside what is decoded.
+    fn read_decoded<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.read_decoded_each(sql, context, row, decode, |chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::read_decoded`] handing each decoded chunk to `each`, in
+    /// order, instead of collecting them: what is read is never all in
+    /// memory at once.
+    pub(super) fn read_decoded_each<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+        mut each: impl FnMut(Vec<T>) -> Result<()>,
+    ) -> Result<()> {
+        const CHUNK: usize = 4096;
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
+        let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
+        let mut pending: Vec<R> = Vec::new();
+        loop {
+            let mut next = Vec::with_capacity(CHUNK);
+            let mut decoded: Result<Vec<T>> = Ok(Vec::new());
+            let read = rayon::in_place_scope(|scope| {
+                let previous = std::mem::take(&mut pending);
+                let (decoded, decode) = (&mut decoded, &decode);
+                scope.spawn(move |_| {
+                    *decoded = previous.into_par_iter().map(decode).collect();
+                });
+                for r in rows.by_ref().take(CHUNK) {
+                    next.push(r.ctx(&self.path, context)?);
+                }
+                Ok::<_, StoreError>(())
+            });
+            each(decoded?)?;
+            read?;
+            if next.is_empty() {
+                return Ok(());
+            }
+            pending = next;
+        }
+    }
+
+    /// Every document, fingerprints decoded, in id order.
+    pub fn documents(&self) -> Result<Vec<DocRecord>> {
+        self.documents_selecting(DOC_COLUMNS, DOC_FROM)
+    }
+
+    /// [`Store::documents`] without fingerprints and terms: what opening
+    /// an index reads of every document (the library's part of each is in
+    /// [`Store::document_entries`]).
+    pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
+        self.documents_selecting(
+            &DOC_COLUMNS.replace("p.fingerprints, p.terms", "NULL, NULL"),
+            "documents d",
+        )
+    }
+
+    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
+        let sql = format!("SELECT {columns} FROM {from} ORDER BY d.id");
+        let path = &self.path;
+        self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
+    }
+
+    /// Every stored library entry ([`DocEntry`]) by document id, in id
+    /// order.
+    pub fn document_entries(&self) -> Result<Vec<(RowId, DocEntry)>> {
+        let mut out = Vec::new();
+        self.document_entries_each(|chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Store::document_entries`] a decoded chunk at a time, in id order.
+    pub fn document_entries_each(
+        &self,
+        each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
+    ) -> Result<()> {
+        let path = &self.path;
+        self.read_decoded_each(
+            "SELECT id, entry FROM document_entries ORDER BY id",
+            "read library entries",
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)),
+            |(id, blob)| {
+                let entry = postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                    path: path.clone(),
+                    doc: format!("document {id}"),
+                    reason: format!("library entry does not decode: {e}"),
+                })?;
+                Ok((RowId(id), entry))
+            },
+            each,
+        )
+    }
+
+    /// Every document's id and path, in id order, without decoding blobs
+    /// (to label [`Store::pairs`]).
+    pub fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
+        collect_rows(
+            &self.conn,
+            "SELECT id, path FROM documents ORDER BY id",
+            [],
+            |r| {
+                Ok((
+                    RowId(r.get(0)?),
+                    DocPath::from_bytes(r.get::<_, Vec<u8>>(1)?),
+                ))
+            },
+        )
+        .ctx(&self.path, "read document paths")
+    }
+
+    /// Number of documents (indexed and skipped).
+    pub fn document_count(&self) -> Result<u64> {
+        self.conn
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get::<_, i64>(0))
+            .map(u64_from_sql)
+            .ctx(&self.path, "count documents")
+    }
+
+    /// Every stored path with its stat identity, for reconciling with the
+    /// disk without reading file contents or decoding fingerprints.
+    pub fn stat_index(&self) -> Result<BTreeMap<DocPath, FileIdentity>> {
+        let rows = collect_rows(
+            &self.conn,
+            "SELECT path, size, mtime_ns, ctime_ns, inode, dev FROM documents",
+            [],
+            |r| {
+                Ok((
+                    DocPath::from_bytes(r.get::<_, Vec<u8>>(0)?),
+                    FileIdentity {
+                        size: u64_from_sql(r.get(1)?),
+                        mtime_ns: r.get(2)?,
+                        ctime_ns: r.get(3)?,
+                        inode: u64_from_sql(r.get(4)?),
+                        dev: u64_from_sql(r.get(5)?),
+                    },
+                ))
+            },
+        )
+        .ctx(&self.path, "read the stat index")?;
+        Ok(rows.into_iter().collect())
+    }
+
+    /// Every document's path, size, encoding and status, without decoding
+    /// any fingerprint (for reports).
+    pub fn listing(&self) -> Result<Vec<DocSummary>> {
+        type Row = (Vec<u8>, i64, Option<String>, String, Option<String>);
+        let rows: Vec<Row> = collect_rows(
+            &self.conn,
+            "SELECT path, size, encoding, status, reason FROM documents ORDER BY path",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .ctx(&self.path, "list documents")?;
+        rows.into_iter()
+            .map(|(path, size, encoding, status, reason)| {
+                let status =
+                    status_from_sql(&status, reason).map_err(|reason| StoreError::Decode {
+                        path: self.path.clone(),
+                        doc: DocPath::from_bytes(path.as_slice()).to_string(),
+                        reason,
+                    })?;
+                Ok(DocSummary {
+                    path: DocPath::from_bytes(path),
+                    size: u64_from_sql(size),
+                    encoding,
+                    status,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Write one document and its pairs inside `tx` (see
+/// [`Store::upsert_document`]).
+fn upsert_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    rec: &DocRecord,
+    pairs: &[PairUpdate],
+) -> Result<RowId> {
+    let doc = &rec.path;
+    let (status, reason) = match &rec.status {
+        DocStatus::Indexed => ("indexed", None),
+        DocStatus::Skipped { reason } => ("skipped", Some(reason.as_str())),
+    };
+    let fingerprints = rec
+        .fingerprints
+        .as_ref()
+        .map(|f| to_blob(f, path, format_args!("fingerprints of {doc}")))
+        .transpose()?;
+    let terms = (!rec.terms.is_empty()).then(|| terms_to_blob(&rec.terms));
+    let entry = rec
+        .entry
+        .as_ref()
+        .map(|e| to_blob(e, path, format_args!("library entry of {doc}")))
+        .transpose()?;
+    let id: i64 = tx
+        .prepare_cached(
+            "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
+                 status, reason, encoding, first_seen_ns, shingles) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+             ON CONFLICT(path) DO UPDATE SET size = excluded.size, \
+                 mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns, \
+                 inode = excluded.inode, dev = excluded.dev, \
+                 content_hash = excluded.content_hash, status = excluded.status, \
+                 reason = excluded.reason, encoding = excluded.encoding, \
+                 shingles = excluded.shingles \
+             RETURNING id",
+        )
+        .and_then(|mut s| {
+            s.query_row(
+                params![
+                    rec.path.as_bytes(),
+                    u64_to_sql(rec.identity.size),
+                    rec.identity.mtime_ns,
+                    rec.identity.ctime_ns,
+                    u64_to_sql(rec.identity.inode),
+                    u64_to_sql(rec.identity.dev),
+                    u64_to_sql(rec.content_hash),
+                    status,
+                    reason,
+                    rec.encoding,
+                    rec.first_seen_ns,
+                    rec.shingles,
+                ],
+                |r| r.get(0),
+            )
+        })
+        .ctx(path, format_args!("write document {doc}"))?;
+    tx.prepare_cached(
+        "INSERT INTO document_prints (id, fingerprints, terms) VALUES (?1, ?2, ?3) \
+         ON CONFLICT(id) DO UPDATE SET fingerprints = excluded.fingerprints, \
+             terms = excluded.terms",
+    )
+    .and_then(|mut s| s.execute(params![id, fingerprints, terms]))
+    .ctx(path, format_args!("write fingerprints of {doc}"))?;
+    match entry {
+        Some(entry) => tx
+            .prepare_cached(PUT_ENTRY)
+            .and_then(|mut s| s.execute(params![id, entry])),
+        None => tx
+            .prepare_cached("DELETE FROM document_entries WHERE id = ?1")
+            .and_then(|mut s| s.execute([id])),
+    }
+    .ctx(path, format_args!("write library entry of {doc}"))?;
+    tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
+        .and_then(|mut s| s.execute([id]))
+        .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))
+        .and_then(|mut s| s.execute([id]))
+        .ctx(path, format_args!("delete old pairs of {doc}"))?;
+    let mut find = tx
+        .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+        .ctx(path, "prepare pair lookup")?;
+    let mut insert = tx
+        .prepare_cached(INSERT_PAIR)
+        .ctx(path, "prepare pair insert")?;
+    for (other, scores) in pairs {
+        let other_id: Option<i64> = find
+            .query_row([other.as_bytes()], |r| r.get(0))
+            .optional()
+            .ctx(path, format_args!("look up {other}"))?;
+        let other_id = match other_id {
+            Some(o) if o != id => o,
+            Some(_) => {
+                return Err(StoreError::Invalid {
+                    path: path.to_path_buf(),
+                    reason: format!("document {doc} paired with itself"),
+                })
+            }
+            None => {
+                return Err(StoreError::Invalid {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "document {doc} paired with {other}, which is not in the index"
+                    ),
+                })
+            }
+        };
+        insert
+            .execute(pair_row(id, other_id, scores))
+            .ctx(path, format_args!("write pair {doc} / {other}"))?;
+    }
+    Ok(RowId(id))
+}
+
+impl PrintSource for Store {
+    type Error = StoreError;
+
+    /// The stored fingerprints ([`Store::fingerprints_at`]).
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
+        self.fingerprints_at(paths)
+    }
+}

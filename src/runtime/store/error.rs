@@ -1,0 +1,172 @@
+//! What can go wrong with a store: [`StoreError`] (every variant names the
+//! index file) and why an existing file is not a usable index
+//! ([`OpenProblem`]).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use rusqlite::ErrorCode;
+
+use super::{APPLICATION_ID, SCHEMA_VERSION};
+
+/// A store failure; every variant names the index file.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite refused an operation.
+    #[error("index {}: {context}: {error}", path.display())]
+    Sqlite {
+        /// The index file.
+        path: PathBuf,
+        /// What was being done.
+        context: String,
+        /// What SQLite said.
+        error: rusqlite::Error,
+    },
+    /// A file-system operation on the index or its folder failed.
+    #[error("index {}: {context}: {error}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What was being done.
+        context: String,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// A stored value does not decode (written by another build, or damaged).
+    #[error("index {}: document {doc}: {reason}", path.display())]
+    Decode {
+        /// The index file.
+        path: PathBuf,
+        /// Which document (or row), for people.
+        doc: String,
+        /// What does not decode.
+        reason: String,
+    },
+    /// The call itself was invalid (e.g. a pair with a path not in the index).
+    #[error("index {}: {reason}", path.display())]
+    Invalid {
+        /// The index file.
+        path: PathBuf,
+        /// What is wrong with the call.
+        reason: String,
+    },
+    /// The file is not a usable doppel index and was opened read-only, so it
+    /// was left alone.
+    #[error("index {}: {problem}", path.display())]
+    NotAnIndex {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead.
+        problem: OpenProblem,
+    },
+    /// No platform data directory (no home directory).
+    #[error("no data directory for doppel's index (is $HOME set?); give an index path explicitly")]
+    NoDataDir,
+    /// The watched folder cannot be resolved.
+    #[error("folder {}: {error}", root.display())]
+    Root {
+        /// The folder.
+        root: PathBuf,
+        /// What the file system said.
+        error: std::io::Error,
+    },
+    /// The index would live inside the folder doppel reads (W14).
+    #[error(
+        "index {} is inside the watched folder {}; doppel never writes there, \
+         so choose an index path outside it",
+        store.display(),
+        root.display()
+    )]
+    InsideRoot {
+        /// The index path asked for.
+        store: PathBuf,
+        /// The watched folder.
+        root: PathBuf,
+    },
+}
+
+impl StoreError {
+    fn sqlite_code(&self) -> Option<ErrorCode> {
+        match self {
+            StoreError::Sqlite { error, .. } => error.sqlite_error_code(),
+            _ => None,
+        }
+    }
+
+    /// The disk or the index's page limit is full (`SQLITE_FULL`); the
+    /// failed transaction was rolled back.
+    pub fn is_storage_full(&self) -> bool {
+        self.sqlite_code() == Some(ErrorCode::DiskFull)
+    }
+
+    /// Another connection held the lock longer than [`super::BUSY_TIMEOUT`]; retry.
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self.sqlite_code(),
+            Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+        )
+    }
+}
+
+/// A store operation's result.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Names the index file and the operation in a SQLite error.
+pub(super) trait Context<T> {
+    /// The error as [`StoreError::Sqlite`], with `context`.
+    fn ctx(self, path: &Path, context: impl fmt::Display) -> Result<T>;
+}
+
+impl<T> Context<T> for rusqlite::Result<T> {
+    fn ctx(self, path: &Path, context: impl fmt::Display) -> Result<T> {
+        self.map_err(|error| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            context: context.to_string(),
+            error,
+        })
+    }
+}
+
+/// Why an existing file at the index path could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenProblem {
+    /// SQLite says it is not a database (garbage, a text file, a truncated header).
+    NotADatabase {
+        /// What SQLite said.
+        detail: String,
+    },
+    /// A database that fails `PRAGMA quick_check` or reports corruption.
+    Corrupt {
+        /// What the check found.
+        detail: String,
+    },
+    /// Another application's SQLite database.
+    Foreign {
+        /// Its `PRAGMA application_id`.
+        application_id: i32,
+    },
+    /// A doppel index with a schema this build does not know.
+    UnknownSchema {
+        /// Its `PRAGMA user_version`.
+        version: i32,
+    },
+}
+
+impl fmt::Display for OpenProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpenProblem::NotADatabase { detail } => write!(f, "not a database ({detail})"),
+            OpenProblem::Corrupt { detail } => write!(f, "corrupt ({detail})"),
+            OpenProblem::Foreign { application_id } => write!(
+                f,
+                "another application's database (application_id {application_id:#x}, \
+                 doppel's is {APPLICATION_ID:#x})"
+            ),
+            OpenProblem::UnknownSchema { version } => write!(
+                f,
+                "a doppel index with schema version {version}; this build reads version \
+                 {SCHEMA_VERSION}"
+            ),
+        }
+    }
+}

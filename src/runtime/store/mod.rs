@@ -1,0 +1,236 @@
+//! The persistent index: one SQLite file per watched folder, outside it.
+//!
+//! A [`Store`] keeps what the watcher and worker need to resume without
+//! re-reading the folder: one row per file (keyed by its [`DocPath`], the
+//! raw bytes of its path relative to the root, so non-UTF-8 names stay
+//! distinct), with its
+//! stat identity, content hash and status; beside it, in tables of their
+//! own, its fingerprints (with room for its sorted unique terms, which
+//! would rebuild collection statistics without the files; the folder index
+//! weighs terms by the pinned IDF table and stores none) and its library
+//! entry (what a library keeps in memory of it, so reopening reads
+//! neither); the scores of candidate pairs; and the curator's verdicts,
+//! keyed by path so they survive re-indexing and rescans; in `meta`, the
+//! folder the index is of and when it was last used
+//! ([`Store::record_use`]). Every change to one file is one `BEGIN
+//! IMMEDIATE` transaction ([`Store::upsert_document`],
+//! [`Store::remove_document`]), so a crash
+//! leaves each file either fully old or fully new; the next start
+//! reconciles the store with the disk through [`Store::stat_index`].
+//!
+//! [`Store::open`] creates the folder and file, sets WAL with
+//! `synchronous=NORMAL` (ingest can be redone from the folder; verdict writes
+//! switch to `FULL` for their commit), foreign keys and a busy timeout, and
+//! checks the file is ours: a file that is not a database, is corrupt, belongs
+//! to another application (`PRAGMA application_id`) or has a schema version
+//! this build does not know is moved aside to `<name>.corrupt-<unix-seconds>`
+//! (with its `-wal`/`-shm`) and a fresh index is created; [`OpenReport`] says
+//! so. Nothing but the store file and its SQLite companions is ever renamed.
+//! [`Store::open_checking_in_background`] runs the corruption check (`PRAGMA
+//! quick_check`, which reads the whole file) beside the caller's load of a
+//! large index; the caller writes nothing until it has passed.
+//!
+//! On-disk encodings (all part of [`SCHEMA_VERSION`]):
+//! - u64 values (sizes, inodes, devices, hashes) are stored in INTEGER
+//!   columns as the two's-complement bit pattern (`v as i64`, read back with
+//!   `as u64`), so `u64::MAX` is stored as -1 and round-trips exactly; SQL
+//!   comparisons on these columns are therefore signed.
+//! - `fingerprints` is the postcard encoding of [`crate::engine::Fingerprints`]; postcard is
+//!   positional, so any change to a fingerprint type changes the format.
+//!   [`engine_config_hash`] includes the crate version so a new build
+//!   re-fingerprints instead of misreading old blobs.
+//! - `terms` is the sorted unique term hashes as little-endian u64s.
+//! - `document_entries.entry` is the postcard encoding of [`DocEntry`].
+//! - `pairs.scores` is the postcard encoding of a private mirror of
+//!   [`crate::engine::PairScores`] keyed by the algorithms' stable names, oriented from the
+//!   pair's `a` (smaller id) to `b`.
+//!
+//! The code is split by concern: `open` (opening, checking, moving a bad
+//! file aside), `meta` (the folder, configuration keys, last use),
+//! `documents` (one row per file, its fingerprints and library entry),
+//! `pairs` (kept pairs and library entries by row, for reopening),
+//! `verdicts` (the curator's decisions, by path), `codec` (the on-disk
+//! encodings) and `error`.
+//!
+//! Documents are named by [`DocPath`] everywhere in this API; a row id
+//! ([`RowId`]) appears only where an index restores or rewrites its
+//! library entries and pairs, which are stored by row.
+
+mod codec;
+mod documents;
+mod error;
+mod meta;
+mod open;
+mod pairs;
+mod records;
+mod verdicts;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::Connection;
+
+use crate::doc::DocPath;
+use crate::engine::EngineConfig;
+use crate::hash::hash64;
+
+pub use codec::ScoreList;
+pub use error::{OpenProblem, Result, StoreError};
+pub use open::{MovedAside, OpenReport, PendingCheck};
+pub use records::{
+    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId, ENTRY_FORMAT,
+};
+
+use codec::collect_rows;
+use error::Context;
+
+/// `PRAGMA application_id` of a doppel index ("dopp").
+pub const APPLICATION_ID: i32 = 0x646f_7070;
+
+/// `PRAGMA user_version` of the schema this build writes and reads (2:
+/// fingerprints apart from `documents`, and stored library entries).
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// How long a statement waits for another connection's lock before failing
+/// with `SQLITE_BUSY`.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to one doppel index file. Writes take `&mut self` and run in
+/// `BEGIN IMMEDIATE` transactions; one writer owns a read-write `Store`, and
+/// readers (the UI) open their own with [`Store::open_read_only`].
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl fmt::Debug for Store {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// The index file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `PRAGMA integrity_check` returns `ok`.
+    pub fn integrity_check(&self) -> Result<bool> {
+        let rows: Vec<String> =
+            collect_rows(&self.conn, "PRAGMA integrity_check", [], |r| r.get(0))
+                .ctx(&self.path, "integrity_check")?;
+        Ok(rows.len() == 1 && rows[0] == "ok")
+    }
+
+    /// Copy the WAL into the database and truncate it (call when idle, so
+    /// the `-wal` file does not grow without bound).
+    pub fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .ctx(&self.path, "checkpoint")
+    }
+}
+
+/// The name of the index file of the folder at `canonical` (in the
+/// platform data folder or the config's `index-dir`): the xxh3 of its
+/// raw path bytes in hex, `.sqlite`.
+pub fn index_file_name(canonical: &Path) -> String {
+    format!(
+        "{:016x}.sqlite",
+        hash64(DocPath::from_relative(canonical).as_bytes(), 0)
+    )
+}
+
+/// The content hash stored in [`DocRecord::content_hash`]: xxh3-64 of the bytes.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    hash64(bytes, 0)
+}
+
+/// The encoding of [`crate::engine::Fingerprints`] blobs; bumped whenever a fingerprint
+/// type changes (2: winnowing keeps hashes only, not positions; 3: hash
+/// lists as little-endian bytes; 4: shingle sets of 32-bit values; 5:
+/// 32-bit MinHash and winnow values; 6: SimHash counters summed per bit,
+/// which rounds differently in rare near-ties; 7: SimHash weights rounded
+/// to 1/256 and summed as integers; 8: SI keeps its sketch and sums it
+/// unsigned; 9: scans fingerprinted without their page furniture).
+pub const FINGERPRINT_FORMAT: u32 = 9;
+
+/// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
+/// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new
+/// build may change the fingerprint encoding, so it re-fingerprints rather
+/// than misread).
+pub fn engine_config_hash(config: &EngineConfig) -> String {
+    // Only what changes fingerprints: thresholds and the fusion rule are
+    // applied to stored scores and must not force a re-read of the folder.
+    let relevant = (
+        &config.tokenizer,
+        &config.algorithms,
+        &config.enabled,
+        &config.idf,
+    );
+    let json = serde_json::to_string(&relevant).unwrap_or_else(|_| format!("{relevant:?}"));
+    let keyed = format!(
+        "doppel {} schema {SCHEMA_VERSION} fingerprints {FINGERPRINT_FORMAT}\n{json}",
+        env!("CARGO_PKG_VERSION")
+    );
+    format!("{:016x}", hash64(keyed.as_bytes(), 0))
+}
+
+/// Now as unix nanoseconds (for `first_seen_ns`).
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// `path` made absolute and resolved through symlinks as far as it exists
+/// (the rest, which does not exist yet, is appended lexically).
+fn resolve_lenient(path: &Path) -> std::io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(mut base) => {
+                for part in rest.iter().rev() {
+                    base.push(part);
+                }
+                return Ok(base);
+            }
+            Err(e) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_os_string());
+                    existing = parent;
+                }
+                _ => return Err(e),
+            },
+        }
+    }
+}
+
+/// Fails with [`StoreError::InsideRoot`] when `store` is the folder `root` or
+/// inside it (after resolving symlinks), so doppel never writes into the
+/// folder it watches.
+pub fn ensure_outside_root(store: &Path, root: &Path) -> Result<()> {
+    let root_resolved = root.canonicalize().map_err(|error| StoreError::Root {
+        root: root.to_path_buf(),
+        error,
+    })?;
+    let store_resolved = resolve_lenient(store).map_err(|error| StoreError::Io {
+        path: store.to_path_buf(),
+        context: "resolve the index path".into(),
+        error,
+    })?;
+    if store_resolved.starts_with(&root_resolved) {
+        return Err(StoreError::InsideRoot {
+            store: store.to_path_buf(),
+            root: root.to_path_buf(),
+        });
+    }
+    Ok(())
+}

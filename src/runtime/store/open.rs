@@ -1,0 +1,567 @@
+//! Opening an index: creating it, checking it is a sound doppel index of
+//! this schema ([`PendingCheck`] runs the check beside a large load), and
+//! moving an unusable file aside ([`OpenReport`] says so).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
+
+use super::codec::collect_rows;
+use super::error::Context;
+use super::{
+    ensure_outside_root, index_file_name, now_ns, OpenProblem, Result, Store, StoreError,
+    APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
+};
+
+/// The tables of a fresh index ([`SCHEMA_VERSION`]).
+const SCHEMA: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE documents (
+    id            INTEGER PRIMARY KEY,
+    path          BLOB NOT NULL UNIQUE,
+    size          INTEGER NOT NULL,
+    mtime_ns      INTEGER NOT NULL,
+    ctime_ns      INTEGER NOT NULL,
+    inode         INTEGER NOT NULL,
+    dev           INTEGER NOT NULL,
+    content_hash  INTEGER NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('indexed', 'skipped')),
+    reason        TEXT,
+    encoding      TEXT,
+    first_seen_ns INTEGER NOT NULL,
+    shingles      INTEGER NOT NULL DEFAULT 0,
+    CHECK ((status = 'skipped') = (reason IS NOT NULL))
+) STRICT;
+
+CREATE TABLE document_prints (
+    id           INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    fingerprints BLOB,
+    terms        BLOB
+) STRICT;
+
+CREATE TABLE document_entries (
+    id    INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    entry BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE pairs (
+    a      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    b      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    scores BLOB NOT NULL,
+    PRIMARY KEY (a, b),
+    CHECK (a < b)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX pairs_by_b ON pairs(b);
+
+CREATE TABLE pair_verdicts (
+    a         BLOB NOT NULL,
+    b         BLOB NOT NULL,
+    verdict   TEXT NOT NULL CHECK (verdict IN ('duplicate', 'not-duplicate')),
+    set_at_ns INTEGER NOT NULL,
+    PRIMARY KEY (a, b),
+    CHECK (a < b)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE doc_verdicts (
+    path      BLOB PRIMARY KEY,
+    verdict   TEXT NOT NULL CHECK (verdict IN ('keep')),
+    set_at_ns INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+";
+
+/// An unusable index file that [`Store::open`] renamed before creating a fresh one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MovedAside {
+    /// What was wrong with it.
+    pub problem: OpenProblem,
+    /// Where the file now is.
+    pub to: PathBuf,
+    /// Its `-wal`/`-shm`/`-journal` companions, moved beside it.
+    pub companions: Vec<PathBuf>,
+}
+
+/// What [`Store::open`] found and did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenReport {
+    /// The index file.
+    pub path: PathBuf,
+    /// A fresh, empty index was created (first run, or after moving a bad file aside).
+    pub created: bool,
+    /// The unusable file moved aside first, if one was.
+    pub moved_aside: Option<MovedAside>,
+    /// Non-fatal problems (e.g. WAL unavailable on this file system).
+    pub warnings: Vec<String>,
+}
+
+impl OpenReport {
+    /// One line per thing the user should hear about (empty when all is well).
+    pub fn messages(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(m) = &self.moved_aside {
+            out.push(format!(
+                "index {} was {}; moved it to {} and started a fresh index \
+                 (the folder will be re-read)",
+                self.path.display(),
+                m.problem,
+                m.to.display()
+            ));
+        }
+        out.extend(self.warnings.iter().cloned());
+        out
+    }
+}
+
+enum OpenFailure {
+    /// The file is unusable and may be moved aside.
+    Bad(OpenProblem),
+    Fatal(StoreError),
+}
+
+impl From<StoreError> for OpenFailure {
+    fn from(e: StoreError) -> Self {
+        OpenFailure::Fatal(e)
+    }
+}
+
+/// Errors that mean "this file is not a (sound) database", as opposed to
+/// "cannot get at it right now" (permissions, locks, I/O), which must never
+/// cause a move.
+fn classify(path: &Path, context: &str, error: rusqlite::Error) -> OpenFailure {
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => OpenFailure::Bad(OpenProblem::NotADatabase {
+            detail: error.to_string(),
+        }),
+        Some(ErrorCode::DatabaseCorrupt) => OpenFailure::Bad(OpenProblem::Corrupt {
+            detail: error.to_string(),
+        }),
+        _ => OpenFailure::Fatal(StoreError::Sqlite {
+            path: path.to_path_buf(),
+            context: context.to_string(),
+            error,
+        }),
+    }
+}
+
+struct Probe {
+    application_id: i32,
+    user_version: i32,
+    objects: i64,
+}
+
+fn probe(conn: &Connection, path: &Path) -> Result<Probe, OpenFailure> {
+    let read = || -> rusqlite::Result<Probe> {
+        Ok(Probe {
+            application_id: conn.pragma_query_value(None, "application_id", |r| r.get(0))?,
+            user_version: conn.pragma_query_value(None, "user_version", |r| r.get(0))?,
+            objects: conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?,
+        })
+    };
+    read().map_err(|e| classify(path, "read the header", e))
+}
+
+fn quick_check(conn: &Connection, path: &Path) -> Result<Option<String>, OpenFailure> {
+    let rows: Vec<String> = collect_rows(conn, "PRAGMA quick_check", [], |r| r.get(0))
+        .map_err(|e| classify(path, "quick_check", e))?;
+    if rows.len() == 1 && rows[0] == "ok" {
+        Ok(None)
+    } else {
+        Ok(Some(rows.join("; ")))
+    }
+}
+
+/// When [`Store`]'s opening runs `PRAGMA quick_check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Before the store is returned.
+    Now,
+    /// On another thread, see [`Store::open_checking_in_background`].
+    Background,
+}
+
+type CheckThread = std::thread::JoinHandle<Result<Option<String>, OpenFailure>>;
+
+/// A `PRAGMA quick_check` of an index running on a read-only connection of
+/// its own (see [`Store::open_checking_in_background`]).
+#[must_use = "an index is not known to be sound until its check has passed"]
+pub struct PendingCheck {
+    thread: Option<CheckThread>,
+}
+
+impl PendingCheck {
+    fn start(path: &Path) -> Self {
+        let path = path.to_path_buf();
+        let thread = std::thread::spawn(move || {
+            let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let conn = Connection::open_with_flags(&path, flags)
+                .map_err(|e| classify(&path, "open read-only for quick_check", e))?;
+            conn.busy_timeout(BUSY_TIMEOUT)
+                .ctx(&path, "set busy_timeout")?;
+            quick_check(&conn, &path)
+        });
+        PendingCheck {
+            thread: Some(thread),
+        }
+    }
+
+    /// Wait for the check: `true` when the index is sound (or new), `false`
+    /// when it is corrupt. An error that proves nothing about the file
+    /// (I/O, a lock held too long) is returned.
+    pub fn passed(self) -> Result<bool> {
+        let Some(thread) = self.thread else {
+            return Ok(true);
+        };
+        match thread.join() {
+            Ok(Ok(None)) => Ok(true),
+            Ok(Ok(Some(_)) | Err(OpenFailure::Bad(_))) => Ok(false),
+            Ok(Err(OpenFailure::Fatal(e))) => Err(e),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// The first name `<name>.corrupt-<ts>[-n]` whose file and companions are all free.
+fn aside_name(path: &Path, ts: u64) -> PathBuf {
+    let base = path.as_os_str().to_os_string();
+    (0u32..)
+        .map(|n| {
+            let mut name = base.clone();
+            name.push(format!(".corrupt-{ts}"));
+            if n > 0 {
+                name.push(format!("-{n}"));
+            }
+            PathBuf::from(name)
+        })
+        .find(|candidate| {
+            ["", "-wal", "-shm", "-journal"].iter().all(|suffix| {
+                let mut p = candidate.as_os_str().to_os_string();
+                p.push(suffix);
+                fs::symlink_metadata(PathBuf::from(p)).is_err()
+            })
+        })
+        .expect("a free name")
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn move_aside(path: &Path, problem: OpenProblem) -> Result<MovedAside> {
+    let ts = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let to = aside_name(path, ts);
+    fs::rename(path, &to).map_err(|error| StoreError::Io {
+        path: path.to_path_buf(),
+        context: format!("move the unusable index aside to {}", to.display()),
+        error,
+    })?;
+    let mut companions = Vec::new();
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let from = with_suffix(path, suffix);
+        if fs::symlink_metadata(&from).is_ok() {
+            let dest = with_suffix(&to, suffix);
+            fs::rename(&from, &dest).map_err(|error| StoreError::Io {
+                path: from.clone(),
+                context: format!("move aside to {}", dest.display()),
+                error,
+            })?;
+            companions.push(dest);
+        }
+    }
+    Ok(MovedAside {
+        problem,
+        to,
+        companions,
+    })
+}
+
+impl Store {
+    /// Open (creating if needed) the index at `path`; a file there that is not
+    /// a usable doppel index is moved aside and replaced by a fresh one, as
+    /// the report says. Errors that do not prove the file bad (permissions,
+    /// another process holding a lock, I/O) are returned and move nothing.
+    pub fn open(path: &Path) -> Result<(Store, OpenReport)> {
+        let (store, report, check) = Self::open_with(path, Check::Now)?;
+        debug_assert!(check.thread.is_none(), "checked before returning");
+        Ok((store, report))
+    }
+
+    /// [`Store::open`], except that an existing index's `PRAGMA
+    /// quick_check`, which reads the whole file (about a quarter of a second
+    /// per GB), runs on a connection of its own while the caller reads the
+    /// index. The caller writes nothing before [`PendingCheck::passed`], and
+    /// when it fails, drops this store and calls [`Store::open`], which
+    /// moves the file aside.
+    pub fn open_checking_in_background(path: &Path) -> Result<(Store, OpenReport, PendingCheck)> {
+        Self::open_with(path, Check::Background)
+    }
+
+    #[tracing::instrument(level = "info", name = "store.open", skip_all, fields(path = %path.display()))]
+    fn open_with(path: &Path, check: Check) -> Result<(Store, OpenReport, PendingCheck)> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(|error| StoreError::Io {
+                path: path.to_path_buf(),
+                context: format!("create the folder {}", dir.display()),
+                error,
+            })?;
+        }
+        let mut report = OpenReport {
+            path: path.to_path_buf(),
+            created: false,
+            moved_aside: None,
+            warnings: Vec::new(),
+        };
+        let (opened, pending) = match Self::try_open(path, &mut report, check) {
+            Ok(opened) => opened,
+            Err(OpenFailure::Fatal(e)) => return Err(e),
+            Err(OpenFailure::Bad(problem)) => {
+                tracing::warn!(%problem, "unusable index moved aside");
+                report.moved_aside = Some(move_aside(path, problem)?);
+                match Self::try_open(path, &mut report, Check::Now) {
+                    Ok(opened) => opened,
+                    Err(OpenFailure::Fatal(e)) => return Err(e),
+                    Err(OpenFailure::Bad(problem)) => {
+                        return Err(StoreError::NotAnIndex {
+                            path: path.to_path_buf(),
+                            problem,
+                        })
+                    }
+                }
+            }
+        };
+        Ok((opened, report, pending))
+    }
+
+    fn try_open(
+        path: &Path,
+        report: &mut OpenReport,
+        check: Check,
+    ) -> Result<(Store, PendingCheck), OpenFailure> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|e| classify(path, "open", e))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        let p = probe(&conn, path)?;
+        let fresh = p.application_id == 0 && p.user_version == 0 && p.objects == 0;
+        if !fresh {
+            if p.application_id != APPLICATION_ID {
+                return Err(OpenFailure::Bad(OpenProblem::Foreign {
+                    application_id: p.application_id,
+                }));
+            }
+            if p.user_version != SCHEMA_VERSION {
+                return Err(OpenFailure::Bad(OpenProblem::UnknownSchema {
+                    version: p.user_version,
+                }));
+            }
+            if check == Check::Now {
+                if let Some(detail) = quick_check(&conn, path)? {
+                    return Err(OpenFailure::Bad(OpenProblem::Corrupt { detail }));
+                }
+            }
+        }
+        let mode: String = conn
+            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+            .map_err(|e| classify(path, "set journal_mode=WAL", e))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            report.warnings.push(format!(
+                "index {}: write-ahead logging is unavailable here (journal_mode is {mode}); \
+                 is it on a network file system? Updates will be slower.",
+                path.display()
+            ));
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .ctx(path, "set synchronous=NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", true)
+            .ctx(path, "set foreign_keys=ON")?;
+        let fk: bool = conn
+            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+            .ctx(path, "read foreign_keys")?;
+        if !fk {
+            return Err(OpenFailure::Fatal(StoreError::Invalid {
+                path: path.to_path_buf(),
+                reason: "this SQLite build does not enforce foreign keys".into(),
+            }));
+        }
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        if fresh {
+            report.created = store.init_schema()?;
+        }
+        let pending = match check {
+            Check::Background if !fresh => PendingCheck::start(path),
+            _ => PendingCheck { thread: None },
+        };
+        Ok((store, pending))
+    }
+
+    /// Create the schema in one transaction; `false` if another process did
+    /// it first.
+    fn init_schema(&mut self) -> Result<bool> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin creating the schema")?;
+        let app: i32 = tx
+            .pragma_query_value(None, "application_id", |r| r.get(0))
+            .ctx(path, "read application_id")?;
+        if app == APPLICATION_ID {
+            return Ok(false);
+        }
+        tx.execute_batch(SCHEMA).ctx(path, "create the schema")?;
+        tx.pragma_update(None, "application_id", APPLICATION_ID)
+            .ctx(path, "set application_id")?;
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)
+            .ctx(path, "set user_version")?;
+        tx.execute(
+            "INSERT INTO meta (key, value) VALUES ('created_by', ?1), ('created_at_ns', ?2)",
+            params![
+                format!("doppel {}", env!("CARGO_PKG_VERSION")),
+                now_ns().to_string()
+            ],
+        )
+        .ctx(path, "write meta")?;
+        tx.commit().ctx(path, "commit the schema")?;
+        Ok(true)
+    }
+
+    /// Open an existing index for reading only (the UI's connection). Never
+    /// creates or moves anything; a file that is not a usable index is an error.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let bad = |problem| StoreError::NotAnIndex {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let fatal = |f: OpenFailure| match f {
+            OpenFailure::Bad(problem) => bad(problem),
+            OpenFailure::Fatal(e) => e,
+        };
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| fatal(classify(path, "open read-only", e)))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        let p = probe(&conn, path).map_err(fatal)?;
+        if p.application_id != APPLICATION_ID {
+            return Err(bad(OpenProblem::Foreign {
+                application_id: p.application_id,
+            }));
+        }
+        if p.user_version != SCHEMA_VERSION {
+            return Err(bad(OpenProblem::UnknownSchema {
+                version: p.user_version,
+            }));
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// The default index file for `root`: in [`Store::default_dir`], named
+    /// by [`index_file_name`]. The same folder, however it is spelled or
+    /// linked to, gets the same file. Refused when it would lie inside `root`
+    /// (e.g. when watching the home folder); pass an explicit path then.
+    pub fn default_path(root: &Path) -> Result<PathBuf> {
+        let canonical = root.canonicalize().map_err(|error| StoreError::Root {
+            root: root.to_path_buf(),
+            error,
+        })?;
+        let path = Self::default_dir()?.join(index_file_name(&canonical));
+        ensure_outside_root(&path, root)?;
+        Ok(path)
+    }
+
+    /// The folder of the indexes when the config file names none: the
+    /// platform data directory's `indexes` (`$XDG_DATA_HOME/doppel/indexes`
+    /// on Linux).
+    pub fn default_dir() -> Result<PathBuf> {
+        let dirs = directories::ProjectDirs::from("", "", "doppel").ok_or(StoreError::NoDataDir)?;
+        Ok(dirs.data_dir().join("indexes"))
+    }
+
+    /// Open an existing index to look at it or remove it ([`crate::runtime::index_files`]):
+    /// read-write, so closing it removes the `-wal`/`-shm` that reading
+    /// creates, but never creating, moving or writing anything. A file that is not a doppel index of this schema is
+    /// [`StoreError::NotAnIndex`].
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let fatal = |f: OpenFailure| match f {
+            OpenFailure::Bad(problem) => StoreError::NotAnIndex {
+                path: path.to_path_buf(),
+                problem,
+            },
+            OpenFailure::Fatal(e) => e,
+        };
+        let conn = Connection::open_with_flags(path, flags)
+            .map_err(|e| fatal(classify(path, "open", e)))?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        let p = probe(&conn, path).map_err(fatal)?;
+        if p.application_id != APPLICATION_ID {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::Foreign {
+                application_id: p.application_id,
+            })));
+        }
+        if p.user_version != SCHEMA_VERSION {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
+                version: p.user_version,
+            })));
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Take an exclusive lock on the index for as long as this connection
+    /// lives; `false` when another connection, in this process or another,
+    /// has the index open (even idle or read-only: in WAL mode every open
+    /// connection keeps a shared lock on the file). Only for a store about to
+    /// be dropped, e.g. before its files are removed.
+    pub fn lock_exclusively(&mut self) -> Result<bool> {
+        let path = &self.path;
+        self.conn
+            .pragma_update(None, "locking_mode", "EXCLUSIVE")
+            .ctx(path, "set locking_mode=EXCLUSIVE")?;
+        // Any other connection, however briefly it holds its lock, means
+        // the index is in use: no waiting.
+        self.conn
+            .busy_timeout(Duration::ZERO)
+            .ctx(path, "set busy_timeout")?;
+        let locked = self.conn.execute_batch("BEGIN EXCLUSIVE; COMMIT");
+        self.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .ctx(path, "set busy_timeout")?;
+        match locked {
+            Ok(()) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) =>
+            {
+                // Reads go on under the others' shared locks.
+                self.conn
+                    .pragma_update(None, "locking_mode", "NORMAL")
+                    .ctx(path, "set locking_mode=NORMAL")?;
+                Ok(false)
+            }
+            Err(e) => Err(e).ctx(path, "take an exclusive lock"),
+        }
+    }
+}

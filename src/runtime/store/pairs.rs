@@ -1,0 +1,124 @@
+//! The kept pairs and every document's library entry, stored by row so
+//! that reopening an index restores its library without verifying again.
+
+use rusqlite::{params, TransactionBehavior};
+
+use super::codec::{pair_row, scores_from_blob, to_blob, ScoreList, INSERT_PAIR, PUT_ENTRY};
+use super::error::Context;
+use super::meta::put_meta;
+use super::{DocEntry, Result, RowId, Store, StoreError};
+use crate::engine::PairScores;
+
+impl Store {
+    /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
+    /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
+    pub fn pairs(&self) -> Result<Vec<(RowId, RowId, PairScores)>> {
+        let mut out = Vec::new();
+        self.pairs_each(|chunk| {
+            out.extend(
+                chunk
+                    .into_iter()
+                    .map(|(a, b, scores)| (a, b, scores.into_iter().collect())),
+            );
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Forget every stored library entry (before they are written again).
+    pub fn clear_entries(&mut self) -> Result<()> {
+        self.conn
+            .execute("DELETE FROM document_entries", [])
+            .ctx(&self.path, "delete library entries")?;
+        Ok(())
+    }
+
+    /// Write the library entries of stored documents (by row id), in one
+    /// transaction.
+    pub fn put_entries(&mut self, entries: &[(RowId, DocEntry)]) -> Result<()> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin entry update")?;
+        {
+            let mut put = tx
+                .prepare_cached(PUT_ENTRY)
+                .ctx(path, "prepare entry update")?;
+            for &(RowId(id), ref entry) in entries {
+                let blob = to_blob(entry, path, format_args!("library entry of document {id}"))?;
+                put.execute(params![id, blob])
+                    .ctx(path, format_args!("write library entry of document {id}"))?;
+            }
+        }
+        tx.commit().ctx(path, "commit entry update")
+    }
+
+    /// Replace every stored pair with `pairs` (document row ids, scores
+    /// oriented from the first to the second) and record that they were
+    /// kept under `pairs_hash` (see [`Store::pairs_hash`]), in one
+    /// transaction.
+    pub fn replace_pairs(
+        &mut self,
+        pairs: impl IntoIterator<Item = (RowId, RowId, PairScores)>,
+        pairs_hash: &str,
+    ) -> Result<()> {
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin pair replacement")?;
+        tx.execute("DELETE FROM pairs", [])
+            .ctx(path, "delete stored pairs")?;
+        {
+            let mut insert = tx
+                .prepare_cached(INSERT_PAIR)
+                .ctx(path, "prepare pair insert")?;
+            for (RowId(x), RowId(y), scores) in pairs {
+                insert
+                    .execute(pair_row(x, y, &scores))
+                    .ctx(path, format_args!("write pair of documents {x} and {y}"))?;
+            }
+        }
+        put_meta(&tx, path, "pairs_hash", pairs_hash)?;
+        tx.commit().ctx(path, "commit pair replacement")
+    }
+
+    /// How many pairs are stored (counted on the small `pairs_by_b` index,
+    /// not the scores).
+    pub fn pair_count(&self) -> Result<usize> {
+        self.conn
+            .query_row("SELECT count(*) FROM pairs", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .ctx(&self.path, "count pairs")
+    }
+
+    /// [`Store::pairs`] a decoded chunk at a time, each pair's scores as a
+    /// list.
+    pub fn pairs_each(
+        &self,
+        each: impl FnMut(Vec<(RowId, RowId, ScoreList)>) -> Result<()>,
+    ) -> Result<()> {
+        let path = &self.path;
+        self.read_decoded_each(
+            "SELECT a, b, scores FROM pairs ORDER BY a, b",
+            "read pairs",
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, Vec<u8>>(2)?,
+                ))
+            },
+            |(a, b, blob)| {
+                let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
+                    path: path.clone(),
+                    doc: format!("pair ({a}, {b})"),
+                    reason,
+                })?;
+                Ok((RowId(a), RowId(b), scores))
+            },
+            each,
+        )
+    }
+}

@@ -1,0 +1,142 @@
+//! Unit tests of the store's internals (pragmas, rollback on a full
+//! disk, the score codec).
+
+use super::codec::{scores_from_blob, scores_to_blob};
+use super::*;
+use crate::doc::{CuratorVerdict, FileIdentity};
+use crate::engine::algo::{AlgorithmId, Score};
+use crate::engine::{Fingerprints, PairScores};
+
+fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, report) = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    assert!(report.created);
+    (dir, store)
+}
+
+fn doc(path: &[u8]) -> DocRecord {
+    DocRecord {
+        id: None,
+        path: DocPath::from(path),
+        identity: FileIdentity {
+            size: 10,
+            ..FileIdentity::default()
+        },
+        content_hash: 1,
+        first_seen_ns: 5,
+        status: DocStatus::Indexed,
+        encoding: Some("UTF-8".into()),
+        fingerprints: Some(Fingerprints::default()),
+        terms: vec![1, 2, 3],
+        shingles: 3,
+        entry: None,
+    }
+}
+
+#[test]
+fn d1_pragmas_take_effect() {
+    let (_dir, store) = temp_store();
+    let q = |name: &str| -> String {
+        store
+            .conn
+            .pragma_query_value(None, name, |r| r.get::<_, rusqlite::types::Value>(0))
+            .map(|v| match v {
+                rusqlite::types::Value::Integer(i) => i.to_string(),
+                rusqlite::types::Value::Text(t) => t,
+                other => format!("{other:?}"),
+            })
+            .unwrap()
+    };
+    assert_eq!(q("journal_mode"), "wal");
+    assert_eq!(q("synchronous"), "1", "NORMAL");
+    assert_eq!(q("foreign_keys"), "1");
+    assert_eq!(q("application_id"), APPLICATION_ID.to_string());
+    assert_eq!(q("user_version"), SCHEMA_VERSION.to_string());
+    assert_eq!(q("busy_timeout"), BUSY_TIMEOUT.as_millis().to_string());
+}
+
+#[test]
+fn verdict_writes_restore_normal_sync() {
+    let (_dir, mut store) = temp_store();
+    store
+        .set_pair_verdict(&"a".into(), &"b".into(), CuratorVerdict::Duplicate)
+        .unwrap();
+    let sync: i64 = store
+        .conn
+        .pragma_query_value(None, "synchronous", |r| r.get(0))
+        .unwrap();
+    assert_eq!(sync, 1);
+}
+
+#[test]
+fn d8_full_store_rolls_back_and_resumes() {
+    let (_dir, mut store) = temp_store();
+    let pages: i64 = store
+        .conn
+        .pragma_query_value(None, "page_count", |r| r.get(0))
+        .unwrap();
+    store
+        .conn
+        .pragma_update(None, "max_page_count", pages + 2)
+        .unwrap();
+    let mut big = doc(b"big");
+    big.terms = (0..200_000).collect();
+    let err = store.upsert_document(&big, &[]).unwrap_err();
+    assert!(err.is_storage_full(), "{err}");
+    assert!(err.to_string().contains("index.sqlite"), "{err}");
+    assert!(
+        store.document(&"big".into()).unwrap().is_none(),
+        "no partial row"
+    );
+    store
+        .conn
+        .pragma_update(None, "max_page_count", 1_000_000)
+        .unwrap();
+    store.upsert_document(&big, &[]).unwrap();
+    assert_eq!(
+        store.document(&"big".into()).unwrap().unwrap().terms.len(),
+        200_000
+    );
+}
+
+#[test]
+fn scores_round_trip_and_swap() {
+    let mut s = PairScores::new();
+    s.insert(
+        AlgorithmId::Shingle,
+        Score::Overlap {
+            resemblance: 0.5,
+            a_in_b: 0.9,
+            b_in_a: 0.6,
+        },
+    );
+    s.insert(
+        AlgorithmId::Simhash,
+        Score::Hamming {
+            distance: 3,
+            bits: 64,
+        },
+    );
+    s.insert(AlgorithmId::Minhash, Score::Similarity { value: 0.25 });
+    s.insert(
+        AlgorithmId::ImatchLexicons,
+        Score::Matches { matched: 2, of: 10 },
+    );
+    s.insert(AlgorithmId::Si, Score::Incomparable);
+    let back = |swap| -> PairScores {
+        scores_from_blob(&scores_to_blob(&s, swap))
+            .unwrap()
+            .into_iter()
+            .collect()
+    };
+    assert_eq!(back(false), s);
+    let swapped = back(true);
+    assert_eq!(
+        swapped[&AlgorithmId::Shingle],
+        Score::Overlap {
+            resemblance: 0.5,
+            a_in_b: 0.6,
+            b_in_a: 0.9
+        }
+    );
+}

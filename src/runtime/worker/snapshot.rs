@@ -1,0 +1,72 @@
+//! Building the [`Snapshot`] a front end shows from the index: each
+//! cluster's members scored against its representative, the counts, the
+//! skipped files and the histograms.
+
+use rayon::prelude::*;
+
+use super::protocol::{ClusterView, MemberView, Snapshot};
+use crate::pairing::cluster::ClusterSpec;
+use crate::runtime::index::FolderIndex;
+
+/// The snapshot of an index under `spec`, for `generation`.
+pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapshot {
+    let lib = index.library();
+    let clusters = lib
+        .clusters(spec)
+        .into_par_iter()
+        .map(|c| {
+            let rep = c.representative();
+            let members = c
+                .members
+                .iter()
+                .filter_map(|&m| {
+                    let doc = lib.doc(m)?;
+                    let scores = (m != rep).then(|| lib.pair_from(rep, m)).flatten();
+                    let passing = scores
+                        .as_ref()
+                        .map(|s| {
+                            s.iter()
+                                .filter(|(id, score)| score.passes(spec.thresholds.get(**id)))
+                                .map(|(id, _)| *id)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    Some(MemberView {
+                        path: doc.path.clone(),
+                        scores,
+                        passing,
+                        keeper: lib.is_keeper(&doc.path),
+                    })
+                })
+                .collect();
+            ClusterView {
+                members,
+                weakest: c.weakest.map(|(_, _, w)| w),
+                agreeing: c.agreeing.clone(),
+                disagreement: c.disagreement,
+                newest: c
+                    .members
+                    .iter()
+                    .filter_map(|&m| lib.doc(m))
+                    .map(|d| d.seen)
+                    .max()
+                    .unwrap_or(0),
+            }
+        })
+        .collect();
+    Snapshot {
+        generation,
+        spec: spec.clone(),
+        clusters,
+        documents: lib.len(),
+        pairs: lib.pair_count(),
+        skipped: index
+            .skipped()
+            .iter()
+            .map(|(p, r)| (p.clone(), r.clone()))
+            .collect(),
+        histograms: lib.histograms(),
+        floors: lib.config().floors.clone(),
+        si_capped: lib.si_capped(),
+    }
+}

@@ -486,6 +486,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             vec![AlgorithmId::Minhash, AlgorithmId::Simhash]
         },
         keeper: p.contains("rtl"),
+        verdict: None,
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)

@@ -562,6 +562,30 @@ impl AppState {
             .unwrap_or(m.keeper)
     }
 
+    /// The curator's verdict on member `m` of `c` and its representative:
+    /// this session's mark (or undo) over the snapshot's.
+    pub fn member_verdict(&self, c: &ClusterView, m: &MemberView) -> Option<CuratorVerdict> {
+        let rep = c.members.first()?;
+        if rep.path == m.path {
+            return None;
+        }
+        match self.verdicts.get(&pair_key(&rep.path, &m.path)) {
+            Some(v) => *v,
+            None => m.verdict,
+        }
+    }
+
+    /// How many members of `c` the curator has judged against its
+    /// representative, of how many there are to judge.
+    pub fn reviewed(&self, c: &ClusterView) -> (usize, usize) {
+        let others = &c.members[c.members.len().min(1)..];
+        let judged = others
+            .iter()
+            .filter(|m| self.member_verdict(c, m).is_some())
+            .count();
+        (judged, others.len())
+    }
+
     /// The curator's verdict on a pair, as far as this session knows.
     pub fn verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
         if let Some(v) = self.verdicts.get(&pair_key(a, b)) {

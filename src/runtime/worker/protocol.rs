@@ -279,6 +279,9 @@ pub struct MemberView {
     pub passing: Vec<AlgorithmId>,
     /// The curator marked it as its cluster's keeper.
     pub keeper: bool,
+    /// The curator's verdict on it and the representative (`None` for the
+    /// representative, or not judged yet).
+    pub verdict: Option<CuratorVerdict>,
 }
 
 /// A cluster as a front end shows it.

@@ -16,6 +16,7 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
         .into_par_iter()
         .map(|c| {
             let rep = c.representative();
+            let rep_path = lib.doc(rep).map(|d| &d.path);
             let members = c
                 .members
                 .iter()
@@ -36,6 +37,9 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
                         scores,
                         passing,
                         keeper: lib.is_keeper(&doc.path),
+                        verdict: rep_path
+                            .filter(|_| m != rep)
+                            .and_then(|r| lib.pair_verdict(r, &doc.path)),
                     })
                 })
                 .collect();

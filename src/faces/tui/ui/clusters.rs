@@ -5,6 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score};
+use crate::doc::CuratorVerdict;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{AppState, Focus};
 use crate::faces::tui::text;
@@ -42,12 +43,14 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
     }
     let w = usize::from(inner.width);
     let by = spec_by(state);
-    // ≠★ size, the members' column at its lowest, weakest link, name.
-    let (low_w, link_w) = (7, 12);
-    let name_w = w.saturating_sub(1 + 1 + 4 + 1 + low_w + 1 + link_w + 1);
+    // ≠★ size, members judged, the members' column at its lowest,
+    // weakest link, name.
+    let (judged_w, low_w, link_w) = (8, 7, 12);
+    let name_w = w.saturating_sub(1 + 1 + 4 + 1 + judged_w + 1 + low_w + 1 + link_w + 1);
     let header = format!(
-        "  {} {} {} {}",
+        "  {} {} {} {} {}",
         rcell("size", 4),
+        rcell("reviewed", judged_w),
         rcell(&by_label(by), low_w),
         rcell("weakest link", link_w),
         cell("representative", name_w)
@@ -78,12 +81,15 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
             Span::raw(" ")
         };
         let kept = c.members.iter().any(|m| state.is_keeper(m));
+        let (judged, of) = state.reviewed(c);
+        let judged_style = if judged == of { t.pass() } else { t.dim() };
         let line = Line::from(vec![
             mark,
             Span::styled(if kept { "★" } else { " " }, t.keep()),
+            Span::raw(format!("{} ", rcell(&c.members.len().to_string(), 4))),
+            Span::styled(rcell(&format!("{judged}/{of}"), judged_w), judged_style),
             Span::raw(format!(
-                "{} {} {} ",
-                rcell(&c.members.len().to_string(), 4),
+                " {} {} ",
                 rcell(&lowest, low_w),
                 rcell(&weakest, link_w)
             )),
@@ -180,22 +186,25 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
     let map_w = state.algorithms.len();
     let score_w = 9;
     let contain_w = 7;
-    let path_w = w.saturating_sub(1 + 1 + score_w + 1 + map_w + 1 + contain_w);
+    let path_w = w.saturating_sub(1 + 1 + score_w + 1 + map_w + 1 + contain_w + 1 + VERDICT_W);
     let by_label = by_label(by);
     let codes: String = state.algorithms.iter().map(|&id| code(id)).collect();
     let header = format!(
-        " {} {} {} {}",
+        " {} {} {} {} {}",
         cell("path", path_w),
         rcell(&by_label, score_w),
         codes,
-        rcell("contain", contain_w)
+        rcell("contain", contain_w),
+        cell("verdict", VERDICT_W)
     );
     put(buf, inner, 1, &Line::styled(header, t.header()));
     let rows = layout::rows(area, layout::MEMBERS_HEADER).intersection(inner);
     let h = usize::from(rows.height);
     let off = visible_offset(state.member_offset, state.member_sel, h, c.members.len());
     for (dy, (i, m)) in c.members.iter().enumerate().skip(off).take(h).enumerate() {
-        let line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        let mut line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        line.spans.push(Span::raw(" "));
+        line.spans.push(verdict_cell(state, c, m));
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.member_sel {
             fill(buf, row, t.selected(focused));
@@ -209,6 +218,23 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
         for (k, line) in legend.iter().enumerate() {
             put(buf, rows, (top + k) as u16, &hint(t, &format!(" {line}")));
         }
+    }
+}
+
+/// Width of the members' verdict column.
+const VERDICT_W: usize = 7;
+
+/// The curator's verdict on a member and the representative, in words
+/// (colour only repeats them): `dup`, `not dup`, or `–` unjudged.
+fn verdict_cell(state: &AppState, c: &ClusterView, m: &MemberView) -> Span<'static> {
+    let t = state.theme;
+    if c.members.first().is_some_and(|r| r.path == m.path) {
+        return Span::raw(cell("", VERDICT_W));
+    }
+    match state.member_verdict(c, m) {
+        Some(CuratorVerdict::Duplicate) => Span::styled(cell("dup", VERDICT_W), t.pass()),
+        Some(CuratorVerdict::NotDuplicate) => Span::styled(cell("not dup", VERDICT_W), t.error()),
+        None => Span::styled(cell("–", VERDICT_W), t.dim()),
     }
 }
 
@@ -277,12 +303,11 @@ fn member_line(
     match &m.scores {
         None if representative => {
             spans.push(Span::styled(rcell("rep", score_w), t.accent()));
-            spans.push(Span::raw(" ".repeat(n_alg + 1)));
-            spans.push(Span::raw(" ".repeat(contain_w)));
+            spans.push(Span::raw(" ".repeat(1 + n_alg + contain_w + 1)));
         }
         None => {
             spans.push(Span::styled(rcell("via link", score_w), t.dim()));
-            spans.push(Span::raw(" ".repeat(n_alg + 1 + contain_w)));
+            spans.push(Span::raw(" ".repeat(1 + n_alg + contain_w + 1)));
         }
         Some(scores) => {
             let by_text = match by {

@@ -36,6 +36,16 @@ pub const LEGEND: &[(&str, &str)] = &[
          algorithms agreeing on it, else that algorithm's score",
     ),
     (
+        "reviewed",
+        "members the curator has judged against the representative, of \
+         all the cluster's members but it",
+    ),
+    (
+        "verdict",
+        "yours on a member and the representative: dup (y), not dup (x), \
+         – not judged yet",
+    ),
+    (
         "rep · via link",
         "the representative · a member linked only through another",
     ),

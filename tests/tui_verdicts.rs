@@ -1,0 +1,207 @@
+//! The curator's verdicts are visible in the lists (issue 20, "verdicts a
+//! curator can see"), on the sample corpus: each member row says whether
+//! it was judged a duplicate of the representative or not, each cluster
+//! row how many of its members are reviewed — for verdicts given in this
+//! session (before the worker's next snapshot) and for those stored by an
+//! earlier one (they come with the snapshot).
+
+#![cfg(feature = "tui")]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use doppel::doc::{CuratorVerdict, DocPath};
+use doppel::engine::{Engine, EngineConfig};
+use doppel::faces::tui::action::Action;
+use doppel::faces::tui::state::{AppState, Focus};
+use doppel::faces::tui::{render, update};
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::worker::protocol::{Progress, Snapshot, Stage, WatchState};
+use doppel::runtime::worker::{Command, Update};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+const REP: &str = "moby/moby-dick-ch1.txt";
+const UTF16: &str = "moby/other-encodings/moby-dick-ch1-utf16le.txt";
+const CP1252: &str = "moby/other-encodings/moby-dick-ch1-windows1252.txt";
+
+/// The sample corpus's snapshot, after `stored` verdicts were recorded in
+/// its index (as an earlier session would have).
+fn snapshot_with(stored: &[(&str, &str, CuratorVerdict)]) -> Arc<Snapshot> {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("books");
+    common::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
+        &folder,
+    );
+    let (mut index, _) = FolderIndex::open(
+        &folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&dir.path().join("index.sqlite")),
+    )
+    .unwrap();
+    index.reconcile().unwrap();
+    for &(a, b, v) in stored {
+        index
+            .set_pair_verdict(&DocPath::from(a), &DocPath::from(b), Some(v))
+            .unwrap();
+    }
+    let spec = ClusterSpec::from_engine(index.engine());
+    Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1))
+}
+
+/// The UI at `w`×`h` after a finished scan, the Moby Dick cluster selected.
+fn scanned(snapshot: Arc<Snapshot>, w: u16, h: u16) -> AppState {
+    let mut s = AppState::new("sample-corpus", &EngineConfig::default());
+    update(&mut s, Action::Resize(w, h));
+    update(&mut s, Action::Worker(Update::Snapshot(snapshot)));
+    update(
+        &mut s,
+        Action::Worker(Update::Progress(Progress {
+            stage: Stage::Idle,
+            done: 0,
+            total: 0,
+            bytes: 0,
+        })),
+    );
+    update(&mut s, Action::Worker(Update::Watch(WatchState::Watching)));
+    s.cluster_sel = s
+        .view
+        .iter()
+        .position(|&i| s.clusters()[i].members[0].path == REP)
+        .expect("the Moby Dick cluster, its representative first");
+    s
+}
+
+/// Focus the member `path` of the selected cluster.
+fn select_member(s: &mut AppState, path: &str) {
+    s.focus = Focus::Members;
+    s.member_sel = s
+        .selected_cluster()
+        .unwrap()
+        .members
+        .iter()
+        .position(|m| m.path == path)
+        .unwrap();
+}
+
+fn draw(state: &AppState) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(state.width, state.height)).unwrap();
+    t.draw(|f| render(state, f)).unwrap();
+    t
+}
+
+fn rows(t: &Terminal<TestBackend>) -> Vec<String> {
+    let b = t.backend().buffer();
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// The screen row holding `needle` (the first one).
+fn row<'a>(rows: &'a [String], needle: &str) -> &'a str {
+    rows.iter()
+        .find(|r| r.contains(needle))
+        .unwrap_or_else(|| panic!("no row with {needle:?}:\n{}", rows.join("\n")))
+}
+
+/// The words of a row after the (possibly shortened) file name `name`.
+fn after(row: &str, name: &str) -> String {
+    let at = row
+        .find(name)
+        .unwrap_or_else(|| panic!("{name} not in {row}"));
+    row[at + name.len()..]
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `y` on one member and `x` on the other: both rows say so, the cluster
+/// row counts 2 of 2 reviewed; undo takes the last back to `–`.
+#[test]
+fn marks_of_this_session_show_on_member_and_cluster_rows_at_80x24() {
+    let mut s = scanned(snapshot_with(&[]), 80, 24);
+    let screen = rows(&draw(&s));
+    assert!(
+        row(&screen, "size reviewed").contains("agree"),
+        "{screen:#?}"
+    );
+    assert!(
+        after(row(&screen, REP), "3").starts_with("0/2"),
+        "{screen:#?}"
+    );
+
+    select_member(&mut s, UTF16);
+    let sent = update(&mut s, Action::MarkDuplicate);
+    assert!(matches!(
+        sent.as_slice(),
+        [Command::SetPairVerdict {
+            verdict: Some(CuratorVerdict::Duplicate),
+            ..
+        }]
+    ));
+    select_member(&mut s, CP1252);
+    update(&mut s, Action::MarkNotDuplicate);
+    let t = draw(&s);
+    let screen = rows(&t);
+    insta::assert_snapshot!("verdicts_marked_80x24", screen.join("\n"));
+    assert!(row(&screen, "verdict").contains("contain verdict"));
+    assert!(
+        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % dup"),
+        "{screen:#?}"
+    );
+    assert!(
+        after(row(&screen, "windows1252.txt"), "windows1252.txt").ends_with("100 % not dup"),
+        "{screen:#?}"
+    );
+    let cluster_row = screen.iter().find(|r| r.contains(REP)).unwrap();
+    assert!(
+        after(cluster_row, "   3").starts_with("2/2"),
+        "{cluster_row}"
+    );
+
+    update(&mut s, Action::Undo);
+    let screen = rows(&draw(&s));
+    assert!(
+        after(row(&screen, "windows1252.txt"), "windows1252.txt").ends_with("100 % –"),
+        "{screen:#?}"
+    );
+    assert!(
+        after(row(&screen, REP), "3").starts_with("1/2"),
+        "{screen:#?}"
+    );
+}
+
+/// A verdict stored by an earlier session comes with the snapshot: the
+/// member row shows it and the cluster row counts it, with no pair opened.
+#[test]
+fn stored_verdicts_show_without_opening_the_pair() {
+    let snapshot = snapshot_with(&[(REP, UTF16, CuratorVerdict::Duplicate)]);
+    let moby = snapshot
+        .clusters
+        .iter()
+        .find(|c| c.members[0].path == REP)
+        .unwrap();
+    let verdict_of = |p: &str| moby.members.iter().find(|m| m.path == p).unwrap().verdict;
+    assert_eq!(verdict_of(UTF16), Some(CuratorVerdict::Duplicate));
+    assert_eq!(verdict_of(CP1252), None);
+    assert_eq!(verdict_of(REP), None);
+
+    let mut s = scanned(snapshot.clone(), 160, 48);
+    s.focus = Focus::Members;
+    let screen = rows(&draw(&s));
+    assert!(
+        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % dup"),
+        "{screen:#?}"
+    );
+    assert!(
+        after(row(&screen, REP), "3").starts_with("1/2"),
+        "{screen:#?}"
+    );
+}

@@ -3,7 +3,8 @@
 //! it was judged a duplicate of the representative or not, each cluster
 //! row how many of its members are reviewed — for verdicts given in this
 //! session (before the worker's next snapshot) and for those stored by an
-//! earlier one (they come with the snapshot).
+//! earlier one (they come with the snapshot). And a pair or diff on screen
+//! whose file is deleted says so.
 
 #![cfg(feature = "tui")]
 
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Focus};
+use doppel::faces::tui::state::{AppState, Focus, Level, Screen};
 use doppel::faces::tui::{render, update};
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
@@ -204,4 +205,51 @@ fn stored_verdicts_show_without_opening_the_pair() {
         after(row(&screen, REP), "3").starts_with("1/2"),
         "{screen:#?}"
     );
+}
+
+/// A file of the open pair or diff is deleted: the message line says so
+/// and its name is marked `(deleted)` on both screens until it is back;
+/// a file not on screen is only logged.
+#[test]
+fn a_deleted_file_of_the_open_pair_says_so() {
+    let mut s = scanned(snapshot_with(&[]), 80, 24);
+    select_member(&mut s, CP1252);
+    let sent = update(&mut s, Action::OpenPair);
+    assert!(matches!(sent.as_slice(), [Command::RequestPair { .. }]));
+    assert_eq!(s.screen, Screen::Pair);
+
+    let removed = |path: &str| Action::Worker(Update::FileRemoved { path: path.into() });
+    update(&mut s, removed("austen/emma-ch1.txt"));
+    assert!(s.notice.is_none(), "{:?}", s.notice);
+    assert!(!rows(&draw(&s)).join("\n").contains("(deleted)"));
+
+    update(&mut s, removed(CP1252));
+    let (level, notice) = s.notice.clone().expect("a notice");
+    assert_eq!(level, Level::Warn);
+    assert!(notice.contains("deleted from the folder"), "{notice}");
+    let screen = rows(&draw(&s));
+    assert!(
+        row(&screen, " B ").trim_end().ends_with("(deleted)"),
+        "{screen:#?}"
+    );
+    assert!(!row(&screen, " A ").contains("(deleted)"), "{screen:#?}");
+    // The message line (wrapped) says it whole.
+    let words = screen
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(words.contains("was deleted from the folder: the pair open shows it as it was"));
+
+    update(&mut s, Action::OpenDiff);
+    let screen = rows(&draw(&s));
+    assert!(row(&screen, " B ").contains("(deleted)"), "{screen:#?}");
+
+    update(
+        &mut s,
+        Action::Worker(Update::FileIndexed {
+            path: CP1252.into(),
+        }),
+    );
+    assert!(!rows(&draw(&s)).join("\n").contains("(deleted)"));
 }

@@ -2,7 +2,7 @@
 //! no channels, no clock — the loop feeds time in through
 //! [`super::action::Action::Tick`], so the whole model is testable.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -375,6 +375,9 @@ pub struct AppState {
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// Files removed from the folder this session and not back since: the
+    /// pair and diff screens mark them, as they show what they were.
+    pub deleted: BTreeSet<DocPath>,
     /// What the curator can undo, last first.
     pub undo: Vec<UndoEntry>,
     /// Time since the UI started.
@@ -447,6 +450,7 @@ impl AppState {
             log: VecDeque::new(),
             verdicts: BTreeMap::new(),
             keeper_overrides: BTreeMap::new(),
+            deleted: BTreeSet::new(),
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,
@@ -560,6 +564,18 @@ impl AppState {
             .get(&m.path)
             .copied()
             .unwrap_or(m.keeper)
+    }
+
+    /// Whether the open pair or diff (on `screen`) shows `path`.
+    pub fn shows(&self, screen: Screen, path: &DocPath) -> bool {
+        let requested = match screen {
+            Screen::Pair => &self.pair.requested,
+            Screen::Diff => &self.diff.requested,
+            _ => return false,
+        };
+        requested
+            .as_ref()
+            .is_some_and(|(a, b)| a == path || b == path)
     }
 
     /// The curator's verdict on member `m` of `c` and its representative:

@@ -829,10 +829,31 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
             }
         }
         Update::FileIndexed { path } => {
+            state.deleted.remove(&path);
             state.event(Level::Info, format!("indexed {}", doc_path(&path)))
         }
         Update::FileRemoved { path } => {
-            state.event(Level::Info, format!("removed {}", doc_path(&path)))
+            let open = [Screen::Pair, Screen::Diff]
+                .into_iter()
+                .find(|&screen| state.shows(screen, &path));
+            let text = match open {
+                Some(screen) => format!(
+                    "{} was deleted from the folder: the {} open shows it as it was",
+                    doc_path(&path),
+                    if screen == Screen::Pair {
+                        "pair"
+                    } else {
+                        "diff"
+                    }
+                ),
+                None => format!("removed {}", doc_path(&path)),
+            };
+            state.deleted.insert(path);
+            if open.is_some() {
+                state.notify(Level::Warn, text);
+            } else {
+                state.event(Level::Info, text);
+            }
         }
         Update::FileSkipped { path, reason } => state.event(
             Level::Warn,

@@ -11,6 +11,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{hint, put, Theme};
+use crate::doc::DocPath;
 use crate::faces::tui::diff::rows::{Row, Shown};
 use crate::faces::tui::diff::{DiffLayout, DiffMode};
 use crate::faces::tui::layout;
@@ -33,7 +34,7 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
-    names(t, &text::doc_path(a), &text::doc_path(b), &l, buf);
+    names(state, a, b, &l, buf);
     let view = state
         .diff
         .view
@@ -100,19 +101,18 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     }
 }
 
-fn names(t: Theme, a: &str, b: &str, l: &layout::Diff, buf: &mut Buffer) {
+fn names(state: &AppState, a: &DocPath, b: &DocPath, l: &layout::Diff, buf: &mut Buffer) {
     for (label, path, r) in [("A ", a, l.left), ("B ", b, l.right)] {
-        let w = usize::from(r.width).saturating_sub(3);
         let rect = Rect::new(r.x, l.names.y, r.width, 1);
-        put(
-            buf,
-            rect,
-            0,
-            &Line::from(vec![
-                Span::styled(format!(" {label}"), t.accent()),
-                Span::styled(text::fit_start(path, w), t.title()),
-            ]),
+        let deleted = state.deleted.contains(path);
+        let line = super::pair::name_line(
+            state.theme,
+            label,
+            &text::doc_path(path),
+            deleted,
+            usize::from(r.width).saturating_sub(3),
         );
+        put(buf, rect, 0, &line);
     }
 }
 

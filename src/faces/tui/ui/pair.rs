@@ -32,8 +32,17 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         return;
     };
     let w = usize::from(body.width);
-    put(buf, l.header, 0, &name_line(t, "A ", &text::doc_path(a), w));
-    put(buf, l.header, 1, &name_line(t, "B ", &text::doc_path(b), w));
+    for (dy, label, path) in [(0, "A ", a), (1, "B ", b)] {
+        let deleted = state.deleted.contains(path);
+        let line = name_line(
+            t,
+            label,
+            &text::doc_path(path),
+            deleted,
+            w.saturating_sub(4),
+        );
+        put(buf, l.header, dy, &line);
+    }
     let detail = state
         .pair
         .detail
@@ -108,12 +117,26 @@ pub fn reason_layout(state: &AppState, d: &PairDetail, body: Rect) -> ReasonLayo
     }
 }
 
-fn name_line(t: Theme, label: &str, path: &str, w: usize) -> Line<'static> {
+/// A document's name in `room` columns after its label, and `deleted`
+/// when it left the folder.
+pub(crate) fn name_line(
+    t: Theme,
+    label: &str,
+    path: &str,
+    deleted: bool,
+    room: usize,
+) -> Line<'static> {
+    let mark = if deleted { DELETED } else { "" };
+    let room = room.saturating_sub(mark.len());
     Line::from(vec![
         Span::styled(format!(" {label}"), t.accent()),
-        Span::styled(text::fit_start(path, w.saturating_sub(4)), t.title()),
+        Span::styled(text::fit_start(path, room), t.title()),
+        Span::styled(mark, t.error()),
     ])
 }
+
+/// After a name whose file was deleted since the pair was opened.
+const DELETED: &str = " (deleted)";
 
 /// The fusion verdict and, in one sentence, the rule that gave it.
 fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>, w: usize) -> Line<'static> {

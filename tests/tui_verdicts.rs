@@ -4,7 +4,7 @@
 //! row how many of its members are reviewed — for verdicts given in this
 //! session (before the worker's next snapshot) and for those stored by an
 //! earlier one (they come with the snapshot). And a pair or diff on screen
-//! whose file is deleted says so.
+//! whose file is deleted says so; any two members open as a pair.
 
 #![cfg(feature = "tui")]
 
@@ -17,13 +17,14 @@ use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Focus, Level, Screen};
-use doppel::faces::tui::{render, update};
+use doppel::faces::tui::{keymap, render, update};
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{Progress, Snapshot, Stage, WatchState};
 use doppel::runtime::worker::{Command, Update};
 use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 const REP: &str = "moby/moby-dick-ch1.txt";
@@ -252,4 +253,66 @@ fn a_deleted_file_of_the_open_pair_says_so() {
         }),
     );
     assert!(!rows(&draw(&s)).join("\n").contains("(deleted)"));
+}
+
+/// `a` on a member, then Enter on another opens those two as the pair (not
+/// each against the representative); `y` then judges that pair; `a` again
+/// goes back to the representative.
+#[test]
+fn any_two_members_open_as_a_pair() {
+    const KJV_ALL: &str = "bible/proverbs-kjv-ch01-31.txt";
+    const KJV_END: &str = "bible/proverbs-kjv-ch17-31.txt";
+    let mut s = scanned(snapshot_with(&[]), 80, 24);
+    s.cluster_sel = s
+        .view
+        .iter()
+        .position(|&i| s.clusters()[i].members.iter().any(|m| m.path == KJV_END))
+        .unwrap();
+    let press = |s: &mut AppState, c: char| {
+        let action = keymap::key(s, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+            .unwrap_or_else(|| panic!("{c:?} does nothing"));
+        update(s, action)
+    };
+    select_member(&mut s, KJV_ALL);
+    press(&mut s, 'a');
+    let screen = rows(&draw(&s));
+    assert!(
+        row(&screen, "ch01-31.txt").contains("◆ bible/proverbs"),
+        "{screen:#?}"
+    );
+    assert!(!row(&screen, "ch17-31.txt").contains('◆'), "{screen:#?}");
+
+    select_member(&mut s, KJV_END);
+    let sent = update(&mut s, Action::Enter);
+    let [Command::RequestPair { a, b }] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    assert_eq!(
+        (a.to_string(), b.to_string()),
+        (KJV_ALL.into(), KJV_END.into())
+    );
+    let screen = rows(&draw(&s));
+    assert!(row(&screen, " A ").contains(KJV_ALL), "{screen:#?}");
+    assert!(row(&screen, " B ").contains(KJV_END), "{screen:#?}");
+    let sent = press(&mut s, 'y');
+    let [Command::SetPairVerdict { a, b, .. }] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    let mut judged = [a.to_string(), b.to_string()];
+    judged.sort();
+    assert_eq!(judged, [KJV_ALL.to_owned(), KJV_END.to_owned()]);
+
+    // Back on the list, `a` on the anchor clears it: the representative again.
+    update(&mut s, Action::Back);
+    select_member(&mut s, KJV_ALL);
+    press(&mut s, 'a');
+    select_member(&mut s, KJV_END);
+    let sent = update(&mut s, Action::Enter);
+    let [Command::RequestPair { a, .. }] = sent.as_slice() else {
+        panic!("{sent:?}")
+    };
+    assert_eq!(
+        a.to_string(),
+        s.selected_cluster().unwrap().members[0].path.to_string()
+    );
 }

@@ -81,6 +81,9 @@ pub enum Action {
     MarkNotDuplicate,
     /// Mark (or unmark) the active document as its cluster's keeper.
     ToggleKeep,
+    /// Make the selected member the A of the next pair opened in its
+    /// cluster (again: back to the representative).
+    Anchor,
     /// Undo the last verdict or keeper mark.
     Undo,
     /// Ask the worker to walk the folder again.

@@ -41,6 +41,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ),
     ("Clusters", "p  d", "pair detail / side-by-side diff"),
     (
+        "Clusters",
+        "a",
+        "pairs from this member, not the representative (a: toggle)",
+    ),
+    (
         "Review (clusters, pair, diff)",
         "y",
         "mark the pair duplicate",
@@ -157,6 +162,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('d') => Action::OpenDiff,
         KeyCode::Enter => Action::Enter,
         KeyCode::Char('s') if screen == Screen::Clusters => Action::CycleSort,
+        KeyCode::Char('a') if screen == Screen::Clusters => Action::Anchor,
         KeyCode::Char('/') if screen == Screen::Clusters => Action::StartFilter,
         KeyCode::Char('/') if screen == Screen::Diff => Action::StartSearch,
         KeyCode::Char('f') if screen == Screen::Diff => Action::ToggleFold,

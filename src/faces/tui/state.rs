@@ -375,6 +375,9 @@ pub struct AppState {
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// The member chosen (`a`) as the A of the next pair opened in its
+    /// cluster, instead of the representative.
+    pub anchor: Option<DocPath>,
     /// Files removed from the folder this session and not back since: the
     /// pair and diff screens mark them, as they show what they were.
     pub deleted: BTreeSet<DocPath>,
@@ -451,6 +454,7 @@ impl AppState {
             verdicts: BTreeMap::new(),
             keeper_overrides: BTreeMap::new(),
             deleted: BTreeSet::new(),
+            anchor: None,
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,
@@ -531,12 +535,25 @@ impl AppState {
     /// the cluster itself is selected).
     pub fn cluster_pair(&self) -> Option<(DocPath, DocPath)> {
         let c = self.selected_cluster()?;
+        if let (Focus::Members, Some(anchor)) = (self.focus, self.anchor_in(c)) {
+            let other = c.members.get(self.member_sel)?;
+            if other.path != *anchor {
+                return Some((anchor.clone(), other.path.clone()));
+            }
+        }
         let rep = c.members.first()?;
         let other = match self.focus {
             Focus::Members if self.member_sel > 0 => c.members.get(self.member_sel)?,
             _ => c.members.get(1)?,
         };
         Some((rep.path.clone(), other.path.clone()))
+    }
+
+    /// The anchor (`a`), when it is a member of `c`.
+    pub fn anchor_in(&self, c: &ClusterView) -> Option<&DocPath> {
+        self.anchor
+            .as_ref()
+            .filter(|a| c.members.iter().any(|m| &m.path == *a))
     }
 
     /// The pair a review action applies to on the current screen.

@@ -78,6 +78,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             };
         }
         Action::Enter => enter(state, &mut out),
+        Action::Anchor => anchor(state),
         Action::CycleSort => {
             let keep = remember(state);
             state.sort = state.sort.next();
@@ -281,6 +282,29 @@ fn back(state: &mut AppState) {
         state.filter.clear();
         state.rebuild_view();
         restore(state, keep);
+    }
+}
+
+/// `a`: the selected member becomes the A of the pairs opened in its
+/// cluster; on the anchor itself, the representative again.
+fn anchor(state: &mut AppState) {
+    let Some(m) = state
+        .selected_member()
+        .filter(|_| state.focus == Focus::Members)
+    else {
+        state.say("select a member first (Tab or → to the members)");
+        return;
+    };
+    let path = m.path.clone();
+    if state.anchor.as_ref() == Some(&path) {
+        state.anchor = None;
+        state.say("pairs open against the representative again");
+    } else {
+        state.say(format!(
+            "◆ {}: Enter, p or d on another member opens the pair with it",
+            doc_path(&path)
+        ));
+        state.anchor = Some(path);
     }
 }
 

@@ -221,6 +221,9 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
     }
 }
 
+/// Before the anchor's name (`a`: pairs open from it).
+const ANCHOR: &str = "◆ ";
+
 /// Width of the members' verdict column.
 const VERDICT_W: usize = 7;
 
@@ -294,11 +297,18 @@ fn member_line(
     } else {
         Span::raw(" ")
     };
-    let mut spans = vec![
-        keep,
-        Span::raw(path_cell(&text::doc_path(&m.path), path_w)),
-        Span::raw(" "),
-    ];
+    // The anchor (`a`) is marked in its name, which is cut from the start.
+    let anchored = state.anchor.as_ref() == Some(&m.path);
+    let name = text::doc_path(&m.path);
+    let mut spans = vec![keep];
+    if anchored {
+        spans.push(Span::styled(ANCHOR, t.accent()));
+    }
+    spans.push(Span::raw(path_cell(
+        &name,
+        path_w.saturating_sub(if anchored { ANCHOR.chars().count() } else { 0 }),
+    )));
+    spans.push(Span::raw(" "));
     let n_alg = state.algorithms.len();
     match &m.scores {
         None if representative => {

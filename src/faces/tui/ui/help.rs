@@ -23,6 +23,10 @@ pub const LEGEND: &[(&str, &str)] = &[
          in the pair table, the algorithm against the fusion verdict",
     ),
     ("★", "kept: the copy to keep"),
+    (
+        "◆",
+        "the member pairs open from (a), instead of the representative",
+    ),
     ("┃", "diff: a passage winnowing found in both documents"),
     ("▶", "diff: the change or match n/N jumped to"),
     (

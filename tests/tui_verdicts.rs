@@ -4,7 +4,8 @@
 //! row how many of its members are reviewed — for verdicts given in this
 //! session (before the worker's next snapshot) and for those stored by an
 //! earlier one (they come with the snapshot). And a pair or diff on screen
-//! whose file is deleted says so; any two members open as a pair.
+//! whose file is deleted says so; any two members open as a pair; a
+//! whole cluster is accepted or dismissed with one key.
 
 #![cfg(feature = "tui")]
 
@@ -315,4 +316,80 @@ fn any_two_members_open_as_a_pair() {
         a.to_string(),
         s.selected_cluster().unwrap().members[0].path.to_string()
     );
+}
+
+/// `Y` on the cluster list accepts the whole cluster: one verdict per
+/// member against the representative, all shown at once; `u` takes them
+/// all back; `X` dismisses only what is not dismissed yet.
+#[test]
+fn a_whole_cluster_is_accepted_or_dismissed_with_one_key() {
+    let mut s = scanned(snapshot_with(&[]), 80, 24);
+    let press = |s: &mut AppState, c: char| {
+        let action = keymap::key(s, KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+            .unwrap_or_else(|| panic!("{c:?} does nothing"));
+        update(s, action)
+    };
+    let judged = |sent: &[Command]| -> Vec<(String, String, Option<CuratorVerdict>)> {
+        let mut v: Vec<_> = sent
+            .iter()
+            .map(|c| match c {
+                Command::SetPairVerdict { a, b, verdict } => {
+                    (a.to_string(), b.to_string(), *verdict)
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        v.sort_by(|x, y| x.1.cmp(&y.1));
+        v
+    };
+    let dup = Some(CuratorVerdict::Duplicate);
+    let sent = press(&mut s, 'Y');
+    assert_eq!(
+        judged(&sent),
+        [
+            (REP.into(), UTF16.into(), dup),
+            (REP.into(), CP1252.into(), dup)
+        ]
+    );
+    s.focus = Focus::Members;
+    let screen = rows(&draw(&s));
+    assert!(
+        after(row(&screen, REP), "3").starts_with("2/2"),
+        "{screen:#?}"
+    );
+    for name in ["utf16le.txt", "windows1252.txt"] {
+        assert!(
+            after(row(&screen, name), name).ends_with("% dup"),
+            "{screen:#?}"
+        );
+    }
+    let words = screen
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("cluster accepted: 2 members marked duplicates of"),
+        "{words}"
+    );
+
+    let sent = press(&mut s, 'u');
+    assert_eq!(
+        judged(&sent),
+        [
+            (REP.into(), UTF16.into(), None),
+            (REP.into(), CP1252.into(), None)
+        ]
+    );
+    assert!(after(row(&rows(&draw(&s)), REP), "3").starts_with("0/2"));
+
+    select_member(&mut s, CP1252);
+    update(&mut s, Action::MarkNotDuplicate);
+    s.focus = Focus::Clusters;
+    let sent = press(&mut s, 'X');
+    assert_eq!(
+        judged(&sent),
+        [(REP.into(), UTF16.into(), Some(CuratorVerdict::NotDuplicate))]
+    );
+    assert!(after(row(&rows(&draw(&s)), REP), "3").starts_with("2/2"));
 }

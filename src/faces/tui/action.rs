@@ -79,6 +79,9 @@ pub enum Action {
     MarkDuplicate,
     /// Mark the active pair not a duplicate.
     MarkNotDuplicate,
+    /// Judge every member of the selected cluster against its
+    /// representative: accept the cluster, or dismiss it.
+    MarkCluster(crate::doc::CuratorVerdict),
     /// Mark (or unmark) the active document as its cluster's keeper.
     ToggleKeep,
     /// Make the selected member the A of the next pair opened in its

@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{
 
 use super::action::Action;
 use super::state::{AppState, Screen};
+use crate::doc::CuratorVerdict;
 
 /// (section, keys, what they do) — the help overlay, in order.
 pub const HELP: &[(&str, &str, &str)] = &[
@@ -44,6 +45,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "Clusters",
         "a",
         "pairs from this member, not the representative (a: toggle)",
+    ),
+    (
+        "Clusters",
+        "Y  X",
+        "the whole cluster: every member duplicate / not (u undoes)",
     ),
     (
         "Review (clusters, pair, diff)",
@@ -163,6 +169,12 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Enter => Action::Enter,
         KeyCode::Char('s') if screen == Screen::Clusters => Action::CycleSort,
         KeyCode::Char('a') if screen == Screen::Clusters => Action::Anchor,
+        KeyCode::Char('Y') if screen == Screen::Clusters => {
+            Action::MarkCluster(CuratorVerdict::Duplicate)
+        }
+        KeyCode::Char('X') if screen == Screen::Clusters => {
+            Action::MarkCluster(CuratorVerdict::NotDuplicate)
+        }
         KeyCode::Char('/') if screen == Screen::Clusters => Action::StartFilter,
         KeyCode::Char('/') if screen == Screen::Diff => Action::StartSearch,
         KeyCode::Char('f') if screen == Screen::Diff => Action::ToggleFold,

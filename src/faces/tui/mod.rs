@@ -27,6 +27,7 @@ mod error;
 pub mod export;
 pub mod keymap;
 pub mod layout;
+mod review;
 pub mod run;
 pub mod state;
 pub mod terminal;

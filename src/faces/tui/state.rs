@@ -287,8 +287,8 @@ pub struct PairState {
 /// A review action's inverse, for undo.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoEntry {
-    /// What undoes it.
-    pub command: Command,
+    /// What undoes it (several for a whole cluster's verdicts).
+    pub commands: Vec<Command>,
     /// What it did, for the log.
     pub label: String,
 }

@@ -12,8 +12,9 @@ use std::sync::Arc;
 use super::action::Action;
 use super::diff;
 use super::layout::{self, List};
+use super::review;
 use super::state::{
-    pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen, UndoEntry,
+    pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen,
 };
 use super::text::doc_path;
 use crate::doc::{CuratorVerdict, DocPath};
@@ -78,7 +79,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             };
         }
         Action::Enter => enter(state, &mut out),
-        Action::Anchor => anchor(state),
+        Action::Anchor => review::anchor(state),
         Action::CycleSort => {
             let keep = remember(state);
             state.sort = state.sort.next();
@@ -138,10 +139,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::OpenDiff => open_diff(state, &mut out),
         Action::NextChange => diff::jump(state, true),
         Action::PrevChange => diff::jump(state, false),
-        Action::MarkDuplicate => mark(state, CuratorVerdict::Duplicate, &mut out),
-        Action::MarkNotDuplicate => mark(state, CuratorVerdict::NotDuplicate, &mut out),
-        Action::ToggleKeep => toggle_keep(state, &mut out),
-        Action::Undo => undo(state, &mut out),
+        Action::MarkDuplicate => review::mark(state, CuratorVerdict::Duplicate, &mut out),
+        Action::MarkNotDuplicate => review::mark(state, CuratorVerdict::NotDuplicate, &mut out),
+        Action::MarkCluster(verdict) => review::mark_cluster(state, verdict, &mut out),
+        Action::ToggleKeep => review::toggle_keep(state, &mut out),
+        Action::Undo => review::undo(state, &mut out),
         Action::Rescan => {
             out.push(Command::Rescan);
             state.event(Level::Info, "rescan requested");
@@ -282,29 +284,6 @@ fn back(state: &mut AppState) {
         state.filter.clear();
         state.rebuild_view();
         restore(state, keep);
-    }
-}
-
-/// `a`: the selected member becomes the A of the pairs opened in its
-/// cluster; on the anchor itself, the representative again.
-fn anchor(state: &mut AppState) {
-    let Some(m) = state
-        .selected_member()
-        .filter(|_| state.focus == Focus::Members)
-    else {
-        state.say("select a member first (Tab or → to the members)");
-        return;
-    };
-    let path = m.path.clone();
-    if state.anchor.as_ref() == Some(&path) {
-        state.anchor = None;
-        state.say("pairs open against the representative again");
-    } else {
-        state.say(format!(
-            "◆ {}: Enter, p or d on another member opens the pair with it",
-            doc_path(&path)
-        ));
-        state.anchor = Some(path);
     }
 }
 
@@ -510,85 +489,6 @@ fn answers(
 
 fn current_generation(state: &AppState) -> u64 {
     state.snapshot.as_ref().map_or(0, |s| s.generation)
-}
-
-fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command>) {
-    let Some((a, b)) = state.active_pair() else {
-        state.last_event = Some("no pair selected".into());
-        return;
-    };
-    let prev = state.verdict(&a, &b);
-    let word = match verdict {
-        CuratorVerdict::Duplicate => "duplicate",
-        CuratorVerdict::NotDuplicate => "not duplicate",
-    };
-    if prev == Some(verdict) {
-        state.last_event = Some(format!("already marked {word}"));
-        return;
-    }
-    out.push(Command::SetPairVerdict {
-        a: a.clone(),
-        b: b.clone(),
-        verdict: Some(verdict),
-    });
-    state.undo.push(UndoEntry {
-        command: Command::SetPairVerdict {
-            a: a.clone(),
-            b: b.clone(),
-            verdict: prev,
-        },
-        label: format!("{word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
-    });
-    state.verdicts.insert(pair_key(&a, &b), Some(verdict));
-    state.notify(
-        Level::Info,
-        format!("marked {word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
-    );
-}
-
-fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
-    let Some(m) = state.active_document() else {
-        state.last_event = Some("no document selected".into());
-        return;
-    };
-    let path = m.path.clone();
-    let kept = state.is_keeper(m);
-    out.push(Command::SetKeeper {
-        path: path.clone(),
-        keeper: !kept,
-    });
-    state.undo.push(UndoEntry {
-        command: Command::SetKeeper {
-            path: path.clone(),
-            keeper: kept,
-        },
-        label: format!(
-            "{}: {}",
-            if kept { "unkeep" } else { "keep" },
-            doc_path(&path)
-        ),
-    });
-    state.keeper_overrides.insert(path.clone(), !kept);
-    let word = if kept { "no longer kept" } else { "kept" };
-    state.notify(Level::Info, format!("{word}: {}", doc_path(&path)));
-}
-
-fn undo(state: &mut AppState, out: &mut Vec<Command>) {
-    let Some(entry) = state.undo.pop() else {
-        state.last_event = Some("nothing to undo".into());
-        return;
-    };
-    match &entry.command {
-        Command::SetPairVerdict { a, b, verdict } => {
-            state.verdicts.insert(pair_key(a, b), *verdict);
-        }
-        Command::SetKeeper { path, keeper } => {
-            state.keeper_overrides.insert(path.clone(), *keeper);
-        }
-        _ => {}
-    }
-    state.notify(Level::Info, format!("undone: {}", entry.label));
-    out.push(entry.command);
 }
 
 fn nudge(state: &mut AppState, steps: i32, out: &mut Vec<Command>) {

@@ -25,10 +25,12 @@ use serde::{Deserialize, Serialize};
 
 mod error;
 mod ranges;
+mod save;
 
 pub use error::ConfigError;
 use error::{line_of, origin_name, setting_error};
 pub use ranges::{threshold_range, Invalid, ThresholdRange};
+pub use save::save_thresholds;
 
 /// A configuration operation's result.
 pub type Result<T, E = ConfigError> = std::result::Result<T, E>;

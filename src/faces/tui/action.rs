@@ -13,6 +13,12 @@ use crate::runtime::worker::Update;
 pub enum Action {
     /// Leave (after the worker has closed the index).
     Quit,
+    /// `q`: leave, asking first when tuned thresholds are unsaved.
+    AskQuit,
+    /// `S`: save the thresholds on screen to the config file.
+    SaveThresholds,
+    /// The loop wrote the thresholds to this config file, or could not.
+    ThresholdsSaved(Result<std::path::PathBuf, String>),
     /// Ctrl+Z or SIGTSTP: give the terminal back to the shell and stop
     /// until continued.
     Suspend,

@@ -12,7 +12,12 @@ use crate::doc::CuratorVerdict;
 
 /// (section, keys, what they do) — the help overlay, in order.
 pub const HELP: &[(&str, &str, &str)] = &[
-    ("Anywhere", "q  Ctrl+C", "quit"),
+    (
+        "Anywhere",
+        "q",
+        "quit (asks first if thresholds are unsaved)",
+    ),
+    ("Anywhere", "Ctrl+C", "quit at once"),
     ("Anywhere", "Ctrl+Z", "suspend to the shell (fg resumes)"),
     ("Anywhere", "?", "this help (Esc or ? closes it)"),
     (
@@ -97,7 +102,8 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "loosen / tighten its threshold",
     ),
     ("Thresholds", "H L", "move it ten steps"),
-    ("Thresholds", "0", "back to the default"),
+    ("Thresholds", "0", "back to the configured value"),
+    ("Thresholds", "S", "save the thresholds to the config file"),
     ("Thresholds", "c C", "cluster by: next / previous algorithm"),
     ("Thresholds", "m", "mode: components / star"),
     (
@@ -150,7 +156,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
     let screen = state.screen;
     let reviewing = matches!(screen, Screen::Clusters | Screen::Pair | Screen::Diff);
     let action = match key.code {
-        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('q') => Action::AskQuit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Esc => Action::Back,
         KeyCode::Char(c @ '1'..='6') => {
@@ -199,6 +205,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         }
         KeyCode::Char('m') if screen == Screen::Thresholds => Action::ToggleMode,
         KeyCode::Char('i') if screen == Screen::Thresholds => Action::ToggleAbout,
+        KeyCode::Char('S') if screen == Screen::Thresholds => Action::SaveThresholds,
         KeyCode::Char('h') | KeyCode::Left => Action::Left,
         KeyCode::Char('l') | KeyCode::Right => Action::Right,
         _ => return None,

@@ -29,6 +29,7 @@ pub mod keymap;
 pub mod layout;
 mod review;
 pub mod run;
+pub(crate) mod saving;
 pub mod state;
 pub mod terminal;
 pub mod text;
@@ -52,18 +53,28 @@ use crate::runtime::worker::WorkerConfig;
 /// returns when the curator quits. The terminal is restored on every exit
 /// path (see [`terminal`]).
 pub fn run(config: WorkerConfig) -> Result<()> {
-    run_with(config, &[], ThemeName::Default)
+    run_with(config, &[], &Options::default())
+}
+
+/// How the review screen looks and where its tuning is saved.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The configured theme (`NO_COLOR` in the environment makes it
+    /// monochrome).
+    pub theme: ThemeName,
+    /// The config file `S` saves tuned thresholds to.
+    pub config_file: Option<std::path::PathBuf>,
 }
 
 /// [`run()`], sending `initial` commands to the worker first — for settings
 /// that live in the cluster spec rather than the engine configuration,
 /// e.g. `Command::SetClusterBy` and `Command::SetMode` from the command
-/// line (thresholds go in `config.engine.thresholds`). `theme` is the
-/// configured one; `NO_COLOR` in the environment makes it monochrome.
+/// line (thresholds go in `config.engine.thresholds`); `options` for the
+/// screen.
 pub fn run_with(
     config: WorkerConfig,
     initial: &[crate::runtime::worker::Command],
-    theme: ThemeName,
+    options: &Options,
 ) -> Result<()> {
     let root = config
         .root
@@ -77,7 +88,8 @@ pub fn run_with(
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
     let mut state = AppState::new(root.display().to_string(), &config.engine);
-    state.theme = ui::Theme::resolve(theme, std::env::var_os("NO_COLOR").as_deref());
+    state.theme = ui::Theme::resolve(options.theme, std::env::var_os("NO_COLOR").as_deref());
+    state.config_file = options.config_file.clone();
     state.export_prefix = export::default_prefix(&cwd, &root);
     let export_ctx = run::ExportContext {
         cwd,

@@ -99,6 +99,14 @@ fn apply(
     for effect in std::mem::take(&mut state.effects) {
         match effect {
             Effect::Suspend => suspend = true,
+            Effect::SaveThresholds { path, thresholds } => {
+                // A small file: written here, its outcome read with the
+                // next actions.
+                let result = crate::runtime::config::save_thresholds(&path, &thresholds)
+                    .map(|()| path)
+                    .map_err(|e| e.to_string());
+                let _ = actions.send(Action::ThresholdsSaved(result));
+            }
             Effect::Export { prefix } => {
                 let Some(snap) = state.snapshot.clone() else {
                     state.notify(Level::Warn, "nothing to export yet");

@@ -294,7 +294,7 @@ pub struct UndoEntry {
 }
 
 /// Work for the loop that is not a worker command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
     Export {
@@ -303,6 +303,13 @@ pub enum Effect {
     },
     /// Restore the terminal, stop the process, take the terminal again.
     Suspend,
+    /// Write `thresholds` into the config file at `path`.
+    SaveThresholds {
+        /// The config file.
+        path: std::path::PathBuf,
+        /// What to write.
+        thresholds: Thresholds,
+    },
 }
 
 /// Everything the UI shows.
@@ -375,6 +382,10 @@ pub struct AppState {
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// The config file `S` saves thresholds to (`None`: no config folder).
+    pub config_file: Option<std::path::PathBuf>,
+    /// `q` was pressed once with tuned thresholds unsaved.
+    pub quit_asked: bool,
     /// The member chosen (`a`) as the A of the next pair opened in its
     /// cluster, instead of the representative.
     pub anchor: Option<DocPath>,
@@ -455,6 +466,8 @@ impl AppState {
             keeper_overrides: BTreeMap::new(),
             deleted: BTreeSet::new(),
             anchor: None,
+            config_file: None,
+            quit_asked: false,
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,

@@ -13,6 +13,7 @@ use super::action::Action;
 use super::diff;
 use super::layout::{self, List};
 use super::review;
+use super::saving;
 use super::state::{
     pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen,
 };
@@ -40,7 +41,14 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         true => state.notice.take(),
         false => None,
     };
+    // A second `q` quits only right after the first.
+    if is_input(&action) && !matches!(action, Action::AskQuit) {
+        state.quit_asked = false;
+    }
     match action {
+        Action::AskQuit => saving::ask_quit(state, &mut out),
+        Action::SaveThresholds => saving::save(state),
+        Action::ThresholdsSaved(result) => saving::saved(state, result),
         Action::Quit => {
             state.quit = true;
             out.push(Command::Quit);
@@ -216,6 +224,7 @@ fn is_input(action: &Action) -> bool {
             | Action::Tick(_)
             | Action::Resize(..)
             | Action::Exported(_)
+            | Action::ThresholdsSaved(_)
     )
 }
 

@@ -12,6 +12,7 @@ use super::{block, cell, fill, hint, put, rcell, threshold_text};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{threshold_similarity, AppState};
+use crate::faces::tui::text;
 use crate::pairing::cluster::ClusterMode;
 use crate::runtime::worker::protocol::cluster_by_label;
 
@@ -168,7 +169,21 @@ fn header(state: &AppState, area: Rect, buf: &mut Buffer) {
 
 fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
     let t = state.theme;
-    let inner = block(t, buf, area, Line::styled(" Thresholds ", t.title()), true);
+    let mut title = vec![Span::styled(" Thresholds ", t.title())];
+    if crate::faces::tui::saving::unsaved(state) {
+        // Room left by the corners, " Thresholds ", "· unsaved: S saves to "
+        // and a cell of the border after the title.
+        let room = usize::from(area.width).saturating_sub(2 + 12 + 22 + 2);
+        let words = state
+            .config_file
+            .as_ref()
+            .map_or("· unsaved ".to_owned(), |p| {
+                let path = text::fit_start(&p.display().to_string(), room);
+                format!("· unsaved: S saves to {path} ")
+            });
+        title.push(Span::styled(words, t.warn()));
+    }
+    let inner = block(t, buf, area, Line::from(title), true);
     if inner.is_empty() {
         return;
     }

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::pairing::cluster::ClusterMode;
-use crate::runtime::worker::protocol::{cluster_by_label, Snapshot};
+use crate::runtime::worker::protocol::{cluster_by_label, MemberView, Snapshot};
 
 /// Verdicts known to the UI, by ordered pair.
 pub type Verdicts = BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>;
@@ -47,8 +47,29 @@ fn mode_name(m: ClusterMode) -> &'static str {
     }
 }
 
-fn verdict_of(verdicts: &Verdicts, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
-    verdicts.get(&ordered_pair(a, b)).copied().flatten()
+/// The verdict on a member and its representative `rep`: this session's
+/// mark (or undo) over the one stored with the snapshot.
+fn verdict_of(verdicts: &Verdicts, rep: &DocPath, m: &MemberView) -> Option<CuratorVerdict> {
+    match verdicts.get(&ordered_pair(rep, &m.path)) {
+        Some(v) => *v,
+        None => m.verdict,
+    }
+}
+
+/// Every verdict known: this session's, and those stored with the
+/// snapshot that it did not change.
+fn all_verdicts(snap: &Snapshot, verdicts: &Verdicts) -> Verdicts {
+    let mut all = verdicts.clone();
+    for c in &snap.clusters {
+        let Some(rep) = c.members.first() else {
+            continue;
+        };
+        for m in &c.members[1..] {
+            all.entry(ordered_pair(&rep.path, &m.path))
+                .or_insert(m.verdict);
+        }
+    }
+    all
 }
 
 /// One row per cluster member: cluster id, path, whether it is the
@@ -118,7 +139,7 @@ pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> String {
                 ",{},{},{}",
                 containment.map_or(String::new(), |c| c.to_string()),
                 quote(&passing.join(" ")),
-                verdict_name(verdict_of(verdicts, &rep.path, &m.path))
+                verdict_name(verdict_of(verdicts, &rep.path, m))
             );
         }
     }
@@ -170,7 +191,7 @@ pub fn json(snap: &Snapshot, root: &str, verdicts: &Verdicts) -> Result<String> 
             })
         })
         .collect();
-    let verdict_list: Vec<Value> = verdicts
+    let verdict_list: Vec<Value> = all_verdicts(snap, verdicts)
         .iter()
         .filter_map(|((a, b), v)| {
             v.map(|v| json!({"a": a, "b": b, "verdict": verdict_name(Some(v))}))
@@ -390,14 +411,48 @@ mod tests {
         assert_eq!(default_prefix(dir.path(), &root), "doppel-export");
     }
 
-    /// A second export under the same name keeps the first: it takes the
-    /// next free number and says so, and offers the one after.
+    /// A verdict stored by an earlier session is exported as this
+    /// session's are (in the pairs CSV and the JSON's verdicts), unless
+    /// this session undid it.
     #[test]
-    fn a_second_export_never_overwrites_the_first() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("books");
-        std::fs::create_dir_all(&root).unwrap();
+    fn stored_verdicts_are_exported() {
+        use crate::runtime::worker::protocol::ClusterView;
+        let member = |path: &str, verdict| MemberView {
+            path: path.into(),
+            scores: None,
+            passing: Vec::new(),
+            keeper: false,
+            verdict,
+        };
         let snap = Snapshot {
+            clusters: vec![ClusterView {
+                members: vec![
+                    member("a.txt", None),
+                    member("b.txt", Some(CuratorVerdict::Duplicate)),
+                ],
+                weakest: None,
+                agreeing: Vec::new(),
+                disagreement: false,
+                newest: 0,
+            }],
+            ..empty_snapshot()
+        };
+        let csv = pairs_csv(&snap, &Verdicts::new());
+        assert!(csv.lines().nth(1).unwrap().ends_with(",duplicate"), "{csv}");
+        let json = json(&snap, "/books", &Verdicts::new()).unwrap();
+        assert!(json.contains("\"verdict\": \"duplicate\""), "{json}");
+        let undone = Verdicts::from([(ordered_pair(&"a.txt".into(), &"b.txt".into()), None)]);
+        let csv = pairs_csv(&snap, &undone);
+        assert!(csv.lines().nth(1).unwrap().ends_with(','), "{csv}");
+        assert!(!json_of(&snap, &undone).contains("duplicate"));
+    }
+
+    fn json_of(snap: &Snapshot, verdicts: &Verdicts) -> String {
+        json(snap, "/books", verdicts).unwrap()
+    }
+
+    fn empty_snapshot() -> Snapshot {
+        Snapshot {
             generation: 1,
             spec: crate::pairing::cluster::ClusterSpec {
                 by: crate::pairing::cluster::ClusterBy::Fusion,
@@ -412,7 +467,17 @@ mod tests {
             histograms: Default::default(),
             floors: Default::default(),
             si_capped: 0,
-        };
+        }
+    }
+
+    /// A second export under the same name keeps the first: it takes the
+    /// next free number and says so, and offers the one after.
+    #[test]
+    fn a_second_export_never_overwrites_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("books");
+        std::fs::create_dir_all(&root).unwrap();
+        let snap = empty_snapshot();
         let first = write("out", dir.path(), &root, &snap, &Verdicts::new()).unwrap();
         assert_eq!((first.used.as_str(), first.next.as_str()), ("out", "out-2"));
         assert!(first.describe().starts_with("exported to "));

@@ -5,7 +5,8 @@
 //! session (before the worker's next snapshot) and for those stored by an
 //! earlier one (they come with the snapshot). And a pair or diff on screen
 //! whose file is deleted says so; any two members open as a pair; a
-//! whole cluster is accepted or dismissed with one key.
+//! whole cluster is accepted or dismissed with one key; after `x`, the
+//! curator is told whether the file left the cluster or what holds it.
 
 #![cfg(feature = "tui")]
 
@@ -392,4 +393,54 @@ fn a_whole_cluster_is_accepted_or_dismissed_with_one_key() {
         [(REP.into(), UTF16.into(), Some(CuratorVerdict::NotDuplicate))]
     );
     assert!(after(row(&rows(&draw(&s)), REP), "3").starts_with("2/2"));
+}
+
+/// After `x`, once a snapshot holds the verdict (and not before), the
+/// message line says whether the two files parted or another link keeps
+/// them in one cluster.
+#[test]
+fn after_x_the_curator_is_told_whether_the_file_left_the_cluster() {
+    let base = snapshot_with(&[]);
+    let mut s = scanned(base.clone(), 80, 24);
+    let next = |generation: u64, applied: u64, without: Option<&str>| {
+        let mut snap = (*base).clone();
+        snap.generation = generation;
+        snap.verdicts_applied = applied;
+        if let Some(gone) = without {
+            for c in &mut snap.clusters {
+                c.members.retain(|m| m.path != gone);
+            }
+        }
+        Action::Worker(Update::Snapshot(Arc::new(snap)))
+    };
+    let notice = |s: &AppState| s.notice.clone().map(|(_, text)| text).unwrap_or_default();
+
+    select_member(&mut s, CP1252);
+    update(&mut s, Action::MarkNotDuplicate);
+    assert!(notice(&s).starts_with("marked not duplicate"));
+    // A snapshot built before the worker applied the verdict says nothing.
+    update(&mut s, next(2, 0, None));
+    assert!(
+        notice(&s).starts_with("marked not duplicate"),
+        "{}",
+        notice(&s)
+    );
+    update(&mut s, next(3, 1, None));
+    assert!(
+        notice(&s).starts_with(&format!("{CP1252} stays in a cluster with {REP}: a link")),
+        "{}",
+        notice(&s)
+    );
+    // Told once.
+    update(&mut s, Action::Down);
+    update(&mut s, next(4, 1, None));
+    assert!(s.notice.is_none(), "{:?}", s.notice);
+
+    select_member(&mut s, UTF16);
+    update(&mut s, Action::MarkNotDuplicate);
+    update(&mut s, next(5, 2, Some(UTF16)));
+    assert_eq!(
+        notice(&s),
+        format!("{UTF16} and {REP} are no longer in one cluster")
+    );
 }

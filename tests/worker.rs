@@ -223,6 +223,9 @@ fn verdicts_persist_across_a_restart_and_quit_stops() {
                     .any(|c| c.members[0].path == kept && c.members[0].keeper)
         });
         assert!(after.generation > first.generation);
+        // The snapshot says how many verdicts it holds (the front end's
+        // cue that a "not duplicate" parted two files, or did not).
+        assert_eq!((first.verdicts_applied, after.verdicts_applied), (0, 1));
         worker.commands.send(Command::Quit).unwrap();
         wait_for(&worker, "Stopped", |u| {
             matches!(u, Update::Stopped).then_some(())

@@ -4,9 +4,9 @@
 //! before the worker's next snapshot) and returns the commands that record
 //! it; each undo entry holds the commands that reverse one key press.
 
-use super::state::{pair_key, AppState, Focus, Level, UndoEntry};
+use super::state::{pair_key, AppState, Focus, Level, Split, UndoEntry};
 use super::text::doc_path;
-use crate::doc::CuratorVerdict;
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::runtime::worker::Command;
 
 /// `a`: the selected member becomes the A of the pairs opened in its
@@ -48,11 +48,7 @@ pub fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command
         state.last_event = Some(format!("already marked {word}"));
         return;
     }
-    out.push(Command::SetPairVerdict {
-        a: a.clone(),
-        b: b.clone(),
-        verdict: Some(verdict),
-    });
+    send_verdict(state, &a, &b, Some(verdict), out);
     state.undo.push(UndoEntry {
         commands: vec![Command::SetPairVerdict {
             a: a.clone(),
@@ -61,7 +57,6 @@ pub fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command
         }],
         label: format!("{word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
     });
-    state.verdicts.insert(pair_key(&a, &b), Some(verdict));
     state.notify(
         Level::Info,
         format!("marked {word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
@@ -103,19 +98,19 @@ pub fn undo(state: &mut AppState, out: &mut Vec<Command>) {
         state.last_event = Some("nothing to undo".into());
         return;
     };
-    for command in &entry.commands {
+    for command in entry.commands {
         match command {
             Command::SetPairVerdict { a, b, verdict } => {
-                state.verdicts.insert(pair_key(a, b), *verdict);
+                send_verdict(state, &a, &b, verdict, out);
             }
             Command::SetKeeper { path, keeper } => {
-                state.keeper_overrides.insert(path.clone(), *keeper);
+                state.keeper_overrides.insert(path.clone(), keeper);
+                out.push(Command::SetKeeper { path, keeper });
             }
-            _ => {}
+            other => out.push(other),
         }
     }
     state.notify(Level::Info, format!("undone: {}", entry.label));
-    out.extend(entry.commands);
 }
 
 /// `Y` / `X`: every member of the selected cluster judged against its
@@ -139,19 +134,12 @@ pub fn mark_cluster(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec
         if prev == Some(verdict) {
             continue;
         }
-        out.push(Command::SetPairVerdict {
-            a: rep.path.clone(),
-            b: m.path.clone(),
-            verdict: Some(verdict),
-        });
+        send_verdict(state, &rep.path, &m.path, Some(verdict), out);
         undo.push(Command::SetPairVerdict {
             a: rep.path.clone(),
             b: m.path.clone(),
             verdict: prev,
         });
-        state
-            .verdicts
-            .insert(pair_key(&rep.path, &m.path), Some(verdict));
     }
     let name = doc_path(&rep.path);
     if undo.is_empty() {
@@ -168,4 +156,64 @@ pub fn mark_cluster(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec
         Level::Info,
         format!("cluster {done}: {n} {members} marked {word} {name}"),
     );
+}
+
+/// Send a verdict (counted, to know when a snapshot holds it), shown at
+/// once; a "not duplicate" is followed up by [`check_splits`].
+fn send_verdict(
+    state: &mut AppState,
+    a: &DocPath,
+    b: &DocPath,
+    verdict: Option<CuratorVerdict>,
+    out: &mut Vec<Command>,
+) {
+    state.verdicts_sent += 1;
+    let key = pair_key(a, b);
+    state.splits.retain(|s| pair_key(&s.a, &s.b) != key);
+    if verdict == Some(CuratorVerdict::NotDuplicate) {
+        state.splits.push(Split {
+            a: a.clone(),
+            b: b.clone(),
+            sent: state.verdicts_sent,
+        });
+    }
+    state.verdicts.insert(key, verdict);
+    out.push(Command::SetPairVerdict {
+        a: a.clone(),
+        b: b.clone(),
+        verdict,
+    });
+}
+
+/// After a snapshot: each "not duplicate" it holds either parted the two
+/// files, or another link keeps them in one cluster — the curator is told
+/// which, once.
+pub fn check_splits(state: &mut AppState) {
+    let Some(snap) = state.snapshot.clone() else {
+        return;
+    };
+    let (done, waiting): (Vec<Split>, Vec<Split>) = std::mem::take(&mut state.splits)
+        .into_iter()
+        .partition(|s| snap.verdicts_applied >= s.sent);
+    state.splits = waiting;
+    for s in done {
+        let together = snap.clusters.iter().any(|c| {
+            c.members.iter().any(|m| m.path == s.a) && c.members.iter().any(|m| m.path == s.b)
+        });
+        let (a, b) = (doc_path(&s.a), doc_path(&s.b));
+        if together {
+            state.notify(
+                Level::Warn,
+                format!(
+                    "{b} stays in a cluster with {a}: a link through another member holds \
+                     it (a on {b}, then Enter on the others, shows its links; x cuts one)"
+                ),
+            );
+        } else {
+            state.notify(
+                Level::Info,
+                format!("{b} and {a} are no longer in one cluster"),
+            );
+        }
+    }
 }

@@ -284,6 +284,18 @@ pub struct PairState {
     pub why_scroll: usize,
 }
 
+/// A "not duplicate" sent and not yet seen in a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// One file of the pair.
+    pub a: DocPath,
+    /// The other.
+    pub b: DocPath,
+    /// Its number among the verdicts sent (see
+    /// [`crate::runtime::worker::protocol::Snapshot::verdicts_applied`]).
+    pub sent: u64,
+}
+
 /// A review action's inverse, for undo.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoEntry {
@@ -382,6 +394,11 @@ pub struct AppState {
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// Verdict commands sent to the worker this session.
+    pub verdicts_sent: u64,
+    /// "Not duplicate" verdicts whose outcome the curator is still to be
+    /// told (see `review::check_splits`).
+    pub splits: Vec<Split>,
     /// The config file `S` saves thresholds to (`None`: no config folder).
     pub config_file: Option<std::path::PathBuf>,
     /// `q` was pressed once with tuned thresholds unsaved.
@@ -466,6 +483,8 @@ impl AppState {
             keeper_overrides: BTreeMap::new(),
             deleted: BTreeSet::new(),
             anchor: None,
+            verdicts_sent: 0,
+            splits: Vec::new(),
             config_file: None,
             quit_asked: false,
             undo: Vec::new(),

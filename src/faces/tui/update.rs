@@ -867,6 +867,7 @@ fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Command>) {
     state.sort_scores();
     state.rebuild_view();
     restore(state, keep);
+    review::check_splits(state);
     // Scores and verdicts in an open pair detail depend on the spec.
     if spec_changed && state.screen == Screen::Pair {
         if let Some((a, b)) = state.pair.requested.clone() {

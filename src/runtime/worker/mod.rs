@@ -245,6 +245,8 @@ struct Worker {
     last_published: Instant,
     /// A stage other than `Idle` was announced and not yet ended.
     busy: bool,
+    /// Curator verdicts applied so far (see `Snapshot::verdicts_applied`).
+    verdicts_applied: u64,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -331,6 +333,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         unpublished: false,
         last_published: Instant::now(),
         busy: false,
+        verdicts_applied: 0,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -453,6 +456,7 @@ impl Worker {
             }
         }
         for (a, b, verdict) in batch.verdicts {
+            self.verdicts_applied += 1;
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
                 Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
@@ -602,7 +606,8 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        snapshot.verdicts_applied = self.verdicts_applied;
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

@@ -321,6 +321,10 @@ pub struct Snapshot {
     pub floors: Thresholds,
     /// Documents whose SI candidates were capped.
     pub si_capped: usize,
+    /// How many [`Command::SetPairVerdict`]s the worker had applied (or
+    /// failed to) when it built this snapshot: a front end that counts the
+    /// ones it sent knows whether a verdict is in it yet.
+    pub verdicts_applied: u64,
 }
 
 /// One algorithm's row in the pair detail table.

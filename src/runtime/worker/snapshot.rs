@@ -72,5 +72,7 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
         histograms: lib.histograms(),
         floors: lib.config().floors.clone(),
         si_capped: lib.si_capped(),
+        // The worker's own count; set where it publishes.
+        verdicts_applied: 0,
     }
 }

@@ -548,6 +548,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
         si_capped: 3,
+        unclustered: Vec::new(),
         verdicts_applied: 0,
     })
 }

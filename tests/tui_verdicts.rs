@@ -444,3 +444,57 @@ fn after_x_the_curator_is_told_whether_the_file_left_the_cluster() {
         format!("{UTF16} and {REP} are no longer in one cluster")
     );
 }
+
+/// `/` finds files outside every cluster too: the snapshot lists the
+/// indexed documents in no cluster, and a filter matching one names it on
+/// the cluster list (its title counts them).
+#[test]
+fn the_filter_finds_files_outside_clusters() {
+    let snapshot = snapshot_with(&[]);
+    assert!(!snapshot.unclustered.is_empty());
+    let in_clusters: Vec<String> = snapshot
+        .clusters
+        .iter()
+        .flat_map(|c| c.members.iter().map(|m| m.path.to_string()))
+        .collect();
+    for p in &snapshot.unclustered {
+        assert!(!in_clusters.contains(&p.to_string()), "{p} is in a cluster");
+    }
+    assert_eq!(
+        snapshot.documents,
+        snapshot.unclustered.len()
+            + snapshot
+                .clusters
+                .iter()
+                .map(|c| c.members.len())
+                .sum::<usize>()
+    );
+    // A file in no cluster whose name no clustered file shares.
+    let lone = snapshot
+        .unclustered
+        .iter()
+        .map(|p| p.to_string())
+        .find(|p| {
+            let name = p.rsplit('/').next().unwrap();
+            !in_clusters.iter().any(|c| c.contains(name))
+        })
+        .expect("a lone file in the sample corpus");
+    let name = lone.rsplit('/').next().unwrap().to_owned();
+
+    let mut s = scanned(snapshot, 80, 24);
+    update(&mut s, Action::StartFilter);
+    for c in name.chars() {
+        update(&mut s, Action::PromptChar(c));
+    }
+    update(&mut s, Action::PromptSubmit);
+    let screen = rows(&draw(&s));
+    assert!(
+        row(&screen, "┌ Clusters").contains("· 1 in no cluster"),
+        "{screen:#?}"
+    );
+    assert!(row(&screen, "no cluster has a file matching").contains('│'));
+    assert!(
+        row(&screen, " in no cluster: ").contains(&lone),
+        "{screen:#?}"
+    );
+}

@@ -467,6 +467,7 @@ mod tests {
             histograms: Default::default(),
             floors: Default::default(),
             si_capped: 0,
+            unclustered: Vec::new(),
             verdicts_applied: 0,
         }
     }

@@ -668,6 +668,21 @@ impl AppState {
         self.thresholds.awaiting
     }
 
+    /// Indexed documents in no cluster whose name matches the filter
+    /// (none without a filter).
+    pub fn outside_matches(&self) -> Vec<&DocPath> {
+        let needle = self.filter.to_lowercase();
+        if needle.is_empty() {
+            return Vec::new();
+        }
+        self.snapshot.as_deref().map_or(Vec::new(), |s| {
+            s.unclustered
+                .iter()
+                .filter(|p| doc_path(p).to_lowercase().contains(&needle))
+                .collect()
+        })
+    }
+
     /// Re-derive the visible cluster order from filter and sort.
     pub fn rebuild_view(&mut self) {
         let needle = self.filter.to_lowercase();

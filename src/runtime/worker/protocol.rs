@@ -321,6 +321,8 @@ pub struct Snapshot {
     pub floors: Thresholds,
     /// Documents whose SI candidates were capped.
     pub si_capped: usize,
+    /// Indexed documents in no cluster, by path (the filter finds them).
+    pub unclustered: Vec<DocPath>,
     /// How many [`Command::SetPairVerdict`]s the worker had applied (or
     /// failed to) when it built this snapshot: a front end that counts the
     /// ones it sent knows whether a verdict is in it yet.

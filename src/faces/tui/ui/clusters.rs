@@ -37,6 +37,13 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
             t.warn(),
         ));
     }
+    let outside = state.outside_matches();
+    if !outside.is_empty() {
+        title.push(Span::styled(
+            format!("· {} in no cluster ", outside.len()),
+            t.dim(),
+        ));
+    }
     let inner = block(t, buf, area, Line::from(title), focused);
     if inner.is_empty() {
         return;
@@ -57,11 +64,23 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
     );
     put(buf, inner, 0, &Line::styled(header, t.header()));
     let rows = layout::rows(area, layout::LIST_HEADER).intersection(inner);
+    // Matching files outside every cluster, on the list's last row.
+    let outside_line = (!outside.is_empty()).then(|| {
+        let names: Vec<String> = outside.iter().map(|p| text::doc_path(p)).collect();
+        let line = format!(" in no cluster: {}", names.join(" · "));
+        text::fit_end(&line, usize::from(rows.width))
+    });
+    if let Some(line) = &outside_line {
+        if rows.height > 0 {
+            put(buf, rows, rows.height - 1, &hint(t, line));
+        }
+    }
     if state.view.is_empty() {
         put(buf, rows, 0, &hint(t, &empty_reason(state)));
         return;
     }
-    let h = usize::from(rows.height);
+    // The clusters keep the rows above the outside matches' line.
+    let h = usize::from(rows.height) - usize::from(outside_line.is_some() && rows.height > 1);
     let n_alg = state.algorithms.len();
     let off = visible_offset(state.cluster_offset, state.cluster_sel, h, state.view.len());
     for (dy, (i, &ci)) in state.view.iter().enumerate().skip(off).take(h).enumerate() {

@@ -178,6 +178,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         None => cli::review::review(
             &load_with(&cli.options)?,
+            cli.config.as_deref(),
             &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
             &cli.options,
         ),

@@ -14,7 +14,7 @@
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
 //! `[library]`, and `ignore`, `index-dir`, `[clusters]`, `[watch]` and
-//! `[reading]` are the front ends' settings. `tests/config.rs` holds the built-in file equal to
+//! `[reading]` and `[ui]` are the front ends' settings. `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
 use std::collections::BTreeSet;
@@ -25,10 +25,12 @@ use serde::{Deserialize, Serialize};
 
 mod error;
 mod ranges;
+mod save;
 
 pub use error::ConfigError;
 use error::{line_of, origin_name, setting_error};
 pub use ranges::{threshold_range, Invalid, ThresholdRange};
+pub use save::save_thresholds;
 
 /// A configuration operation's result.
 pub type Result<T, E = ConfigError> = std::result::Result<T, E>;
@@ -68,6 +70,8 @@ pub struct Config {
     pub clusters: ClusterSettings,
     /// How large files are read.
     pub reading: ReadSettings,
+    /// The review screen's look.
+    pub ui: UiSettings,
 }
 
 impl Default for Config {
@@ -81,8 +85,30 @@ impl Default for Config {
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
             reading: ReadSettings::default(),
+            ui: UiSettings::default(),
         }
     }
+}
+
+/// `[ui]`: the review screen's look.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct UiSettings {
+    /// Default: `default` (`NO_COLOR` in the environment picks
+    /// `monochrome` whatever this says).
+    pub theme: ThemeName,
+}
+
+/// The review screen's styles: colours with modifiers, or modifiers and
+/// glyphs only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThemeName {
+    /// The 16 basic colours plus bold and reverse.
+    #[default]
+    Default,
+    /// No colour: reverse, bold, underline, dim and glyphs.
+    Monochrome,
 }
 
 /// `[watch]`: following a folder.
@@ -202,6 +228,7 @@ struct ConfigFile {
     library: LibraryConfig,
     watch: WatchSettings,
     reading: ReadSettings,
+    ui: UiSettings,
 }
 
 impl Default for ConfigFile {
@@ -230,6 +257,7 @@ impl From<Config> for ConfigFile {
             ignore,
             clusters,
             reading,
+            ui,
         } = config;
         Self {
             enabled,
@@ -244,6 +272,7 @@ impl From<Config> for ConfigFile {
             library,
             watch,
             reading,
+            ui,
         }
     }
 }
@@ -263,6 +292,7 @@ impl From<ConfigFile> for Config {
             library,
             watch,
             reading,
+            ui,
         } = file;
         Self {
             engine: EngineConfig {
@@ -279,6 +309,7 @@ impl From<ConfigFile> for Config {
             ignore,
             clusters,
             reading,
+            ui,
         }
     }
 }

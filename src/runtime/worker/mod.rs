@@ -247,6 +247,10 @@ struct Worker {
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
+    /// A stage other than `Idle` was announced and not yet ended.
+    busy: bool,
+    /// Curator verdicts applied so far (see `Snapshot::verdicts_applied`).
+    verdicts_applied: u64,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -333,6 +337,8 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         diff_jobs,
         unpublished: false,
         last_published: Instant::now(),
+        busy: false,
+        verdicts_applied: 0,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -353,7 +359,8 @@ impl Worker {
         let _ = self.updates.send(update);
     }
 
-    fn progress(&self, stage: Stage, done: usize, total: usize, bytes: u64) {
+    fn progress(&mut self, stage: Stage, done: usize, total: usize, bytes: u64) {
+        self.busy = stage != Stage::Idle;
         self.send(Update::Progress(Progress {
             stage,
             done,
@@ -409,6 +416,12 @@ impl Worker {
                     self.publish();
                 }
             }
+            // A pass that announced a stage (a rescan, a re-gather) ends it
+            // once its snapshot is out, or a front end shows it busy for
+            // good; a deferred snapshot ends it in a later pass.
+            if self.busy && !self.unpublished {
+                self.progress(Stage::Idle, 0, 0, 0);
+            }
         }
     }
 
@@ -448,6 +461,7 @@ impl Worker {
             }
         }
         for (a, b, verdict) in batch.verdicts {
+            self.verdicts_applied += 1;
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
                 Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
@@ -507,7 +521,11 @@ impl Worker {
 
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
-        self.send(Update::Watch(WatchState::Scanning));
+        // Only a watcher's state goes back after the walk: without one,
+        // "scanning" would stay (progress says what the walk is doing).
+        if self.config.watch {
+            self.send(Update::Watch(WatchState::Scanning));
+        }
         self.progress(Stage::Listing, 0, 0, 0);
         let Worker {
             index,
@@ -593,7 +611,8 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        snapshot.verdicts_applied = self.verdicts_applied;
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

@@ -17,10 +17,13 @@
 //!   worth verifying when it shares a good part of them, which a sample
 //!   shows as well).
 //!   Posting lists longer than `max_postings` (boilerplate shared by many
-//!   documents) stop proposing candidates.
+//!   documents, every one counted whatever the order it came in) stop
+//!   proposing candidates.
 //! * `exact`, `supershingle`, `imatch`, `imatch-lexicons`: signature tables.
 //! * `si`: a sorted index queried for ±`si_range` around the document's
-//!   value, capped to the `si_cap` nearest values.
+//!   value, capped to the `si_cap` nearest values (ties included), and
+//!   proposing both ways: to a document its nearest, and those it is
+//!   nearest to.
 //!
 //! Candidates are only proposals: the library verifies each with every
 //! algorithm before it becomes a pair.
@@ -611,30 +614,30 @@ impl CandidateTables {
     }
 
     /// Documents (other than `id`) proposed for `f` by any algorithm among
-    /// the `visible` ones, `f`'s own key counts, and whether the SI cap cut
-    /// some off. Posting caps count only visible documents, so documents
-    /// filed together can each be queried as if alone (`&|_| true`: all of
-    /// them).
+    /// the `visible` ones, and `f`'s own key counts. Which documents are
+    /// proposed depends only on the documents filed, never on the order
+    /// they came in or on `visible` (which only filters the answer): a
+    /// posting list counts all its documents against `max_postings`, and SI
+    /// proposes both ways ([`CandidateTables::si_near`] and
+    /// [`CandidateTables::si_reverse`]). So proposing is symmetric: `b` is
+    /// proposed for `a` exactly when `a` is for `b`.
     pub fn candidates_among(
         &self,
         id: DocId,
         f: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> (Candidates, KeyCounts, bool) {
+    ) -> (Candidates, KeyCounts) {
         debug_assert!(self.unfiled.is_none(), "tables filled before a query");
         let mut out = Candidates::default();
-        let max = self.config.max_postings;
         let keys = self.keys(f);
         let counts = count_keys(&keys);
         let full_lexicon = full_lexicon_is_shingle(f);
         for (algo, table, key) in keys {
-            let postings = self.tables.postings(slot(algo, table, key));
-            if postings.bound() > max
-                && postings.iter().filter(|&d| d != id && visible(d)).count() > max
-            {
+            let slot = slot(algo, table, key);
+            if self.over_cap(slot) {
                 continue;
             }
-            for other in postings.iter() {
+            for other in self.tables.postings(slot).iter() {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
@@ -646,12 +649,12 @@ impl CandidateTables {
                 }
             }
         }
-        let mut capped = false;
         if let Some(si) = si_index(f) {
-            let (near, cut) = self.si_neighbours(id, si, visible);
-            capped = cut;
-            for other in near {
-                out.entry(other).or_default().by.insert(AlgorithmId::Si);
+            let near = self.si_near(id, si).0;
+            for other in near.into_iter().chain(self.si_reverse(id, si)) {
+                if visible(other) {
+                    out.entry(other).or_default().by.insert(AlgorithmId::Si);
+                }
             }
         }
         for (other, proposal) in &mut out {
@@ -661,54 +664,203 @@ impl CandidateTables {
                 .copied()
                 .unwrap_or_default();
         }
-        (out, counts, capped)
+        (out, counts)
     }
 
-    /// The `si_cap` documents nearest to `value` whose index is within
-    /// `si_range` of it in the score's symmetric sense,
-    /// |a − b| ≤ r · max(a, b): [v(1 − r), v / (1 − r)].
-    fn si_neighbours(
-        &self,
-        id: DocId,
-        value: u64,
-        visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> (Vec<DocId>, bool) {
+    /// Whether the posting list at `slot` holds more than `max_postings`
+    /// documents besides any one of them (boilerplate: it proposes nothing).
+    fn over_cap(&self, slot: u32) -> bool {
+        let postings = self.tables.postings(slot);
+        let limit = self.config.max_postings.saturating_add(1);
+        postings.bound() > limit && postings.iter().take(limit + 1).count() > limit
+    }
+
+    /// The documents of the posting lists among `slots` that `change`
+    /// (documents filed or taken out there, by slot) moved across the
+    /// posting cap: they propose or stop proposing each other, so their
+    /// candidates must be gathered again.
+    fn crossed_cap(&self, change: &HashMap<u32, isize>) -> Vec<DocId> {
+        let limit = self.config.max_postings.saturating_add(1);
+        let mut members = Vec::new();
+        for (&slot, &delta) in change {
+            let postings = self.tables.postings(slot);
+            if delta == 0 || postings.bound() + delta.unsigned_abs() <= limit {
+                continue;
+            }
+            let now = postings.iter().count();
+            let before = (now as isize - delta).max(0) as usize;
+            if (now > limit) != (before > limit) {
+                members.extend(postings.iter());
+            }
+        }
+        members
+    }
+
+    /// [`CandidateTables::insert_many`], also returning the documents
+    /// already filed whose candidates the new ones changed by pushing a
+    /// posting list over the cap (or SI neighbours aside): see
+    /// [`CandidateTables::crossed_cap`] and [`CandidateTables::si_reverse`].
+    pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Vec<DocId> {
+        self.fill_restored();
+        let mut change: HashMap<u32, isize> = HashMap::new();
+        for &(_, f) in docs {
+            for (algo, table, key) in self.keys(f) {
+                *change.entry(slot(algo, table, key)).or_default() += 1;
+            }
+        }
+        self.insert_many(docs);
+        let mut affected = self.crossed_cap(&change);
+        for &(id, f) in docs {
+            if let Some(si) = si_index(f) {
+                affected.extend(self.si_reverse(id, si));
+            }
+        }
+        affected
+    }
+
+    /// [`CandidateTables::remove`], also returning the documents whose
+    /// candidates its going changes (see
+    /// [`CandidateTables::insert_many_affecting`]).
+    pub fn remove_affecting(&mut self, id: DocId, f: &Fingerprints) -> Vec<DocId> {
+        self.fill_restored();
+        let mut affected = match si_index(f) {
+            Some(si) => self.si_reverse(id, si),
+            None => Vec::new(),
+        };
+        let mut change: HashMap<u32, isize> = HashMap::new();
+        for (algo, table, key) in self.keys(f) {
+            *change.entry(slot(algo, table, key)).or_default() -= 1;
+        }
+        self.remove(id, f);
+        affected.extend(self.crossed_cap(&change));
+        affected
+    }
+
+    /// Whether SI indexes `a` and `b` are within `si_range` of each other,
+    /// |a − b| ≤ r · max(a, b) (symmetric, an interval around either).
+    fn si_in_band(&self, a: u64, b: u64) -> bool {
         let r = self.config.si_range.clamp(0.0, 0.99);
-        let magnitude = value as f64;
-        let (lo, hi) = (
-            value.saturating_sub((magnitude * r) as u64),
-            value.saturating_add((magnitude * r / (1.0 - r)) as u64),
-        );
+        a.abs_diff(b) as f64 <= r * a.max(b) as f64
+    }
+
+    /// The filed SI indexes within `si_range` of `value`, nearest first
+    /// (document `id` left out), walking out both ways.
+    fn si_by_distance(&self, id: DocId, value: u64) -> impl Iterator<Item = (u64, DocId)> + '_ {
         let mut below = self
             .si
             .range(..(value, id))
             .rev()
-            .take_while(|(v, _)| *v >= lo)
-            .filter(|&&(_, d)| visible(d))
+            .copied()
+            .take_while(move |&(v, _)| self.si_in_band(value, v))
             .peekable();
         let mut above = self
             .si
             .range((value, id)..)
-            .take_while(|(v, _)| *v <= hi)
-            .filter(|&&(_, d)| d != id && visible(d))
+            .copied()
+            .filter(move |&(_, d)| d != id)
+            .take_while(move |&(v, _)| self.si_in_band(value, v))
             .peekable();
-        let mut near = Vec::new();
-        while near.len() < self.config.si_cap {
+        std::iter::from_fn(move || {
             let pick_below = match (below.peek(), above.peek()) {
                 (Some(b), Some(a)) => value.abs_diff(b.0) <= value.abs_diff(a.0),
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (None, None) => break,
+                (None, None) => return None,
             };
-            let next = if pick_below {
+            let (v, d) = if pick_below {
                 below.next()
             } else {
                 above.next()
-            };
-            near.push(next.expect("peeked").1);
+            }?;
+            Some((value.abs_diff(v), d))
+        })
+    }
+
+    /// SI's own proposals for the document `id` with index `value`: the
+    /// `si_cap` documents nearest to it within `si_range`, with every one
+    /// as near as the last (ties are never broken by arrival), and whether
+    /// the cap cut some off.
+    pub fn si_near(&self, id: DocId, value: u64) -> (Vec<DocId>, bool) {
+        let mut near = Vec::new();
+        let mut last = None;
+        for (distance, d) in self.si_by_distance(id, value) {
+            if near.len() >= self.config.si_cap && last != Some(distance) {
+                return (near, true);
+            }
+            near.push(d);
+            last = Some(distance);
         }
-        let capped = below.peek().is_some() || above.peek().is_some();
-        (near, capped)
+        (near, false)
+    }
+
+    /// The documents whose own SI proposals ([`CandidateTables::si_near`])
+    /// include the document `id` with index `value`: those with fewer than
+    /// `si_cap` documents strictly nearer to them than it is.
+    pub fn si_reverse(&self, id: DocId, value: u64) -> Vec<DocId> {
+        let k = self.config.si_cap;
+        let mut out = Vec::new();
+        if k == 0 {
+            return out;
+        }
+        for side_above in [false, true] {
+            // Documents met so far on this side whose index lies strictly
+            // between `value` and the current one: each is nearer to it.
+            let mut walked_off_value = 0usize;
+            let mut at_current = 0usize;
+            let mut current = None;
+            let side: Box<dyn Iterator<Item = (u64, DocId)>> = if side_above {
+                Box::new(
+                    self.si
+                        .range((value, id)..)
+                        .copied()
+                        .filter(|&(_, d)| d != id),
+                )
+            } else {
+                Box::new(self.si.range(..(value, id)).rev().copied())
+            };
+            for (v, b) in side {
+                if !self.si_in_band(value, v) {
+                    break;
+                }
+                if current != Some(v) {
+                    current = Some(v);
+                    at_current = 0;
+                }
+                if walked_off_value - at_current >= k {
+                    break;
+                }
+                let distance = value.abs_diff(v);
+                let nearer = if distance == 0 {
+                    0
+                } else {
+                    self.si
+                        .range(
+                            (v.saturating_sub(distance - 1), 0)
+                                ..=(v.saturating_add(distance - 1), DocId::MAX),
+                        )
+                        .filter(|&&(c_value, c)| c != b && self.si_in_band(v, c_value))
+                        .take(k)
+                        .count()
+                };
+                if nearer < k {
+                    out.push(b);
+                }
+                if v != value {
+                    walked_off_value += 1;
+                    at_current += 1;
+                }
+            }
+        }
+        out
+    }
+
+    /// Documents whose SI proposals the cap cut: more documents within
+    /// `si_range` than it keeps.
+    pub fn si_capped(&self) -> usize {
+        self.si
+            .iter()
+            .filter(|&&(v, id)| self.si_near(id, v).1)
+            .count()
     }
 }
 

@@ -498,10 +498,16 @@ const LOAD_CHUNK: usize = 4096;
 /// The key of the configuration stored pairs and library entries depend
 /// on: the fingerprints' configuration, the library's floors and candidate
 /// settings, and the entries' encoding.
+/// The version of the rule that decides which pairs a library keeps: a
+/// stored library made under another is verified again. 2: proposals no
+/// longer depend on arrival order (posting caps count every document, SI
+/// proposes both ways with ties).
+const PAIRING_RULE: u32 = 2;
+
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();
     format!(
-        "{engine_config_hash}-{:016x}-entries{}",
+        "{engine_config_hash}-{:016x}-entries{}-pairs{PAIRING_RULE}",
         crate::hash::hash64(json.as_bytes(), 0),
         store::ENTRY_FORMAT
     )

@@ -363,7 +363,7 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove(&doc, &self.store)?;
+                    self.library.remove(&self.engine, &doc, &self.store)?;
                     self.skipped.insert(doc.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),
@@ -376,7 +376,25 @@ impl FolderIndex {
             self.store.upsert_document(&record, &pairs)?;
             self.stored.insert(doc, Some(record.identity));
         }
+        self.write_touched()?;
         Ok(changes)
+    }
+
+    /// Write again the pairs of the documents whose pairs changed because
+    /// others changed (candidates gathered again, see
+    /// [`crate::pairing::library::Library::take_touched`]).
+    fn write_touched(&mut self) -> Result<()> {
+        let touched: Vec<(DocPath, Vec<PairUpdate>)> = self
+            .library
+            .take_touched()
+            .into_iter()
+            .filter_map(|doc| {
+                let id = self.library.id_of(&doc)?;
+                Some((doc, self.pairs_of(id)))
+            })
+            .collect();
+        self.store.replace_pairs_of(&touched)?;
+        Ok(())
     }
 
     /// The kept pairs of one document, oriented from it.
@@ -389,11 +407,11 @@ impl FolderIndex {
 
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
-        self.library.remove(doc, &self.store)?;
+        self.library.remove(&self.engine, doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
         self.stored.remove(doc);
-        Ok(())
+        self.write_touched()
     }
 }
 

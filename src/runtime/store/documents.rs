@@ -66,6 +66,31 @@ impl Store {
         Ok(ids)
     }
 
+    /// Rewrite the stored pairs of documents already in the index (each
+    /// with all its current pairs, whose other ends must be in the index
+    /// too), in one transaction: the documents whose pairs a change to
+    /// others altered ([`crate::pairing::library::Library::take_touched`]).
+    pub fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin pair update")?;
+        for (doc, pairs) in docs {
+            let id: Option<i64> = tx
+                .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+                .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
+                .ctx(path, format_args!("look up {doc}"))?;
+            if let Some(id) = id {
+                write_pairs_in(&tx, path, id, doc, pairs)?;
+            }
+        }
+        tx.commit().ctx(path, "commit pair update")
+    }
+
     /// Remove the document at `path` and (by cascade) its pairs. Verdicts,
     /// keyed by path, stay. `false` if it was not indexed.
     pub fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
@@ -485,6 +510,18 @@ fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write library entry of {doc}"))?;
+    write_pairs_in(tx, path, id, doc, pairs)?;
+    Ok(RowId(id))
+}
+
+/// Replace every stored pair of document row `id` (at `doc`) with `pairs`.
+fn write_pairs_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    id: i64,
+    doc: &DocPath,
+    pairs: &[PairUpdate],
+) -> Result<()> {
     tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
         .and_then(|mut s| s.execute([id]))
         .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))
@@ -522,7 +559,7 @@ fn upsert_in(
             .execute(pair_row(id, other_id, scores))
             .ctx(path, format_args!("write pair {doc} / {other}"))?;
     }
-    Ok(RowId(id))
+    Ok(())
 }
 
 impl PrintSource for Store {

@@ -50,11 +50,11 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
         index.set_extra_ignores(config.ignore.clone());
-        index.reconcile_with(&mut |p| {
+        let reconciled = index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true
         })?;
-        ScanReport::from_index(index, spec)?
+        ScanReport::from_index(index, spec, &reconciled)?
     };
     bar.finish_and_clear();
     let out = match format {

@@ -56,7 +56,7 @@ pub enum Skip {
         reason: String,
     },
     /// It changed while being read.
-    #[error("changed while being read (will be read again)")]
+    #[error("changed while being read")]
     Changed,
     /// A reason recorded earlier in the index.
     #[error("{reason}")]

@@ -36,6 +36,7 @@ use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::collection::{read_bytes, Skip};
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
 
 /// What [`FolderIndex::reconcile`] did.
@@ -157,7 +158,15 @@ pub struct FolderIndex {
     config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
+    /// How a file's bytes are read ([`read_bytes`] but in tests).
+    reader: FileReader,
 }
+
+/// Reads one file whole under a size cap, identity-checked:
+/// [`crate::runtime::collection::read_bytes`]'s contract.
+pub type FileReader = std::sync::Arc<
+    dyn Fn(&Path, u64) -> std::result::Result<(Vec<u8>, FileIdentity), Skip> + Send + Sync,
+>;
 
 impl std::fmt::Debug for FolderIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -310,6 +319,7 @@ impl FolderIndex {
                 stale,
                 config_hash,
                 extra_ignores: Vec::new(),
+                reader: std::sync::Arc::new(read_bytes),
             },
             writes,
         ))
@@ -399,6 +409,14 @@ impl FolderIndex {
         Ok(())
     }
 
+    /// Read files with `reader` instead of
+    /// [`crate::runtime::collection::read_bytes`]: tests make a file change
+    /// while it is read, or fail, without racing a writer.
+    #[doc(hidden)]
+    pub fn set_file_reader(&mut self, reader: FileReader) {
+        self.reader = reader;
+    }
+
     /// The folder (canonical).
     pub fn root(&self) -> &Path {
         &self.root
@@ -424,6 +442,15 @@ impl FolderIndex {
     /// second copy of every fingerprint and table).
     pub fn into_library(self) -> Library {
         self.library
+    }
+
+    /// [`FolderIndex::into_library`] without the documents at `left_out`
+    /// (a report that cannot vouch for them; the index keeps them).
+    pub fn into_library_without(mut self, left_out: &[DocPath]) -> Result<Library> {
+        for doc in left_out {
+            self.library.remove(&self.engine, doc, &self.store)?;
+        }
+        Ok(self.library)
     }
 
     /// The store.

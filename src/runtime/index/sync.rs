@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
+use super::{
+    FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
+};
 use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::measure::shingle_set;
 use crate::engine::text::decode::decode;
 use crate::engine::{Engine, Fingerprints};
 use crate::runtime::collection::{
-    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
 
@@ -85,10 +87,10 @@ impl FolderIndex {
             if chunk.is_empty() {
                 break;
             }
-            let engine = &self.engine;
+            let (engine, reader) = (&self.engine, &self.reader);
             let ingested: Vec<Ingested> = chunk
                 .into_par_iter()
-                .map(|entry| ingest(engine, entry))
+                .map(|entry| ingest(engine, reader, entry))
                 .collect();
             for item in &ingested {
                 state.done += 1;
@@ -216,10 +218,10 @@ impl FolderIndex {
                 to_read.push(entry);
             }
         }
-        let engine = &self.engine;
+        let (engine, reader) = (&self.engine, &self.reader);
         let ingested: Vec<Ingested> = to_read
             .into_par_iter()
-            .map(|entry| ingest(engine, entry))
+            .map(|entry| ingest(engine, reader, entry))
             .collect();
         changes.extend(self.commit_all(ingested)?);
         Ok(changes)
@@ -416,7 +418,7 @@ impl FolderIndex {
 }
 
 /// Read and fingerprint one file (no shared state touched).
-fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
+fn ingest(engine: &Engine, reader: &FileReader, entry: FileEntry) -> Ingested {
     let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
@@ -431,7 +433,7 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         entry: None,
     };
     let mut changed = false;
-    let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
+    let result = reader(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
         record.identity = identity;
         record.content_hash = store::content_hash(&bytes);
         decode(&bytes).map_err(Skip::NotText)

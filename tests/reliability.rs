@@ -101,3 +101,123 @@ fn an_indexed_file_that_changes_while_read_again_is_reported_without_its_old_pai
 fn a_one_off_scan_does_not_promise_to_read_again() {
     assert_eq!(Skip::Changed.to_string(), "changed while being read");
 }
+
+const ORIGINAL: &str = "austen/persuasion-ch1.txt";
+const COPY: &str = "copies/persuasion-ch1 (copy).txt";
+
+/// The shingle resemblance of the kept pair {a, b}, if kept.
+fn resemblance(index: &FolderIndex, a: &str, b: &str) -> Option<f64> {
+    let lib = index.library();
+    let (a, b) = (lib.id_of(&a.into())?, lib.id_of(&b.into())?);
+    lib.pair(a, b)?
+        .get(&doppel::engine::algo::AlgorithmId::Shingle)?
+        .value()
+}
+
+/// Overwrite 64 bytes of `doc`'s stored fingerprint blob with 0xff, behind
+/// the index's back (the checksum beside it is left as it was).
+fn corrupt_blob(index_path: &Path, doc: &str) {
+    let conn = rusqlite::Connection::open(index_path).unwrap();
+    let blob: Vec<u8> = conn
+        .query_row(
+            "SELECT p.fingerprints FROM document_prints p JOIN documents d ON d.id = p.id \
+             WHERE d.path = ?1",
+            [doc.as_bytes()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut bad = blob.clone();
+    let at = bad.len() / 2;
+    bad[at..at + 64].fill(0xff);
+    let changed = conn
+        .execute(
+            "UPDATE document_prints SET fingerprints = ?1 \
+             WHERE id = (SELECT id FROM documents WHERE path = ?2)",
+            rusqlite::params![bad, doc.as_bytes()],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+}
+
+#[test]
+fn a_corrupt_stored_fingerprint_is_read_again_and_the_identical_pair_scores_one() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    drop(index);
+    corrupt_blob(&f.index, ORIGINAL);
+    let mut index = open(&f);
+    // The copy changes (touched): verifying it reads the original's
+    // stored fingerprints, which fail their checksum.
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    let reconciled = index.reconcile().unwrap();
+    assert!(
+        reconciled.changes.contains(&FileChange::Indexed {
+            path: ORIGINAL.into()
+        }),
+        "the original is read again: {:?}",
+        reconciled.changes
+    );
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    assert!(index.store().integrity_check().unwrap());
+    drop(index);
+    // What was written again is whole.
+    let index = open(&f);
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}
+
+#[test]
+fn a_corrupt_stored_fingerprint_met_on_open_is_read_again() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    corrupt_blob(&f.index, ORIGINAL);
+    // Another library configuration verifies every stored fingerprint again.
+    let library = LibraryConfig {
+        containment_floor: 0.6,
+        ..LibraryConfig::default()
+    };
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        library,
+        Some(&f.index),
+    )
+    .unwrap();
+    let reconciled = index.reconcile().unwrap();
+    assert_eq!(reconciled.read, 1, "{reconciled:?}");
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}
+
+#[test]
+fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missing() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE document_prints DROP COLUMN checksum; PRAGMA user_version = 2;",
+        )
+        .unwrap();
+    }
+    let mut index = open(&f);
+    let version: i32 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    // Rows from before have no checksum: any that is needed is read again.
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}

@@ -601,6 +601,13 @@ impl CandidateTables {
         }
     }
 
+    /// Take document `id`'s SI index out (when its full fingerprints, and
+    /// so its other keys, are lost).
+    pub fn remove_si(&mut self, id: DocId, si: u64) {
+        self.fill_restored();
+        self.si.remove(&(si, id));
+    }
+
     /// Take document `id` out (its keys derived from the same fingerprints).
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();

@@ -397,7 +397,15 @@ impl Library {
         // reused.
         let affected = match &full {
             Some(f) => self.tables.remove_affecting(id, f),
-            None => Vec::new(),
+            // Its postings stay (skipped while the id is dead), but SI's
+            // index, which nearest-neighbour queries count, is cleared from
+            // the hot prints.
+            None => {
+                if let Some(si) = self.doc(id).and_then(|d| d.hot.si.flatten()) {
+                    self.tables.remove_si(id, si);
+                }
+                Vec::new()
+            }
         };
         self.dismiss(id, full.is_some());
         Ok(affected)

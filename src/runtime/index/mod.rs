@@ -302,6 +302,11 @@ impl FolderIndex {
                     .collect(),
             });
         }
+        // Fingerprints that failed their checksum were read as missing:
+        // their files are read again (`stored` says so already).
+        for doc in store.take_corrupt() {
+            stored.insert(doc, None);
+        }
         for v in store.pair_verdicts()? {
             library.set_pair_verdict(&v.a, &v.b, Some(v.verdict));
         }

@@ -105,6 +105,7 @@ impl FolderIndex {
                 return Ok(report);
             }
         }
+        report.changes.extend(self.reread_corrupt(&report.changes)?);
         // Problems of the walk (special files, unreadable folders) are
         // listed afresh each time; stale ones go.
         let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
@@ -224,6 +225,60 @@ impl FolderIndex {
             .map(|entry| ingest(engine, reader, entry))
             .collect();
         changes.extend(self.commit_all(ingested)?);
+        changes.extend(self.reread_corrupt(&changes)?);
+        Ok(changes)
+    }
+
+    /// Read again the files whose stored fingerprints failed their checksum
+    /// (the store read them as missing, see [`crate::runtime::store::Store::take_corrupt`]),
+    /// but those `done` just wrote. Returns what changed.
+    fn reread_corrupt(&mut self, done: &[FileChange]) -> Result<Vec<FileChange>> {
+        let mut written: HashSet<DocPath> = done
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Indexed { path } | FileChange::Skipped { path, .. } => {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let mut changes = Vec::new();
+        // A pass reads each corrupt file once; reading them may meet others.
+        for _ in 0..3 {
+            let mut corrupt = self.store.take_corrupt();
+            corrupt.sort();
+            corrupt.dedup();
+            corrupt.retain(|doc| !written.contains(doc) && self.stored.contains_key(doc));
+            if corrupt.is_empty() {
+                break;
+            }
+            let mut to_read = Vec::new();
+            for doc in corrupt {
+                tracing::warn!(%doc, "reading again a file whose stored fingerprints were corrupt");
+                self.stored.insert(doc.clone(), None);
+                let path = self.root.join(doc.to_relative_path());
+                match std::fs::symlink_metadata(&path) {
+                    Ok(meta) if meta.is_file() => {
+                        let identity = FileIdentity::from_metadata(&meta);
+                        to_read.push(FileEntry {
+                            path,
+                            doc,
+                            bytes: identity.size,
+                            identity,
+                        });
+                    }
+                    // Gone or not a file any more: the next look forgets it.
+                    _ => {}
+                }
+            }
+            written.extend(to_read.iter().map(|e| e.doc.clone()));
+            let (engine, reader) = (&self.engine, &self.reader);
+            let ingested: Vec<Ingested> = to_read
+                .into_par_iter()
+                .map(|entry| ingest(engine, reader, entry))
+                .collect();
+            changes.extend(self.commit_all(ingested)?);
+        }
         Ok(changes)
     }
 

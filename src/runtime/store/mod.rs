@@ -92,8 +92,21 @@ use error::Context;
 pub const APPLICATION_ID: i32 = 0x646f_7070;
 
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
-/// fingerprints apart from `documents`, and stored library entries).
-pub const SCHEMA_VERSION: i32 = 2;
+/// fingerprints apart from `documents`, and stored library entries; 3: a
+/// checksum beside each fingerprint blob). A version-2 index is migrated
+/// when opened read-write (its fingerprints are stale then anyway: the
+/// configuration key names the schema).
+pub const SCHEMA_VERSION: i32 = 3;
+
+/// The seed of the checksum stored beside each fingerprint blob
+/// ([`blob_checksum`]).
+const CHECKSUM_SEED: u64 = 0x00c5_ec4b_1ab5;
+
+/// The checksum of a stored fingerprint blob (xxh3): a blob that does not
+/// match it is treated as missing, and the file read again.
+pub fn blob_checksum(blob: &[u8]) -> u64 {
+    crate::hash::hash64(blob, CHECKSUM_SEED)
+}
 
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
@@ -105,6 +118,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Documents whose stored fingerprints failed their checksum since the
+    /// last [`Store::take_corrupt`] (read as missing).
+    corrupt: std::sync::Mutex<Vec<DocPath>>,
 }
 
 impl fmt::Debug for Store {

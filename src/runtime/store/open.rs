@@ -42,7 +42,8 @@ CREATE TABLE documents (
 CREATE TABLE document_prints (
     id           INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     fingerprints BLOB,
-    terms        BLOB
+    terms        BLOB,
+    checksum     INTEGER
 ) STRICT;
 
 CREATE TABLE document_entries (
@@ -360,7 +361,9 @@ impl Store {
                     application_id: p.application_id,
                 }));
             }
-            if p.user_version != SCHEMA_VERSION {
+            if p.user_version == 2 {
+                migrate_from_2(&conn, path)?;
+            } else if p.user_version != SCHEMA_VERSION {
                 return Err(OpenFailure::Bad(OpenProblem::UnknownSchema {
                     version: p.user_version,
                 }));
@@ -397,6 +400,7 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
         };
         if fresh {
             report.created = store.init_schema()?;
@@ -469,6 +473,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
         })
     }
 
@@ -517,7 +522,7 @@ impl Store {
                 application_id: p.application_id,
             })));
         }
-        if p.user_version != SCHEMA_VERSION {
+        if p.user_version != SCHEMA_VERSION && p.user_version != 2 {
             return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
                 version: p.user_version,
             })));
@@ -525,6 +530,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
         })
     }
 
@@ -564,4 +570,20 @@ impl Store {
             Err(e) => Err(e).ctx(path, "take an exclusive lock"),
         }
     }
+}
+
+/// Bring a version-2 index to this schema: a checksum column beside the
+/// fingerprint blobs. Rows written before have none and read as missing
+/// (their fingerprints are of another configuration key anyway).
+fn migrate_from_2(conn: &Connection, path: &Path) -> std::result::Result<(), OpenFailure> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; \
+         ALTER TABLE document_prints ADD COLUMN checksum INTEGER; \
+         PRAGMA user_version = {SCHEMA_VERSION}; \
+         COMMIT;"
+    ))
+    .map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        classify(path, "migrate the schema from version 2", e)
+    })
 }

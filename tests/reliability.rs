@@ -221,3 +221,119 @@ fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missi
     index.reconcile().unwrap();
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
 }
+
+/// Two openers creating the same new index at once, twenty times over:
+/// both get a whole index, and neither takes the other's for a foreign
+/// file to move aside.
+#[test]
+fn two_openers_creating_one_new_index_both_get_it_whole() {
+    use doppel::runtime::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let path = dir.path().join(format!("round-{round}.sqlite"));
+        let barrier = std::sync::Barrier::new(2);
+        let reports: Vec<_> = std::thread::scope(|s| {
+            let openers: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Store::open(&path).map(|(store, report)| {
+                            assert!(store.integrity_check().unwrap());
+                            report
+                        })
+                    })
+                })
+                .collect();
+            openers.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        for report in &reports {
+            let report = report
+                .as_ref()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert!(report.moved_aside.is_none(), "round {round}: {report:?}");
+        }
+        let created = reports
+            .iter()
+            .filter(|r| r.as_ref().is_ok_and(|r| r.created))
+            .count();
+        assert_eq!(created, 1, "round {round}: one of them created it");
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("corrupt") && !n.contains("creating")),
+        "{names:?}"
+    );
+}
+
+/// An index another process holds: "index is busy", exit status 3.
+#[test]
+fn an_index_another_process_holds_is_busy() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    let holder = rusqlite::Connection::open(&f.index).unwrap();
+    holder
+        .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+        .unwrap();
+    let out = common::doppel()
+        .args(["scan", "--index"])
+        .arg(&f.index)
+        .arg(&f.folder)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("index is busy"), "{stderr}");
+    drop(holder);
+}
+
+/// Two `doppel scan` processes creating the same new index at once, twenty
+/// times over: both succeed and nothing is moved aside.
+#[test]
+fn two_processes_creating_one_new_index_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        common::sample_corpus().join("misc/gettysburg.txt"),
+        folder.join("a.txt"),
+    )
+    .unwrap();
+    for round in 0..20 {
+        let index = dir.path().join(format!("round-{round}.sqlite"));
+        let scans: Vec<_> = (0..2)
+            .map(|_| {
+                common::doppel()
+                    .args(["scan", "--format", "csv", "--index"])
+                    .arg(&index)
+                    .arg(&folder)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for scan in scans {
+            let out = scan.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "round {round}: {stderr}");
+            assert!(!stderr.contains("moved"), "round {round}: {stderr}");
+        }
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("corrupt") && !n.contains("creating")),
+        "{names:?}"
+    );
+}

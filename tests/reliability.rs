@@ -337,3 +337,95 @@ fn two_processes_creating_one_new_index_both_succeed() {
         "{names:?}"
     );
 }
+
+/// The whole sequence of updates until `pick` says stop (60 s bound on a
+/// loaded machine; nothing sleeps as an assertion).
+fn updates_until(
+    handle: &doppel::runtime::worker::WorkerHandle,
+    mut stop: impl FnMut(&doppel::runtime::worker::Update) -> bool,
+) -> Vec<doppel::runtime::worker::Update> {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        let update = handle
+            .updates
+            .recv_timeout(left)
+            .unwrap_or_else(|e| panic!("{e} after {seen:#?}"));
+        let done = stop(&update);
+        seen.push(update);
+        if done {
+            return seen;
+        }
+    }
+}
+
+/// A storage error in the first pass pauses the worker ("paused: disk
+/// full"), which tries again by itself, with a growing delay, and then
+/// indexes every file; nothing waits for the 10-minute rescan.
+#[test]
+fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
+    use doppel::runtime::store::StoreFaults;
+    use doppel::runtime::worker::protocol::{ErrorKind, WatchState};
+    use doppel::runtime::worker::{spawn, Update, WorkerConfig};
+    let f = fixture();
+    let faults = StoreFaults::default();
+    // The first commit fails, and the first two attempts after it.
+    faults.fail_next_writes(3);
+    let mut config = WorkerConfig::new(&f.folder);
+    config.index_path = Some(f.index.clone());
+    config.rescan_every = std::time::Duration::ZERO;
+    config.storage_retry = std::time::Duration::from_millis(10);
+    config.store_faults = Some(faults.clone());
+    let handle = spawn(config);
+    let (mut pauses, mut resumed) = (0, false);
+    let seen = updates_until(&handle, |u| match u {
+        Update::Watch(WatchState::Paused { .. }) => {
+            pauses += 1;
+            resumed = false;
+            false
+        }
+        Update::Watch(WatchState::Watching) => {
+            resumed = true;
+            false
+        }
+        Update::Snapshot(_) => pauses == 3 && resumed,
+        _ => false,
+    });
+    let paused = seen
+        .iter()
+        .filter(
+            |u| matches!(u, Update::Watch(WatchState::Paused { reason }) if reason == "disk full"),
+        )
+        .count();
+    assert_eq!(paused, 3, "paused at each failure: {seen:#?}");
+    assert!(seen
+        .iter()
+        .any(|u| matches!(u, Update::Error(e) if e.kind == ErrorKind::StorageFull)));
+    // After the last pause, the folder was read again and followed.
+    let last_pause = seen
+        .iter()
+        .rposition(|u| matches!(u, Update::Watch(WatchState::Paused { .. })))
+        .unwrap();
+    assert!(seen[last_pause..]
+        .iter()
+        .any(|u| matches!(u, Update::Watch(WatchState::Watching))));
+    assert_eq!(faults.pending(), 0);
+    handle.join();
+    // Everything is in the index: 23 documents and 3 skipped files.
+    let mut index = open(&f);
+    assert_eq!(index.library().len(), 23);
+    assert_eq!(index.store().document_count().unwrap(), 26);
+    assert_eq!(index.reconcile().unwrap().read, 0, "nothing left to read");
+}
+
+#[test]
+fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
+    use doppel::runtime::worker::protocol::WatchState;
+    let value = serde_json::to_value(WatchState::Paused {
+        reason: "disk full".into(),
+    })
+    .unwrap();
+    assert_eq!(value["state"], "paused", "{value}");
+    assert_eq!(value["reason"], "disk full", "{value}");
+}

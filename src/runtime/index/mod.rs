@@ -422,6 +422,12 @@ impl FolderIndex {
         self.reader = reader;
     }
 
+    /// Make the store's writes fail as `faults` says (tests).
+    #[doc(hidden)]
+    pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {
+        self.store.set_faults(faults);
+    }
+
     /// The folder (canonical).
     pub fn root(&self) -> &Path {
         &self.root

@@ -37,6 +37,7 @@ impl Store {
     /// path must already be in the index. Returns the document's id.
     pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
         tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
+        self.injected_fault("begin update")?;
         let path = &self.path;
         let tx = self
             .conn
@@ -53,6 +54,7 @@ impl Store {
         &mut self,
         items: &[(DocRecord, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
+        self.injected_fault("begin batch update")?;
         let path = &self.path;
         let tx = self
             .conn

@@ -121,6 +121,35 @@ pub struct Store {
     /// Documents whose stored fingerprints failed their checksum since the
     /// last [`Store::take_corrupt`] (read as missing).
     corrupt: std::sync::Mutex<Vec<DocPath>>,
+    /// Writes tests make fail ([`StoreFaults`]).
+    faults: Option<StoreFaults>,
+}
+
+/// A test hook: makes a store's next document writes fail as on a full
+/// disk (`SQLITE_FULL`, the transaction not begun), shared with the test
+/// that holds a clone. Never set outside tests.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct StoreFaults(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl StoreFaults {
+    /// Fail the next `n` document writes.
+    pub fn fail_next_writes(&self, n: usize) {
+        self.0.store(n, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Writes still to fail.
+    pub fn pending(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Whether this write fails (counting it).
+    fn take(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
 }
 
 impl fmt::Debug for Store {
@@ -130,6 +159,27 @@ impl fmt::Debug for Store {
 }
 
 impl Store {
+    /// Make writes fail as [`StoreFaults`] says (tests).
+    #[doc(hidden)]
+    pub fn set_faults(&mut self, faults: Option<StoreFaults>) {
+        self.faults = faults;
+    }
+
+    /// An injected failure for this write, if [`StoreFaults`] asks for one.
+    fn injected_fault(&self, context: &str) -> Result<()> {
+        match &self.faults {
+            Some(faults) if faults.take() => Err(StoreError::Sqlite {
+                path: self.path.clone(),
+                context: context.to_owned(),
+                error: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+                    Some("database or disk is full (injected)".into()),
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The index file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -404,6 +404,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
+            faults: None,
         };
         if fresh {
             // Only where a file could not be created whole beside it first.
@@ -478,6 +479,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
+            faults: None,
         })
     }
 
@@ -535,6 +537,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
+            faults: None,
         })
     }
 
@@ -632,6 +635,7 @@ fn build_new_index(building: &Path) -> std::result::Result<(), OpenFailure> {
         conn,
         path: building.to_path_buf(),
         corrupt: Default::default(),
+        faults: None,
     };
     store.init_schema().map_err(OpenFailure::Fatal)?;
     // Where WAL is unavailable, the open that follows says so.

@@ -429,3 +429,17 @@ fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
     assert_eq!(value["state"], "paused", "{value}");
     assert_eq!(value["reason"], "disk full", "{value}");
 }
+
+/// The quiet period `watch --help` states is the one in effect: the
+/// built-in config file's, the watcher's default.
+#[test]
+fn the_documented_quiet_period_is_the_one_in_effect() {
+    let quiet = doppel::runtime::watch::DEFAULT_QUIET.as_millis();
+    let help = String::from_utf8(common::stdout_of(
+        common::doppel().args(["watch", "--help"]),
+    ))
+    .unwrap();
+    assert!(help.contains(&format!("[default: {quiet}]")), "{help}");
+    let defaults = doppel::runtime::config::Config::defaults();
+    assert_eq!(u128::from(defaults.watch.quiet_ms), quiet);
+}

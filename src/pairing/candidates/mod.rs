@@ -705,8 +705,8 @@ impl CandidateTables {
 
     /// [`CandidateTables::insert_many`], also returning the documents
     /// already filed whose candidates the new ones changed by pushing a
-    /// posting list over the cap (or SI neighbours aside): see
-    /// [`CandidateTables::crossed_cap`] and [`CandidateTables::si_reverse`].
+    /// posting list across the cap (its documents) or SI neighbours aside
+    /// (see [`CandidateTables::si_reverse`]).
     pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Vec<DocId> {
         self.fill_restored();
         let mut change: HashMap<u32, isize> = HashMap::new();

@@ -212,7 +212,7 @@ impl Library {
     /// the candidates that pass a cheap check, in one go). Documents held
     /// before whose candidates the change moved (a posting list crossing
     /// the cap, SI neighbours pushed aside) gather theirs again
-    /// ([`Library::regather_some`]). The pairs depend only on the documents
+    /// (`regather_some`). The pairs depend only on the documents
     /// held, never on the order or the batches they came in: any sequence
     /// of additions, replacements and removals keeps exactly the pairs of
     /// one batch of what is left, posting and SI caps included.

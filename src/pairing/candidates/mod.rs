@@ -226,6 +226,23 @@ fn si_index(f: &Fingerprints) -> Option<u64> {
     f.si.as_ref().and_then(|si| si.index())
 }
 
+/// Documents already filed whose candidates a change moved.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Affected {
+    /// SI's proposals only (the change entered or left their nearest).
+    pub by_si: Vec<DocId>,
+    /// A posting list they are in crossed the cap.
+    pub by_cap: Vec<DocId>,
+}
+
+impl Affected {
+    /// Both lists of `other` added to these.
+    pub fn extend(&mut self, other: Affected) {
+        self.by_si.extend(other.by_si);
+        self.by_cap.extend(other.by_cap);
+    }
+}
+
 /// The candidate tables of every algorithm.
 #[derive(Debug, Clone)]
 pub struct CandidateTables {
@@ -694,7 +711,11 @@ impl CandidateTables {
             if delta == 0 || postings.bound() + delta.unsigned_abs() <= limit {
                 continue;
             }
-            let now = postings.iter().count();
+            // Counting past this, the list is over the cap before and after.
+            let now = postings
+                .iter()
+                .take(limit + delta.unsigned_abs() + 1)
+                .count();
             let before = (now as isize - delta).max(0) as usize;
             if (now > limit) != (before > limit) {
                 members.extend(postings.iter());
@@ -707,7 +728,7 @@ impl CandidateTables {
     /// already filed whose candidates the new ones changed by pushing a
     /// posting list across the cap (its documents) or SI neighbours aside
     /// (see [`CandidateTables::si_reverse`]).
-    pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Vec<DocId> {
+    pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Affected {
         self.fill_restored();
         let mut change: HashMap<u32, isize> = HashMap::new();
         for &(_, f) in docs {
@@ -716,10 +737,13 @@ impl CandidateTables {
             }
         }
         self.insert_many(docs);
-        let mut affected = self.crossed_cap(&change);
+        let mut affected = Affected {
+            by_cap: self.crossed_cap(&change),
+            ..Affected::default()
+        };
         for &(id, f) in docs {
             if let Some(si) = si_index(f) {
-                affected.extend(self.si_reverse(id, si));
+                affected.by_si.extend(self.si_reverse(id, si));
             }
         }
         affected
@@ -728,9 +752,9 @@ impl CandidateTables {
     /// [`CandidateTables::remove`], also returning the documents whose
     /// candidates its going changes (see
     /// [`CandidateTables::insert_many_affecting`]).
-    pub fn remove_affecting(&mut self, id: DocId, f: &Fingerprints) -> Vec<DocId> {
+    pub fn remove_affecting(&mut self, id: DocId, f: &Fingerprints) -> Affected {
         self.fill_restored();
-        let mut affected = match si_index(f) {
+        let by_si = match si_index(f) {
             Some(si) => self.si_reverse(id, si),
             None => Vec::new(),
         };
@@ -739,8 +763,18 @@ impl CandidateTables {
             *change.entry(slot(algo, table, key)).or_default() -= 1;
         }
         self.remove(id, f);
-        affected.extend(self.crossed_cap(&change));
-        affected
+        Affected {
+            by_si,
+            by_cap: self.crossed_cap(&change),
+        }
+    }
+
+    /// The documents SI proposes for the document `id` with index `value`,
+    /// both ways ([`CandidateTables::si_near`], [`CandidateTables::si_reverse`]).
+    pub fn si_proposed(&self, id: DocId, value: u64) -> Vec<DocId> {
+        let mut out = self.si_near(id, value).0;
+        out.extend(self.si_reverse(id, value));
+        out
     }
 
     /// Whether SI indexes `a` and `b` are within `si_range` of each other,

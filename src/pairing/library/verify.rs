@@ -12,6 +12,12 @@ use super::{DocInfo, Library, LibraryConfig, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score};
 use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use crate::pairing::candidates::Affected;
+
+/// SI's index of `f`, when it has one.
+fn si_of(f: &Fingerprints) -> Option<u64> {
+    f.si.as_ref().and_then(|si| si.index())
+}
 
 /// Verified candidates of one document.
 type Verified = Vec<(DocId, PairScores)>;
@@ -24,7 +30,7 @@ type Promising = Vec<(DocId, AlgorithmSet)>;
 /// Newly admitted documents in arrival order, each one's full
 /// fingerprints, and the documents held before whose candidates their
 /// coming (or their old versions' going) changed.
-type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>, Vec<DocId>);
+type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>, Affected);
 
 /// `ids` without repeats, first occurrences in order.
 fn distinct(ids: &[DocId]) -> Vec<DocId> {
@@ -87,7 +93,7 @@ impl Library {
         hot: HotPrints,
         shingles: usize,
         source: &S,
-        affected: &mut Vec<DocId>,
+        affected: &mut Affected,
     ) -> Result<DocId, S::Error> {
         let seen = match self.id_of(&path) {
             Some(old) => {
@@ -189,7 +195,13 @@ impl Library {
     ) -> Result<Admitted, S::Error> {
         let mut ids = Vec::with_capacity(docs.len());
         let mut batch = HashMap::with_capacity(docs.len());
-        let mut affected = Vec::new();
+        // Only documents held outside this batch can be affected by it.
+        let replaced = docs
+            .iter()
+            .filter(|(path, _, _)| self.id_of(path).is_some())
+            .count();
+        let held_outside = self.len() > replaced;
+        let mut affected = Affected::default();
         for (path, fingerprints, shingles) in docs {
             let id = self.place(path, fingerprints.hot(), shingles, source, &mut affected)?;
             ids.push(id);
@@ -201,7 +213,11 @@ impl Library {
             .filter(|&&id| self.doc(id).is_some())
             .map(|&id| (id, &batch[&id]))
             .collect();
-        affected.extend(self.tables.insert_many_affecting(&filed));
+        if held_outside {
+            affected.extend(self.tables.insert_many_affecting(&filed));
+        } else {
+            self.tables.insert_many(&filed);
+        }
         Ok((ids, batch, affected))
     }
 
@@ -273,48 +289,76 @@ impl Library {
         self.regather_some(engine, affected, &batch, source)
     }
 
-    /// Gather again the candidates of the held documents `ids` (but those
-    /// in `batch`, just verified): keep the newly proposed pairs that pass,
-    /// drop the kept pairs no longer proposed. Proposing is symmetric, so
-    /// each document's own query decides all its pairs. Documents whose
-    /// pairs changed are noted for [`Library::take_touched`].
+    /// Gather again the candidates of the `affected` held documents (but
+    /// those in `batch`, just verified): keep the newly proposed pairs that
+    /// pass, drop the kept pairs no longer proposed or confirmed. Proposing
+    /// is symmetric, so each document's own query decides all its pairs. A
+    /// kept pair still proposed keeps its scores (nothing changed them); a
+    /// document whose SI proposals alone moved verifies only those. The
+    /// documents whose pairs changed are noted for [`Library::take_touched`].
     fn regather_some<S: PrintSource + ?Sized>(
         &mut self,
         engine: &Engine,
-        mut ids: Vec<DocId>,
+        affected: Affected,
         batch: &HashMap<DocId, Fingerprints>,
         source: &S,
     ) -> Result<(), S::Error> {
+        let live = |id: &DocId| !batch.contains_key(id) && self.doc(*id).is_some();
+        let all_moved: HashSet<DocId> = affected.by_cap.into_iter().filter(live).collect();
+        let mut ids: Vec<DocId> = affected
+            .by_si
+            .into_iter()
+            .filter(live)
+            .chain(all_moved.iter().copied())
+            .collect();
         ids.sort_unstable();
         ids.dedup();
-        ids.retain(|id| !batch.contains_key(id) && self.doc(*id).is_some());
         if ids.is_empty() {
             return Ok(());
         }
         let mut full = self.full_prints_of(&ids, source)?;
         ids.retain(|id| full.contains_key(id));
         let outside = |other: DocId| !batch.contains_key(&other);
-        let promising: Vec<Promising> = ids
+        // Per document: its promising candidates, and those to compare in
+        // full (not kept yet, and proposed anew).
+        let gathered: Vec<(Promising, Vec<(DocId, AlgorithmSet)>)> = ids
             .par_iter()
-            .map(|&id| self.promising_among(engine, id, &full[&id], &outside))
+            .map(|&id| {
+                let promising = self.promising_among(engine, id, &full[&id], &outside);
+                let si: HashSet<DocId> = match (all_moved.contains(&id), si_of(&full[&id])) {
+                    (false, Some(value)) => {
+                        self.tables.si_proposed(id, value).into_iter().collect()
+                    }
+                    _ => HashSet::new(),
+                };
+                let fresh = promising
+                    .iter()
+                    .copied()
+                    .filter(|&(other, _)| {
+                        self.graph.row(id, other).is_none()
+                            && (all_moved.contains(&id) || si.contains(&other))
+                    })
+                    .collect();
+                (promising, fresh)
+            })
             .collect();
-        let mut others: Vec<DocId> = promising
+        let mut others: Vec<DocId> = gathered
             .iter()
-            .flatten()
+            .flat_map(|(_, fresh)| fresh)
             .map(|&(id, _)| id)
             .filter(|id| !full.contains_key(id))
             .collect();
         others.sort_unstable();
         others.dedup();
         full.extend(self.full_prints_of(&others, source)?);
-        let results: Vec<Verified> = ids
+        let verified: Vec<Verified> = ids
             .par_iter()
-            .zip(promising)
-            .map(|(&id, candidates)| {
+            .zip(&gathered)
+            .map(|(&id, (_, fresh))| {
                 let mine = &full[&id];
-                candidates
-                    .into_iter()
-                    .filter_map(|(other, to_confirm)| {
+                fresh
+                    .iter()
+                    .filter_map(|&(other, to_confirm)| {
                         let scores = engine.compare(mine, full.get(&other)?);
                         (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
                             .then_some((other, scores))
@@ -323,14 +367,20 @@ impl Library {
             })
             .collect();
         drop(full);
-        for (id, verified) in ids.into_iter().zip(results) {
-            let keep: HashSet<DocId> = verified.iter().map(|&(other, _)| other).collect();
+        for ((id, (promising, _)), verified) in ids.into_iter().zip(gathered).zip(verified) {
+            let still: HashMap<DocId, AlgorithmSet> = promising.into_iter().collect();
             let stale: Vec<DocId> = self
                 .graph
                 .neighbours(id)
                 .iter()
                 .copied()
-                .filter(|other| !batch.contains_key(other) && !keep.contains(other))
+                .filter(|other| !batch.contains_key(other))
+                .filter(
+                    |other| match (still.get(other), self.graph.scores_from(id, *other)) {
+                        (Some(&to_confirm), Some(scores)) => !self.confirmed(&scores, to_confirm),
+                        _ => true,
+                    },
+                )
                 .collect();
             let mut touched = !stale.is_empty();
             for other in stale {
@@ -387,9 +437,9 @@ impl Library {
         &mut self,
         id: DocId,
         source: &S,
-    ) -> Result<Vec<DocId>, S::Error> {
+    ) -> Result<Affected, S::Error> {
         if self.doc(id).is_none() {
-            return Ok(Vec::new());
+            return Ok(Affected::default());
         }
         let full = self.full_prints_of(&[id], source)?.remove(&id);
         // Without its keys the document cannot be taken out of the tables;
@@ -404,7 +454,7 @@ impl Library {
                 if let Some(si) = self.doc(id).and_then(|d| d.hot.si.flatten()) {
                     self.tables.remove_si(id, si);
                 }
-                Vec::new()
+                Affected::default()
             }
         };
         self.dismiss(id, full.is_some());

@@ -39,7 +39,11 @@ use crate::engine::Fingerprints;
 
 use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
 
+mod changes;
+mod si;
 mod table;
+
+pub use changes::Affected;
 
 use table::Table;
 
@@ -224,23 +228,6 @@ fn count_keys(keys: &Keys) -> KeyCounts {
 /// SI's index of `f`, when it has one.
 fn si_index(f: &Fingerprints) -> Option<u64> {
     f.si.as_ref().and_then(|si| si.index())
-}
-
-/// Documents already filed whose candidates a change moved.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Affected {
-    /// SI's proposals only (the change entered or left their nearest).
-    pub by_si: Vec<DocId>,
-    /// A posting list they are in crossed the cap.
-    pub by_cap: Vec<DocId>,
-}
-
-impl Affected {
-    /// Both lists of `other` added to these.
-    pub fn extend(&mut self, other: Affected) {
-        self.by_si.extend(other.by_si);
-        self.by_cap.extend(other.by_cap);
-    }
 }
 
 /// The candidate tables of every algorithm.
@@ -697,211 +684,6 @@ impl CandidateTables {
         let postings = self.tables.postings(slot);
         let limit = self.config.max_postings.saturating_add(1);
         postings.bound() > limit && postings.iter().take(limit + 1).count() > limit
-    }
-
-    /// The documents of the posting lists among `slots` that `change`
-    /// (documents filed or taken out there, by slot) moved across the
-    /// posting cap: they propose or stop proposing each other, so their
-    /// candidates must be gathered again.
-    fn crossed_cap(&self, change: &HashMap<u32, isize>) -> Vec<DocId> {
-        let limit = self.config.max_postings.saturating_add(1);
-        let mut members = Vec::new();
-        for (&slot, &delta) in change {
-            let postings = self.tables.postings(slot);
-            if delta == 0 || postings.bound() + delta.unsigned_abs() <= limit {
-                continue;
-            }
-            // Counting past this, the list is over the cap before and after.
-            let now = postings
-                .iter()
-                .take(limit + delta.unsigned_abs() + 1)
-                .count();
-            let before = (now as isize - delta).max(0) as usize;
-            if (now > limit) != (before > limit) {
-                members.extend(postings.iter());
-            }
-        }
-        members
-    }
-
-    /// [`CandidateTables::insert_many`], also returning the documents
-    /// already filed whose candidates the new ones changed by pushing a
-    /// posting list across the cap (its documents) or SI neighbours aside
-    /// (see [`CandidateTables::si_reverse`]).
-    pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Affected {
-        self.fill_restored();
-        let mut change: HashMap<u32, isize> = HashMap::new();
-        for &(_, f) in docs {
-            for (algo, table, key) in self.keys(f) {
-                *change.entry(slot(algo, table, key)).or_default() += 1;
-            }
-        }
-        self.insert_many(docs);
-        let mut affected = Affected {
-            by_cap: self.crossed_cap(&change),
-            ..Affected::default()
-        };
-        for &(id, f) in docs {
-            if let Some(si) = si_index(f) {
-                affected.by_si.extend(self.si_reverse(id, si));
-            }
-        }
-        affected
-    }
-
-    /// [`CandidateTables::remove`], also returning the documents whose
-    /// candidates its going changes (see
-    /// [`CandidateTables::insert_many_affecting`]).
-    pub fn remove_affecting(&mut self, id: DocId, f: &Fingerprints) -> Affected {
-        self.fill_restored();
-        let by_si = match si_index(f) {
-            Some(si) => self.si_reverse(id, si),
-            None => Vec::new(),
-        };
-        let mut change: HashMap<u32, isize> = HashMap::new();
-        for (algo, table, key) in self.keys(f) {
-            *change.entry(slot(algo, table, key)).or_default() -= 1;
-        }
-        self.remove(id, f);
-        Affected {
-            by_si,
-            by_cap: self.crossed_cap(&change),
-        }
-    }
-
-    /// The documents SI proposes for the document `id` with index `value`,
-    /// both ways ([`CandidateTables::si_near`], [`CandidateTables::si_reverse`]).
-    pub fn si_proposed(&self, id: DocId, value: u64) -> Vec<DocId> {
-        let mut out = self.si_near(id, value).0;
-        out.extend(self.si_reverse(id, value));
-        out
-    }
-
-    /// Whether SI indexes `a` and `b` are within `si_range` of each other,
-    /// |a − b| ≤ r · max(a, b) (symmetric, an interval around either).
-    fn si_in_band(&self, a: u64, b: u64) -> bool {
-        let r = self.config.si_range.clamp(0.0, 0.99);
-        a.abs_diff(b) as f64 <= r * a.max(b) as f64
-    }
-
-    /// The filed SI indexes within `si_range` of `value`, nearest first
-    /// (document `id` left out), walking out both ways.
-    fn si_by_distance(&self, id: DocId, value: u64) -> impl Iterator<Item = (u64, DocId)> + '_ {
-        let mut below = self
-            .si
-            .range(..(value, id))
-            .rev()
-            .copied()
-            .take_while(move |&(v, _)| self.si_in_band(value, v))
-            .peekable();
-        let mut above = self
-            .si
-            .range((value, id)..)
-            .copied()
-            .filter(move |&(_, d)| d != id)
-            .take_while(move |&(v, _)| self.si_in_band(value, v))
-            .peekable();
-        std::iter::from_fn(move || {
-            let pick_below = match (below.peek(), above.peek()) {
-                (Some(b), Some(a)) => value.abs_diff(b.0) <= value.abs_diff(a.0),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => return None,
-            };
-            let (v, d) = if pick_below {
-                below.next()
-            } else {
-                above.next()
-            }?;
-            Some((value.abs_diff(v), d))
-        })
-    }
-
-    /// SI's own proposals for the document `id` with index `value`: the
-    /// `si_cap` documents nearest to it within `si_range`, with every one
-    /// as near as the last (ties are never broken by arrival), and whether
-    /// the cap cut some off.
-    pub fn si_near(&self, id: DocId, value: u64) -> (Vec<DocId>, bool) {
-        let mut near = Vec::new();
-        let mut last = None;
-        for (distance, d) in self.si_by_distance(id, value) {
-            if near.len() >= self.config.si_cap && last != Some(distance) {
-                return (near, true);
-            }
-            near.push(d);
-            last = Some(distance);
-        }
-        (near, false)
-    }
-
-    /// The documents whose own SI proposals ([`CandidateTables::si_near`])
-    /// include the document `id` with index `value`: those with fewer than
-    /// `si_cap` documents strictly nearer to them than it is.
-    pub fn si_reverse(&self, id: DocId, value: u64) -> Vec<DocId> {
-        let k = self.config.si_cap;
-        let mut out = Vec::new();
-        if k == 0 {
-            return out;
-        }
-        for side_above in [false, true] {
-            // Documents met so far on this side whose index lies strictly
-            // between `value` and the current one: each is nearer to it.
-            let mut walked_off_value = 0usize;
-            let mut at_current = 0usize;
-            let mut current = None;
-            let side: Box<dyn Iterator<Item = (u64, DocId)>> = if side_above {
-                Box::new(
-                    self.si
-                        .range((value, id)..)
-                        .copied()
-                        .filter(|&(_, d)| d != id),
-                )
-            } else {
-                Box::new(self.si.range(..(value, id)).rev().copied())
-            };
-            for (v, b) in side {
-                if !self.si_in_band(value, v) {
-                    break;
-                }
-                if current != Some(v) {
-                    current = Some(v);
-                    at_current = 0;
-                }
-                if walked_off_value - at_current >= k {
-                    break;
-                }
-                let distance = value.abs_diff(v);
-                let nearer = if distance == 0 {
-                    0
-                } else {
-                    self.si
-                        .range(
-                            (v.saturating_sub(distance - 1), 0)
-                                ..=(v.saturating_add(distance - 1), DocId::MAX),
-                        )
-                        .filter(|&&(c_value, c)| c != b && self.si_in_band(v, c_value))
-                        .take(k)
-                        .count()
-                };
-                if nearer < k {
-                    out.push(b);
-                }
-                if v != value {
-                    walked_off_value += 1;
-                    at_current += 1;
-                }
-            }
-        }
-        out
-    }
-
-    /// Documents whose SI proposals the cap cut: more documents within
-    /// `si_range` than it keeps.
-    pub fn si_capped(&self) -> usize {
-        self.si
-            .iter()
-            .filter(|&&(v, id)| self.si_near(id, v).1)
-            .count()
     }
 }
 

@@ -155,6 +155,21 @@ pub fn read_document(
         Skip::OutOfMemory { .. } => out_of_memory(),
         other => other,
     })?;
+    print_bytes(bytes, identity, engine, weights, options, limits)
+}
+
+/// Decode and fingerprint a file's `bytes` (read as `identity`) within
+/// `limits`: [`read_document`] once the file is read.
+pub fn print_bytes(
+    bytes: Vec<u8>,
+    identity: FileIdentity,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+) -> Result<ReadDoc, Skip> {
+    let needed = limits.bound(bytes.len() as u64);
+    let out_of_memory = || Skip::OutOfMemory { needed };
     let content_hash = store::content_hash(&bytes);
     let decoded = decode_owned(bytes).map_err(|e| match e {
         DecodeError::NotText(reason) => Skip::NotText(reason),

@@ -486,6 +486,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             vec![AlgorithmId::Minhash, AlgorithmId::Simhash]
         },
         keeper: p.contains("rtl"),
+        verdict: None,
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)
@@ -547,6 +548,8 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
         si_capped: 3,
+        unclustered: Vec::new(),
+        verdicts_applied: 0,
     })
 }
 
@@ -1199,9 +1202,10 @@ fn export_writes_csv_and_json_outside_the_folder() {
         (c.pair.a.clone(), c.pair.b.clone()),
         Some(CuratorVerdict::Duplicate),
     );
-    let files = doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
-        .unwrap();
-    assert_eq!(files.len(), 3);
+    let written =
+        doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
+            .unwrap();
+    assert_eq!(written.files.len(), 3);
     let pairs = fs::read_to_string(dir.path().join("out-pairs.csv")).unwrap();
     assert!(pairs.starts_with("cluster,a,b,exact,shingle"));
     assert!(pairs.contains("duplicate"));
@@ -1354,6 +1358,7 @@ fn the_loop_sends_commands_and_applies_answers() {
             ))))
             .unwrap();
     };
+    let mut no_suspend = |_: &mut Terminal<TestBackend>| Ok(());
     let loop_result = runtime.block_on(async {
         let (result, ()) = tokio::join!(
             doppel::faces::tui::run::run_loop(
@@ -1364,6 +1369,7 @@ fn the_loop_sends_commands_and_applies_answers() {
                 &actions_tx,
                 &mut actions,
                 &ctx,
+                &mut no_suspend,
             ),
             script
         );

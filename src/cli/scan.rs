@@ -47,6 +47,7 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
             progress: Some(&progress),
+            limits: config.reading.limits(),
         };
         scan_folder_with(
             root,
@@ -64,11 +65,12 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
         index.set_extra_ignores(config.ignore.clone());
-        index.reconcile_with(&mut |p| {
+        index.set_read_limits(config.reading.limits());
+        let reconciled = index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true
         })?;
-        ScanReport::from_index(index, spec)?
+        ScanReport::from_index(index, spec, &reconciled)?
     };
     bar.finish_and_clear();
     Ok(report)

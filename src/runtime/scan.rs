@@ -4,16 +4,16 @@
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use crate::doc::{DocId, DocPath};
+use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
-use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
-use crate::runtime::index::{FolderIndex, ReadProgress};
-use crate::runtime::store::{DocStatus, StoreError};
+use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
+use crate::runtime::reading::{read_all, read_document, ReadLimits};
+use crate::runtime::store::DocStatus;
 
 /// One file of the scanned folder.
 #[derive(Debug, Clone)]
@@ -115,25 +115,55 @@ impl ScanReport {
 }
 
 impl ScanReport {
-    /// The report of a persistent index (after [`FolderIndex::reconcile`]),
-    /// which it closes.
-    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> Result<Self, StoreError> {
+    /// The report of a persistent index after `reconciled` (what
+    /// [`FolderIndex::reconcile`] reported), which it closes. A file that
+    /// changed while it was read is listed with that reason (the index keeps
+    /// what it had of it, if anything, but this report does not).
+    pub fn from_index(
+        index: FolderIndex,
+        spec: ClusterSpec,
+        reconciled: &ReconcileReport,
+    ) -> Result<Self, IndexError> {
+        let changed: std::collections::HashSet<DocPath> = reconciled
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Retry { path } => path
+                    .strip_prefix(index.root())
+                    .ok()
+                    .map(DocPath::from_relative),
+                _ => None,
+            })
+            .collect();
         let mut docs: Vec<ScannedDoc> = index
             .store()
             .listing()?
             .into_iter()
             .map(|record| ScannedDoc {
-                path: record.path,
-                bytes: record.size,
-                encoding: record.encoding,
                 skipped: match record.status {
+                    _ if changed.contains(&record.path) => Some(Skip::Changed),
                     DocStatus::Indexed => None,
                     DocStatus::Skipped { reason } => Some(Skip::Recorded { reason }),
                 },
+                path: record.path,
+                bytes: record.size,
+                encoding: record.encoding,
             })
             .collect();
-        let known: std::collections::HashSet<DocPath> =
+        let mut known: std::collections::HashSet<DocPath> =
             docs.iter().map(|d| d.path.clone()).collect();
+        for doc in &changed {
+            if known.insert(doc.clone()) {
+                let bytes = std::fs::symlink_metadata(index.root().join(doc.to_relative_path()))
+                    .map_or(0, |m| m.len());
+                docs.push(ScannedDoc {
+                    path: doc.clone(),
+                    bytes,
+                    encoding: None,
+                    skipped: Some(Skip::Changed),
+                });
+            }
+        }
         // Problems met while walking (unreadable folders, FIFOs) have no row.
         for (doc, reason) in index.skipped() {
             if !known.contains(doc) {
@@ -148,7 +178,8 @@ impl ScanReport {
             }
         }
         docs.sort_by(|a, b| a.path.cmp(&b.path));
-        let library = index.into_library();
+        let changed: Vec<DocPath> = changed.into_iter().collect();
+        let library = index.into_library_without(&changed)?;
         let clusters = library.clusters(&spec);
         Ok(Self {
             docs,
@@ -159,18 +190,21 @@ impl ScanReport {
     }
 }
 
-/// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
-/// it is skipped.
+/// Read and fingerprint one file: `(fingerprints, distinct shingles,
+/// encoding)` or why it is skipped.
 pub fn fingerprint_file(
     path: &Path,
     engine: &Engine,
     weights: &dyn TermWeights,
+    limits: &ReadLimits,
 ) -> Result<(Fingerprints, usize, &'static str), Skip> {
-    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
-    let analysis = engine.analyze(&decoded.text);
-    let fingerprints = engine.fingerprint(&analysis, weights);
-    let shingles = engine.shingle_count(&analysis, &fingerprints);
-    Ok((fingerprints, shingles, decoded.encoding))
+    let options = PrintOptions::default();
+    let read = read_document(path, DEFAULT_SIZE_CAP, engine, weights, options, limits)?;
+    Ok((
+        read.printed.fingerprints,
+        read.printed.shingles,
+        read.encoding,
+    ))
 }
 
 /// Scan `root` with `engine`, weighting terms with `weights`.
@@ -194,6 +228,8 @@ pub struct ScanHooks<'a> {
     /// threads, so reports can arrive slightly out of order); once `done`
     /// equals `total` only comparing and clustering are left.
     pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
+    /// How big files are read (`[reading]`).
+    pub limits: ReadLimits,
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -201,6 +237,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
         f.debug_struct("ScanHooks")
             .field("extra_ignores", &self.extra_ignores)
             .field("progress", &self.progress.is_some())
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -227,10 +264,13 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|file| {
-            let result = fingerprint_file(&file.path, engine, weights);
+    // Small files in parallel, big ones one at a time.
+    let results: Vec<_> = read_all(
+        files.iter().collect(),
+        |file| file.bytes,
+        &hooks.limits,
+        |file| {
+            let result = fingerprint_file(&file.path, engine, weights, &hooks.limits);
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -240,8 +280,8 @@ pub fn scan_folder_with(
                 });
             }
             (file, result)
-        })
-        .collect();
+        },
+    );
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();
     for (file, result) in results {

@@ -30,7 +30,7 @@ mod registry;
 mod verdicts;
 mod verify;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
 
 use serde::{Deserialize, Serialize};
@@ -134,6 +134,9 @@ pub struct Library {
     tables: CandidateTables,
     graph: PairGraph,
     verdicts: Verdicts,
+    /// Held documents whose pairs changed because others changed, not yet
+    /// taken ([`Library::take_touched`]).
+    touched: HashSet<DocPath>,
 }
 
 impl Library {
@@ -157,6 +160,7 @@ impl Library {
             tables,
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
+            touched: HashSet::new(),
         }
     }
 
@@ -178,6 +182,11 @@ impl Library {
     /// The document with this id, if held.
     pub fn doc(&self, id: DocId) -> Option<&DocInfo> {
         self.registry.doc(id)
+    }
+
+    /// Every document held, by id.
+    pub fn documents(&self) -> impl Iterator<Item = (DocId, &DocInfo)> + '_ {
+        self.registry.iter()
     }
 
     /// The id of the document at `path`, if held.
@@ -221,7 +230,7 @@ impl Library {
 
     /// Documents whose SI candidates were cut by the cap.
     pub fn si_capped(&self) -> usize {
-        self.graph.si_capped()
+        self.tables.si_capped()
     }
 
     /// Whether a threshold for `id` is within what the kept pairs cover.

@@ -16,7 +16,7 @@ use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::Engine;
 use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::index::FolderIndex;
+use crate::runtime::index::{FolderIndex, ReconcileReport};
 use crate::runtime::scan::ScanReport;
 use crate::runtime::store::content_hash;
 
@@ -64,7 +64,8 @@ pub fn open_decisions(
             (r.path, recorded)
         })
         .collect();
-    let report = ScanReport::from_index(index, spec)?;
+    // Not reconciled: nothing was read, so nothing changed while read.
+    let report = ScanReport::from_index(index, spec, &ReconcileReport::default())?;
     Ok(Decisions { report, recorded })
 }
 

@@ -36,6 +36,8 @@ use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::collection::Skip;
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
 
 /// What [`FolderIndex::reconcile`] did.
@@ -157,7 +159,18 @@ pub struct FolderIndex {
     config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
+    /// How big files are read.
+    read_limits: ReadLimits,
+    /// Reads a file's bytes instead of the file system (tests: a file
+    /// that changes while read, without racing a writer).
+    reader: Option<FileReader>,
 }
+
+/// Reads one file whole under a size cap, identity-checked:
+/// [`crate::runtime::collection::read_bytes`]'s contract.
+pub type FileReader = std::sync::Arc<
+    dyn Fn(&Path, u64) -> std::result::Result<(Vec<u8>, FileIdentity), Skip> + Send + Sync,
+>;
 
 impl std::fmt::Debug for FolderIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -293,6 +306,11 @@ impl FolderIndex {
                     .collect(),
             });
         }
+        // Fingerprints that failed their checksum were read as missing:
+        // their files are read again (`stored` says so already).
+        for doc in store.take_corrupt() {
+            stored.insert(doc, None);
+        }
         for v in store.pair_verdicts()? {
             library.set_pair_verdict(&v.a, &v.b, Some(v.verdict));
         }
@@ -310,6 +328,8 @@ impl FolderIndex {
                 stale,
                 config_hash,
                 extra_ignores: Vec::new(),
+                read_limits: ReadLimits::default(),
+                reader: None,
             },
             writes,
         ))
@@ -399,6 +419,20 @@ impl FolderIndex {
         Ok(())
     }
 
+    /// Read files with `reader` instead of
+    /// [`crate::runtime::collection::read_bytes`]: tests make a file change
+    /// while it is read, or fail, without racing a writer.
+    #[doc(hidden)]
+    pub fn set_file_reader(&mut self, reader: FileReader) {
+        self.reader = Some(reader);
+    }
+
+    /// Make the store's writes fail as `faults` says (tests).
+    #[doc(hidden)]
+    pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {
+        self.store.set_faults(faults);
+    }
+
     /// The folder (canonical).
     pub fn root(&self) -> &Path {
         &self.root
@@ -426,6 +460,15 @@ impl FolderIndex {
         self.library
     }
 
+    /// [`FolderIndex::into_library`] without the documents at `left_out`
+    /// (a report that cannot vouch for them; the index keeps them).
+    pub fn into_library_without(mut self, left_out: &[DocPath]) -> Result<Library> {
+        for doc in left_out {
+            self.library.remove(&self.engine, doc, &self.store)?;
+        }
+        Ok(self.library)
+    }
+
     /// The store.
     pub fn store(&self) -> &Store {
         &self.store
@@ -441,6 +484,11 @@ impl FolderIndex {
     /// sync on: indexed files they match are then forgotten.
     pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
         self.extra_ignores = globs;
+    }
+
+    /// Read big files within `limits` (`[reading]`; the defaults until set).
+    pub fn set_read_limits(&mut self, limits: ReadLimits) {
+        self.read_limits = limits;
     }
 
     /// Re-gather every document's candidates under new floors (a threshold
@@ -498,10 +546,16 @@ const LOAD_CHUNK: usize = 4096;
 /// The key of the configuration stored pairs and library entries depend
 /// on: the fingerprints' configuration, the library's floors and candidate
 /// settings, and the entries' encoding.
+/// The version of the rule that decides which pairs a library keeps: a
+/// stored library made under another is verified again. 2: proposals no
+/// longer depend on arrival order (posting caps count every document, SI
+/// proposes both ways with ties).
+const PAIRING_RULE: u32 = 2;
+
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();
     format!(
-        "{engine_config_hash}-{:016x}-entries{}",
+        "{engine_config_hash}-{:016x}-entries{}-pairs{PAIRING_RULE}",
         crate::hash::hash64(json.as_bytes(), 0),
         store::ENTRY_FORMAT
     )

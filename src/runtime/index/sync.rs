@@ -5,16 +5,16 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
-
-use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
+use super::{
+    FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
+};
 use crate::doc::{DocId, DocPath, FileIdentity};
-use crate::engine::measure::shingle_set;
-use crate::engine::text::decode::decode;
+use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::{Engine, Fingerprints};
 use crate::runtime::collection::{
-    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
+use crate::runtime::reading::{print_bytes, read_all, read_document, ReadLimits};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
 
 /// Files read in parallel between two progress reports.
@@ -85,11 +85,13 @@ impl FolderIndex {
             if chunk.is_empty() {
                 break;
             }
-            let engine = &self.engine;
-            let ingested: Vec<Ingested> = chunk
-                .into_par_iter()
-                .map(|entry| ingest(engine, entry))
-                .collect();
+            let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
+            let ingested: Vec<Ingested> = read_all(
+                chunk,
+                |entry| entry.bytes,
+                limits,
+                |entry| ingest(engine, limits, reader.as_ref(), entry),
+            );
             for item in &ingested {
                 state.done += 1;
                 state.bytes += item.entry.bytes;
@@ -103,6 +105,7 @@ impl FolderIndex {
                 return Ok(report);
             }
         }
+        report.changes.extend(self.reread_corrupt(&report.changes)?);
         // Problems of the walk (special files, unreadable folders) are
         // listed afresh each time; stale ones go.
         let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
@@ -216,12 +219,70 @@ impl FolderIndex {
                 to_read.push(entry);
             }
         }
-        let engine = &self.engine;
-        let ingested: Vec<Ingested> = to_read
-            .into_par_iter()
-            .map(|entry| ingest(engine, entry))
-            .collect();
+        let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
+        let ingested: Vec<Ingested> = read_all(
+            to_read,
+            |entry| entry.bytes,
+            limits,
+            |entry| ingest(engine, limits, reader.as_ref(), entry),
+        );
         changes.extend(self.commit_all(ingested)?);
+        changes.extend(self.reread_corrupt(&changes)?);
+        Ok(changes)
+    }
+
+    /// Read again the files whose stored fingerprints failed their checksum
+    /// (the store read them as missing, see [`crate::runtime::store::Store::take_corrupt`]),
+    /// but those `done` just wrote. Returns what changed.
+    fn reread_corrupt(&mut self, done: &[FileChange]) -> Result<Vec<FileChange>> {
+        let mut written: HashSet<DocPath> = done
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Indexed { path } | FileChange::Skipped { path, .. } => {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let mut changes = Vec::new();
+        // A pass reads each corrupt file once; reading them may meet others.
+        for _ in 0..3 {
+            let mut corrupt = self.store.take_corrupt();
+            corrupt.sort();
+            corrupt.dedup();
+            corrupt.retain(|doc| !written.contains(doc) && self.stored.contains_key(doc));
+            if corrupt.is_empty() {
+                break;
+            }
+            let mut to_read = Vec::new();
+            for doc in corrupt {
+                tracing::warn!(%doc, "reading again a file whose stored fingerprints were corrupt");
+                self.stored.insert(doc.clone(), None);
+                let path = self.root.join(doc.to_relative_path());
+                match std::fs::symlink_metadata(&path) {
+                    Ok(meta) if meta.is_file() => {
+                        let identity = FileIdentity::from_metadata(&meta);
+                        to_read.push(FileEntry {
+                            path,
+                            doc,
+                            bytes: identity.size,
+                            identity,
+                        });
+                    }
+                    // Gone or not a file any more: the next look forgets it.
+                    _ => {}
+                }
+            }
+            written.extend(to_read.iter().map(|e| e.doc.clone()));
+            let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
+            let ingested: Vec<Ingested> = read_all(
+                to_read,
+                |entry| entry.bytes,
+                limits,
+                |entry| ingest(engine, limits, reader.as_ref(), entry),
+            );
+            changes.extend(self.commit_all(ingested)?);
+        }
         Ok(changes)
     }
 
@@ -363,7 +424,7 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove(&doc, &self.store)?;
+                    self.library.remove(&self.engine, &doc, &self.store)?;
                     self.skipped.insert(doc.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),
@@ -376,7 +437,25 @@ impl FolderIndex {
             self.store.upsert_document(&record, &pairs)?;
             self.stored.insert(doc, Some(record.identity));
         }
+        self.write_touched()?;
         Ok(changes)
+    }
+
+    /// Write again the pairs of the documents whose pairs changed because
+    /// others changed (candidates gathered again, see
+    /// [`crate::pairing::library::Library::take_touched`]).
+    fn write_touched(&mut self) -> Result<()> {
+        let touched: Vec<(DocPath, Vec<PairUpdate>)> = self
+            .library
+            .take_touched()
+            .into_iter()
+            .filter_map(|doc| {
+                let id = self.library.id_of(&doc)?;
+                Some((doc, self.pairs_of(id)))
+            })
+            .collect();
+        self.store.replace_pairs_of(&touched)?;
+        Ok(())
     }
 
     /// The kept pairs of one document, oriented from it.
@@ -389,16 +468,21 @@ impl FolderIndex {
 
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
-        self.library.remove(doc, &self.store)?;
+        self.library.remove(&self.engine, doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
         self.stored.remove(doc);
-        Ok(())
+        self.write_touched()
     }
 }
 
 /// Read and fingerprint one file (no shared state touched).
-fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
+fn ingest(
+    engine: &Engine,
+    limits: &ReadLimits,
+    reader: Option<&FileReader>,
+    entry: FileEntry,
+) -> Ingested {
     let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
@@ -413,21 +497,35 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         entry: None,
     };
     let mut changed = false;
-    let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
-        record.identity = identity;
-        record.content_hash = store::content_hash(&bytes);
-        decode(&bytes).map_err(Skip::NotText)
-    });
-    match result {
-        Ok(decoded) => {
-            let analysis = engine.analyze(&decoded.text);
-            let shingle = &engine.config().algorithms.shingle;
-            record.shingles = shingle_set(&analysis, shingle.w, shingle.seed).len() as u32;
+    // The record's shingle count is every distinct word shingle's.
+    let options = PrintOptions {
+        count_all_shingles: true,
+    };
+    let weights = engine.reference_weights();
+    let read = match reader {
+        // A test's reader stands in for the file system.
+        Some(reader) => reader(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
+            print_bytes(bytes, identity, engine, weights, options, limits)
+        }),
+        None => read_document(
+            &entry.path,
+            DEFAULT_SIZE_CAP,
+            engine,
+            weights,
+            options,
+            limits,
+        ),
+    };
+    match read {
+        Ok(read) => {
+            record.identity = read.identity;
+            record.content_hash = read.content_hash;
+            record.shingles = read.printed.all_shingles.unwrap_or_default() as u32;
             // `record.terms` stays empty: the folder index weighs terms by
             // the pinned IDF table, so nothing reads them back (they were a
             // fifth of the file at 100k documents).
-            record.encoding = Some(decoded.encoding.to_owned());
-            record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
+            record.encoding = Some(read.encoding.to_owned());
+            record.fingerprints = Some(read.printed.fingerprints);
         }
         Err(skip) => {
             // Changed or deleted while being read: whatever comes next is

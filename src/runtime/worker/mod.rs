@@ -17,6 +17,7 @@
 
 pub mod detail;
 pub mod diff;
+pub mod pause;
 pub mod protocol;
 pub mod snapshot;
 
@@ -35,6 +36,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
@@ -60,11 +62,19 @@ pub struct WorkerConfig {
     pub watch: bool,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     pub extra_ignores: Vec<String>,
+    /// How big files are read (the config file's `[reading]`).
+    pub read_limits: ReadLimits,
     /// The verdict and mode clusters start with (the first snapshot's).
     /// Default: fusion, components.
     pub cluster_by: ClusterBy,
     /// Components or star (the first snapshot's).
     pub cluster_mode: ClusterMode,
+    /// The first wait after the index could not be written (disk full,
+    /// busy); it doubles per failure in a row (see [`pause`]). Default: 1 s.
+    pub storage_retry: Duration,
+    /// Store writes a test makes fail.
+    #[doc(hidden)]
+    pub store_faults: Option<crate::runtime::store::StoreFaults>,
 }
 
 impl WorkerConfig {
@@ -81,8 +91,11 @@ impl WorkerConfig {
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
             extra_ignores: Vec::new(),
+            read_limits: ReadLimits::default(),
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
+            storage_retry: Duration::from_secs(1),
+            store_faults: None,
         }
     }
 }
@@ -243,6 +256,13 @@ struct Worker {
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
+    /// A stage other than `Idle` was announced and not yet ended.
+    busy: bool,
+    /// Curator verdicts applied so far (see `Snapshot::verdicts_applied`).
+    verdicts_applied: u64,
+    /// The index could not be written: the whole folder is read again
+    /// when this is due ([`pause`]).
+    paused: Option<pause::StoragePause>,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -293,6 +313,8 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
+    index.set_read_limits(config.read_limits);
+    index.set_store_faults(config.store_faults.clone());
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());
@@ -328,6 +350,9 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         diff_jobs,
         unpublished: false,
         last_published: Instant::now(),
+        busy: false,
+        verdicts_applied: 0,
+        paused: None,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -348,7 +373,8 @@ impl Worker {
         let _ = self.updates.send(update);
     }
 
-    fn progress(&self, stage: Stage, done: usize, total: usize, bytes: u64) {
+    fn progress(&mut self, stage: Stage, done: usize, total: usize, bytes: u64) {
+        self.busy = stage != Stage::Idle;
         self.send(Update::Progress(Progress {
             stage,
             done,
@@ -372,7 +398,9 @@ impl Worker {
                     let timeout = self
                         .retries
                         .values()
-                        .map(|(due, _)| due.saturating_duration_since(Instant::now()))
+                        .map(|(due, _)| *due)
+                        .chain(self.paused.map(|p| p.due))
+                        .map(|due| due.saturating_duration_since(Instant::now()))
                         .min()
                         .unwrap_or(Duration::from_secs(3600));
                     match self.inputs.recv_timeout(timeout) {
@@ -392,6 +420,9 @@ impl Worker {
                 .map(|(p, _)| p.clone())
                 .collect();
             batch.paths.extend(due);
+            if self.paused.is_some_and(|p| p.due <= now) {
+                batch.rescan = true;
+            }
             if batch.quit {
                 return;
             }
@@ -403,6 +434,12 @@ impl Worker {
                 if self.stash.is_empty() || self.last_published.elapsed() >= PUBLISH_EVERY {
                     self.publish();
                 }
+            }
+            // A pass that announced a stage (a rescan, a re-gather) ends it
+            // once its snapshot is out, or a front end shows it busy for
+            // good; a deferred snapshot ends it in a later pass.
+            if self.busy && !self.unpublished {
+                self.progress(Stage::Idle, 0, 0, 0);
             }
         }
     }
@@ -443,6 +480,7 @@ impl Worker {
             }
         }
         for (a, b, verdict) in batch.verdicts {
+            self.verdicts_applied += 1;
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
                 Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
@@ -493,8 +531,19 @@ impl Worker {
     }
 
     /// Report an index failure (classified: storage full, busy, folder
-    /// gone, ...), after `context` if any.
-    fn index_error(&self, error: &IndexError, context: Option<&str>) {
+    /// gone, ...), after `context` if any. A storage failure pauses: the
+    /// whole folder is read again after a growing delay ([`pause`]).
+    fn index_error(&mut self, error: &IndexError, context: Option<&str>) {
+        if let Some(state) = pause::paused_state(error) {
+            let pause = pause::StoragePause::after_failure(
+                self.paused,
+                self.config.storage_retry,
+                Instant::now(),
+            );
+            tracing::warn!(?state, attempts = pause.attempts, "index paused");
+            self.paused = Some(pause);
+            self.send(Update::Watch(state));
+        }
         let error = WorkerError::from_index(error, context);
         tracing::error!(kind = error.kind.as_str(), %error, "index error");
         self.send(Update::Error(error));
@@ -502,7 +551,11 @@ impl Worker {
 
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
-        self.send(Update::Watch(WatchState::Scanning));
+        // Only a watcher's state goes back after the walk: without one,
+        // "scanning" would stay (progress says what the walk is doing).
+        if self.config.watch {
+            self.send(Update::Watch(WatchState::Scanning));
+        }
         self.progress(Stage::Listing, 0, 0, 0);
         let Worker {
             index,
@@ -525,6 +578,9 @@ impl Worker {
             }
             !quit
         });
+        if result.is_ok() && self.paused.take().is_some() {
+            tracing::info!("index resumed");
+        }
         if let Some(state) = self.watch_state.clone() {
             self.send(Update::Watch(state));
         }
@@ -588,7 +644,8 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        snapshot.verdicts_applied = self.verdicts_applied;
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

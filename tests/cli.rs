@@ -185,7 +185,8 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
             .arg(sample_corpus()),
     );
     let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
-    assert_eq!(v["fusion"]["votes_needed"], 1);
+    // A shared-passages algorithm gives its family's 2 votes.
+    assert_eq!(v["fusion"]["votes_needed"], 2);
     assert_eq!(v["fusion"]["voters"], serde_json::json!(["minhash"]));
     assert_eq!(v["fusion"]["containment"], serde_json::Value::Null);
     let rule = v["fusion"]["rule"].as_str().unwrap();
@@ -221,6 +222,55 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
     let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(v["fusion"]["votes_needed"], 2);
     assert_eq!(v["fusion"]["containment"], 0.9);
+    let rule = v["fusion"]["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("family votes ≥ 2 (passages 2, vocabulary 1, signatures 1)"),
+        "{rule}"
+    );
+    // Only the vocabulary family enabled: it can give 1 vote, so either
+    // SimHash decides (not both, they are one family).
+    let stdout = stdout_of(
+        doppel()
+            .args([
+                "scan",
+                "--no-index",
+                "--format",
+                "json",
+                "--algorithms",
+                "simhash,simhash-shingle",
+            ])
+            .arg(sample_corpus()),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(v["fusion"]["votes_needed"], 1);
+    let rule = v["fusion"]["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("vocabulary 1: all the enabled voters can give"),
+        "{rule}"
+    );
+}
+
+#[test]
+fn compare_counts_families_of_evidence() {
+    // A copy: shared passages and the other families agree; the line counts
+    // families, not algorithms, and states the rule.
+    let dir = sample_corpus();
+    let out = stdout_of(
+        doppel()
+            .arg("compare")
+            .arg(dir.join("austen/persuasion-ch1.txt"))
+            .arg(dir.join("copies/persuasion-ch1 (copy).txt")),
+    );
+    let text = String::from_utf8(out).unwrap();
+    let fusion = text.lines().find(|l| l.starts_with("fusion: ")).unwrap();
+    assert!(
+        fusion.starts_with("fusion: duplicate (3 of 3 families agree (passages, vocabulary, signatures): 4 votes, 2 needed;"),
+        "{fusion}"
+    );
+    assert!(
+        text.contains("fusion rule: family votes ≥ 2 (passages 2, vocabulary 1, signatures 1)"),
+        "{text}"
+    );
 }
 
 /// Exit status and stderr of `doppel ARGS` run in an empty folder.

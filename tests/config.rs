@@ -619,7 +619,14 @@ fn values_outside_their_range_are_errors_naming_file_line_key_value_and_range() 
             "[fusion]\nmin-agree = 0\n",
             "fusion.min-agree",
             "0",
-            "from 1 to 10",
+            "from 1 to 4",
+        ),
+        // Ten voters, but three families: 2 + 1 + 1 votes.
+        (
+            "[fusion]\nmin-agree = 5\n",
+            "fusion.min-agree",
+            "5",
+            "from 1 to 4",
         ),
         (
             "[fusion]\ncontainment = 1.1\n",
@@ -683,7 +690,7 @@ fn values_at_the_ends_of_their_ranges_are_accepted() {
         "[algorithms.simhash-lexicons]\nlexicons = 64\nkeep = 0.0\nk = 1\nbits = 64\n",
         "[algorithms.imatch]\nnidf_min = 0.5\nnidf_max = 0.5\nmin_terms = 1\n",
         "[algorithms.winnow]\nk = 1\nw = 1\n[algorithms.shingle]\nw = 1\nmodulus = 1\n",
-        "[fusion]\nmin-agree = 10\ncontainment = 0\n",
+        "[fusion]\nmin-agree = 4\ncontainment = 0\n",
         "[fusion]\nvoters = [\"minhash\"]\nmin-agree = 1\n",
         "[library.candidates]\nminhash-bands = [16, 8]\nsi-range = 0.99\nsi-cap = 0\n",
         "[library.candidates.simhash-banding]\nmode = \"pigeonhole\"\nmax_distance = 63\n",

@@ -37,7 +37,7 @@ use crate::engine::algo::supershingle::{
     Supershingle, SupershingleConfig, SupershingleFingerprint,
 };
 use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
-use crate::engine::algo::{Algorithm, AlgorithmId, Score};
+use crate::engine::algo::{Algorithm, AlgorithmId, AlgorithmSet, Score};
 use crate::engine::analysis::{Analysis, Analyzer, Needs};
 use crate::engine::stats::{IdfSource, IdfTable};
 use crate::engine::text::TokenizerConfig;
@@ -74,8 +74,9 @@ pub struct AlgorithmsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct FusionConfig {
-    /// A pair is a duplicate when at least this many of the voting
-    /// algorithms pass their thresholds. Default: 2.
+    /// A pair is a duplicate when the families of evidence whose voting
+    /// algorithms pass weigh at least this many votes ([`Family::weight`]).
+    /// Default: 2 (shared passages alone, or two other families).
     pub min_agree: usize,
     /// The algorithms that vote. Default: all but `si`, whose comparable
     /// sizes verified by one shared passage are too weak a sign.
@@ -102,15 +103,94 @@ impl Default for FusionConfig {
     }
 }
 
+/// What an algorithm's agreement is evidence of. Algorithms of one family
+/// measure the same thing (MinHash estimates shingle's Jaccard; the three
+/// SimHashes all compare TF-IDF vocabularies), so a family votes once,
+/// however many of its algorithms pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// Text in common: exact, shingle, minhash, supershingle, winnow.
+    Passages,
+    /// Similar weighted vocabularies: the SimHash family. Long texts of
+    /// one register converge here without sharing a sentence.
+    Vocabulary,
+    /// Equal term-set signatures: the I-Match family.
+    Signatures,
+    /// Roth's comparable size with one shared sampled 40-gram.
+    Si,
+}
+
+impl Family {
+    /// Every family, in order.
+    pub const ALL: [Family; 4] = [
+        Family::Passages,
+        Family::Vocabulary,
+        Family::Signatures,
+        Family::Si,
+    ];
+
+    /// The family `id` belongs to.
+    pub fn of(id: AlgorithmId) -> Family {
+        use AlgorithmId as Id;
+        match id {
+            Id::Exact | Id::Shingle | Id::Minhash | Id::Supershingle | Id::Winnow => {
+                Family::Passages
+            }
+            Id::Simhash | Id::SimhashShingle | Id::SimhashLexicons => Family::Vocabulary,
+            Id::Imatch | Id::ImatchLexicons => Family::Signatures,
+            Id::Si => Family::Si,
+        }
+    }
+
+    /// The votes the family gives when it agrees: shared passages are the
+    /// text itself in common and decide alone (2, the default `min_agree`);
+    /// vocabulary, signatures and si need another family (1).
+    pub fn weight(self) -> usize {
+        match self {
+            Family::Passages => 2,
+            Family::Vocabulary | Family::Signatures | Family::Si => 1,
+        }
+    }
+
+    /// Its name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Passages => "passages",
+            Family::Vocabulary => "vocabulary",
+            Family::Signatures => "signatures",
+            Family::Si => "si",
+        }
+    }
+
+    /// Its algorithms.
+    pub fn members(self) -> AlgorithmSet {
+        AlgorithmId::ALL
+            .into_iter()
+            .filter(|&id| Family::of(id) == self)
+            .collect()
+    }
+}
+
 impl FusionConfig {
+    /// The votes `voters` can give at most: the weights of their families.
+    pub fn max_votes(voters: &BTreeSet<AlgorithmId>) -> usize {
+        Family::ALL
+            .into_iter()
+            .filter(|f| voters.iter().any(|&id| Family::of(id) == *f))
+            .map(Family::weight)
+            .sum()
+    }
+
     /// The rule in force when only `enabled` algorithms are computed: the
-    /// voters not computed drop out, and when fewer voters remain than
-    /// `min_agree` every one of them must agree (at least one vote is always
-    /// needed). The only place the votes needed are worked out.
+    /// voters not computed drop out, and when their families cannot give
+    /// `min_agree` votes every one of those families must agree (at least
+    /// one vote is always needed). The only place the votes needed are
+    /// worked out.
     pub fn rule(&self, enabled: &BTreeSet<AlgorithmId>) -> FusionRule {
         let voters: BTreeSet<AlgorithmId> = self.voters.intersection(enabled).copied().collect();
         FusionRule {
-            votes_needed: self.min_agree.min(voters.len()).max(1),
+            votes_needed: self.min_agree.min(Self::max_votes(&voters)).max(1),
             voters,
             min_agree: self.min_agree,
             containment: self.containment,
@@ -127,10 +207,10 @@ impl FusionConfig {
 pub struct FusionRule {
     /// The voting algorithms that are computed.
     pub voters: BTreeSet<AlgorithmId>,
-    /// Passing voters that make a duplicate.
+    /// Votes of agreeing families that make a duplicate.
     pub votes_needed: usize,
-    /// The configured `min_agree` (more than `votes_needed` when fewer
-    /// voters are computed).
+    /// The configured `min_agree` (more than `votes_needed` when the
+    /// computed voters' families cannot give that many votes).
     pub min_agree: usize,
     /// Duplicate also when this share of the smaller document's shingles is
     /// in the larger ...
@@ -157,35 +237,74 @@ impl FusionRule {
         containment.is_some_and(|c| c >= self.containment) && smaller_shingles >= self.min_shingles
     }
 
-    /// The `fusion` verdict on a pair that `votes` voting algorithms pass:
+    /// The families with at least one computed voter, in order.
+    pub fn families(&self) -> Vec<Family> {
+        Family::ALL
+            .into_iter()
+            .filter(|f| self.voters.iter().any(|&id| Family::of(id) == *f))
+            .collect()
+    }
+
+    /// The computed voters as a set.
+    pub fn voter_set(&self) -> AlgorithmSet {
+        self.voters.iter().copied().collect()
+    }
+
+    /// The families that agree on a pair whose passing algorithms are
+    /// `passing`: those with a passing voter.
+    pub fn agreeing(&self, passing: AlgorithmSet) -> Vec<Family> {
+        let passing = passing.intersection(self.voter_set());
+        Family::ALL
+            .into_iter()
+            .filter(|f| !passing.intersection(f.members()).is_empty())
+            .collect()
+    }
+
+    /// The votes a pair whose passing algorithms are `passing` gets: each
+    /// agreeing family's weight, once however many of its algorithms pass.
+    pub fn votes(&self, passing: AlgorithmSet) -> usize {
+        Self::family_votes(passing.intersection(self.voter_set()))
+    }
+
+    /// [`FusionRule::votes`] of passing algorithms that are all voters (the
+    /// pair table's judge intersects once, without allocating). The one
+    /// place votes are counted.
+    pub fn family_votes(passing_voters: AlgorithmSet) -> usize {
+        Family::ALL
+            .into_iter()
+            .filter(|f| !passing_voters.intersection(f.members()).is_empty())
+            .map(Family::weight)
+            .sum()
+    }
+
+    /// The `fusion` verdict on a pair that gets `votes` ([`FusionRule::votes`]):
     /// enough votes, or containment. The one place the rule is applied (the
     /// engine's [`verdict`] and the pair table's judge both ask it).
     pub fn decides(&self, votes: usize, containment: Option<f64>, smaller_shingles: usize) -> bool {
         votes >= self.votes_needed || self.contained(containment, smaller_shingles)
     }
 
-    /// The rule in words, e.g. "≥ 2 algorithms agree, or containment ≥ 90 %"
-    /// or "minhash alone (only 1 voting algorithm enabled)".
+    /// The rule in words, e.g. "family votes ≥ 2 (passages 2, vocabulary 1,
+    /// signatures 1), or containment ≥ 90 %" or "minhash alone (only 1
+    /// voting algorithm enabled)".
     pub fn describe(&self) -> String {
-        let n = self.voters.len();
-        let names = || {
-            self.voters
-                .iter()
-                .map(|id| id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let votes = match n {
+        let families = self
+            .families()
+            .into_iter()
+            .map(|f| format!("{} {}", f.as_str(), f.weight()))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let votes = match self.voters.len() {
             0 => None,
-            1 if self.min_agree > 1 => Some(format!(
+            1 => Some(format!(
                 "{} alone (only 1 voting algorithm enabled)",
-                names()
+                self.voters.iter().map(|id| id.as_str()).collect::<String>()
             )),
             _ if self.votes_needed < self.min_agree => Some(format!(
-                "all of {} agree (only {n} voting algorithms enabled)",
-                names()
+                "family votes ≥ {} ({families}: all the enabled voters can give)",
+                self.votes_needed
             )),
-            _ => Some(format!("≥ {} algorithms agree", self.votes_needed)),
+            _ => Some(format!("family votes ≥ {} ({families})", self.votes_needed)),
         };
         let containment = self
             .containment_applies
@@ -672,10 +791,7 @@ pub fn verdict(
     let containment = scores
         .get(&AlgorithmId::Shingle)
         .and_then(Score::containment);
-    let votes = passing
-        .iter()
-        .filter(|id| fusion.voters.contains(id))
-        .count();
+    let votes = fusion.votes(passing.iter().copied().collect());
     Verdict {
         fusion: fusion.decides(votes, containment, smaller_shingles),
         contained: fusion.contained(containment, smaller_shingles),

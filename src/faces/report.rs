@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::doc::{CuratorVerdict, DocId, DocPath};
-use crate::engine::algo::{AlgorithmId, Score, Unit};
+use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
@@ -464,18 +464,32 @@ pub fn compare_text(
         "\nexact: jaccard {:.3}, A in B {:.3}, B in A {:.3}, tf-idf cosine {:.3} ({} and {} shingles)",
         exact.jaccard, exact.a_in_b, exact.b_in_a, exact.cosine, exact.a_shingles, exact.b_shingles
     );
+    let rule = engine.fusion_rule();
+    let passing: AlgorithmSet = verdict.passing.iter().copied().collect();
+    let agreeing = rule.agreeing(passing);
     let _ = writeln!(
         out,
-        "fusion: {} ({} of {} algorithms agree{})",
+        "fusion: {} ({} of {} families agree{}: {} votes, {} needed; {} of {} algorithms pass{})",
         if verdict.fusion {
             "duplicate"
         } else {
             "not a duplicate"
         },
+        agreeing.len(),
+        rule.families().len(),
+        if agreeing.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = agreeing.iter().map(|f| f.as_str()).collect();
+            format!(" ({})", names.join(", "))
+        },
+        rule.votes(passing),
+        rule.votes_needed,
         verdict.passing.len(),
         scores.len(),
         if verdict.contained { "; contained" } else { "" }
     );
+    let _ = writeln!(out, "fusion rule: {}", rule.describe());
     out
 }
 
@@ -513,7 +527,7 @@ fn unit_words(id: AlgorithmId, score: &Score) -> String {
 /// empty when a side has no fingerprint), then the exact measures of the
 /// full shingle sets and the TF-IDF cosine, the two shingle counts, then
 /// fusion's two rules — `containment` (the smaller document's share of
-/// shingles in the larger) and `fusion` (how many voting algorithms pass;
+/// shingles in the larger) and `fusion` (the votes of agreeing families;
 /// its `duplicate` is the verdict, which containment alone can make `yes`).
 pub fn compare_csv(
     scores: &PairScores,
@@ -545,7 +559,7 @@ pub fn compare_csv(
     for (name, value, unit) in measures {
         out.write_record([name, &value.to_string(), unit, "", ""])?;
     }
-    let fusion = &config.fusion;
+    let fusion = engine.fusion_rule();
     out.write_record([
         "containment".to_owned(),
         verdict.containment.map_or(String::new(), |c| c.to_string()),
@@ -556,16 +570,12 @@ pub fn compare_csv(
         fusion.containment.to_string(),
         yes_no(verdict.contained),
     ])?;
-    let votes = verdict
-        .passing
-        .iter()
-        .filter(|id| fusion.voters.contains(id))
-        .count();
+    let votes = fusion.votes(verdict.passing.iter().copied().collect());
     out.write_record([
         "fusion".to_owned(),
         votes.to_string(),
-        "voting algorithms that pass".to_owned(),
-        fusion.min_agree.max(1).to_string(),
+        "votes of agreeing families (passages 2, vocabulary, signatures, si 1)".to_owned(),
+        fusion.votes_needed.to_string(),
         yes_no(verdict.fusion),
     ])?;
     Ok(csv_text(out.into_inner()?))

@@ -196,7 +196,7 @@ impl Judge {
     /// The `fusion` verdict for a row whose passing set is `passing`.
     pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
         self.fusion.decides(
-            passing.intersection(self.voters).len(),
+            FusionRule::family_votes(passing.intersection(self.voters)),
             row.containment(),
             row.smaller_shingles as usize,
         )
@@ -582,16 +582,19 @@ mod tests {
     }
 
     proptest! {
-        /// Fusion follows the enabled set: with fewer voters computed than
-        /// `min_agree`, a pair every computed voter passes is a duplicate
-        /// (one voter alone decides), and one passed by fewer than
-        /// min(min_agree, computed voters) is not (containment aside).
+        /// Fusion counts families, each once, and follows the enabled set:
+        /// a pair every computed voter passes is a duplicate (the families
+        /// they can give decide), one whose agreeing families weigh fewer
+        /// than min(min_agree, what they can give) votes is not, and one
+        /// with min_agree votes is (containment aside). Two algorithms of
+        /// one family weigh what one does.
         #[test]
         fn fusion_needs_the_votes_the_enabled_voters_can_give(
             enabled in proptest::collection::btree_set(proptest::sample::select(AlgorithmId::ALL.to_vec()), 1..=11),
             passing in proptest::collection::btree_set(proptest::sample::select(AlgorithmId::ALL.to_vec()), 0..=11),
             min_agree in 1usize..=10,
         ) {
+            use crate::engine::Family;
             let config = FusionConfig { min_agree, ..FusionConfig::default() };
             let rule = config.rule(&enabled);
             // Scores of the enabled algorithms, passing the default
@@ -613,17 +616,44 @@ mod tests {
             let row = PairRow::new(1, 2, scores.clone(), 0);
             let fusion = crate::engine::verdict(&scores, &thresholds, &rule, 0).fusion;
             prop_assert_eq!(judge.fusion(&row, judge.passing(&row)), fusion);
+            // Counted here from the definition: distinct families of the
+            // passing voters, weighted.
             let voters: Vec<_> = enabled.iter().filter(|id| config.voters.contains(id)).collect();
-            let votes = voters.iter().filter(|id| passing.contains(id)).count();
-            if !voters.is_empty() && votes == voters.len() {
-                prop_assert!(fusion, "every enabled voter passes");
+            let family_set = |ids: &mut dyn Iterator<Item = &&AlgorithmId>| {
+                ids.map(|&&id| Family::of(id)).collect::<std::collections::BTreeSet<_>>()
+            };
+            let can_give: usize = family_set(&mut voters.iter()).into_iter().map(Family::weight).sum();
+            let votes: usize = family_set(&mut voters.iter().filter(|id| passing.contains(id)))
+                .into_iter()
+                .map(Family::weight)
+                .sum();
+            if !voters.is_empty() && votes == can_give {
+                prop_assert!(fusion, "every enabled family agrees");
             }
-            if votes < min_agree.min(voters.len()).max(1) {
+            if votes < min_agree.min(can_give).max(1) {
                 prop_assert!(!fusion, "{} votes", votes);
             }
             if votes >= min_agree {
                 prop_assert!(fusion, "{} votes", votes);
             }
+        }
+
+        /// The judge's fast path equals the engine's verdict on random
+        /// scores, voter sets and min_agree (families counted once on both).
+        #[test]
+        fn the_judge_counts_families_as_the_verdict_does(
+            voters in proptest::collection::btree_set(proptest::sample::select(AlgorithmId::ALL.to_vec()), 1..=11),
+            seed in 0u32..500,
+            min_agree in 1usize..=5,
+        ) {
+            let config = FusionConfig { min_agree, voters, ..FusionConfig::default() };
+            let rule = config.rule(&AlgorithmId::ALL.into_iter().collect());
+            let thresholds = Thresholds::default();
+            let judge = Judge::new(&thresholds, &rule);
+            let s = scores(seed);
+            let row = PairRow::new(1, 2, s.clone(), 40 + seed as usize % 30);
+            let v = crate::engine::verdict(&s, &thresholds, &rule, row.smaller_shingles as usize);
+            prop_assert_eq!(judge.fusion(&row, judge.passing(&row)), v.fusion);
         }
 
         /// The merge is the sorted multiset old + added − removed (a removed

@@ -14,7 +14,7 @@ use super::edit::{chunk_text, edit_words, vocabulary, Edited};
 use crate::engine::algo::simhash::hamming_score;
 use crate::engine::algo::{AlgorithmId, Score, Unit};
 use crate::engine::measure::shingle_set;
-use crate::engine::{verdict, Engine, EngineConfig, Fingerprints};
+use crate::engine::{verdict, Engine, EngineConfig, Fingerprints, FusionConfig};
 use crate::hash::{rehash, SplitMix64};
 use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 
@@ -162,7 +162,7 @@ pub struct Curve {
     /// others, e.g. `bits=32 k=2 lexicons=5`.
     pub setting: String,
     /// How a score is compared with the threshold (`fusion` counts as
-    /// [`Unit::Matches`]: agreeing algorithms ≥ threshold).
+    /// [`Unit::Matches`]: family votes ≥ threshold).
     pub unit: Unit,
     /// One point per threshold, in sweep order.
     pub points: Vec<CurvePoint>,
@@ -511,12 +511,8 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         Record {
             plain,
             lexicons,
-            // Only the voters count, as in the verdict (si does not vote).
-            agreeing: v
-                .passing
-                .iter()
-                .filter(|id| fusion.voters.contains(id))
-                .count(),
+            // Votes as the verdict counts them: once per agreeing family.
+            agreeing: fusion.votes(v.passing.iter().copied().collect()),
             contained: v.contained,
         }
     };
@@ -646,7 +642,7 @@ struct Spec {
 
 /// The documented threshold ranges: Hamming 0..bits, similarities
 /// 0.10–1.00 by 0.05, match counts 1..=max, `exact`/`imatch` 1, `fusion`
-/// `min_agree` 1..=number of enabled voters.
+/// `min_agree` 1..=the votes the enabled voters' families can give.
 fn sweep_specs(config: &FanHuangConfig, product: &EngineConfig) -> Vec<Spec> {
     use AlgorithmId as Id;
     let bits = config.simhash_bits;
@@ -707,7 +703,7 @@ fn sweep_specs(config: &FanHuangConfig, product: &EngineConfig) -> Vec<Spec> {
         setting: "min-agree".into(),
         unit: Unit::Matches,
         target: Target::Fusion,
-        thresholds: counts(product.fusion_rule().voters.len()),
+        thresholds: counts(FusionConfig::max_votes(&product.fusion_rule().voters)),
     });
     specs
 }

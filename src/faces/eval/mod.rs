@@ -19,7 +19,7 @@
 //!   similarities 0.10–1.00 by 0.05, match counts 1..=max, `exact`/`imatch`
 //!   at 1, `simhash-lexicons` for every lexicon count 1–10 (the paper's
 //!   Table 1), and `fusion` (the configured thresholds and fusion rule, with
-//!   `min_agree` 1..=11).
+//!   `min_agree` 1..=the votes the voters' families can give).
 //! * [`truth()`] scores every algorithm at its configured threshold, and
 //!   `fusion`, pairwise against a labelled collection.
 //!

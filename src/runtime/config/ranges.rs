@@ -337,9 +337,14 @@ impl Config {
                 "at least one algorithm must vote",
             ));
         }
-        between("fusion.min-agree", fusion.min_agree, 1, fusion.voters.len()).map_err(|e| {
+        between(
+            "fusion.min-agree",
+            fusion.min_agree,
+            1,
+            crate::engine::FusionConfig::max_votes(&fusion.voters),
+        ).map_err(|e| {
             Invalid {
-                problem: format!("{} (the number of fusion.voters)", e.problem),
+                problem: format!("{} (the votes fusion.voters' families can give: passages 2, vocabulary, signatures and si 1 each)", e.problem),
                 ..e
             }
         })?;

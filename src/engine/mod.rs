@@ -284,16 +284,20 @@ impl FusionRule {
         votes >= self.votes_needed || self.contained(containment, smaller_shingles)
     }
 
-    /// The rule in words, e.g. "family votes ≥ 2 (passages 2, vocabulary 1,
-    /// signatures 1), or containment ≥ 90 %" or "minhash alone (only 1
-    /// voting algorithm enabled)".
-    pub fn describe(&self) -> String {
-        let families = self
-            .families()
+    /// The votes each family with a computed voter gives, e.g.
+    /// "passages 2, vocabulary 1, signatures 1".
+    pub fn weights(&self) -> String {
+        self.families()
             .into_iter()
             .map(|f| format!("{} {}", f.as_str(), f.weight()))
             .collect::<Vec<_>>()
-            .join(", ");
+            .join(", ")
+    }
+
+    /// The rule in words, e.g. "≥ 2 family votes, or containment ≥ 90 %"
+    /// (the votes per family: [`FusionRule::weights`]) or "minhash alone
+    /// (only 1 voting algorithm enabled)".
+    pub fn describe(&self) -> String {
         let votes = match self.voters.len() {
             0 => None,
             1 => Some(format!(
@@ -301,10 +305,11 @@ impl FusionRule {
                 self.voters.iter().map(|id| id.as_str()).collect::<String>()
             )),
             _ if self.votes_needed < self.min_agree => Some(format!(
-                "family votes ≥ {} ({families}: all the enabled voters can give)",
-                self.votes_needed
+                "≥ {} family votes (all {} can give)",
+                self.votes_needed,
+                self.weights()
             )),
-            _ => Some(format!("family votes ≥ {} ({families})", self.votes_needed)),
+            _ => Some(format!("≥ {} family votes", self.votes_needed)),
         };
         let containment = self
             .containment_applies

@@ -489,7 +489,12 @@ pub fn compare_text(
         scores.len(),
         if verdict.contained { "; contained" } else { "" }
     );
-    let _ = writeln!(out, "fusion rule: {}", rule.describe());
+    let _ = writeln!(
+        out,
+        "fusion rule: {} (votes per agreeing family: {})",
+        rule.describe(),
+        rule.weights()
+    );
     out
 }
 

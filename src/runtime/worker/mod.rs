@@ -15,6 +15,7 @@
 //! also in the middle of the initial reconcile; [`Update::Stopped`] is sent
 //! once the index is closed.
 
+pub mod acting;
 pub mod detail;
 pub mod diff;
 pub mod pause;
@@ -34,6 +35,7 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::act;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
@@ -175,6 +177,9 @@ enum Input {
 struct Batch {
     paths: BTreeSet<PathBuf>,
     rescan: bool,
+    /// Quarantines and undos, in the order asked (they move files).
+    moves: Vec<Command>,
+    plan: Option<(u64, Vec<usize>, PathBuf)>,
     thresholds: BTreeMap<AlgorithmId, f64>,
     cluster_by: Option<ClusterBy>,
     mode: Option<ClusterMode>,
@@ -208,6 +213,14 @@ impl Batch {
                 Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
                 Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
                 Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
+                Command::RequestPlan {
+                    generation,
+                    clusters,
+                    to,
+                } => self.plan = Some((generation, clusters, to)),
+                c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
+                    self.moves.push(c);
+                }
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -459,8 +472,14 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        // Files moved out of (or back into) the folder: walk it again, as
+        // after file events, so the snapshot shows the folder as it is.
+        let rescan = batch.rescan || !batch.moves.is_empty();
+        for command in batch.moves {
+            self.move_files(command);
+        }
         let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
-        let result = if batch.rescan {
+        let result = if rescan {
             // A reconcile looks at every path anyway.
             self.reconcile()
         } else if !paths.is_empty() {
@@ -527,6 +546,44 @@ impl Worker {
         }
         if let Some((a, b, deadline)) = batch.diff {
             self.request_diff(a, b, deadline);
+        }
+        if let Some((generation, ids, to)) = batch.plan {
+            self.request_plan(generation, ids, &to);
+        }
+    }
+
+    /// Answer a plan request for the clusters of the snapshot shown, or
+    /// say the clusters changed since.
+    fn request_plan(&mut self, generation: u64, ids: Vec<usize>, to: &std::path::Path) {
+        if self.unpublished || generation != self.generation {
+            self.send(Update::Error(WorkerError::new(
+                ErrorKind::Request,
+                "no plan: the clusters changed since; ask again",
+            )));
+            return;
+        }
+        match acting::plan(&self.index, &self.spec, generation, ids, to) {
+            Ok(view) => self.send(Update::Plan(Arc::new(view))),
+            Err(e) => self.send(Update::Error(e)),
+        }
+    }
+
+    /// Carry out a confirmed quarantine, or an undo.
+    fn move_files(&mut self, command: Command) {
+        let result = match command {
+            Command::Quarantine { plan, to } => act::quarantine(&plan, self.index.root(), &to)
+                .map(|o| Update::Quarantined(Arc::new(o))),
+            Command::UndoQuarantine { journal } => {
+                act::undo(&journal).map(|r| Update::Restored(Arc::new(r)))
+            }
+            _ => return,
+        };
+        match result {
+            Ok(update) => self.send(update),
+            Err(e) => self.send(Update::Error(WorkerError::new(
+                ErrorKind::File,
+                e.to_string(),
+            ))),
         }
     }
 

@@ -64,6 +64,31 @@ pub enum Command {
         /// Mark (`true`) or unmark.
         keeper: bool,
     },
+    /// The plan of moving every marked file of the clusters of snapshot
+    /// `generation` (1-based ids in snapshot order; empty: all) to the
+    /// quarantine folder `to` ([`Update::Plan`] answers). Nothing moves.
+    RequestPlan {
+        /// The snapshot the ids are positions in.
+        generation: u64,
+        /// The clusters, 1-based; empty for every cluster.
+        clusters: Vec<usize>,
+        /// The quarantine folder (refused inside the watched folder).
+        to: std::path::PathBuf,
+    },
+    /// Move the ready files of a plan the curator confirmed to `to`, then
+    /// walk the folder again ([`Update::Quarantined`] answers).
+    Quarantine {
+        /// The plan shown.
+        plan: Box<crate::runtime::act::Plan>,
+        /// The quarantine folder.
+        to: std::path::PathBuf,
+    },
+    /// Put back every file a quarantine journal moved, then walk the
+    /// folder again ([`Update::Restored`] answers).
+    UndoQuarantine {
+        /// The journal.
+        journal: std::path::PathBuf,
+    },
     /// Walk the whole folder again.
     Rescan,
     /// Close the index and stop ([`Update::Stopped`] follows).
@@ -81,6 +106,12 @@ pub enum Update {
     Pair(Arc<PairDetail>),
     /// The diff last asked for.
     Diff(Arc<DiffView>),
+    /// The plan asked for with [`Command::RequestPlan`].
+    Plan(Arc<PlanView>),
+    /// Files moved to a quarantine folder.
+    Quarantined(Arc<crate::runtime::act::Outcome>),
+    /// Files put back from a quarantine journal.
+    Restored(Arc<crate::runtime::act::UndoReport>),
     /// A file was read and fingerprinted.
     FileIndexed {
         /// The document.
@@ -109,6 +140,17 @@ pub enum Update {
     Warning(String),
     /// The worker has stopped (after `Quit`, or because it cannot go on).
     Stopped,
+}
+
+/// A plan of moving marked files, for the snapshot it was asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanView {
+    /// The snapshot the plan's cluster ids are positions in.
+    pub generation: u64,
+    /// The quarantine folder, as it will be written to.
+    pub to: std::path::PathBuf,
+    /// The files that would move and those that stay.
+    pub plan: crate::runtime::act::Plan,
 }
 
 /// What kind of problem an [`Update::Error`] reports.

@@ -456,3 +456,23 @@ fn the_confirmation_view_at_80x24() {
     let shown = draw(&state);
     insta::assert_snapshot!("act_confirm_80x24", shown.backend());
 }
+
+#[test]
+fn the_confirmation_view_names_a_file_changed_since_it_was_read() {
+    let s = setup();
+    let worker = start(&s);
+    let snapshot = first_snapshot(&worker);
+    // Changed after the index read it (no watcher: the worker does not
+    // know): it stays, named with why.
+    fs::write(s.folder.join("emma.txt"), "rewritten since\n").unwrap();
+    let plan = ask_plan(&worker, &snapshot, &s.quarantine);
+    assert_eq!(plan.plan.summary.files, 1, "only the unchanged copy moves");
+    assert_eq!(plan.plan.summary.held_back, 1);
+    let mut plan = (*plan).clone();
+    plan.to = PathBuf::from("/srv/quarantine");
+    let mut state = state_with(snapshot, Some(plan.to.clone()));
+    update(&mut state, Action::AskQuarantine);
+    update(&mut state, Action::Worker(Update::Plan(Arc::new(plan))));
+    let shown = draw(&state);
+    insta::assert_snapshot!("act_confirm_changed_80x24", shown.backend());
+}

@@ -33,11 +33,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "u", "undo the last review action"),
     ("Anywhere", "e", "export clusters and pairs (CSV + JSON)"),
     ("Anywhere", "R", "rescan the whole folder"),
-    (
-        "Anywhere",
-        "U",
-        "put back the files this session's last quarantine moved",
-    ),
+    ("Anywhere", "U", "undo this session's last quarantine"),
     (
         "Clusters",
         "Tab  h l  ← →",
@@ -51,11 +47,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "filter by file name (Enter keeps, Esc clears)",
     ),
     ("Clusters", "p  d", "pair detail / side-by-side diff"),
-    (
-        "Clusters",
-        "M",
-        "move the duplicates of the kept files (shown clusters) to quarantine: plan first, y moves",
-    ),
+    ("Clusters", "M", "quarantine the duplicates (asks first)"),
     (
         "Clusters",
         "a",

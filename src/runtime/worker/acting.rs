@@ -5,7 +5,10 @@
 
 use std::path::Path;
 
-use super::protocol::{ErrorKind, PlanView, WorkerError};
+use std::sync::Arc;
+
+use super::protocol::{Command, ErrorKind, PlanView, Update, WorkerError};
+use super::Worker;
 use crate::pairing::cluster::ClusterSpec;
 use crate::runtime::act::{self, Filter, Recorded};
 use crate::runtime::index::FolderIndex;
@@ -56,4 +59,41 @@ pub fn plan(
         to,
         plan,
     })
+}
+
+impl Worker {
+    /// Answer a plan request for the clusters of the snapshot shown, or
+    /// say the clusters changed since.
+    pub(super) fn request_plan(&mut self, generation: u64, ids: Vec<usize>, to: &std::path::Path) {
+        if self.unpublished || generation != self.generation {
+            self.send(Update::Error(WorkerError::new(
+                ErrorKind::Request,
+                "no plan: the clusters changed since; ask again",
+            )));
+            return;
+        }
+        match plan(&self.index, &self.spec, generation, ids, to) {
+            Ok(view) => self.send(Update::Plan(Arc::new(view))),
+            Err(e) => self.send(Update::Error(e)),
+        }
+    }
+
+    /// Carry out a confirmed quarantine, or an undo.
+    pub(super) fn move_files(&mut self, command: Command) {
+        let result = match command {
+            Command::Quarantine { plan, to } => act::quarantine(&plan, self.index.root(), &to)
+                .map(|o| Update::Quarantined(Arc::new(o))),
+            Command::UndoQuarantine { journal } => {
+                act::undo(&journal).map(|r| Update::Restored(Arc::new(r)))
+            }
+            _ => return,
+        };
+        match result {
+            Ok(update) => self.send(update),
+            Err(e) => self.send(Update::Error(WorkerError::new(
+                ErrorKind::File,
+                e.to_string(),
+            ))),
+        }
+    }
 }

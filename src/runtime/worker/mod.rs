@@ -35,7 +35,6 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::act;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
@@ -549,41 +548,6 @@ impl Worker {
         }
         if let Some((generation, ids, to)) = batch.plan {
             self.request_plan(generation, ids, &to);
-        }
-    }
-
-    /// Answer a plan request for the clusters of the snapshot shown, or
-    /// say the clusters changed since.
-    fn request_plan(&mut self, generation: u64, ids: Vec<usize>, to: &std::path::Path) {
-        if self.unpublished || generation != self.generation {
-            self.send(Update::Error(WorkerError::new(
-                ErrorKind::Request,
-                "no plan: the clusters changed since; ask again",
-            )));
-            return;
-        }
-        match acting::plan(&self.index, &self.spec, generation, ids, to) {
-            Ok(view) => self.send(Update::Plan(Arc::new(view))),
-            Err(e) => self.send(Update::Error(e)),
-        }
-    }
-
-    /// Carry out a confirmed quarantine, or an undo.
-    fn move_files(&mut self, command: Command) {
-        let result = match command {
-            Command::Quarantine { plan, to } => act::quarantine(&plan, self.index.root(), &to)
-                .map(|o| Update::Quarantined(Arc::new(o))),
-            Command::UndoQuarantine { journal } => {
-                act::undo(&journal).map(|r| Update::Restored(Arc::new(r)))
-            }
-            _ => return,
-        };
-        match result {
-            Ok(update) => self.send(update),
-            Err(e) => self.send(Update::Error(WorkerError::new(
-                ErrorKind::File,
-                e.to_string(),
-            ))),
         }
     }
 

@@ -37,7 +37,7 @@ fn lines(t: Theme, view: &ActView) -> Vec<Line<'static>> {
     if s.held_back > 0 {
         out.push(Line::styled(
             format!(
-                " {} changed or gone since read: they stay",
+                " not moved, changed or gone since read: {}",
                 files(s.held_back)
             ),
             t.warn(),

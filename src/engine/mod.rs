@@ -10,6 +10,7 @@
 
 pub mod algo;
 pub mod analysis;
+pub mod body;
 pub mod measure;
 pub mod stats;
 pub mod text;
@@ -528,10 +529,15 @@ impl Engine {
         } else {
             std::borrow::Cow::Borrowed(text)
         };
+        self.analyzer.analyze_with(&text, self.needs())
+    }
+
+    /// The parts of an analysis the enabled algorithms read.
+    fn needs(&self) -> Needs {
         use AlgorithmId as Id;
         let on = |id| self.is_enabled(id);
         let si_stream = self.config.algorithms.si.stream;
-        let needs = Needs {
+        Needs {
             text: on(Id::Si) && si_stream == Stream::Char,
             alnum: on(Id::Winnow),
             terms: [
@@ -549,8 +555,7 @@ impl Engine {
                         Stream::Word => self.config.algorithms.si.variation.removes_stopwords(),
                         Stream::Char => false,
                     }),
-        };
-        self.analyzer.analyze_with(&text, needs)
+        }
     }
 
     /// Fingerprint an analyzed document with every enabled algorithm.

@@ -38,6 +38,7 @@ use crate::engine::stats::IdfSource;
 use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::pairing::boilerplate::BoilerplateConfig;
 use crate::pairing::library::LibraryConfig;
 
 /// The built-in configuration file: every setting with its default and what
@@ -196,6 +197,7 @@ struct ConfigFile {
     clusters: ClusterSettings,
     algorithms: AlgorithmsConfig,
     library: LibraryConfig,
+    boilerplate: BoilerplateConfig,
     watch: WatchSettings,
 }
 
@@ -235,6 +237,7 @@ impl From<Config> for ConfigFile {
             fusion,
             clusters,
             algorithms,
+            boilerplate: library.boilerplate.clone(),
             library,
             watch,
         }
@@ -253,9 +256,11 @@ impl From<ConfigFile> for Config {
             fusion,
             clusters,
             algorithms,
-            library,
+            mut library,
+            boilerplate,
             watch,
         } = file;
+        library.boilerplate = boilerplate;
         Self {
             engine: EngineConfig {
                 tokenizer,

@@ -3,6 +3,7 @@
 //! one-shot scans, the watcher, the worker thread that owns an index, and
 //! the configuration file. Built on pairing and the engine.
 
+pub mod boilerplate;
 pub mod collection;
 pub mod config;
 pub mod index;

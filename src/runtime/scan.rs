@@ -2,6 +2,7 @@
 //! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -9,8 +10,10 @@ use rayon::prelude::*;
 use crate::doc::{DocId, DocPath};
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::pairing::boilerplate::{learn, BoilerplateConfig, DocSamples};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
+use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
 use crate::runtime::store::{DocStatus, StoreError};
@@ -52,6 +55,9 @@ pub struct ScanReport {
     pub spec: ClusterSpec,
     /// The clusters under `spec`, largest first.
     pub clusters: Vec<ClusterInfo>,
+    /// The boilerplate learned from the folder and left out of every
+    /// document's fingerprints.
+    pub boilerplate: BoilerplateReport,
 }
 
 impl ScanReport {
@@ -148,6 +154,7 @@ impl ScanReport {
             }
         }
         docs.sort_by(|a, b| a.path.cmp(&b.path));
+        let boilerplate = index.boilerplate_report()?;
         let library = index.into_library();
         let clusters = library.clusters(&spec);
         Ok(Self {
@@ -155,8 +162,40 @@ impl ScanReport {
             library,
             spec,
             clusters,
+            boilerplate,
         })
     }
+}
+
+/// One file read and fingerprinted whole.
+struct FileRead {
+    fingerprints: Fingerprints,
+    shingles: usize,
+    encoding: &'static str,
+    /// What the boilerplate learner reads of it (when learning).
+    samples: Option<DocSamples>,
+}
+
+/// Read and fingerprint one file, and sample it for the learner when
+/// `learning`.
+fn read_file(
+    path: &Path,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    library: &LibraryConfig,
+    learning: bool,
+) -> Result<FileRead, Skip> {
+    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
+    let analysis = engine.analyze(&decoded.text);
+    let fingerprints = engine.fingerprint(&analysis, weights);
+    let shingles = engine.shingle_count(&analysis, &fingerprints);
+    let samples = learning.then(|| boilerplate::samples(engine, &analysis, library));
+    Ok(FileRead {
+        fingerprints,
+        shingles,
+        encoding: decoded.encoding,
+        samples,
+    })
 }
 
 /// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
@@ -227,10 +266,11 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
+    let learning = boilerplate::config_of(engine, &config);
     let results: Vec<_> = files
         .par_iter()
         .map(|file| {
-            let result = fingerprint_file(&file.path, engine, weights);
+            let result = read_file(&file.path, engine, weights, &config, learning.is_some());
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -244,11 +284,17 @@ pub fn scan_folder_with(
         .collect();
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();
+    let mut sampled: BTreeMap<DocPath, DocSamples> = BTreeMap::new();
+    let mut files_of: HashMap<&DocPath, &Path> = HashMap::new();
     for (file, result) in results {
         let (encoding, skipped) = match result {
-            Ok((fingerprints, shingles, encoding)) => {
-                indexed.push((file.doc.clone(), fingerprints, shingles));
-                (Some(encoding.to_owned()), None)
+            Ok(read) => {
+                indexed.push((file.doc.clone(), read.fingerprints, read.shingles));
+                if let Some(samples) = read.samples {
+                    sampled.insert(file.doc.clone(), samples);
+                    files_of.insert(&file.doc, &file.path);
+                }
+                (Some(read.encoding.to_owned()), None)
             }
             Err(skip) => (None, Some(skip)),
         };
@@ -265,6 +311,10 @@ pub fn scan_folder_with(
         encoding: None,
         skipped: Some(skip),
     }));
+    let boilerplate = match &learning {
+        Some(learner) => learn_boilerplate(engine, learner, &sampled, &files_of, &mut indexed),
+        None => BoilerplateReport::default(),
+    };
     // One batch into an empty library: no document was added before, so
     // no fingerprints are read back.
     let mut library = Library::new(engine, config);
@@ -275,5 +325,41 @@ pub fn scan_folder_with(
         library,
         spec,
         clusters,
+        boilerplate,
     }
+}
+
+/// Learn the boilerplate of the scanned documents (`sampled`, read from
+/// `files_of`) and fingerprint every document that has some over its body
+/// (read again: only those documents pay), replacing its prints in
+/// `indexed`.
+fn learn_boilerplate(
+    engine: &Engine,
+    config: &BoilerplateConfig,
+    sampled: &BTreeMap<DocPath, DocSamples>,
+    files_of: &HashMap<&DocPath, &Path>,
+    indexed: &mut [(DocPath, Fingerprints, usize)],
+) -> BoilerplateReport {
+    let learned = learn(sampled, &BTreeSet::new(), &BTreeSet::new(), config);
+    let bodies: HashMap<&DocPath, (Fingerprints, usize, DocBoilerplate)> = learned
+        .spans
+        .par_iter()
+        .filter_map(|(doc, spans)| {
+            let text = read_text(files_of.get(doc)?, DEFAULT_SIZE_CAP).ok()?.text;
+            let body = boilerplate::body_prints(engine, &text, sampled[doc].words, spans)?;
+            Some((doc, body))
+        })
+        .collect();
+    for (doc, fingerprints, shingles) in indexed.iter_mut() {
+        if let Some((body, count, _)) = bodies.get(doc) {
+            *fingerprints = body.clone();
+            *shingles = *count;
+        }
+    }
+    BoilerplateReport::new(
+        bodies
+            .iter()
+            .map(|(doc, (_, _, found))| (*doc, &sampled[*doc], found)),
+        config.shingle_words,
+    )
 }

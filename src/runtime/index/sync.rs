@@ -15,7 +15,10 @@ use crate::engine::{Engine, Fingerprints};
 use crate::runtime::collection::{
     describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
-use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
+use crate::pairing::boilerplate::{DocSamples, Span};
+use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate::{body_prints, samples, DocBoilerplate};
+use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
 /// Files read in parallel between two progress reports.
 const READ_CHUNK: usize = 128;
@@ -26,6 +29,9 @@ struct Ingested {
     record: DocRecord,
     /// The file changed while being read: the record must not be committed.
     changed: bool,
+    /// Its decoded text and samples, kept until its boilerplate is known
+    /// (when learning).
+    learned: Option<(String, DocSamples)>,
 }
 
 impl FolderIndex {
@@ -85,11 +91,7 @@ impl FolderIndex {
             if chunk.is_empty() {
                 break;
             }
-            let engine = &self.engine;
-            let ingested: Vec<Ingested> = chunk
-                .into_par_iter()
-                .map(|entry| ingest(engine, entry))
-                .collect();
+            let ingested = self.ingest_all(chunk);
             for item in &ingested {
                 state.done += 1;
                 state.bytes += item.entry.bytes;
@@ -131,6 +133,7 @@ impl FolderIndex {
             skipped = report.skipped,
             "reconciled"
         );
+        report.changes.extend(self.settle_boilerplate()?);
         if self.stale {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
@@ -216,13 +219,76 @@ impl FolderIndex {
                 to_read.push(entry);
             }
         }
-        let engine = &self.engine;
-        let ingested: Vec<Ingested> = to_read
-            .into_par_iter()
-            .map(|entry| ingest(engine, entry))
-            .collect();
-        changes.extend(self.commit_all(ingested)?);
+        changes.extend(self.read_and_commit(to_read)?);
+        changes.extend(self.settle_boilerplate()?);
         Ok(changes)
+    }
+
+    /// Read files in parallel (see [`ingest`]).
+    fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
+        let engine = &self.engine;
+        let library = self.learning().then(|| self.library.config());
+        entries
+            .into_par_iter()
+            .map(|entry| ingest(engine, library, entry))
+            .collect()
+    }
+
+    /// Read files and commit them ([`FolderIndex::commit_all`]).
+    pub(super) fn read_and_commit(&mut self, entries: Vec<FileEntry>) -> Result<Vec<FileChange>> {
+        let ingested = self.ingest_all(entries);
+        self.commit_all(ingested)
+    }
+
+    /// Tell the learner about the ingested files and fingerprint those with
+    /// boilerplate over their body (in parallel; the text is dropped here).
+    fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
+        let mut adds = Vec::new();
+        let mut removes = Vec::new();
+        let mut at = Vec::new();
+        for (i, item) in items.iter_mut().enumerate() {
+            if item.changed {
+                continue;
+            }
+            match (&item.record.status, &item.learned) {
+                (DocStatus::Indexed, Some((_, samples))) => {
+                    adds.push((item.entry.doc.clone(), samples.clone()));
+                    at.push(i);
+                }
+                _ => removes.push(item.entry.doc.clone()),
+            }
+        }
+        removes.retain(|doc| self.library.id_of(doc).is_some());
+        let spans = self.learn(adds, removes)?;
+        let engine = &self.engine;
+        let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
+        bodies.retain(|(_, s)| !s.is_empty());
+        let made: Vec<_> = bodies
+            .into_par_iter()
+            .map(|(i, spans)| {
+                let (text, samples) = items[i].learned.as_ref().expect("sampled above");
+                (i, body_prints(engine, text, samples.words, &spans))
+            })
+            .collect();
+        for item in items.iter_mut() {
+            if let Some((_, samples)) = item.learned.take() {
+                item.record.boilerplate = Some(StoredBoilerplate {
+                    samples,
+                    found: DocBoilerplate::default(),
+                });
+            }
+        }
+        for (i, body) in made {
+            if let Some((fingerprints, shingles, found)) = body {
+                let record = &mut items[i].record;
+                record.fingerprints = Some(fingerprints);
+                record.shingles = shingles as u32;
+                if let Some(b) = record.boilerplate.as_mut() {
+                    b.found = found;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Ingest or forget one file ([`FolderIndex::sync_paths`] for one path).
@@ -316,7 +382,10 @@ impl FolderIndex {
     /// pairs to the files already written. A file that changed while being
     /// read is not committed.
     #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
-    fn commit_all(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+    fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+        if self.learning() {
+            self.learn_ingested(&mut items)?;
+        }
         let arriving: Vec<(DocPath, Fingerprints, usize)> = items
             .iter()
             .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)
@@ -337,6 +406,7 @@ impl FolderIndex {
                 entry,
                 mut record,
                 changed,
+                ..
             } = item;
             if changed {
                 changes.push(FileChange::Retry { path: entry.path });
@@ -389,6 +459,9 @@ impl FolderIndex {
 
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
+        if self.learning() && self.library.id_of(doc).is_some() {
+            self.learn(Vec::new(), vec![doc.clone()])?;
+        }
         self.library.remove(doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
@@ -397,8 +470,9 @@ impl FolderIndex {
     }
 }
 
-/// Read and fingerprint one file (no shared state touched).
-fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
+/// Read and fingerprint one file (no shared state touched), keeping its
+/// text and samples for the learner when `learning` under these settings.
+fn ingest(engine: &Engine, learning: Option<&LibraryConfig>, entry: FileEntry) -> Ingested {
     let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
@@ -411,8 +485,10 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         terms: Vec::new(),
         shingles: 0,
         entry: None,
+        boilerplate: None,
     };
     let mut changed = false;
+    let mut learned = None;
     let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
         record.identity = identity;
         record.content_hash = store::content_hash(&bytes);
@@ -428,6 +504,9 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
             // fifth of the file at 100k documents).
             record.encoding = Some(decoded.encoding.to_owned());
             record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
+            if let Some(library) = learning {
+                learned = Some((decoded.text, samples(engine, &analysis, library)));
+            }
         }
         Err(skip) => {
             // Changed or deleted while being read: whatever comes next is
@@ -442,6 +521,7 @@ fn ingest(engine: &Engine, entry: FileEntry) -> Ingested {
         entry,
         record,
         changed,
+        learned,
     }
 }
 

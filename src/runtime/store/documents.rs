@@ -15,7 +15,7 @@ use super::codec::{
 use super::error::Context;
 use super::records::{status_from_sql, RawDoc};
 use super::{
-    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+    DocEntry, DocRecord, StoredBoilerplate, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
 };
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
@@ -185,6 +185,33 @@ impl Store {
             .and_then(|mut s| s.query_row([doc.as_bytes()], RawDoc::from_row).optional())
             .ctx(&self.path, format_args!("read {doc}"))?;
         raw.map(|r| r.decode(&self.path)).transpose()
+    }
+
+    /// Every stored document's part in boilerplate learning, by path.
+    pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT d.path, b.boilerplate FROM documents d \
+                 JOIN document_boilerplate b ON b.id = d.id ORDER BY d.path",
+            )
+            .ctx(&self.path, "prepare boilerplate read")?;
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .ctx(&self.path, "read boilerplate")?;
+        let store = self.path.as_path();
+        rows.into_par_iter()
+            .map(|(doc, blob)| {
+                let doc = DocPath::from_bytes(doc);
+                let stored: StoredBoilerplate = postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                    path: store.to_path_buf(),
+                    doc: doc.to_string(),
+                    reason: format!("boilerplate does not decode: {e}"),
+                })?;
+                Ok((doc, stored))
+            })
+            .collect()
     }
 
     /// The fingerprints of the documents at these paths, in order (`None`
@@ -436,6 +463,11 @@ fn upsert_in(
         .as_ref()
         .map(|e| to_blob(e, path, format_args!("library entry of {doc}")))
         .transpose()?;
+    let boilerplate = rec
+        .boilerplate
+        .as_ref()
+        .map(|b| to_blob(b, path, format_args!("boilerplate of {doc}")))
+        .transpose()?;
     let id: i64 = tx
         .prepare_cached(
             "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
@@ -485,6 +517,17 @@ fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write library entry of {doc}"))?;
+    match boilerplate {
+        Some(blob) => tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
+            )
+            .and_then(|mut s| s.execute(params![id, blob])),
+        None => tx
+            .prepare_cached("DELETE FROM document_boilerplate WHERE id = ?1")
+            .and_then(|mut s| s.execute([id])),
+    }
+    .ctx(path, format_args!("write boilerplate of {doc}"))?;
     tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
         .and_then(|mut s| s.execute([id]))
         .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))

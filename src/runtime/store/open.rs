@@ -50,6 +50,11 @@ CREATE TABLE document_entries (
     entry BLOB NOT NULL
 ) STRICT;
 
+CREATE TABLE document_boilerplate (
+    id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    boilerplate BLOB NOT NULL
+) STRICT;
+
 CREATE TABLE pairs (
     a      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     b      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,

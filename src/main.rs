@@ -121,6 +121,11 @@ fn run(cli: Cli) -> Result<()> {
             format,
             options,
         }) => cli::scan::scan(&load_with(&options)?, &dir, format, &options),
+        Some(Command::Boilerplate {
+            dir,
+            format,
+            options,
+        }) => cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options),
         Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,

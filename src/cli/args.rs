@@ -136,6 +136,17 @@ pub enum Command {
         #[command(flatten)]
         options: ScanOptions,
     },
+    /// List the boilerplate learned from a folder (licences, notices,
+    /// repeated front matter left out of what every algorithm compares).
+    Boilerplate {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+        #[command(flatten)]
+        options: ScanOptions,
+    },
     /// Score two files with every algorithm, with the exact measures.
     Compare {
         /// First file.

@@ -13,12 +13,45 @@ use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
-use super::args::{Format, ScanOptions};
+use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
 use super::settings::{index_path, open_folder, settings};
 
 /// Scan `dir` under `config` and print the report in `format`.
 pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
+    let (report, root) = scanned(config, dir, options)?;
+    let out = match format {
+        Format::Text => report::text(&report),
+        Format::Json => report::json(&report, &root, &settings(config).0)?,
+        Format::Csv => report::csv(&report)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Scan `dir` under `config` and print the boilerplate it learned.
+pub fn boilerplate(
+    config: &Config,
+    dir: &Path,
+    format: ListFormat,
+    options: &ScanOptions,
+) -> Result<()> {
+    let (report, _) = scanned(config, dir, options)?;
+    let out = match format {
+        ListFormat::Text => report::boilerplate_text(&report.boilerplate),
+        ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// The scan of `dir` (through its index unless `--no-index`) and the
+/// folder resolved.
+fn scanned(
+    config: &Config,
+    dir: &Path,
+    options: &ScanOptions,
+) -> Result<(ScanReport, std::path::PathBuf)> {
     let root = open_folder(dir)?;
     let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
@@ -57,11 +90,5 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
         ScanReport::from_index(index, spec)?
     };
     bar.finish_and_clear();
-    let out = match format {
-        Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &engine_config)?,
-        Format::Csv => report::csv(&report)?,
-    };
-    std::io::stdout().lock().write_all(out.as_bytes())?;
-    Ok(())
+    Ok((report, root))
 }

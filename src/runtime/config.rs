@@ -37,8 +37,8 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
-use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::pairing::boilerplate::BoilerplateConfig;
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::pairing::library::LibraryConfig;
 
 /// The built-in configuration file: every setting with its default and what

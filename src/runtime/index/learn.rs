@@ -87,7 +87,10 @@ impl FolderIndex {
             if entries.is_empty() {
                 break;
             }
-            tracing::debug!(documents = entries.len(), "boilerplate moved: reading again");
+            tracing::debug!(
+                documents = entries.len(),
+                "boilerplate moved: reading again"
+            );
             changes.extend(self.read_and_commit(entries)?);
         }
         Ok(changes)

@@ -12,12 +12,12 @@ use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::measure::shingle_set;
 use crate::engine::text::decode::decode;
 use crate::engine::{Engine, Fingerprints};
-use crate::runtime::collection::{
-    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
-};
 use crate::pairing::boilerplate::{DocSamples, Span};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::{body_prints, samples, DocBoilerplate};
+use crate::runtime::collection::{
+    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
 /// Files read in parallel between two progress reports.

@@ -15,7 +15,8 @@ use super::codec::{
 use super::error::Context;
 use super::records::{status_from_sql, RawDoc};
 use super::{
-    DocEntry, DocRecord, StoredBoilerplate, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+    StoredBoilerplate,
 };
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
@@ -204,11 +205,12 @@ impl Store {
         rows.into_par_iter()
             .map(|(doc, blob)| {
                 let doc = DocPath::from_bytes(doc);
-                let stored: StoredBoilerplate = postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
-                    path: store.to_path_buf(),
-                    doc: doc.to_string(),
-                    reason: format!("boilerplate does not decode: {e}"),
-                })?;
+                let stored: StoredBoilerplate =
+                    postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                        path: store.to_path_buf(),
+                        doc: doc.to_string(),
+                        reason: format!("boilerplate does not decode: {e}"),
+                    })?;
                 Ok((doc, stored))
             })
             .collect()

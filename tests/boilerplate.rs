@@ -1,0 +1,260 @@
+//! Boilerplate learned from the collection, on the pipeline: on a generated
+//! library collection, two works that share only a licence no longer pair
+//! and a short work inside a long licence pairs with its own scan; many
+//! copies of one text stay duplicates and teach nothing; the switch turns it
+//! off; and the folder index learns exactly what a one-shot scan learns,
+//! whatever order the files arrive and leave in, and reopens without
+//! reading a file. Needs the shared corpus (`../shared/corpus`, or
+//! `DOPPEL_CORPUS`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use doppel::engine::Engine;
+use doppel::faces::eval::library::{make_library, LibraryCollection, LibraryOptions};
+use doppel::faces::eval::{edit_words, vocabulary};
+use doppel::hash::SplitMix64;
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::scan::{scan_folder, ScanReport};
+
+mod common;
+
+/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
+/// repository (a worktree under `wt/` finds it one level further up).
+fn corpus() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = std::env::var_os("DOPPEL_CORPUS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            root.join("../shared/corpus"),
+            root.join("../../shared/corpus"),
+        ]);
+    for c in candidates {
+        if c.join("manifest.json").is_file() {
+            return c;
+        }
+    }
+    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
+}
+
+fn small() -> &'static LibraryCollection {
+    static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
+    SMALL.get_or_init(|| make_library(&corpus(), &LibraryOptions::default()).unwrap())
+}
+
+/// Write `library`'s documents (those `keep` accepts) under `dir`.
+fn write(library: &LibraryCollection, dir: &Path, keep: impl Fn(&str) -> bool) {
+    for d in library.documents.iter().filter(|d| keep(&d.path)) {
+        let path = dir.join(&d.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &d.text).unwrap();
+    }
+}
+
+fn scan(dir: &Path, config: LibraryConfig) -> ScanReport {
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    scan_folder(dir, &engine, engine.reference_weights(), config, spec)
+}
+
+/// The fusion pairs of a report.
+fn fused(report: &ScanReport) -> BTreeSet<(String, String)> {
+    report
+        .pairs()
+        .into_iter()
+        .filter(|p| p.verdict.fusion)
+        .map(|p| (p.a.to_string(), p.b.to_string()))
+        .collect()
+}
+
+/// Everything a user sees of a report: every kept pair with its scores and
+/// verdict, the passages, and each document's boilerplate.
+fn seen(report: &ScanReport) -> String {
+    let pairs: Vec<String> = report
+        .pairs()
+        .iter()
+        .map(|p| format!("{} {} {:?} {:?}", p.a, p.b, p.scores, p.verdict))
+        .collect();
+    format!(
+        "{pairs:#?}\n{:#?}\n{:#?}",
+        report.boilerplate.passages, report.boilerplate.documents
+    )
+}
+
+fn pair(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
+    }
+}
+
+#[test]
+fn licence_only_pairs_are_gone_and_a_short_work_in_a_long_licence_pairs_with_its_scan() {
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let report = scan(dir.path(), LibraryConfig::default());
+    let truth: BTreeSet<(String, String)> = library
+        .truth
+        .pairs
+        .iter()
+        .map(|p| pair(&p.a, &p.b))
+        .collect();
+    // Families carried by fewer than three documents cannot be learned
+    // (min-docs 3: two documents sharing a passage look like two related
+    // documents); the small library's Lantern licence is one.
+    let mut carriers: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &library.documents {
+        if let Some(b) = &d.boilerplate {
+            *carriers.entry(b.as_str()).or_default() += 1;
+        }
+    }
+    let family = |path: &str| {
+        library
+            .documents
+            .iter()
+            .find(|d| d.path == path)
+            .and_then(|d| d.boilerplate.as_deref())
+    };
+    let fused = fused(&report);
+    for (a, b) in fused.difference(&truth) {
+        let shared = family(a).filter(|f| family(b) == Some(f));
+        assert!(
+            shared.is_some_and(|f| carriers[f] < 3),
+            "false pair {a} ~ {b} (families {:?} / {:?})",
+            family(a),
+            family(b)
+        );
+    }
+    let riverbank = "hard-cases/riverbank/";
+    assert!(
+        fused.iter().all(
+            |(a, b)| !(a.starts_with(riverbank) && b.starts_with(riverbank))
+                || a.contains("hoover") && b.contains("hoover")
+        ),
+        "only the two Hoover texts of the Riverbank family pair: {fused:?}"
+    );
+    assert!(fused.contains(&pair(
+        "etexts/lincoln-gettysburg-address.txt",
+        "scans/lincoln-gettysburg-address-scan.txt"
+    )));
+    assert!(fused.contains(&pair(
+        "hard-cases/riverbank/1932_herbert_hoover_r.txt",
+        "hard-cases/riverbank/1932_herbert_hoover_r-edited.txt"
+    )));
+    // What was left out is the licence, shown as the text spells it.
+    let gettysburg = &report.boilerplate.documents
+        [&doppel::doc::DocPath::from("etexts/lincoln-gettysburg-address.txt")];
+    let text = &library
+        .documents
+        .iter()
+        .find(|d| d.path == "etexts/lincoln-gettysburg-address.txt")
+        .unwrap()
+        .text;
+    assert!(gettysburg.words() > 1000, "{gettysburg:?}");
+    for r in &gettysburg.ranges {
+        let cut = &text[r.start as usize..r.end as usize];
+        assert!(
+            !cut.contains("Four score"),
+            "the address is body: {cut:.200}"
+        );
+    }
+    assert!(report
+        .boilerplate
+        .passages
+        .iter()
+        .any(|p| p.documents >= 4 && p.first_words.contains("Fees and donations")));
+}
+
+#[test]
+fn many_copies_under_no_licence_are_all_still_paired_and_nothing_is_learned() {
+    let text =
+        std::fs::read_to_string(common::sample_corpus().join("moby/moby-dick-ch1.txt")).unwrap();
+    let source: String = text
+        .split_whitespace()
+        .take(900)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let vocab = vocabulary([text.as_str()]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = SplitMix64::new(7);
+    let copies = 24;
+    for i in 0..copies {
+        let rate = 0.01 + 0.002 * i as f64;
+        let edited = edit_words(&source, rate, &vocab, &mut rng);
+        std::fs::write(dir.path().join(format!("copy-{i:02}.txt")), edited.text).unwrap();
+    }
+    let report = scan(dir.path(), LibraryConfig::default());
+    assert!(
+        report.boilerplate.passages.is_empty(),
+        "{:?}",
+        report.boilerplate.passages
+    );
+    assert!(report.boilerplate.documents.is_empty());
+    assert_eq!(fused(&report).len(), copies * (copies - 1) / 2);
+}
+
+#[test]
+fn the_switch_turns_learning_off() {
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let mut config = LibraryConfig::default();
+    config.boilerplate.enabled = false;
+    let off = scan(dir.path(), config);
+    assert!(off.boilerplate.passages.is_empty());
+    assert!(off.boilerplate.documents.is_empty());
+    // Without it, the Riverbank licence pairs different works again.
+    assert!(fused(&off).contains(&pair(
+        "hard-cases/riverbank/31_Obadiah.txt",
+        "hard-cases/riverbank/65_Jude.txt"
+    )));
+}
+
+/// The report of the index at `index` over `dir` after a reconcile.
+fn indexed(dir: &Path, index: &Path) -> (ScanReport, usize) {
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    let (mut folder, _) =
+        FolderIndex::open(dir, engine, LibraryConfig::default(), Some(index)).unwrap();
+    let reconciled = folder.reconcile().unwrap();
+    (
+        ScanReport::from_index(folder, spec).unwrap(),
+        reconciled.read,
+    )
+}
+
+#[test]
+fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unread() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    // Two of the four Riverbank texts first: the licence is not learned
+    // yet (two documents), then the rest arrives and the first two must be
+    // read again and fingerprinted over their bodies.
+    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    write(library, &dir, first);
+    let (report, _) = indexed(&dir, &index);
+    assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
+    write(library, &dir, |p| !first(p));
+    let (report, _) = indexed(&dir, &index);
+    let whole = scan(&dir, LibraryConfig::default());
+    assert!(!whole.boilerplate.passages.is_empty());
+    assert_eq!(seen(&report), seen(&whole));
+    // Reopened unchanged: nothing is read, the same report.
+    let (again, read) = indexed(&dir, &index);
+    assert_eq!(read, 0);
+    assert_eq!(seen(&again), seen(&whole));
+    // Documents leave: the Riverbank licence is down to two documents.
+    for gone in ["31_Obadiah.txt", "65_Jude.txt"] {
+        std::fs::remove_file(dir.join("hard-cases/riverbank").join(gone)).unwrap();
+    }
+    let (report, _) = indexed(&dir, &index);
+    assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
+}

@@ -124,8 +124,19 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Boilerplate {
             dir,
             format,
-            options,
-        }) => cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options),
+            index,
+            no_index,
+        }) => {
+            let options = ScanOptions {
+                cluster_by: None,
+                algorithms: Vec::new(),
+                thresholds: Vec::new(),
+                mode: None,
+                index,
+                no_index,
+            };
+            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
+        }
         Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,

@@ -144,8 +144,13 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: ListFormat,
-        #[command(flatten)]
-        options: ScanOptions,
+        /// Where the persistent index lives (default: the platform data
+        /// folder, never inside DIR).
+        #[arg(long, value_name = "PATH")]
+        index: Option<PathBuf>,
+        /// Do not read or write a persistent index; learn from every file now.
+        #[arg(long, conflicts_with = "index")]
+        no_index: bool,
     },
     /// Score two files with every algorithm, with the exact measures.
     Compare {

@@ -231,6 +231,7 @@ impl Engine {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // one word span is a slice of one range
 mod tests {
     use super::*;
 

@@ -258,3 +258,38 @@ fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unrea
     let (report, _) = indexed(&dir, &index);
     assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
 }
+
+#[test]
+fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    let first = |p: &str| p.contains("Obadiah") || p.starts_with("etexts/");
+    write(library, &dir, first);
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    folder.reconcile().unwrap();
+    // Files arrive one event at a time, as the watcher names them.
+    let mut rest: Vec<&str> = library
+        .documents
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !first(p))
+        .collect();
+    rest.sort();
+    write(library, &dir, |p| !first(p));
+    for path in &rest {
+        folder.sync_paths(&[folder.root().join(path)]).unwrap();
+    }
+    // One leaves.
+    let gone = folder.root().join("hard-cases/riverbank/65_Jude.txt");
+    std::fs::remove_file(&gone).unwrap();
+    folder.sync_paths(&[gone]).unwrap();
+    let report = ScanReport::from_index(folder, spec).unwrap();
+    let fresh = scan(&dir, LibraryConfig::default());
+    assert!(!fresh.boilerplate.passages.is_empty());
+    assert_eq!(seen(&report), seen(&fresh));
+}

@@ -293,3 +293,60 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
     assert!(!fresh.boilerplate.passages.is_empty());
     assert_eq!(seen(&report), seen(&fresh));
 }
+
+#[test]
+fn the_diff_greys_out_the_learned_boilerplate() {
+    use doppel::runtime::worker::protocol::DiffKind;
+    use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+    use std::time::{Duration, Instant};
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    write(library, &dir, |_| true);
+    let mut config = WorkerConfig::new(&dir);
+    config.index_path = Some(tmp.path().join("index.sqlite"));
+    config.rescan_every = Duration::ZERO;
+    let worker = spawn(config);
+    let (a, b) = (
+        "hard-cases/riverbank/1932_herbert_hoover_r-edited.txt",
+        "hard-cases/riverbank/1932_herbert_hoover_r.txt",
+    );
+    let end = Instant::now() + Duration::from_secs(120);
+    let mut asked = false;
+    let diff = loop {
+        match worker
+            .updates
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("a diff within two minutes")
+        {
+            Update::Snapshot(s) if !asked && s.documents > 0 => {
+                worker
+                    .commands
+                    .send(Command::RequestDiff {
+                        a: a.into(),
+                        b: b.into(),
+                        deadline: Duration::from_secs(30),
+                    })
+                    .unwrap();
+                asked = true;
+            }
+            Update::Diff(d) => break d,
+            _ => {}
+        }
+    };
+    let text = &library.documents.iter().find(|d| d.path == b).unwrap().text;
+    let side = &diff.right;
+    let ignored: Vec<&str> = side
+        .words
+        .iter()
+        .filter(|w| w.kind == DiffKind::Ignored)
+        .map(|w| &text[w.start as usize..w.end as usize])
+        .collect();
+    let compared = side.words.len() - ignored.len();
+    // The licence (about 2,900 words of 3,800) is greyed; the address is not.
+    assert!(ignored.len() > 2000, "{} ignored", ignored.len());
+    assert!(compared > 500, "{compared} compared");
+    assert!(ignored.join(" ").contains("Riverbank"));
+    worker.commands.send(Command::Quit).ok();
+    worker.join();
+}

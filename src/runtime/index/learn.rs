@@ -96,6 +96,25 @@ impl FolderIndex {
         Ok(changes)
     }
 
+    /// The byte ranges of `doc`'s decoded text it was fingerprinted
+    /// without (a diff greys them out).
+    pub fn boilerplate_ranges(
+        &self,
+        doc: &DocPath,
+    ) -> std::result::Result<Vec<std::ops::Range<usize>>, StoreError> {
+        Ok(self
+            .store
+            .boilerplate_of(doc)?
+            .map(|b| {
+                b.found
+                    .ranges
+                    .iter()
+                    .map(|r| r.start as usize..r.end as usize)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
     /// What is learned: the passages and every document's boilerplate, as
     /// stored with the documents (no file is read, no learner built).
     pub fn boilerplate_report(&self) -> std::result::Result<BoilerplateReport, StoreError> {

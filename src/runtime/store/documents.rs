@@ -188,6 +188,26 @@ impl Store {
         raw.map(|r| r.decode(&self.path)).transpose()
     }
 
+    /// One document's part in boilerplate learning, if stored.
+    pub fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached(
+                "SELECT b.boilerplate FROM documents d \
+                 JOIN document_boilerplate b ON b.id = d.id WHERE d.path = ?1",
+            )
+            .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
+            .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
+        blob.map(|blob| {
+            postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                path: self.path.clone(),
+                doc: doc.to_string(),
+                reason: format!("boilerplate does not decode: {e}"),
+            })
+        })
+        .transpose()
+    }
+
     /// Every stored document's part in boilerplate learning, by path.
     pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
         let mut stmt = self

@@ -224,6 +224,9 @@ struct DiffJob {
     deadline: Duration,
     /// Winnowing fingerprints in both documents.
     shared: HashSet<u32>,
+    /// Each side's learned boilerplate, as byte ranges: greyed out and left
+    /// out of the comparison, as the fingerprints leave it out.
+    boilerplate: [Vec<std::ops::Range<usize>>; 2],
 }
 
 struct Worker {
@@ -654,7 +657,9 @@ impl Worker {
                 .unwrap_or_default()
         };
         let (ha, hb) = (hashes(&a), hashes(&b));
+        let boilerplate = |doc: &DocPath| self.index.boilerplate_ranges(doc).unwrap_or_default();
         let job = DiffJob {
+            boilerplate: [boilerplate(&a), boilerplate(&b)],
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
@@ -751,7 +756,9 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
             .map(|f| f.range)
             .collect()
     };
-    let (fa, fb) = (furniture_of(&ta), furniture_of(&tb));
+    let (mut fa, mut fb) = (furniture_of(&ta), furniture_of(&tb));
+    fa.extend(job.boilerplate[0].iter().cloned());
+    fb.extend(job.boilerplate[1].iter().cloned());
     let options = diff::DiffOptions {
         shared: Some(diff::Shared {
             winnow,

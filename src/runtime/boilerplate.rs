@@ -33,6 +33,8 @@ pub struct DocBoilerplate {
     pub ranges: Vec<Range<u64>>,
     /// The first words of each span, as the text spells them.
     pub first_words: Vec<String>,
+    /// Words of the whole document (spans included).
+    pub document_words: u32,
 }
 
 impl DocBoilerplate {
@@ -93,8 +95,31 @@ pub fn body_prints(
             .map(|r| r.start as u64..r.end as u64)
             .collect(),
         first_words,
+        document_words: words,
     };
     Some((fingerprints, shingles, boilerplate))
+}
+
+/// How much of one document is boilerplate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SideBoilerplate {
+    /// Words left out as boilerplate.
+    pub words: u32,
+    /// Words of the whole document.
+    pub document_words: u32,
+    /// Documents holding its most shared passage.
+    pub shared_by: usize,
+}
+
+impl SideBoilerplate {
+    /// The share of the document that is boilerplate, 0 to 1.
+    pub fn share(&self) -> f64 {
+        if self.document_words == 0 {
+            0.0
+        } else {
+            f64::from(self.words) / f64::from(self.document_words)
+        }
+    }
 }
 
 /// One learned passage, as a report lists it.
@@ -110,6 +135,9 @@ pub struct PassageSummary {
     pub representative: DocPath,
     /// Where it comes from: `learned` (from the collection).
     pub source: &'static str,
+    /// The documents holding it, sorted.
+    #[serde(skip)]
+    pub members: Vec<DocPath>,
 }
 
 /// The boilerplate of a collection: learned passages, most documents
@@ -123,6 +151,24 @@ pub struct BoilerplateReport {
 }
 
 impl BoilerplateReport {
+    /// How much of `doc` is boilerplate, for a pair screen.
+    pub fn side(&self, doc: &DocPath) -> SideBoilerplate {
+        let Some(found) = self.documents.get(doc) else {
+            return SideBoilerplate::default();
+        };
+        SideBoilerplate {
+            words: found.words(),
+            document_words: found.document_words,
+            shared_by: self
+                .passages
+                .iter()
+                .filter(|p| p.members.binary_search(doc).is_ok())
+                .map(|p| p.documents)
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
     /// The report of documents' samples and boilerplate (`shingle_words`:
     /// words per sampled shingle). A passage is linked across documents
     /// by the samples lying wholly inside its spans (all of them learned
@@ -172,7 +218,10 @@ impl BoilerplateReport {
                         b.first_words.get(i).cloned()
                     })
                     .unwrap_or_default();
+                let mut members: Vec<DocPath> = p.spans.iter().map(|s| s.key.clone()).collect();
+                members.dedup();
                 PassageSummary {
+                    members,
                     documents: p.documents,
                     words: rep.span.len(),
                     first_words,

@@ -60,6 +60,7 @@ impl FolderIndex {
         }
         let moved = learner.update(adds, removes);
         let spans = keys.iter().map(|k| learner.spans(k).to_vec()).collect();
+        self.report = None;
         self.respan
             .extend(moved.into_iter().filter(|d| !keys.contains(d)));
         Ok(spans)
@@ -94,6 +95,19 @@ impl FolderIndex {
             changes.extend(self.read_and_commit(entries)?);
         }
         Ok(changes)
+    }
+
+    /// [`FolderIndex::boilerplate_report`], kept until the learned
+    /// boilerplate next changes.
+    pub fn boilerplate_cached(
+        &mut self,
+    ) -> std::result::Result<std::sync::Arc<BoilerplateReport>, StoreError> {
+        if let Some(report) = &self.report {
+            return Ok(report.clone());
+        }
+        let report = std::sync::Arc::new(self.boilerplate_report()?);
+        self.report = Some(report.clone());
+        Ok(report)
     }
 
     /// The byte ranges of `doc`'s decoded text it was fingerprinted

@@ -167,6 +167,8 @@ pub struct FolderIndex {
     /// fingerprinted: read again and fingerprinted over their new body
     /// before a reconcile or sync returns.
     respan: BTreeSet<DocPath>,
+    /// The boilerplate report, kept until the learner next changes.
+    report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
 }
 
 impl std::fmt::Debug for FolderIndex {
@@ -322,6 +324,7 @@ impl FolderIndex {
                 extra_ignores: Vec::new(),
                 learner: None,
                 respan: BTreeSet::new(),
+                report: None,
             },
             writes,
         ))

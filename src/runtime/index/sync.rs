@@ -272,10 +272,11 @@ impl FolderIndex {
             .collect();
         for item in items.iter_mut() {
             if let Some((_, samples)) = item.learned.take() {
-                item.record.boilerplate = Some(StoredBoilerplate {
-                    samples,
-                    found: DocBoilerplate::default(),
-                });
+                let found = DocBoilerplate {
+                    document_words: samples.words,
+                    ..DocBoilerplate::default()
+                };
+                item.record.boilerplate = Some(StoredBoilerplate { samples, found });
             }
         }
         for (i, body) in made {

@@ -11,6 +11,7 @@ use crate::engine::{verdict, Engine, Fingerprints};
 use crate::pairing::candidates::optimal_bands;
 use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 
 use super::protocol::{PairDetail, ScoreRow};
@@ -30,6 +31,8 @@ pub(crate) struct PairJob {
     pub spec: ClusterSpec,
     pub library: LibraryConfig,
     pub verdict: Option<CuratorVerdict>,
+    /// How much of each side is learned boilerplate.
+    pub boilerplate: [SideBoilerplate; 2],
 }
 
 /// The MinHash LSH (bands, rows) the candidate tables use under `library`.
@@ -107,6 +110,7 @@ pub(crate) fn pair_detail(engine: &Engine, job: &PairJob) -> PairDetail {
         a_in_b,
         b_in_a,
         fusion,
+        boilerplate: job.boilerplate,
     }
 }
 

@@ -596,6 +596,11 @@ impl Worker {
     }
 
     fn request_pair(&mut self, a: DocPath, b: DocPath) {
+        // Without the report the pair screen only misses its boilerplate line.
+        let boilerplate = match self.index.boilerplate_cached() {
+            Ok(report) => [report.side(&a), report.side(&b)],
+            Err(_) => Default::default(),
+        };
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
@@ -629,6 +634,7 @@ impl Worker {
             }
         };
         let job = PairJob {
+            boilerplate,
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),

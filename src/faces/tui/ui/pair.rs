@@ -13,6 +13,7 @@ use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
@@ -43,6 +44,20 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
+    // Each side's share of learned boilerplate, once the detail says.
+    for (row, (label, doc, side)) in [("A ", a, d.side_of(a)), ("B ", b, d.side_of(b))]
+        .into_iter()
+        .enumerate()
+    {
+        if side.words > 0 {
+            put(
+                buf,
+                l.header,
+                row as u16,
+                &boilerplate_name_line(label, &text::doc_path(doc), &side, w),
+            );
+        }
+    }
     put(buf, l.header, 2, &verdict_line(d, state.algorithms.len()));
     put(buf, l.header, 3, &curator_line(state.verdict(a, b)));
     let why = why_text(d.rows.get(state.pair.row));
@@ -69,6 +84,27 @@ fn name_line(label: &str, path: &str, w: usize) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!(" {label}"), theme::accent()),
         Span::styled(text::fit_start(path, w.saturating_sub(4)), theme::title()),
+    ])
+}
+
+/// A side's name with how much of it is boilerplate, e.g. "· 76 %
+/// boilerplate (shared by 4 documents)".
+fn boilerplate_name_line(
+    label: &str,
+    path: &str,
+    side: &SideBoilerplate,
+    w: usize,
+) -> Line<'static> {
+    let note = format!(
+        "  {} boilerplate (shared by {} documents)",
+        text::percent(side.share()),
+        side.shared_by
+    );
+    let room = w.saturating_sub(4 + note.chars().count());
+    Line::from(vec![
+        Span::styled(format!(" {label}"), theme::accent()),
+        Span::styled(text::fit_start(path, room), theme::title()),
+        Span::styled(note, theme::dim()),
     ])
 }
 

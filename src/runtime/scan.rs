@@ -2,7 +2,7 @@
 //! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::doc::{DocId, DocPath};
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
-use crate::pairing::boilerplate::{learn, BoilerplateConfig, DocSamples};
+use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
@@ -329,6 +329,9 @@ pub fn scan_folder_with(
     }
 }
 
+/// Documents the learner takes at a time in a one-shot scan.
+const LEARN_BATCH: usize = 512;
+
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
 /// `files_of`) and fingerprint every document that has some over its body
 /// (read again: only those documents pay), replacing its prints in
@@ -340,7 +343,19 @@ fn learn_boilerplate(
     files_of: &HashMap<&DocPath, &Path>,
     indexed: &mut [(DocPath, Fingerprints, usize)],
 ) -> BoilerplateReport {
-    let learned = learn(sampled, &BTreeSet::new(), &BTreeSet::new(), config);
+    // The incremental learner in batches is faster than `learn` from
+    // scratch (which it always equals): each batch recomputes only what it
+    // reaches.
+    let mut learner = Learner::new(config.clone());
+    let mut batch = Vec::with_capacity(LEARN_BATCH);
+    for (doc, samples) in sampled {
+        batch.push((doc.clone(), samples.clone()));
+        if batch.len() == LEARN_BATCH {
+            learner.update(std::mem::take(&mut batch), Vec::new());
+        }
+    }
+    learner.update(batch, Vec::new());
+    let learned = learner.snapshot();
     let bodies: HashMap<&DocPath, (Fingerprints, usize, DocBoilerplate)> = learned
         .spans
         .par_iter()

@@ -295,7 +295,7 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
 }
 
 #[test]
-fn the_diff_greys_out_the_learned_boilerplate() {
+fn the_pair_screen_and_the_diff_show_the_learned_boilerplate() {
     use doppel::runtime::worker::protocol::DiffKind;
     use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
     use std::time::{Duration, Instant};
@@ -347,6 +347,35 @@ fn the_diff_greys_out_the_learned_boilerplate() {
     assert!(ignored.len() > 2000, "{} ignored", ignored.len());
     assert!(compared > 500, "{compared} compared");
     assert!(ignored.join(" ").contains("Riverbank"));
+
+    // The pair screen: how much of each side is boilerplate, and exact
+    // measures over the bodies (two works that share only the licence).
+    let (c, d) = (
+        "hard-cases/riverbank/31_Obadiah.txt",
+        "hard-cases/riverbank/65_Jude.txt",
+    );
+    worker
+        .commands
+        .send(Command::RequestPair {
+            a: c.into(),
+            b: d.into(),
+        })
+        .unwrap();
+    let detail = loop {
+        if let Update::Pair(p) = worker
+            .updates
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("a pair detail within two minutes")
+        {
+            break p;
+        }
+    };
+    for side in detail.boilerplate {
+        assert!(side.share() > 0.7, "{side:?}");
+        assert!(side.shared_by >= 4, "{side:?}");
+    }
+    assert!(!detail.fusion);
+    assert!(detail.a_in_b < 0.2 && detail.b_in_a < 0.2, "{detail:?}");
     worker.commands.send(Command::Quit).ok();
     worker.join();
 }

@@ -597,10 +597,16 @@ impl Worker {
 
     fn request_pair(&mut self, a: DocPath, b: DocPath) {
         // Without the report the pair screen only misses its boilerplate line.
-        let boilerplate = match self.index.boilerplate_cached() {
-            Ok(report) => [report.side(&a), report.side(&b)],
-            Err(_) => Default::default(),
+        let report = self.index.boilerplate_cached().unwrap_or_default();
+        let boilerplate = [report.side(&a), report.side(&b)];
+        let spans_of = |doc: &DocPath| {
+            report
+                .documents
+                .get(doc)
+                .map(|found| found.spans.clone())
+                .unwrap_or_default()
         };
+        let spans = [spans_of(&a), spans_of(&b)];
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
@@ -635,6 +641,7 @@ impl Worker {
         };
         let job = PairJob {
             boilerplate,
+            spans,
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),

@@ -89,6 +89,36 @@ pub fn hash_u64s_128(values: &[u64], seed: u64) -> u128 {
     }
 }
 
+/// [`hash_u64s_128`] of a sequence given in pieces: the same value as
+/// hashing the whole sequence at once (xxh3's streaming form).
+#[derive(Clone)]
+pub struct U64sHash128(xxhash_rust::xxh3::Xxh3);
+
+impl U64sHash128 {
+    /// The hash of the empty sequence with this seed, ready for values.
+    pub fn new(seed: u64) -> Self {
+        Self(xxhash_rust::xxh3::Xxh3::with_seed(seed))
+    }
+
+    /// Hash the next values of the sequence.
+    pub fn update(&mut self, values: &[u64]) {
+        #[cfg(target_endian = "little")]
+        {
+            // As in `hash_u64s_128`: the values' bytes where they are.
+            self.0.update(bytemuck::cast_slice(values));
+        }
+        #[cfg(not(target_endian = "little"))]
+        for v in values {
+            self.0.update(&v.to_le_bytes());
+        }
+    }
+
+    /// The hash of the values given so far.
+    pub fn finish(&self) -> u128 {
+        self.0.digest128()
+    }
+}
+
 /// A `Hasher` for keys that are already uniform 64-bit hashes (token and
 /// term hashes): hashing them again would only cost time. In-process maps
 /// only; nothing hashed with it is persisted.
@@ -247,6 +277,27 @@ mod tests {
             expected.sort_unstable();
             sort_hashes(&mut values);
             proptest::prop_assert_eq!(values, expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// The streamed 128-bit hash of a sequence cut anywhere is the
+        /// hash of the whole (the `exact` signature of a file read in pieces).
+        #[test]
+        fn streamed_u64s_hash_equals_the_whole(
+            values in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..300),
+            cuts in proptest::collection::vec(0usize..300, 0..5),
+            seed: u64,
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(values.len())).collect();
+            cuts.sort_unstable();
+            let mut stream = U64sHash128::new(seed);
+            let mut at = 0;
+            for cut in cuts.into_iter().chain([values.len()]) {
+                stream.update(&values[at..cut]);
+                at = cut;
+            }
+            proptest::prop_assert_eq!(stream.finish(), hash_u64s_128(&values, seed));
         }
     }
 

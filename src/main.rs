@@ -1,6 +1,7 @@
 //! The `doppel` command line, as a table of contents: `doppel [DIR]`
 //! reviews a folder ([`cli::review`]), `scan` prints its clusters
-//! ([`cli::scan`]), `watch --jsonl` follows it headless
+//! ([`cli::scan`]), `report --html` writes them as one page
+//! ([`cli::report`]), `watch --jsonl` follows it headless
 //! ([`cli::watch_jsonl`]), `compare` scores two files ([`cli::compare`]),
 //! `eval` measures precision and recall ([`cli::eval`]), `config` shows the
 //! settings ([`cli::config`]), `index` lists and removes index files
@@ -137,6 +138,12 @@ fn run(cli: Cli) -> Result<()> {
             };
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
         }
+        Some(Command::Report {
+            dir,
+            html,
+            force,
+            options,
+        }) => cli::report::html(&load_with(&options)?, &dir, &html, force, &options),
         Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
         Some(Command::Watch {
             dir,
@@ -187,6 +194,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         None => cli::review::review(
             &load_with(&cli.options)?,
+            cli.config.as_deref(),
             &cli.dir.unwrap_or_else(|| PathBuf::from(".")),
             &cli.options,
         ),

@@ -4,13 +4,15 @@
 //! copies of one text stay duplicates and teach nothing; the switch turns it
 //! off; and the folder index learns exactly what a one-shot scan learns,
 //! whatever order the files arrive and leave in, and reopens without
-//! reading a file. Needs the shared corpus (`../shared/corpus`, or
+//! reading a file; a big file (read a piece at a time) takes no part in
+//! learning. Needs the shared corpus (`../shared/corpus`, or
 //! `DOPPEL_CORPUS`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use doppel::doc::DocPath;
 use doppel::engine::Engine;
 use doppel::faces::eval::library::{make_library, LibraryCollection, LibraryOptions};
 use doppel::faces::eval::{edit_words, vocabulary};
@@ -18,7 +20,8 @@ use doppel::hash::SplitMix64;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
-use doppel::runtime::scan::{scan_folder, ScanReport};
+use doppel::runtime::reading::ReadLimits;
+use doppel::runtime::scan::{scan_folder, scan_folder_with, ScanHooks, ScanReport};
 
 mod common;
 
@@ -378,4 +381,95 @@ fn the_pair_screen_and_the_diff_show_the_learned_boilerplate() {
     assert!(detail.a_in_b < 0.2 && detail.b_in_a < 0.2, "{detail:?}");
     worker.commands.send(Command::Quit).ok();
     worker.join();
+}
+
+/// The library's largest document holding learned boilerplate, with its
+/// size in bytes.
+fn largest_with_boilerplate(report: &ScanReport, dir: &Path) -> (DocPath, u64) {
+    report
+        .boilerplate
+        .documents
+        .keys()
+        .map(|doc| {
+            let bytes = std::fs::metadata(dir.join(doc.to_relative_path()))
+                .unwrap()
+                .len();
+            (doc.clone(), bytes)
+        })
+        .max_by_key(|(_, bytes)| *bytes)
+        .expect("the small library has learned boilerplate")
+}
+
+/// A document is nowhere in a report's boilerplate: no spans, no passage.
+fn absent(report: &ScanReport, doc: &DocPath) -> bool {
+    !report.boilerplate.documents.contains_key(doc)
+        && report
+            .boilerplate
+            .passages
+            .iter()
+            .all(|p| !p.members.contains(doc))
+}
+
+#[test]
+fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    write(library, &dir, |_| true);
+    // Read whole (every file is small): the largest carrier has spans, in
+    // the index too.
+    let whole = scan(&dir, LibraryConfig::default());
+    let (big, bytes) = largest_with_boilerplate(&whole, &dir);
+    let engine = Engine::default();
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    folder.reconcile().unwrap();
+    let before =
+        ScanReport::from_index(folder, ClusterSpec::from_engine(&Engine::default())).unwrap();
+    assert!(!absent(&before, &big), "{big} has spans when read whole");
+
+    // It grows past the big-file size: read a piece at a time, unsampled.
+    let path = dir.join(big.to_relative_path());
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\nThe end.\n");
+    std::fs::write(&path, text).unwrap();
+    let limits = ReadLimits {
+        big_file_bytes: bytes - 1,
+        ..ReadLimits::default()
+    };
+    let engine = Engine::default();
+    let hooks = ScanHooks {
+        limits,
+        ..ScanHooks::default()
+    };
+    let scanned = scan_folder_with(
+        &dir,
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        ClusterSpec::from_engine(&engine),
+        &hooks,
+    );
+    assert!(scanned.docs.iter().all(|d| d.skipped.is_none()));
+    assert!(absent(&scanned, &big), "{big} is big: not learned from");
+    for doc in scanned.boilerplate.documents.keys() {
+        let len = std::fs::metadata(dir.join(doc.to_relative_path()))
+            .unwrap()
+            .len();
+        assert!(len <= limits.big_file_bytes, "{doc} is big but has spans");
+    }
+    // Others still learn (the families have more carriers than it).
+    assert!(!scanned.boilerplate.passages.is_empty());
+
+    // The index reads the changed file as big: its stored spans go, and it
+    // reports what the scan does under the same limits.
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    folder.set_read_limits(limits);
+    folder.reconcile().unwrap();
+    let after =
+        ScanReport::from_index(folder, ClusterSpec::from_engine(&Engine::default())).unwrap();
+    assert!(absent(&after, &big), "no stale span for {big}");
+    assert_eq!(seen(&after), seen(&scanned));
 }

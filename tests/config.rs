@@ -13,7 +13,7 @@ use doppel::engine::EngineConfig;
 use doppel::pairing::cluster::{ClusterBy, ClusterMode};
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{list_files_with, IgnoreRules};
-use doppel::runtime::config::{ClusterSettings, Config, WatchSettings, DEFAULTS};
+use doppel::runtime::config::{ClusterSettings, Config, ThemeName, WatchSettings, DEFAULTS};
 
 fn parse(text: &str) -> Result<Config, doppel::runtime::config::ConfigError> {
     Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
@@ -135,6 +135,21 @@ fn clusters_index_dir_and_relative_paths() {
     assert_eq!(config.clusters.mode, ClusterMode::Star);
     let absolute = parse("index-dir = \"/var/doppel\"\n").unwrap();
     assert_eq!(absolute.index_dir, Some(PathBuf::from("/var/doppel")));
+}
+
+#[test]
+fn the_theme_is_default_or_monochrome_and_nothing_else() {
+    assert_eq!(Config::default().ui.theme, ThemeName::Default);
+    let config = parse("[ui]\ntheme = \"monochrome\"\n").unwrap();
+    assert_eq!(config.ui.theme, ThemeName::Monochrome);
+    let message = error("# mine\n[ui]\ntheme = \"mono\"\n");
+    assert!(message.contains("/etc/doppel-test.toml"), "{message}");
+    assert!(message.contains("ui.theme"), "{message}");
+    assert!(message.contains("line 3"), "{message}");
+    assert!(message.contains("`mono`"), "{message}");
+    assert!(message.contains("monochrome"), "{message}");
+    let message = error("[ui]\ncolours = false\n");
+    assert!(message.contains("`colours`"), "{message}");
 }
 
 #[test]

@@ -501,6 +501,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             vec![AlgorithmId::Minhash, AlgorithmId::Simhash]
         },
         keeper: p.contains("rtl"),
+        verdict: None,
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)
@@ -562,6 +563,8 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         histograms: Arc::new(histograms),
         floors: LibraryConfig::default().floors,
         si_capped: 3,
+        unclustered: Vec::new(),
+        verdicts_applied: 0,
     })
 }
 
@@ -1222,9 +1225,10 @@ fn export_writes_csv_and_json_outside_the_folder() {
         (c.pair.a.clone(), c.pair.b.clone()),
         Some(CuratorVerdict::Duplicate),
     );
-    let files = doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
-        .unwrap();
-    assert_eq!(files.len(), 3);
+    let written =
+        doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
+            .unwrap();
+    assert_eq!(written.files.len(), 3);
     let pairs = fs::read_to_string(dir.path().join("out-pairs.csv")).unwrap();
     assert!(pairs.starts_with("cluster,a,b,exact,shingle"));
     assert!(pairs.contains("duplicate"));
@@ -1240,6 +1244,50 @@ fn export_writes_csv_and_json_outside_the_folder() {
     // Never into the watched folder.
     assert!(doppel::faces::tui::export::write("x", &root, &root, &c.snapshot, &verdicts).is_err());
     assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
+}
+
+#[test]
+fn export_writes_the_html_report_outside_the_folder() {
+    let c = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let mut verdicts = BTreeMap::new();
+    verdicts.insert(
+        (c.pair.a.clone(), c.pair.b.clone()),
+        Some(CuratorVerdict::Duplicate),
+    );
+    let config = EngineConfig::default();
+    let path = doppel::faces::tui::export::write_html(
+        "out",
+        dir.path(),
+        &root,
+        &c.snapshot,
+        &verdicts,
+        &config,
+    )
+    .unwrap();
+    assert_eq!(path, dir.path().canonicalize().unwrap().join("out.html"));
+    let page = fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        page.matches("<tbody class=\"cluster\"").count(),
+        c.snapshot.clusters.len()
+    );
+    // Each member against its representative, diffed, the verdict shown.
+    let against_rep: usize = c
+        .snapshot
+        .clusters
+        .iter()
+        .map(|c| c.members.iter().filter(|m| m.scores.is_some()).count())
+        .sum();
+    assert_eq!(page.matches("<table class=\"diff\">").count(), against_rep);
+    assert!(page.contains("<td>duplicate</td>"));
+    assert!(page.contains("<mark>rn</mark>ust"), "the scan's OCR marks");
+    // Never into the watched folder.
+    let err =
+        doppel::faces::tui::export::write_html("x", &root, &root, &c.snapshot, &verdicts, &config)
+            .unwrap_err();
+    assert!(err.to_string().contains("inside the watched folder"));
+    assert!(!root.join("x.html").exists());
 }
 
 // ------------------------------------------------------------ the event loop
@@ -1310,6 +1358,7 @@ fn the_loop_sends_commands_and_applies_answers() {
     let ctx = doppel::faces::tui::run::ExportContext {
         cwd: std::env::temp_dir(),
         root: Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
+        engine: EngineConfig::default(),
     };
     let script = async {
         // Thresholds, select minhash, tighten ten steps.
@@ -1332,6 +1381,7 @@ fn the_loop_sends_commands_and_applies_answers() {
             ))))
             .unwrap();
     };
+    let mut no_suspend = |_: &mut Terminal<TestBackend>| Ok(());
     let loop_result = runtime.block_on(async {
         let (result, ()) = tokio::join!(
             doppel::faces::tui::run::run_loop(
@@ -1342,6 +1392,7 @@ fn the_loop_sends_commands_and_applies_answers() {
                 &actions_tx,
                 &mut actions,
                 &ctx,
+                &mut no_suspend,
             ),
             script
         );

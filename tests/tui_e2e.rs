@@ -441,3 +441,57 @@ fn a_big_diff_keeps_input_responsive() {
     t.keys("big", &["q"]);
     assert_restored(&t, "big");
 }
+
+/// Ctrl+Z hands the terminal back to the shell (main screen, no mouse
+/// capture) and stops doppel, as other full-screen programs do; `fg`
+/// brings the screen back and the keys work again.
+#[test]
+fn ctrl_z_suspends_to_the_shell_and_fg_resumes() {
+    let Some(t) = Tmux::start("suspend") else {
+        return;
+    };
+    let f = folder();
+    // An interactive shell, for job control.
+    t.session("job", "env PS1='JOBS> ' bash --norc --noprofile -i");
+    t.wait("job", "the shell", |s| s.contains("JOBS>"));
+    let run = format!(
+        "{} {} --index {}",
+        binary(),
+        quote(&f.books),
+        quote(&f.index)
+    );
+    t.run(&["send-keys", "-t", "job", &run, "Enter"]);
+    let s = t.wait("job", "the TUI", |s| {
+        s.contains(TABS) && s.contains("watching") || s.matches("JOBS>").count() > 1
+    });
+    if !s.contains(TABS) {
+        assert!(
+            std::env::var_os("DOPPEL_E2E_REQUIRED").is_none(),
+            "no TUI:\n{s}"
+        );
+        eprintln!("skipped: `doppel DIR --index PATH` does not open the TUI:\n{s}");
+        return;
+    }
+    assert_eq!(t.display("job", "#{alternate_on}"), "1");
+    assert_eq!(t.display("job", "#{mouse_any_flag}"), "1");
+
+    t.keys("job", &["C-z"]);
+    let s = t.wait("job", "the shell after Ctrl+Z", |s| {
+        s.contains("Stopped") && s.trim_end().ends_with("JOBS>")
+    });
+    assert_eq!(t.display("job", "#{alternate_on}"), "0", "{s}");
+    assert_eq!(t.display("job", "#{mouse_any_flag}"), "0", "{s}");
+
+    t.run(&["send-keys", "-t", "job", "fg", "Enter"]);
+    t.wait("job", "the TUI again", |s| s.contains(TABS));
+    assert_eq!(t.display("job", "#{alternate_on}"), "1");
+    t.keys("job", &["4"]);
+    t.wait("job", "the thresholds screen", |s| {
+        s.contains("loose ◂ slider ▸ strict")
+    });
+    t.keys("job", &["q"]);
+    t.run(&["send-keys", "-t", "job", "echo DOPPEL-EXITED $?", "Enter"]);
+    let s = t.wait("job", "the exit", |s| s.contains("DOPPEL-EXITED"));
+    assert!(s.contains("DOPPEL-EXITED 0"), "{s}");
+    assert_eq!(t.display("job", "#{alternate_on}"), "0");
+}

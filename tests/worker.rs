@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use doppel::doc::CuratorVerdict;
 use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::pairing::cluster::ClusterBy;
-use doppel::runtime::worker::protocol::{DiffKind, ErrorKind, Snapshot};
+use doppel::runtime::worker::protocol::{DiffKind, ErrorKind, Snapshot, Stage};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
@@ -223,6 +223,9 @@ fn verdicts_persist_across_a_restart_and_quit_stops() {
                     .any(|c| c.members[0].path == kept && c.members[0].keeper)
         });
         assert!(after.generation > first.generation);
+        // The snapshot says how many verdicts it holds (the front end's
+        // cue that a "not duplicate" parted two files, or did not).
+        assert_eq!((first.verdicts_applied, after.verdicts_applied), (0, 1));
         worker.commands.send(Command::Quit).unwrap();
         wait_for(&worker, "Stopped", |u| {
             matches!(u, Update::Stopped).then_some(())
@@ -411,4 +414,76 @@ fn a_missing_folder_reports_an_error_and_stops() {
     wait_for(&worker, "Stopped", |u| {
         matches!(u, Update::Stopped).then_some(())
     });
+}
+
+/// The progress stages announced from now until the worker answers a pair
+/// request for documents it does not have: an answer the worker thread
+/// gives in its next pass, so everything before it is in.
+fn stages_until_the_next_pass(worker: &WorkerHandle) -> Vec<Stage> {
+    worker
+        .commands
+        .send(Command::RequestPair {
+            a: "no such file".into(),
+            b: "nor this one".into(),
+        })
+        .unwrap();
+    let mut stages = Vec::new();
+    wait_for(worker, "the answer to the marker request", |u| match u {
+        Update::Progress(p) => {
+            stages.push(p.stage);
+            None
+        }
+        Update::Error(m) if m.message.contains("no such file") => Some(()),
+        _ => None,
+    });
+    stages
+}
+
+/// Every pass that announces a stage announces `Idle` when it is over: a
+/// threshold below its floor (candidates gathered again) and a rescan of
+/// an unchanged folder used to leave "clustering 0/23" and "reading 0" on
+/// the status bar for good.
+#[test]
+fn progress_returns_to_idle_after_a_regather_and_an_unchanged_rescan() {
+    let f = fixture();
+    let worker = start(&f);
+    let first = snapshot(&worker, "the first snapshot", |_| true);
+    assert_eq!(
+        stages_until_the_next_pass(&worker).last(),
+        Some(&Stage::Idle)
+    );
+
+    // Below the floor: the worker gathers candidates again.
+    let id = AlgorithmId::Minhash;
+    let value = ((first.floors.get(id) - 0.1) * 100.0).round() / 100.0;
+    assert!(value > 0.0 && !first.floors.allows(id, value));
+    let mut stages = Vec::new();
+    worker
+        .commands
+        .send(Command::SetThreshold { id, value })
+        .unwrap();
+    wait_for(
+        &worker,
+        "the snapshot at the looser threshold",
+        |u| match u {
+            Update::Progress(p) => {
+                stages.push(p.stage);
+                None
+            }
+            Update::Snapshot(s) if s.spec.thresholds.get(id) == value => Some(()),
+            _ => None,
+        },
+    );
+    assert!(stages.contains(&Stage::Clustering), "{stages:?}");
+    stages.extend(stages_until_the_next_pass(&worker));
+    assert_eq!(stages.last(), Some(&Stage::Idle), "{stages:?}");
+
+    // A rescan that finds nothing new.
+    worker.commands.send(Command::Rescan).unwrap();
+    wait_for(&worker, "the rescan listing the folder", |u| {
+        matches!(u, Update::Progress(p) if p.stage == Stage::Listing).then_some(())
+    });
+    let stages = stages_until_the_next_pass(&worker);
+    assert_eq!(stages.last(), Some(&Stage::Idle), "{stages:?}");
+    worker.join();
 }

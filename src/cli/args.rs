@@ -152,6 +152,20 @@ pub enum Command {
         #[arg(long, conflicts_with = "index")]
         no_index: bool,
     },
+    /// Write the scan as one self-contained HTML file for colleagues:
+    /// clusters, members, every pair's scores, verdicts and word diff.
+    Report {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// The HTML file to write (never inside DIR).
+        #[arg(long, value_name = "OUT.html", required = true)]
+        html: PathBuf,
+        /// Replace OUT.html if it exists.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        options: ScanOptions,
+    },
     /// Score two files with every algorithm, with the exact measures.
     Compare {
         /// First file.

@@ -11,6 +11,7 @@ pub mod idf_table;
 pub mod index;
 pub mod log;
 pub mod progress;
+pub mod report;
 pub mod review;
 pub mod scan;
 pub mod settings;

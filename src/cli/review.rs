@@ -14,8 +14,15 @@ use super::scan::scan;
 use super::settings::{open_folder, worker_config};
 
 /// `doppel [DIR]`: the terminal UI when stdout is a terminal (and the `tui`
-/// feature is built), otherwise the text report.
-pub fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> {
+/// feature is built), otherwise the text report. `config_file` is the
+/// `--config` given, if any: thresholds tuned on screen are saved there, or
+/// in the default file.
+pub fn review(
+    config: &Config,
+    config_file: Option<&Path>,
+    dir: &Path,
+    options: &ScanOptions,
+) -> Result<()> {
     #[cfg(feature = "tui")]
     if std::io::stdout().is_terminal() && !options.no_index {
         let root = open_folder(dir)?;
@@ -24,7 +31,13 @@ pub fn review(config: &Config, dir: &Path, options: &ScanOptions) -> Result<()> 
             doppel::runtime::worker::Command::SetClusterBy(worker.cluster_by),
             doppel::runtime::worker::Command::SetMode(worker.cluster_mode),
         ];
-        return Ok(doppel::faces::tui::run_with(worker, &initial)?);
+        let options = doppel::faces::tui::Options {
+            theme: config.ui.theme,
+            config_file: config_file
+                .map(Path::to_path_buf)
+                .or_else(Config::default_path),
+        };
+        return Ok(doppel::faces::tui::run_with(worker, &initial, &options)?);
     }
     scan(config, dir, Format::Text, options)
 }

@@ -1,5 +1,7 @@
 //! `doppel scan DIR`: the clusters and pairs of a folder as text, JSON or
-//! CSV, through its index or (`--no-index`) without one.
+//! CSV, through its index or (`--no-index`) without one, and `doppel
+//! boilerplate DIR`: the boilerplate it learned; the scan itself
+//! ([`scan_report`]) is also `doppel report`'s.
 
 use std::io::Write;
 use std::path::Path;
@@ -19,7 +21,8 @@ use super::settings::{index_path, open_folder, settings};
 
 /// Scan `dir` under `config` and print the report in `format`.
 pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
-    let (report, root) = scanned(config, dir, options)?;
+    let root = open_folder(dir)?;
+    let report = scan_report(config, &root, options)?;
     let out = match format {
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &settings(config).0)?,
@@ -36,7 +39,8 @@ pub fn boilerplate(
     format: ListFormat,
     options: &ScanOptions,
 ) -> Result<()> {
-    let (report, _) = scanned(config, dir, options)?;
+    let root = open_folder(dir)?;
+    let report = scan_report(config, &root, options)?;
     let out = match format {
         ListFormat::Text => report::boilerplate_text(&report.boilerplate),
         ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
@@ -45,14 +49,9 @@ pub fn boilerplate(
     Ok(())
 }
 
-/// The scan of `dir` (through its index unless `--no-index`) and the
-/// folder resolved.
-fn scanned(
-    config: &Config,
-    dir: &Path,
-    options: &ScanOptions,
-) -> Result<(ScanReport, std::path::PathBuf)> {
-    let root = open_folder(dir)?;
+/// Scan `root` (an opened folder) as the options say: through its index,
+/// or (`--no-index`) all now.
+pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Result<ScanReport> {
     let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
@@ -66,9 +65,10 @@ fn scanned(
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
             progress: Some(&progress),
+            limits: config.reading.limits(),
         };
         scan_folder_with(
-            &root,
+            root,
             &engine,
             engine.reference_weights(),
             library_config,
@@ -76,13 +76,14 @@ fn scanned(
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), &root)?;
+        let index_path = index_path(config, options.index.as_ref(), root)?;
         let (mut index, opened) =
-            FolderIndex::open(&root, engine, library_config, index_path.as_deref())?;
+            FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
         index.set_extra_ignores(config.ignore.clone());
+        index.set_read_limits(config.reading.limits());
         index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true
@@ -90,5 +91,5 @@ fn scanned(
         ScanReport::from_index(index, spec)?
     };
     bar.finish_and_clear();
-    Ok((report, root))
+    Ok(report)
 }

@@ -79,7 +79,7 @@ impl Engine {
             at = r.end;
         }
         body.push_str(&stripped[at..]);
-        let analysis = self.analyzer.analyze_with(&body, self.needs());
+        let analysis = self.analyze_stripped(&body);
         let ranges = cut
             .iter()
             .map(|r| map.to_text(r.start)..map.to_text(r.end - 1) + 1)

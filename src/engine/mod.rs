@@ -11,6 +11,8 @@
 pub mod algo;
 pub mod analysis;
 pub mod body;
+pub mod document;
+pub mod fingerprinter;
 pub mod measure;
 pub mod stats;
 pub mod text;
@@ -20,16 +22,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::algo::exact::{Exact, ExactConfig, ExactFingerprint};
-use crate::engine::algo::imatch::{band_terms_of, Imatch, ImatchConfig, ImatchFingerprint};
+use crate::engine::algo::imatch::{Imatch, ImatchConfig, ImatchFingerprint};
 use crate::engine::algo::imatch_lexicons::{
     ImatchLexicons, ImatchLexiconsConfig, ImatchLexiconsFingerprint,
 };
 use crate::engine::algo::minhash::{Minhash, MinhashConfig, MinhashFingerprint};
 use crate::engine::algo::shingle::{Shingle, ShingleConfig, ShingleFingerprint};
 use crate::engine::algo::si::{Si, SiConfig, SiFingerprint, Stream};
-use crate::engine::algo::simhash::{
-    quantize, Simhash, SimhashConfig, SimhashFingerprint, WeightedTerms,
-};
+use crate::engine::algo::simhash::{Simhash, SimhashConfig, SimhashFingerprint};
 use crate::engine::algo::simhash_lexicons::{
     SimhashLexicons, SimhashLexiconsConfig, SimhashLexiconsFingerprint,
 };
@@ -40,7 +40,7 @@ use crate::engine::algo::supershingle::{
 use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
 use crate::engine::algo::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::{Analysis, Analyzer, Needs};
-use crate::engine::stats::{IdfSource, IdfTable, TermWeights};
+use crate::engine::stats::{IdfSource, IdfTable};
 use crate::engine::text::TokenizerConfig;
 
 /// Parameters of every algorithm (each with documented defaults).
@@ -529,15 +529,17 @@ impl Engine {
         } else {
             std::borrow::Cow::Borrowed(text)
         };
-        self.analyzer.analyze_with(&text, self.needs())
+        self.analyze_stripped(&text)
     }
 
-    /// The parts of an analysis the enabled algorithms read.
-    fn needs(&self) -> Needs {
+    /// Analyze decoded text whose page furniture is already left out (or
+    /// kept, as the tokenizer says): the whole of a document, or a piece of
+    /// it ([`document`]).
+    pub fn analyze_stripped(&self, text: &str) -> Analysis {
         use AlgorithmId as Id;
         let on = |id| self.is_enabled(id);
         let si_stream = self.config.algorithms.si.stream;
-        Needs {
+        let needs = Needs {
             text: on(Id::Si) && si_stream == Stream::Char,
             alnum: on(Id::Winnow),
             terms: [
@@ -555,83 +557,8 @@ impl Engine {
                         Stream::Word => self.config.algorithms.si.variation.removes_stopwords(),
                         Stream::Char => false,
                     }),
-        }
-    }
-
-    /// Fingerprint an analyzed document with every enabled algorithm.
-    ///
-    /// Work several algorithms need is done once: the word-shingle hashes
-    /// (shingle, MinHash and through it super-shingles), the per-term IDF
-    /// (the SimHash family) and the NIDF band (both I-Match variants). The
-    /// results equal each algorithm's own [`Algorithm::fingerprint`].
-    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
-        use AlgorithmId as Id;
-        let a = &self.algorithms;
-        let on = |id| self.is_enabled(id);
-
-        let (sh, mh) = (&a.shingle.config, &a.minhash.config);
-        let minhash_shares_shingles = sh.w == mh.w && sh.seed == mh.shingle_seed;
-        let need_sketch = on(Id::Minhash) || on(Id::Supershingle);
-        let shingles: Vec<u64> = if on(Id::Shingle) || (need_sketch && minhash_shares_shingles) {
-            a.shingle.all_shingles(doc).collect()
-        } else {
-            Vec::new()
         };
-        let sketch = need_sketch.then(|| {
-            if minhash_shares_shingles {
-                a.minhash.sketch(shingles.iter().copied())
-            } else {
-                a.minhash.fingerprint(doc, weights)
-            }
-        });
-
-        // Each term's IDF, looked up once for the SimHash family (rounded to
-        // its weight units) and both I-Match bands.
-        let simhash_family = on(Id::Simhash) || on(Id::SimhashShingle) || on(Id::SimhashLexicons);
-        let exact_idf: Vec<f64> = if simhash_family || on(Id::Imatch) || on(Id::ImatchLexicons) {
-            doc.terms.iter().map(|&t| weights.idf(t)).collect()
-        } else {
-            Vec::new()
-        };
-        let idf: Vec<u32> = if simhash_family {
-            exact_idf.iter().map(|&w| quantize(w)).collect()
-        } else {
-            Vec::new()
-        };
-        let band_of = |config| band_terms_of(&doc.terms, &exact_idf, weights.unseen_idf(), config);
-        let band = on(Id::Imatch).then(|| band_of(&a.imatch.config));
-        let lexicon_band = on(Id::ImatchLexicons).then(|| match &band {
-            Some(terms) if a.imatch_lexicons.config.imatch == a.imatch.config => terms.clone(),
-            _ => band_of(&a.imatch_lexicons.config.imatch),
-        });
-
-        let simhash_shingle =
-            on(Id::SimhashShingle).then(|| a.simhash_shingle.of_weighted_terms(&doc.terms, &idf));
-        Fingerprints {
-            exact: on(Id::Exact).then(|| a.exact.fingerprint(doc, weights)),
-            shingle: on(Id::Shingle).then(|| a.shingle.from_shingles(shingles.iter().copied())),
-            supershingle: on(Id::Supershingle).then(|| {
-                a.supershingle
-                    .from_sketch(sketch.as_deref().unwrap_or_default())
-            }),
-            minhash: sketch.filter(|_| on(Id::Minhash)),
-            simhash: on(Id::Simhash).then(|| a.simhash.of_weighted_terms(&doc.terms, &idf)),
-            simhash_shingle,
-            simhash_lexicons: on(Id::SimhashLexicons).then(|| {
-                let full = simhash_shingle.filter(|_| {
-                    a.simhash_lexicons
-                        .full_lexicon_is(&a.simhash_shingle.config)
-                });
-                a.simhash_lexicons
-                    .of_weighted_terms_and_full(&doc.terms, &idf, full)
-            }),
-            imatch: band.as_deref().map(|terms| a.imatch.from_band_terms(terms)),
-            imatch_lexicons: lexicon_band
-                .as_deref()
-                .map(|terms| a.imatch_lexicons.from_band_terms(terms)),
-            winnow: on(Id::Winnow).then(|| a.winnow.fingerprint(doc, weights)),
-            si: on(Id::Si).then(|| a.si.fingerprint(doc, weights)),
-        }
+        self.analyzer.analyze_with(text, needs)
     }
 
     /// Distinct word shingles of a document (the containment rule's size

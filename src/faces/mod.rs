@@ -3,6 +3,7 @@
 //! on the runtime; nothing below imports a face.
 
 pub mod eval;
+pub mod html;
 pub mod report;
 #[cfg(feature = "tui")]
 pub mod tui;

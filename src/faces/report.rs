@@ -61,7 +61,8 @@ pub fn format_score(score: &Score) -> String {
     }
 }
 
-fn format_threshold(id: AlgorithmId, t: f64) -> String {
+/// A threshold in its algorithm's unit, with the direction a score must lie.
+pub fn format_threshold(id: AlgorithmId, t: f64) -> String {
     match id.unit() {
         Unit::HammingBits => format!("≤ {t}"),
         Unit::Matches => format!("≥ {t}"),

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::doc::{DocPath, FileIdentity};
-use crate::engine::text::decode::{decode, Decoded, NotText};
+use crate::engine::text::decode::{decode_owned, DecodeError, Decoded, NotText};
 
 /// Files larger than this are skipped as too large unless configured
 /// otherwise (256 MiB).
@@ -58,12 +58,32 @@ pub enum Skip {
     /// It changed while being read.
     #[error("changed while being read (will be read again)")]
     Changed,
+    /// Memory for reading it could not be had.
+    #[error("not enough memory to read it (up to {} MiB needed)", mib(*needed))]
+    OutOfMemory {
+        /// The most reading it is expected to take, in bytes.
+        needed: u64,
+    },
+    /// Reading it is expected to take more than the memory budget
+    /// (`[reading] memory-budget-mib`).
+    #[error("reading it may take {} MiB, over the memory budget ({} MiB)", mib(*needed), mib(*budget))]
+    OverBudget {
+        /// The most reading it is expected to take, in bytes.
+        needed: u64,
+        /// The budget, in bytes.
+        budget: u64,
+    },
     /// A reason recorded earlier in the index.
     #[error("{reason}")]
     Recorded {
         /// The reason, as recorded.
         reason: String,
     },
+}
+
+/// Bytes in whole MiB, rounded up (for messages).
+fn mib(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
 }
 
 /// One file found in the folder.
@@ -326,16 +346,34 @@ pub fn relative(root: &Path, path: &Path) -> DocPath {
 
 /// Read and decode one file, refusing anything over `cap` bytes.
 pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
-    decode(&read_bytes(path, cap)?.0).map_err(Skip::NotText)
+    let (bytes, _) = read_bytes(path, cap)?;
+    let needed = bytes.len() as u64;
+    decode_owned(bytes).map_err(|e| match e {
+        DecodeError::NotText(reason) => Skip::NotText(reason),
+        DecodeError::Memory(_) => Skip::OutOfMemory {
+            needed: needed.saturating_mul(2),
+        },
+    })
 }
 
 /// Read one regular file whole, refusing anything over `cap` bytes, and
 /// verify it did not change while being read (the identity before and after
 /// must match). Returns the bytes and that identity.
 pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip> {
-    let unreadable = |e: std::io::Error| Skip::Unreadable {
+    let (file, meta) = open_regular(path, cap)?;
+    read_opened(path, file, &meta, cap)
+}
+
+fn unreadable(e: std::io::Error) -> Skip {
+    Skip::Unreadable {
         reason: e.to_string(),
-    };
+    }
+}
+
+/// Open a regular file for reading, refusing anything over `cap` bytes:
+/// the file and its metadata when opened (its size says how much memory
+/// reading it takes before any is taken).
+pub fn open_regular(path: &Path, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
     let file = fs::File::open(path).map_err(unreadable)?;
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
@@ -349,7 +387,22 @@ pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip
             cap,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    Ok((file, meta))
+}
+
+/// [`read_bytes`] of a file [`open_regular`] opened. The buffer is
+/// reserved first: a file memory cannot be had for is skipped
+/// ([`Skip::OutOfMemory`]), not the end of the process.
+pub fn read_opened(
+    path: &Path,
+    file: fs::File,
+    meta: &fs::Metadata,
+    cap: u64,
+) -> Result<(Vec<u8>, FileIdentity), Skip> {
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(meta.len() as usize)
+        .map_err(|_| Skip::OutOfMemory { needed: meta.len() })?;
     file.take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(unreadable)?;
@@ -359,12 +412,17 @@ pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip
             cap,
         });
     }
-    let before = FileIdentity::from_metadata(&meta);
-    let after = fs::metadata(path)
-        .map(|m| FileIdentity::from_metadata(&m))
-        .map_err(unreadable)?;
+    let before = FileIdentity::from_metadata(meta);
+    let after = identity_now(path)?;
     if before != after || bytes.len() as u64 != before.size {
         return Err(Skip::Changed);
     }
     Ok((bytes, before))
+}
+
+/// The identity of `path` now (to compare with the one it had when opened).
+pub fn identity_now(path: &Path) -> Result<FileIdentity, Skip> {
+    fs::metadata(path)
+        .map(|m| FileIdentity::from_metadata(&m))
+        .map_err(unreadable)
 }

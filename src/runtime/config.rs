@@ -13,8 +13,8 @@
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
-//! `[library]`, and `ignore`, `index-dir`, `[clusters]` and `[watch]` are
-//! the front ends' settings. `tests/config.rs` holds the built-in file equal to
+//! `[library]`, and `ignore`, `index-dir`, `[clusters]`, `[watch]` and
+//! `[reading]` and `[ui]` are the front ends' settings. `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
 use std::collections::BTreeSet;
@@ -25,10 +25,12 @@ use serde::{Deserialize, Serialize};
 
 mod error;
 mod ranges;
+mod save;
 
 pub use error::ConfigError;
 use error::{line_of, origin_name, setting_error};
 pub use ranges::{threshold_range, Invalid, ThresholdRange};
+pub use save::save_thresholds;
 
 /// A configuration operation's result.
 pub type Result<T, E = ConfigError> = std::result::Result<T, E>;
@@ -40,6 +42,7 @@ use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
 use crate::pairing::boilerplate::BoilerplateConfig;
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::reading::ReadSettings;
 
 /// The built-in configuration file: every setting with its default and what
 /// it does (`doppel config --print-defaults`).
@@ -66,6 +69,10 @@ pub struct Config {
     pub ignore: Vec<String>,
     /// The verdict and mode clusters start with.
     pub clusters: ClusterSettings,
+    /// How large files are read.
+    pub reading: ReadSettings,
+    /// The review screen's look.
+    pub ui: UiSettings,
 }
 
 impl Default for Config {
@@ -78,8 +85,31 @@ impl Default for Config {
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
+            reading: ReadSettings::default(),
+            ui: UiSettings::default(),
         }
     }
+}
+
+/// `[ui]`: the review screen's look.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct UiSettings {
+    /// Default: `default` (`NO_COLOR` in the environment picks
+    /// `monochrome` whatever this says).
+    pub theme: ThemeName,
+}
+
+/// The review screen's styles: colours with modifiers, or modifiers and
+/// glyphs only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThemeName {
+    /// The 16 basic colours plus bold and reverse.
+    #[default]
+    Default,
+    /// No colour: reverse, bold, underline, dim and glyphs.
+    Monochrome,
 }
 
 /// `[watch]`: following a folder.
@@ -199,6 +229,8 @@ struct ConfigFile {
     library: LibraryConfig,
     boilerplate: BoilerplateConfig,
     watch: WatchSettings,
+    reading: ReadSettings,
+    ui: UiSettings,
 }
 
 impl Default for ConfigFile {
@@ -226,6 +258,8 @@ impl From<Config> for ConfigFile {
             watch,
             ignore,
             clusters,
+            reading,
+            ui,
         } = config;
         Self {
             enabled,
@@ -240,6 +274,8 @@ impl From<Config> for ConfigFile {
             boilerplate: library.boilerplate.clone(),
             library,
             watch,
+            reading,
+            ui,
         }
     }
 }
@@ -259,6 +295,8 @@ impl From<ConfigFile> for Config {
             mut library,
             boilerplate,
             watch,
+            reading,
+            ui,
         } = file;
         library.boilerplate = boilerplate;
         Self {
@@ -275,6 +313,8 @@ impl From<ConfigFile> for Config {
             watch,
             ignore,
             clusters,
+            reading,
+            ui,
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod collection;
 pub mod config;
 pub mod index;
 pub mod index_files;
+pub mod reading;
 pub mod scan;
 pub mod store;
 pub mod watch;

@@ -8,14 +8,18 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::doc::{DocId, DocPath};
+use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
 use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
-use crate::runtime::collection::{list_files_with, read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FolderIndex, ReadProgress};
+use crate::runtime::reading::{
+    read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
+};
 use crate::runtime::store::{DocStatus, StoreError};
 
 /// One file of the scanned folder.
@@ -167,49 +171,21 @@ impl ScanReport {
     }
 }
 
-/// One file read and fingerprinted whole.
-struct FileRead {
-    fingerprints: Fingerprints,
-    shingles: usize,
-    encoding: &'static str,
-    /// What the boilerplate learner reads of it (when learning).
-    samples: Option<DocSamples>,
-}
-
-/// Read and fingerprint one file, and sample it for the learner when
-/// `learning`.
-fn read_file(
-    path: &Path,
-    engine: &Engine,
-    weights: &dyn TermWeights,
-    library: &LibraryConfig,
-    learning: bool,
-) -> Result<FileRead, Skip> {
-    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
-    let analysis = engine.analyze(&decoded.text);
-    let fingerprints = engine.fingerprint(&analysis, weights);
-    let shingles = engine.shingle_count(&analysis, &fingerprints);
-    let samples = learning.then(|| boilerplate::samples(engine, &analysis, library));
-    Ok(FileRead {
-        fingerprints,
-        shingles,
-        encoding: decoded.encoding,
-        samples,
-    })
-}
-
-/// Read and fingerprint one file: `(fingerprints, distinct shingles)` or why
-/// it is skipped.
+/// Read and fingerprint one file: `(fingerprints, distinct shingles,
+/// encoding)` or why it is skipped.
 pub fn fingerprint_file(
     path: &Path,
     engine: &Engine,
     weights: &dyn TermWeights,
+    limits: &ReadLimits,
 ) -> Result<(Fingerprints, usize, &'static str), Skip> {
-    let decoded = read_text(path, DEFAULT_SIZE_CAP)?;
-    let analysis = engine.analyze(&decoded.text);
-    let fingerprints = engine.fingerprint(&analysis, weights);
-    let shingles = engine.shingle_count(&analysis, &fingerprints);
-    Ok((fingerprints, shingles, decoded.encoding))
+    let options = PrintOptions::default();
+    let read = read_document(path, DEFAULT_SIZE_CAP, engine, weights, options, limits)?;
+    Ok((
+        read.printed.fingerprints,
+        read.printed.shingles,
+        read.encoding,
+    ))
 }
 
 /// Scan `root` with `engine`, weighting terms with `weights`.
@@ -233,6 +209,8 @@ pub struct ScanHooks<'a> {
     /// threads, so reports can arrive slightly out of order); once `done`
     /// equals `total` only comparing and clustering are left.
     pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
+    /// How big files are read (`[reading]`).
+    pub limits: ReadLimits,
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -240,6 +218,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
         f.debug_struct("ScanHooks")
             .field("extra_ignores", &self.extra_ignores)
             .field("progress", &self.progress.is_some())
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -266,11 +245,25 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
+    // Small files in parallel, big ones one at a time; small ones are
+    // sampled for the boilerplate learner when it is on (big ones take no
+    // part in learning: `crate::runtime::reading`).
     let learning = boilerplate::config_of(engine, &config);
-    let results: Vec<_> = files
-        .par_iter()
-        .map(|file| {
-            let result = read_file(&file.path, engine, weights, &config, learning.is_some());
+    let sampling = learning.is_some().then_some(&config);
+    let results: Vec<_> = read_all(
+        files.iter().collect(),
+        |file| file.bytes,
+        &hooks.limits,
+        |file| {
+            let result = read_document_sampled(
+                &file.path,
+                DEFAULT_SIZE_CAP,
+                engine,
+                weights,
+                PrintOptions::default(),
+                &hooks.limits,
+                sampling,
+            );
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -280,8 +273,8 @@ pub fn scan_folder_with(
                 });
             }
             (file, result)
-        })
-        .collect();
+        },
+    );
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();
     let mut sampled: BTreeMap<DocPath, DocSamples> = BTreeMap::new();
@@ -289,9 +282,11 @@ pub fn scan_folder_with(
     for (file, result) in results {
         let (encoding, skipped) = match result {
             Ok(read) => {
-                indexed.push((file.doc.clone(), read.fingerprints, read.shingles));
-                if let Some(samples) = read.samples {
-                    sampled.insert(file.doc.clone(), samples);
+                let printed = read.printed;
+                indexed.push((file.doc.clone(), printed.fingerprints, printed.shingles));
+                // The text is read again for the few with boilerplate.
+                if let Some(taken) = read.sampled {
+                    sampled.insert(file.doc.clone(), taken.samples);
                     files_of.insert(&file.doc, &file.path);
                 }
                 (Some(read.encoding.to_owned()), None)
@@ -312,7 +307,14 @@ pub fn scan_folder_with(
         skipped: Some(skip),
     }));
     let boilerplate = match &learning {
-        Some(learner) => learn_boilerplate(engine, learner, &sampled, &files_of, &mut indexed),
+        Some(learner) => learn_boilerplate(
+            engine,
+            learner,
+            &hooks.limits,
+            &sampled,
+            &files_of,
+            &mut indexed,
+        ),
         None => BoilerplateReport::default(),
     };
     // One batch into an empty library: no document was added before, so
@@ -333,12 +335,14 @@ pub fn scan_folder_with(
 const LEARN_BATCH: usize = 512;
 
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
-/// `files_of`) and fingerprint every document that has some over its body
-/// (read again: only those documents pay), replacing its prints in
-/// `indexed`.
+/// `files_of`; big files are not among them) and fingerprint every
+/// document that has some over its body (read again, and only while it is
+/// not big under `limits`: only those documents pay), replacing its prints
+/// in `indexed`.
 fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
+    limits: &ReadLimits,
     sampled: &BTreeMap<DocPath, DocSamples>,
     files_of: &HashMap<&DocPath, &Path>,
     indexed: &mut [(DocPath, Fingerprints, usize)],
@@ -360,7 +364,7 @@ fn learn_boilerplate(
         .spans
         .par_iter()
         .filter_map(|(doc, spans)| {
-            let text = read_text(files_of.get(doc)?, DEFAULT_SIZE_CAP).ok()?.text;
+            let text = read_small_text(files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
             let body = boilerplate::body_prints(engine, &text, sampled[doc].words, spans)?;
             Some((doc, body))
         })

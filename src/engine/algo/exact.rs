@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
-use crate::hash::hash_u64s_128;
+use crate::hash::{hash_u64s_128, U64sHash128};
 
 /// Parameters of `exact` (`[algorithms.exact]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +39,37 @@ impl Exact {
     /// The algorithm with these parameters.
     pub fn new(config: ExactConfig) -> Self {
         Self { config }
+    }
+}
+
+impl Exact {
+    /// The signature of a document given in pieces ([`ExactStream`]).
+    pub fn stream(&self) -> ExactStream {
+        ExactStream {
+            hash: U64sHash128::new(self.config.seed),
+            any: false,
+        }
+    }
+}
+
+/// `exact` of a document whose words arrive in pieces: equal to the
+/// signature of all its words at once.
+#[derive(Clone)]
+pub struct ExactStream {
+    hash: U64sHash128,
+    any: bool,
+}
+
+impl ExactStream {
+    /// The next piece's words.
+    pub fn push(&mut self, words: &[u64]) {
+        self.any |= !words.is_empty();
+        self.hash.update(words);
+    }
+
+    /// The hash of every word pushed (none when there were no words).
+    pub fn finish(&self) -> ExactFingerprint {
+        self.any.then(|| self.hash.finish())
     }
 }
 

@@ -11,6 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::TryReserveError;
+
+use super::pieces::DistinctHashes;
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::{nidf_from_idf, TermWeights};
@@ -58,18 +61,40 @@ pub fn band_terms_of(
     unseen_idf: f64,
     config: &ImatchConfig,
 ) -> Vec<u64> {
-    let mut kept: Vec<u64> = terms
+    let mut kept: Vec<u64> = in_band(terms, idf, unseen_idf, config).collect();
+    super::sort_hashes(&mut kept);
+    kept.dedup();
+    kept
+}
+
+/// [`band_terms_of`] of a term stream arriving in pieces: each piece's
+/// terms inside the band join `band`, whose finished set is the band terms
+/// of the whole stream.
+pub fn push_band_terms(
+    band: &mut DistinctHashes<u64>,
+    terms: &[u64],
+    idf: &[f64],
+    unseen_idf: f64,
+    config: &ImatchConfig,
+) -> Result<(), TryReserveError> {
+    band.extend_filtered(in_band(terms, idf, unseen_idf, config), terms.len())
+}
+
+/// The terms whose NIDF lies in the band, in order.
+fn in_band<'a>(
+    terms: &'a [u64],
+    idf: &'a [f64],
+    unseen_idf: f64,
+    config: &'a ImatchConfig,
+) -> impl Iterator<Item = u64> + 'a {
+    terms
         .iter()
         .zip(idf)
-        .filter(|(_, &idf)| {
+        .filter(move |(_, &idf)| {
             let nidf = nidf_from_idf(idf, unseen_idf);
             nidf >= config.nidf_min && nidf <= config.nidf_max
         })
         .map(|(&t, _)| t)
-        .collect();
-    super::sort_hashes(&mut kept);
-    kept.dedup();
-    kept
 }
 
 /// Signature of sorted distinct terms, or `None` below `min_terms`.

@@ -65,25 +65,22 @@ impl Minhash {
 
     /// The sketch of a set of (already uniform) shingle hashes.
     pub fn sketch(&self, shingles: impl Iterator<Item = u64>) -> MinhashFingerprint {
+        let mut bins = self.bins();
+        bins.push(shingles);
+        bins.finish()
+    }
+
+    /// The bins of a sketch whose shingles arrive in pieces (a minimum does
+    /// not depend on the order, or the repeats, of what it is taken over).
+    pub fn bins(&self) -> Bins {
         let k = self.config.num_perm.max(1);
-        let key = rehash_key(self.config.seed);
-        let mut bins = vec![u64::MAX; k];
-        let mut filled = vec![false; k];
-        let mut any = false;
-        // Whether a hash lowers its bin's minimum is a coin flip early on:
-        // a min and two stores, no branch.
-        for s in shingles {
-            let v = rehash_keyed(s, key);
-            let bin = ((u128::from(v) * k as u128) >> 64) as usize;
-            bins[bin] = bins[bin].min(v);
-            filled[bin] = true;
-            any = true;
+        Bins {
+            key: rehash_key(self.config.seed),
+            seed: self.config.seed,
+            bins: vec![u64::MAX; k],
+            filled: vec![false; k],
+            any: false,
         }
-        if !any {
-            return Vec::new();
-        }
-        densify(&mut bins, &filled, self.config.seed);
-        bins.into_iter().map(|v| v as u32).collect()
     }
 
     /// Estimated Jaccard resemblance of two sketches (of any width of
@@ -94,6 +91,44 @@ impl Minhash {
         }
         let equal = a.iter().zip(b).filter(|(x, y)| x == y).count();
         Some(equal as f64 / a.len() as f64)
+    }
+}
+
+/// A sketch being filled ([`Minhash::bins`]).
+#[derive(Debug, Clone)]
+pub struct Bins {
+    key: u64,
+    seed: u64,
+    bins: Vec<u64>,
+    filled: Vec<bool>,
+    any: bool,
+}
+
+impl Bins {
+    /// Let each shingle compete for its bin's minimum.
+    pub fn push(&mut self, shingles: impl Iterator<Item = u64>) {
+        let k = self.bins.len();
+        let (bins, filled) = (&mut self.bins[..], &mut self.filled[..]);
+        let mut any = false;
+        // Whether a hash lowers its bin's minimum is a coin flip early on:
+        // a min and two stores, no branch.
+        for s in shingles {
+            let v = rehash_keyed(s, self.key);
+            let bin = ((u128::from(v) * k as u128) >> 64) as usize;
+            bins[bin] = bins[bin].min(v);
+            filled[bin] = true;
+            any = true;
+        }
+        self.any |= any;
+    }
+
+    /// The densified sketch; empty when no shingle came.
+    pub fn finish(mut self) -> MinhashFingerprint {
+        if !self.any {
+            return Vec::new();
+        }
+        densify(&mut self.bins, &self.filled, self.seed);
+        self.bins.into_iter().map(|v| v as u32).collect()
     }
 }
 

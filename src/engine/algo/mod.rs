@@ -36,6 +36,7 @@ pub mod exact;
 pub mod imatch;
 pub mod imatch_lexicons;
 pub mod minhash;
+pub mod pieces;
 pub mod shingle;
 pub mod si;
 pub mod simhash;

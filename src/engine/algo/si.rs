@@ -32,10 +32,11 @@
 //! the cheap check, never below the verified score); the sketch stays with
 //! the stored fingerprints.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, TryReserveError};
 
 use serde::{Deserialize, Serialize};
 
+use super::pieces::{DistinctHashes, GramTail};
 use super::{sorted_intersection_len, Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
@@ -200,12 +201,17 @@ impl Si {
 
     /// The unit stream for word and Soundex streams, per variation.
     fn tokens(&self, doc: &Analysis) -> Vec<u64> {
+        self.tokens_into(doc, &mut HashSet::new())
+    }
+
+    /// [`Si::tokens`] of a piece of a document, `seen` holding the tokens
+    /// of the pieces before (for the variations that drop repeats).
+    fn tokens_into(&self, doc: &Analysis, seen: &mut HashSet<u64>) -> Vec<u64> {
         let v = self.config.variation;
         let source = match self.config.stream {
             Stream::Soundex => &doc.soundex,
             _ => &doc.words,
         };
-        let mut seen = HashSet::new();
         source
             .iter()
             .zip(&doc.stop)
@@ -213,6 +219,64 @@ impl Si {
             .map(|(&t, _)| t)
             .filter(|&t| !v.removes_second_kind() || seen.insert(t))
             .collect()
+    }
+}
+
+impl Si {
+    /// The sketch of a document given as the analyses of its pieces
+    /// ([`SiStream`]).
+    pub fn stream(&self) -> SiStream<'_> {
+        SiStream {
+            si: self,
+            seen: HashSet::new(),
+            units: GramTail::new(self.config.k),
+            sampled: DistinctHashes::new(),
+        }
+    }
+}
+
+/// `si`'s sketch of a document analyzed piece by piece: the tokens already
+/// seen (variations that drop repeats) and the last k − 1 units carry over.
+#[derive(Debug)]
+pub struct SiStream<'a> {
+    si: &'a Si,
+    seen: HashSet<u64>,
+    units: GramTail<u64>,
+    sampled: DistinctHashes<u64>,
+}
+
+impl SiStream<'_> {
+    /// The next piece's analysis.
+    pub fn push(&mut self, doc: &Analysis) -> Result<(), TryReserveError> {
+        let config = &self.si.config;
+        let units: Vec<u64> = match config.stream {
+            Stream::Char => self
+                .si
+                .tokenizer
+                .char_stream(&doc.text, config.variation)
+                .chars()
+                .map(|c| mix64(u64::from(c)))
+                .collect(),
+            Stream::Word | Stream::Soundex => self.si.tokens_into(doc, &mut self.seen),
+        };
+        let (k, seed, modulus) = (self.units.k(), config.seed, config.modulus.max(1));
+        let sampled = &mut self.sampled;
+        self.units
+            .push(&units, |joined| {
+                sampled.extend_filtered(
+                    shingle_hashes(joined, k, seed).filter(|&h| (h as u32).is_multiple_of(modulus)),
+                    joined.len() / modulus as usize + 1,
+                )
+            })?
+            .transpose()?;
+        Ok(())
+    }
+
+    /// The fingerprint of every piece pushed.
+    pub fn finish(self) -> SiFingerprint {
+        SiFingerprint {
+            sketch: self.sampled.finish(),
+        }
     }
 }
 

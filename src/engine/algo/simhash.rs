@@ -74,29 +74,59 @@ const CHUNK: usize = 256;
 /// has a positive weight (all-zero counters would make every such document
 /// the same all-ones fingerprint).
 pub fn weighted_fingerprint(hashes: &[u64], weights: &[u32], bits: u32) -> Option<u64> {
-    debug_assert_eq!(hashes.len(), weights.len());
-    let bits = bits.clamp(1, 64) as usize;
-    let mut totals = [0u64; 64];
-    let mut total_weight = 0u64;
-    for (hashes, weights) in hashes.chunks(CHUNK).zip(weights.chunks(CHUNK)) {
-        total_weight += weights
-            .iter()
-            .map(|&w| u64::from(w.min(MAX_FEATURE_WEIGHT)))
-            .sum::<u64>();
-        let counters = accumulate(hashes, weights);
-        for (total, counter) in totals.iter_mut().zip(counters) {
-            *total += u64::from(counter);
+    let mut counters = Counters::default();
+    counters.add(hashes, weights);
+    counters.finish(bits)
+}
+
+/// The counters of a SimHash whose features arrive in pieces: integer sums,
+/// so adding features piece by piece gives the fingerprint of adding them
+/// all at once ([`weighted_fingerprint`]).
+#[derive(Debug, Clone)]
+pub struct Counters {
+    /// Per bit, the weight of the features whose hash has it set.
+    totals: [u64; 64],
+    total_weight: u64,
+}
+
+impl Default for Counters {
+    fn default() -> Self {
+        Self {
+            totals: [0; 64],
+            total_weight: 0,
         }
     }
-    if total_weight == 0 {
-        return None;
+}
+
+impl Counters {
+    /// Add features: `hashes[i]` weighing `weights[i]`.
+    pub fn add(&mut self, hashes: &[u64], weights: &[u32]) {
+        debug_assert_eq!(hashes.len(), weights.len());
+        for (hashes, weights) in hashes.chunks(CHUNK).zip(weights.chunks(CHUNK)) {
+            self.total_weight += weights
+                .iter()
+                .map(|&w| u64::from(w.min(MAX_FEATURE_WEIGHT)))
+                .sum::<u64>();
+            let counters = accumulate(hashes, weights);
+            for (total, counter) in self.totals.iter_mut().zip(counters) {
+                *total += u64::from(counter);
+            }
+        }
     }
-    let fingerprint = totals[..bits]
-        .iter()
-        .enumerate()
-        .filter(|(_, &set)| 2 * set >= total_weight)
-        .fold(0u64, |f, (i, _)| f | 1 << i);
-    Some(fingerprint)
+
+    /// The fingerprint's low `bits` bits (see [`weighted_fingerprint`]).
+    pub fn finish(&self, bits: u32) -> Option<u64> {
+        let bits = bits.clamp(1, 64) as usize;
+        if self.total_weight == 0 {
+            return None;
+        }
+        let fingerprint = self.totals[..bits]
+            .iter()
+            .enumerate()
+            .filter(|(_, &set)| 2 * set >= self.total_weight)
+            .fold(0u64, |f, (i, _)| f | 1 << i);
+        Some(fingerprint)
+    }
 }
 
 /// For each bit i, the sum of the weights of the features whose hash has
@@ -201,9 +231,18 @@ impl WeightedTerms for Simhash {
     /// The fingerprint of a term stream with its per-term weights
     /// ([`term_weights`]).
     fn of_weighted_terms(&self, terms: &[u64], idf: &[u32]) -> SimhashFingerprint {
+        let mut counters = Counters::default();
+        self.add_weighted_terms(&mut counters, terms, idf);
+        counters.finish(self.config.bits)
+    }
+}
+
+impl Simhash {
+    /// Add a piece of a term stream with its per-term weights.
+    pub fn add_weighted_terms(&self, counters: &mut Counters, terms: &[u64], idf: &[u32]) {
         let key = rehash_key(self.config.seed);
         let hashes: Vec<u64> = terms.iter().map(|&t| rehash_keyed(t, key)).collect();
-        weighted_fingerprint(&hashes, idf, self.config.bits)
+        counters.add(&hashes, idf);
     }
 }
 

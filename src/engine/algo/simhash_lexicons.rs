@@ -13,8 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::TryReserveError;
+
 use super::simhash::WeightedTerms;
-use super::simhash_shingle::{shingle_simhash, SimhashShingleConfig};
+use super::simhash_shingle::{shingle_simhash, ShingleCounters, SimhashShingleConfig};
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
@@ -179,6 +181,73 @@ impl SimhashLexicons {
                 }
                 shingle_simhash(&kept_terms[..n], &kept_idf[..n], c.k, c.bits, c.seed)
             })
+            .collect()
+    }
+}
+
+impl SimhashLexicons {
+    /// The fingerprint of a weighted term stream arriving in pieces; with
+    /// `full_known`, lexicon 0 is left to the caller (it is the
+    /// `simhash-shingle` fingerprint, [`SimhashLexicons::full_lexicon_is`]).
+    pub fn counters(&self, full_known: bool) -> LexiconCounters {
+        let c = &self.config;
+        let lexicons = c.lexicons.clamp(1, 64);
+        let stream = || ShingleCounters::new(c.k, c.bits, c.seed);
+        LexiconCounters {
+            random: RandomLexicons::new(c.keep, c.seed, lexicons),
+            full: (!full_known).then(stream),
+            extra: (1..lexicons).map(|_| stream()).collect(),
+            kept_terms: Vec::new(),
+            kept_idf: Vec::new(),
+        }
+    }
+}
+
+/// [`SimhashLexicons::of_weighted_terms_and_full`] of a term stream
+/// arriving in pieces: each lexicon's filtered stream continues across the
+/// pieces on its own.
+#[derive(Debug, Clone)]
+pub struct LexiconCounters {
+    random: RandomLexicons,
+    /// Lexicon 0, unless the caller knows it.
+    full: Option<ShingleCounters>,
+    /// Lexicons 1.. .
+    extra: Vec<ShingleCounters>,
+    kept_terms: Vec<u64>,
+    kept_idf: Vec<u32>,
+}
+
+impl LexiconCounters {
+    /// The next terms of the stream, with their weights.
+    pub fn push(&mut self, terms: &[u64], idf: &[u32]) -> Result<(), TryReserveError> {
+        if let Some(full) = &mut self.full {
+            full.push(terms, idf)?;
+        }
+        let membership: Vec<u64> = terms.iter().map(|&t| self.random.membership(t)).collect();
+        self.kept_terms.resize(terms.len(), 0);
+        self.kept_idf.resize(terms.len(), 0);
+        for (index, lexicon) in self.extra.iter_mut().enumerate() {
+            // Membership is a coin flip per term: filtered without a branch.
+            let mut n = 0;
+            for ((&t, &w), &m) in terms.iter().zip(idf).zip(&membership) {
+                self.kept_terms[n] = t;
+                self.kept_idf[n] = w;
+                n += (m >> index & 1) as usize;
+            }
+            lexicon.push(&self.kept_terms[..n], &self.kept_idf[..n])?;
+        }
+        Ok(())
+    }
+
+    /// One fingerprint per lexicon; lexicon 0 is `full` when these
+    /// counters were made with it known.
+    pub fn finish(self, full: Option<u64>) -> SimhashLexiconsFingerprint {
+        let first = match self.full {
+            Some(own) => own.finish(),
+            None => full,
+        };
+        std::iter::once(first)
+            .chain(self.extra.into_iter().map(ShingleCounters::finish))
             .collect()
     }
 }

@@ -8,8 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::TryReserveError;
+
+use super::pieces::GramTail;
 use super::simhash::{
-    hamming_score, weighted_fingerprint, SimhashFingerprint, WeightedTerms, MAX_FEATURE_WEIGHT,
+    hamming_score, Counters, SimhashFingerprint, WeightedTerms, MAX_FEATURE_WEIGHT,
 };
 use super::{Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
@@ -43,8 +46,16 @@ impl Default for SimhashShingleConfig {
 /// `simhash-lexicons`, which passes a lexicon-filtered stream). A
 /// shingle's weight is the sum of its terms' weights.
 pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u64) -> Option<u64> {
+    let mut counters = Counters::default();
+    add_shingles(&mut counters, terms, idf, k, seed);
+    counters.finish(bits)
+}
+
+/// Add the k-shingles of `terms` (one of all of them when there are fewer
+/// than k) to `counters`, each weighing the sum of its terms' `idf`.
+fn add_shingles(counters: &mut Counters, terms: &[u64], idf: &[u32], k: usize, seed: u64) {
     if terms.is_empty() {
-        return None;
+        return;
     }
     let k = k.max(1).min(terms.len());
     let hashes: Vec<u64> = shingle_hashes(terms, k, seed).collect();
@@ -60,7 +71,61 @@ pub fn shingle_simhash(terms: &[u64], idf: &[u32], k: usize, bits: u32, seed: u6
             weight
         })
         .collect();
-    weighted_fingerprint(&hashes, &weights, bits)
+    counters.add(&hashes, &weights);
+}
+
+/// [`shingle_simhash`] of a weighted term stream arriving in pieces: the
+/// shingles that straddle two pieces are made from the last k − 1 terms
+/// kept, and a stream shorter than k makes its one shingle at the end.
+#[derive(Debug, Clone)]
+pub struct ShingleCounters {
+    k: usize,
+    bits: u32,
+    seed: u64,
+    terms: GramTail<u64>,
+    idf: GramTail<u32>,
+    counters: Counters,
+}
+
+impl ShingleCounters {
+    /// Counters for shingles of `k` terms, a `bits`-bit fingerprint.
+    pub fn new(k: usize, bits: u32, seed: u64) -> Self {
+        let k = k.max(1);
+        Self {
+            k,
+            bits,
+            seed,
+            terms: GramTail::new(k),
+            idf: GramTail::new(k),
+            counters: Counters::default(),
+        }
+    }
+
+    /// The next terms of the stream, with their weights.
+    pub fn push(&mut self, terms: &[u64], idf: &[u32]) -> Result<(), TryReserveError> {
+        // Both tails keep the same positions, so they join alike.
+        let (joined_terms, joined_idf) = (self.terms.join(terms)?, self.idf.join(idf)?);
+        if self.terms.has_gram(&joined_terms) {
+            add_shingles(
+                &mut self.counters,
+                &joined_terms,
+                &joined_idf,
+                self.k,
+                self.seed,
+            );
+        }
+        self.terms.advance(&joined_terms, terms.len());
+        self.idf.advance(&joined_idf, idf.len());
+        Ok(())
+    }
+
+    /// The fingerprint of the whole stream (none when it was empty).
+    pub fn finish(mut self) -> Option<u64> {
+        if let (Some(terms), Some(idf)) = (self.terms.short(), self.idf.short()) {
+            add_shingles(&mut self.counters, terms, idf, self.k, self.seed);
+        }
+        self.counters.finish(self.bits)
+    }
 }
 
 /// The `simhash-shingle` algorithm: SimHash of word shingles, each weighted by the IDF of its terms.
@@ -86,6 +151,14 @@ impl WeightedTerms for SimhashShingle {
     }
 }
 
+impl SimhashShingle {
+    /// The fingerprint of a weighted term stream arriving in pieces.
+    pub fn counters(&self) -> ShingleCounters {
+        let c = &self.config;
+        ShingleCounters::new(c.k, c.bits, c.seed)
+    }
+}
+
 impl Algorithm for SimhashShingle {
     type Fingerprint = SimhashFingerprint;
     const ID: AlgorithmId = AlgorithmId::SimhashShingle;
@@ -101,6 +174,7 @@ impl Algorithm for SimhashShingle {
 
 #[cfg(test)]
 mod tests {
+    use super::super::simhash::weighted_fingerprint;
     use super::*;
 
     #[test]

@@ -12,6 +12,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
+use std::collections::TryReserveError;
+
+use super::pieces::DistinctHashes;
 use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
@@ -211,32 +215,173 @@ fn rolled_gram_hashes(len: usize, k: usize, value: impl Fn(usize) -> u64) -> Vec
 /// (a new hash ≤ it replaces it), and the window is rescanned only when the
 /// minimum falls out.
 fn select_rightmost_minima(hashes: &[u64], w: usize, mut pick: impl FnMut(usize)) {
-    if hashes.is_empty() {
-        return;
+    let mut selector = Selector::new(w);
+    selector.push(hashes, |i, _| pick(i));
+    selector.finish(|i, _| pick(i));
+}
+
+/// [`select_rightmost_minima`] over hashes arriving in pieces: it keeps
+/// the last window of hashes and the current minimum between pieces, so
+/// the selections are those of the whole stream.
+#[derive(Debug, Clone)]
+struct Selector {
+    w: usize,
+    /// The last hashes seen (at most a window, or every hash while fewer
+    /// than a window came).
+    window: Vec<u64>,
+    /// Hashes seen.
+    seen: usize,
+    /// Index of the current minimum, once a whole window came.
+    min: Option<usize>,
+}
+
+impl Selector {
+    fn new(w: usize) -> Self {
+        Self {
+            w: w.max(1),
+            window: Vec::new(),
+            seen: 0,
+            min: None,
+        }
     }
-    let w = w.clamp(1, hashes.len());
-    // A select, not a branch: which hash of a window is smallest is a
-    // coin flip to the branch predictor.
-    let rightmost_min = |from: usize, to: usize| {
-        let (mut best, mut least) = (to, hashes[to]);
-        for (j, &h) in hashes[from..to].iter().enumerate().rev() {
-            let smaller = h < least;
-            best = if smaller { from + j } else { best };
-            least = least.min(h);
+
+    /// The next hashes; `pick(index, hash)` for each selection.
+    fn push(&mut self, hashes: &[u64], mut pick: impl FnMut(usize, u64)) {
+        if hashes.is_empty() {
+            return;
         }
-        best
-    };
-    let mut min = rightmost_min(0, w - 1);
-    pick(min);
-    for i in w..hashes.len() {
-        let start = i + 1 - w;
-        if min < start {
-            min = rightmost_min(start, i);
-            pick(min);
-        } else if hashes[i] <= hashes[min] {
-            min = i;
-            pick(min);
+        let w = self.w;
+        let joined: Cow<[u64]> = if self.window.is_empty() {
+            Cow::Borrowed(hashes)
+        } else {
+            Cow::Owned([&self.window[..], hashes].concat())
+        };
+        // Index of `joined[0]` in the whole stream.
+        let base = self.seen - self.window.len();
+        let total = self.seen + hashes.len();
+        let h = &joined[..];
+        let mut next = self.seen;
+        let mut min = match self.min {
+            Some(min) => min,
+            None if total < w => {
+                self.window = joined.into_owned();
+                self.seen = total;
+                return;
+            }
+            None => {
+                let min = base + rightmost_min(h, 0, w - 1 - base);
+                pick(min, h[min - base]);
+                next = w;
+                min
+            }
+        };
+        for i in next..total {
+            let start = i + 1 - w;
+            if min < start {
+                min = base + rightmost_min(h, start - base, i - base);
+                pick(min, h[min - base]);
+            } else if h[i - base] <= h[min - base] {
+                min = i;
+                pick(min, h[min - base]);
+            }
         }
+        self.min = Some(min);
+        self.seen = total;
+        // The last window holds the minimum and every hash a later
+        // rescan reads.
+        self.window = h[total.saturating_sub(w).max(base) - base..].to_vec();
+    }
+
+    /// The end of the stream: fewer hashes than a window select their
+    /// single minimum.
+    fn finish(self, mut pick: impl FnMut(usize, u64)) {
+        if self.min.is_none() && self.seen > 0 {
+            let min = rightmost_min(&self.window, 0, self.seen - 1);
+            pick(min, self.window[min]);
+        }
+    }
+}
+
+/// Index of the rightmost minimum of `hashes[from..=to]`. A select, not a
+/// branch: which hash of a window is smallest is a coin flip to the branch
+/// predictor.
+#[inline]
+fn rightmost_min(hashes: &[u64], from: usize, to: usize) -> usize {
+    let (mut best, mut least) = (to, hashes[to]);
+    for (j, &h) in hashes[from..to].iter().enumerate().rev() {
+        let smaller = h < least;
+        best = if smaller { from + j } else { best };
+        least = least.min(h);
+    }
+    best
+}
+
+/// `winnow`'s fingerprint of a document whose letters and digits arrive in
+/// pieces: the last k − 1 characters' values and the winnowing window
+/// carry over, so the selections are those of the whole text.
+#[derive(Debug, Clone)]
+pub struct WinnowStream {
+    k: usize,
+    seed: u64,
+    /// Values of ASCII letters and digits.
+    table: [u64; 128],
+    /// The last k − 1 character values.
+    tail: Vec<u64>,
+    selector: Selector,
+    selected: DistinctHashes<u32>,
+}
+
+impl Winnow {
+    /// The fingerprint of a document whose letters and digits arrive in
+    /// pieces ([`WinnowStream`]).
+    pub fn stream(&self) -> WinnowStream {
+        let seed = self.config.seed;
+        WinnowStream {
+            k: self.config.k.max(1),
+            seed,
+            table: std::array::from_fn(|b| char_value(b as u8 as char, seed)),
+            tail: Vec::new(),
+            selector: Selector::new(self.config.w),
+            selected: DistinctHashes::new(),
+        }
+    }
+}
+
+impl WinnowStream {
+    /// The next letters and digits (an analysis's `alnum`).
+    pub fn push(&mut self, alnum: &str) -> Result<(), TryReserveError> {
+        debug_assert!(alnum.chars().all(char::is_alphanumeric));
+        let k = self.k;
+        let hashes = if self.tail.is_empty() && alnum.is_ascii() {
+            // ASCII is hashed straight from its bytes.
+            let (bytes, table) = (alnum.as_bytes(), &self.table);
+            let hashes = rolled_gram_hashes(bytes.len(), k, |i| table[usize::from(bytes[i])]);
+            let keep = &bytes[bytes.len().saturating_sub(k - 1)..];
+            self.tail
+                .extend(keep.iter().map(|&b| table[usize::from(b)]));
+            hashes
+        } else {
+            let mut values = std::mem::take(&mut self.tail);
+            values.try_reserve(alnum.len())?;
+            values.extend(alnum.chars().map(|c| char_value(c, self.seed)));
+            let hashes = gram_hashes(&values, k);
+            self.tail = values[values.len().saturating_sub(k - 1)..].to_vec();
+            hashes
+        };
+        let mut picked = Vec::with_capacity(2 * hashes.len() / (self.selector.w + 1) + 1);
+        self.selector
+            .push(&hashes, |_, hash| picked.push(kept(hash)));
+        self.selected.extend(picked.into_iter())
+    }
+
+    /// The fingerprint of every piece pushed.
+    pub fn finish(mut self) -> Result<WinnowFingerprint, TryReserveError> {
+        let mut last = None;
+        self.selector.finish(|_, hash| last = Some(kept(hash)));
+        self.selected.extend(last.into_iter())?;
+        Ok(WinnowFingerprint {
+            hashes: self.selected.finish(),
+        })
     }
 }
 

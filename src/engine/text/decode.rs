@@ -25,6 +25,8 @@
 //! 7. the binary policy on the decoded text (NUL, control characters);
 //! 8. the blank policy (no alphanumeric character at all).
 
+use std::collections::TryReserveError;
+
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 
 /// A file's bytes decoded to text.
@@ -154,59 +156,122 @@ const MAGIC: &[(&[u8], &str)] = &[
 /// control-character scan of at most 64 KiB (plus a 64 KiB NUL-pattern
 /// sample for the UTF-16 heuristic).
 pub fn decode(bytes: &[u8]) -> Result<Decoded, NotText> {
+    let memory = |e: DecodeError| match e {
+        DecodeError::NotText(reason) => reason,
+        DecodeError::Memory(e) => panic!("memory for a decoded text: {e}"),
+    };
     if bytes.is_empty() {
         return Err(NotText::Empty);
     }
+    let decoded = match detect_and_decode(bytes).map_err(memory)? {
+        Detected::Utf8 { skip, method } => utf8(bytes[skip..].to_vec(), method),
+        Detected::Decoded(decoded) => decoded,
+    };
+    checked(decoded)
+}
 
-    let decoded = detect_and_decode(bytes)?;
+/// [`decode`] of bytes it may keep: valid UTF-8 (after a UTF-8 byte-order
+/// mark or without one) becomes the text without a copy, and a decoded
+/// text that cannot get memory is an error rather than the end of the
+/// process.
+pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Decoded, DecodeError> {
+    if bytes.is_empty() {
+        return Err(NotText::Empty.into());
+    }
+    let decoded = match detect_and_decode(&bytes)? {
+        Detected::Utf8 { skip, method } => {
+            bytes.drain(..skip);
+            utf8(bytes, method)
+        }
+        Detected::Decoded(decoded) => decoded,
+    };
+    Ok(checked(decoded)?)
+}
+
+/// Why [`decode_owned`] gave no text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The bytes are not text.
+    #[error("{0}")]
+    NotText(#[from] NotText),
+    /// No memory for the decoded text.
+    #[error("no memory for the decoded text")]
+    Memory(#[from] TryReserveError),
+}
+
+/// Steps 7–8 on a decoded text (and a file holding nothing but a BOM).
+fn checked(decoded: Decoded) -> Result<Decoded, NotText> {
     if decoded.text.is_empty() {
-        // Only possible for a file holding nothing but a BOM.
         return Err(NotText::Empty);
     }
     check_text(&decoded.text)?;
     Ok(decoded)
 }
 
+/// Valid UTF-8 bytes as a decoded text.
+fn utf8(bytes: Vec<u8>, method: DetectionMethod) -> Decoded {
+    Decoded {
+        text: String::from_utf8(bytes).expect("checked to be UTF-8"),
+        encoding: UTF_8.name(),
+        method,
+        had_replacements: false,
+    }
+}
+
+/// What steps 2–6 found: text that is valid UTF-8 from byte `skip` on
+/// (left to the caller, who may own the bytes), or a decoded text.
+enum Detected {
+    Utf8 {
+        skip: usize,
+        method: DetectionMethod,
+    },
+    Decoded(Decoded),
+}
+
 /// Steps 2–6: pick an encoding and decode.
-fn detect_and_decode(bytes: &[u8]) -> Result<Decoded, NotText> {
+fn detect_and_decode(bytes: &[u8]) -> Result<Detected, DecodeError> {
     // UTF-32 BOMs first: "FF FE 00 00" would otherwise be read as a UTF-16LE
     // BOM followed by U+0000.
     if bytes.starts_with(b"\xFF\xFE\x00\x00") || bytes.starts_with(b"\x00\x00\xFE\xFF") {
-        return Err(binary("UTF-32 text (unsupported encoding)"));
+        return Err(binary("UTF-32 text (unsupported encoding)").into());
     }
 
     if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
-        let (text, had_replacements) = encoding.decode_without_bom_handling(&bytes[bom_len..]);
-        return Ok(Decoded {
-            text: text.into_owned(),
+        if encoding == UTF_8 && std::str::from_utf8(&bytes[bom_len..]).is_ok() {
+            return Ok(Detected::Utf8 {
+                skip: bom_len,
+                method: DetectionMethod::Bom,
+            });
+        }
+        let (text, had_replacements) = decode_with(encoding, &bytes[bom_len..])?;
+        return Ok(Detected::Decoded(Decoded {
+            text,
             encoding: encoding.name(),
             method: DetectionMethod::Bom,
             had_replacements,
-        });
+        }));
     }
 
     if let Some(what) = sniff_magic(bytes) {
-        return Err(binary(what));
+        return Err(binary(what).into());
     }
 
     if let Some(encoding) = utf16_heuristic(bytes) {
-        if let Some(text) = encoding.decode_without_bom_handling_and_without_replacement(bytes) {
-            return Ok(Decoded {
-                text: text.into_owned(),
+        if let Some(text) = decode_without_replacement(encoding, bytes)? {
+            return Ok(Detected::Decoded(Decoded {
+                text,
                 encoding: encoding.name(),
                 method: DetectionMethod::Utf16Heuristic,
                 had_replacements: false,
-            });
+            }));
         }
     }
 
     let error = match std::str::from_utf8(bytes) {
-        Ok(text) => {
-            return Ok(Decoded {
-                text: text.to_owned(),
-                encoding: UTF_8.name(),
+        Ok(_) => {
+            return Ok(Detected::Utf8 {
+                skip: 0,
                 method: DetectionMethod::Utf8,
-                had_replacements: false,
             })
         }
         Err(error) => error,
@@ -215,24 +280,69 @@ fn detect_and_decode(bytes: &[u8]) -> Result<Decoded, NotText> {
     // `error_len() == None`: everything is valid UTF-8 except an incomplete
     // character at the very end, i.e. a truncated UTF-8 file.
     if error.error_len().is_none() || mostly_utf8(bytes) {
-        return Ok(Decoded {
-            text: String::from_utf8_lossy(bytes).into_owned(),
+        // WHATWG's UTF-8 decoder replaces the same maximal subparts as
+        // `String::from_utf8_lossy` (a test holds it to that).
+        let (text, _) = decode_with(UTF_8, bytes)?;
+        return Ok(Detected::Decoded(Decoded {
+            text,
             encoding: UTF_8.name(),
             method: DetectionMethod::Guessed,
             had_replacements: true,
-        });
+        }));
     }
 
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(&bytes[..bytes.len().min(SNIFF_BYTES)], true);
     let encoding = detector.guess(None, false);
-    let (text, had_replacements) = encoding.decode_without_bom_handling(bytes);
-    Ok(Decoded {
-        text: text.into_owned(),
+    let (text, had_replacements) = decode_with(encoding, bytes)?;
+    Ok(Detected::Decoded(Decoded {
+        text,
         encoding: encoding.name(),
         method: DetectionMethod::Guessed,
         had_replacements,
-    })
+    }))
+}
+
+/// `bytes` in `encoding` (no BOM handling), malformed sequences replaced
+/// with U+FFFD; whether any were.
+fn decode_with(
+    encoding: &'static Encoding,
+    bytes: &[u8],
+) -> Result<(String, bool), TryReserveError> {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::new();
+    // Text decodes to about its length in UTF-8: start there and grow as
+    // needed, rather than reserve the most it could take (three times the
+    // bytes for a single-byte encoding) for a large file.
+    text.try_reserve_exact(bytes.len() + bytes.len() / 16 + 16)?;
+    let (mut rest, mut had_replacements) = (bytes, false);
+    loop {
+        let (result, read, replaced) = decoder.decode_to_string(rest, &mut text, true);
+        had_replacements |= replaced;
+        rest = &rest[read..];
+        match result {
+            encoding_rs::CoderResult::InputEmpty => return Ok((text, had_replacements)),
+            encoding_rs::CoderResult::OutputFull => {
+                text.try_reserve(rest.len().max(64))?;
+            }
+        }
+    }
+}
+
+/// `bytes` in `encoding` (no BOM handling), `None` at the first malformed
+/// sequence.
+fn decode_without_replacement(
+    encoding: &'static Encoding,
+    bytes: &[u8],
+) -> Result<Option<String>, TryReserveError> {
+    let mut decoder = encoding.new_decoder_without_bom_handling();
+    let mut text = String::new();
+    let most = decoder
+        .max_utf8_buffer_length_without_replacement(bytes.len())
+        .unwrap_or(usize::MAX);
+    text.try_reserve_exact(most)?;
+    let (result, _) = decoder.decode_to_string_without_replacement(bytes, &mut text, true);
+    Ok(matches!(result, encoding_rs::DecoderResult::InputEmpty).then_some(text))
 }
 
 fn binary(what: &str) -> NotText {
@@ -434,6 +544,46 @@ mod tests {
             assert_eq!(d.method, method, "{label}: method");
             assert!(!d.had_replacements, "{label}: replacements");
         }
+    }
+
+    /// Every way of choosing an encoding: decoding bytes it may keep gives
+    /// what decoding borrowed bytes gives.
+    #[test]
+    fn owned_decoding_equals_decoding_borrowed_in_every_encoding() {
+        let (cp1252, _, _) = encoding_rs::WINDOWS_1252.encode(FRENCH);
+        let mut utf8_bom = b"\xEF\xBB\xBF".to_vec();
+        utf8_bom.extend_from_slice(FRENCH.as_bytes());
+        let mut broken_bom = utf8_bom.clone();
+        broken_bom.push(0xff);
+        let mut nearly_utf8 = FRENCH.as_bytes().to_vec();
+        nearly_utf8.insert(40, 0xff);
+        let cases = [
+            FRENCH.as_bytes().to_vec(),
+            utf8_bom,
+            broken_bom,
+            nearly_utf8,
+            utf16(FRENCH, false, true),
+            utf16(FRENCH, true, true),
+            utf16(FRENCH, false, false),
+            utf16(FRENCH, true, false),
+            cp1252.into_owned(),
+            latin1(FRENCH_LATIN1),
+        ];
+        for bytes in cases {
+            let whole = ok(&bytes);
+            assert_eq!(decode_owned(bytes).unwrap(), whole);
+        }
+    }
+
+    /// A single-byte text that is all accents decodes to twice its length
+    /// in UTF-8, past the room first reserved: the text grows and is whole.
+    #[test]
+    fn a_decoded_text_longer_than_first_reserved_grows_to_the_whole() {
+        let accents = "é à ç ".repeat(5_000);
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&accents);
+        let (text, replaced) = decode_with(encoding_rs::WINDOWS_1252, &bytes).unwrap();
+        assert!(text.len() > bytes.len() + bytes.len() / 16 + 16);
+        assert_eq!((text.as_str(), replaced), (accents.as_str(), false));
     }
 
     #[test]
@@ -647,6 +797,26 @@ mod tests {
         #[test]
         fn never_panics_and_never_returns_nul(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
             check_invariants(&bytes)?;
+        }
+
+        /// Decoding bytes it may keep gives what decoding borrowed bytes
+        /// gives.
+        #[test]
+        fn owned_decoding_equals_decoding_borrowed(
+            bytes in prop_oneof![texty_bytes(), proptest::collection::vec(any::<u8>(), 0..600)],
+        ) {
+            let whole = decode(&bytes);
+            prop_assert_eq!(decode_owned(bytes), whole.map_err(DecodeError::from));
+        }
+
+        /// The guessed-UTF-8 path's decoder replaces what the standard
+        /// library's lossy conversion replaces.
+        #[test]
+        fn whatwg_utf8_replacement_is_the_standard_librarys(
+            bytes in proptest::collection::vec(prop_oneof![any::<u8>(), 0x80u8..0xc0, 0xe0u8..0xf5, Just(b'a')], 0..200),
+        ) {
+            let (text, _) = decode_with(UTF_8, &bytes).unwrap();
+            prop_assert_eq!(text, String::from_utf8_lossy(&bytes));
         }
 
         #[test]

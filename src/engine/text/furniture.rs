@@ -35,7 +35,7 @@
 //! then joins as normalization joins any end-of-line hyphen.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, TryReserveError};
 use std::ops::Range;
 
 use serde::Serialize;
@@ -81,13 +81,23 @@ const DRIFT: i64 = 2;
 
 /// The page furniture of `text`, sorted and disjoint (empty when the text
 /// shows no page structure).
+///
+/// # Panics
+///
+/// When memory for the text's lines cannot be had ([`try_find`] says so).
 pub fn find(text: &str) -> Vec<Furniture> {
+    try_find(text).expect("memory for a text's lines")
+}
+
+/// [`find`], failing when memory for the text's lines (12 bytes each)
+/// cannot be had.
+pub fn try_find(text: &str) -> Result<Vec<Furniture>, TryReserveError> {
     let bytes = text.as_bytes();
     let form_feeds = memchr::memchr_iter(FORM_FEED, bytes).count();
-    if form_feeds == 0 && !may_hold_page_numbers(bytes) {
-        return Vec::new();
+    if (form_feeds == 0 && !may_hold_page_numbers(bytes)) || u32::try_from(bytes.len()).is_err() {
+        return Ok(Vec::new());
     }
-    let lines = lines_of(text);
+    let lines = lines_of(text)?;
     let layout = if form_feeds >= 2 {
         Some(form_feed_pages(&lines))
     } else {
@@ -107,20 +117,27 @@ pub fn find(text: &str) -> Vec<Furniture> {
             });
         }
     }
-    disjoint(found)
+    Ok(disjoint(found))
 }
 
 /// `text` without the `furniture` ranges (sorted, disjoint, as [`find`]
 /// returns them); borrowed when there are none.
 pub fn strip<'a>(text: &'a str, furniture: &[Furniture]) -> Cow<'a, str> {
-    if furniture.is_empty() {
+    strip_ranges(text, furniture.iter().map(|f| f.range.clone()))
+}
+
+/// `text` without `ranges` (sorted, disjoint byte ranges at character
+/// boundaries); borrowed when there are none.
+pub fn strip_ranges(text: &str, ranges: impl IntoIterator<Item = Range<usize>>) -> Cow<'_, str> {
+    let mut ranges = ranges.into_iter().peekable();
+    if ranges.peek().is_none() {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for f in furniture {
-        out.push_str(&text[at..f.range.start]);
-        at = f.range.end;
+    for range in ranges {
+        out.push_str(&text[at..range.start]);
+        at = range.end;
     }
     out.push_str(&text[at..]);
     Cow::Owned(out)
@@ -155,44 +172,61 @@ fn may_hold_page_numbers(bytes: &[u8]) -> bool {
     false
 }
 
-/// A line: its content `start..end` (no line end) and where the next line
-/// starts; `ends_page` when a form feed ends it.
+/// A line: its content `start..end` (no line end; the next line starts
+/// after it); `ends_page` when a form feed ends it. Offsets are 32-bit
+/// (12 bytes a line: a book has one per 60 bytes or so); [`find`] leaves
+/// texts of 4 GiB and more alone.
 #[derive(Debug, Clone, Copy)]
 struct Line {
-    start: usize,
-    end: usize,
-    next: usize,
+    start: u32,
+    end: u32,
     ends_page: bool,
 }
 
+impl Line {
+    fn start(&self) -> usize {
+        self.start as usize
+    }
+
+    fn end(&self) -> usize {
+        self.end as usize
+    }
+
+    /// Where the next line starts, in a text of `len` bytes.
+    fn next(&self, len: usize) -> usize {
+        (self.end() + 1).min(len)
+    }
+}
+
 /// Lines split at `\n` and at form feeds (a `\r` before `\n` stays in the
-/// content, where trimming drops it).
-fn lines_of(text: &str) -> Vec<Line> {
+/// content, where trimming drops it). Fails only when memory for them
+/// cannot be had.
+fn lines_of(text: &str) -> Result<Vec<Line>, TryReserveError> {
     let bytes = text.as_bytes();
-    let mut lines = Vec::with_capacity(bytes.len() / 48);
+    let ends = memchr::memchr2_iter(b'\n', FORM_FEED, bytes).count();
+    let mut lines = Vec::new();
+    lines.try_reserve_exact(ends + 1)?;
     let mut start = 0;
     for i in memchr::memchr2_iter(b'\n', FORM_FEED, bytes) {
         lines.push(Line {
-            start,
-            end: i,
-            next: i + 1,
+            start: start as u32,
+            end: i as u32,
             ends_page: bytes[i] == FORM_FEED,
         });
         start = i + 1;
     }
     if start < bytes.len() {
         lines.push(Line {
-            start,
-            end: bytes.len(),
-            next: bytes.len(),
+            start: start as u32,
+            end: bytes.len() as u32,
             ends_page: false,
         });
     }
-    lines
+    Ok(lines)
 }
 
 fn content<'a>(text: &'a str, line: &Line) -> &'a str {
-    text[line.start..line.end].trim()
+    text[line.start()..line.end()].trim()
 }
 
 /// A page number: its value, and whether it is in roman numerals (front
@@ -725,7 +759,13 @@ fn regular(pages: &[Range<usize>]) -> bool {
 /// feed ending a line is left to its own range, and no range reaches past
 /// one.
 fn line_range(text: &str, lines: &[Line], i: usize) -> Range<usize> {
-    let end_of = |line: &Line| if line.ends_page { line.end } else { line.next };
+    let end_of = |line: &Line| {
+        if line.ends_page {
+            line.end()
+        } else {
+            line.next(text.len())
+        }
+    };
     let blank = |j: usize| content(text, &lines[j]).is_empty() && !lines[j].ends_page;
     let (mut first, mut last) = (i, i);
     while first > 0 && blank(first - 1) {
@@ -734,7 +774,7 @@ fn line_range(text: &str, lines: &[Line], i: usize) -> Range<usize> {
     while !lines[last].ends_page && last + 1 < lines.len() && blank(last + 1) {
         last += 1;
     }
-    lines[first].start..end_of(&lines[last])
+    lines[first].start()..end_of(&lines[last])
 }
 
 /// Sorted by start, with overlaps cut from the later range (a head's and a

@@ -2,6 +2,7 @@
 //! ([`furniture`], for scans), text → canonical text ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
 //! ([`tokenize`]). Everything downstream sees only normalized text, or words
 //! that [`fused`] finds in text exactly as they would be in it.
+pub mod cut;
 pub mod decode;
 pub mod furniture;
 pub mod fused;

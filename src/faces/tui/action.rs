@@ -13,6 +13,15 @@ use crate::runtime::worker::Update;
 pub enum Action {
     /// Leave (after the worker has closed the index).
     Quit,
+    /// `q`: leave, asking first when tuned thresholds are unsaved.
+    AskQuit,
+    /// `S`: save the thresholds on screen to the config file.
+    SaveThresholds,
+    /// The loop wrote the thresholds to this config file, or could not.
+    ThresholdsSaved(Result<std::path::PathBuf, String>),
+    /// Ctrl+Z or SIGTSTP: give the terminal back to the shell and stop
+    /// until continued.
+    Suspend,
     /// Show a screen.
     ShowScreen(Screen),
     /// Open or close the help overlay.
@@ -67,12 +76,23 @@ pub enum Action {
     ToggleFold,
     /// Between the diff's word view and line view.
     ToggleDiffMode,
+    /// Scroll the pair screen's reason panel a row.
+    ScrollReason {
+        /// Towards the end.
+        down: bool,
+    },
     /// Mark the active pair a duplicate.
     MarkDuplicate,
     /// Mark the active pair not a duplicate.
     MarkNotDuplicate,
+    /// Judge every member of the selected cluster against its
+    /// representative: accept the cluster, or dismiss it.
+    MarkCluster(crate::doc::CuratorVerdict),
     /// Mark (or unmark) the active document as its cluster's keeper.
     ToggleKeep,
+    /// Make the selected member the A of the next pair opened in its
+    /// cluster (again: back to the representative).
+    Anchor,
     /// Undo the last verdict or keeper mark.
     Undo,
     /// Ask the worker to walk the folder again.
@@ -89,6 +109,8 @@ pub enum Action {
     },
     /// Switch between components and stars.
     ToggleMode,
+    /// The selected algorithm in words, or the sliders again.
+    ToggleAbout,
     /// A mouse click.
     Click {
         /// Terminal column.
@@ -120,6 +142,6 @@ pub enum Action {
     Worker(Update),
     /// The worker's channel closed.
     WorkerGone,
-    /// An export finished: the files written, or why not.
-    Exported(Result<String, String>),
+    /// An export finished: what it wrote, or why not.
+    Exported(Result<super::export::Written, String>),
 }

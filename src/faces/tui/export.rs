@@ -1,10 +1,15 @@
 //! Export of what the curator sees — clusters, each member's scores
-//! against its representative, verdicts, skipped files — to CSV and JSON.
+//! against its representative, verdicts, skipped files — to CSV and JSON,
+//! and as the HTML report for colleagues ([`crate::faces::html`]), each
+//! member's diff against its representative included.
 //!
 //! Files go to a prefix the curator types (default: the current folder,
 //! or the home folder when that is inside the watched one). A target
-//! inside the watched folder is refused: doppel never writes there. Each
-//! file is written to a temporary name beside it, then renamed into place.
+//! inside the watched folder is refused: doppel never writes there. An
+//! export never replaces an earlier one: when a file of the prefix exists,
+//! the first free `PREFIX-2`, `PREFIX-3`, … is used instead (and said), and
+//! the next export is offered the next free name. Each file is written to
+//! a temporary name beside it, then renamed into place.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -16,7 +21,7 @@ use serde_json::{json, Map, Value};
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::pairing::cluster::ClusterMode;
-use crate::runtime::worker::protocol::{cluster_by_label, Snapshot};
+use crate::runtime::worker::protocol::{cluster_by_label, MemberView, Snapshot};
 
 /// Verdicts known to the UI, by ordered pair.
 pub type Verdicts = BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>;
@@ -44,8 +49,29 @@ fn mode_name(m: ClusterMode) -> &'static str {
     }
 }
 
-fn verdict_of(verdicts: &Verdicts, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
-    verdicts.get(&ordered_pair(a, b)).copied().flatten()
+/// The verdict on a member and its representative `rep`: this session's
+/// mark (or undo) over the one stored with the snapshot.
+fn verdict_of(verdicts: &Verdicts, rep: &DocPath, m: &MemberView) -> Option<CuratorVerdict> {
+    match verdicts.get(&ordered_pair(rep, &m.path)) {
+        Some(v) => *v,
+        None => m.verdict,
+    }
+}
+
+/// Every verdict known: this session's, and those stored with the
+/// snapshot that it did not change.
+fn all_verdicts(snap: &Snapshot, verdicts: &Verdicts) -> Verdicts {
+    let mut all = verdicts.clone();
+    for c in &snap.clusters {
+        let Some(rep) = c.members.first() else {
+            continue;
+        };
+        for m in &c.members[1..] {
+            all.entry(ordered_pair(&rep.path, &m.path))
+                .or_insert(m.verdict);
+        }
+    }
+    all
 }
 
 /// One row per cluster member: cluster id, path, whether it is the
@@ -115,7 +141,7 @@ pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> String {
                 ",{},{},{}",
                 containment.map_or(String::new(), |c| c.to_string()),
                 quote(&passing.join(" ")),
-                verdict_name(verdict_of(verdicts, &rep.path, &m.path))
+                verdict_name(verdict_of(verdicts, &rep.path, m))
             );
         }
     }
@@ -167,7 +193,7 @@ pub fn json(snap: &Snapshot, root: &str, verdicts: &Verdicts) -> Result<String> 
             })
         })
         .collect();
-    let verdict_list: Vec<Value> = verdicts
+    let verdict_list: Vec<Value> = all_verdicts(snap, verdicts)
         .iter()
         .filter_map(|((a, b), v)| {
             v.map(|v| json!({"a": a, "b": b, "verdict": verdict_name(Some(v))}))
@@ -258,26 +284,98 @@ fn write_atomic(path: &Path, contents: &str) -> Result<()> {
     })
 }
 
-/// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv` and `<prefix>.json`;
-/// the paths written.
+/// The suffixes of an export's files.
+const SUFFIXES: [&str; 4] = ["-clusters.csv", "-pairs.csv", ".json", ".html"];
+
+fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut p = prefix.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
+/// `input` when none of its files exists, else the first of `input-2`,
+/// `input-3`, … (counting on from `N` when `input` ends in `-N`) whose
+/// files are all free; with its resolved path.
+pub fn free_prefix(input: &str, cwd: &Path, root: &Path) -> Result<(String, PathBuf)> {
+    let input = input.trim();
+    let taken = |p: &Path| SUFFIXES.iter().any(|s| with_suffix(p, s).exists());
+    let first = resolve(input, cwd, root)?;
+    if !taken(&first) {
+        return Ok((input.to_owned(), first));
+    }
+    let (base, from) = match input.rsplit_once('-') {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() => match n.parse::<u32>() {
+            Ok(n) if n >= 2 && !n.to_string().starts_with('0') => (base, n + 1),
+            _ => (input, 2),
+        },
+        _ => (input, 2),
+    };
+    for n in from..from.saturating_add(10_000) {
+        let name = format!("{base}-{n}");
+        let path = resolve(&name, cwd, root)?;
+        if !taken(&path) {
+            return Ok((name, path));
+        }
+    }
+    Err(TuiError::Export(format!(
+        "no free export name after {input}-{from}"
+    )))
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// The prefix the curator asked for.
+    pub asked: String,
+    /// The prefix used: `asked`, or a numbered one when `asked` was taken.
+    pub used: String,
+    /// The files, in full.
+    pub files: Vec<PathBuf>,
+    /// A free prefix for the next export.
+    pub next: String,
+}
+
+impl Written {
+    /// "exported to DIR/: a-clusters.csv, a-pairs.csv, a.json", saying so
+    /// when the name asked for was taken.
+    pub fn describe(&self) -> String {
+        let dir = self
+            .files
+            .first()
+            .and_then(|f| f.parent())
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let names: Vec<String> = self
+            .files
+            .iter()
+            .filter_map(|f| f.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        let taken = if self.used == self.asked {
+            String::new()
+        } else {
+            format!("{} was taken (nothing overwritten): ", self.asked)
+        };
+        format!("{taken}exported to {dir}/: {}", names.join(", "))
+    }
+}
+
+/// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv` and `<prefix>.json`
+/// for the first free prefix from `input` on (see [`free_prefix`]).
 pub fn write(
     input: &str,
     cwd: &Path,
     root: &Path,
     snap: &Snapshot,
     verdicts: &Verdicts,
-) -> Result<Vec<PathBuf>> {
-    let prefix = resolve(input, cwd, root)?;
-    let with = |suffix: &str| {
-        let mut p = prefix.as_os_str().to_owned();
-        p.push(suffix);
-        PathBuf::from(p)
-    };
+) -> Result<Written> {
+    let (used, prefix) = free_prefix(input, cwd, root)?;
+    let with = |suffix: &str| with_suffix(&prefix, suffix);
     let files = [
-        (with("-clusters.csv"), clusters_csv(snap)),
-        (with("-pairs.csv"), pairs_csv(snap, verdicts)),
+        (with(SUFFIXES[0]), clusters_csv(snap)),
+        (with(SUFFIXES[1]), pairs_csv(snap, verdicts)),
         (
-            with(".json"),
+            with(SUFFIXES[2]),
             json(snap, &root.display().to_string(), verdicts)?,
         ),
     ];
@@ -286,7 +384,41 @@ pub fn write(
         write_atomic(&path, &contents)?;
         written.push(path);
     }
-    Ok(written)
+    let (next, _) = free_prefix(&used, cwd, root)?;
+    Ok(Written {
+        asked: input.trim().to_owned(),
+        used,
+        files: written,
+        next,
+    })
+}
+
+/// Write `<prefix>.html`: the HTML report of the snapshot, with each
+/// member's word diff against its representative (files read from
+/// `root`); the path written. Slow for many large files: call it off the
+/// event loop.
+pub fn write_html(
+    input: &str,
+    cwd: &Path,
+    root: &Path,
+    snap: &Snapshot,
+    verdicts: &Verdicts,
+    engine: &crate::engine::EngineConfig,
+) -> Result<PathBuf> {
+    use crate::faces::html;
+    let prefix = resolve(input, cwd, root)?;
+    let mut path = prefix.into_os_string();
+    path.push(".html");
+    let path = PathBuf::from(path);
+    // Verdicts of earlier sessions count, as in the CSV and JSON.
+    let all = all_verdicts(snap, verdicts);
+    let verdict = |a: &DocPath, b: &DocPath| all.get(&ordered_pair(a, b)).copied().flatten();
+    let mut report = html::Report::from_snapshot(snap, root, &verdict);
+    let limits = html::Limits::default();
+    report.keep_pairs(limits.pairs_per_cluster);
+    html::attach_diffs(&mut report, &html::Documents::new(root, engine), &limits);
+    write_atomic(&path, &html::render::page(&report))?;
+    Ok(path)
 }
 
 #[cfg(test)]
@@ -307,5 +439,97 @@ mod tests {
         assert!(resolve("missing/out", dir.path(), &root).is_err());
         assert!(!default_prefix(&root, &root).starts_with("doppel-export"));
         assert_eq!(default_prefix(dir.path(), &root), "doppel-export");
+    }
+
+    /// A verdict stored by an earlier session is exported as this
+    /// session's are (in the pairs CSV and the JSON's verdicts), unless
+    /// this session undid it.
+    #[test]
+    fn stored_verdicts_are_exported() {
+        use crate::runtime::worker::protocol::ClusterView;
+        let member = |path: &str, verdict| MemberView {
+            path: path.into(),
+            scores: None,
+            passing: Vec::new(),
+            keeper: false,
+            verdict,
+        };
+        let snap = Snapshot {
+            clusters: vec![ClusterView {
+                members: vec![
+                    member("a.txt", None),
+                    member("b.txt", Some(CuratorVerdict::Duplicate)),
+                ],
+                weakest: None,
+                agreeing: Vec::new(),
+                disagreement: false,
+                newest: 0,
+            }],
+            ..empty_snapshot()
+        };
+        let csv = pairs_csv(&snap, &Verdicts::new());
+        assert!(csv.lines().nth(1).unwrap().ends_with(",duplicate"), "{csv}");
+        let json = json(&snap, "/books", &Verdicts::new()).unwrap();
+        assert!(json.contains("\"verdict\": \"duplicate\""), "{json}");
+        let undone = Verdicts::from([(ordered_pair(&"a.txt".into(), &"b.txt".into()), None)]);
+        let csv = pairs_csv(&snap, &undone);
+        assert!(csv.lines().nth(1).unwrap().ends_with(','), "{csv}");
+        assert!(!json_of(&snap, &undone).contains("duplicate"));
+    }
+
+    fn json_of(snap: &Snapshot, verdicts: &Verdicts) -> String {
+        json(snap, "/books", verdicts).unwrap()
+    }
+
+    fn empty_snapshot() -> Snapshot {
+        Snapshot {
+            generation: 1,
+            spec: crate::pairing::cluster::ClusterSpec {
+                by: crate::pairing::cluster::ClusterBy::Fusion,
+                mode: ClusterMode::Components,
+                thresholds: Default::default(),
+                fusion: Default::default(),
+            },
+            clusters: Vec::new(),
+            documents: 0,
+            pairs: 0,
+            skipped: Vec::new(),
+            histograms: Default::default(),
+            floors: Default::default(),
+            si_capped: 0,
+            unclustered: Vec::new(),
+            verdicts_applied: 0,
+        }
+    }
+
+    /// A second export under the same name keeps the first: it takes the
+    /// next free number and says so, and offers the one after.
+    #[test]
+    fn a_second_export_never_overwrites_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("books");
+        std::fs::create_dir_all(&root).unwrap();
+        let snap = empty_snapshot();
+        let first = write("out", dir.path(), &root, &snap, &Verdicts::new()).unwrap();
+        assert_eq!((first.used.as_str(), first.next.as_str()), ("out", "out-2"));
+        assert!(first.describe().starts_with("exported to "));
+        std::fs::write(&first.files[0], "curator's notes").unwrap();
+        let second = write("out", dir.path(), &root, &snap, &Verdicts::new()).unwrap();
+        assert_eq!(second.used, "out-2");
+        assert_eq!(second.next, "out-3");
+        assert!(
+            second.describe().starts_with("out was taken"),
+            "{}",
+            second.describe()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&first.files[0]).unwrap(),
+            "curator's notes"
+        );
+        // Only one of the three files there is enough to take the name.
+        std::fs::remove_file(dir.path().join("out-2-clusters.csv")).unwrap();
+        std::fs::remove_file(dir.path().join("out-2.json")).unwrap();
+        assert_eq!(free_prefix("out-2", dir.path(), &root).unwrap().0, "out-3");
+        assert_eq!(free_prefix("new", dir.path(), &root).unwrap().0, "new");
     }
 }

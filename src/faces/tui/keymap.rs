@@ -8,10 +8,17 @@ use ratatui::crossterm::event::{
 
 use super::action::Action;
 use super::state::{AppState, Screen};
+use crate::doc::CuratorVerdict;
 
 /// (section, keys, what they do) — the help overlay, in order.
 pub const HELP: &[(&str, &str, &str)] = &[
-    ("Anywhere", "q  Ctrl+C", "quit"),
+    (
+        "Anywhere",
+        "q",
+        "quit (asks first if thresholds are unsaved)",
+    ),
+    ("Anywhere", "Ctrl+C", "quit at once"),
+    ("Anywhere", "Ctrl+Z", "suspend to the shell (fg resumes)"),
     ("Anywhere", "?", "this help (Esc or ? closes it)"),
     (
         "Anywhere",
@@ -40,6 +47,16 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ),
     ("Clusters", "p  d", "pair detail / side-by-side diff"),
     (
+        "Clusters",
+        "a",
+        "pairs from this member, not the representative (a: toggle)",
+    ),
+    (
+        "Clusters",
+        "Y  X",
+        "the whole cluster: every member duplicate / not (u undoes)",
+    ),
+    (
         "Review (clusters, pair, diff)",
         "y",
         "mark the pair duplicate",
@@ -58,6 +75,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "Pair",
         "j k",
         "select an algorithm (its reason shows below)",
+    ),
+    (
+        "Pair",
+        "J K",
+        "scroll the reason when it is longer than its panel",
     ),
     ("Pair", "d  Enter", "side-by-side diff of the pair"),
     (
@@ -80,9 +102,15 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "loosen / tighten its threshold",
     ),
     ("Thresholds", "H L", "move it ten steps"),
-    ("Thresholds", "0", "back to the default"),
+    ("Thresholds", "0", "back to the configured value"),
+    ("Thresholds", "S", "save the thresholds to the config file"),
     ("Thresholds", "c C", "cluster by: next / previous algorithm"),
     ("Thresholds", "m", "mode: components / star"),
+    (
+        "Thresholds",
+        "i",
+        "what the algorithm measures (i again: the sliders)",
+    ),
     (
         "Mouse",
         "click",
@@ -100,6 +128,10 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
         return Some(Action::Quit);
+    }
+    // Raw mode turns Ctrl+Z into a key instead of SIGTSTP.
+    if ctrl && matches!(key.code, KeyCode::Char('z') | KeyCode::Char('Z')) {
+        return Some(Action::Suspend);
     }
     if state.prompt.is_some() {
         return match key.code {
@@ -124,7 +156,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
     let screen = state.screen;
     let reviewing = matches!(screen, Screen::Clusters | Screen::Pair | Screen::Diff);
     let action = match key.code {
-        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('q') => Action::AskQuit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Esc => Action::Back,
         KeyCode::Char(c @ '1'..='6') => {
@@ -142,11 +174,20 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('d') => Action::OpenDiff,
         KeyCode::Enter => Action::Enter,
         KeyCode::Char('s') if screen == Screen::Clusters => Action::CycleSort,
+        KeyCode::Char('a') if screen == Screen::Clusters => Action::Anchor,
+        KeyCode::Char('Y') if screen == Screen::Clusters => {
+            Action::MarkCluster(CuratorVerdict::Duplicate)
+        }
+        KeyCode::Char('X') if screen == Screen::Clusters => {
+            Action::MarkCluster(CuratorVerdict::NotDuplicate)
+        }
         KeyCode::Char('/') if screen == Screen::Clusters => Action::StartFilter,
         KeyCode::Char('/') if screen == Screen::Diff => Action::StartSearch,
         KeyCode::Char('f') if screen == Screen::Diff => Action::ToggleFold,
         KeyCode::Char('w') if screen == Screen::Diff => Action::ToggleDiffMode,
         KeyCode::Tab | KeyCode::BackTab if screen == Screen::Clusters => Action::NextFocus,
+        KeyCode::Char('J') if screen == Screen::Pair => Action::ScrollReason { down: true },
+        KeyCode::Char('K') if screen == Screen::Pair => Action::ScrollReason { down: false },
         KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,
         KeyCode::Char('N') if screen == Screen::Diff => Action::PrevChange,
         KeyCode::Char('h') | KeyCode::Left if screen == Screen::Thresholds => Action::Nudge(-1),
@@ -163,6 +204,8 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
             Action::CycleClusterBy { forward: false }
         }
         KeyCode::Char('m') if screen == Screen::Thresholds => Action::ToggleMode,
+        KeyCode::Char('i') if screen == Screen::Thresholds => Action::ToggleAbout,
+        KeyCode::Char('S') if screen == Screen::Thresholds => Action::SaveThresholds,
         KeyCode::Char('h') | KeyCode::Left => Action::Left,
         KeyCode::Char('l') | KeyCode::Right => Action::Right,
         _ => return None,

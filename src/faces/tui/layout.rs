@@ -13,17 +13,26 @@ pub const MIN_HEIGHT: u16 = 8;
 /// From this width panels sit side by side.
 pub const WIDE: u16 = 120;
 
-/// The frame: tab bar, body, optional prompt line, status bar.
+/// The frame: tab bar, body, optional message lines, optional prompt
+/// line, status bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Frame {
     /// The tab bar.
     pub tabs: Rect,
     /// The current screen.
     pub body: Rect,
+    /// The message line's rows, while a notice is shown.
+    pub notice: Option<Rect>,
     /// The prompt line, while one is open.
     pub prompt: Option<Rect>,
     /// The status bar.
     pub status: Rect,
+}
+
+/// Most rows the message line grows to in a terminal `height` rows high:
+/// a third of it.
+pub fn notice_max_rows(height: u16) -> u16 {
+    (height / 3).max(1)
 }
 
 /// The whole terminal.
@@ -31,24 +40,29 @@ pub fn area(state: &AppState) -> Rect {
     Rect::new(0, 0, state.width, state.height)
 }
 
-/// The frame of `area` (with a prompt line when `prompt`); `None` when it is too small.
-pub fn frame(area: Rect, prompt: bool) -> Option<Frame> {
+/// The frame of `area`, with a prompt line and `notice` message rows
+/// (at most [`notice_max_rows`]) when asked; `None` when it is too small.
+pub fn frame(area: Rect, prompt: bool, notice: u16) -> Option<Frame> {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return None;
     }
+    let notice = notice.min(notice_max_rows(area.height));
     let tabs = Rect::new(area.x, area.y, area.width, 1);
     let status = Rect::new(area.x, area.bottom() - 1, area.width, 1);
     let prompt_rect = prompt.then(|| Rect::new(area.x, area.bottom() - 2, area.width, 1));
-    let reserved = if prompt { 3 } else { 2 };
+    let below = 1 + u16::from(prompt) + notice;
+    let notice_rect =
+        (notice > 0).then(|| Rect::new(area.x, area.bottom() - below, area.width, notice));
     let body = Rect::new(
         area.x,
         area.y + 1,
         area.width,
-        area.height.saturating_sub(reserved),
+        area.height.saturating_sub(1 + below),
     );
     Some(Frame {
         tabs,
         body,
+        notice: notice_rect,
         prompt: prompt_rect,
         status,
     })
@@ -56,7 +70,33 @@ pub fn frame(area: Rect, prompt: bool) -> Option<Frame> {
 
 /// The frame of the state's terminal.
 pub fn frame_of(state: &AppState) -> Option<Frame> {
-    frame(area(state), state.prompt.is_some())
+    frame(
+        area(state),
+        state.prompt.is_some(),
+        notice_rows(state, state.width, state.height).len() as u16,
+    )
+}
+
+/// The message line's rows in a `width`×`height` terminal: the notice
+/// wrapped (one cell of margin each side), cut to [`notice_max_rows`]
+/// with `…`; none without a notice.
+pub fn notice_rows(state: &AppState, width: u16, height: u16) -> Vec<String> {
+    let Some((_, text)) = &state.notice else {
+        return Vec::new();
+    };
+    let room = usize::from(width.saturating_sub(2));
+    let mut rows = super::text::wrap(text, room);
+    let max = usize::from(notice_max_rows(height));
+    if rows.len() > max {
+        rows.truncate(max);
+        if let Some(last) = rows.last_mut() {
+            *last = super::text::fit_end(&format!("{last} …"), room);
+            if !last.ends_with('…') {
+                last.push('…');
+            }
+        }
+    }
+    rows
 }
 
 /// Tab labels and their columns on the tab bar.
@@ -141,7 +181,7 @@ pub struct Pair {
 }
 
 /// Summary lines of the pair screen.
-pub const PAIR_HEADER: u16 = 4;
+pub const PAIR_HEADER: u16 = 5;
 
 /// The pair screen.
 pub fn pair(body: Rect) -> Pair {
@@ -366,11 +406,18 @@ mod tests {
 
     #[test]
     fn tiny_frames_are_refused() {
-        assert!(frame(Rect::new(0, 0, 0, 0), false).is_none());
-        assert!(frame(Rect::new(0, 0, 29, 24), false).is_none());
-        let f = frame(Rect::new(0, 0, 80, 24), true).unwrap();
+        assert!(frame(Rect::new(0, 0, 0, 0), false, 0).is_none());
+        assert!(frame(Rect::new(0, 0, 29, 24), false, 0).is_none());
+        let f = frame(Rect::new(0, 0, 80, 24), true, 0).unwrap();
         assert_eq!(f.body.height, 21);
         assert_eq!(f.status.y, 23);
         assert_eq!(f.prompt.unwrap().y, 22);
+        assert_eq!(f.notice, None);
+        // Message rows sit above the prompt, taken from the body.
+        let f = frame(Rect::new(0, 0, 80, 24), true, 3).unwrap();
+        assert_eq!(f.notice, Some(Rect::new(0, 19, 80, 3)));
+        assert_eq!(f.body.height, 18);
+        let f = frame(Rect::new(0, 0, 80, 24), false, 20).unwrap();
+        assert_eq!(f.notice.unwrap().height, 8);
     }
 }

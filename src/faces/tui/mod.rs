@@ -13,7 +13,7 @@
 //! | [`diff`] | the diff screen's model: the word diff laid out in rows per pane width (word or line view, folded or not), `n`/`N` jumps, search |
 //! | [`ui`] | `render(&AppState, &mut Frame)`, a pure function of the model, one module per screen |
 //! | [`text`] | sanitizing and fitting untrusted names and text |
-//! | [`export`] | clusters and pairs to CSV and JSON, never into the watched folder |
+//! | [`export`] | clusters and pairs to CSV, JSON and the HTML report, never into the watched folder |
 //! | [`mod@run`] | the event loop (`tokio::select!` over terminal events, worker updates, a tick), generic over backend and event source |
 //! | [`terminal`] | raw mode, alternate screen, mouse; restored on every exit path (panic hook, guard, signals) |
 //!
@@ -27,7 +27,9 @@ mod error;
 pub mod export;
 pub mod keymap;
 pub mod layout;
+mod review;
 pub mod run;
+pub(crate) mod saving;
 pub mod state;
 pub mod terminal;
 pub mod text;
@@ -44,20 +46,36 @@ use std::time::Duration;
 use error::io;
 pub use error::{Result, TuiError};
 
+use crate::runtime::config::ThemeName;
 use crate::runtime::worker::WorkerConfig;
 
 /// Open the TUI on `config.root` with a worker (and watcher) behind it;
 /// returns when the curator quits. The terminal is restored on every exit
 /// path (see [`terminal`]).
 pub fn run(config: WorkerConfig) -> Result<()> {
-    run_with(config, &[])
+    run_with(config, &[], &Options::default())
+}
+
+/// How the review screen looks and where its tuning is saved.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The configured theme (`NO_COLOR` in the environment makes it
+    /// monochrome).
+    pub theme: ThemeName,
+    /// The config file `S` saves tuned thresholds to.
+    pub config_file: Option<std::path::PathBuf>,
 }
 
 /// [`run()`], sending `initial` commands to the worker first — for settings
 /// that live in the cluster spec rather than the engine configuration,
 /// e.g. `Command::SetClusterBy` and `Command::SetMode` from the command
-/// line (thresholds go in `config.engine.thresholds`).
-pub fn run_with(config: WorkerConfig, initial: &[crate::runtime::worker::Command]) -> Result<()> {
+/// line (thresholds go in `config.engine.thresholds`); `options` for the
+/// screen.
+pub fn run_with(
+    config: WorkerConfig,
+    initial: &[crate::runtime::worker::Command],
+    options: &Options,
+) -> Result<()> {
     let root = config
         .root
         .canonicalize()
@@ -70,10 +88,13 @@ pub fn run_with(config: WorkerConfig, initial: &[crate::runtime::worker::Command
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::env::temp_dir());
     let mut state = AppState::new(root.display().to_string(), &config.engine);
+    state.theme = ui::Theme::resolve(options.theme, std::env::var_os("NO_COLOR").as_deref());
+    state.config_file = options.config_file.clone();
     state.export_prefix = export::default_prefix(&cwd, &root);
     let export_ctx = run::ExportContext {
         cwd,
         root: root.clone(),
+        engine: config.engine.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
@@ -112,6 +133,7 @@ pub fn run_with(config: WorkerConfig, initial: &[crate::runtime::worker::Command
             &actions_tx,
             &mut actions,
             &export_ctx,
+            &mut |_| terminal::suspend(),
         )
         .await
     });
@@ -148,19 +170,28 @@ fn forward(
 
 /// SIGTERM, SIGHUP, SIGINT and SIGQUIT ask the loop to quit (so the
 /// terminal is restored and the index closed); a second one restores the
-/// terminal and exits at once.
+/// terminal and exits at once. SIGTSTP (`kill -TSTP`; Ctrl+Z is a key in
+/// raw mode) asks the loop to suspend, which restores the terminal first.
 fn signals(
     actions: tokio::sync::mpsc::UnboundedSender<Action>,
 ) -> Result<signal_hook::iterator::Handle> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-        .map_err(io("install signal handlers"))?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+    let mut signals =
+        signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP])
+            .map_err(io("install signal handlers"))?;
     let handle = signals.handle();
     std::thread::Builder::new()
         .name("doppel-signals".into())
         .spawn(move || {
             let mut seen = 0;
             for signal in signals.forever() {
+                if signal == SIGTSTP {
+                    if actions.send(Action::Suspend).is_err() {
+                        // No loop to restore the terminal: stop as is.
+                        let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                    }
+                    continue;
+                }
                 seen += 1;
                 if seen > 1 || actions.send(Action::Quit).is_err() {
                     terminal::restore();

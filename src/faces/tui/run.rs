@@ -41,6 +41,8 @@ pub struct ExportContext {
     pub cwd: PathBuf,
     /// The watched folder, never written into.
     pub root: PathBuf,
+    /// The settings the HTML report's diffs read documents with.
+    pub engine: crate::engine::EngineConfig,
 }
 
 /// In debug builds, with this variable set, `!` panics (for tests).
@@ -80,25 +82,36 @@ pub fn event_actions(state: &AppState, event: Event) -> Vec<Action> {
     }
 }
 
-/// Apply one action; send its commands; start its effects.
+/// Apply one action; send its commands; start its effects. Whether it
+/// asks to suspend (which needs the terminal, so the loop does it).
 fn apply(
     state: &mut AppState,
     action: Action,
     commands: &mpsc::Sender<Command>,
     actions: &UnboundedSender<Action>,
     export_ctx: &ExportContext,
-) {
+) -> bool {
+    let mut suspend = false;
     for c in update(state, action) {
         if commands.send(c).is_err() && state.worker_running {
             state.worker_running = false;
-            state.event(Level::Error, "the worker is gone");
+            state.notify(Level::Error, "the worker is gone");
         }
     }
     for effect in std::mem::take(&mut state.effects) {
         match effect {
+            Effect::Suspend => suspend = true,
+            Effect::SaveThresholds { path, thresholds } => {
+                // A small file: written here, its outcome read with the
+                // next actions.
+                let result = crate::runtime::config::save_thresholds(&path, &thresholds)
+                    .map(|()| path)
+                    .map_err(|e| e.to_string());
+                let _ = actions.send(Action::ThresholdsSaved(result));
+            }
             Effect::Export { prefix } => {
                 let Some(snap) = state.snapshot.clone() else {
-                    state.event(Level::Warn, "nothing to export yet");
+                    state.notify(Level::Warn, "nothing to export yet");
                     continue;
                 };
                 let verdicts = state.verdicts.clone();
@@ -108,12 +121,18 @@ fn apply(
                     .name("doppel-export".into())
                     .spawn(move || {
                         let result = export::write(&prefix, &ctx.cwd, &ctx.root, &snap, &verdicts)
-                            .map(|files| {
-                                files
-                                    .iter()
-                                    .map(|p| p.display().to_string())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
+                            .and_then(|mut written| {
+                                // The page goes beside the CSV and JSON, under the
+                                // prefix `write` found free (the .html counts).
+                                written.files.push(export::write_html(
+                                    &written.used,
+                                    &ctx.cwd,
+                                    &ctx.root,
+                                    &snap,
+                                    &verdicts,
+                                    &ctx.engine,
+                                )?);
+                                Ok(written)
                             })
                             .map_err(|e| e.to_string());
                         let _ = tx.send(Action::Exported(result));
@@ -121,12 +140,20 @@ fn apply(
             }
         }
     }
+    suspend
 }
+
+/// What the loop does for [`Action::Suspend`]: give the terminal back and
+/// stop until continued (see [`super::terminal::suspend`]); tests pass a
+/// stand-in.
+pub type Suspend<'a, B> = &'a mut dyn FnMut(&mut Terminal<B>) -> io::Result<()>;
 
 /// Run the UI until the curator quits (or the event stream ends).
 ///
 /// `actions` carries worker updates (see [`bridge`]), signals and export
-/// results; `actions_tx` is its sender, used for exports.
+/// results; `actions_tx` is its sender, used for exports. After `suspend`
+/// returns (the process was continued) the whole screen is drawn again.
+#[allow(clippy::too_many_arguments)]
 pub async fn run_loop<B, S>(
     terminal: &mut Terminal<B>,
     state: &mut AppState,
@@ -135,6 +162,7 @@ pub async fn run_loop<B, S>(
     actions_tx: &UnboundedSender<Action>,
     actions: &mut UnboundedReceiver<Action>,
     export_ctx: &ExportContext,
+    suspend: Suspend<'_, B>,
 ) -> Result<()>
 where
     B: Backend,
@@ -170,20 +198,26 @@ where
             },
             _ = tick.tick() => vec![Action::Tick(start.elapsed())],
         };
+        let mut suspending = false;
         for a in first {
-            apply(state, a, commands, actions_tx, export_ctx);
+            suspending |= apply(state, a, commands, actions_tx, export_ctx);
         }
         // Drain a burst (worker updates arrive in runs) before drawing.
         let mut n = 0;
         while n < DRAIN_CAP {
             match actions.try_recv() {
-                Ok(a) => apply(state, a, commands, actions_tx, export_ctx),
+                Ok(a) => suspending |= apply(state, a, commands, actions_tx, export_ctx),
                 Err(_) => break,
             }
             n += 1;
         }
         if state.quit {
             return Ok(());
+        }
+        if suspending {
+            suspend(terminal).map_err(error::io("suspend to the shell"))?;
+            // The shell drew over the screen: forget what was on it.
+            terminal.clear().map_err(draw_failed)?;
         }
         terminal.draw(|f| render(state, f)).map_err(draw_failed)?;
     }

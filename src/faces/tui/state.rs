@@ -2,7 +2,7 @@
 //! no channels, no clock — the loop feeds time in through
 //! [`super::action::Action::Tick`], so the whole model is testable.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -104,7 +104,7 @@ impl SortKey {
     pub fn label(self) -> &'static str {
         match self {
             SortKey::Size => "size",
-            SortKey::Weakest => "weakest",
+            SortKey::Weakest => "weakest link",
             SortKey::Newest => "newest",
         }
     }
@@ -265,6 +265,8 @@ pub struct ThresholdsState {
     pub awaiting: bool,
     /// Index into [`AppState::algorithms`].
     pub selected: usize,
+    /// The selected algorithm in words instead of the sliders (`i`).
+    pub about: bool,
 }
 
 /// The pair screen's state.
@@ -278,24 +280,47 @@ pub struct PairState {
     pub detail: Option<Arc<PairDetail>>,
     /// Selected row of the score table.
     pub row: usize,
+    /// Rows of the selected row's reason scrolled past.
+    pub why_scroll: usize,
+}
+
+/// A "not duplicate" sent and not yet seen in a snapshot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// One file of the pair.
+    pub a: DocPath,
+    /// The other.
+    pub b: DocPath,
+    /// Its number among the verdicts sent (see
+    /// [`crate::runtime::worker::protocol::Snapshot::verdicts_applied`]).
+    pub sent: u64,
 }
 
 /// A review action's inverse, for undo.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UndoEntry {
-    /// What undoes it.
-    pub command: Command,
+    /// What undoes it (several for a whole cluster's verdicts).
+    pub commands: Vec<Command>,
     /// What it did, for the log.
     pub label: String,
 }
 
 /// Work for the loop that is not a worker command.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     /// Write `<prefix>-clusters.csv`, `<prefix>-pairs.csv`, `<prefix>.json`.
     Export {
         /// The prefix typed (relative to the current folder).
         prefix: String,
+    },
+    /// Restore the terminal, stop the process, take the terminal again.
+    Suspend,
+    /// Write `thresholds` into the config file at `path`.
+    SaveThresholds {
+        /// The config file.
+        path: std::path::PathBuf,
+        /// What to write.
+        thresholds: Thresholds,
     },
 }
 
@@ -304,6 +329,8 @@ pub enum Effect {
 pub struct AppState {
     /// The watched folder, for display.
     pub root: String,
+    /// How the screen is styled.
+    pub theme: super::ui::Theme,
     /// Default export prefix (outside the watched folder).
     pub export_prefix: String,
     /// Algorithms shown in tables and the thresholds panel, in order.
@@ -358,12 +385,30 @@ pub struct AppState {
     pub watch: Option<WatchState>,
     /// What the status bar says last happened.
     pub last_event: Option<String>,
+    /// The outcome of the curator's last action, or a problem, shown whole
+    /// on the message line above the status bar until the next key or click.
+    pub notice: Option<(Level, String)>,
     /// The log, at most [`LOG_CAP`] lines.
     pub log: VecDeque<LogLine>,
     /// Curator verdicts set or seen this session, by ordered pair.
     pub verdicts: BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>,
     /// Keeper marks set this session and not yet in a snapshot.
     pub keeper_overrides: BTreeMap<DocPath, bool>,
+    /// Verdict commands sent to the worker this session.
+    pub verdicts_sent: u64,
+    /// "Not duplicate" verdicts whose outcome the curator is still to be
+    /// told (see `review::check_splits`).
+    pub splits: Vec<Split>,
+    /// The config file `S` saves thresholds to (`None`: no config folder).
+    pub config_file: Option<std::path::PathBuf>,
+    /// `q` was pressed once with tuned thresholds unsaved.
+    pub quit_asked: bool,
+    /// The member chosen (`a`) as the A of the next pair opened in its
+    /// cluster, instead of the representative.
+    pub anchor: Option<DocPath>,
+    /// Files removed from the folder this session and not back since: the
+    /// pair and diff screens mark them, as they show what they were.
+    pub deleted: BTreeSet<DocPath>,
     /// What the curator can undo, last first.
     pub undo: Vec<UndoEntry>,
     /// Time since the UI started.
@@ -397,6 +442,7 @@ impl AppState {
             .collect();
         Self {
             root: root.into(),
+            theme: Default::default(),
             export_prefix: "doppel-export".to_owned(),
             algorithms,
             limits: limits(config),
@@ -423,6 +469,7 @@ impl AppState {
                 mode: ClusterMode::Components,
                 awaiting: false,
                 selected: 0,
+                about: false,
             },
             skipped_sel: 0,
             skipped_offset: 0,
@@ -430,9 +477,16 @@ impl AppState {
             progress: None,
             watch: None,
             last_event: None,
+            notice: None,
             log: VecDeque::new(),
             verdicts: BTreeMap::new(),
             keeper_overrides: BTreeMap::new(),
+            deleted: BTreeSet::new(),
+            anchor: None,
+            verdicts_sent: 0,
+            splits: Vec::new(),
+            config_file: None,
+            quit_asked: false,
             undo: Vec::new(),
             elapsed: Duration::ZERO,
             ticks: 0,
@@ -473,6 +527,20 @@ impl AppState {
         self.log(level, text);
     }
 
+    /// Log and show whole on the message line, for the curator to read.
+    pub fn notify(&mut self, level: Level, text: impl Into<String>) {
+        let text = text.into();
+        self.notice = Some((level, text.clone()));
+        self.event(level, text);
+    }
+
+    /// Show whole on the message line, without logging (a threshold moved).
+    pub fn say(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.notice = Some((Level::Info, text.clone()));
+        self.last_event = Some(text);
+    }
+
     /// The snapshot's clusters (none before the first).
     pub fn clusters(&self) -> &[ClusterView] {
         self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
@@ -499,12 +567,25 @@ impl AppState {
     /// the cluster itself is selected).
     pub fn cluster_pair(&self) -> Option<(DocPath, DocPath)> {
         let c = self.selected_cluster()?;
+        if let (Focus::Members, Some(anchor)) = (self.focus, self.anchor_in(c)) {
+            let other = c.members.get(self.member_sel)?;
+            if other.path != *anchor {
+                return Some((anchor.clone(), other.path.clone()));
+            }
+        }
         let rep = c.members.first()?;
         let other = match self.focus {
             Focus::Members if self.member_sel > 0 => c.members.get(self.member_sel)?,
             _ => c.members.get(1)?,
         };
         Some((rep.path.clone(), other.path.clone()))
+    }
+
+    /// The anchor (`a`), when it is a member of `c`.
+    pub fn anchor_in(&self, c: &ClusterView) -> Option<&DocPath> {
+        self.anchor
+            .as_ref()
+            .filter(|a| c.members.iter().any(|m| &m.path == *a))
     }
 
     /// The pair a review action applies to on the current screen.
@@ -534,6 +615,42 @@ impl AppState {
             .unwrap_or(m.keeper)
     }
 
+    /// Whether the open pair or diff (on `screen`) shows `path`.
+    pub fn shows(&self, screen: Screen, path: &DocPath) -> bool {
+        let requested = match screen {
+            Screen::Pair => &self.pair.requested,
+            Screen::Diff => &self.diff.requested,
+            _ => return false,
+        };
+        requested
+            .as_ref()
+            .is_some_and(|(a, b)| a == path || b == path)
+    }
+
+    /// The curator's verdict on member `m` of `c` and its representative:
+    /// this session's mark (or undo) over the snapshot's.
+    pub fn member_verdict(&self, c: &ClusterView, m: &MemberView) -> Option<CuratorVerdict> {
+        let rep = c.members.first()?;
+        if rep.path == m.path {
+            return None;
+        }
+        match self.verdicts.get(&pair_key(&rep.path, &m.path)) {
+            Some(v) => *v,
+            None => m.verdict,
+        }
+    }
+
+    /// How many members of `c` the curator has judged against its
+    /// representative, of how many there are to judge.
+    pub fn reviewed(&self, c: &ClusterView) -> (usize, usize) {
+        let others = &c.members[c.members.len().min(1)..];
+        let judged = others
+            .iter()
+            .filter(|m| self.member_verdict(c, m).is_some())
+            .count();
+        (judged, others.len())
+    }
+
     /// The curator's verdict on a pair, as far as this session knows.
     pub fn verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
         if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
@@ -549,6 +666,21 @@ impl AppState {
     /// The spec the worker last answered with differs from what was asked.
     pub fn spec_pending(&self) -> bool {
         self.thresholds.awaiting
+    }
+
+    /// Indexed documents in no cluster whose name matches the filter
+    /// (none without a filter).
+    pub fn outside_matches(&self) -> Vec<&DocPath> {
+        let needle = self.filter.to_lowercase();
+        if needle.is_empty() {
+            return Vec::new();
+        }
+        self.snapshot.as_deref().map_or(Vec::new(), |s| {
+            s.unclustered
+                .iter()
+                .filter(|p| doc_path(p).to_lowercase().contains(&needle))
+                .collect()
+        })
     }
 
     /// Re-derive the visible cluster order from filter and sort.

@@ -3,7 +3,9 @@
 //! normal return, error return (the guard's `Drop`), a panic on the UI
 //! thread (the panic hook restores first, then chains to the previous
 //! hook), and SIGTERM/SIGHUP/SIGINT (turned into a quit by the loop; a
-//! second signal restores and exits at once).
+//! second signal restores and exits at once). Ctrl+Z and SIGTSTP restore it
+//! too before the process stops, and set it up again once continued
+//! ([`suspend`]).
 //!
 //! A panic on another thread (the worker) must not restore the terminal
 //! under a UI that keeps drawing: its message is kept for the log pane
@@ -42,6 +44,28 @@ pub fn restore() {
     );
 }
 
+/// Enter raw mode, the alternate screen, mouse capture and bracketed paste.
+fn enter() -> io::Result<()> {
+    enable_raw_mode()?;
+    execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+}
+
+/// Ctrl+Z (or SIGTSTP): give the terminal back to the shell as it was,
+/// stop the process as SIGTSTP's default action would (the shell's job
+/// control takes over), and once continued (`fg`, SIGCONT) take the
+/// terminal again. The caller draws the whole screen afresh.
+pub fn suspend() -> io::Result<()> {
+    restore();
+    // Returns when the process is continued.
+    signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGTSTP)?;
+    enter()
+}
+
 /// The terminal in TUI mode; restores it when dropped.
 pub struct Guard {
     /// The terminal, in the alternate screen and raw mode.
@@ -63,13 +87,7 @@ impl Guard {
             panics.clone(),
         );
         let setup = || -> io::Result<Terminal<CrosstermBackend<Stdout>>> {
-            enable_raw_mode()?;
-            execute!(
-                stdout(),
-                EnterAlternateScreen,
-                EnableMouseCapture,
-                EnableBracketedPaste
-            )?;
+            enter()?;
             Terminal::new(CrosstermBackend::new(stdout()))
         };
         match setup() {

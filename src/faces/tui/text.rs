@@ -168,6 +168,26 @@ pub fn doc_width(s: &str) -> usize {
     }
 }
 
+/// The sanitized `s` word-wrapped to rows of at most `max` cells (a word
+/// wider than a row is broken); each line of `s` starts a row. At least
+/// one row, even for an empty `s`.
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let options = textwrap::Options::new(max.max(1)).break_words(true);
+    let mut rows: Vec<String> = Vec::new();
+    for line in s.lines() {
+        let line = sanitize_line(line);
+        rows.extend(
+            textwrap::wrap(&line, &options)
+                .into_iter()
+                .map(|r| r.into_owned()),
+        );
+    }
+    if rows.is_empty() {
+        rows.push(String::new());
+    }
+    rows
+}
+
 /// `value` in [0, 1] as a whole percentage.
 pub fn percent(value: f64) -> String {
     if value.is_finite() {
@@ -201,6 +221,18 @@ mod tests {
         let combining = "e\u{301}e\u{301}e\u{301}";
         assert_eq!(fit_start(combining, 3), combining);
         assert_eq!(fit_start(combining, 2), "…e\u{301}");
+    }
+
+    #[test]
+    fn wrapping_keeps_every_word_within_the_width() {
+        let text = "minhash → 0.2: below the floor, candidates are gathered again";
+        let rows = wrap(text, 20);
+        assert!(rows.iter().all(|r| width(r) <= 20), "{rows:?}");
+        assert_eq!(rows.join(" "), text);
+        assert_eq!(wrap("a/very/long/path/without/spaces", 10).len(), 4);
+        assert_eq!(wrap("one\ntwo", 80), ["one", "two"]);
+        assert_eq!(wrap("", 5), [""]);
+        assert!(wrap("日本語のファイル名", 5).iter().all(|r| width(r) <= 5));
     }
 
     #[test]

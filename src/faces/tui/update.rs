@@ -12,8 +12,10 @@ use std::sync::Arc;
 use super::action::Action;
 use super::diff;
 use super::layout::{self, List};
+use super::review;
+use super::saving;
 use super::state::{
-    pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen, UndoEntry,
+    pair_key, threshold_from_similarity, AppState, Effect, Focus, Level, Prompt, Screen,
 };
 use super::text::doc_path;
 use crate::doc::{CuratorVerdict, DocPath};
@@ -27,11 +29,31 @@ pub const DIFF_DEADLINE: std::time::Duration = std::time::Duration::from_millis(
 /// Apply `action` to `state`; the commands the worker must receive.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     let mut out = Vec::new();
+    // The message line has been seen once the curator presses a key or
+    // clicks: it closes, unless the action leaves a new one. A mouse event
+    // is placed on the screen as drawn, message line included.
+    let mouse = matches!(
+        action,
+        Action::Click { .. } | Action::Drag { .. } | Action::Scroll { .. }
+    );
+    let seen = match is_input(&action) {
+        true if mouse => state.notice.clone(),
+        true => state.notice.take(),
+        false => None,
+    };
+    // A second `q` quits only right after the first.
+    if is_input(&action) && !matches!(action, Action::AskQuit) {
+        state.quit_asked = false;
+    }
     match action {
+        Action::AskQuit => saving::ask_quit(state, &mut out),
+        Action::SaveThresholds => saving::save(state),
+        Action::ThresholdsSaved(result) => saving::saved(state, result),
         Action::Quit => {
             state.quit = true;
             out.push(Command::Quit);
         }
+        Action::Suspend => state.effects.push(Effect::Suspend),
         Action::ShowScreen(screen) => show(state, screen, &mut out),
         Action::ToggleHelp => {
             state.help = match state.help {
@@ -65,6 +87,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             };
         }
         Action::Enter => enter(state, &mut out),
+        Action::Anchor => review::anchor(state),
         Action::CycleSort => {
             let keep = remember(state);
             state.sort = state.sort.next();
@@ -89,6 +112,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         }
         Action::ToggleFold => diff::toggle_fold(state),
         Action::ToggleDiffMode => diff::toggle_mode(state),
+        Action::ScrollReason { down } => {
+            let s = &mut state.pair.why_scroll;
+            *s = if down { *s + 1 } else { s.saturating_sub(1) };
+        }
         Action::StartExport => {
             state.prompt = Some(Prompt::Export {
                 input: state.export_prefix.clone(),
@@ -120,10 +147,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::OpenDiff => open_diff(state, &mut out),
         Action::NextChange => diff::jump(state, true),
         Action::PrevChange => diff::jump(state, false),
-        Action::MarkDuplicate => mark(state, CuratorVerdict::Duplicate, &mut out),
-        Action::MarkNotDuplicate => mark(state, CuratorVerdict::NotDuplicate, &mut out),
-        Action::ToggleKeep => toggle_keep(state, &mut out),
-        Action::Undo => undo(state, &mut out),
+        Action::MarkDuplicate => review::mark(state, CuratorVerdict::Duplicate, &mut out),
+        Action::MarkNotDuplicate => review::mark(state, CuratorVerdict::NotDuplicate, &mut out),
+        Action::MarkCluster(verdict) => review::mark_cluster(state, verdict, &mut out),
+        Action::ToggleKeep => review::toggle_keep(state, &mut out),
+        Action::Undo => review::undo(state, &mut out),
         Action::Rescan => {
             out.push(Command::Rescan);
             state.event(Level::Info, "rescan requested");
@@ -146,9 +174,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             state.thresholds.awaiting = true;
             out.push(Command::SetMode(mode));
         }
+        Action::ToggleAbout => state.thresholds.about = !state.thresholds.about,
         Action::Click { col, row } => click(state, col, row, &mut out),
         Action::Drag { col, row } => {
-            if state.screen == Screen::Thresholds && state.help.is_none() {
+            if state.screen == Screen::Thresholds && state.help.is_none() && !state.thresholds.about
+            {
                 slide(state, col, row, true, &mut out);
             }
         }
@@ -166,15 +196,36 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             if state.worker_running {
                 state.worker_running = false;
                 if !state.quit {
-                    state.event(Level::Error, "the worker stopped; the view is frozen");
+                    state.notify(Level::Error, "the worker stopped; the view is frozen");
                 }
             }
         }
-        Action::Exported(Ok(files)) => state.event(Level::Info, format!("exported {files}")),
-        Action::Exported(Err(e)) => state.event(Level::Error, format!("export failed: {e}")),
+        Action::Exported(Ok(written)) => {
+            // The next export is offered a name of its own.
+            state.export_prefix = written.next.clone();
+            state.notify(Level::Info, written.describe());
+        }
+        Action::Exported(Err(e)) => state.notify(Level::Error, format!("export failed: {e}")),
+    }
+    if mouse && seen.is_some() && state.notice == seen {
+        state.notice = None;
     }
     clamp(state);
     out
+}
+
+/// A key press or mouse event (rather than something the worker, the
+/// clock or the terminal did).
+fn is_input(action: &Action) -> bool {
+    !matches!(
+        action,
+        Action::Worker(_)
+            | Action::WorkerGone
+            | Action::Tick(_)
+            | Action::Resize(..)
+            | Action::Exported(_)
+            | Action::ThresholdsSaved(_)
+    )
 }
 
 fn prompt_input(p: &mut Prompt) -> &mut String {
@@ -205,7 +256,7 @@ fn submit(state: &mut AppState) {
         Some(Prompt::Export { input }) => {
             let prefix = input.trim().to_owned();
             if prefix.is_empty() {
-                state.event(Level::Warn, "export cancelled: no path");
+                state.notify(Level::Warn, "export cancelled: no path");
             } else {
                 state.export_prefix = prefix.clone();
                 state.event(Level::Info, format!("exporting to {prefix}-*"));
@@ -338,7 +389,11 @@ fn step(state: &mut AppState, delta: isize) {
         },
         Screen::Pair => {
             let len = state.pair.detail.as_ref().map_or(0, |d| d.rows.len());
-            state.pair.row = moved(state.pair.row, delta, len);
+            let row = moved(state.pair.row, delta, len);
+            if row != state.pair.row {
+                state.pair.why_scroll = 0;
+            }
+            state.pair.row = row;
         }
         Screen::Diff => {
             diff::refresh(state);
@@ -382,6 +437,7 @@ fn open_pair(state: &mut AppState, out: &mut Vec<Command>) {
         if !same {
             state.pair.detail = None;
             state.pair.row = 0;
+            state.pair.why_scroll = 0;
         }
         state.pair.requested = Some((a.clone(), b.clone()));
         state.pair.min_generation = current_generation(state);
@@ -444,92 +500,13 @@ fn current_generation(state: &AppState) -> u64 {
     state.snapshot.as_ref().map_or(0, |s| s.generation)
 }
 
-fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command>) {
-    let Some((a, b)) = state.active_pair() else {
-        state.last_event = Some("no pair selected".into());
-        return;
-    };
-    let prev = state.verdict(&a, &b);
-    let word = match verdict {
-        CuratorVerdict::Duplicate => "duplicate",
-        CuratorVerdict::NotDuplicate => "not duplicate",
-    };
-    if prev == Some(verdict) {
-        state.last_event = Some(format!("already marked {word}"));
-        return;
-    }
-    out.push(Command::SetPairVerdict {
-        a: a.clone(),
-        b: b.clone(),
-        verdict: Some(verdict),
-    });
-    state.undo.push(UndoEntry {
-        command: Command::SetPairVerdict {
-            a: a.clone(),
-            b: b.clone(),
-            verdict: prev,
-        },
-        label: format!("{word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
-    });
-    state.verdicts.insert(pair_key(&a, &b), Some(verdict));
-    state.event(
-        Level::Info,
-        format!("marked {word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
-    );
-}
-
-fn toggle_keep(state: &mut AppState, out: &mut Vec<Command>) {
-    let Some(m) = state.active_document() else {
-        state.last_event = Some("no document selected".into());
-        return;
-    };
-    let path = m.path.clone();
-    let kept = state.is_keeper(m);
-    out.push(Command::SetKeeper {
-        path: path.clone(),
-        keeper: !kept,
-    });
-    state.undo.push(UndoEntry {
-        command: Command::SetKeeper {
-            path: path.clone(),
-            keeper: kept,
-        },
-        label: format!(
-            "{}: {}",
-            if kept { "unkeep" } else { "keep" },
-            doc_path(&path)
-        ),
-    });
-    state.keeper_overrides.insert(path.clone(), !kept);
-    let word = if kept { "no longer kept" } else { "kept" };
-    state.event(Level::Info, format!("{word}: {}", doc_path(&path)));
-}
-
-fn undo(state: &mut AppState, out: &mut Vec<Command>) {
-    let Some(entry) = state.undo.pop() else {
-        state.last_event = Some("nothing to undo".into());
-        return;
-    };
-    match &entry.command {
-        Command::SetPairVerdict { a, b, verdict } => {
-            state.verdicts.insert(pair_key(a, b), *verdict);
-        }
-        Command::SetKeeper { path, keeper } => {
-            state.keeper_overrides.insert(path.clone(), *keeper);
-        }
-        _ => {}
-    }
-    state.event(Level::Info, format!("undone: {}", entry.label));
-    out.push(entry.command);
-}
-
 fn nudge(state: &mut AppState, steps: i32, out: &mut Vec<Command>) {
     let Some(&id) = state.algorithms.get(state.thresholds.selected) else {
         return;
     };
     let lim = state.limits_of(id);
     if lim.fixed() {
-        state.last_event = Some(format!("{id} is fixed: signatures are equal or not"));
+        state.say(format!("{id} is fixed: signatures are equal or not"));
         return;
     }
     // Positive steps are stricter: the knob moves right on the slider.
@@ -538,7 +515,12 @@ fn nudge(state: &mut AppState, steps: i32, out: &mut Vec<Command>) {
     } else {
         1.0
     };
-    let v = state.thresholds.thresholds.get(id) + sign * f64::from(steps) * lim.step;
+    let now = state.thresholds.thresholds.get(id);
+    let v = now + sign * f64::from(steps) * lim.step;
+    if lim.clamp(v) == now {
+        state.say(format!("{id} stays at {now}: the end of its range"));
+        return;
+    }
     set_threshold(state, id, v, out);
 }
 
@@ -560,7 +542,7 @@ fn set_threshold(
         .snapshot
         .as_ref()
         .is_some_and(|s| !s.floors.allows(id, value));
-    state.last_event = Some(if below_floor {
+    state.say(if below_floor {
         format!("{id} → {value}: below the floor, candidates are gathered again")
     } else {
         format!("{id} → {value}")
@@ -582,7 +564,7 @@ fn cycle_cluster_by(state: &mut AppState, forward: bool, out: &mut Vec<Command>)
     }];
     state.thresholds.by = next;
     state.thresholds.awaiting = true;
-    state.last_event = Some(format!("cluster by {}", cluster_by_label(next)));
+    state.say(format!("cluster by {}", cluster_by_label(next)));
     out.push(Command::SetClusterBy(next));
 }
 
@@ -651,10 +633,11 @@ fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Command>) {
                     open_diff(state, out);
                 } else {
                     state.pair.row = i;
+                    state.pair.why_scroll = 0;
                 }
             }
         }
-        Screen::Thresholds => slide(state, col, row, false, out),
+        Screen::Thresholds if !state.thresholds.about => slide(state, col, row, false, out),
         Screen::Skipped => {
             let rows = layout::rows(f.body, 1);
             let len = state.skipped().len();
@@ -668,7 +651,7 @@ fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Command>) {
                 state.skipped_sel = i;
             }
         }
-        Screen::Diff | Screen::Log => {}
+        Screen::Thresholds | Screen::Diff | Screen::Log => {}
     }
 }
 
@@ -779,10 +762,31 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
             }
         }
         Update::FileIndexed { path } => {
+            state.deleted.remove(&path);
             state.event(Level::Info, format!("indexed {}", doc_path(&path)))
         }
         Update::FileRemoved { path } => {
-            state.event(Level::Info, format!("removed {}", doc_path(&path)))
+            let open = [Screen::Pair, Screen::Diff]
+                .into_iter()
+                .find(|&screen| state.shows(screen, &path));
+            let text = match open {
+                Some(screen) => format!(
+                    "{} was deleted from the folder: the {} open shows it as it was",
+                    doc_path(&path),
+                    if screen == Screen::Pair {
+                        "pair"
+                    } else {
+                        "diff"
+                    }
+                ),
+                None => format!("removed {}", doc_path(&path)),
+            };
+            state.deleted.insert(path);
+            if open.is_some() {
+                state.notify(Level::Warn, text);
+            } else {
+                state.event(Level::Info, text);
+            }
         }
         Update::FileSkipped { path, reason } => state.event(
             Level::Warn,
@@ -796,24 +800,25 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
                     WatchState::Polling { reason } => format!("polling: {reason}"),
                     WatchState::Paused { reason } => format!("paused: {reason}"),
                 };
-                let level = match w {
-                    WatchState::Polling { .. } | WatchState::Paused { .. } => Level::Warn,
-                    _ => Level::Info,
-                };
-                state.event(level, text);
+                match w {
+                    WatchState::Polling { .. } | WatchState::Paused { .. } => {
+                        state.notify(Level::Warn, text)
+                    }
+                    _ => state.event(Level::Info, text),
+                }
             }
             state.watch = Some(w);
         }
         Update::Error(e) => {
             // A refused spec change would otherwise look pending forever.
             state.thresholds.awaiting = false;
-            state.event(Level::Error, e.message);
+            state.notify(Level::Error, e.message);
         }
-        Update::Warning(message) => state.event(Level::Warn, message),
+        Update::Warning(message) => state.notify(Level::Warn, message),
         Update::Stopped => {
             state.worker_running = false;
             if !state.quit {
-                state.event(Level::Error, "the worker stopped");
+                state.notify(Level::Error, "the worker stopped");
             }
         }
     }
@@ -862,6 +867,7 @@ fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Command>) {
     state.sort_scores();
     state.rebuild_view();
     restore(state, keep);
+    review::check_splits(state);
     // Scores and verdicts in an open pair detail depend on the spec.
     if spec_changed && state.screen == Screen::Pair {
         if let Some((a, b)) = state.pair.requested.clone() {
@@ -902,6 +908,11 @@ fn clamp(state: &mut AppState) {
     );
     let rows = state.pair.detail.as_ref().map_or(0, |d| d.rows.len());
     state.pair.row = state.pair.row.min(rows.saturating_sub(1));
+    let why_max = match (state.pair.detail.as_deref(), layout::frame_of(state)) {
+        (Some(d), Some(f)) => super::ui::pair::reason_layout(state, d, f.body).max_scroll(),
+        _ => 0,
+    };
+    state.pair.why_scroll = state.pair.why_scroll.min(why_max);
     let a = state.algorithms.len();
     state.thresholds.selected = state.thresholds.selected.min(a.saturating_sub(1));
     diff::refresh(state);

@@ -187,6 +187,11 @@ impl Library {
         self.registry.doc(id)
     }
 
+    /// Every document held, by id.
+    pub fn documents(&self) -> impl Iterator<Item = (DocId, &DocInfo)> + '_ {
+        self.registry.iter()
+    }
+
     /// The id of the document at `path`, if held.
     pub fn id_of(&self, path: &DocPath) -> Option<DocId> {
         self.registry.id_of(path)

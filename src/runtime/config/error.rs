@@ -43,6 +43,14 @@ pub enum ConfigError {
         /// What the file system said.
         error: std::io::Error,
     },
+    /// Tuned settings cannot be written into the config file.
+    #[error("cannot save to config file {}: {message}", path.display())]
+    Save {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
     /// The configuration does not serialize (`doppel config`).
     #[error("cannot write the configuration as TOML: {0}")]
     Write(#[from] toml::ser::Error),

@@ -38,6 +38,7 @@ use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::boilerplate::Learner;
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
 
 /// What [`FolderIndex::reconcile`] did.
@@ -169,6 +170,8 @@ pub struct FolderIndex {
     respan: BTreeSet<DocPath>,
     /// The boilerplate report, kept until the learner next changes.
     report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
+    /// How big files are read.
+    read_limits: ReadLimits,
 }
 
 impl std::fmt::Debug for FolderIndex {
@@ -325,6 +328,7 @@ impl FolderIndex {
                 learner: None,
                 respan: BTreeSet::new(),
                 report: None,
+                read_limits: ReadLimits::default(),
             },
             writes,
         ))
@@ -456,6 +460,11 @@ impl FolderIndex {
     /// sync on: indexed files they match are then forgotten.
     pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
         self.extra_ignores = globs;
+    }
+
+    /// Read big files within `limits` (`[reading]`; the defaults until set).
+    pub fn set_read_limits(&mut self, limits: ReadLimits) {
+        self.read_limits = limits;
     }
 
     /// Re-gather every document's candidates under new floors (a threshold

@@ -9,15 +9,15 @@ use rayon::prelude::*;
 
 use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
 use crate::doc::{DocId, DocPath, FileIdentity};
-use crate::engine::measure::shingle_set;
-use crate::engine::text::decode::decode;
+use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::{Engine, Fingerprints};
 use crate::pairing::boilerplate::{DocSamples, Span};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::boilerplate::{body_prints, samples, DocBoilerplate};
+use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
 use crate::runtime::collection::{
-    describe_file_type, list_files_with, read_bytes, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
+use crate::runtime::reading::{read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
 /// Files read in parallel between two progress reports.
@@ -224,14 +224,17 @@ impl FolderIndex {
         Ok(changes)
     }
 
-    /// Read files in parallel (see [`ingest`]).
+    /// Read files, the small ones in parallel and the big ones one at a
+    /// time ([`read_all`]; see [`ingest`]).
     fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
-        let engine = &self.engine;
+        let (engine, limits) = (&self.engine, &self.read_limits);
         let library = self.learning().then(|| self.library.config());
-        entries
-            .into_par_iter()
-            .map(|entry| ingest(engine, library, entry))
-            .collect()
+        read_all(
+            entries,
+            |entry| entry.bytes,
+            limits,
+            |entry| ingest(engine, limits, library, entry),
+        )
     }
 
     /// Read files and commit them ([`FolderIndex::commit_all`]).
@@ -471,9 +474,16 @@ impl FolderIndex {
     }
 }
 
-/// Read and fingerprint one file (no shared state touched), keeping its
-/// text and samples for the learner when `learning` under these settings.
-fn ingest(engine: &Engine, learning: Option<&LibraryConfig>, entry: FileEntry) -> Ingested {
+/// Read and fingerprint one file within `limits` (no shared state
+/// touched), keeping its text and samples for the learner when `learning`
+/// under these settings and the file is not big (a big file takes no part
+/// in learning: [`crate::runtime::reading`]).
+fn ingest(
+    engine: &Engine,
+    limits: &ReadLimits,
+    learning: Option<&LibraryConfig>,
+    entry: FileEntry,
+) -> Ingested {
     let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
@@ -490,24 +500,30 @@ fn ingest(engine: &Engine, learning: Option<&LibraryConfig>, entry: FileEntry) -
     };
     let mut changed = false;
     let mut learned = None;
-    let result = read_bytes(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
-        record.identity = identity;
-        record.content_hash = store::content_hash(&bytes);
-        decode(&bytes).map_err(Skip::NotText)
-    });
-    match result {
-        Ok(decoded) => {
-            let analysis = engine.analyze(&decoded.text);
-            let shingle = &engine.config().algorithms.shingle;
-            record.shingles = shingle_set(&analysis, shingle.w, shingle.seed).len() as u32;
+    // The record's shingle count is every distinct word shingle's.
+    let options = PrintOptions {
+        count_all_shingles: true,
+    };
+    let weights = engine.reference_weights();
+    match read_document_sampled(
+        &entry.path,
+        DEFAULT_SIZE_CAP,
+        engine,
+        weights,
+        options,
+        limits,
+        learning,
+    ) {
+        Ok(read) => {
+            record.identity = read.identity;
+            record.content_hash = read.content_hash;
+            record.shingles = read.printed.all_shingles.unwrap_or_default() as u32;
             // `record.terms` stays empty: the folder index weighs terms by
             // the pinned IDF table, so nothing reads them back (they were a
             // fifth of the file at 100k documents).
-            record.encoding = Some(decoded.encoding.to_owned());
-            record.fingerprints = Some(engine.fingerprint(&analysis, engine.reference_weights()));
-            if let Some(library) = learning {
-                learned = Some((decoded.text, samples(engine, &analysis, library)));
-            }
+            record.encoding = Some(read.encoding.to_owned());
+            record.fingerprints = Some(read.printed.fingerprints);
+            learned = read.sampled.map(|s| (s.text, s.samples));
         }
         Err(skip) => {
             // Changed or deleted while being read: whatever comes next is

@@ -35,6 +35,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 
 use detail::PairJob;
@@ -60,6 +61,8 @@ pub struct WorkerConfig {
     pub watch: bool,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     pub extra_ignores: Vec<String>,
+    /// How big files are read (the config file's `[reading]`).
+    pub read_limits: ReadLimits,
     /// The verdict and mode clusters start with (the first snapshot's).
     /// Default: fusion, components.
     pub cluster_by: ClusterBy,
@@ -81,6 +84,7 @@ impl WorkerConfig {
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
             extra_ignores: Vec::new(),
+            read_limits: ReadLimits::default(),
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
         }
@@ -246,6 +250,10 @@ struct Worker {
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
+    /// A stage other than `Idle` was announced and not yet ended.
+    busy: bool,
+    /// Curator verdicts applied so far (see `Snapshot::verdicts_applied`).
+    verdicts_applied: u64,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -296,6 +304,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
+    index.set_read_limits(config.read_limits);
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());
@@ -331,6 +340,8 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         diff_jobs,
         unpublished: false,
         last_published: Instant::now(),
+        busy: false,
+        verdicts_applied: 0,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -351,7 +362,8 @@ impl Worker {
         let _ = self.updates.send(update);
     }
 
-    fn progress(&self, stage: Stage, done: usize, total: usize, bytes: u64) {
+    fn progress(&mut self, stage: Stage, done: usize, total: usize, bytes: u64) {
+        self.busy = stage != Stage::Idle;
         self.send(Update::Progress(Progress {
             stage,
             done,
@@ -407,6 +419,12 @@ impl Worker {
                     self.publish();
                 }
             }
+            // A pass that announced a stage (a rescan, a re-gather) ends it
+            // once its snapshot is out, or a front end shows it busy for
+            // good; a deferred snapshot ends it in a later pass.
+            if self.busy && !self.unpublished {
+                self.progress(Stage::Idle, 0, 0, 0);
+            }
         }
     }
 
@@ -446,6 +464,7 @@ impl Worker {
             }
         }
         for (a, b, verdict) in batch.verdicts {
+            self.verdicts_applied += 1;
             match self.index.set_pair_verdict(&a, &b, verdict) {
                 Ok(()) => changed = true,
                 Err(e) => self.index_error(&e, Some(&format!("verdict on {a} and {b}"))),
@@ -505,7 +524,11 @@ impl Worker {
 
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
-        self.send(Update::Watch(WatchState::Scanning));
+        // Only a watcher's state goes back after the walk: without one,
+        // "scanning" would stay (progress says what the walk is doing).
+        if self.config.watch {
+            self.send(Update::Watch(WatchState::Scanning));
+        }
         self.progress(Stage::Listing, 0, 0, 0);
         let Worker {
             index,
@@ -591,7 +614,8 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        snapshot.verdicts_applied = self.verdicts_applied;
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

@@ -280,6 +280,9 @@ pub struct MemberView {
     pub passing: Vec<AlgorithmId>,
     /// The curator marked it as its cluster's keeper.
     pub keeper: bool,
+    /// The curator's verdict on it and the representative (`None` for the
+    /// representative, or not judged yet).
+    pub verdict: Option<CuratorVerdict>,
 }
 
 /// A cluster as a front end shows it.
@@ -319,6 +322,12 @@ pub struct Snapshot {
     pub floors: Thresholds,
     /// Documents whose SI candidates were capped.
     pub si_capped: usize,
+    /// Indexed documents in no cluster, by path (the filter finds them).
+    pub unclustered: Vec<DocPath>,
+    /// How many [`Command::SetPairVerdict`]s the worker had applied (or
+    /// failed to) when it built this snapshot: a front end that counts the
+    /// ones it sent knows whether a verdict is in it yet.
+    pub verdicts_applied: u64,
 }
 
 /// One algorithm's row in the pair detail table.

@@ -5,17 +5,19 @@
 use rayon::prelude::*;
 
 use super::protocol::{ClusterView, MemberView, Snapshot};
+use crate::doc::DocPath;
 use crate::pairing::cluster::ClusterSpec;
 use crate::runtime::index::FolderIndex;
 
 /// The snapshot of an index under `spec`, for `generation`.
 pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapshot {
     let lib = index.library();
-    let clusters = lib
+    let clusters: Vec<ClusterView> = lib
         .clusters(spec)
         .into_par_iter()
         .map(|c| {
             let rep = c.representative();
+            let rep_path = lib.doc(rep).map(|d| &d.path);
             let members = c
                 .members
                 .iter()
@@ -36,6 +38,9 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
                         scores,
                         passing,
                         keeper: lib.is_keeper(&doc.path),
+                        verdict: rep_path
+                            .filter(|_| m != rep)
+                            .and_then(|r| lib.pair_verdict(r, &doc.path)),
                     })
                 })
                 .collect();
@@ -54,6 +59,17 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
             }
         })
         .collect();
+    let clustered: std::collections::HashSet<&DocPath> = clusters
+        .iter()
+        .flat_map(|c: &ClusterView| c.members.iter().map(|m| &m.path))
+        .collect();
+    let mut unclustered: Vec<DocPath> = lib
+        .documents()
+        .map(|(_, d)| &d.path)
+        .filter(|p| !clustered.contains(p))
+        .cloned()
+        .collect();
+    unclustered.sort();
     Snapshot {
         generation,
         spec: spec.clone(),
@@ -68,5 +84,8 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
         histograms: lib.histograms(),
         floors: lib.config().floors.clone(),
         si_capped: lib.si_capped(),
+        unclustered,
+        // The worker's own count; set where it publishes.
+        verdicts_applied: 0,
     }
 }

@@ -5,16 +5,17 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 
-use super::{fill, put, theme};
+use super::{fill, put};
 use crate::faces::tui::layout;
-use crate::faces::tui::state::{AppState, Prompt};
+use crate::faces::tui::state::{AppState, Level, Prompt};
 use crate::faces::tui::text;
 use crate::runtime::worker::protocol::{Stage, WatchState};
 
 pub fn tabs(state: &AppState, area: Rect, buf: &mut Buffer) {
-    fill(buf, area, theme::status());
+    let t = state.theme;
+    fill(buf, area, t.status());
     let (brand, spans) = layout::tabs(area.width);
-    let mut line = vec![Span::styled(brand, theme::title().patch(theme::accent()))];
+    let mut line = vec![Span::styled(brand, t.title().patch(t.accent()))];
     let mut x = line[0].width() as u16;
     for (screen, x0, _) in &spans {
         while x < *x0 {
@@ -23,7 +24,7 @@ pub fn tabs(state: &AppState, area: Rect, buf: &mut Buffer) {
         }
         let label = layout::tab_label(*screen, area.width);
         x += label.chars().count() as u16;
-        line.push(Span::styled(label, theme::tab(*screen == state.screen)));
+        line.push(Span::styled(label, t.tab(*screen == state.screen)));
     }
     put(buf, area, 0, &Line::from(line));
     // The folder and the help key on the right, as room allows.
@@ -37,8 +38,8 @@ pub fn tabs(state: &AppState, area: Rect, buf: &mut Buffer) {
             String::new()
         };
         let right = Line::from(vec![
-            Span::styled(root.clone(), theme::accent()),
-            Span::styled(help, theme::dim()),
+            Span::styled(root.clone(), t.accent()),
+            Span::styled(help, t.dim()),
         ]);
         let w = right.width() as u16;
         let r = Rect::new(area.right().saturating_sub(w), area.y, w, 1);
@@ -49,22 +50,23 @@ pub fn tabs(state: &AppState, area: Rect, buf: &mut Buffer) {
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
-    fill(buf, area, theme::status());
+    let t = state.theme;
+    fill(buf, area, t.status());
     let mut spans: Vec<Span> = Vec::new();
     let spin = SPINNER[(state.ticks % SPINNER.len() as u64) as usize];
     let scanning = state.progress.is_some_and(|p| p.stage != Stage::Idle);
     let (word, style) = if !state.worker_running {
-        ("■ stopped".to_owned(), theme::error())
+        ("■ stopped".to_owned(), t.error())
     } else {
         match &state.watch {
-            None if scanning => (format!("{spin} scanning"), theme::accent()),
-            None if state.snapshot.is_some() => ("● indexed".to_owned(), theme::pass()),
-            None => (format!("{spin} starting"), theme::accent()),
-            Some(WatchState::Watching) if scanning => (format!("{spin} scanning"), theme::accent()),
-            Some(WatchState::Watching) => ("● watching".to_owned(), theme::pass()),
-            Some(WatchState::Scanning) => (format!("{spin} scanning"), theme::accent()),
-            Some(WatchState::Polling { .. }) => ("◐ polling".to_owned(), theme::warn()),
-            Some(WatchState::Paused { .. }) => ("‖ paused".to_owned(), theme::error()),
+            None if scanning => (format!("{spin} scanning"), t.accent()),
+            None if state.snapshot.is_some() => ("● indexed".to_owned(), t.pass()),
+            None => (format!("{spin} starting"), t.accent()),
+            Some(WatchState::Watching) if scanning => (format!("{spin} scanning"), t.accent()),
+            Some(WatchState::Watching) => ("● watching".to_owned(), t.pass()),
+            Some(WatchState::Scanning) => (format!("{spin} scanning"), t.accent()),
+            Some(WatchState::Polling { .. }) => ("◐ polling".to_owned(), t.warn()),
+            Some(WatchState::Paused { .. }) => ("‖ paused".to_owned(), t.error()),
         }
     };
     spans.push(Span::styled(format!(" {word} "), style));
@@ -80,14 +82,14 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
             let gauge_w = if area.width >= 100 { 16 } else { 8 };
             let done = done * gauge_w / 16;
             spans.push(Span::raw(format!("{stage} {}/{} ", p.done, p.total)));
-            spans.push(Span::styled("█".repeat(done), theme::accent()));
-            spans.push(Span::styled("░".repeat(gauge_w - done), theme::dim()));
+            spans.push(Span::styled("█".repeat(done), t.accent()));
+            spans.push(Span::styled("░".repeat(gauge_w - done), t.dim()));
             spans.push(Span::raw(" "));
         } else {
             spans.push(Span::raw(format!("{stage} {} ", p.done)));
         }
     }
-    spans.push(Span::styled("│ ", theme::dim()));
+    spans.push(Span::styled("│ ", t.dim()));
     if let Some(s) = state.snapshot.as_deref() {
         spans.push(Span::raw(format!(
             "{} docs · {} clusters · {} skipped ",
@@ -96,24 +98,50 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
             s.skipped.len()
         )));
     } else {
-        spans.push(Span::styled("no snapshot yet ", theme::dim()));
+        spans.push(Span::styled("no snapshot yet ", t.dim()));
     }
     if state.thresholds.awaiting {
-        spans.push(Span::styled("⋯ re-clustering ", theme::warn()));
+        spans.push(Span::styled("⋯ re-clustering ", t.warn()));
     }
     let used: usize = spans.iter().map(Span::width).sum();
     let room = usize::from(area.width).saturating_sub(used + 2);
-    if let Some(e) = &state.last_event {
+    // A notice is on the message line above, whole.
+    let shown_above = state
+        .notice
+        .as_ref()
+        .is_some_and(|(_, n)| Some(n) == state.last_event.as_ref());
+    if let Some(e) = state.last_event.as_ref().filter(|_| !shown_above) {
         if room > 4 {
-            spans.push(Span::styled("│ ", theme::dim()));
+            spans.push(Span::styled("│ ", t.dim()));
             spans.push(Span::raw(text::fit_end(e, room)));
         }
     }
     put(buf, area, 0, &Line::from(spans));
 }
 
+/// The message line: the notice's `rows` (see
+/// [`layout::notice_rows`]), styled by its level.
+pub fn notice(state: &AppState, rows: &[String], area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
+    let style = match state.notice.as_ref().map(|(level, _)| *level) {
+        Some(Level::Error) => t.error(),
+        Some(Level::Warn) => t.warn(),
+        _ => ratatui::style::Style::new(),
+    };
+    fill(buf, area, ratatui::style::Style::new());
+    for (dy, row) in rows.iter().enumerate() {
+        put(
+            buf,
+            area,
+            dy as u16,
+            &Line::styled(format!(" {row}"), style),
+        );
+    }
+}
+
 /// The prompt line; the cursor position for the terminal.
 pub fn prompt(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<Position> {
+    let t = state.theme;
     let (label, input) = match state.prompt.as_ref()? {
         Prompt::Filter { input } => ("/ filter by name: ", input),
         Prompt::Export { input } => ("export to (prefix): ", input),
@@ -131,12 +159,12 @@ pub fn prompt(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<Position
     let shown = text::fit_start(input, room);
     let shown_w = text::width(&shown);
     let mut spans = vec![
-        Span::styled(label, theme::accent()),
+        Span::styled(label, t.accent()),
         Span::raw(shown),
         Span::raw(" "),
     ];
     if hint_w > 0 {
-        spans.push(Span::styled(hint, theme::dim()));
+        spans.push(Span::styled(hint, t.dim()));
     }
     fill(buf, area, ratatui::style::Style::new());
     put(buf, area, 0, &Line::from(spans));

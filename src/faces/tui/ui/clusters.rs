@@ -4,7 +4,8 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score, theme};
+use super::{block, cell, code, fill, hint, path_cell, put, rcell, short_score};
+use crate::doc::CuratorVerdict;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{AppState, Focus};
 use crate::faces::tui::text;
@@ -18,44 +19,68 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
 }
 
 fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let focused = state.focus == Focus::Clusters;
     let total = state.clusters().len();
     let mut title = vec![
-        Span::styled(" Clusters ", theme::title()),
+        Span::styled(" Clusters ", t.title()),
         Span::raw(if state.view.len() == total {
             format!("{total} ")
         } else {
             format!("{} of {total} ", state.view.len())
         }),
-        Span::styled(format!("· sort {} ", state.sort.label()), theme::dim()),
+        Span::styled(format!("· sort {} ", state.sort.label()), t.dim()),
     ];
     if !state.filter.is_empty() {
         title.push(Span::styled(
             format!("· /{} ", text::fit_end(&state.filter, 20)),
-            theme::warn(),
+            t.warn(),
         ));
     }
-    let inner = block(buf, area, Line::from(title), focused);
+    let outside = state.outside_matches();
+    if !outside.is_empty() {
+        title.push(Span::styled(
+            format!("· {} in no cluster ", outside.len()),
+            t.dim(),
+        ));
+    }
+    let inner = block(t, buf, area, Line::from(title), focused);
     if inner.is_empty() {
         return;
     }
     let w = usize::from(inner.width);
-    // ≠ size weakest agree name
-    let name_w = w.saturating_sub(1 + 1 + 4 + 1 + 7 + 1 + 5 + 1);
+    let by = spec_by(state);
+    // ≠★ size, members judged, the members' column at its lowest,
+    // weakest link, name.
+    let (judged_w, low_w, link_w) = (8, 7, 12);
+    let name_w = w.saturating_sub(1 + 1 + 4 + 1 + judged_w + 1 + low_w + 1 + link_w + 1);
     let header = format!(
-        "  {} {} {} {}",
+        "  {} {} {} {} {}",
         rcell("size", 4),
-        rcell("weakest", 7),
-        rcell("agree", 5),
+        rcell("reviewed", judged_w),
+        rcell(&by_label(by), low_w),
+        rcell("weakest link", link_w),
         cell("representative", name_w)
     );
-    put(buf, inner, 0, &Line::styled(header, theme::header()));
+    put(buf, inner, 0, &Line::styled(header, t.header()));
     let rows = layout::rows(area, layout::LIST_HEADER).intersection(inner);
+    // Matching files outside every cluster, on the list's last row.
+    let outside_line = (!outside.is_empty()).then(|| {
+        let names: Vec<String> = outside.iter().map(|p| text::doc_path(p)).collect();
+        let line = format!(" in no cluster: {}", names.join(" · "));
+        text::fit_end(&line, usize::from(rows.width))
+    });
+    if let Some(line) = &outside_line {
+        if rows.height > 0 {
+            put(buf, rows, rows.height - 1, &hint(t, line));
+        }
+    }
     if state.view.is_empty() {
-        put(buf, rows, 0, &hint(&empty_reason(state)));
+        put(buf, rows, 0, &hint(t, &empty_reason(state)));
         return;
     }
-    let h = usize::from(rows.height);
+    // The clusters keep the rows above the outside matches' line.
+    let h = usize::from(rows.height) - usize::from(outside_line.is_some() && rows.height > 1);
     let n_alg = state.algorithms.len();
     let off = visible_offset(state.cluster_offset, state.cluster_sel, h, state.view.len());
     for (dy, (i, &ci)) in state.view.iter().enumerate().skip(off).take(h).enumerate() {
@@ -68,30 +93,71 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
             .map(|m| text::doc_path(&m.path))
             .unwrap_or_default();
         let weakest = c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"));
-        let agree = format!("{}/{n_alg}", c.agreeing.len());
+        let lowest = lowest_member(c, by, n_alg);
         let mark = if c.disagreement {
-            Span::styled("≠", theme::warn())
+            Span::styled("≠", t.warn())
         } else {
             Span::raw(" ")
         };
         let kept = c.members.iter().any(|m| state.is_keeper(m));
+        let (judged, of) = state.reviewed(c);
+        let judged_style = if judged == of { t.pass() } else { t.dim() };
         let line = Line::from(vec![
             mark,
-            Span::styled(if kept { "★" } else { " " }, theme::keep()),
+            Span::styled(if kept { "★" } else { " " }, t.keep()),
+            Span::raw(format!("{} ", rcell(&c.members.len().to_string(), 4))),
+            Span::styled(rcell(&format!("{judged}/{of}"), judged_w), judged_style),
             Span::raw(format!(
-                "{} {} {} ",
-                rcell(&c.members.len().to_string(), 4),
-                rcell(&weakest, 7),
-                rcell(&agree, 5)
+                " {} {} ",
+                rcell(&lowest, low_w),
+                rcell(&weakest, link_w)
             )),
             Span::raw(path_cell(&rep, name_w)),
         ]);
         let y = rows.y + dy as u16;
         let row = Rect::new(rows.x, y, rows.width, 1);
         if i == state.cluster_sel {
-            fill(buf, row, theme::selected(focused));
+            fill(buf, row, t.selected(focused));
         }
         put(buf, row, 0, &line);
+    }
+}
+
+/// The verdict clusters are linked by (fusion until a snapshot says).
+fn spec_by(state: &AppState) -> ClusterBy {
+    state
+        .snapshot
+        .as_ref()
+        .map_or(ClusterBy::Fusion, |s| s.spec.by)
+}
+
+/// The members' score column's name: `agree` (algorithms passing) under
+/// fusion, else the algorithm's id.
+fn by_label(by: ClusterBy) -> String {
+    match by {
+        ClusterBy::Fusion => "agree".to_owned(),
+        ClusterBy::Algorithm(id) => id.as_str().to_owned(),
+    }
+}
+
+/// A cluster row's value of the members' score column: its lowest member
+/// (the fewest algorithms agreeing, or the lowest score), counted as the
+/// member rows count it; `–` when no member is scored against the
+/// representative.
+fn lowest_member(c: &ClusterView, by: ClusterBy, n_alg: usize) -> String {
+    let scored = c
+        .members
+        .iter()
+        .filter_map(|m| Some((m, m.scores.as_ref()?)));
+    match by {
+        ClusterBy::Fusion => scored
+            .map(|(m, _)| m.passing.len())
+            .min()
+            .map_or("–".to_owned(), |k| format!("{k}/{n_alg}")),
+        ClusterBy::Algorithm(id) => scored
+            .filter_map(|(_, s)| s.get(&id))
+            .min_by(|a, b| a.similarity().total_cmp(&b.similarity()))
+            .map_or("–".to_owned(), short_score),
     }
 }
 
@@ -110,11 +176,12 @@ fn empty_reason(state: &AppState) -> String {
 }
 
 fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let focused = state.focus == Focus::Members;
     let cluster = state.selected_cluster();
     let title = match cluster {
         Some(c) => Line::from(vec![
-            Span::styled(" Members ", theme::title()),
+            Span::styled(" Members ", t.title()),
             Span::raw(format!(
                 "{} · cluster {} of {} ",
                 c.members.len(),
@@ -122,66 +189,105 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
                 state.view.len()
             )),
         ]),
-        None => Line::styled(" Members ", theme::title()),
+        None => Line::styled(" Members ", t.title()),
     };
-    let inner = block(buf, area, title, focused);
+    let inner = block(t, buf, area, title, focused);
     if inner.is_empty() {
         return;
     }
     let Some(c) = cluster else {
-        put(buf, inner, 0, &hint("select a cluster"));
+        put(buf, inner, 0, &hint(t, "select a cluster"));
         return;
     };
     put(buf, inner, 0, &summary(state, c, usize::from(inner.width)));
     let w = usize::from(inner.width);
-    let by = state
-        .snapshot
-        .as_ref()
-        .map_or(ClusterBy::Fusion, |s| s.spec.by);
+    let by = spec_by(state);
     let map_w = state.algorithms.len();
     let score_w = 9;
     let contain_w = 7;
-    let path_w = w.saturating_sub(1 + 1 + score_w + 1 + map_w + 1 + contain_w);
-    let by_label = match by {
-        ClusterBy::Fusion => "agree".to_owned(),
-        ClusterBy::Algorithm(id) => id.as_str().to_owned(),
-    };
+    let path_w = w.saturating_sub(1 + 1 + score_w + 1 + map_w + 1 + contain_w + 1 + VERDICT_W);
+    let by_label = by_label(by);
     let codes: String = state.algorithms.iter().map(|&id| code(id)).collect();
     let header = format!(
-        " {} {} {} {}",
+        " {} {} {} {} {}",
         cell("path", path_w),
         rcell(&by_label, score_w),
         codes,
-        rcell("contain", contain_w)
+        rcell("contain", contain_w),
+        cell("verdict", VERDICT_W)
     );
-    put(buf, inner, 1, &Line::styled(header, theme::header()));
+    put(buf, inner, 1, &Line::styled(header, t.header()));
     let rows = layout::rows(area, layout::MEMBERS_HEADER).intersection(inner);
     let h = usize::from(rows.height);
     let off = visible_offset(state.member_offset, state.member_sel, h, c.members.len());
     for (dy, (i, m)) in c.members.iter().enumerate().skip(off).take(h).enumerate() {
-        let line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        let mut line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        line.spans.push(Span::raw(" "));
+        line.spans.push(verdict_cell(state, c, m));
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.member_sel {
-            fill(buf, row, theme::selected(focused));
+            fill(buf, row, t.selected(focused));
         }
         put(buf, row, 0, &line);
     }
+    // The symbols in words, below the members where they leave room.
+    let legend = text::wrap(&legend(state), w.saturating_sub(1));
+    if c.members.len() + legend.len() < h {
+        let top = h - legend.len();
+        for (k, line) in legend.iter().enumerate() {
+            put(buf, rows, (top + k) as u16, &hint(t, &format!(" {line}")));
+        }
+    }
+}
+
+/// Before the anchor's name (`a`: pairs open from it).
+const ANCHOR: &str = "◆ ";
+
+/// Width of the members' verdict column.
+const VERDICT_W: usize = 7;
+
+/// The curator's verdict on a member and the representative, in words
+/// (colour only repeats them): `dup`, `not dup`, or `–` unjudged.
+fn verdict_cell(state: &AppState, c: &ClusterView, m: &MemberView) -> Span<'static> {
+    let t = state.theme;
+    if c.members.first().is_some_and(|r| r.path == m.path) {
+        return Span::raw(cell("", VERDICT_W));
+    }
+    match state.member_verdict(c, m) {
+        Some(CuratorVerdict::Duplicate) => Span::styled(cell("dup", VERDICT_W), t.pass()),
+        Some(CuratorVerdict::NotDuplicate) => Span::styled(cell("not dup", VERDICT_W), t.error()),
+        None => Span::styled(cell("–", VERDICT_W), t.dim()),
+    }
+}
+
+/// The members panel's legend: the glyphs and the algorithms' letters.
+pub fn legend(state: &AppState) -> String {
+    let codes: Vec<String> = state
+        .algorithms
+        .iter()
+        .map(|&id| format!("{} {id}", code(id)))
+        .collect();
+    format!(
+        "● passes · ○ fails · ≠ algorithms disagree · ★ kept · {}",
+        codes.join(" · ")
+    )
 }
 
 fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
+    let t = state.theme;
     let mut spans = vec![Span::raw(format!(
         "weakest link {} · ",
         c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"))
     ))];
     let agree: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
     if c.disagreement {
-        spans.push(Span::styled("≠ algorithms disagree · ", theme::warn()));
+        spans.push(Span::styled("≠ algorithms disagree · ", t.warn()));
     }
     let by = state
         .snapshot
         .as_ref()
         .map_or("fusion", |s| cluster_by_label(s.spec.by));
-    spans.push(Span::styled(format!("by {by} · "), theme::dim()));
+    spans.push(Span::styled(format!("by {by} · "), t.dim()));
     let used: usize = spans.iter().map(Span::width).sum();
     let agree_text = if agree.is_empty() {
         "no algorithm agrees on every link".to_owned()
@@ -190,7 +296,7 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
     };
     spans.push(Span::styled(
         text::fit_end(&agree_text, w.saturating_sub(used)),
-        theme::pass(),
+        t.pass(),
     ));
     Line::from(spans)
 }
@@ -204,26 +310,33 @@ fn member_line(
     score_w: usize,
     contain_w: usize,
 ) -> Line<'static> {
+    let t = state.theme;
     let keep = if state.is_keeper(m) {
-        Span::styled("★", theme::keep())
+        Span::styled("★", t.keep())
     } else {
         Span::raw(" ")
     };
-    let mut spans = vec![
-        keep,
-        Span::raw(path_cell(&text::doc_path(&m.path), path_w)),
-        Span::raw(" "),
-    ];
+    // The anchor (`a`) is marked in its name, which is cut from the start.
+    let anchored = state.anchor.as_ref() == Some(&m.path);
+    let name = text::doc_path(&m.path);
+    let mut spans = vec![keep];
+    if anchored {
+        spans.push(Span::styled(ANCHOR, t.accent()));
+    }
+    spans.push(Span::raw(path_cell(
+        &name,
+        path_w.saturating_sub(if anchored { ANCHOR.chars().count() } else { 0 }),
+    )));
+    spans.push(Span::raw(" "));
     let n_alg = state.algorithms.len();
     match &m.scores {
         None if representative => {
-            spans.push(Span::styled(rcell("rep", score_w), theme::accent()));
-            spans.push(Span::raw(" ".repeat(n_alg + 1)));
-            spans.push(Span::raw(" ".repeat(contain_w)));
+            spans.push(Span::styled(rcell("rep", score_w), t.accent()));
+            spans.push(Span::raw(" ".repeat(1 + n_alg + contain_w + 1)));
         }
         None => {
-            spans.push(Span::styled(rcell("via link", score_w), theme::dim()));
-            spans.push(Span::raw(" ".repeat(n_alg + 1 + contain_w)));
+            spans.push(Span::styled(rcell("via link", score_w), t.dim()));
+            spans.push(Span::raw(" ".repeat(1 + n_alg + contain_w + 1)));
         }
         Some(scores) => {
             let by_text = match by {
@@ -234,9 +347,9 @@ fn member_line(
             spans.push(Span::raw(" "));
             for &id in &state.algorithms {
                 let (glyph, style) = match scores.get(&id) {
-                    None | Some(crate::engine::algo::Score::Incomparable) => ("·", theme::dim()),
-                    Some(_) if m.passing.contains(&id) => ("●", theme::pass()),
-                    Some(_) => ("○", theme::fail()),
+                    None | Some(crate::engine::algo::Score::Incomparable) => ("·", t.dim()),
+                    Some(_) if m.passing.contains(&id) => ("●", t.pass()),
+                    Some(_) => ("○", t.fail()),
                 };
                 spans.push(Span::styled(glyph, style));
             }

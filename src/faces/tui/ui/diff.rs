@@ -10,7 +10,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{hint, put, theme};
+use super::{hint, put, Theme};
+use crate::doc::DocPath;
 use crate::faces::tui::diff::rows::{Row, Shown};
 use crate::faces::tui::diff::{DiffLayout, DiffMode};
 use crate::faces::tui::layout;
@@ -19,24 +20,28 @@ use crate::faces::tui::text;
 use crate::runtime::worker::protocol::{DiffKind, DiffSide, DiffView, Side};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let l = layout::diff(body);
     let Some((a, b)) = state.diff.requested.as_ref() else {
         put(
             buf,
             body,
             1,
-            &hint(" No pair selected: pick a member in the cluster list (1) and press d."),
+            &hint(
+                t,
+                " No pair selected: pick a member in the cluster list (1) and press d.",
+            ),
         );
         return;
     };
-    names(&text::doc_path(a), &text::doc_path(b), &l, buf);
+    names(state, a, b, &l, buf);
     let view = state
         .diff
         .view
         .as_deref()
         .filter(|d| (&d.a, &d.b) == (a, b) || (&d.a, &d.b) == (b, a));
     let (Some(v), Some(lay)) = (view, state.diff.laid_out()) else {
-        put(buf, l.summary, 0, &hint(" computing the diff…"));
+        put(buf, l.summary, 0, &hint(t, " computing the diff…"));
         return;
     };
     summary(state, v, lay, l.summary, buf);
@@ -47,11 +52,11 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
             buf,
             Rect::new(x, l.left.y, 1, l.left.height),
             dy,
-            &Line::styled("│", theme::dim()),
+            &Line::styled("│", t.dim()),
         );
     }
     if lay.shown.is_empty() {
-        put(buf, l.left, 0, &hint(" both documents are empty"));
+        put(buf, l.left, 0, &hint(t, " both documents are empty"));
         return;
     }
     let h = usize::from(l.left.height);
@@ -89,26 +94,25 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
                     if n == 1 { "" } else { "s" }
                 );
                 for area in [l.left, l.right] {
-                    put(buf, area, dy, &Line::styled(text.clone(), theme::dim()));
+                    put(buf, area, dy, &Line::styled(text.clone(), t.dim()));
                 }
             }
         }
     }
 }
 
-fn names(a: &str, b: &str, l: &layout::Diff, buf: &mut Buffer) {
+fn names(state: &AppState, a: &DocPath, b: &DocPath, l: &layout::Diff, buf: &mut Buffer) {
     for (label, path, r) in [("A ", a, l.left), ("B ", b, l.right)] {
-        let w = usize::from(r.width).saturating_sub(3);
         let rect = Rect::new(r.x, l.names.y, r.width, 1);
-        put(
-            buf,
-            rect,
-            0,
-            &Line::from(vec![
-                Span::styled(format!(" {label}"), theme::accent()),
-                Span::styled(text::fit_start(path, w), theme::title()),
-            ]),
+        let deleted = state.deleted.contains(path);
+        let line = super::pair::name_line(
+            state.theme,
+            label,
+            &text::doc_path(path),
+            deleted,
+            usize::from(r.width).saturating_sub(3),
         );
+        put(buf, rect, 0, &line);
     }
 }
 
@@ -117,7 +121,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &mut Buffer) {
-    let dot = || Span::styled(" · ", theme::dim());
+    let t = state.theme;
+    let dot = || Span::styled(" · ", t.dim());
     let (small, large) = match v.region.map(|r| r.side) {
         Some(Side::Left) => ("B", "A"),
         _ => ("A", "B"),
@@ -138,14 +143,14 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
         };
         if let Some(n) = list.iter().position(|&s| s == m) {
             spans.push(dot());
-            spans.push(Span::styled(format!("at {what} {}", n + 1), theme::warn()));
+            spans.push(Span::styled(format!("at {what} {}", n + 1), t.warn()));
         }
     }
     if !v.moves.is_empty() {
         spans.push(dot());
         spans.push(Span::styled(
             plural(v.moves.len(), "moved block", "moved blocks"),
-            theme::moved(),
+            t.moved(),
         ));
     }
     if let Some(r) = v.region {
@@ -157,7 +162,7 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
                 text::percent(f64::from(r.words.0) / n).trim_end_matches(" %"),
                 text::percent(f64::from(r.words.1) / n)
             ),
-            theme::accent(),
+            t.accent(),
         ));
     }
     if let Some(s) = &state.diff.search {
@@ -169,32 +174,29 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
                 plural(s.count(), "match", "matches"),
                 plural(lay.hits.len(), "row", "rows")
             ),
-            theme::search_hit(),
+            t.search_hit(),
         ));
     }
     if lay.mode == DiffMode::Lines {
         spans.push(dot());
-        spans.push(Span::styled("line view", theme::accent()));
+        spans.push(Span::styled("line view", t.accent()));
     }
     if lay.fold {
         spans.push(dot());
-        spans.push(Span::styled("folded", theme::accent()));
+        spans.push(Span::styled("folded", t.accent()));
     }
     if lay.rows.iter().any(|r| r.shared) {
         spans.push(dot());
-        spans.push(Span::styled("┃", theme::accent()));
+        spans.push(Span::styled("┃", t.accent()));
         spans.push(Span::raw(" shared"));
     }
     if v.truncated {
         spans.push(dot());
-        spans.push(Span::styled(
-            "coarse: cut short by the deadline",
-            theme::warn(),
-        ));
+        spans.push(Span::styled("coarse: cut short by the deadline", t.warn()));
     }
     spans.push(Span::styled(
         "  n/N change · / search · f fold · w view",
-        theme::dim(),
+        t.dim(),
     ));
     put(buf, area, 0, &Line::from(spans));
 }
@@ -215,6 +217,7 @@ fn side(
     left: bool,
     gutter: Gutter,
 ) -> Line<'static> {
+    let t = state.theme;
     let (rs, doc) = if left {
         (&row.left, &v.left)
     } else {
@@ -222,7 +225,7 @@ fn side(
     };
     let nw = lay.number_width;
     let marked = gutter.marked;
-    let gutter_style = if marked { theme::warn() } else { theme::dim() };
+    let gutter_style = if marked { t.warn() } else { t.dim() };
     let mut spans = vec![Span::styled(
         if gutter.number > 0 {
             format!("{:>nw$}", gutter.number)
@@ -232,15 +235,15 @@ fn side(
         gutter_style,
     )];
     spans.push(if marked {
-        Span::styled("▶", theme::warn())
+        Span::styled("▶", t.warn())
     } else if row.shared {
-        Span::styled("┃", theme::accent())
+        Span::styled("┃", t.accent())
     } else {
         Span::raw(" ")
     });
     spans.push(Span::raw(" "));
     if rs.gap {
-        spans.push(Span::styled("╌".repeat(lay.width), theme::dim()));
+        spans.push(Span::styled("╌".repeat(lay.width), t.dim()));
         return Line::from(spans);
     }
     let hits = state
@@ -248,7 +251,7 @@ fn side(
         .search
         .as_ref()
         .map_or(&[][..], |s| &s.found[usize::from(!left)][..]);
-    let paint = Painter { doc, left, hits };
+    let paint = Painter { t, doc, left, hits };
     let mut text = Styled::default();
     match lay.mode {
         DiffMode::Words => {
@@ -282,6 +285,7 @@ fn side(
 
 /// Styles of the characters of one side.
 struct Painter<'a> {
+    t: Theme,
     doc: &'a DiffSide,
     left: bool,
     hits: &'a [(u32, u32)],
@@ -302,34 +306,34 @@ impl Painter<'_> {
                 let k = self.doc.marks.partition_point(|m| m.1 <= w.start);
                 let has_marks = self.doc.marks.get(k).is_some_and(|m| m.0 < w.end);
                 if has_marks {
-                    side_colour(self.left)
+                    side_colour(self.t, self.left)
                 } else {
-                    theme::changed_word(self.left)
+                    self.t.changed_word(self.left)
                 }
             }
-            DiffKind::Inserted | DiffKind::Deleted => side_colour(self.left),
-            DiffKind::Moved => theme::moved(),
-            DiffKind::Ignored => theme::dim(),
+            DiffKind::Inserted | DiffKind::Deleted => side_colour(self.t, self.left),
+            DiffKind::Moved => self.t.moved(),
+            DiffKind::Ignored => self.t.dim(),
         }
     }
 
     /// The style of the character at byte `at`, in a word styled `word`.
     fn char(&self, word: Style, at: usize) -> Style {
         if within(self.hits, at) {
-            theme::search_hit()
+            self.t.search_hit()
         } else if within(&self.doc.marks, at) {
-            theme::changed_word(self.left)
+            self.t.changed_word(self.left)
         } else {
             word
         }
     }
 }
 
-fn side_colour(left: bool) -> Style {
+fn side_colour(t: Theme, left: bool) -> Style {
     if left {
-        theme::removed()
+        t.removed()
     } else {
-        theme::added()
+        t.added()
     }
 }
 

@@ -4,18 +4,19 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{block, cell, fill, hint, path_cell, put, theme};
+use super::{block, cell, fill, hint, path_cell, put};
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{AppState, Level};
 use crate::faces::tui::text;
 
 pub fn skipped(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let list = state.skipped();
     let title = Line::from(vec![
-        Span::styled(" Skipped files ", theme::title()),
+        Span::styled(" Skipped files ", t.title()),
         Span::raw(format!("{} ", list.len())),
     ]);
-    let inner = block(buf, area, title, true);
+    let inner = block(t, buf, area, title, true);
     if inner.is_empty() {
         return;
     }
@@ -28,12 +29,12 @@ pub fn skipped(state: &AppState, area: Rect, buf: &mut Buffer) {
         0,
         &Line::styled(
             format!("{} {}", cell("path", path_w), cell("reason", reason_w)),
-            theme::header(),
+            t.header(),
         ),
     );
     let rows = layout::rows(area, 1).intersection(inner);
     if list.is_empty() {
-        put(buf, rows, 0, &hint("nothing skipped"));
+        put(buf, rows, 0, &hint(t, "nothing skipped"));
         return;
     }
     let h = usize::from(rows.height);
@@ -41,7 +42,7 @@ pub fn skipped(state: &AppState, area: Rect, buf: &mut Buffer) {
     for (dy, (i, (path, reason))) in list.iter().enumerate().skip(off).take(h).enumerate() {
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.skipped_sel {
-            fill(buf, row, theme::selected(true));
+            fill(buf, row, t.selected(true));
         }
         put(
             buf,
@@ -50,15 +51,16 @@ pub fn skipped(state: &AppState, area: Rect, buf: &mut Buffer) {
             &Line::from(vec![
                 Span::raw(path_cell(&text::doc_path(path), path_w)),
                 Span::raw(" "),
-                Span::styled(cell(reason, reason_w), theme::warn()),
+                Span::styled(cell(reason, reason_w), t.warn()),
             ]),
         );
     }
 }
 
 pub fn log(state: &AppState, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let title = Line::from(vec![
-        Span::styled(" Log ", theme::title()),
+        Span::styled(" Log ", t.title()),
         Span::raw(format!("{} ", state.log.len())),
         Span::styled(
             if state.log_back > 0 {
@@ -66,15 +68,15 @@ pub fn log(state: &AppState, area: Rect, buf: &mut Buffer) {
             } else {
                 "· following "
             },
-            theme::dim(),
+            t.dim(),
         ),
     ]);
-    let inner = block(buf, area, title, true);
+    let inner = block(t, buf, area, title, true);
     if inner.is_empty() {
         return;
     }
     if state.log.is_empty() {
-        put(buf, inner, 0, &hint("nothing yet"));
+        put(buf, inner, 0, &hint(t, "nothing yet"));
         return;
     }
     let h = usize::from(inner.height);
@@ -86,8 +88,8 @@ pub fn log(state: &AppState, area: Rect, buf: &mut Buffer) {
         let stamp = format!("{:02}:{:02}:{:02} ", secs / 3600, secs / 60 % 60, secs % 60);
         let (mark, style) = match line.level {
             Level::Info => ("  ", ratatui::style::Style::new()),
-            Level::Warn => ("! ", theme::warn()),
-            Level::Error => ("✗ ", theme::error()),
+            Level::Warn => ("! ", t.warn()),
+            Level::Error => ("✗ ", t.error()),
         };
         let room = w.saturating_sub(stamp.len() + 2);
         put(
@@ -95,7 +97,7 @@ pub fn log(state: &AppState, area: Rect, buf: &mut Buffer) {
             inner,
             dy as u16,
             &Line::from(vec![
-                Span::styled(stamp, theme::dim()),
+                Span::styled(stamp, t.dim()),
                 Span::styled(mark, style),
                 Span::styled(text::fit_end(&line.text, room), style),
             ]),

@@ -26,6 +26,8 @@ use super::layout;
 use super::state::{AppState, Screen};
 use super::text;
 use crate::engine::algo::{AlgorithmId, Score, Unit};
+pub use theme::Theme;
+pub use thresholds::describe as describe_algorithm;
 
 /// Draw the whole UI for `state`.
 pub fn render(state: &AppState, frame: &mut Frame) {
@@ -33,7 +35,8 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     if area.width == 0 || area.height == 0 {
         return;
     }
-    let Some(f) = layout::frame(area, state.prompt.is_some()) else {
+    let notice = layout::notice_rows(state, area.width, area.height);
+    let Some(f) = layout::frame(area, state.prompt.is_some(), notice.len() as u16) else {
         too_small(area, frame.buffer_mut());
         return;
     };
@@ -48,8 +51,11 @@ pub fn render(state: &AppState, frame: &mut Frame) {
         Screen::Log => lists::log(state, f.body, buf),
     }
     chrome::status(state, f.status, buf);
+    if let Some(r) = f.notice {
+        chrome::notice(state, &notice, r, buf);
+    }
     if let Some(scroll) = state.help {
-        help::render(scroll, f.body, buf);
+        help::render(state.theme, scroll, f.body, buf);
     }
     if let Some(p) = f.prompt {
         if let Some(cursor) = chrome::prompt(state, p, frame.buffer_mut()) {
@@ -91,14 +97,15 @@ pub fn put_at(buf: &mut Buffer, area: Rect, dx: u16, dy: u16, line: &Line<'_>) {
 }
 
 /// A bordered block with a title, clipped to the buffer; returns its inside.
-pub fn block(buf: &mut Buffer, area: Rect, title: Line<'_>, focused: bool) -> Rect {
+pub fn block(t: Theme, buf: &mut Buffer, area: Rect, title: Line<'_>, focused: bool) -> Rect {
     let area = area.intersection(buf.area);
     if area.width < 2 || area.height < 2 {
         return Rect::new(area.x, area.y, 0, 0);
     }
     Block::default()
         .borders(Borders::ALL)
-        .border_style(theme::border(focused))
+        .border_style(t.border(focused))
+        .border_type(t.border_type(focused))
         .title(title)
         .render(area, buf);
     layout::inner(area)
@@ -174,6 +181,6 @@ pub fn code(id: AlgorithmId) -> char {
 }
 
 /// A dim hint line.
-pub fn hint(s: &str) -> Line<'static> {
-    Line::from(Span::styled(s.to_owned(), theme::dim()))
+pub fn hint(t: Theme, s: &str) -> Line<'static> {
+    Line::from(Span::styled(s.to_owned(), t.dim()))
 }

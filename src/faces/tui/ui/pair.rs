@@ -5,31 +5,45 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget, Wrap};
 
-use super::{block, cell, fill, hint, put, rcell, theme, threshold_text};
+use super::{block, cell, fill, hint, put, rcell, threshold_text, Theme};
 use crate::doc::CuratorVerdict;
+use crate::engine::algo::AlgorithmId;
 use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
+use crate::pairing::cluster::{ClusterBy, ClusterSpec};
 use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let l = layout::pair(body);
     let Some((a, b)) = state.pair.requested.as_ref() else {
         put(
             buf,
             body,
             1,
-            &hint(" No pair selected: pick a member in the cluster list (1) and press Enter."),
+            &hint(
+                t,
+                " No pair selected: pick a member in the cluster list (1) and press Enter.",
+            ),
         );
         return;
     };
     let w = usize::from(body.width);
-    put(buf, l.header, 0, &name_line("A ", &text::doc_path(a), w));
-    put(buf, l.header, 1, &name_line("B ", &text::doc_path(b), w));
+    for (dy, label, path) in [(0, "A ", a), (1, "B ", b)] {
+        let deleted = state.deleted.contains(path);
+        let line = name_line(
+            t,
+            label,
+            &text::doc_path(path),
+            deleted,
+            w.saturating_sub(4),
+        );
+        put(buf, l.header, dy, &line);
+    }
     let detail = state
         .pair
         .detail
@@ -40,120 +54,226 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
             buf,
             l.header,
             2,
-            &hint(" computing every algorithm's score…"),
+            &hint(t, " computing every algorithm's score…"),
         );
         return;
     };
     // Each side's share of learned boilerplate, once the detail says.
-    for (row, (label, doc, side)) in [("A ", a, d.side_of(a)), ("B ", b, d.side_of(b))]
-        .into_iter()
-        .enumerate()
-    {
+    for (dy, label, path) in [(0, "A ", a), (1, "B ", b)] {
+        let side = d.side_of(path);
         if side.words > 0 {
-            put(
-                buf,
-                l.header,
-                row as u16,
-                &boilerplate_name_line(label, &text::doc_path(doc), &side, w),
+            let line = boilerplate_name_line(
+                t,
+                label,
+                &text::doc_path(path),
+                state.deleted.contains(path),
+                &side,
+                w.saturating_sub(4),
             );
+            put(buf, l.header, dy, &line);
         }
     }
-    put(buf, l.header, 2, &verdict_line(d, state.algorithms.len()));
-    put(buf, l.header, 3, &curator_line(state.verdict(a, b)));
-    let why = why_text(d.rows.get(state.pair.row));
-    // A reason longer than the panel takes rows from the table above,
-    // which keeps its header and three rows.
-    let wanted = wrapped_height(&why, usize::from(l.reason.width.saturating_sub(2))) + 2;
+    let spec = state.snapshot.as_ref().map(|s| &s.spec);
+    put(buf, l.header, 2, &verdict_line(t, d, spec, w));
+    put(
+        buf,
+        l.header,
+        3,
+        &votes_line(t, d, spec, &state.algorithms, w),
+    );
+    put(buf, l.header, 4, &curator_line(t, state.verdict(a, b)));
+    let r = reason_layout(state, d, body);
+    table(state, d, r.table, buf);
+    reason(state, d, &r, buf);
+}
+
+/// The score table and the reason panel below it, and the reason's text
+/// in rows of the panel's width.
+pub struct ReasonLayout {
+    pub table: Rect,
+    pub reason: Rect,
+    pub rows: Vec<String>,
+}
+
+impl ReasonLayout {
+    /// The first reason row that can be shown at the top (the rest of the
+    /// text fills the panel).
+    pub fn max_scroll(&self) -> usize {
+        self.rows
+            .len()
+            .saturating_sub(usize::from(self.reason.height.saturating_sub(2)))
+    }
+}
+
+/// A reason longer than its panel takes rows from the table above (which
+/// keeps its header and three rows); what still does not fit scrolls.
+pub fn reason_layout(state: &AppState, d: &PairDetail, body: Rect) -> ReasonLayout {
+    let l = layout::pair(body);
+    let rows: Vec<String> = why_text(d.rows.get(state.pair.row))
+        .iter()
+        .flat_map(|p| text::wrap(p, usize::from(l.reason.width.saturating_sub(2))))
+        .collect();
+    let wanted = u16::try_from(rows.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
     let extra = wanted
         .saturating_sub(l.reason.height)
         .min(l.table.height.saturating_sub(6));
-    let table_area = Rect {
-        height: l.table.height - extra,
-        ..l.table
-    };
-    let why_area = Rect {
-        y: l.reason.y - extra,
-        height: l.reason.height + extra,
-        ..l.reason
-    };
-    table(state, d, table_area, buf);
-    reason(state, d, why, why_area, buf);
+    ReasonLayout {
+        table: Rect {
+            height: l.table.height - extra,
+            ..l.table
+        },
+        reason: Rect {
+            y: l.reason.y - extra,
+            height: l.reason.height + extra,
+            ..l.reason
+        },
+        rows,
+    }
 }
 
-fn name_line(label: &str, path: &str, w: usize) -> Line<'static> {
+/// A document's name in `room` columns after its label, and `deleted`
+/// when it left the folder.
+pub(crate) fn name_line(
+    t: Theme,
+    label: &str,
+    path: &str,
+    deleted: bool,
+    room: usize,
+) -> Line<'static> {
+    let mark = if deleted { DELETED } else { "" };
+    let room = room.saturating_sub(mark.len());
     Line::from(vec![
-        Span::styled(format!(" {label}"), theme::accent()),
-        Span::styled(text::fit_start(path, w.saturating_sub(4)), theme::title()),
+        Span::styled(format!(" {label}"), t.accent()),
+        Span::styled(text::fit_start(path, room), t.title()),
+        Span::styled(mark, t.error()),
     ])
 }
 
-/// A side's name with how much of it is boilerplate, e.g. "· 76 %
-/// boilerplate (shared by 4 documents)".
+/// After a name whose file was deleted since the pair was opened.
+const DELETED: &str = " (deleted)";
+
+/// A side's name with how much of it is boilerplate, e.g. "76 %
+/// boilerplate (shared by 4 documents)", in `room` columns after its label.
 fn boilerplate_name_line(
+    t: Theme,
     label: &str,
     path: &str,
+    deleted: bool,
     side: &SideBoilerplate,
-    w: usize,
+    room: usize,
 ) -> Line<'static> {
     let note = format!(
         "  {} boilerplate (shared by {} documents)",
         text::percent(side.share()),
         side.shared_by
     );
-    let room = w.saturating_sub(4 + note.chars().count());
-    Line::from(vec![
-        Span::styled(format!(" {label}"), theme::accent()),
-        Span::styled(text::fit_start(path, room), theme::title()),
-        Span::styled(note, theme::dim()),
-    ])
+    let mut line = name_line(
+        t,
+        label,
+        path,
+        deleted,
+        room.saturating_sub(note.chars().count()),
+    );
+    line.push_span(Span::styled(note, t.dim()));
+    line
 }
 
-fn verdict_line(d: &PairDetail, n: usize) -> Line<'static> {
-    let passing = d.rows.iter().filter(|r| r.passes).count();
+/// The fusion verdict and, in one sentence, the rule that gave it.
+fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>, w: usize) -> Line<'static> {
     let (word, style) = if d.fusion {
-        ("duplicate", theme::pass())
+        ("duplicate", t.pass())
     } else {
-        ("not a duplicate", theme::fail())
+        ("not a duplicate", t.fail())
     };
-    Line::from(vec![
+    let mut spans = vec![
         Span::raw(" fusion: "),
-        Span::styled(word, style.patch(theme::title())),
-        Span::raw(format!(
-            " · {passing} of {n} agree · A in B {} · B in A {}",
-            text::percent(d.a_in_b),
-            text::percent(d.b_in_a)
-        )),
-    ])
+        Span::styled(word, style.patch(t.title())),
+    ];
+    if let Some(spec) = spec {
+        let used = 9 + word.len();
+        let rule = format!(" — its rule: {}.", spec.fusion.describe());
+        spans.push(Span::raw(text::fit_end(&rule, w.saturating_sub(used))));
+    }
+    Line::from(spans)
 }
 
-fn curator_line(v: Option<CuratorVerdict>) -> Line<'static> {
+/// Agreement counted as the fusion rule counts it (among its voters, who
+/// is left out said), containment, and what links clusters when that is
+/// not fusion.
+fn votes_line(
+    t: Theme,
+    d: &PairDetail,
+    spec: Option<&ClusterSpec>,
+    algorithms: &[AlgorithmId],
+    w: usize,
+) -> Line<'static> {
+    let votes = |r: &&ScoreRow| spec.is_none_or(|s| s.fusion.voters.contains(&r.id));
+    let voters = d.rows.iter().filter(votes).count();
+    let passing = d.rows.iter().filter(votes).filter(|r| r.passes).count();
+    let silent: Vec<&str> = spec.map_or(Vec::new(), |s| {
+        algorithms
+            .iter()
+            .filter(|id| !s.fusion.voters.contains(id))
+            .map(|id| id.as_str())
+            .collect()
+    });
+    let mut line = format!(" {passing} of {voters} voters agree");
+    if !silent.is_empty() {
+        let verb = if silent.len() == 1 { "does" } else { "do" };
+        line.push_str(&format!(" ({} {verb} not vote)", silent.join(", ")));
+    }
+    line.push_str(&format!(
+        " · A in B {} · B in A {}",
+        text::percent(d.a_in_b),
+        text::percent(d.b_in_a)
+    ));
+    let mut spans = vec![Span::raw(line)];
+    if let Some(ClusterBy::Algorithm(id)) = spec.map(|s| s.by) {
+        spans.push(Span::styled(
+            format!(" · clusters link by {id} alone"),
+            t.warn(),
+        ));
+    }
+    let used: usize = spans.iter().map(Span::width).sum();
+    if used > w {
+        let all: String = spans.iter().map(|s| s.content.as_ref()).collect();
+        return Line::raw(text::fit_end(&all, w));
+    }
+    Line::from(spans)
+}
+
+fn curator_line(t: Theme, v: Option<CuratorVerdict>) -> Line<'static> {
     let (word, style) = match v {
-        Some(CuratorVerdict::Duplicate) => ("duplicate", theme::pass()),
-        Some(CuratorVerdict::NotDuplicate) => ("not duplicate", theme::error()),
-        None => ("no verdict", theme::dim()),
+        Some(CuratorVerdict::Duplicate) => ("duplicate", t.pass()),
+        Some(CuratorVerdict::NotDuplicate) => ("not duplicate", t.error()),
+        None => ("no verdict", t.dim()),
     };
     Line::from(vec![
         Span::raw(" curator: "),
         Span::styled(word, style),
-        Span::styled("  (y duplicate · x not · u undo · d diff)", theme::dim()),
+        Span::styled("  (y duplicate · x not · u undo · d diff)", t.dim()),
     ])
 }
 
 fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let disagree = d.rows.iter().filter(|r| r.passes != d.fusion).count();
     let title = Line::from(vec![
-        Span::styled(" Scores ", theme::title()),
+        Span::styled(" Scores ", t.title()),
         if disagree > 0 {
-            Span::styled(format!("· {disagree} disagree with fusion "), theme::warn())
+            Span::styled(format!("· {disagree} disagree with fusion "), t.warn())
         } else {
-            Span::styled("· all agree ", theme::dim())
+            Span::styled("· all agree ", t.dim())
         },
     ]);
-    let inner = block(buf, area, title, true);
+    let inner = block(t, buf, area, title, true);
     if inner.is_empty() {
         return;
     }
     let w = usize::from(inner.width);
+    // "actual": the measure an estimate approximates, on the full sets.
     let (name_w, score_w, exact_w, thr_w, ver_w) = (16, 20, 6, 10, 7);
     let fixed = 1 + name_w + 1 + score_w + 1 + exact_w + 1 + thr_w + 1 + ver_w + 1;
     let reason_w = w.saturating_sub(fixed);
@@ -161,31 +281,31 @@ fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
         " {} {} {} {} {} {}",
         cell("algorithm", name_w),
         cell("score", score_w),
-        rcell("exact", exact_w),
+        rcell("actual", exact_w),
         cell("threshold", thr_w),
         cell("verdict", ver_w),
         cell("reason", reason_w)
     );
-    put(buf, inner, 0, &Line::styled(header, theme::header()));
+    put(buf, inner, 0, &Line::styled(header, t.header()));
     let rows = layout::rows(area, 1).intersection(inner);
     let h = usize::from(rows.height);
     let off = visible_offset(0, state.pair.row, h, d.rows.len());
     for (dy, (i, r)) in d.rows.iter().enumerate().skip(off).take(h).enumerate() {
         let against = r.passes != d.fusion;
         let base = if against {
-            theme::warn()
+            t.warn()
         } else {
             ratatui::style::Style::new()
         };
         let (verdict, vstyle) = if r.passes {
-            ("✓ dup", theme::pass())
+            ("✓ dup", t.pass())
         } else {
-            ("✗", theme::fail())
+            ("✗", t.fail())
         };
         let exact = r.exact.map_or("–".to_owned(), |v| format!("{v:.3}"));
         let summary = r.reason.lines().next().unwrap_or_default();
         let line = Line::from(vec![
-            Span::styled(if against { "≠" } else { " " }, theme::warn()),
+            Span::styled(if against { "≠" } else { " " }, t.warn()),
             Span::styled(cell(r.id.as_str(), name_w), base),
             Span::raw(" "),
             Span::styled(cell(&format_score(&r.score), score_w), base),
@@ -196,11 +316,11 @@ fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {
             Span::raw(" "),
             Span::styled(cell(verdict, ver_w), vstyle),
             Span::raw(" "),
-            Span::styled(cell(summary, reason_w), theme::dim()),
+            Span::styled(cell(summary, reason_w), t.dim()),
         ]);
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.pair.row {
-            fill(buf, row, theme::selected(true));
+            fill(buf, row, t.selected(true));
         }
         put(buf, row, 0, &line);
     }
@@ -230,44 +350,30 @@ fn why_text(r: Option<&ScoreRow>) -> Vec<String> {
     lines
 }
 
-/// Rows `lines` take word-wrapped at `width` cells (as the panel wraps).
-fn wrapped_height(lines: &[String], width: usize) -> u16 {
-    let width = width.max(1);
-    let rows: usize = lines
-        .iter()
-        .map(|line| {
-            let (mut rows, mut used) = (1, 0);
-            for word in line.split(' ') {
-                let w = text::width(word);
-                if used > 0 && used + 1 + w <= width {
-                    used += 1 + w;
-                    continue;
-                }
-                // A new row, and more for a word wider than the panel.
-                let spill = w.saturating_sub(1) / width;
-                rows += usize::from(used > 0) + spill;
-                used = w - spill * width;
-            }
-            rows
-        })
-        .sum();
-    u16::try_from(rows).unwrap_or(u16::MAX)
-}
-
-fn reason(state: &AppState, d: &PairDetail, why: Vec<String>, area: Rect, buf: &mut Buffer) {
-    let Some(r) = d.rows.get(state.pair.row) else {
+fn reason(state: &AppState, d: &PairDetail, r: &ReasonLayout, buf: &mut Buffer) {
+    let t = state.theme;
+    let Some(row) = d.rows.get(state.pair.row) else {
         return;
     };
-    let title = Line::from(vec![
-        Span::styled(" Why: ", theme::title()),
-        Span::styled(format!("{} ", r.id), theme::accent()),
-    ]);
-    let inner = block(buf, area, title, false);
-    if inner.is_empty() {
-        return;
+    let h = usize::from(r.reason.height.saturating_sub(2));
+    let scroll = state.pair.why_scroll.min(r.max_scroll());
+    let mut title = vec![
+        Span::styled(" Why: ", t.title()),
+        Span::styled(format!("{} ", row.id), t.accent()),
+    ];
+    if r.rows.len() > h {
+        let last = (scroll + h).min(r.rows.len());
+        title.push(Span::styled(
+            format!(
+                "· rows {}–{last} of {} · J/K scroll ",
+                scroll + 1,
+                r.rows.len()
+            ),
+            t.warn(),
+        ));
     }
-    let body: Vec<Line> = why.into_iter().map(Line::from).collect();
-    Paragraph::new(body)
-        .wrap(Wrap { trim: true })
-        .render(inner, buf);
+    let inner = block(t, buf, r.reason, Line::from(title), false);
+    for (dy, line) in r.rows.iter().skip(scroll).take(h).enumerate() {
+        put(buf, inner, dy as u16, &Line::raw(line.clone()));
+    }
 }

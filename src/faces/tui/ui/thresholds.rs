@@ -8,22 +8,32 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
-use super::{block, cell, fill, hint, put, rcell, theme, threshold_text};
+use super::{block, cell, fill, hint, put, rcell, threshold_text};
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::{threshold_similarity, AppState};
+use crate::faces::tui::text;
 use crate::pairing::cluster::ClusterMode;
 use crate::runtime::worker::protocol::cluster_by_label;
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     let l = layout::thresholds(body, state.algorithms.len());
     header(state, l.header, buf);
+    let Some(&id) = state.algorithms.get(state.thresholds.selected) else {
+        table(state, l.table, buf);
+        return;
+    };
+    if state.thresholds.about {
+        // `i`: the selected algorithm in words, in place of the table and
+        // the histogram (at 80×24 there is no room beside them).
+        let below = l.table.union(l.histogram).union(l.info);
+        info(state, id, below, buf);
+        return;
+    }
     table(state, l.table, buf);
-    if let Some(&id) = state.algorithms.get(state.thresholds.selected) {
-        histogram(state, id, l.histogram, buf);
-        if l.info.height >= 3 {
-            info(state, id, l.info, buf);
-        }
+    histogram(state, id, l.histogram, buf);
+    if l.info.height >= 3 {
+        info(state, id, l.info, buf);
     }
 }
 
@@ -71,11 +81,20 @@ pub fn describe(id: AlgorithmId) -> &'static str {
 }
 
 fn info(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let title = Line::from(vec![
-        Span::styled(format!(" {id} "), theme::title().patch(theme::accent())),
-        Span::styled("what it measures ", theme::dim()),
+        Span::styled(format!(" {id} "), t.title().patch(t.accent())),
+        Span::styled("what it measures ", t.dim()),
+        Span::styled(
+            if state.thresholds.about {
+                "· i back to the sliders "
+            } else {
+                ""
+            },
+            t.warn(),
+        ),
     ]);
-    let inner = block(buf, area, title, false);
+    let inner = block(t, buf, area, title, false);
     if inner.is_empty() {
         return;
     }
@@ -111,21 +130,19 @@ fn info(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
 }
 
 fn header(state: &AppState, area: Rect, buf: &mut Buffer) {
-    let t = &state.thresholds;
-    let mode = match t.mode {
+    let t = state.theme;
+    let th = &state.thresholds;
+    let mode = match th.mode {
         ClusterMode::Components => "components",
         ClusterMode::Star => "star",
     };
     let mut spans = vec![
         Span::raw(" cluster by "),
-        Span::styled(
-            cluster_by_label(t.by),
-            theme::accent().patch(theme::title()),
-        ),
-        Span::styled(" (c) ", theme::dim()),
+        Span::styled(cluster_by_label(th.by), t.accent().patch(t.title())),
+        Span::styled(" (c) ", t.dim()),
         Span::raw("· mode "),
-        Span::styled(mode, theme::accent().patch(theme::title())),
-        Span::styled(" (m) ", theme::dim()),
+        Span::styled(mode, t.accent().patch(t.title())),
+        Span::styled(" (m) ", t.dim()),
     ];
     if let Some(s) = state.snapshot.as_deref() {
         let in_clusters: usize = s.clusters.iter().map(|c| c.members.len()).sum();
@@ -135,25 +152,38 @@ fn header(state: &AppState, area: Rect, buf: &mut Buffer) {
             s.pairs
         )));
     }
-    if t.awaiting {
-        spans.push(Span::styled("⋯ re-clustering", theme::warn()));
+    if th.awaiting {
+        spans.push(Span::styled("⋯ re-clustering", t.warn()));
     }
     put(buf, area, 0, &Line::from(spans));
     put(
         buf,
         area,
         1,
-        &hint(" j/k select · h/l or ←/→ adjust · H/L ×10 · 0 default · click or drag a slider"),
+        &hint(
+            t,
+            " j/k select · h/l or ←/→ adjust · H/L ×10 · 0 default · click or drag a slider",
+        ),
     );
 }
 
 fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
-    let inner = block(
-        buf,
-        area,
-        Line::styled(" Thresholds ", theme::title()),
-        true,
-    );
+    let t = state.theme;
+    let mut title = vec![Span::styled(" Thresholds ", t.title())];
+    if crate::faces::tui::saving::unsaved(state) {
+        // Room left by the corners, " Thresholds ", "· unsaved: S saves to "
+        // and a cell of the border after the title.
+        let room = usize::from(area.width).saturating_sub(2 + 12 + 22 + 2);
+        let words = state
+            .config_file
+            .as_ref()
+            .map_or("· unsaved ".to_owned(), |p| {
+                let path = text::fit_start(&p.display().to_string(), room);
+                format!("· unsaved: S saves to {path} ")
+            });
+        title.push(Span::styled(words, t.warn()));
+    }
+    let inner = block(t, buf, area, Line::from(title), true);
     if inner.is_empty() {
         return;
     }
@@ -171,7 +201,7 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
         rcell("pairs", pass_w),
         cell("loose ◂ slider ▸ strict", usize::from(slider.width)),
     );
-    put(buf, inner, 0, &Line::styled(header, theme::header()));
+    put(buf, inner, 0, &Line::styled(header, t.header()));
     let h = usize::from(rows.height);
     let off = visible_offset(0, state.thresholds.selected, h, state.algorithms.len());
     let floors = state.snapshot.as_ref().map(|s| &s.floors);
@@ -191,7 +221,7 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
             .passing_pairs(id)
             .map_or("–".to_owned(), |n| n.to_string());
         let name_style = if changed {
-            theme::accent()
+            t.changed()
         } else {
             ratatui::style::Style::new()
         };
@@ -200,11 +230,7 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
             Span::raw(" "),
             Span::styled(
                 cell(&threshold_text(id, value), value_w),
-                if below_floor {
-                    theme::warn()
-                } else {
-                    name_style
-                },
+                if below_floor { t.warn() } else { name_style },
             ),
             Span::raw(" "),
             Span::raw(rcell(&passing, pass_w)),
@@ -217,17 +243,17 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
             if lim.fixed() {
                 spans.push(Span::styled(
                     cell("fixed: signatures equal or not", sw),
-                    theme::dim(),
+                    t.dim(),
                 ));
             } else {
-                spans.push(Span::styled("─".repeat(pos), theme::dim()));
-                spans.push(Span::styled("●", theme::warn().patch(theme::title())));
-                spans.push(Span::styled("━".repeat(sw - 1 - pos), theme::pass()));
+                spans.push(Span::styled("─".repeat(pos), t.dim()));
+                spans.push(Span::styled("●", t.warn().patch(t.title())));
+                spans.push(Span::styled("━".repeat(sw - 1 - pos), t.pass()));
             }
         }
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
         if i == state.thresholds.selected {
-            fill(buf, row, theme::selected(true));
+            fill(buf, row, t.selected(true));
         }
         put(buf, row, 0, &Line::from(spans));
     }
@@ -236,25 +262,27 @@ fn table(state: &AppState, area: Rect, buf: &mut Buffer) {
 const BARS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
+    let t = state.theme;
     let axis = match id.unit() {
         Unit::Similarity => "score",
         Unit::HammingBits => "1 − bits/64",
         Unit::Matches => "matches / all",
     };
     let title = Line::from(vec![
-        Span::styled(format!(" {id} "), theme::title().patch(theme::accent())),
-        Span::styled(format!("kept pairs by {axis}, log scale "), theme::dim()),
+        Span::styled(format!(" {id} "), t.title().patch(t.accent())),
+        Span::styled(format!("kept pairs by {axis}, log scale "), t.dim()),
+        Span::styled("· i what it measures ", t.warn()),
     ]);
-    let inner = block(buf, area, title, false);
+    let inner = block(t, buf, area, title, false);
     if inner.width < 4 || inner.height < 2 {
         return;
     }
     let values = state.sorted_scores.get(&id).map_or(&[][..], Vec::as_slice);
     let lim = state.limits_of(id);
-    let t = threshold_similarity(id, state.thresholds.thresholds.get(id), &lim);
+    let at = threshold_similarity(id, state.thresholds.thresholds.get(id), &lim);
     let cols = usize::from(inner.width);
     let bar_h = usize::from(inner.height - 1);
-    let t_col = ((t * cols as f64) as usize).min(cols - 1);
+    let t_col = ((at * cols as f64) as usize).min(cols - 1);
     // Column c holds [c/cols, (c+1)/cols); the ends take what lies beyond.
     let below = |x: f64| values.partition_point(|&v| v < x);
     let counts: Vec<usize> = (0..cols)
@@ -274,7 +302,7 @@ fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
         .collect();
     let max = counts.iter().copied().max().unwrap_or(0);
     if max == 0 {
-        put(buf, inner, 0, &hint(" no kept pairs yet"));
+        put(buf, inner, 0, &hint(t, " no kept pairs yet"));
     }
     let scale = (max as f64).ln_1p().max(f64::MIN_POSITIVE);
     for (x, &n) in counts.iter().enumerate() {
@@ -286,11 +314,7 @@ fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
                 .round()
                 .max(1.0) as usize
         };
-        let style = if x >= t_col {
-            theme::pass()
-        } else {
-            theme::fail()
-        };
+        let style = if x >= t_col { t.pass() } else { t.fail() };
         for row in 0..bar_h {
             let from_bottom = bar_h - 1 - row;
             let level = eighths.saturating_sub(from_bottom * 8).min(8);
@@ -300,7 +324,7 @@ fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
                 BARS[level]
             };
             let st = if x == t_col && level == 0 {
-                theme::warn()
+                t.warn()
             } else {
                 style
             };
@@ -324,12 +348,12 @@ fn histogram(state: &AppState, id: AlgorithmId, area: Rect, buf: &mut Buffer) {
     line[0] = '0';
     line[cols - 1] = '1';
     let axis_text: String = line.into_iter().collect();
-    put(buf, inner, axis_y, &Line::styled(axis_text, theme::dim()));
+    put(buf, inner, axis_y, &Line::styled(axis_text, t.dim()));
     let r = Rect::new(
         inner.x + lx as u16,
         inner.y,
         inner.width - lx as u16,
         inner.height,
     );
-    put(buf, r, axis_y, &Line::styled(label, theme::warn()));
+    put(buf, r, axis_y, &Line::styled(label, t.warn()));
 }

@@ -1,0 +1,66 @@
+//! Thresholds tuned on screen outlive the session only when saved: `S`
+//! writes them into the config file (by the loop, see
+//! [`Effect::SaveThresholds`]), the thresholds panel says while they are
+//! unsaved, and `q` asks once before quitting without them.
+
+use std::path::PathBuf;
+
+use super::state::{AppState, Effect, Level};
+use crate::runtime::worker::Command;
+
+/// Whether the thresholds on screen differ from those the session started
+/// with (the config file's, or the command line's) or last saved.
+pub fn unsaved(state: &AppState) -> bool {
+    state.thresholds.thresholds != state.defaults
+}
+
+/// `S`: ask the loop to write the thresholds into the config file.
+pub fn save(state: &mut AppState) {
+    let Some(path) = state.config_file.clone() else {
+        state.notify(
+            Level::Warn,
+            "no config file to save to: this platform has no config folder (give --config PATH)",
+        );
+        return;
+    };
+    state.effects.push(Effect::SaveThresholds {
+        path,
+        thresholds: state.thresholds.thresholds.clone(),
+    });
+}
+
+/// The loop's answer to [`save`]: the file written, or why not.
+pub fn saved(state: &mut AppState, result: Result<PathBuf, String>) {
+    match result {
+        Ok(path) => {
+            state.defaults = state.thresholds.thresholds.clone();
+            state.notify(
+                Level::Info,
+                format!("thresholds saved to {}", path.display()),
+            );
+        }
+        Err(e) => state.notify(Level::Error, format!("thresholds not saved: {e}")),
+    }
+}
+
+/// `q`: quit, unless tuned thresholds are unsaved and this is the first
+/// `q` — then say so, and the next `q` quits.
+pub fn ask_quit(state: &mut AppState, out: &mut Vec<Command>) {
+    if unsaved(state) && !state.quit_asked {
+        state.quit_asked = true;
+        let to = state
+            .config_file
+            .as_ref()
+            .map_or(String::new(), |p| format!(" to {}", p.display()));
+        state.notify(
+            Level::Warn,
+            format!(
+                "tuned thresholds are not saved: q again quits without them, \
+                 S on the thresholds screen (4) saves them{to}"
+            ),
+        );
+        return;
+    }
+    state.quit = true;
+    out.push(Command::Quit);
+}

@@ -1,0 +1,291 @@
+//! Reading files into fingerprints within a memory bound: what a scan and
+//! an index do with each file they read.
+//!
+//! A file is read whole (its bytes become its text without a copy when
+//! they are UTF-8), decoded, and fingerprinted a piece at a time
+//! ([`Engine::fingerprint_text`]): no vector with an entry per word of the
+//! whole file is ever made, so a file of n bytes takes n for its text, the
+//! page-furniture line table (12 bytes a line) and the fingerprints' sets
+//! of distinct hashes, plus one piece's analysis (about 100 MiB) —
+//! [`ReadLimits::bound`] says how much at most is expected: 2n + 128 MiB.
+//!
+//! Files over [`ReadLimits::big_file_bytes`] are *big*: they are read one
+//! at a time in the whole process (after the small ones, which are read in
+//! parallel), and only when their bound fits [`ReadLimits::budget_bytes`].
+//! Every large reservation on the way is fallible, so a file that memory
+//! cannot be had for is skipped with its reason ([`Skip::OutOfMemory`],
+//! [`Skip::OverBudget`]) while every other file is still read: never the
+//! end of the scan.
+//!
+//! When boilerplate is learned ([`read_document_sampled`]), a file that is
+//! not big is analyzed whole instead: the learner's samples and the body
+//! left once its boilerplate is known are positions in the whole
+//! document's analysis (one vector entry per word: a few times an 8 MiB
+//! file at most). A big file is never sampled: it takes no part in
+//! learning and is fingerprinted whole, boilerplate included.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::doc::FileIdentity;
+use crate::engine::document::PIECE_BYTES;
+use crate::engine::fingerprinter::{PrintOptions, Printed};
+use crate::engine::measure::shingle_set;
+use crate::engine::stats::TermWeights;
+use crate::engine::text::decode::{decode_owned, DecodeError};
+use crate::engine::Engine;
+use crate::pairing::boilerplate::DocSamples;
+use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate;
+use crate::runtime::collection::{open_regular, read_opened, Skip};
+use crate::runtime::store;
+
+const MIB: u64 = 1 << 20;
+
+/// `[reading]`: how large files are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ReadSettings {
+    /// Files larger than this (in MiB) are read one at a time. Default: 8.
+    pub big_file_mib: u64,
+    /// The most memory (in MiB) reading one big file may be expected to
+    /// take ([`ReadLimits::bound`]); a file over it is skipped with the
+    /// reason. Default: 2048.
+    pub memory_budget_mib: u64,
+}
+
+impl Default for ReadSettings {
+    fn default() -> Self {
+        Self {
+            big_file_mib: 8,
+            memory_budget_mib: 2048,
+        }
+    }
+}
+
+impl ReadSettings {
+    /// The limits these settings give (pieces of the default size).
+    pub fn limits(&self) -> ReadLimits {
+        ReadLimits {
+            big_file_bytes: self.big_file_mib.saturating_mul(MIB),
+            budget_bytes: self.memory_budget_mib.saturating_mul(MIB),
+            piece_bytes: PIECE_BYTES,
+        }
+    }
+}
+
+/// How files are read, in bytes ([`ReadSettings::limits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Files larger than this are big: read one at a time, under the budget.
+    pub big_file_bytes: u64,
+    /// The most a big file's [`ReadLimits::bound`] may be.
+    pub budget_bytes: u64,
+    /// Bytes of text analyzed at a time ([`PIECE_BYTES`]; smaller in tests,
+    /// which cut small files into many pieces).
+    pub piece_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadSettings::default().limits()
+    }
+}
+
+impl ReadLimits {
+    /// Whether a file of `bytes` is big (read one at a time).
+    pub fn is_big(&self, bytes: u64) -> bool {
+        bytes > self.big_file_bytes
+    }
+
+    /// The most memory reading a file of `bytes` is expected to take:
+    /// twice the file (its text, and the line table and the distinct-hash
+    /// sets, which stay under another file's worth for text; or a second
+    /// copy while a file that is not UTF-8 is decoded) and 64 pieces (one
+    /// piece's analysis and the fingerprints' work on it,
+    /// [`crate::engine::document::PIECE_HEADROOM`] bytes a byte, and their fixed state): 2n +
+    /// 128 MiB with the default pieces.
+    pub fn bound(&self, bytes: u64) -> u64 {
+        bytes
+            .saturating_mul(2)
+            .saturating_add(64 * self.piece_bytes as u64)
+    }
+}
+
+/// A file read and fingerprinted.
+#[derive(Debug, Clone)]
+pub struct ReadDoc {
+    /// The file's identity when it was read (unchanged while it was).
+    pub identity: FileIdentity,
+    /// The hash of its bytes ([`store::content_hash`]).
+    pub content_hash: u64,
+    /// The encoding its text was decoded from.
+    pub encoding: &'static str,
+    /// Its fingerprints and measures.
+    pub printed: Printed,
+    /// Its text and samples, when it was read for the boilerplate learner
+    /// and is not big.
+    pub sampled: Option<Sampled>,
+}
+
+/// A file's decoded text and what the boilerplate learner reads of it.
+#[derive(Debug, Clone)]
+pub struct Sampled {
+    /// The decoded text (its body is fingerprinted once its boilerplate is
+    /// known).
+    pub text: String,
+    /// The sampled shingles of its whole analysis
+    /// ([`boilerplate::samples`]).
+    pub samples: DocSamples,
+}
+
+/// Big files are read one at a time in the whole process.
+static BIG_FILE: Mutex<()> = Mutex::new(());
+
+/// Read, decode and fingerprint the file at `path` (at most `cap` bytes),
+/// within `limits`: a big file waits for its turn and must fit the budget.
+pub fn read_document(
+    path: &Path,
+    cap: u64,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+) -> Result<ReadDoc, Skip> {
+    read_document_sampled(path, cap, engine, weights, options, limits, None)
+}
+
+/// [`read_document`], and when `learning` (the library's settings, with
+/// boilerplate learning on) a file that is not big is analyzed whole and
+/// sampled for the learner ([`ReadDoc::sampled`]); a big file is read a
+/// piece at a time and not sampled.
+pub fn read_document_sampled(
+    path: &Path,
+    cap: u64,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+    learning: Option<&LibraryConfig>,
+) -> Result<ReadDoc, Skip> {
+    let (file, meta) = open_regular(path, cap)?;
+    let _turn = if limits.is_big(meta.len()) {
+        let needed = limits.bound(meta.len());
+        if needed > limits.budget_bytes {
+            return Err(Skip::OverBudget {
+                needed,
+                budget: limits.budget_bytes,
+            });
+        }
+        // A reader that panicked left nothing behind but the lock.
+        Some(
+            BIG_FILE
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    } else {
+        None
+    };
+    let out_of_memory = || Skip::OutOfMemory {
+        needed: limits.bound(meta.len()),
+    };
+    let (bytes, identity) = read_opened(path, file, &meta, cap).map_err(|skip| match skip {
+        Skip::OutOfMemory { .. } => out_of_memory(),
+        other => other,
+    })?;
+    let content_hash = store::content_hash(&bytes);
+    let decoded = decode_owned(bytes).map_err(|e| match e {
+        DecodeError::NotText(reason) => Skip::NotText(reason),
+        DecodeError::Memory(_) => out_of_memory(),
+    })?;
+    let encoding = decoded.encoding;
+    let (printed, sampled) = match learning.filter(|_| !limits.is_big(meta.len())) {
+        Some(library) => {
+            let (printed, samples) =
+                print_and_sample(&decoded.text, engine, weights, options, library);
+            let sampled = Sampled {
+                text: decoded.text,
+                samples,
+            };
+            (printed, Some(sampled))
+        }
+        None => {
+            let printed = engine
+                .fingerprint_text_in_pieces(&decoded.text, weights, options, limits.piece_bytes)
+                .map_err(|_| out_of_memory())?;
+            (printed, None)
+        }
+    };
+    Ok(ReadDoc {
+        identity,
+        content_hash,
+        encoding,
+        printed,
+        sampled,
+    })
+}
+
+/// Fingerprint a (small) text from its whole analysis, as
+/// [`Engine::fingerprint_text`] would in pieces, and sample it for the
+/// learner under `library`'s settings.
+fn print_and_sample(
+    text: &str,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    library: &LibraryConfig,
+) -> (Printed, DocSamples) {
+    let analysis = engine.analyze(text);
+    let fingerprints = engine.fingerprint(&analysis, weights);
+    let shingles = engine.shingle_count(&analysis, &fingerprints);
+    let all_shingles = options.count_all_shingles.then(|| {
+        let shingle = &engine.config().algorithms.shingle;
+        shingle_set(&analysis, shingle.w, shingle.seed).len()
+    });
+    let samples = boilerplate::samples(engine, &analysis, library);
+    let printed = Printed {
+        fingerprints,
+        shingles,
+        all_shingles,
+    };
+    (printed, samples)
+}
+
+/// The decoded text of the file at `path` (at most `cap` bytes) when it is
+/// not big under `limits`; `None` when it is big or cannot be read (the
+/// caller keeps what it has).
+pub fn read_small_text(path: &Path, cap: u64, limits: &ReadLimits) -> Option<String> {
+    let (file, meta) = open_regular(path, cap).ok()?;
+    if limits.is_big(meta.len()) {
+        return None;
+    }
+    let (bytes, _) = read_opened(path, file, &meta, cap).ok()?;
+    decode_owned(bytes).ok().map(|decoded| decoded.text)
+}
+
+/// `read` of every item, in the items' order: the small ones in parallel,
+/// then the big ones ([`ReadLimits::is_big`] of `bytes`) one after the
+/// other on this thread, so only one big file is in memory at a time.
+pub fn read_all<T: Send, R: Send>(
+    items: Vec<T>,
+    bytes: impl Fn(&T) -> u64,
+    limits: &ReadLimits,
+    read: impl Fn(T) -> R + Sync,
+) -> Vec<R> {
+    // Each item with its place, to put the results back in order.
+    type Placed<T> = Vec<(usize, T)>;
+    let (big, small): (Placed<T>, Placed<T>) = items
+        .into_iter()
+        .enumerate()
+        .partition(|(_, item)| limits.is_big(bytes(item)));
+    let mut results: Vec<(usize, R)> = small
+        .into_par_iter()
+        .map(|(at, item)| (at, read(item)))
+        .collect();
+    results.extend(big.into_iter().map(|(at, item)| (at, read(item))));
+    results.sort_unstable_by_key(|&(at, _)| at);
+    results.into_iter().map(|(_, result)| result).collect()
+}

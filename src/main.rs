@@ -68,12 +68,35 @@ fn main() -> ExitCode {
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => match err.downcast_ref::<usage::UsageError>() {
             Some(usage) => usage_error(ErrorKind::ValueValidation, usage),
+            None if is_busy(&err) => {
+                eprintln!(
+                    "doppel: index is busy: another doppel is using it; try again once it is done \
+                     ({err:#})"
+                );
+                ExitCode::from(EXIT_BUSY)
+            }
             None => {
                 eprintln!("doppel: {err:#}");
                 ExitCode::FAILURE
             }
         },
     }
+}
+
+/// The exit status when the index is busy: another process held it
+/// longer than the store waits (README's Usage lists it).
+const EXIT_BUSY: u8 = 3;
+
+/// Whether `err` is an index another process holds.
+fn is_busy(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<doppel::runtime::store::StoreError>()
+            .is_some_and(|e| e.is_busy())
+            || cause
+                .downcast_ref::<doppel::runtime::index::IndexError>()
+                .is_some_and(|e| e.is_busy())
+    })
 }
 
 /// Whether `err` comes from writing to a pipe whose reader has gone.

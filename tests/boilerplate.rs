@@ -19,7 +19,7 @@ use doppel::faces::eval::{edit_words, vocabulary};
 use doppel::hash::SplitMix64;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
+use doppel::runtime::index::{FolderIndex, ReconcileReport};
 use doppel::runtime::reading::ReadLimits;
 use doppel::runtime::scan::{scan_folder, scan_folder_with, ScanHooks, ScanReport};
 
@@ -227,7 +227,7 @@ fn indexed(dir: &Path, index: &Path) -> (ScanReport, usize) {
         FolderIndex::open(dir, engine, LibraryConfig::default(), Some(index)).unwrap();
     let reconciled = folder.reconcile().unwrap();
     (
-        ScanReport::from_index(folder, spec).unwrap(),
+        ScanReport::from_index(folder, spec, &reconciled).unwrap(),
         reconciled.read,
     )
 }
@@ -291,7 +291,7 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
     let gone = folder.root().join("hard-cases/riverbank/65_Jude.txt");
     std::fs::remove_file(&gone).unwrap();
     folder.sync_paths(&[gone]).unwrap();
-    let report = ScanReport::from_index(folder, spec).unwrap();
+    let report = ScanReport::from_index(folder, spec, &ReconcileReport::default()).unwrap();
     let fresh = scan(&dir, LibraryConfig::default());
     assert!(!fresh.boilerplate.passages.is_empty());
     assert_eq!(seen(&report), seen(&fresh));
@@ -424,9 +424,13 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
     let engine = Engine::default();
     let (mut folder, _) =
         FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
-    folder.reconcile().unwrap();
-    let before =
-        ScanReport::from_index(folder, ClusterSpec::from_engine(&Engine::default())).unwrap();
+    let reconciled = folder.reconcile().unwrap();
+    let before = ScanReport::from_index(
+        folder,
+        ClusterSpec::from_engine(&Engine::default()),
+        &reconciled,
+    )
+    .unwrap();
     assert!(!absent(&before, &big), "{big} has spans when read whole");
 
     // It grows past the big-file size: read a piece at a time, unsampled.
@@ -467,9 +471,13 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
     let (mut folder, _) =
         FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
     folder.set_read_limits(limits);
-    folder.reconcile().unwrap();
-    let after =
-        ScanReport::from_index(folder, ClusterSpec::from_engine(&Engine::default())).unwrap();
+    let reconciled = folder.reconcile().unwrap();
+    let after = ScanReport::from_index(
+        folder,
+        ClusterSpec::from_engine(&Engine::default()),
+        &reconciled,
+    )
+    .unwrap();
     assert!(absent(&after, &big), "no stale span for {big}");
     assert_eq!(seen(&after), seen(&scanned));
 }

@@ -349,7 +349,7 @@ fn verdicts_and_keeper_marks_come_from_the_index() {
         Some(&f.index),
     )
     .unwrap();
-    index.reconcile().unwrap();
+    let reconciled = index.reconcile().unwrap();
     index
         .set_pair_verdict(
             &DocPath::from("austen/emma-ch1.txt"),
@@ -361,7 +361,7 @@ fn verdicts_and_keeper_marks_come_from_the_index() {
         .set_keeper(&DocPath::from("edited/emma-ch1-edited.txt"), true)
         .unwrap();
     let spec = ClusterSpec::from_engine(index.engine());
-    let scan = ScanReport::from_index(index, spec).unwrap();
+    let scan = ScanReport::from_index(index, spec, &reconciled).unwrap();
     let page = html::scan_report(
         &scan,
         &f.folder,

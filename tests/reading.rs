@@ -50,8 +50,8 @@ fn indexed(root: &Path, index: &Path, limits: ReadLimits) -> ScanReport {
     let (mut index, _) =
         FolderIndex::open(root, engine, LibraryConfig::default(), Some(index)).unwrap();
     index.set_read_limits(limits);
-    index.reconcile().unwrap();
-    ScanReport::from_index(index, spec).unwrap()
+    let reconciled = index.reconcile().unwrap();
+    ScanReport::from_index(index, spec, &reconciled).unwrap()
 }
 
 /// What a user sees of a report: each file's outcome, each pair's scores

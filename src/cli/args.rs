@@ -240,7 +240,9 @@ pub enum Command {
         index: Option<PathBuf>,
         #[arg(long, value_name = "MS", help = format!(
             "Quiet period before a changed file is read, in milliseconds (overrides the \
-             config file's watch.quiet-ms) [default: {}]",
+             config file's watch.quiet-ms); it doubles, up to {} ms, for a file that keeps \
+             changing or that a writer still has open [default: {}]",
+            doppel::runtime::watch::MAX_QUIET.as_millis(),
             doppel::runtime::watch::DEFAULT_QUIET.as_millis()
         ))]
         quiet_ms: Option<u64>,

@@ -84,11 +84,11 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
         }
         index.set_extra_ignores(config.ignore.clone());
         index.set_read_limits(config.reading.limits());
-        index.reconcile_with(&mut |p| {
+        let reconciled = index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true
         })?;
-        ScanReport::from_index(index, spec)?
+        ScanReport::from_index(index, spec, &reconciled)?
     };
     bar.finish_and_clear();
     Ok(report)

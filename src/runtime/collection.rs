@@ -56,7 +56,7 @@ pub enum Skip {
         reason: String,
     },
     /// It changed while being read.
-    #[error("changed while being read (will be read again)")]
+    #[error("changed while being read")]
     Changed,
     /// Memory for reading it could not be had.
     #[error("not enough memory to read it (up to {} MiB needed)", mib(*needed))]

@@ -196,13 +196,43 @@ pub fn read_document_sampled(
         Skip::OutOfMemory { .. } => out_of_memory(),
         other => other,
     })?;
+    print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
+}
+
+/// Decode and fingerprint a file's `bytes` (read as `identity`) within
+/// `limits`: [`read_document`] once the file is read.
+pub fn print_bytes(
+    bytes: Vec<u8>,
+    identity: FileIdentity,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+) -> Result<ReadDoc, Skip> {
+    print_bytes_sampled(bytes, identity, engine, weights, options, limits, None)
+}
+
+/// [`print_bytes`], sampling for the learner as [`read_document_sampled`]
+/// does (a file is big by the bytes read).
+pub fn print_bytes_sampled(
+    bytes: Vec<u8>,
+    identity: FileIdentity,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+    learning: Option<&LibraryConfig>,
+) -> Result<ReadDoc, Skip> {
+    let big = limits.is_big(bytes.len() as u64);
+    let needed = limits.bound(bytes.len() as u64);
+    let out_of_memory = || Skip::OutOfMemory { needed };
     let content_hash = store::content_hash(&bytes);
     let decoded = decode_owned(bytes).map_err(|e| match e {
         DecodeError::NotText(reason) => Skip::NotText(reason),
         DecodeError::Memory(_) => out_of_memory(),
     })?;
     let encoding = decoded.encoding;
-    let (printed, sampled) = match learning.filter(|_| !limits.is_big(meta.len())) {
+    let (printed, sampled) = match learning.filter(|_| !big) {
         Some(library) => {
             let (printed, samples) =
                 print_and_sample(&decoded.text, engine, weights, options, library);

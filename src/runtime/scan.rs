@@ -16,11 +16,11 @@ use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
-use crate::runtime::index::{FolderIndex, ReadProgress};
+use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::runtime::reading::{
     read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
 };
-use crate::runtime::store::{DocStatus, StoreError};
+use crate::runtime::store::DocStatus;
 
 /// One file of the scanned folder.
 #[derive(Debug, Clone)]
@@ -125,25 +125,55 @@ impl ScanReport {
 }
 
 impl ScanReport {
-    /// The report of a persistent index (after [`FolderIndex::reconcile`]),
-    /// which it closes.
-    pub fn from_index(index: FolderIndex, spec: ClusterSpec) -> Result<Self, StoreError> {
+    /// The report of a persistent index after `reconciled` (what
+    /// [`FolderIndex::reconcile`] reported), which it closes. A file that
+    /// changed while it was read is listed with that reason (the index keeps
+    /// what it had of it, if anything, but this report does not).
+    pub fn from_index(
+        index: FolderIndex,
+        spec: ClusterSpec,
+        reconciled: &ReconcileReport,
+    ) -> Result<Self, IndexError> {
+        let changed: std::collections::HashSet<DocPath> = reconciled
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Retry { path } => path
+                    .strip_prefix(index.root())
+                    .ok()
+                    .map(DocPath::from_relative),
+                _ => None,
+            })
+            .collect();
         let mut docs: Vec<ScannedDoc> = index
             .store()
             .listing()?
             .into_iter()
             .map(|record| ScannedDoc {
-                path: record.path,
-                bytes: record.size,
-                encoding: record.encoding,
                 skipped: match record.status {
+                    _ if changed.contains(&record.path) => Some(Skip::Changed),
                     DocStatus::Indexed => None,
                     DocStatus::Skipped { reason } => Some(Skip::Recorded { reason }),
                 },
+                path: record.path,
+                bytes: record.size,
+                encoding: record.encoding,
             })
             .collect();
-        let known: std::collections::HashSet<DocPath> =
+        let mut known: std::collections::HashSet<DocPath> =
             docs.iter().map(|d| d.path.clone()).collect();
+        for doc in &changed {
+            if known.insert(doc.clone()) {
+                let bytes = std::fs::symlink_metadata(index.root().join(doc.to_relative_path()))
+                    .map_or(0, |m| m.len());
+                docs.push(ScannedDoc {
+                    path: doc.clone(),
+                    bytes,
+                    encoding: None,
+                    skipped: Some(Skip::Changed),
+                });
+            }
+        }
         // Problems met while walking (unreadable folders, FIFOs) have no row.
         for (doc, reason) in index.skipped() {
             if !known.contains(doc) {
@@ -159,7 +189,8 @@ impl ScanReport {
         }
         docs.sort_by(|a, b| a.path.cmp(&b.path));
         let boilerplate = index.boilerplate_report()?;
-        let library = index.into_library();
+        let changed: Vec<DocPath> = changed.into_iter().collect();
+        let library = index.into_library_without(&changed)?;
         let clusters = library.clusters(&spec);
         Ok(Self {
             docs,

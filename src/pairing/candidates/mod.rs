@@ -17,10 +17,13 @@
 //!   worth verifying when it shares a good part of them, which a sample
 //!   shows as well).
 //!   Posting lists longer than `max_postings` (boilerplate shared by many
-//!   documents) stop proposing candidates.
+//!   documents, every one counted whatever the order it came in) stop
+//!   proposing candidates.
 //! * `exact`, `supershingle`, `imatch`, `imatch-lexicons`: signature tables.
 //! * `si`: a sorted index queried for ±`si_range` around the document's
-//!   value, capped to the `si_cap` nearest values.
+//!   value, capped to the `si_cap` nearest values (ties included), and
+//!   proposing both ways: to a document its nearest, and those it is
+//!   nearest to.
 //!
 //! Candidates are only proposals: the library verifies each with every
 //! algorithm before it becomes a pair.
@@ -36,7 +39,11 @@ use crate::engine::Fingerprints;
 
 use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
 
+mod changes;
+mod si;
 mod table;
+
+pub use changes::Affected;
 
 use table::Table;
 
@@ -598,6 +605,13 @@ impl CandidateTables {
         }
     }
 
+    /// Take document `id`'s SI index out (when its full fingerprints, and
+    /// so its other keys, are lost).
+    pub fn remove_si(&mut self, id: DocId, si: u64) {
+        self.fill_restored();
+        self.si.remove(&(si, id));
+    }
+
     /// Take document `id` out (its keys derived from the same fingerprints).
     pub fn remove(&mut self, id: DocId, f: &Fingerprints) {
         self.fill_restored();
@@ -611,30 +625,30 @@ impl CandidateTables {
     }
 
     /// Documents (other than `id`) proposed for `f` by any algorithm among
-    /// the `visible` ones, `f`'s own key counts, and whether the SI cap cut
-    /// some off. Posting caps count only visible documents, so documents
-    /// filed together can each be queried as if alone (`&|_| true`: all of
-    /// them).
+    /// the `visible` ones, and `f`'s own key counts. Which documents are
+    /// proposed depends only on the documents filed, never on the order
+    /// they came in or on `visible` (which only filters the answer): a
+    /// posting list counts all its documents against `max_postings`, and SI
+    /// proposes both ways ([`CandidateTables::si_near`] and
+    /// [`CandidateTables::si_reverse`]). So proposing is symmetric: `b` is
+    /// proposed for `a` exactly when `a` is for `b`.
     pub fn candidates_among(
         &self,
         id: DocId,
         f: &Fingerprints,
         visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> (Candidates, KeyCounts, bool) {
+    ) -> (Candidates, KeyCounts) {
         debug_assert!(self.unfiled.is_none(), "tables filled before a query");
         let mut out = Candidates::default();
-        let max = self.config.max_postings;
         let keys = self.keys(f);
         let counts = count_keys(&keys);
         let full_lexicon = full_lexicon_is_shingle(f);
         for (algo, table, key) in keys {
-            let postings = self.tables.postings(slot(algo, table, key));
-            if postings.bound() > max
-                && postings.iter().filter(|&d| d != id && visible(d)).count() > max
-            {
+            let slot = slot(algo, table, key);
+            if self.over_cap(slot) {
                 continue;
             }
-            for other in postings.iter() {
+            for other in self.tables.postings(slot).iter() {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
@@ -646,12 +660,12 @@ impl CandidateTables {
                 }
             }
         }
-        let mut capped = false;
         if let Some(si) = si_index(f) {
-            let (near, cut) = self.si_neighbours(id, si, visible);
-            capped = cut;
-            for other in near {
-                out.entry(other).or_default().by.insert(AlgorithmId::Si);
+            let near = self.si_near(id, si).0;
+            for other in near.into_iter().chain(self.si_reverse(id, si)) {
+                if visible(other) {
+                    out.entry(other).or_default().by.insert(AlgorithmId::Si);
+                }
             }
         }
         for (other, proposal) in &mut out {
@@ -661,54 +675,15 @@ impl CandidateTables {
                 .copied()
                 .unwrap_or_default();
         }
-        (out, counts, capped)
+        (out, counts)
     }
 
-    /// The `si_cap` documents nearest to `value` whose index is within
-    /// `si_range` of it in the score's symmetric sense,
-    /// |a − b| ≤ r · max(a, b): [v(1 − r), v / (1 − r)].
-    fn si_neighbours(
-        &self,
-        id: DocId,
-        value: u64,
-        visible: &(dyn Fn(DocId) -> bool + Sync),
-    ) -> (Vec<DocId>, bool) {
-        let r = self.config.si_range.clamp(0.0, 0.99);
-        let magnitude = value as f64;
-        let (lo, hi) = (
-            value.saturating_sub((magnitude * r) as u64),
-            value.saturating_add((magnitude * r / (1.0 - r)) as u64),
-        );
-        let mut below = self
-            .si
-            .range(..(value, id))
-            .rev()
-            .take_while(|(v, _)| *v >= lo)
-            .filter(|&&(_, d)| visible(d))
-            .peekable();
-        let mut above = self
-            .si
-            .range((value, id)..)
-            .take_while(|(v, _)| *v <= hi)
-            .filter(|&&(_, d)| d != id && visible(d))
-            .peekable();
-        let mut near = Vec::new();
-        while near.len() < self.config.si_cap {
-            let pick_below = match (below.peek(), above.peek()) {
-                (Some(b), Some(a)) => value.abs_diff(b.0) <= value.abs_diff(a.0),
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (None, None) => break,
-            };
-            let next = if pick_below {
-                below.next()
-            } else {
-                above.next()
-            };
-            near.push(next.expect("peeked").1);
-        }
-        let capped = below.peek().is_some() || above.peek().is_some();
-        (near, capped)
+    /// Whether the posting list at `slot` holds more than `max_postings`
+    /// documents besides any one of them (boilerplate: it proposes nothing).
+    fn over_cap(&self, slot: u32) -> bool {
+        let postings = self.tables.postings(slot);
+        let limit = self.config.max_postings.saturating_add(1);
+        postings.bound() > limit && postings.iter().take(limit + 1).count() > limit
     }
 }
 

@@ -1,8 +1,5 @@
 //! The pair graph: every verified pair kept with all its scores (the
-//! [`PairTable`] rows), each document's neighbours, and which documents
-//! had their SI candidates cut by the cap.
-
-use std::collections::HashSet;
+//! [`PairTable`] rows) and each document's neighbours.
 
 use crate::doc::DocId;
 use crate::engine::algo::{AlgorithmId, Score};
@@ -19,7 +16,6 @@ pub(super) struct PairGraph {
     pairs: PairTable,
     /// The other ends of each document's kept pairs (by id), sorted.
     neighbours: Vec<Neighbours>,
-    si_capped: HashSet<DocId>,
 }
 
 impl PairGraph {
@@ -57,13 +53,16 @@ impl PairGraph {
         self.pairs.histograms()
     }
 
-    pub fn si_capped(&self) -> usize {
-        self.si_capped.len()
-    }
-
-    /// Note that the SI cap cut some of `id`'s candidates.
-    pub fn mark_si_capped(&mut self, id: DocId) {
-        self.si_capped.insert(id);
+    /// Forget the pair {a, b}.
+    pub fn drop_pair(&mut self, a: DocId, b: DocId) {
+        self.pairs.remove(a.min(b), a.max(b));
+        for (x, y) in [(a, b), (b, a)] {
+            if let Some(list) = self.neighbours.get_mut(x as usize) {
+                if let Ok(at) = list.binary_search(&y) {
+                    list.remove(at);
+                }
+            }
+        }
     }
 
     /// Keep the pair {id, other}, `scores` oriented from `id`;
@@ -114,7 +113,6 @@ impl PairGraph {
                 }
             }
         }
-        self.si_capped.remove(&id);
     }
 
     /// Room for `docs` documents and `pairs` pairs.

@@ -30,7 +30,7 @@ mod registry;
 mod verdicts;
 mod verify;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
 
 use serde::{Deserialize, Serialize};
@@ -141,6 +141,9 @@ pub struct Library {
     tables: CandidateTables,
     graph: PairGraph,
     verdicts: Verdicts,
+    /// Held documents whose pairs changed because others changed, not yet
+    /// taken ([`Library::take_touched`]).
+    touched: HashSet<DocPath>,
 }
 
 impl Library {
@@ -164,6 +167,7 @@ impl Library {
             tables,
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
+            touched: HashSet::new(),
         }
     }
 
@@ -233,7 +237,7 @@ impl Library {
 
     /// Documents whose SI candidates were cut by the cap.
     pub fn si_capped(&self) -> usize {
-        self.graph.si_capped()
+        self.tables.si_capped()
     }
 
     /// Whether a threshold for `id` is within what the kept pairs cover.

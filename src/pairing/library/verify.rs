@@ -12,19 +12,25 @@ use super::{DocInfo, Library, LibraryConfig, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score};
 use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use crate::pairing::candidates::Affected;
 
-/// Verified candidates of one document, and whether the SI cap cut some off.
-type Verified = (Vec<(DocId, PairScores)>, bool);
+/// SI's index of `f`, when it has one.
+fn si_of(f: &Fingerprints) -> Option<u64> {
+    f.si.as_ref().and_then(|si| si.index())
+}
 
-/// Documents proposed for one new document that pass a cheap check, each
-/// with the signature algorithms whose real score must confirm it (empty
-/// when a check on real values passed), and whether the SI cap cut some
-/// off.
-type Promising = (Vec<(DocId, AlgorithmSet)>, bool);
+/// Verified candidates of one document.
+type Verified = Vec<(DocId, PairScores)>;
 
-/// Newly admitted documents in arrival order, and each one's full
-/// fingerprints.
-type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>);
+/// Documents proposed for one document that pass a cheap check, each with
+/// the signature algorithms whose real score must confirm it (empty when a
+/// check on real values passed).
+type Promising = Vec<(DocId, AlgorithmSet)>;
+
+/// Newly admitted documents in arrival order, each one's full
+/// fingerprints, and the documents held before whose candidates their
+/// coming (or their old versions' going) changed.
+type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>, Affected);
 
 /// `ids` without repeats, first occurrences in order.
 fn distinct(ids: &[DocId]) -> Vec<DocId> {
@@ -87,11 +93,12 @@ impl Library {
         hot: HotPrints,
         shingles: usize,
         source: &S,
+        affected: &mut Affected,
     ) -> Result<DocId, S::Error> {
         let seen = match self.id_of(&path) {
             Some(old) => {
                 let seen = self.doc(old).map(|d| d.seen);
-                self.remove_id(old, source)?;
+                affected.extend(self.remove_id(old, source)?);
                 seen.expect("a held document")
             }
             None => self.registry.arrive(),
@@ -120,9 +127,9 @@ impl Library {
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Promising {
         use AlgorithmId as Id;
-        let (candidates, mine, capped) = self.tables.candidates_among(id, full, visible);
+        let (candidates, mine) = self.tables.candidates_among(id, full, visible);
         let Some(doc) = self.doc(id) else {
-            return (Vec::new(), capped);
+            return Vec::new();
         };
         let floors = &self.config.floors;
         let mut promising: Vec<(DocId, AlgorithmSet)> = candidates
@@ -156,7 +163,7 @@ impl Library {
             })
             .collect();
         promising.sort_unstable_by_key(|&(other, _)| other);
-        (promising, capped)
+        promising
     }
 
     /// Whether verified `scores` keep a pair whose candidate check left
@@ -170,10 +177,7 @@ impl Library {
             })
     }
 
-    fn add_pairs(&mut self, id: DocId, (verified, capped): Verified) {
-        if capped {
-            self.graph.mark_si_capped(id);
-        }
+    fn add_pairs(&mut self, id: DocId, verified: Verified) {
         for (other, scores) in verified {
             self.keep_pair(id, other, scores);
         }
@@ -191,8 +195,15 @@ impl Library {
     ) -> Result<Admitted, S::Error> {
         let mut ids = Vec::with_capacity(docs.len());
         let mut batch = HashMap::with_capacity(docs.len());
+        // Only documents held outside this batch can be affected by it.
+        let replaced = docs
+            .iter()
+            .filter(|(path, _, _)| self.id_of(path).is_some())
+            .count();
+        let held_outside = self.len() > replaced;
+        let mut affected = Affected::default();
         for (path, fingerprints, shingles) in docs {
-            let id = self.place(path, fingerprints.hot(), shingles, source)?;
+            let id = self.place(path, fingerprints.hot(), shingles, source, &mut affected)?;
             ids.push(id);
             batch.insert(id, fingerprints);
         }
@@ -202,24 +213,32 @@ impl Library {
             .filter(|&&id| self.doc(id).is_some())
             .map(|&id| (id, &batch[&id]))
             .collect();
-        self.tables.insert_many(&filed);
-        Ok((ids, batch))
+        if held_outside {
+            affected.extend(self.tables.insert_many_affecting(&filed));
+        } else {
+            self.tables.insert_many(&filed);
+        }
+        Ok((ids, batch, affected))
     }
 
     /// Add many documents at once: all enter the candidate tables first,
     /// then every new document is verified in parallel against the
     /// documents that arrived before it (so each new–new pair once), the
     /// full fingerprints of those already held read from `source` (only of
-    /// the candidates that pass a cheap check, in one go). Gives the same
-    /// pairs as adding them one by one in this order, posting and SI caps
-    /// included.
+    /// the candidates that pass a cheap check, in one go). Documents held
+    /// before whose candidates the change moved (a posting list crossing
+    /// the cap, SI neighbours pushed aside) gather theirs again
+    /// (`regather_some`). The pairs depend only on the documents
+    /// held, never on the order or the batches they came in: any sequence
+    /// of additions, replacements and removals keeps exactly the pairs of
+    /// one batch of what is left, posting and SI caps included.
     pub fn extend<S: PrintSource + ?Sized>(
         &mut self,
         engine: &Engine,
         docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &S,
     ) -> Result<(), S::Error> {
-        let (new_ids, batch) = self.admit_all(docs, source)?;
+        let (new_ids, batch, affected) = self.admit_all(docs, source)?;
         // Position in this batch by dense id (MAX: not in the batch).
         let mut arrival = vec![usize::MAX; self.registry.id_bound()];
         for (i, &id) in new_ids.iter().enumerate() {
@@ -239,7 +258,7 @@ impl Library {
             .collect();
         let mut outside: Vec<DocId> = promising
             .iter()
-            .flat_map(|(ids, _)| ids)
+            .flatten()
             .map(|&(id, _)| id)
             .filter(|id| !batch.contains_key(id))
             .collect();
@@ -249,7 +268,7 @@ impl Library {
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .zip(promising)
-            .map(|(&id, (others, capped))| {
+            .map(|(&id, others)| {
                 let mine = &batch[&id];
                 let verified = others
                     .into_iter()
@@ -260,49 +279,186 @@ impl Library {
                             .then_some((other, scores))
                     })
                     .collect();
-                (id, (verified, capped))
+                (id, verified)
             })
             .collect();
         drop(loaded);
         for (id, verified) in results {
             self.add_pairs(id, verified);
         }
+        self.regather_some(engine, affected, &batch, source)
+    }
+
+    /// Gather again the candidates of the `affected` held documents (but
+    /// those in `batch`, just verified): keep the newly proposed pairs that
+    /// pass, drop the kept pairs no longer proposed or confirmed. Proposing
+    /// is symmetric, so each document's own query decides all its pairs. A
+    /// kept pair still proposed keeps its scores (nothing changed them); a
+    /// document whose SI proposals alone moved verifies only those. The
+    /// documents whose pairs changed are noted for [`Library::take_touched`].
+    fn regather_some<S: PrintSource + ?Sized>(
+        &mut self,
+        engine: &Engine,
+        affected: Affected,
+        batch: &HashMap<DocId, Fingerprints>,
+        source: &S,
+    ) -> Result<(), S::Error> {
+        let live = |id: &DocId| !batch.contains_key(id) && self.doc(*id).is_some();
+        let all_moved: HashSet<DocId> = affected.by_cap.into_iter().filter(live).collect();
+        let mut ids: Vec<DocId> = affected
+            .by_si
+            .into_iter()
+            .filter(live)
+            .chain(all_moved.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut full = self.full_prints_of(&ids, source)?;
+        ids.retain(|id| full.contains_key(id));
+        let outside = |other: DocId| !batch.contains_key(&other);
+        // Per document: its promising candidates, and those to compare in
+        // full (not kept yet, and proposed anew).
+        let gathered: Vec<(Promising, Vec<(DocId, AlgorithmSet)>)> = ids
+            .par_iter()
+            .map(|&id| {
+                let promising = self.promising_among(engine, id, &full[&id], &outside);
+                let si: HashSet<DocId> = match (all_moved.contains(&id), si_of(&full[&id])) {
+                    (false, Some(value)) => {
+                        self.tables.si_proposed(id, value).into_iter().collect()
+                    }
+                    _ => HashSet::new(),
+                };
+                let fresh = promising
+                    .iter()
+                    .copied()
+                    .filter(|&(other, _)| {
+                        self.graph.row(id, other).is_none()
+                            && (all_moved.contains(&id) || si.contains(&other))
+                    })
+                    .collect();
+                (promising, fresh)
+            })
+            .collect();
+        let mut others: Vec<DocId> = gathered
+            .iter()
+            .flat_map(|(_, fresh)| fresh)
+            .map(|&(id, _)| id)
+            .filter(|id| !full.contains_key(id))
+            .collect();
+        others.sort_unstable();
+        others.dedup();
+        full.extend(self.full_prints_of(&others, source)?);
+        let verified: Vec<Verified> = ids
+            .par_iter()
+            .zip(&gathered)
+            .map(|(&id, (_, fresh))| {
+                let mine = &full[&id];
+                fresh
+                    .iter()
+                    .filter_map(|&(other, to_confirm)| {
+                        let scores = engine.compare(mine, full.get(&other)?);
+                        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
+                            .then_some((other, scores))
+                    })
+                    .collect()
+            })
+            .collect();
+        drop(full);
+        for ((id, (promising, _)), verified) in ids.into_iter().zip(gathered).zip(verified) {
+            let still: HashMap<DocId, AlgorithmSet> = promising.into_iter().collect();
+            let stale: Vec<DocId> = self
+                .graph
+                .neighbours(id)
+                .iter()
+                .copied()
+                .filter(|other| !batch.contains_key(other))
+                .filter(
+                    |other| match (still.get(other), self.graph.scores_from(id, *other)) {
+                        (Some(&to_confirm), Some(scores)) => !self.confirmed(&scores, to_confirm),
+                        _ => true,
+                    },
+                )
+                .collect();
+            let mut touched = !stale.is_empty();
+            for other in stale {
+                self.graph.drop_pair(id, other);
+            }
+            for (other, scores) in verified {
+                if self.graph.row(id, other).is_none() {
+                    self.keep_pair(id, other, scores);
+                    touched = true;
+                }
+            }
+            if touched {
+                let path = self.doc(id).expect("a held document").path.clone();
+                self.touched.insert(path);
+            }
+        }
         Ok(())
     }
 
+    /// The held documents whose kept pairs changed because of changes to
+    /// other documents since the last call (an index writes their pairs
+    /// again).
+    pub fn take_touched(&mut self) -> Vec<DocPath> {
+        let mut touched: Vec<DocPath> = std::mem::take(&mut self.touched)
+            .into_iter()
+            .filter(|p| self.id_of(p).is_some())
+            .collect();
+        touched.sort();
+        touched
+    }
+
     /// Remove the document at `path`, reading its full fingerprints (its
-    /// candidate-table keys) from `source`; false if it was not held.
+    /// candidate-table keys) from `source`, and gather again the candidates
+    /// of those its going changes; false if it was not held.
     pub fn remove<S: PrintSource + ?Sized>(
         &mut self,
+        engine: &Engine,
         path: &DocPath,
         source: &S,
     ) -> Result<bool, S::Error> {
         match self.id_of(path) {
             Some(id) => {
-                self.remove_id(id, source)?;
+                let affected = self.remove_id(id, source)?;
+                self.regather_some(engine, affected, &HashMap::new(), source)?;
                 Ok(true)
             }
             None => Ok(false),
         }
     }
 
+    /// Take document `id` out; returns the documents whose candidates its
+    /// going changed.
     fn remove_id<S: PrintSource + ?Sized>(
         &mut self,
         id: DocId,
         source: &S,
-    ) -> Result<(), S::Error> {
+    ) -> Result<Affected, S::Error> {
         if self.doc(id).is_none() {
-            return Ok(());
+            return Ok(Affected::default());
         }
         let full = self.full_prints_of(&[id], source)?.remove(&id);
         // Without its keys the document cannot be taken out of the tables;
         // its postings are skipped as long as the id is dead, so it is not
         // reused.
-        if let Some(f) = &full {
-            self.tables.remove(id, f);
-        }
+        let affected = match &full {
+            Some(f) => self.tables.remove_affecting(id, f),
+            // Its postings stay (skipped while the id is dead), but SI's
+            // index, which nearest-neighbour queries count, is cleared from
+            // the hot prints.
+            None => {
+                if let Some(si) = self.doc(id).and_then(|d| d.hot.si.flatten()) {
+                    self.tables.remove_si(id, si);
+                }
+                Affected::default()
+            }
+        };
         self.dismiss(id, full.is_some());
-        Ok(())
+        Ok(affected)
     }
 
     /// Re-gather every document's candidates under new `floors`, reading

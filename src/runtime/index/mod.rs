@@ -38,6 +38,7 @@ use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::boilerplate::Learner;
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::collection::Skip;
 use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
 
@@ -172,7 +173,16 @@ pub struct FolderIndex {
     report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
     /// How big files are read.
     read_limits: ReadLimits,
+    /// Reads a file's bytes instead of the file system (tests: a file
+    /// that changes while read, without racing a writer).
+    reader: Option<FileReader>,
 }
+
+/// Reads one file whole under a size cap, identity-checked:
+/// [`crate::runtime::collection::read_bytes`]'s contract.
+pub type FileReader = std::sync::Arc<
+    dyn Fn(&Path, u64) -> std::result::Result<(Vec<u8>, FileIdentity), Skip> + Send + Sync,
+>;
 
 impl std::fmt::Debug for FolderIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -308,6 +318,11 @@ impl FolderIndex {
                     .collect(),
             });
         }
+        // Fingerprints that failed their checksum were read as missing:
+        // their files are read again (`stored` says so already).
+        for doc in store.take_corrupt() {
+            stored.insert(doc, None);
+        }
         for v in store.pair_verdicts()? {
             library.set_pair_verdict(&v.a, &v.b, Some(v.verdict));
         }
@@ -329,6 +344,7 @@ impl FolderIndex {
                 respan: BTreeSet::new(),
                 report: None,
                 read_limits: ReadLimits::default(),
+                reader: None,
             },
             writes,
         ))
@@ -418,6 +434,20 @@ impl FolderIndex {
         Ok(())
     }
 
+    /// Read files with `reader` instead of
+    /// [`crate::runtime::collection::read_bytes`]: tests make a file change
+    /// while it is read, or fail, without racing a writer.
+    #[doc(hidden)]
+    pub fn set_file_reader(&mut self, reader: FileReader) {
+        self.reader = Some(reader);
+    }
+
+    /// Make the store's writes fail as `faults` says (tests).
+    #[doc(hidden)]
+    pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {
+        self.store.set_faults(faults);
+    }
+
     /// The folder (canonical).
     pub fn root(&self) -> &Path {
         &self.root
@@ -443,6 +473,15 @@ impl FolderIndex {
     /// second copy of every fingerprint and table).
     pub fn into_library(self) -> Library {
         self.library
+    }
+
+    /// [`FolderIndex::into_library`] without the documents at `left_out`
+    /// (a report that cannot vouch for them; the index keeps them).
+    pub fn into_library_without(mut self, left_out: &[DocPath]) -> Result<Library> {
+        for doc in left_out {
+            self.library.remove(&self.engine, doc, &self.store)?;
+        }
+        Ok(self.library)
     }
 
     /// The store.
@@ -539,10 +578,16 @@ fn prints_config_hash(engine: &Engine, library: &LibraryConfig) -> String {
 /// The key of the configuration stored pairs and library entries depend
 /// on: the fingerprints' configuration, the library's floors and candidate
 /// settings, and the entries' encoding.
+/// The version of the rule that decides which pairs a library keeps: a
+/// stored library made under another is verified again. 2: proposals no
+/// longer depend on arrival order (posting caps count every document, SI
+/// proposes both ways with ties).
+const PAIRING_RULE: u32 = 2;
+
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();
     format!(
-        "{engine_config_hash}-{:016x}-entries{}",
+        "{engine_config_hash}-{:016x}-entries{}-pairs{PAIRING_RULE}",
         crate::hash::hash64(json.as_bytes(), 0),
         store::ENTRY_FORMAT
     )

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result};
+use super::{
+    FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
+};
 use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::{Engine, Fingerprints};
@@ -17,7 +19,7 @@ use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
 use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
-use crate::runtime::reading::{read_all, read_document_sampled, ReadLimits};
+use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
 /// Files read in parallel between two progress reports.
@@ -105,6 +107,7 @@ impl FolderIndex {
                 return Ok(report);
             }
         }
+        report.changes.extend(self.reread_corrupt(&report.changes)?);
         // Problems of the walk (special files, unreadable folders) are
         // listed afresh each time; stale ones go.
         let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
@@ -220,6 +223,7 @@ impl FolderIndex {
             }
         }
         changes.extend(self.read_and_commit(to_read)?);
+        changes.extend(self.reread_corrupt(&changes)?);
         changes.extend(self.settle_boilerplate()?);
         Ok(changes)
     }
@@ -227,13 +231,13 @@ impl FolderIndex {
     /// Read files, the small ones in parallel and the big ones one at a
     /// time ([`read_all`]; see [`ingest`]).
     fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
-        let (engine, limits) = (&self.engine, &self.read_limits);
+        let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
         let library = self.learning().then(|| self.library.config());
         read_all(
             entries,
             |entry| entry.bytes,
             limits,
-            |entry| ingest(engine, limits, library, entry),
+            |entry| ingest(engine, limits, reader.as_ref(), library, entry),
         )
     }
 
@@ -293,6 +297,54 @@ impl FolderIndex {
             }
         }
         Ok(())
+    }
+
+    /// Read again the files whose stored fingerprints failed their checksum
+    /// (the store read them as missing, see [`crate::runtime::store::Store::take_corrupt`]),
+    /// but those `done` just wrote. Returns what changed.
+    fn reread_corrupt(&mut self, done: &[FileChange]) -> Result<Vec<FileChange>> {
+        let mut written: HashSet<DocPath> = done
+            .iter()
+            .filter_map(|c| match c {
+                FileChange::Indexed { path } | FileChange::Skipped { path, .. } => {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .collect();
+        let mut changes = Vec::new();
+        // A pass reads each corrupt file once; reading them may meet others.
+        for _ in 0..3 {
+            let mut corrupt = self.store.take_corrupt();
+            corrupt.sort();
+            corrupt.dedup();
+            corrupt.retain(|doc| !written.contains(doc) && self.stored.contains_key(doc));
+            if corrupt.is_empty() {
+                break;
+            }
+            let mut to_read = Vec::new();
+            for doc in corrupt {
+                tracing::warn!(%doc, "reading again a file whose stored fingerprints were corrupt");
+                self.stored.insert(doc.clone(), None);
+                let path = self.root.join(doc.to_relative_path());
+                match std::fs::symlink_metadata(&path) {
+                    Ok(meta) if meta.is_file() => {
+                        let identity = FileIdentity::from_metadata(&meta);
+                        to_read.push(FileEntry {
+                            path,
+                            doc,
+                            bytes: identity.size,
+                            identity,
+                        });
+                    }
+                    // Gone or not a file any more: the next look forgets it.
+                    _ => {}
+                }
+            }
+            written.extend(to_read.iter().map(|e| e.doc.clone()));
+            changes.extend(self.read_and_commit(to_read)?);
+        }
+        Ok(changes)
     }
 
     /// Ingest or forget one file ([`FolderIndex::sync_paths`] for one path).
@@ -437,7 +489,7 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove(&doc, &self.store)?;
+                    self.library.remove(&self.engine, &doc, &self.store)?;
                     self.skipped.insert(doc.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),
@@ -450,7 +502,25 @@ impl FolderIndex {
             self.store.upsert_document(&record, &pairs)?;
             self.stored.insert(doc, Some(record.identity));
         }
+        self.write_touched()?;
         Ok(changes)
+    }
+
+    /// Write again the pairs of the documents whose pairs changed because
+    /// others changed (candidates gathered again, see
+    /// [`crate::pairing::library::Library::take_touched`]).
+    fn write_touched(&mut self) -> Result<()> {
+        let touched: Vec<(DocPath, Vec<PairUpdate>)> = self
+            .library
+            .take_touched()
+            .into_iter()
+            .filter_map(|doc| {
+                let id = self.library.id_of(&doc)?;
+                Some((doc, self.pairs_of(id)))
+            })
+            .collect();
+        self.store.replace_pairs_of(&touched)?;
+        Ok(())
     }
 
     /// The kept pairs of one document, oriented from it.
@@ -466,21 +536,22 @@ impl FolderIndex {
         if self.learning() && self.library.id_of(doc).is_some() {
             self.learn(Vec::new(), vec![doc.clone()])?;
         }
-        self.library.remove(doc, &self.store)?;
+        self.library.remove(&self.engine, doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
         self.stored.remove(doc);
-        Ok(())
+        self.write_touched()
     }
 }
 
-/// Read and fingerprint one file within `limits` (no shared state
+/// Read (through a test's `reader` when given) and fingerprint one file within `limits` (no shared state
 /// touched), keeping its text and samples for the learner when `learning`
 /// under these settings and the file is not big (a big file takes no part
 /// in learning: [`crate::runtime::reading`]).
 fn ingest(
     engine: &Engine,
     limits: &ReadLimits,
+    reader: Option<&FileReader>,
     learning: Option<&LibraryConfig>,
     entry: FileEntry,
 ) -> Ingested {
@@ -505,15 +576,22 @@ fn ingest(
         count_all_shingles: true,
     };
     let weights = engine.reference_weights();
-    match read_document_sampled(
-        &entry.path,
-        DEFAULT_SIZE_CAP,
-        engine,
-        weights,
-        options,
-        limits,
-        learning,
-    ) {
+    let read = match reader {
+        // A test's reader stands in for the file system.
+        Some(reader) => reader(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
+            print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
+        }),
+        None => read_document_sampled(
+            &entry.path,
+            DEFAULT_SIZE_CAP,
+            engine,
+            weights,
+            options,
+            limits,
+            learning,
+        ),
+    };
+    match read {
         Ok(read) => {
             record.identity = read.identity;
             record.content_hash = read.content_hash;

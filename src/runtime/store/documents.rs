@@ -25,7 +25,7 @@ use crate::pairing::library::PrintSource;
 /// The columns [`RawDoc::from_row`] reads.
 const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
      d.content_hash, d.status, d.reason, d.encoding, d.first_seen_ns, p.fingerprints, p.terms, \
-     d.shingles";
+     d.shingles, p.checksum";
 
 /// The tables [`DOC_COLUMNS`] reads.
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
@@ -38,6 +38,7 @@ impl Store {
     /// path must already be in the index. Returns the document's id.
     pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
         tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
+        self.injected_fault("begin update")?;
         let path = &self.path;
         let tx = self
             .conn
@@ -54,6 +55,7 @@ impl Store {
         &mut self,
         items: &[(DocRecord, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
+        self.injected_fault("begin batch update")?;
         let path = &self.path;
         let tx = self
             .conn
@@ -65,6 +67,31 @@ impl Store {
             .collect::<Result<Vec<_>>>()?;
         tx.commit().ctx(path, "commit batch update")?;
         Ok(ids)
+    }
+
+    /// Rewrite the stored pairs of documents already in the index (each
+    /// with all its current pairs, whose other ends must be in the index
+    /// too), in one transaction: the documents whose pairs a change to
+    /// others altered ([`crate::pairing::library::Library::take_touched`]).
+    pub fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin pair update")?;
+        for (doc, pairs) in docs {
+            let id: Option<i64> = tx
+                .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+                .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
+                .ctx(path, format_args!("look up {doc}"))?;
+            if let Some(id) = id {
+                write_pairs_in(&tx, path, id, doc, pairs)?;
+            }
+        }
+        tx.commit().ctx(path, "commit pair update")
     }
 
     /// Remove the document at `path` and (by cascade) its pairs. Verdicts,
@@ -185,7 +212,13 @@ impl Store {
             .prepare_cached(&sql)
             .and_then(|mut s| s.query_row([doc.as_bytes()], RawDoc::from_row).optional())
             .ctx(&self.path, format_args!("read {doc}"))?;
-        raw.map(|r| r.decode(&self.path)).transpose()
+        let Some((record, corrupt)) = raw.map(|r| r.decode(&self.path)).transpose()? else {
+            return Ok(None);
+        };
+        if corrupt {
+            self.note_corrupt(&record.path);
+        }
+        Ok(Some(record))
     }
 
     /// One document's part in boilerplate learning, if stored.
@@ -238,38 +271,80 @@ impl Store {
 
     /// The fingerprints of the documents at these paths, in order (`None`
     /// where a path has none): read one row at a time, decoded in parallel.
+    /// A blob that fails its checksum is `None` too: noted for
+    /// [`Store::take_corrupt`] (the index reads the file again) and logged.
     pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT p.fingerprints FROM documents d JOIN document_prints p ON p.id = d.id \
-                 WHERE d.path = ?1",
+                "SELECT p.fingerprints, p.checksum FROM documents d \
+                 JOIN document_prints p ON p.id = d.id WHERE d.path = ?1",
             )
             .ctx(&self.path, "prepare fingerprint read")?;
         let blobs = docs
             .iter()
             .map(|doc| {
-                stmt.query_row([doc.as_bytes()], |r| r.get::<_, Option<Vec<u8>>>(0))
-                    .optional()
-                    .map(Option::flatten)
-                    .ctx(&self.path, format_args!("read fingerprints of {doc}"))
+                stmt.query_row([doc.as_bytes()], |r| {
+                    Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?))
+                })
+                .optional()
+                .ctx(&self.path, format_args!("read fingerprints of {doc}"))
             })
             .collect::<Result<Vec<_>>>()?;
         let store = &self.path;
-        blobs
+        let decoded: Vec<std::result::Result<Option<Fingerprints>, Corrupt>> = blobs
             .into_par_iter()
             .zip(docs)
-            .map(|(blob, doc)| {
-                blob.map(|blob| {
-                    postcard::from_bytes::<Fingerprints>(&blob).map_err(|e| StoreError::Decode {
-                        path: store.clone(),
-                        doc: doc.to_string(),
-                        reason: format!("fingerprints do not decode: {e}"),
+            .map(|(row, doc)| {
+                let Some((Some(blob), checksum)) = row else {
+                    return Ok(None);
+                };
+                if checksum.map(u64_from_sql) != Some(super::blob_checksum(&blob)) {
+                    return Err(Corrupt::Checksum);
+                }
+                postcard::from_bytes::<Fingerprints>(&blob)
+                    .map(Some)
+                    .map_err(|e| {
+                        Corrupt::Decode(StoreError::Decode {
+                            path: store.clone(),
+                            doc: doc.to_string(),
+                            reason: format!("fingerprints do not decode: {e}"),
+                        })
                     })
-                })
-                .transpose()
+            })
+            .collect();
+        decoded
+            .into_iter()
+            .zip(docs)
+            .map(|(result, doc)| match result {
+                Ok(prints) => Ok(prints),
+                Err(Corrupt::Checksum) => {
+                    self.note_corrupt(doc);
+                    Ok(None)
+                }
+                Err(Corrupt::Decode(e)) => Err(e),
             })
             .collect()
+    }
+
+    /// Note (and log) that `doc`'s stored fingerprints failed their checksum.
+    pub(super) fn note_corrupt(&self, doc: &DocPath) {
+        tracing::warn!(store = %self.path.display(), %doc, "stored fingerprints fail their checksum; the file will be read again");
+        self.corrupt
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(doc.clone());
+    }
+
+    /// The documents whose stored fingerprints failed their checksum since
+    /// the last call (read as missing): their files must be read again.
+    pub fn take_corrupt(&self) -> Vec<DocPath> {
+        std::mem::take(
+            &mut *self
+                .corrupt
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// The rows of `sql`, read in order and decoded in parallel a chunk at
@@ -338,7 +413,9 @@ impl Store {
     /// [`Store::document_entries`]).
     pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(
-            &DOC_COLUMNS.replace("p.fingerprints, p.terms", "NULL, NULL"),
+            &DOC_COLUMNS
+                .replace("p.fingerprints, p.terms", "NULL, NULL")
+                .replace("p.checksum", "NULL"),
             "documents d",
         )
     }
@@ -346,7 +423,17 @@ impl Store {
     fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
         let sql = format!("SELECT {columns} FROM {from} ORDER BY d.id");
         let path = &self.path;
-        self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))
+        let records =
+            self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))?;
+        Ok(records
+            .into_iter()
+            .map(|(record, corrupt)| {
+                if corrupt {
+                    self.note_corrupt(&record.path);
+                }
+                record
+            })
+            .collect())
     }
 
     /// Every stored library entry ([`DocEntry`]) by document id, in id
@@ -523,12 +610,15 @@ fn upsert_in(
             )
         })
         .ctx(path, format_args!("write document {doc}"))?;
+    let checksum = fingerprints
+        .as_deref()
+        .map(|blob| u64_to_sql(super::blob_checksum(blob)));
     tx.prepare_cached(
-        "INSERT INTO document_prints (id, fingerprints, terms) VALUES (?1, ?2, ?3) \
+        "INSERT INTO document_prints (id, fingerprints, terms, checksum) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT(id) DO UPDATE SET fingerprints = excluded.fingerprints, \
-             terms = excluded.terms",
+             terms = excluded.terms, checksum = excluded.checksum",
     )
-    .and_then(|mut s| s.execute(params![id, fingerprints, terms]))
+    .and_then(|mut s| s.execute(params![id, fingerprints, terms, checksum]))
     .ctx(path, format_args!("write fingerprints of {doc}"))?;
     match entry {
         Some(entry) => tx
@@ -550,6 +640,18 @@ fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write boilerplate of {doc}"))?;
+    write_pairs_in(tx, path, id, doc, pairs)?;
+    Ok(RowId(id))
+}
+
+/// Replace every stored pair of document row `id` (at `doc`) with `pairs`.
+fn write_pairs_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    id: i64,
+    doc: &DocPath,
+    pairs: &[PairUpdate],
+) -> Result<()> {
     tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
         .and_then(|mut s| s.execute([id]))
         .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))
@@ -587,7 +689,15 @@ fn upsert_in(
             .execute(pair_row(id, other_id, scores))
             .ctx(path, format_args!("write pair {doc} / {other}"))?;
     }
-    Ok(RowId(id))
+    Ok(())
+}
+
+/// Why a stored fingerprint blob could not be used.
+enum Corrupt {
+    /// It does not match its checksum (or has none): read as missing.
+    Checksum,
+    /// It matches, yet does not decode: a real error.
+    Decode(StoreError),
 }
 
 impl PrintSource for Store {

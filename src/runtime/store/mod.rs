@@ -93,8 +93,22 @@ use error::Context;
 pub const APPLICATION_ID: i32 = 0x646f_7070;
 
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
-/// fingerprints apart from `documents`, and stored library entries).
-pub const SCHEMA_VERSION: i32 = 3;
+/// fingerprints apart from `documents`, and stored library entries; 3: a
+/// checksum beside each fingerprint blob; 4: each document's part in
+/// boilerplate learning). A version-2 or -3 index is migrated when opened
+/// read-write (its fingerprints are stale then anyway: the configuration
+/// key names the schema).
+pub const SCHEMA_VERSION: i32 = 4;
+
+/// The seed of the checksum stored beside each fingerprint blob
+/// ([`blob_checksum`]).
+const CHECKSUM_SEED: u64 = 0x00c5_ec4b_1ab5;
+
+/// The checksum of a stored fingerprint blob (xxh3): a blob that does not
+/// match it is treated as missing, and the file read again.
+pub fn blob_checksum(blob: &[u8]) -> u64 {
+    crate::hash::hash64(blob, CHECKSUM_SEED)
+}
 
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
@@ -106,6 +120,38 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Documents whose stored fingerprints failed their checksum since the
+    /// last [`Store::take_corrupt`] (read as missing).
+    corrupt: std::sync::Mutex<Vec<DocPath>>,
+    /// Writes tests make fail ([`StoreFaults`]).
+    faults: Option<StoreFaults>,
+}
+
+/// A test hook: makes a store's next document writes fail as on a full
+/// disk (`SQLITE_FULL`, the transaction not begun), shared with the test
+/// that holds a clone. Never set outside tests.
+#[doc(hidden)]
+#[derive(Debug, Clone, Default)]
+pub struct StoreFaults(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl StoreFaults {
+    /// Fail the next `n` document writes.
+    pub fn fail_next_writes(&self, n: usize) {
+        self.0.store(n, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Writes still to fail.
+    pub fn pending(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Whether this write fails (counting it).
+    fn take(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    }
 }
 
 impl fmt::Debug for Store {
@@ -115,6 +161,27 @@ impl fmt::Debug for Store {
 }
 
 impl Store {
+    /// Make writes fail as [`StoreFaults`] says (tests).
+    #[doc(hidden)]
+    pub fn set_faults(&mut self, faults: Option<StoreFaults>) {
+        self.faults = faults;
+    }
+
+    /// An injected failure for this write, if [`StoreFaults`] asks for one.
+    fn injected_fault(&self, context: &str) -> Result<()> {
+        match &self.faults {
+            Some(faults) if faults.take() => Err(StoreError::Sqlite {
+                path: self.path.clone(),
+                context: context.to_owned(),
+                error: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+                    Some("database or disk is full (injected)".into()),
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The index file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -42,7 +42,8 @@ CREATE TABLE documents (
 CREATE TABLE document_prints (
     id           INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     fingerprints BLOB,
-    terms        BLOB
+    terms        BLOB,
+    checksum     INTEGER
 ) STRICT;
 
 CREATE TABLE document_entries (
@@ -350,6 +351,9 @@ impl Store {
         report: &mut OpenReport,
         check: Check,
     ) -> Result<(Store, PendingCheck), OpenFailure> {
+        if create_atomically(path)? {
+            report.created = true;
+        }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
             | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -365,7 +369,9 @@ impl Store {
                     application_id: p.application_id,
                 }));
             }
-            if p.user_version != SCHEMA_VERSION {
+            if p.user_version == 2 || p.user_version == 3 {
+                migrate_from(p.user_version, &conn, path)?;
+            } else if p.user_version != SCHEMA_VERSION {
                 return Err(OpenFailure::Bad(OpenProblem::UnknownSchema {
                     version: p.user_version,
                 }));
@@ -402,9 +408,12 @@ impl Store {
         let mut store = Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
+            faults: None,
         };
         if fresh {
-            report.created = store.init_schema()?;
+            // Only where a file could not be created whole beside it first.
+            report.created |= store.init_schema()?;
         }
         let pending = match check {
             Check::Background if !fresh => PendingCheck::start(path),
@@ -474,6 +483,8 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
+            faults: None,
         })
     }
 
@@ -522,7 +533,7 @@ impl Store {
                 application_id: p.application_id,
             })));
         }
-        if p.user_version != SCHEMA_VERSION {
+        if !(2..=SCHEMA_VERSION).contains(&p.user_version) {
             return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
                 version: p.user_version,
             })));
@@ -530,6 +541,8 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            corrupt: Default::default(),
+            faults: None,
         })
     }
 
@@ -568,5 +581,99 @@ impl Store {
             }
             Err(e) => Err(e).ctx(path, "take an exclusive lock"),
         }
+    }
+}
+
+/// Bring a version-2 or -3 index to this schema: a checksum column beside
+/// the fingerprint blobs (3) and a table of each document's part in
+/// boilerplate learning (4). Rows written before have no checksum and read
+/// as missing (their fingerprints are of another configuration key anyway).
+fn migrate_from(
+    version: i32,
+    conn: &Connection,
+    path: &Path,
+) -> std::result::Result<(), OpenFailure> {
+    let checksum = if version < 3 {
+        "ALTER TABLE document_prints ADD COLUMN checksum INTEGER;"
+    } else {
+        ""
+    };
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; \
+         {checksum} \
+         CREATE TABLE IF NOT EXISTS document_boilerplate ( \
+             id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
+             boilerplate BLOB NOT NULL \
+         ) STRICT; \
+         PRAGMA user_version = {SCHEMA_VERSION}; \
+         COMMIT;"
+    ))
+    .map_err(|e| {
+        let _ = conn.execute_batch("ROLLBACK");
+        classify(
+            path,
+            &format!("migrate the schema from version {version}"),
+            e,
+        )
+    })
+}
+
+/// Create a new index at `path` whole, if there is none: its schema is
+/// written to a file of its own beside it, which is then linked to `path`,
+/// so no other process ever sees a half-created index (it would take it
+/// for another application's file and move it aside, or fail on its
+/// locks). `true` when this call created it; `false` when a file is there
+/// already (another process may have just linked its own), or the file
+/// system cannot link (the caller then creates it in place).
+fn create_atomically(path: &Path) -> std::result::Result<bool, OpenFailure> {
+    if fs::symlink_metadata(path).is_ok() {
+        return Ok(false);
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let unique = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let building = path.with_file_name(format!(".{name}.creating-{}-{unique}", std::process::id()));
+    // Linked only if nothing is there; an existing file (another
+    // process's, just linked) or a file system without hard links (some
+    // network or FAT ones: the caller creates it in place) is not ours.
+    let result = build_new_index(&building).map(|()| fs::hard_link(&building, path).is_ok());
+    for companion in ["", "-wal", "-shm", "-journal"] {
+        let mut file = building.clone().into_os_string();
+        file.push(companion);
+        let _ = fs::remove_file(file);
+    }
+    result
+}
+
+/// A complete, empty index at `building`, in WAL mode where the file
+/// system allows it (so the opens that follow change nothing), closed.
+fn build_new_index(building: &Path) -> std::result::Result<(), OpenFailure> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(building, flags)
+        .map_err(|e| OpenFailure::Fatal(classify_fatal(building, "create", e)))?;
+    let mut store = Store {
+        conn,
+        path: building.to_path_buf(),
+        corrupt: Default::default(),
+        faults: None,
+    };
+    store.init_schema().map_err(OpenFailure::Fatal)?;
+    // Where WAL is unavailable, the open that follows says so.
+    let _ = store
+        .conn
+        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0));
+    drop(store);
+    Ok(())
+}
+
+/// A failure creating a file of our own: never a reason to move one aside.
+fn classify_fatal(path: &Path, context: &str, error: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_path_buf(),
+        context: context.to_owned(),
+        error,
     }
 }

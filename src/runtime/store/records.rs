@@ -151,6 +151,7 @@ pub(super) struct RawDoc {
     fingerprints: Option<Vec<u8>>,
     terms: Option<Vec<u8>>,
     shingles: u32,
+    checksum: Option<i64>,
 }
 
 impl RawDoc {
@@ -173,19 +174,26 @@ impl RawDoc {
             fingerprints: r.get(12)?,
             terms: r.get(13)?,
             shingles: r.get(14)?,
+            checksum: r.get(15)?,
         })
     }
 
-    pub(super) fn decode(self, store: &Path) -> Result<DocRecord> {
+    /// The record, and whether its fingerprint blob failed its checksum
+    /// (its fingerprints are then `None`).
+    pub(super) fn decode(self, store: &Path) -> Result<(DocRecord, bool)> {
         let err = |reason: String| StoreError::Decode {
             path: store.to_path_buf(),
             doc: DocPath::from_bytes(self.path.as_slice()).to_string(),
             reason,
         };
         let status = status_from_sql(&self.status, self.reason).map_err(err)?;
+        let corrupt = self.fingerprints.as_deref().is_some_and(|blob| {
+            self.checksum.map(u64_from_sql) != Some(super::blob_checksum(blob))
+        });
         let fingerprints = self
             .fingerprints
             .as_deref()
+            .filter(|_| !corrupt)
             .map(postcard::from_bytes::<Fingerprints>)
             .transpose()
             .map_err(|e| err(format!("fingerprints do not decode: {e}")))?;
@@ -198,19 +206,22 @@ impl RawDoc {
                 ))
             })?,
         };
-        Ok(DocRecord {
-            id: Some(RowId(self.id)),
-            path: DocPath::from_bytes(self.path),
-            identity: self.identity,
-            content_hash: self.content_hash,
-            first_seen_ns: self.first_seen_ns,
-            status,
-            encoding: self.encoding,
-            fingerprints,
-            terms,
-            shingles: self.shingles,
-            entry: None,
-            boilerplate: None,
-        })
+        Ok((
+            DocRecord {
+                id: Some(RowId(self.id)),
+                path: DocPath::from_bytes(self.path),
+                identity: self.identity,
+                content_hash: self.content_hash,
+                first_seen_ns: self.first_seen_ns,
+                status,
+                encoding: self.encoding,
+                fingerprints,
+                terms,
+                shingles: self.shingles,
+                entry: None,
+                boilerplate: None,
+            },
+            corrupt,
+        ))
     }
 }

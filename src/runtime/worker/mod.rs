@@ -17,6 +17,7 @@
 
 pub mod detail;
 pub mod diff;
+pub mod pause;
 pub mod protocol;
 pub mod snapshot;
 
@@ -68,6 +69,12 @@ pub struct WorkerConfig {
     pub cluster_by: ClusterBy,
     /// Components or star (the first snapshot's).
     pub cluster_mode: ClusterMode,
+    /// The first wait after the index could not be written (disk full,
+    /// busy); it doubles per failure in a row (see [`pause`]). Default: 1 s.
+    pub storage_retry: Duration,
+    /// Store writes a test makes fail.
+    #[doc(hidden)]
+    pub store_faults: Option<crate::runtime::store::StoreFaults>,
 }
 
 impl WorkerConfig {
@@ -87,6 +94,8 @@ impl WorkerConfig {
             read_limits: ReadLimits::default(),
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
+            storage_retry: Duration::from_secs(1),
+            store_faults: None,
         }
     }
 }
@@ -254,6 +263,9 @@ struct Worker {
     busy: bool,
     /// Curator verdicts applied so far (see `Snapshot::verdicts_applied`).
     verdicts_applied: u64,
+    /// The index could not be written: the whole folder is read again
+    /// when this is due ([`pause`]).
+    paused: Option<pause::StoragePause>,
 }
 
 /// While more input is already waiting (a bulk drop), snapshots are sent at
@@ -305,6 +317,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     }
     index.set_extra_ignores(config.extra_ignores.clone());
     index.set_read_limits(config.read_limits);
+    index.set_store_faults(config.store_faults.clone());
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());
@@ -342,6 +355,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         last_published: Instant::now(),
         busy: false,
         verdicts_applied: 0,
+        paused: None,
     };
     match worker.reconcile() {
         Ok(changes) => {
@@ -387,7 +401,9 @@ impl Worker {
                     let timeout = self
                         .retries
                         .values()
-                        .map(|(due, _)| due.saturating_duration_since(Instant::now()))
+                        .map(|(due, _)| *due)
+                        .chain(self.paused.map(|p| p.due))
+                        .map(|due| due.saturating_duration_since(Instant::now()))
                         .min()
                         .unwrap_or(Duration::from_secs(3600));
                     match self.inputs.recv_timeout(timeout) {
@@ -407,6 +423,9 @@ impl Worker {
                 .map(|(p, _)| p.clone())
                 .collect();
             batch.paths.extend(due);
+            if self.paused.is_some_and(|p| p.due <= now) {
+                batch.rescan = true;
+            }
             if batch.quit {
                 return;
             }
@@ -515,8 +534,19 @@ impl Worker {
     }
 
     /// Report an index failure (classified: storage full, busy, folder
-    /// gone, ...), after `context` if any.
-    fn index_error(&self, error: &IndexError, context: Option<&str>) {
+    /// gone, ...), after `context` if any. A storage failure pauses: the
+    /// whole folder is read again after a growing delay ([`pause`]).
+    fn index_error(&mut self, error: &IndexError, context: Option<&str>) {
+        if let Some(state) = pause::paused_state(error) {
+            let pause = pause::StoragePause::after_failure(
+                self.paused,
+                self.config.storage_retry,
+                Instant::now(),
+            );
+            tracing::warn!(?state, attempts = pause.attempts, "index paused");
+            self.paused = Some(pause);
+            self.send(Update::Watch(state));
+        }
         let error = WorkerError::from_index(error, context);
         tracing::error!(kind = error.kind.as_str(), %error, "index error");
         self.send(Update::Error(error));
@@ -551,6 +581,9 @@ impl Worker {
             }
             !quit
         });
+        if result.is_ok() && self.paused.take().is_some() {
+            tracing::info!("index resumed");
+        }
         if let Some(state) = self.watch_state.clone() {
             self.send(Update::Watch(state));
         }

@@ -5,12 +5,17 @@
 //! handler does nothing else, so a slow consumer never makes the kernel
 //! queue overflow. The watcher thread keeps one pending entry per touched
 //! path and reports the path only once its size and mtime (`lstat`) have not
-//! changed for the quiet period: [`WatchEvent::Changed`] for a file (or a
+//! changed for the quiet period, and no writer that wrote to it still has it
+//! open (inotify's close-after-write; not under polling): [`WatchEvent::Changed`] for a file (or a
 //! special file, which the index lists as skipped), [`WatchEvent::Removed`]
 //! for a path that is gone. A folder created or moved in is walked, and every
 //! file in it goes through the same stability check, so the files of a
 //! `mkdir -p` or `cp -r` raced past notify are found. The same files the
 //! folder walk ignores ([`crate::runtime::collection::IgnoreRules`]) are ignored here;
+//! A file that keeps changing (found changed when its quiet period ends,
+//! changed again soon after it was reported, or still open for writing)
+//! waits twice as long each time, up to [`MAX_QUIET`]: a slow writer's
+//! partial versions are not reported at every pause.
 //! a changed `.doppelignore` asks for a rescan. Symbolic links are not
 //! followed. Reads (doppel's own) raise no event that counts: only writes,
 //! creations, removals, renames and metadata changes do.
@@ -30,7 +35,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use notify::event::{AccessKind, AccessMode};
+use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
 use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher as _};
 use serde::Serialize;
 
@@ -58,6 +63,15 @@ pub enum WatchState {
 
 /// Default quiet period: a path is reported once unchanged for this long.
 pub const DEFAULT_QUIET: Duration = Duration::from_millis(200);
+/// The longest a path that keeps changing waits: its quiet period doubles
+/// up to this.
+pub const MAX_QUIET: Duration = Duration::from_secs(4);
+
+/// A path's quiet period after it was found changing again: doubled (from
+/// at least 50 ms, so a zero quiet period grows too), at most [`MAX_QUIET`].
+fn longer(quiet: Duration) -> Duration {
+    (quiet * 2).max(Duration::from_millis(50)).min(MAX_QUIET)
+}
 /// Default interval of the safety-net full rescan.
 pub const DEFAULT_RESCAN_EVERY: Duration = Duration::from_secs(600);
 /// Default interval of the polling fallback.
@@ -235,6 +249,10 @@ struct Pending {
     stat: Option<Stat>,
     /// When to look again.
     due: Instant,
+    /// Its quiet period (longer while it keeps changing).
+    quiet: Duration,
+    /// Written to since a writer last closed it.
+    writing: bool,
 }
 
 enum Source {
@@ -248,6 +266,11 @@ struct Core {
     sink: Box<dyn FnMut(WatchEvent) -> bool + Send>,
     raw: Sender<Raw>,
     pending: HashMap<PathBuf, Pending>,
+    /// Paths reported lately, when, and their quiet period then: one that
+    /// changes again soon waits longer.
+    recent: HashMap<PathBuf, (Instant, Duration)>,
+    /// The source tells when a writer closes a file (inotify, not polling).
+    close_events: bool,
     source: Option<Source>,
     /// The watch limit was hit: poll until the root is set up again.
     limit_hit: bool,
@@ -275,6 +298,8 @@ impl Core {
             sink,
             raw,
             pending: HashMap::new(),
+            recent: HashMap::new(),
+            close_events: false,
             source: None,
             state: None,
             root_id: None,
@@ -355,6 +380,7 @@ impl Core {
     /// (Re)start the event source on the root, or pause if it is missing.
     fn set_up(&mut self) {
         self.source = None;
+        self.close_events = false;
         self.next_root_check = Instant::now() + ROOT_CHECK;
         let root = self.config.root.clone();
         let root_id = fs::metadata(&root).ok().filter(|m| m.is_dir()).map(|m| {
@@ -385,6 +411,8 @@ impl Core {
             match native {
                 Ok(w) => {
                     self.source = Some(Source::Native(w));
+                    // inotify says when a writer closes a file.
+                    self.close_events = cfg!(target_os = "linux");
                     self.set_state(WatchState::Watching);
                     return;
                 }
@@ -474,6 +502,11 @@ impl Core {
     }
 
     fn on_event(&mut self, event: notify::Result<notify::Event>) {
+        self.on_event_at(event, Instant::now());
+    }
+
+    /// [`Core::on_event`] at the time `now` (tests give their own clock).
+    fn on_event_at(&mut self, event: notify::Result<notify::Event>, now: Instant) {
         let event = match event {
             Ok(event) => event,
             Err(e) if is_watch_limit(&e) => {
@@ -496,12 +529,16 @@ impl Core {
         if event.need_rescan() {
             self.rescan = true;
         }
-        match event.kind {
+        let writing = match event.kind {
+            // A writer closed the file.
+            EventKind::Access(AccessKind::Close(AccessMode::Write)) => Some(false),
             // Opening and reading (doppel's own reads among them) change nothing.
-            EventKind::Access(AccessKind::Close(AccessMode::Write)) => {}
             EventKind::Access(_) => return,
-            _ => {}
+            EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Any)
+            | EventKind::Create(CreateKind::File) => Some(true),
+            _ => None,
         }
+        .filter(|_| self.close_events);
         if self.paused() {
             return;
         }
@@ -518,12 +555,18 @@ impl Core {
                 self.rescan = true;
                 continue;
             }
-            self.touch(path);
+            self.touch_at(path, now, writing);
         }
     }
 
     /// Note that `path` changed: look at it again after the quiet period.
     fn touch(&mut self, path: PathBuf) {
+        self.touch_at(path, Instant::now(), None);
+    }
+
+    /// [`Core::touch`] at `now`; `writing` says whether a writer still has
+    /// it open (`None`: as before).
+    fn touch_at(&mut self, path: PathBuf, now: Instant, writing: Option<bool>) {
         let now_stat = stat(&path);
         if self
             .rules
@@ -537,11 +580,23 @@ impl Core {
             self.rescan = true;
             return;
         }
+        let (quiet, was_writing) = match self.pending.get(&path) {
+            Some(p) => (p.quiet, p.writing),
+            None => match self.recent.get(&path) {
+                // Reported lately and changing again: a slow writer.
+                Some(&(at, quiet)) if now.saturating_duration_since(at) <= MAX_QUIET => {
+                    (longer(quiet), false)
+                }
+                _ => (self.config.quiet, false),
+            },
+        };
         self.pending.insert(
             path,
             Pending {
                 stat: now_stat,
-                due: Instant::now() + self.config.quiet,
+                due: now + quiet,
+                quiet,
+                writing: writing.unwrap_or(was_writing),
             },
         );
     }
@@ -577,16 +632,27 @@ impl Core {
                     self.pending.remove(&path);
                     self.walk(&path);
                 }
+                Some(s) if entry.stat == Some(s) && entry.writing && entry.quiet < MAX_QUIET => {
+                    // Unchanged, but a writer still has it open: wait longer.
+                    entry.quiet = longer(entry.quiet);
+                    entry.due = now + entry.quiet;
+                }
                 Some(s) if entry.stat == Some(s) => {
+                    let quiet = entry.quiet;
                     self.pending.remove(&path);
+                    self.recent.insert(path.clone(), (now, quiet));
                     self.emit(WatchEvent::Changed(path));
                 }
                 Some(s) => {
+                    // Still changing: look again after a longer wait.
                     entry.stat = Some(s);
-                    entry.due = now + self.config.quiet;
+                    entry.quiet = longer(entry.quiet);
+                    entry.due = now + entry.quiet;
                 }
             }
         }
+        self.recent
+            .retain(|_, (at, _)| now.saturating_duration_since(*at) <= MAX_QUIET);
     }
 
     /// A folder appeared: every file in it is touched (its own events may
@@ -624,87 +690,4 @@ impl Core {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use notify::event::{CreateKind, Flag};
-    use std::sync::{Arc, Mutex};
-
-    /// A core on `root` (not started) whose events land in the returned list.
-    fn core(root: &Path) -> (Core, Arc<Mutex<Vec<WatchEvent>>>) {
-        let events = Arc::new(Mutex::new(Vec::new()));
-        let sink = {
-            let events = events.clone();
-            move |e| {
-                events.lock().unwrap().push(e);
-                true
-            }
-        };
-        let (raw, _) = mpsc::channel();
-        let mut config = WatchConfig::new(root);
-        config.quiet = Duration::ZERO;
-        let mut core = Core::new(config, Box::new(sink), raw);
-        core.state = Some(WatchState::Watching);
-        (core, events)
-    }
-
-    #[test]
-    fn the_rescan_flag_on_a_pathless_event_asks_for_one_rescan() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut core, _) = core(dir.path());
-        for _ in 0..3 {
-            core.on_event(Ok(
-                notify::Event::new(EventKind::Other).set_flag(Flag::Rescan)
-            ));
-        }
-        assert!(core.rescan);
-        assert!(core.pending.is_empty());
-    }
-
-    #[test]
-    fn odd_events_and_errors_never_panic_and_reads_are_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let (mut core, events) = core(&root);
-        core.on_event(Ok(notify::Event::new(EventKind::Any)));
-        core.on_event(Ok(
-            notify::Event::new(EventKind::Other).add_path("/elsewhere/x".into())
-        ));
-        core.on_event(Err(notify::Error::generic("boom")));
-        core.on_event(Err(notify::Error::path_not_found()));
-        core.on_event(Ok(notify::Event::new(EventKind::Access(AccessKind::Open(
-            AccessMode::Any,
-        )))
-        .add_path(root.join("read.txt"))));
-        assert!(core.pending.is_empty());
-        core.on_event(Ok(notify::Event::new(EventKind::Create(CreateKind::File))
-            .add_path(root.join("new.txt"))
-            .add_path(root.join(".hidden"))
-            .add_path(root.join("x.part"))));
-        assert_eq!(
-            core.pending.keys().collect::<Vec<_>>(),
-            [&root.join("new.txt")]
-        );
-        // Gone by the time it is looked at: a removal.
-        core.settle(Instant::now() + Duration::from_secs(1));
-        let events = events.lock().unwrap();
-        assert_eq!(events.len(), 2, "{events:?}");
-        assert!(matches!(&events[0], WatchEvent::Error(m) if m.contains("boom")));
-        assert_eq!(events[1], WatchEvent::Removed(root.join("new.txt")));
-    }
-
-    #[test]
-    fn a_file_is_reported_once_it_has_settled() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().to_path_buf();
-        let (mut core, events) = core(&root);
-        let path = root.join("book.txt");
-        fs::write(&path, "first").unwrap();
-        core.touch(path.clone());
-        fs::write(&path, "first and more").unwrap();
-        // Changed since the event: look again later.
-        core.settle(Instant::now() + Duration::from_secs(1));
-        assert!(events.lock().unwrap().is_empty());
-        core.settle(Instant::now() + Duration::from_secs(2));
-        assert_eq!(*events.lock().unwrap(), [WatchEvent::Changed(path)]);
-    }
-}
+mod tests;

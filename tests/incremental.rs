@@ -1,0 +1,333 @@
+//! An index's results do not depend on its history: after any sequence of
+//! files added, changed, touched (mtime only) and removed, reconciled step
+//! by step (and reopened now and then), the index keeps exactly the pairs,
+//! with the same scores from every algorithm, and the same clusters by
+//! fusion and by each algorithm, as a fresh scan of the folder
+//! (`--no-index`). Run with the default caps and with caps that bite (one
+//! SI neighbour, posting lists of three), where arrival order used to decide
+//! which pairs were proposed.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+use std::time::{Duration, SystemTime};
+
+use doppel::engine::algo::AlgorithmId;
+use doppel::engine::{Engine, EngineConfig};
+use doppel::pairing::candidates::CandidateConfig;
+use doppel::pairing::cluster::{ClusterBy, ClusterSpec};
+use doppel::pairing::library::{Library, LibraryConfig};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::scan::scan_folder;
+use proptest::prelude::*;
+
+/// Paragraphs files are made of: those of the sample corpus's plain texts
+/// (of some length), in a fixed order.
+static PARAGRAPHS: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let root = common::sample_corpus();
+    [
+        "austen/emma-ch1.txt",
+        "austen/persuasion-ch1.txt",
+        "austen/sense-sensibility-ch1.txt",
+        "misc/gettysburg.txt",
+        "sotu/1790-washington.txt",
+        "sotu/1791-washington.txt",
+        "bible/ruth-kjv.txt",
+        "moby/moby-dick-ch1.txt",
+    ]
+    .iter()
+    .flat_map(|p| {
+        let text = fs::read_to_string(root.join(p)).unwrap();
+        text.split("\n\n")
+            .filter(|p| p.len() > 150)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    })
+    .collect()
+});
+
+/// A file's text: `len` (4 to 13) paragraphs from `start` on. Files whose
+/// runs overlap share part of their text, in every proportion: pairs only
+/// some algorithms (often only SI) keep, and many files of a size.
+fn text(start: usize, len: usize) -> String {
+    let all = &*PARAGRAPHS;
+    (0..4 + len)
+        .map(|i| all[(start + i) % all.len()].as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[derive(Debug, Clone)]
+enum Step {
+    Add {
+        name: u8,
+        pool: usize,
+        cut: usize,
+    },
+    Change {
+        file: usize,
+        pool: usize,
+        cut: usize,
+    },
+    Touch {
+        file: usize,
+    },
+    Remove {
+        file: usize,
+    },
+    Reopen,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    prop_oneof![
+        3 => (any::<u8>(), 0..200usize, 0..10usize)
+            .prop_map(|(name, pool, cut)| Step::Add { name, pool, cut }),
+        2 => (any::<usize>(), 0..200usize, 0..10usize)
+            .prop_map(|(file, pool, cut)| Step::Change { file, pool, cut }),
+        2 => any::<usize>().prop_map(|file| Step::Touch { file }),
+        2 => any::<usize>().prop_map(|file| Step::Remove { file }),
+        1 => Just(Step::Reopen),
+    ]
+}
+
+/// A folder and its index, with a clock for modification times that only
+/// moves forward (so no change can hide inside a timestamp's resolution).
+struct World {
+    _dir: tempfile::TempDir,
+    folder: PathBuf,
+    index_path: PathBuf,
+    library: LibraryConfig,
+    clock: SystemTime,
+}
+
+impl World {
+    fn new(library: LibraryConfig) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("folder");
+        fs::create_dir_all(folder.join("sub")).unwrap();
+        let index_path = dir.path().join("index.sqlite");
+        World {
+            _dir: dir,
+            folder,
+            index_path,
+            library,
+            clock: SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000),
+        }
+    }
+
+    fn open(&self) -> FolderIndex {
+        FolderIndex::open(
+            &self.folder,
+            Engine::new(EngineConfig::default()),
+            self.library.clone(),
+            Some(&self.index_path),
+        )
+        .unwrap()
+        .0
+    }
+
+    fn files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = ["", "sub"]
+            .iter()
+            .flat_map(|d| fs::read_dir(self.folder.join(d)).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        files
+    }
+
+    fn write(&mut self, path: &Path, contents: &str) {
+        fs::write(path, contents).unwrap();
+        self.touch(path);
+    }
+
+    fn touch(&mut self, path: &Path) {
+        self.clock += Duration::from_secs(1);
+        let file = fs::File::options().append(true).open(path).unwrap();
+        file.set_modified(self.clock).unwrap();
+    }
+
+    /// Apply a step; `false` when it had nothing to act on.
+    fn apply(&mut self, step: &Step) -> bool {
+        let files = self.files();
+        let pick = |i: usize| (!files.is_empty()).then(|| files[i % files.len()].clone());
+        match *step {
+            Step::Add { name, pool, cut } => {
+                let sub = if name % 3 == 0 { "sub/" } else { "" };
+                let path = self.folder.join(format!("{sub}f{name:03}.txt"));
+                self.write(&path, &text(pool, cut));
+            }
+            Step::Change { file, pool, cut } => {
+                let Some(path) = pick(file) else { return false };
+                self.write(&path, &text(pool, cut));
+            }
+            Step::Touch { file } => {
+                let Some(path) = pick(file) else { return false };
+                self.touch(&path);
+            }
+            Step::Remove { file } => {
+                let Some(path) = pick(file) else { return false };
+                fs::remove_file(path).unwrap();
+            }
+            Step::Reopen => {}
+        }
+        true
+    }
+}
+
+/// Every spec a user can cluster by: fusion and each algorithm alone.
+fn specs(engine: &Engine) -> Vec<ClusterSpec> {
+    let fusion = ClusterSpec::from_engine(engine);
+    std::iter::once(fusion.clone())
+        .chain(AlgorithmId::ALL.iter().map(|&id| ClusterSpec {
+            by: ClusterBy::Algorithm(id),
+            ..fusion.clone()
+        }))
+        .collect()
+}
+
+fn clusters_by_spec(lib: &Library, engine: &Engine) -> Vec<BTreeSet<BTreeSet<String>>> {
+    specs(engine)
+        .iter()
+        .map(|spec| common::cluster_paths(lib, spec))
+        .collect()
+}
+
+/// The index equals a fresh scan of its folder: pairs, every score, and
+/// the clusters under every spec.
+fn assert_equals_fresh(index: &FolderIndex, world: &World) -> Result<(), TestCaseError> {
+    let engine = index.engine();
+    let fresh = scan_folder(
+        &world.folder,
+        engine,
+        engine.reference_weights(),
+        world.library.clone(),
+        ClusterSpec::from_engine(engine),
+    );
+    prop_assert_eq!(
+        common::scored_pairs(index.library()),
+        common::scored_pairs(&fresh.library)
+    );
+    prop_assert_eq!(
+        clusters_by_spec(index.library(), engine),
+        clusters_by_spec(&fresh.library, engine)
+    );
+    prop_assert_eq!(index.library().si_capped(), fresh.library.si_capped());
+    Ok(())
+}
+
+fn run(
+    library: LibraryConfig,
+    initial: Vec<(u8, usize, usize)>,
+    steps: Vec<Step>,
+) -> Result<(), TestCaseError> {
+    let mut world = World::new(library);
+    for (name, pool, cut) in initial {
+        world.apply(&Step::Add { name, pool, cut });
+    }
+    let mut index = world.open();
+    index.reconcile().unwrap();
+    assert_equals_fresh(&index, &world)?;
+    for step in &steps {
+        if matches!(step, Step::Reopen) {
+            drop(index);
+            index = world.open();
+            // What a reopen restores equals a fresh scan too.
+            assert_equals_fresh(&index, &world)?;
+        }
+        if world.apply(step) {
+            index.reconcile().unwrap();
+        }
+    }
+    assert_equals_fresh(&index, &world)?;
+    // And what it stored comes back the same.
+    drop(index);
+    let index = world.open();
+    assert_equals_fresh(&index, &world)
+}
+
+/// The number of cases each configuration runs (README's Reliability
+/// section quotes the total).
+const CASES: u32 = 24;
+
+fn tight_caps() -> LibraryConfig {
+    LibraryConfig {
+        candidates: CandidateConfig {
+            si_cap: 1,
+            max_postings: 3,
+            ..CandidateConfig::default()
+        },
+        ..LibraryConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
+
+    /// Under the default configuration.
+    #[test]
+    fn incremental_equals_fresh(
+        initial in prop::collection::vec((any::<u8>(), 0..200usize, 0..10usize), 4..14),
+        steps in prop::collection::vec(step(), 1..10),
+    ) {
+        run(LibraryConfig::default(), initial, steps)?;
+    }
+
+    /// With caps that bite: one SI neighbour, posting lists of three.
+    #[test]
+    fn incremental_equals_fresh_when_caps_bite(
+        initial in prop::collection::vec((any::<u8>(), 0..200usize, 0..10usize), 4..14),
+        steps in prop::collection::vec(step(), 1..10),
+    ) {
+        run(tight_caps(), initial, steps)?;
+    }
+}
+
+/// The case: touching files (no content change) keeps every pair,
+/// the SI-only ones included: touched files come back in the folder's
+/// order, after the others (caps that bite make such pairs many).
+#[test]
+fn touching_files_keeps_every_pair() {
+    let mut world = World::new(tight_caps());
+    // Runs of eight paragraphs, each sharing one with the next.
+    for name in 0..40u8 {
+        let start = usize::from(name) * 7;
+        world.apply(&Step::Add {
+            name,
+            pool: start,
+            cut: 4,
+        });
+    }
+    let mut index = world.open();
+    index.reconcile().unwrap();
+    let before = common::scored_pairs(index.library());
+    let files = world.files();
+    for path in files.iter().step_by(2) {
+        world.touch(path);
+    }
+    let report = index.reconcile().unwrap();
+    assert_eq!(
+        report.read,
+        files.len().div_ceil(2),
+        "touched files are read again"
+    );
+    let after = common::scored_pairs(index.library());
+    let paths = |pairs: &[(String, String, String)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(a, b, _)| (a.clone(), b.clone()))
+            .collect()
+    };
+    assert_eq!(paths(&after), paths(&before), "the same pairs");
+    assert!(after == before, "with the same scores");
+    let si = ClusterSpec {
+        by: ClusterBy::Algorithm(AlgorithmId::Si),
+        ..ClusterSpec::from_engine(index.engine())
+    };
+    assert!(!common::cluster_paths(index.library(), &si).is_empty());
+    assert_equals_fresh(&index, &world).unwrap();
+}

@@ -1,0 +1,475 @@
+//! What a folder or the machine does to the index must never lose a file
+//! silently: files that change while they are read, corrupt stored
+//! fingerprints, two processes creating one index, storage errors.
+//! Failures are injected (a file reader, a store fault), never raced.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{fixture, Fixture};
+
+use doppel::doc::DocPath;
+use doppel::engine::{Engine, EngineConfig};
+use doppel::faces::report;
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::collection::{read_bytes, Skip};
+use doppel::runtime::index::{FileChange, FolderIndex};
+use doppel::runtime::scan::ScanReport;
+
+fn open(f: &Fixture) -> FolderIndex {
+    FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap()
+    .0
+}
+
+/// Reads every file as usual but `victim`, which changes while it is read.
+fn changes_while_read(index: &mut FolderIndex, victim: &'static str) {
+    index.set_file_reader(Arc::new(move |path: &Path, cap| {
+        if path.ends_with(victim) {
+            Err(Skip::Changed)
+        } else {
+            read_bytes(path, cap)
+        }
+    }));
+}
+
+fn skip_of<'a>(report: &'a ScanReport, doc: &str) -> Option<&'a Skip> {
+    let doc = DocPath::from(doc);
+    report.docs.iter().find(|d| d.path == doc)?.skipped.as_ref()
+}
+
+#[test]
+fn a_new_file_that_changes_while_an_indexed_scan_reads_it_is_reported() {
+    let f = fixture();
+    let mut index = open(&f);
+    changes_while_read(&mut index, "misc/gettysburg.txt");
+    let reconciled = index.reconcile().unwrap();
+    assert!(reconciled
+        .changes
+        .iter()
+        .any(|c| matches!(c, FileChange::Retry { path } if path.ends_with("misc/gettysburg.txt"))));
+    let spec = ClusterSpec::from_engine(index.engine());
+    let scan = ScanReport::from_index(index, spec, &reconciled).unwrap();
+    assert_eq!(
+        skip_of(&scan, "misc/gettysburg.txt"),
+        Some(&Skip::Changed),
+        "listed with its reason, not missing"
+    );
+    let text = report::text(&scan);
+    assert!(
+        text.contains("misc/gettysburg.txt") && text.contains("changed while being read"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("will be read again"),
+        "a one-off scan reads nothing again: {text}"
+    );
+}
+
+#[test]
+fn an_indexed_file_that_changes_while_read_again_is_reported_without_its_old_pairs() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    let edited = f.folder.join("edited/emma-ch1-edited.txt");
+    let contents = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{contents}\nA line more.\n")).unwrap();
+    changes_while_read(&mut index, "edited/emma-ch1-edited.txt");
+    let reconciled = index.reconcile().unwrap();
+    let spec = ClusterSpec::from_engine(index.engine());
+    let scan = ScanReport::from_index(index, spec, &reconciled).unwrap();
+    assert_eq!(
+        skip_of(&scan, "edited/emma-ch1-edited.txt"),
+        Some(&Skip::Changed)
+    );
+    let gone = DocPath::from("edited/emma-ch1-edited.txt");
+    assert!(
+        scan.pairs().iter().all(|p| p.a != gone && p.b != gone),
+        "the report does not vouch for a version it could not read"
+    );
+}
+
+#[test]
+fn a_one_off_scan_does_not_promise_to_read_again() {
+    assert_eq!(Skip::Changed.to_string(), "changed while being read");
+}
+
+const ORIGINAL: &str = "austen/persuasion-ch1.txt";
+const COPY: &str = "copies/persuasion-ch1 (copy).txt";
+
+/// The shingle resemblance of the kept pair {a, b}, if kept.
+fn resemblance(index: &FolderIndex, a: &str, b: &str) -> Option<f64> {
+    let lib = index.library();
+    let (a, b) = (lib.id_of(&a.into())?, lib.id_of(&b.into())?);
+    lib.pair(a, b)?
+        .get(&doppel::engine::algo::AlgorithmId::Shingle)?
+        .value()
+}
+
+/// Overwrite 64 bytes of `doc`'s stored fingerprint blob with 0xff, behind
+/// the index's back (the checksum beside it is left as it was).
+fn corrupt_blob(index_path: &Path, doc: &str) {
+    let conn = rusqlite::Connection::open(index_path).unwrap();
+    let blob: Vec<u8> = conn
+        .query_row(
+            "SELECT p.fingerprints FROM document_prints p JOIN documents d ON d.id = p.id \
+             WHERE d.path = ?1",
+            [doc.as_bytes()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let mut bad = blob.clone();
+    let at = bad.len() / 2;
+    bad[at..at + 64].fill(0xff);
+    let changed = conn
+        .execute(
+            "UPDATE document_prints SET fingerprints = ?1 \
+             WHERE id = (SELECT id FROM documents WHERE path = ?2)",
+            rusqlite::params![bad, doc.as_bytes()],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+}
+
+#[test]
+fn a_corrupt_stored_fingerprint_is_read_again_and_the_identical_pair_scores_one() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    drop(index);
+    corrupt_blob(&f.index, ORIGINAL);
+    let mut index = open(&f);
+    // The copy changes (touched): verifying it reads the original's
+    // stored fingerprints, which fail their checksum.
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    let reconciled = index.reconcile().unwrap();
+    assert!(
+        reconciled.changes.contains(&FileChange::Indexed {
+            path: ORIGINAL.into()
+        }),
+        "the original is read again: {:?}",
+        reconciled.changes
+    );
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    assert!(index.store().integrity_check().unwrap());
+    drop(index);
+    // What was written again is whole.
+    let index = open(&f);
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}
+
+#[test]
+fn a_corrupt_stored_fingerprint_met_on_open_is_read_again() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    corrupt_blob(&f.index, ORIGINAL);
+    // Another library configuration verifies every stored fingerprint again.
+    let library = LibraryConfig {
+        containment_floor: 0.6,
+        ..LibraryConfig::default()
+    };
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        library,
+        Some(&f.index),
+    )
+    .unwrap();
+    let reconciled = index.reconcile().unwrap();
+    assert_eq!(reconciled.read, 1, "{reconciled:?}");
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}
+
+#[test]
+fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missing() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        conn.execute_batch(
+            "ALTER TABLE document_prints DROP COLUMN checksum; PRAGMA user_version = 2;",
+        )
+        .unwrap();
+    }
+    let mut index = open(&f);
+    let version: i32 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    // Rows from before have no checksum: any that is needed is read again.
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+}
+
+/// An index written by the release before boilerplate learning (schema 3:
+/// checksums, no `document_boilerplate`) opens, is migrated, and keeps
+/// working: its files read again store their part in learning.
+#[test]
+fn an_index_of_schema_3_without_boilerplate_is_migrated() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        conn.execute_batch("DROP TABLE document_boilerplate; PRAGMA user_version = 3;")
+            .unwrap();
+    }
+    let mut index = open(&f);
+    let version: i32 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    let learned = index.store().boilerplate().unwrap();
+    assert!(learned.iter().any(|(doc, _)| *doc == COPY), "{learned:?}");
+}
+
+/// Two openers creating the same new index at once, twenty times over:
+/// both get a whole index, and neither takes the other's for a foreign
+/// file to move aside.
+#[test]
+fn two_openers_creating_one_new_index_both_get_it_whole() {
+    use doppel::runtime::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let path = dir.path().join(format!("round-{round}.sqlite"));
+        let barrier = std::sync::Barrier::new(2);
+        let reports: Vec<_> = std::thread::scope(|s| {
+            let openers: Vec<_> = (0..2)
+                .map(|_| {
+                    s.spawn(|| {
+                        barrier.wait();
+                        Store::open(&path).map(|(store, report)| {
+                            assert!(store.integrity_check().unwrap());
+                            report
+                        })
+                    })
+                })
+                .collect();
+            openers.into_iter().map(|o| o.join().unwrap()).collect()
+        });
+        for report in &reports {
+            let report = report
+                .as_ref()
+                .unwrap_or_else(|e| panic!("round {round}: {e}"));
+            assert!(report.moved_aside.is_none(), "round {round}: {report:?}");
+        }
+        let created = reports
+            .iter()
+            .filter(|r| r.as_ref().is_ok_and(|r| r.created))
+            .count();
+        assert_eq!(created, 1, "round {round}: one of them created it");
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("corrupt") && !n.contains("creating")),
+        "{names:?}"
+    );
+}
+
+/// An index another process holds: "index is busy", exit status 3.
+#[test]
+fn an_index_another_process_holds_is_busy() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    let holder = rusqlite::Connection::open(&f.index).unwrap();
+    holder
+        .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;")
+        .unwrap();
+    let out = common::doppel()
+        .args(["scan", "--index"])
+        .arg(&f.index)
+        .arg(&f.folder)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("index is busy"), "{stderr}");
+    drop(holder);
+}
+
+/// Two `doppel scan` processes creating the same new index at once, twenty
+/// times over: both succeed and nothing is moved aside.
+#[test]
+fn two_processes_creating_one_new_index_both_succeed() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        common::sample_corpus().join("misc/gettysburg.txt"),
+        folder.join("a.txt"),
+    )
+    .unwrap();
+    for round in 0..20 {
+        let index = dir.path().join(format!("round-{round}.sqlite"));
+        let scans: Vec<_> = (0..2)
+            .map(|_| {
+                common::doppel()
+                    .args(["scan", "--format", "csv", "--index"])
+                    .arg(&index)
+                    .arg(&folder)
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for scan in scans {
+            let out = scan.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "round {round}: {stderr}");
+            assert!(!stderr.contains("moved"), "round {round}: {stderr}");
+        }
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| !n.contains("corrupt") && !n.contains("creating")),
+        "{names:?}"
+    );
+}
+
+/// The whole sequence of updates until `pick` says stop (60 s bound on a
+/// loaded machine; nothing sleeps as an assertion).
+fn updates_until(
+    handle: &doppel::runtime::worker::WorkerHandle,
+    mut stop: impl FnMut(&doppel::runtime::worker::Update) -> bool,
+) -> Vec<doppel::runtime::worker::Update> {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        let update = handle
+            .updates
+            .recv_timeout(left)
+            .unwrap_or_else(|e| panic!("{e} after {seen:#?}"));
+        let done = stop(&update);
+        seen.push(update);
+        if done {
+            return seen;
+        }
+    }
+}
+
+/// A storage error in the first pass pauses the worker ("paused: disk
+/// full"), which tries again by itself, with a growing delay, and then
+/// indexes every file; nothing waits for the 10-minute rescan.
+#[test]
+fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
+    use doppel::runtime::store::StoreFaults;
+    use doppel::runtime::worker::protocol::{ErrorKind, WatchState};
+    use doppel::runtime::worker::{spawn, Update, WorkerConfig};
+    let f = fixture();
+    let faults = StoreFaults::default();
+    // The first commit fails, and the first two attempts after it.
+    faults.fail_next_writes(3);
+    let mut config = WorkerConfig::new(&f.folder);
+    config.index_path = Some(f.index.clone());
+    config.rescan_every = std::time::Duration::ZERO;
+    config.storage_retry = std::time::Duration::from_millis(10);
+    config.store_faults = Some(faults.clone());
+    let handle = spawn(config);
+    let (mut pauses, mut resumed) = (0, false);
+    let seen = updates_until(&handle, |u| match u {
+        Update::Watch(WatchState::Paused { .. }) => {
+            pauses += 1;
+            resumed = false;
+            false
+        }
+        Update::Watch(WatchState::Watching) => {
+            resumed = true;
+            false
+        }
+        Update::Snapshot(_) => pauses == 3 && resumed,
+        _ => false,
+    });
+    let paused = seen
+        .iter()
+        .filter(
+            |u| matches!(u, Update::Watch(WatchState::Paused { reason }) if reason == "disk full"),
+        )
+        .count();
+    assert_eq!(paused, 3, "paused at each failure: {seen:#?}");
+    assert!(seen
+        .iter()
+        .any(|u| matches!(u, Update::Error(e) if e.kind == ErrorKind::StorageFull)));
+    // After the last pause, the folder was read again and followed.
+    let last_pause = seen
+        .iter()
+        .rposition(|u| matches!(u, Update::Watch(WatchState::Paused { .. })))
+        .unwrap();
+    assert!(seen[last_pause..]
+        .iter()
+        .any(|u| matches!(u, Update::Watch(WatchState::Watching))));
+    assert_eq!(faults.pending(), 0);
+    handle.join();
+    // Everything is in the index: 23 documents and 3 skipped files.
+    let mut index = open(&f);
+    assert_eq!(index.library().len(), 23);
+    assert_eq!(index.store().document_count().unwrap(), 26);
+    assert_eq!(index.reconcile().unwrap().read, 0, "nothing left to read");
+}
+
+#[test]
+fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
+    use doppel::runtime::worker::protocol::WatchState;
+    let value = serde_json::to_value(WatchState::Paused {
+        reason: "disk full".into(),
+    })
+    .unwrap();
+    assert_eq!(value["state"], "paused", "{value}");
+    assert_eq!(value["reason"], "disk full", "{value}");
+}
+
+/// The quiet period `watch --help` states is the one in effect: the
+/// built-in config file's, the watcher's default.
+#[test]
+fn the_documented_quiet_period_is_the_one_in_effect() {
+    let quiet = doppel::runtime::watch::DEFAULT_QUIET.as_millis();
+    let help = String::from_utf8(common::stdout_of(
+        common::doppel().args(["watch", "--help"]),
+    ))
+    .unwrap();
+    assert!(help.contains(&format!("[default: {quiet}]")), "{help}");
+    let defaults = doppel::runtime::config::Config::defaults();
+    assert_eq!(u128::from(defaults.watch.quiet_ms), quiet);
+}

@@ -47,6 +47,8 @@ pub fn plan(
         clusters: library.clusters(spec),
         library,
         spec: spec.clone(),
+        // The plan reads clusters and verdicts only.
+        boilerplate: Default::default(),
     };
     let filter = Filter {
         clusters: ids,

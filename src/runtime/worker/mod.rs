@@ -249,6 +249,9 @@ struct DiffJob {
     deadline: Duration,
     /// Winnowing fingerprints in both documents.
     shared: HashSet<u32>,
+    /// Each side's learned boilerplate, as byte ranges: greyed out and left
+    /// out of the comparison, as the fingerprints leave it out.
+    boilerplate: [Vec<std::ops::Range<usize>>; 2],
 }
 
 struct Worker {
@@ -671,6 +674,17 @@ impl Worker {
     }
 
     fn request_pair(&mut self, a: DocPath, b: DocPath) {
+        // Without the report the pair screen only misses its boilerplate line.
+        let report = self.index.boilerplate_cached().unwrap_or_default();
+        let boilerplate = [report.side(&a), report.side(&b)];
+        let spans_of = |doc: &DocPath| {
+            report
+                .documents
+                .get(doc)
+                .map(|found| found.spans.clone())
+                .unwrap_or_default()
+        };
+        let spans = [spans_of(&a), spans_of(&b)];
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
@@ -704,6 +718,8 @@ impl Worker {
             }
         };
         let job = PairJob {
+            boilerplate,
+            spans,
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
@@ -732,7 +748,9 @@ impl Worker {
                 .unwrap_or_default()
         };
         let (ha, hb) = (hashes(&a), hashes(&b));
+        let boilerplate = |doc: &DocPath| self.index.boilerplate_ranges(doc).unwrap_or_default();
         let job = DiffJob {
+            boilerplate: [boilerplate(&a), boilerplate(&b)],
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
@@ -829,7 +847,9 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
             .map(|f| f.range)
             .collect()
     };
-    let (fa, fb) = (furniture_of(&ta), furniture_of(&tb));
+    let (mut fa, mut fb) = (furniture_of(&ta), furniture_of(&tb));
+    fa.extend(job.boilerplate[0].iter().cloned());
+    fb.extend(job.boilerplate[1].iter().cloned());
     let options = diff::DiffOptions {
         shared: Some(diff::Shared {
             winnow,

@@ -14,6 +14,7 @@ use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::Histograms;
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::index::IndexError;
 pub use crate::runtime::watch::WatchState;
 
@@ -409,6 +410,22 @@ pub struct PairDetail {
     pub b_in_a: f64,
     /// The `fusion` verdict.
     pub fusion: bool,
+    /// How much of A and of B is learned boilerplate (left out of every
+    /// score).
+    pub boilerplate: [SideBoilerplate; 2],
+}
+
+impl PairDetail {
+    /// How much of `doc` (one of the pair) is boilerplate.
+    pub fn side_of(&self, doc: &DocPath) -> SideBoilerplate {
+        if *doc == self.a {
+            self.boilerplate[0]
+        } else if *doc == self.b {
+            self.boilerplate[1]
+        } else {
+            SideBoilerplate::default()
+        }
+    }
 }
 
 /// How a word of one side of a diff relates to the other side.

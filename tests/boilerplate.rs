@@ -481,3 +481,26 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
     assert!(absent(&after, &big), "no stale span for {big}");
     assert_eq!(seen(&after), seen(&scanned));
 }
+
+/// The HTML report's diffs leave the learned boilerplate out and mark it,
+/// as the review screen's diff does: a licence-wrapped pair shows its
+/// licence words as boilerplate.
+#[test]
+fn the_html_report_marks_the_learned_boilerplate_in_its_diffs() {
+    use doppel::faces::html;
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let report = scan(dir.path(), LibraryConfig::default());
+    assert!(!report.boilerplate.documents.is_empty());
+    let page = html::scan_report(
+        &report,
+        dir.path(),
+        &doppel::engine::EngineConfig::default(),
+        &html::Limits::default(),
+    );
+    let marked = page
+        .matches("title=\"boilerplate, left out of the comparison\"")
+        .count();
+    assert!(marked > 0, "no boilerplate marked in any diff");
+}

@@ -146,6 +146,22 @@ fn run(cli: Cli) -> Result<()> {
             format,
             options,
         }) => cli::scan::scan(&load_with(&options)?, &dir, format, &options),
+        Some(Command::Boilerplate {
+            dir,
+            format,
+            index,
+            no_index,
+        }) => {
+            let options = ScanOptions {
+                cluster_by: None,
+                algorithms: Vec::new(),
+                thresholds: Vec::new(),
+                mode: None,
+                index,
+                no_index,
+            };
+            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
+        }
         Some(Command::Report {
             dir,
             html,

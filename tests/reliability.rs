@@ -222,6 +222,36 @@ fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missi
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
 }
 
+/// An index written by the release before boilerplate learning (schema 3:
+/// checksums, no `document_boilerplate`) opens, is migrated, and keeps
+/// working: its files read again store their part in learning.
+#[test]
+fn an_index_of_schema_3_without_boilerplate_is_migrated() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        conn.execute_batch("DROP TABLE document_boilerplate; PRAGMA user_version = 3;")
+            .unwrap();
+    }
+    let mut index = open(&f);
+    let version: i32 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    let copy = f.folder.join(COPY);
+    let file = std::fs::File::options().append(true).open(&copy).unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    let learned = index.store().boilerplate().unwrap();
+    assert!(learned.iter().any(|(doc, _)| *doc == COPY), "{learned:?}");
+}
+
 /// Two openers creating the same new index at once, twenty times over:
 /// both get a whole index, and neither takes the other's for a foreign
 /// file to move aside.

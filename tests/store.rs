@@ -80,6 +80,7 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
         fingerprints: Some(fp),
         shingles: terms.len() as u32,
         entry: None,
+        boilerplate: None,
         terms,
     }
 }
@@ -99,6 +100,7 @@ fn skipped(path: &[u8], reason: &str) -> DocRecord {
         terms: Vec::new(),
         shingles: 0,
         entry: None,
+        boilerplate: None,
     }
 }
 

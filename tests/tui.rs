@@ -25,6 +25,7 @@ use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey
 use doppel::faces::tui::{render, update};
 use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::boilerplate::SideBoilerplate;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
 use doppel::runtime::worker::protocol::{
@@ -336,6 +337,19 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
             s
         }
         "pair" => with_pair(w, h),
+        "pair_boilerplate" => {
+            // B is mostly a licence other documents carry too.
+            let mut s = with_pair(w, h);
+            let c = corpus();
+            let mut detail = (*c.pair).clone();
+            detail.boilerplate[1] = SideBoilerplate {
+                words: 2860,
+                document_words: 3764,
+                shared_by: 4,
+            };
+            feed(&mut s, Update::Pair(Arc::new(detail)));
+            s
+        }
         "pair_si" => {
             // The last row: SI in Roth's terms, the Why panel grown to fit.
             let mut s = with_pair(w, h);
@@ -384,13 +398,14 @@ fn screen_state(name: &str, w: u16, h: u16) -> AppState {
     }
 }
 
-const SCREENS: [&str; 15] = [
+const SCREENS: [&str; 16] = [
     "waiting",
     "clusters",
     "members",
     "filter",
     "pair",
     "pair_si",
+    "pair_boilerplate",
     "diff",
     "diff_scan",
     "diff_scan_lines",
@@ -573,6 +588,14 @@ fn hostile_detail(a: &DocPath, b: &DocPath) -> PairDetail {
         a_in_b: f64::NAN,
         b_in_a: 2.0,
         fusion: true,
+        boilerplate: [
+            SideBoilerplate {
+                words: u32::MAX,
+                document_words: 0,
+                shared_by: usize::MAX,
+            },
+            SideBoilerplate::default(),
+        ],
     }
 }
 

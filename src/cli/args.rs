@@ -196,6 +196,22 @@ pub enum Command {
         #[command(flatten)]
         options: ScanOptions,
     },
+    /// List the boilerplate learned from a folder (licences, notices,
+    /// repeated front matter left out of what every algorithm compares).
+    Boilerplate {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+        /// Where the persistent index lives (default: the platform data
+        /// folder, never inside DIR).
+        #[arg(long, value_name = "PATH")]
+        index: Option<PathBuf>,
+        /// Do not read or write a persistent index; learn from every file now.
+        #[arg(long, conflicts_with = "index")]
+        no_index: bool,
+    },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.
     Report {

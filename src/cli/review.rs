@@ -36,6 +36,7 @@ pub fn review(
             config_file: config_file
                 .map(Path::to_path_buf)
                 .or_else(Config::default_path),
+            quarantine_dir: config.quarantine_dir.clone(),
         };
         return Ok(doppel::faces::tui::run_with(worker, &initial, &options)?);
     }

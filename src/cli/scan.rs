@@ -1,5 +1,6 @@
 //! `doppel scan DIR`: the clusters and pairs of a folder as text, JSON or
-//! CSV, through its index or (`--no-index`) without one; the scan itself
+//! CSV, through its index or (`--no-index`) without one, and `doppel
+//! boilerplate DIR`: the boilerplate it learned; the scan itself
 //! ([`scan_report`]) is also `doppel report`'s.
 
 use std::io::Write;
@@ -14,7 +15,7 @@ use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
-use super::args::{Format, ScanOptions};
+use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
 use super::settings::{index_path, open_folder, settings};
 
@@ -26,6 +27,23 @@ pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) 
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &settings(config).0)?,
         Format::Csv => report::csv(&report)?,
+    };
+    std::io::stdout().lock().write_all(out.as_bytes())?;
+    Ok(())
+}
+
+/// Scan `dir` under `config` and print the boilerplate it learned.
+pub fn boilerplate(
+    config: &Config,
+    dir: &Path,
+    format: ListFormat,
+    options: &ScanOptions,
+) -> Result<()> {
+    let root = open_folder(dir)?;
+    let report = scan_report(config, &root, options)?;
+    let out = match format {
+        ListFormat::Text => report::boilerplate_text(&report.boilerplate),
+        ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())

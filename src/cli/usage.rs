@@ -69,11 +69,15 @@ pub fn not_a_command_or_folder(cli: &clap::Command, word: &str) -> Option<String
         .filter(|c| !c.is_hide_set())
         .map(|c| c.get_name())
         .collect();
-    // As clap's own suggestions: Jaro similarity above 0.7.
+    // As clap's own suggestions: Jaro similarity above 0.7; and at most
+    // half the letters edited (Jaro alone finds `frobnicate` close to
+    // `boilerplate`).
     let closest = names
         .iter()
         .map(|&name| (strsim::jaro(word, name), name))
-        .filter(|&(similarity, _)| similarity > 0.7)
+        .filter(|&(similarity, name)| {
+            similarity > 0.7 && strsim::normalized_damerau_levenshtein(word, name) >= 0.5
+        })
         .max_by(|a, b| a.0.total_cmp(&b.0));
     Some(match closest {
         Some((_, name)) => format!("no folder '{word}'; did you mean `doppel {name}`?"),

@@ -127,7 +127,12 @@ pub fn watch_jsonl(
                             "message": error.message}))
             }
             Update::Warning(message) => Some(json!({"event": event::WARNING, "message": message})),
-            Update::Pair(_) | Update::Diff(_) => None,
+            // Answers to requests `watch` never sends.
+            Update::Pair(_)
+            | Update::Diff(_)
+            | Update::Plan(_)
+            | Update::Quarantined(_)
+            | Update::Restored(_) => None,
             Update::Stopped => {
                 print(json!({"event": event::STOPPED}))?;
                 if !started {

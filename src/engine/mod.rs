@@ -10,6 +10,7 @@
 
 pub mod algo;
 pub mod analysis;
+pub mod body;
 pub mod document;
 pub mod fingerprinter;
 pub mod measure;

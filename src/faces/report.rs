@@ -14,6 +14,7 @@ use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::runtime::boilerplate::{BoilerplateReport, PassageSummary};
 use crate::runtime::scan::ScanReport;
 
 /// Why a report could not be written (in memory, so only a value that
@@ -282,6 +283,12 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
     // hold a second, larger copy of every pair.
     #[derive(Serialize)]
     struct Document<'a> {
+        /// Byte ranges of the decoded text left out as boilerplate
+        /// (indexed documents).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        boilerplate_spans: Option<Vec<[u64; 2]>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        boilerplate_words: Option<u32>,
         bytes: u64,
         encoding: &'a Option<String>,
         path: &'a DocPath,
@@ -305,6 +312,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
     }
     #[derive(Serialize)]
     struct Report<'a> {
+        boilerplate: &'a [PassageSummary],
         cluster_algorithm: &'static str,
         cluster_mode: ClusterMode,
         clusters: Vec<Cluster<'a>>,
@@ -320,6 +328,7 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
     let cluster_ids = ClusterIds::new(&cluster_paths);
     let pairs = report.pairs();
     let value = Report {
+        boilerplate: &report.boilerplate.passages,
         cluster_algorithm: cluster_by_name(report.spec.by),
         cluster_mode: report.spec.mode,
         clusters: cluster_paths
@@ -334,16 +343,26 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
         documents: report
             .docs
             .iter()
-            .map(|d| Document {
-                bytes: d.bytes,
-                encoding: &d.encoding,
-                path: &d.path,
-                reason: d.skipped.as_ref().map(|s| s.to_string()),
-                status: if d.skipped.is_some() {
-                    "skipped"
-                } else {
-                    "indexed"
-                },
+            .map(|d| {
+                let found = report.boilerplate.documents.get(&d.path);
+                let indexed = d.skipped.is_none();
+                Document {
+                    boilerplate_spans: indexed.then(|| {
+                        found.map_or_else(Vec::new, |b| {
+                            b.ranges.iter().map(|r| [r.start, r.end]).collect()
+                        })
+                    }),
+                    boilerplate_words: indexed.then(|| found.map_or(0, |b| b.words())),
+                    bytes: d.bytes,
+                    encoding: &d.encoding,
+                    path: &d.path,
+                    reason: d.skipped.as_ref().map(|s| s.to_string()),
+                    status: if d.skipped.is_some() {
+                        "skipped"
+                    } else {
+                        "indexed"
+                    },
+                }
             })
             .collect(),
         doppel: env!("CARGO_PKG_VERSION"),
@@ -364,6 +383,32 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
         thresholds,
     };
     Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// The learned boilerplate as text: one passage a line, most documents
+/// first (`doppel boilerplate DIR`).
+pub fn boilerplate_text(report: &BoilerplateReport) -> String {
+    if report.passages.is_empty() {
+        return "no boilerplate learned\n".to_owned();
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} learned, in {}:",
+        count(report.passages.len(), "passage", "passages"),
+        count(report.documents.len(), "document", "documents")
+    );
+    for p in &report.passages {
+        let _ = writeln!(
+            out,
+            "  {} · {} · {:?} …\n      e.g. {}",
+            count(p.documents, "document", "documents"),
+            count(p.words as usize, "word", "words"),
+            p.first_words,
+            p.representative
+        );
+    }
+    out
 }
 
 /// The fusion rule in force: in words, and its parts.

@@ -40,6 +40,7 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
 use crate::engine::text::TokenizerConfig;
 use crate::engine::{AlgorithmsConfig, EngineConfig, FusionConfig, Thresholds};
+use crate::pairing::boilerplate::BoilerplateConfig;
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::reading::ReadSettings;
@@ -233,6 +234,7 @@ struct ConfigFile {
     clusters: ClusterSettings,
     algorithms: AlgorithmsConfig,
     library: LibraryConfig,
+    boilerplate: BoilerplateConfig,
     watch: WatchSettings,
     reading: ReadSettings,
     ui: UiSettings,
@@ -278,6 +280,7 @@ impl From<Config> for ConfigFile {
             fusion,
             clusters,
             algorithms,
+            boilerplate: library.boilerplate.clone(),
             library,
             watch,
             reading,
@@ -299,11 +302,13 @@ impl From<ConfigFile> for Config {
             fusion,
             clusters,
             algorithms,
-            library,
+            mut library,
+            boilerplate,
             watch,
             reading,
             ui,
         } = file;
+        library.boilerplate = boilerplate;
         Self {
             engine: EngineConfig {
                 tokenizer,

@@ -16,6 +16,13 @@
 //! cannot be had for is skipped with its reason ([`Skip::OutOfMemory`],
 //! [`Skip::OverBudget`]) while every other file is still read: never the
 //! end of the scan.
+//!
+//! When boilerplate is learned ([`read_document_sampled`]), a file that is
+//! not big is analyzed whole instead: the learner's samples and the body
+//! left once its boilerplate is known are positions in the whole
+//! document's analysis (one vector entry per word: a few times an 8 MiB
+//! file at most). A big file is never sampled: it takes no part in
+//! learning and is fingerprinted whole, boilerplate included.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -26,9 +33,13 @@ use serde::{Deserialize, Serialize};
 use crate::doc::FileIdentity;
 use crate::engine::document::PIECE_BYTES;
 use crate::engine::fingerprinter::{PrintOptions, Printed};
+use crate::engine::measure::shingle_set;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::decode::{decode_owned, DecodeError};
 use crate::engine::Engine;
+use crate::pairing::boilerplate::DocSamples;
+use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate;
 use crate::runtime::collection::{open_regular, read_opened, Skip};
 use crate::runtime::store;
 
@@ -115,6 +126,20 @@ pub struct ReadDoc {
     pub encoding: &'static str,
     /// Its fingerprints and measures.
     pub printed: Printed,
+    /// Its text and samples, when it was read for the boilerplate learner
+    /// and is not big.
+    pub sampled: Option<Sampled>,
+}
+
+/// A file's decoded text and what the boilerplate learner reads of it.
+#[derive(Debug, Clone)]
+pub struct Sampled {
+    /// The decoded text (its body is fingerprinted once its boilerplate is
+    /// known).
+    pub text: String,
+    /// The sampled shingles of its whole analysis
+    /// ([`boilerplate::samples`]).
+    pub samples: DocSamples,
 }
 
 /// Big files are read one at a time in the whole process.
@@ -129,6 +154,22 @@ pub fn read_document(
     weights: &dyn TermWeights,
     options: PrintOptions,
     limits: &ReadLimits,
+) -> Result<ReadDoc, Skip> {
+    read_document_sampled(path, cap, engine, weights, options, limits, None)
+}
+
+/// [`read_document`], and when `learning` (the library's settings, with
+/// boilerplate learning on) a file that is not big is analyzed whole and
+/// sampled for the learner ([`ReadDoc::sampled`]); a big file is read a
+/// piece at a time and not sampled.
+pub fn read_document_sampled(
+    path: &Path,
+    cap: u64,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+    learning: Option<&LibraryConfig>,
 ) -> Result<ReadDoc, Skip> {
     let (file, meta) = open_regular(path, cap)?;
     let _turn = if limits.is_big(meta.len()) {
@@ -155,7 +196,7 @@ pub fn read_document(
         Skip::OutOfMemory { .. } => out_of_memory(),
         other => other,
     })?;
-    print_bytes(bytes, identity, engine, weights, options, limits)
+    print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
 }
 
 /// Decode and fingerprint a file's `bytes` (read as `identity`) within
@@ -168,6 +209,21 @@ pub fn print_bytes(
     options: PrintOptions,
     limits: &ReadLimits,
 ) -> Result<ReadDoc, Skip> {
+    print_bytes_sampled(bytes, identity, engine, weights, options, limits, None)
+}
+
+/// [`print_bytes`], sampling for the learner as [`read_document_sampled`]
+/// does (a file is big by the bytes read).
+pub fn print_bytes_sampled(
+    bytes: Vec<u8>,
+    identity: FileIdentity,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    limits: &ReadLimits,
+    learning: Option<&LibraryConfig>,
+) -> Result<ReadDoc, Skip> {
+    let big = limits.is_big(bytes.len() as u64);
     let needed = limits.bound(bytes.len() as u64);
     let out_of_memory = || Skip::OutOfMemory { needed };
     let content_hash = store::content_hash(&bytes);
@@ -175,15 +231,69 @@ pub fn print_bytes(
         DecodeError::NotText(reason) => Skip::NotText(reason),
         DecodeError::Memory(_) => out_of_memory(),
     })?;
-    let printed = engine
-        .fingerprint_text_in_pieces(&decoded.text, weights, options, limits.piece_bytes)
-        .map_err(|_| out_of_memory())?;
+    let encoding = decoded.encoding;
+    let (printed, sampled) = match learning.filter(|_| !big) {
+        Some(library) => {
+            let (printed, samples) =
+                print_and_sample(&decoded.text, engine, weights, options, library);
+            let sampled = Sampled {
+                text: decoded.text,
+                samples,
+            };
+            (printed, Some(sampled))
+        }
+        None => {
+            let printed = engine
+                .fingerprint_text_in_pieces(&decoded.text, weights, options, limits.piece_bytes)
+                .map_err(|_| out_of_memory())?;
+            (printed, None)
+        }
+    };
     Ok(ReadDoc {
         identity,
         content_hash,
-        encoding: decoded.encoding,
+        encoding,
         printed,
+        sampled,
     })
+}
+
+/// Fingerprint a (small) text from its whole analysis, as
+/// [`Engine::fingerprint_text`] would in pieces, and sample it for the
+/// learner under `library`'s settings.
+fn print_and_sample(
+    text: &str,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    library: &LibraryConfig,
+) -> (Printed, DocSamples) {
+    let analysis = engine.analyze(text);
+    let fingerprints = engine.fingerprint(&analysis, weights);
+    let shingles = engine.shingle_count(&analysis, &fingerprints);
+    let all_shingles = options.count_all_shingles.then(|| {
+        let shingle = &engine.config().algorithms.shingle;
+        shingle_set(&analysis, shingle.w, shingle.seed).len()
+    });
+    let samples = boilerplate::samples(engine, &analysis, library);
+    let printed = Printed {
+        fingerprints,
+        shingles,
+        all_shingles,
+    };
+    (printed, samples)
+}
+
+/// The decoded text of the file at `path` (at most `cap` bytes) when it is
+/// not big under `limits`; `None` when it is big or cannot be read (the
+/// caller keeps what it has).
+pub fn read_small_text(path: &Path, cap: u64, limits: &ReadLimits) -> Option<String> {
+    let (file, meta) = open_regular(path, cap).ok()?;
+    if limits.is_big(meta.len()) {
+        return None;
+    }
+    let (bytes, _) = read_opened(path, file, &meta, cap).ok()?;
+    decode_owned(bytes).ok().map(|decoded| decoded.text)
 }
 
 /// `read` of every item, in the items' order: the small ones in parallel,

@@ -2,17 +2,24 @@
 //! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+use rayon::prelude::*;
 
 use crate::doc::{DocId, DocPath};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
+use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
-use crate::runtime::reading::{read_all, read_document, ReadLimits};
+use crate::runtime::reading::{
+    read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
+};
 use crate::runtime::store::DocStatus;
 
 /// One file of the scanned folder.
@@ -52,6 +59,9 @@ pub struct ScanReport {
     pub spec: ClusterSpec,
     /// The clusters under `spec`, largest first.
     pub clusters: Vec<ClusterInfo>,
+    /// The boilerplate learned from the folder and left out of every
+    /// document's fingerprints.
+    pub boilerplate: BoilerplateReport,
 }
 
 impl ScanReport {
@@ -178,6 +188,7 @@ impl ScanReport {
             }
         }
         docs.sort_by(|a, b| a.path.cmp(&b.path));
+        let boilerplate = index.boilerplate_report()?;
         let changed: Vec<DocPath> = changed.into_iter().collect();
         let library = index.into_library_without(&changed)?;
         let clusters = library.clusters(&spec);
@@ -186,6 +197,7 @@ impl ScanReport {
             library,
             spec,
             clusters,
+            boilerplate,
         })
     }
 }
@@ -264,13 +276,25 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
-    // Small files in parallel, big ones one at a time.
+    // Small files in parallel, big ones one at a time; small ones are
+    // sampled for the boilerplate learner when it is on (big ones take no
+    // part in learning: `crate::runtime::reading`).
+    let learning = boilerplate::config_of(engine, &config);
+    let sampling = learning.is_some().then_some(&config);
     let results: Vec<_> = read_all(
         files.iter().collect(),
         |file| file.bytes,
         &hooks.limits,
         |file| {
-            let result = fingerprint_file(&file.path, engine, weights, &hooks.limits);
+            let result = read_document_sampled(
+                &file.path,
+                DEFAULT_SIZE_CAP,
+                engine,
+                weights,
+                PrintOptions::default(),
+                &hooks.limits,
+                sampling,
+            );
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -284,11 +308,19 @@ pub fn scan_folder_with(
     );
     let mut docs = Vec::with_capacity(results.len() + problems.len());
     let mut indexed = Vec::new();
+    let mut sampled: BTreeMap<DocPath, DocSamples> = BTreeMap::new();
+    let mut files_of: HashMap<&DocPath, &Path> = HashMap::new();
     for (file, result) in results {
         let (encoding, skipped) = match result {
-            Ok((fingerprints, shingles, encoding)) => {
-                indexed.push((file.doc.clone(), fingerprints, shingles));
-                (Some(encoding.to_owned()), None)
+            Ok(read) => {
+                let printed = read.printed;
+                indexed.push((file.doc.clone(), printed.fingerprints, printed.shingles));
+                // The text is read again for the few with boilerplate.
+                if let Some(taken) = read.sampled {
+                    sampled.insert(file.doc.clone(), taken.samples);
+                    files_of.insert(&file.doc, &file.path);
+                }
+                (Some(read.encoding.to_owned()), None)
             }
             Err(skip) => (None, Some(skip)),
         };
@@ -305,6 +337,17 @@ pub fn scan_folder_with(
         encoding: None,
         skipped: Some(skip),
     }));
+    let boilerplate = match &learning {
+        Some(learner) => learn_boilerplate(
+            engine,
+            learner,
+            &hooks.limits,
+            &sampled,
+            &files_of,
+            &mut indexed,
+        ),
+        None => BoilerplateReport::default(),
+    };
     // One batch into an empty library: no document was added before, so
     // no fingerprints are read back.
     let mut library = Library::new(engine, config);
@@ -315,5 +358,58 @@ pub fn scan_folder_with(
         library,
         spec,
         clusters,
+        boilerplate,
     }
+}
+
+/// Documents the learner takes at a time in a one-shot scan.
+const LEARN_BATCH: usize = 512;
+
+/// Learn the boilerplate of the scanned documents (`sampled`, read from
+/// `files_of`; big files are not among them) and fingerprint every
+/// document that has some over its body (read again, and only while it is
+/// not big under `limits`: only those documents pay), replacing its prints
+/// in `indexed`.
+fn learn_boilerplate(
+    engine: &Engine,
+    config: &BoilerplateConfig,
+    limits: &ReadLimits,
+    sampled: &BTreeMap<DocPath, DocSamples>,
+    files_of: &HashMap<&DocPath, &Path>,
+    indexed: &mut [(DocPath, Fingerprints, usize)],
+) -> BoilerplateReport {
+    // The incremental learner in batches is faster than `learn` from
+    // scratch (which it always equals): each batch recomputes only what it
+    // reaches.
+    let mut learner = Learner::new(config.clone());
+    let mut batch = Vec::with_capacity(LEARN_BATCH);
+    for (doc, samples) in sampled {
+        batch.push((doc.clone(), samples.clone()));
+        if batch.len() == LEARN_BATCH {
+            learner.update(std::mem::take(&mut batch), Vec::new());
+        }
+    }
+    learner.update(batch, Vec::new());
+    let learned = learner.snapshot();
+    let bodies: HashMap<&DocPath, (Fingerprints, usize, DocBoilerplate)> = learned
+        .spans
+        .par_iter()
+        .filter_map(|(doc, spans)| {
+            let text = read_small_text(files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
+            let body = boilerplate::body_prints(engine, &text, sampled[doc].words, spans)?;
+            Some((doc, body))
+        })
+        .collect();
+    for (doc, fingerprints, shingles) in indexed.iter_mut() {
+        if let Some((body, count, _)) = bodies.get(doc) {
+            *fingerprints = body.clone();
+            *shingles = *count;
+        }
+    }
+    BoilerplateReport::new(
+        bodies
+            .iter()
+            .map(|(doc, (_, _, found))| (*doc, &sampled[*doc], found)),
+        config.shingle_words,
+    )
 }

@@ -12,7 +12,7 @@
 //! diff stops with a row saying what was cut. At most [`Limits::max_diffs`]
 //! pairs get a diff at all, the first in cluster order.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -23,6 +23,7 @@ use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
+use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::worker::diff::{diff_texts, DiffOptions, DiffParts, Shared};
 use crate::runtime::worker::protocol::{DiffKind, DiffSide, DiffWord, Side};
@@ -161,8 +162,8 @@ pub struct DocText {
     pub text: String,
     /// Page furniture (running heads, page numbers), left out.
     pub furniture: Vec<Range<usize>>,
-    /// Passages shared across the collection; empty until boilerplate is
-    /// found (the whole-books work), but shown as such when it is.
+    /// Boilerplate learned from the collection (licences, notices), left
+    /// out and shown as such.
     pub boilerplate: Vec<Range<usize>>,
     /// Winnowing fingerprint hashes, to find passages both sides share.
     pub hashes: HashSet<u32>,
@@ -175,6 +176,8 @@ pub struct Documents {
     winnow_engine: Engine,
     winnow: Winnow,
     furniture: bool,
+    /// Each document's learned boilerplate, as byte ranges of its text.
+    boilerplate: BTreeMap<DocPath, Vec<Range<usize>>>,
 }
 
 impl Documents {
@@ -188,7 +191,26 @@ impl Documents {
             winnow: Winnow::new(config.algorithms.winnow.clone()),
             winnow_engine: Engine::new(winnow_only),
             furniture: config.tokenizer.strip_furniture,
+            boilerplate: BTreeMap::new(),
         }
+    }
+
+    /// Leave out and mark the boilerplate a scan learned (its byte ranges
+    /// per document).
+    pub fn with_boilerplate(mut self, learned: &BoilerplateReport) -> Self {
+        self.boilerplate = learned
+            .documents
+            .iter()
+            .map(|(doc, found)| {
+                let ranges = found
+                    .ranges
+                    .iter()
+                    .map(|r| r.start as usize..r.end as usize)
+                    .collect();
+                (doc.clone(), ranges)
+            })
+            .collect();
+        self
     }
 
     /// Read `doc` (its own bytes name the file, whatever its display form
@@ -212,10 +234,23 @@ impl Documents {
             .winnow
             .map(|w| w.hashes.into_iter().collect())
             .unwrap_or_default();
+        // A file that changed since the scan may be shorter now: ranges
+        // past its end are dropped.
+        let boilerplate = self
+            .boilerplate
+            .get(doc)
+            .map(|ranges| {
+                ranges
+                    .iter()
+                    .filter(|r| r.end <= text.len())
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(DocText {
             text,
             furniture,
-            boilerplate: Vec::new(),
+            boilerplate,
             hashes,
         })
     }

@@ -95,6 +95,13 @@ pub enum Action {
     Anchor,
     /// Undo the last verdict or keeper mark.
     Undo,
+    /// `M`: plan moving the marked files of the clusters shown to the
+    /// quarantine folder, and ask before moving any.
+    AskQuarantine,
+    /// `y` or Enter on the confirmation view: move them.
+    ConfirmQuarantine,
+    /// `U`: put back the files this session's last quarantine moved.
+    UndoQuarantine,
     /// Ask the worker to walk the folder again.
     Rescan,
     /// Move the selected algorithm's threshold by this many steps

@@ -33,6 +33,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "u", "undo the last review action"),
     ("Anywhere", "e", "export clusters and pairs (CSV + JSON)"),
     ("Anywhere", "R", "rescan the whole folder"),
+    ("Anywhere", "U", "undo this session's last quarantine"),
     (
         "Clusters",
         "Tab  h l  ← →",
@@ -46,6 +47,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "filter by file name (Enter keeps, Esc clears)",
     ),
     ("Clusters", "p  d", "pair detail / side-by-side diff"),
+    ("Clusters", "M", "quarantine the duplicates (asks first)"),
     (
         "Clusters",
         "a",
@@ -142,6 +144,14 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    if state.act.view.is_some() {
+        // The confirmation view: only a yes moves files.
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Enter => Some(Action::ConfirmQuarantine),
+            KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('q') => Some(Action::Back),
+            _ => navigation(key, ctrl),
+        };
+    }
     if state.help.is_some() {
         return match key.code {
             KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => {
@@ -167,6 +177,8 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('u') => Action::Undo,
         KeyCode::Char('e') => Action::StartExport,
         KeyCode::Char('R') => Action::Rescan,
+        KeyCode::Char('M') if screen == Screen::Clusters => Action::AskQuarantine,
+        KeyCode::Char('U') => Action::UndoQuarantine,
         KeyCode::Char('y') if reviewing => Action::MarkDuplicate,
         KeyCode::Char('x') if reviewing => Action::MarkNotDuplicate,
         KeyCode::Char(' ') if reviewing => Action::ToggleKeep,

@@ -21,6 +21,7 @@
 //! [`crate::runtime::worker::spawn`]. Nothing in the engine imports this module; the
 //! crates it uses (ratatui, crossterm, tokio, futures, signal-hook,
 //! unicode-width) sit behind the `tui` feature.
+pub mod acting;
 pub mod action;
 pub mod diff;
 mod error;
@@ -64,6 +65,8 @@ pub struct Options {
     pub theme: ThemeName,
     /// The config file `S` saves tuned thresholds to.
     pub config_file: Option<std::path::PathBuf>,
+    /// The config's `quarantine-dir` (`M` asks for one when unset).
+    pub quarantine_dir: Option<std::path::PathBuf>,
 }
 
 /// [`run()`], sending `initial` commands to the worker first — for settings
@@ -90,6 +93,7 @@ pub fn run_with(
     let mut state = AppState::new(root.display().to_string(), &config.engine);
     state.theme = ui::Theme::resolve(options.theme, std::env::var_os("NO_COLOR").as_deref());
     state.config_file = options.config_file.clone();
+    state.act.quarantine_dir = options.quarantine_dir.clone();
     state.export_prefix = export::default_prefix(&cwd, &root);
     let export_ctx = run::ExportContext {
         cwd,

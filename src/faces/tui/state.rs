@@ -128,6 +128,12 @@ pub enum Prompt {
         /// What is typed so far.
         input: String,
     },
+    /// The quarantine folder files move to (asked once per session when
+    /// the config names none).
+    Quarantine {
+        /// What is typed so far.
+        input: String,
+    },
 }
 
 /// How much a log line matters.
@@ -411,6 +417,8 @@ pub struct AppState {
     pub deleted: BTreeSet<DocPath>,
     /// What the curator can undo, last first.
     pub undo: Vec<UndoEntry>,
+    /// Moving marked files to quarantine, and undoing it.
+    pub act: super::acting::ActState,
     /// Time since the UI started.
     pub elapsed: Duration,
     /// Timer ticks so far (the spinner).
@@ -488,6 +496,7 @@ impl AppState {
             config_file: None,
             quit_asked: false,
             undo: Vec::new(),
+            act: Default::default(),
             elapsed: Duration::ZERO,
             ticks: 0,
             worker_running: true,

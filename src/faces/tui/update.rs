@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use super::acting;
 use super::action::Action;
 use super::diff;
 use super::layout::{self, List};
@@ -45,7 +46,14 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     if is_input(&action) && !matches!(action, Action::AskQuit) {
         state.quit_asked = false;
     }
+    if acting::takes(state, &action) {
+        acting::on_view(state, action, &mut out);
+        return out;
+    }
     match action {
+        Action::AskQuarantine => acting::ask(state, &mut out),
+        Action::ConfirmQuarantine => {}
+        Action::UndoQuarantine => acting::undo(state, &mut out),
         Action::AskQuit => saving::ask_quit(state, &mut out),
         Action::SaveThresholds => saving::save(state),
         Action::ThresholdsSaved(result) => saving::saved(state, result),
@@ -133,7 +141,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
             }
             live_filter(state);
         }
-        Action::PromptSubmit => submit(state),
+        Action::PromptSubmit => submit(state, &mut out),
         Action::PromptCancel => {
             if let Some(Prompt::Filter { .. }) = state.prompt {
                 let keep = remember(state);
@@ -230,7 +238,10 @@ fn is_input(action: &Action) -> bool {
 
 fn prompt_input(p: &mut Prompt) -> &mut String {
     match p {
-        Prompt::Filter { input } | Prompt::Export { input } | Prompt::Search { input } => input,
+        Prompt::Filter { input }
+        | Prompt::Export { input }
+        | Prompt::Search { input }
+        | Prompt::Quarantine { input } => input,
     }
 }
 
@@ -247,7 +258,7 @@ fn live_filter(state: &mut AppState) {
     }
 }
 
-fn submit(state: &mut AppState) {
+fn submit(state: &mut AppState, out: &mut Vec<Command>) {
     match state.prompt.take() {
         Some(Prompt::Filter { .. }) => {
             state.cluster_sel = 0;
@@ -264,6 +275,7 @@ fn submit(state: &mut AppState) {
             }
         }
         Some(Prompt::Search { input }) => diff::search(state, &input),
+        Some(Prompt::Quarantine { input }) => acting::submit_folder(state, &input, out),
         None => {}
     }
 }
@@ -809,9 +821,14 @@ fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>) {
             }
             state.watch = Some(w);
         }
+        Update::Plan(plan) => acting::planned(state, plan),
+        Update::Quarantined(outcome) => acting::quarantined(state, &outcome),
+        Update::Restored(report) => acting::restored(state, &report),
         Update::Error(e) => {
-            // A refused spec change would otherwise look pending forever.
+            // A refused spec change (or plan) would otherwise look pending
+            // forever.
             state.thresholds.awaiting = false;
+            acting::failed(state);
             state.notify(Level::Error, e.message);
         }
         Update::Warning(message) => state.notify(Level::Warn, message),

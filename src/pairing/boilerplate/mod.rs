@@ -148,8 +148,14 @@ impl Span {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct BoilerplateConfig {
+    /// Learn boilerplate and fingerprint documents without it (the
+    /// `[boilerplate] enabled` switch; the learner itself ignores it).
+    /// Default: true.
+    pub enabled: bool,
     /// Words per shingle of the samples (the `shingle` algorithm's `w`), to
-    /// turn sample positions into word spans. Default: 4.
+    /// turn sample positions into word spans; not a setting of its own (the
+    /// pipeline sets it from the engine). Default: 4.
+    #[serde(skip)]
     pub shingle_words: u32,
     /// A shingle is frequent in at least this many documents. Default: 3.
     pub min_docs: usize,
@@ -183,6 +189,7 @@ pub struct BoilerplateConfig {
 impl Default for BoilerplateConfig {
     fn default() -> Self {
         Self {
+            enabled: true,
             shingle_words: 4,
             min_docs: 3,
             min_words: 64,

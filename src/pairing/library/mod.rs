@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use crate::pairing::boilerplate::BoilerplateConfig;
 use crate::pairing::candidates::{CandidateConfig, CandidateTables, DocKeys, Restore};
 use crate::pairing::cluster::{self, ClusterInfo, ClusterSpec, Link, Rank};
 pub use crate::pairing::pairs::Histograms;
@@ -58,6 +59,11 @@ pub struct LibraryConfig {
     pub floors: Thresholds,
     /// ... or when containment reaches this. Default: 0.5.
     pub containment_floor: f64,
+    /// Boilerplate learned from the collection (`[boilerplate]` of the
+    /// configuration file, not `[library]`): documents are fingerprinted
+    /// without it.
+    #[serde(skip)]
+    pub boilerplate: BoilerplateConfig,
 }
 
 impl Default for LibraryConfig {
@@ -79,6 +85,7 @@ impl Default for LibraryConfig {
                 (Si, 0.7),
             ])),
             containment_floor: 0.5,
+            boilerplate: BoilerplateConfig::default(),
         }
     }
 }

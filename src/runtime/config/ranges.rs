@@ -308,6 +308,25 @@ fn check_library(config: &Config) -> Result<(), Invalid> {
     at_least(&key("winnow-modulus"), c.winnow_modulus, 1)?;
     at_least(&key("max-postings"), c.max_postings, 1)?;
     between(&key("si-range"), c.si_range, 0.0, 0.99)?;
+    check_boilerplate(&library.boilerplate)
+}
+
+fn check_boilerplate(b: &crate::pairing::boilerplate::BoilerplateConfig) -> Result<(), Invalid> {
+    let key = |field: &str| format!("boilerplate.{field}");
+    at_least(&key("min-docs"), b.min_docs, 2)?;
+    at_least(&key("min-words"), b.min_words as usize, 1)?;
+    at_least(&key("max-words"), b.max_words as usize, 1)?;
+    at_least(&key("min-stretch"), b.min_stretch, 1)?;
+    at_least(&key("min-remainder"), b.min_remainder, 1)?;
+    at_least(&key("anchors"), b.anchors, 1)?;
+    at_least(&key("min-groups"), b.min_groups, 2)?;
+    if !(b.related > 0.0 && b.related <= 1.0) {
+        return Err(Invalid::new(
+            key("related"),
+            b.related,
+            "must be above 0 and at most 1",
+        ));
+    }
     Ok(())
 }
 

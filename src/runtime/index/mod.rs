@@ -25,15 +25,17 @@
 //! here; keeping the index equal to the folder is in `sync`.
 
 mod error;
+mod learn;
 mod sync;
 
 pub use error::{IndexError, Result};
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
 use crate::engine::{Engine, Fingerprints, Thresholds};
+use crate::pairing::boilerplate::Learner;
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::collection::Skip;
@@ -159,6 +161,16 @@ pub struct FolderIndex {
     config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
+    /// The boilerplate learner over every indexed document, built from the
+    /// stored samples when a change first needs it (`None` until then, and
+    /// when learning is off).
+    learner: Option<Learner<DocPath>>,
+    /// Indexed documents whose boilerplate spans moved since they were
+    /// fingerprinted: read again and fingerprinted over their new body
+    /// before a reconcile or sync returns.
+    respan: BTreeSet<DocPath>,
+    /// The boilerplate report, kept until the learner next changes.
+    report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -245,7 +257,7 @@ impl FolderIndex {
         library_config: LibraryConfig,
         store: Store,
     ) -> Result<(Self, MetaWrites)> {
-        let config_hash = store::engine_config_hash(engine.config());
+        let config_hash = prints_config_hash(&engine, &library_config);
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
         let mut writes = MetaWrites {
             config_hash: (!stale).then(|| config_hash.clone()),
@@ -328,6 +340,9 @@ impl FolderIndex {
                 stale,
                 config_hash,
                 extra_ignores: Vec::new(),
+                learner: None,
+                respan: BTreeSet::new(),
+                report: None,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },
@@ -542,6 +557,23 @@ impl FolderIndex {
 /// Documents verified again per [`Library::extend`] call when stored
 /// pairs cannot be used: bounds the full fingerprints held at once.
 const LOAD_CHUNK: usize = 4096;
+
+/// The key of the configuration fingerprints are made under: the engine's
+/// and the boilerplate learning's (documents are fingerprinted without
+/// their boilerplate).
+fn prints_config_hash(engine: &Engine, library: &LibraryConfig) -> String {
+    let engine_hash = store::engine_config_hash(engine.config());
+    match crate::runtime::boilerplate::config_of(engine, library) {
+        None => engine_hash,
+        Some(config) => {
+            let json = serde_json::to_string(&config).unwrap_or_default();
+            format!(
+                "{engine_hash}-boilerplate{:016x}",
+                crate::hash::hash64(json.as_bytes(), 0)
+            )
+        }
+    }
+}
 
 /// The key of the configuration stored pairs and library entries depend
 /// on: the fingerprints' configuration, the library's floors and candidate

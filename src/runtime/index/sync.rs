@@ -5,17 +5,22 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
 };
 use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::{Engine, Fingerprints};
+use crate::pairing::boilerplate::{DocSamples, Span};
+use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
 use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
-use crate::runtime::reading::{print_bytes, read_all, read_document, ReadLimits};
-use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
+use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
+use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
 /// Files read in parallel between two progress reports.
 const READ_CHUNK: usize = 128;
@@ -26,6 +31,9 @@ struct Ingested {
     record: DocRecord,
     /// The file changed while being read: the record must not be committed.
     changed: bool,
+    /// Its decoded text and samples, kept until its boilerplate is known
+    /// (when learning).
+    learned: Option<(String, DocSamples)>,
 }
 
 impl FolderIndex {
@@ -85,13 +93,7 @@ impl FolderIndex {
             if chunk.is_empty() {
                 break;
             }
-            let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
-            let ingested: Vec<Ingested> = read_all(
-                chunk,
-                |entry| entry.bytes,
-                limits,
-                |entry| ingest(engine, limits, reader.as_ref(), entry),
-            );
+            let ingested = self.ingest_all(chunk);
             for item in &ingested {
                 state.done += 1;
                 state.bytes += item.entry.bytes;
@@ -134,6 +136,7 @@ impl FolderIndex {
             skipped = report.skipped,
             "reconciled"
         );
+        report.changes.extend(self.settle_boilerplate()?);
         if self.stale {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
@@ -219,16 +222,81 @@ impl FolderIndex {
                 to_read.push(entry);
             }
         }
+        changes.extend(self.read_and_commit(to_read)?);
+        changes.extend(self.reread_corrupt(&changes)?);
+        changes.extend(self.settle_boilerplate()?);
+        Ok(changes)
+    }
+
+    /// Read files, the small ones in parallel and the big ones one at a
+    /// time ([`read_all`]; see [`ingest`]).
+    fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
         let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
-        let ingested: Vec<Ingested> = read_all(
-            to_read,
+        let library = self.learning().then(|| self.library.config());
+        read_all(
+            entries,
             |entry| entry.bytes,
             limits,
-            |entry| ingest(engine, limits, reader.as_ref(), entry),
-        );
-        changes.extend(self.commit_all(ingested)?);
-        changes.extend(self.reread_corrupt(&changes)?);
-        Ok(changes)
+            |entry| ingest(engine, limits, reader.as_ref(), library, entry),
+        )
+    }
+
+    /// Read files and commit them ([`FolderIndex::commit_all`]).
+    pub(super) fn read_and_commit(&mut self, entries: Vec<FileEntry>) -> Result<Vec<FileChange>> {
+        let ingested = self.ingest_all(entries);
+        self.commit_all(ingested)
+    }
+
+    /// Tell the learner about the ingested files and fingerprint those with
+    /// boilerplate over their body (in parallel; the text is dropped here).
+    fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
+        let mut adds = Vec::new();
+        let mut removes = Vec::new();
+        let mut at = Vec::new();
+        for (i, item) in items.iter_mut().enumerate() {
+            if item.changed {
+                continue;
+            }
+            match (&item.record.status, &item.learned) {
+                (DocStatus::Indexed, Some((_, samples))) => {
+                    adds.push((item.entry.doc.clone(), samples.clone()));
+                    at.push(i);
+                }
+                _ => removes.push(item.entry.doc.clone()),
+            }
+        }
+        removes.retain(|doc| self.library.id_of(doc).is_some());
+        let spans = self.learn(adds, removes)?;
+        let engine = &self.engine;
+        let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
+        bodies.retain(|(_, s)| !s.is_empty());
+        let made: Vec<_> = bodies
+            .into_par_iter()
+            .map(|(i, spans)| {
+                let (text, samples) = items[i].learned.as_ref().expect("sampled above");
+                (i, body_prints(engine, text, samples.words, &spans))
+            })
+            .collect();
+        for item in items.iter_mut() {
+            if let Some((_, samples)) = item.learned.take() {
+                let found = DocBoilerplate {
+                    document_words: samples.words,
+                    ..DocBoilerplate::default()
+                };
+                item.record.boilerplate = Some(StoredBoilerplate { samples, found });
+            }
+        }
+        for (i, body) in made {
+            if let Some((fingerprints, shingles, found)) = body {
+                let record = &mut items[i].record;
+                record.fingerprints = Some(fingerprints);
+                record.shingles = shingles as u32;
+                if let Some(b) = record.boilerplate.as_mut() {
+                    b.found = found;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Read again the files whose stored fingerprints failed their checksum
@@ -274,14 +342,7 @@ impl FolderIndex {
                 }
             }
             written.extend(to_read.iter().map(|e| e.doc.clone()));
-            let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
-            let ingested: Vec<Ingested> = read_all(
-                to_read,
-                |entry| entry.bytes,
-                limits,
-                |entry| ingest(engine, limits, reader.as_ref(), entry),
-            );
-            changes.extend(self.commit_all(ingested)?);
+            changes.extend(self.read_and_commit(to_read)?);
         }
         Ok(changes)
     }
@@ -377,7 +438,10 @@ impl FolderIndex {
     /// pairs to the files already written. A file that changed while being
     /// read is not committed.
     #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
-    fn commit_all(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+    fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+        if self.learning() {
+            self.learn_ingested(&mut items)?;
+        }
         let arriving: Vec<(DocPath, Fingerprints, usize)> = items
             .iter()
             .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)
@@ -398,6 +462,7 @@ impl FolderIndex {
                 entry,
                 mut record,
                 changed,
+                ..
             } = item;
             if changed {
                 changes.push(FileChange::Retry { path: entry.path });
@@ -468,6 +533,9 @@ impl FolderIndex {
 
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
+        if self.learning() && self.library.id_of(doc).is_some() {
+            self.learn(Vec::new(), vec![doc.clone()])?;
+        }
         self.library.remove(&self.engine, doc, &self.store)?;
         self.skipped.remove(doc);
         self.store.remove_document(doc)?;
@@ -476,11 +544,15 @@ impl FolderIndex {
     }
 }
 
-/// Read and fingerprint one file (no shared state touched).
+/// Read (through a test's `reader` when given) and fingerprint one file within `limits` (no shared state
+/// touched), keeping its text and samples for the learner when `learning`
+/// under these settings and the file is not big (a big file takes no part
+/// in learning: [`crate::runtime::reading`]).
 fn ingest(
     engine: &Engine,
     limits: &ReadLimits,
     reader: Option<&FileReader>,
+    learning: Option<&LibraryConfig>,
     entry: FileEntry,
 ) -> Ingested {
     let mut record = DocRecord {
@@ -495,8 +567,10 @@ fn ingest(
         terms: Vec::new(),
         shingles: 0,
         entry: None,
+        boilerplate: None,
     };
     let mut changed = false;
+    let mut learned = None;
     // The record's shingle count is every distinct word shingle's.
     let options = PrintOptions {
         count_all_shingles: true,
@@ -505,15 +579,16 @@ fn ingest(
     let read = match reader {
         // A test's reader stands in for the file system.
         Some(reader) => reader(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
-            print_bytes(bytes, identity, engine, weights, options, limits)
+            print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
         }),
-        None => read_document(
+        None => read_document_sampled(
             &entry.path,
             DEFAULT_SIZE_CAP,
             engine,
             weights,
             options,
             limits,
+            learning,
         ),
     };
     match read {
@@ -526,6 +601,7 @@ fn ingest(
             // fifth of the file at 100k documents).
             record.encoding = Some(read.encoding.to_owned());
             record.fingerprints = Some(read.printed.fingerprints);
+            learned = read.sampled.map(|s| (s.text, s.samples));
         }
         Err(skip) => {
             // Changed or deleted while being read: whatever comes next is
@@ -540,6 +616,7 @@ fn ingest(
         entry,
         record,
         changed,
+        learned,
     }
 }
 

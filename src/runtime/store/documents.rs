@@ -16,6 +16,7 @@ use super::error::Context;
 use super::records::{status_from_sql, RawDoc};
 use super::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+    StoredBoilerplate,
 };
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
@@ -218,6 +219,54 @@ impl Store {
             self.note_corrupt(&record.path);
         }
         Ok(Some(record))
+    }
+
+    /// One document's part in boilerplate learning, if stored.
+    pub fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
+        let blob: Option<Vec<u8>> = self
+            .conn
+            .prepare_cached(
+                "SELECT b.boilerplate FROM documents d \
+                 JOIN document_boilerplate b ON b.id = d.id WHERE d.path = ?1",
+            )
+            .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
+            .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
+        blob.map(|blob| {
+            postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                path: self.path.clone(),
+                doc: doc.to_string(),
+                reason: format!("boilerplate does not decode: {e}"),
+            })
+        })
+        .transpose()
+    }
+
+    /// Every stored document's part in boilerplate learning, by path.
+    pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT d.path, b.boilerplate FROM documents d \
+                 JOIN document_boilerplate b ON b.id = d.id ORDER BY d.path",
+            )
+            .ctx(&self.path, "prepare boilerplate read")?;
+        let rows: Vec<(Vec<u8>, Vec<u8>)> = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .and_then(|rows| rows.collect())
+            .ctx(&self.path, "read boilerplate")?;
+        let store = self.path.as_path();
+        rows.into_par_iter()
+            .map(|(doc, blob)| {
+                let doc = DocPath::from_bytes(doc);
+                let stored: StoredBoilerplate =
+                    postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                        path: store.to_path_buf(),
+                        doc: doc.to_string(),
+                        reason: format!("boilerplate does not decode: {e}"),
+                    })?;
+                Ok((doc, stored))
+            })
+            .collect()
     }
 
     /// The fingerprints of the documents at these paths, in order (`None`
@@ -523,6 +572,11 @@ fn upsert_in(
         .as_ref()
         .map(|e| to_blob(e, path, format_args!("library entry of {doc}")))
         .transpose()?;
+    let boilerplate = rec
+        .boilerplate
+        .as_ref()
+        .map(|b| to_blob(b, path, format_args!("boilerplate of {doc}")))
+        .transpose()?;
     let id: i64 = tx
         .prepare_cached(
             "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
@@ -575,6 +629,17 @@ fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write library entry of {doc}"))?;
+    match boilerplate {
+        Some(blob) => tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
+            )
+            .and_then(|mut s| s.execute(params![id, blob])),
+        None => tx
+            .prepare_cached("DELETE FROM document_boilerplate WHERE id = ?1")
+            .and_then(|mut s| s.execute([id])),
+    }
+    .ctx(path, format_args!("write boilerplate of {doc}"))?;
     write_pairs_in(tx, path, id, doc, pairs)?;
     Ok(RowId(id))
 }

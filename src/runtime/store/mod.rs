@@ -82,7 +82,8 @@ pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 pub use open::{MovedAside, OpenReport, PendingCheck};
 pub use records::{
-    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId, ENTRY_FORMAT,
+    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId,
+    StoredBoilerplate, ENTRY_FORMAT,
 };
 
 use codec::collect_rows;
@@ -93,10 +94,11 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
 /// fingerprints apart from `documents`, and stored library entries; 3: a
-/// checksum beside each fingerprint blob). A version-2 index is migrated
-/// when opened read-write (its fingerprints are stale then anyway: the
-/// configuration key names the schema).
-pub const SCHEMA_VERSION: i32 = 3;
+/// checksum beside each fingerprint blob; 4: each document's part in
+/// boilerplate learning). A version-2 or -3 index is migrated when opened
+/// read-write (its fingerprints are stale then anyway: the configuration
+/// key names the schema).
+pub const SCHEMA_VERSION: i32 = 4;
 
 /// The seed of the checksum stored beside each fingerprint blob
 /// ([`blob_checksum`]).
@@ -223,8 +225,9 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 /// 32-bit MinHash and winnow values; 6: SimHash counters summed per bit,
 /// which rounds differently in rare near-ties; 7: SimHash weights rounded
 /// to 1/256 and summed as integers; 8: SI keeps its sketch and sums it
-/// unsigned; 9: scans fingerprinted without their page furniture).
-pub const FINGERPRINT_FORMAT: u32 = 9;
+/// unsigned; 9: scans fingerprinted without their page furniture; 10:
+/// documents with learned boilerplate fingerprinted over their body).
+pub const FINGERPRINT_FORMAT: u32 = 10;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new

@@ -51,6 +51,11 @@ CREATE TABLE document_entries (
     entry BLOB NOT NULL
 ) STRICT;
 
+CREATE TABLE document_boilerplate (
+    id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    boilerplate BLOB NOT NULL
+) STRICT;
+
 CREATE TABLE pairs (
     a      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     b      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
@@ -364,8 +369,8 @@ impl Store {
                     application_id: p.application_id,
                 }));
             }
-            if p.user_version == 2 {
-                migrate_from_2(&conn, path)?;
+            if p.user_version == 2 || p.user_version == 3 {
+                migrate_from(p.user_version, &conn, path)?;
             } else if p.user_version != SCHEMA_VERSION {
                 return Err(OpenFailure::Bad(OpenProblem::UnknownSchema {
                     version: p.user_version,
@@ -528,7 +533,7 @@ impl Store {
                 application_id: p.application_id,
             })));
         }
-        if p.user_version != SCHEMA_VERSION && p.user_version != 2 {
+        if !(2..=SCHEMA_VERSION).contains(&p.user_version) {
             return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
                 version: p.user_version,
             })));
@@ -579,19 +584,37 @@ impl Store {
     }
 }
 
-/// Bring a version-2 index to this schema: a checksum column beside the
-/// fingerprint blobs. Rows written before have none and read as missing
-/// (their fingerprints are of another configuration key anyway).
-fn migrate_from_2(conn: &Connection, path: &Path) -> std::result::Result<(), OpenFailure> {
+/// Bring a version-2 or -3 index to this schema: a checksum column beside
+/// the fingerprint blobs (3) and a table of each document's part in
+/// boilerplate learning (4). Rows written before have no checksum and read
+/// as missing (their fingerprints are of another configuration key anyway).
+fn migrate_from(
+    version: i32,
+    conn: &Connection,
+    path: &Path,
+) -> std::result::Result<(), OpenFailure> {
+    let checksum = if version < 3 {
+        "ALTER TABLE document_prints ADD COLUMN checksum INTEGER;"
+    } else {
+        ""
+    };
     conn.execute_batch(&format!(
         "BEGIN IMMEDIATE; \
-         ALTER TABLE document_prints ADD COLUMN checksum INTEGER; \
+         {checksum} \
+         CREATE TABLE IF NOT EXISTS document_boilerplate ( \
+             id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
+             boilerplate BLOB NOT NULL \
+         ) STRICT; \
          PRAGMA user_version = {SCHEMA_VERSION}; \
          COMMIT;"
     ))
     .map_err(|e| {
         let _ = conn.execute_batch("ROLLBACK");
-        classify(path, "migrate the schema from version 2", e)
+        classify(
+            path,
+            &format!("migrate the schema from version {version}"),
+            e,
+        )
     })
 }
 

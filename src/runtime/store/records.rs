@@ -9,7 +9,9 @@ use super::codec::{terms_from_blob, u64_from_sql};
 use super::{Result, StoreError};
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, HotPrints, PairScores};
+use crate::pairing::boilerplate::DocSamples;
 use crate::pairing::candidates::DocKeys;
+use crate::runtime::boilerplate::DocBoilerplate;
 
 /// A document's row in one store: what its library entry and pairs are
 /// stored by. Meaningful only to the store that gave it (an index keeps
@@ -60,6 +62,20 @@ pub struct DocRecord {
     /// [`super::Store::upsert_document`]; reading documents leaves it `None`
     /// ([`super::Store::document_entries`] reads them).
     pub entry: Option<DocEntry>,
+    /// What the boilerplate learner read of the document and the
+    /// boilerplate it was fingerprinted without (`None`: not learned
+    /// from). Written by [`super::Store::upsert_document`]; reading
+    /// documents leaves it `None` ([`super::Store::boilerplate`] reads it).
+    pub boilerplate: Option<StoredBoilerplate>,
+}
+
+/// A document's part in boilerplate learning, as stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredBoilerplate {
+    /// Its sampled shingles (the learner's input).
+    pub samples: DocSamples,
+    /// The boilerplate it was fingerprinted without.
+    pub found: DocBoilerplate,
 }
 
 /// What a library keeps in memory of one document: its hot fingerprints
@@ -203,6 +219,7 @@ impl RawDoc {
                 terms,
                 shingles: self.shingles,
                 entry: None,
+                boilerplate: None,
             },
             corrupt,
         ))

@@ -30,6 +30,7 @@ fn doc(path: &[u8]) -> DocRecord {
         terms: vec![1, 2, 3],
         shingles: 3,
         entry: None,
+        boilerplate: None,
     }
 }
 

@@ -8,9 +8,11 @@ use crate::engine::algo::si::SiFingerprint;
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::measure::{exact_measures, ExactMeasures};
 use crate::engine::{verdict, Engine, Fingerprints};
+use crate::pairing::boilerplate::Span;
 use crate::pairing::candidates::optimal_bands;
 use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 
 use super::protocol::{PairDetail, ScoreRow};
@@ -30,6 +32,11 @@ pub(crate) struct PairJob {
     pub spec: ClusterSpec,
     pub library: LibraryConfig,
     pub verdict: Option<CuratorVerdict>,
+    /// How much of each side is learned boilerplate.
+    pub boilerplate: [SideBoilerplate; 2],
+    /// Each side's boilerplate spans: the exact measures, like the
+    /// fingerprints, are taken over the bodies.
+    pub spans: [Vec<Span>; 2],
 }
 
 /// The MinHash LSH (bands, rows) the candidate tables use under `library`.
@@ -50,7 +57,15 @@ pub(crate) fn minhash_bands(library: &LibraryConfig, num_perm: usize) -> (usize,
 fn exact(engine: &Engine, job: &PairJob) -> Option<ExactMeasures> {
     let ta = read_text(&job.path_a, DEFAULT_SIZE_CAP).ok()?;
     let tb = read_text(&job.path_b, DEFAULT_SIZE_CAP).ok()?;
-    let (da, db) = (engine.analyze(&ta.text), engine.analyze(&tb.text));
+    let body = |text: &str, spans: &[Span]| {
+        let whole = engine.analyze(text);
+        let ranges: Vec<std::ops::Range<u32>> = spans.iter().map(|s| s.start..s.end).collect();
+        match engine.analyze_without(text, whole.words.len(), &ranges) {
+            Some(body) => body.analysis,
+            None => whole,
+        }
+    };
+    let (da, db) = (body(&ta.text, &job.spans[0]), body(&tb.text, &job.spans[1]));
     let shingle = &engine.config().algorithms.shingle;
     Some(exact_measures(
         &da,
@@ -107,6 +122,7 @@ pub(crate) fn pair_detail(engine: &Engine, job: &PairJob) -> PairDetail {
         a_in_b,
         b_in_a,
         fusion,
+        boilerplate: job.boilerplate,
     }
 }
 

@@ -15,6 +15,7 @@
 //! also in the middle of the initial reconcile; [`Update::Stopped`] is sent
 //! once the index is closed.
 
+pub mod acting;
 pub mod detail;
 pub mod diff;
 pub mod pause;
@@ -175,6 +176,9 @@ enum Input {
 struct Batch {
     paths: BTreeSet<PathBuf>,
     rescan: bool,
+    /// Quarantines and undos, in the order asked (they move files).
+    moves: Vec<Command>,
+    plan: Option<(u64, Vec<usize>, PathBuf)>,
     thresholds: BTreeMap<AlgorithmId, f64>,
     cluster_by: Option<ClusterBy>,
     mode: Option<ClusterMode>,
@@ -208,6 +212,14 @@ impl Batch {
                 Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
                 Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
                 Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
+                Command::RequestPlan {
+                    generation,
+                    clusters,
+                    to,
+                } => self.plan = Some((generation, clusters, to)),
+                c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
+                    self.moves.push(c);
+                }
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -237,6 +249,9 @@ struct DiffJob {
     deadline: Duration,
     /// Winnowing fingerprints in both documents.
     shared: HashSet<u32>,
+    /// Each side's learned boilerplate, as byte ranges: greyed out and left
+    /// out of the comparison, as the fingerprints leave it out.
+    boilerplate: [Vec<std::ops::Range<usize>>; 2],
 }
 
 struct Worker {
@@ -459,8 +474,14 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        // Files moved out of (or back into) the folder: walk it again, as
+        // after file events, so the snapshot shows the folder as it is.
+        let rescan = batch.rescan || !batch.moves.is_empty();
+        for command in batch.moves {
+            self.move_files(command);
+        }
         let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
-        let result = if batch.rescan {
+        let result = if rescan {
             // A reconcile looks at every path anyway.
             self.reconcile()
         } else if !paths.is_empty() {
@@ -527,6 +548,9 @@ impl Worker {
         }
         if let Some((a, b, deadline)) = batch.diff {
             self.request_diff(a, b, deadline);
+        }
+        if let Some((generation, ids, to)) = batch.plan {
+            self.request_plan(generation, ids, &to);
         }
     }
 
@@ -650,6 +674,17 @@ impl Worker {
     }
 
     fn request_pair(&mut self, a: DocPath, b: DocPath) {
+        // Without the report the pair screen only misses its boilerplate line.
+        let report = self.index.boilerplate_cached().unwrap_or_default();
+        let boilerplate = [report.side(&a), report.side(&b)];
+        let spans_of = |doc: &DocPath| {
+            report
+                .documents
+                .get(doc)
+                .map(|found| found.spans.clone())
+                .unwrap_or_default()
+        };
+        let spans = [spans_of(&a), spans_of(&b)];
         let lib = self.index.library();
         let docs = lib
             .id_of(&a)
@@ -683,6 +718,8 @@ impl Worker {
             }
         };
         let job = PairJob {
+            boilerplate,
+            spans,
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
@@ -711,7 +748,9 @@ impl Worker {
                 .unwrap_or_default()
         };
         let (ha, hb) = (hashes(&a), hashes(&b));
+        let boilerplate = |doc: &DocPath| self.index.boilerplate_ranges(doc).unwrap_or_default();
         let job = DiffJob {
+            boilerplate: [boilerplate(&a), boilerplate(&b)],
             generation: self.generation,
             path_a: self.index.path_of(&a),
             path_b: self.index.path_of(&b),
@@ -808,7 +847,9 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
             .map(|f| f.range)
             .collect()
     };
-    let (fa, fb) = (furniture_of(&ta), furniture_of(&tb));
+    let (mut fa, mut fb) = (furniture_of(&ta), furniture_of(&tb));
+    fa.extend(job.boilerplate[0].iter().cloned());
+    fb.extend(job.boilerplate[1].iter().cloned());
     let options = diff::DiffOptions {
         shared: Some(diff::Shared {
             winnow,

@@ -14,6 +14,7 @@ use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::Histograms;
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::index::IndexError;
 pub use crate::runtime::watch::WatchState;
 
@@ -64,6 +65,31 @@ pub enum Command {
         /// Mark (`true`) or unmark.
         keeper: bool,
     },
+    /// The plan of moving every marked file of the clusters of snapshot
+    /// `generation` (1-based ids in snapshot order; empty: all) to the
+    /// quarantine folder `to` ([`Update::Plan`] answers). Nothing moves.
+    RequestPlan {
+        /// The snapshot the ids are positions in.
+        generation: u64,
+        /// The clusters, 1-based; empty for every cluster.
+        clusters: Vec<usize>,
+        /// The quarantine folder (refused inside the watched folder).
+        to: std::path::PathBuf,
+    },
+    /// Move the ready files of a plan the curator confirmed to `to`, then
+    /// walk the folder again ([`Update::Quarantined`] answers).
+    Quarantine {
+        /// The plan shown.
+        plan: Box<crate::runtime::act::Plan>,
+        /// The quarantine folder.
+        to: std::path::PathBuf,
+    },
+    /// Put back every file a quarantine journal moved, then walk the
+    /// folder again ([`Update::Restored`] answers).
+    UndoQuarantine {
+        /// The journal.
+        journal: std::path::PathBuf,
+    },
     /// Walk the whole folder again.
     Rescan,
     /// Close the index and stop ([`Update::Stopped`] follows).
@@ -81,6 +107,12 @@ pub enum Update {
     Pair(Arc<PairDetail>),
     /// The diff last asked for.
     Diff(Arc<DiffView>),
+    /// The plan asked for with [`Command::RequestPlan`].
+    Plan(Arc<PlanView>),
+    /// Files moved to a quarantine folder.
+    Quarantined(Arc<crate::runtime::act::Outcome>),
+    /// Files put back from a quarantine journal.
+    Restored(Arc<crate::runtime::act::UndoReport>),
     /// A file was read and fingerprinted.
     FileIndexed {
         /// The document.
@@ -109,6 +141,17 @@ pub enum Update {
     Warning(String),
     /// The worker has stopped (after `Quit`, or because it cannot go on).
     Stopped,
+}
+
+/// A plan of moving marked files, for the snapshot it was asked about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanView {
+    /// The snapshot the plan's cluster ids are positions in.
+    pub generation: u64,
+    /// The quarantine folder, as it will be written to.
+    pub to: std::path::PathBuf,
+    /// The files that would move and those that stay.
+    pub plan: crate::runtime::act::Plan,
 }
 
 /// What kind of problem an [`Update::Error`] reports.
@@ -367,6 +410,22 @@ pub struct PairDetail {
     pub b_in_a: f64,
     /// The `fusion` verdict.
     pub fusion: bool,
+    /// How much of A and of B is learned boilerplate (left out of every
+    /// score).
+    pub boilerplate: [SideBoilerplate; 2],
+}
+
+impl PairDetail {
+    /// How much of `doc` (one of the pair) is boilerplate.
+    pub fn side_of(&self, doc: &DocPath) -> SideBoilerplate {
+        if *doc == self.a {
+            self.boilerplate[0]
+        } else if *doc == self.b {
+            self.boilerplate[1]
+        } else {
+            SideBoilerplate::default()
+        }
+    }
 }
 
 /// How a word of one side of a diff relates to the other side.

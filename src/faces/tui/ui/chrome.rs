@@ -145,6 +145,7 @@ pub fn prompt(state: &AppState, area: Rect, buf: &mut Buffer) -> Option<Position
     let (label, input) = match state.prompt.as_ref()? {
         Prompt::Filter { input } => ("/ filter by name: ", input),
         Prompt::Export { input } => ("export to (prefix): ", input),
+        Prompt::Quarantine { input } => ("quarantine folder (outside the watched one): ", input),
         Prompt::Search { input } => ("/ search the diff: ", input),
     };
     let hint = "  Enter ok · Esc cancel";

@@ -6,6 +6,7 @@
 //! from 0×0 up can index outside it; every untrusted string goes through
 //! [`super::text`] first.
 
+pub(crate) mod acting;
 pub(crate) mod chrome;
 pub(crate) mod clusters;
 pub(crate) mod diff;
@@ -56,6 +57,9 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     }
     if let Some(scroll) = state.help {
         help::render(state.theme, scroll, f.body, buf);
+    }
+    if let Some(view) = &state.act.view {
+        acting::render(state.theme, view, f.body, buf);
     }
     if let Some(p) = f.prompt {
         if let Some(cursor) = chrome::prompt(state, p, frame.buffer_mut()) {

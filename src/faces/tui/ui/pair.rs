@@ -14,6 +14,7 @@ use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
 use crate::faces::tui::text;
 use crate::pairing::cluster::{ClusterBy, ClusterSpec};
+use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::worker::protocol::{PairDetail, ScoreRow};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
@@ -57,6 +58,21 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         );
         return;
     };
+    // Each side's share of learned boilerplate, once the detail says.
+    for (dy, label, path) in [(0, "A ", a), (1, "B ", b)] {
+        let side = d.side_of(path);
+        if side.words > 0 {
+            let line = boilerplate_name_line(
+                t,
+                label,
+                &text::doc_path(path),
+                state.deleted.contains(path),
+                &side,
+                w.saturating_sub(4),
+            );
+            put(buf, l.header, dy, &line);
+        }
+    }
     let spec = state.snapshot.as_ref().map(|s| &s.spec);
     put(buf, l.header, 2, &verdict_line(t, d, spec, w));
     put(
@@ -137,6 +153,32 @@ pub(crate) fn name_line(
 
 /// After a name whose file was deleted since the pair was opened.
 const DELETED: &str = " (deleted)";
+
+/// A side's name with how much of it is boilerplate, e.g. "76 %
+/// boilerplate (shared by 4 documents)", in `room` columns after its label.
+fn boilerplate_name_line(
+    t: Theme,
+    label: &str,
+    path: &str,
+    deleted: bool,
+    side: &SideBoilerplate,
+    room: usize,
+) -> Line<'static> {
+    let note = format!(
+        "  {} boilerplate (shared by {} documents)",
+        text::percent(side.share()),
+        side.shared_by
+    );
+    let mut line = name_line(
+        t,
+        label,
+        path,
+        deleted,
+        room.saturating_sub(note.chars().count()),
+    );
+    line.push_span(Span::styled(note, t.dim()));
+    line
+}
 
 /// The fusion verdict and, in one sentence, the rule that gave it.
 fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>, w: usize) -> Line<'static> {

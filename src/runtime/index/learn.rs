@@ -1,0 +1,147 @@
+//! The folder index's boilerplate: the learner kept equal to the indexed
+//! documents (built from their stored samples when a change first needs
+//! it), the documents whose spans a change moved read again and
+//! fingerprinted over their new body, and the report of what is learned,
+//! read from the store alone.
+
+use super::{FolderIndex, Result};
+use crate::doc::DocPath;
+use crate::pairing::boilerplate::{DocSamples, Learner, Span};
+use crate::runtime::boilerplate::{config_of, BoilerplateReport};
+use crate::runtime::collection::FileEntry;
+use crate::runtime::store::StoreError;
+
+/// Rounds of re-reading documents whose spans moved; each round's reads
+/// change no samples, so one round settles it, the rest is a guard.
+const RESPAN_ROUNDS: usize = 4;
+
+impl FolderIndex {
+    /// Whether documents are fingerprinted without learned boilerplate.
+    pub(super) fn learning(&self) -> bool {
+        config_of(&self.engine, self.library.config()).is_some()
+    }
+
+    /// The learner, built from the stored samples the first time; `None`
+    /// when learning is off.
+    fn learner(&mut self) -> Result<Option<&mut Learner<DocPath>>> {
+        let Some(config) = config_of(&self.engine, self.library.config()) else {
+            return Ok(None);
+        };
+        if self.learner.is_none() {
+            let mut learner = Learner::new(config);
+            let stored: Vec<(DocPath, DocSamples)> = self
+                .store
+                .boilerplate()?
+                .into_iter()
+                .filter(|(doc, _)| self.library.id_of(doc).is_some())
+                .map(|(doc, b)| (doc, b.samples))
+                .collect();
+            learner.update(stored, Vec::new());
+            self.learner = Some(learner);
+        }
+        Ok(self.learner.as_mut())
+    }
+
+    /// Tell the learner about arriving (or changed) and leaving documents;
+    /// every arriving document's spans, in order (empty when learning is
+    /// off). Documents already indexed whose spans moved are queued to be
+    /// read again.
+    pub(super) fn learn(
+        &mut self,
+        adds: Vec<(DocPath, DocSamples)>,
+        removes: Vec<DocPath>,
+    ) -> Result<Vec<Vec<Span>>> {
+        let keys: Vec<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
+        let Some(learner) = self.learner()? else {
+            return Ok(vec![Vec::new(); keys.len()]);
+        };
+        if adds.is_empty() && removes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let moved = learner.update(adds, removes);
+        let spans = keys.iter().map(|k| learner.spans(k).to_vec()).collect();
+        self.report = None;
+        self.respan
+            .extend(moved.into_iter().filter(|d| !keys.contains(d)));
+        Ok(spans)
+    }
+
+    /// Read again every document whose spans moved and fingerprint it over
+    /// its new body (through the same path as a changed file).
+    pub(super) fn settle_boilerplate(&mut self) -> Result<Vec<super::FileChange>> {
+        let mut changes = Vec::new();
+        for _ in 0..RESPAN_ROUNDS {
+            let queued = std::mem::take(&mut self.respan);
+            let entries: Vec<FileEntry> = queued
+                .into_iter()
+                .filter_map(|doc| {
+                    let identity = (*self.stored.get(&doc)?)?;
+                    self.library.id_of(&doc)?;
+                    Some(FileEntry {
+                        path: self.path_of(&doc),
+                        doc,
+                        bytes: identity.size,
+                        identity,
+                    })
+                })
+                .collect();
+            if entries.is_empty() {
+                break;
+            }
+            tracing::debug!(
+                documents = entries.len(),
+                "boilerplate moved: reading again"
+            );
+            changes.extend(self.read_and_commit(entries)?);
+        }
+        Ok(changes)
+    }
+
+    /// [`FolderIndex::boilerplate_report`], kept until the learned
+    /// boilerplate next changes.
+    pub fn boilerplate_cached(
+        &mut self,
+    ) -> std::result::Result<std::sync::Arc<BoilerplateReport>, StoreError> {
+        if let Some(report) = &self.report {
+            return Ok(report.clone());
+        }
+        let report = std::sync::Arc::new(self.boilerplate_report()?);
+        self.report = Some(report.clone());
+        Ok(report)
+    }
+
+    /// The byte ranges of `doc`'s decoded text it was fingerprinted
+    /// without (a diff greys them out).
+    pub fn boilerplate_ranges(
+        &self,
+        doc: &DocPath,
+    ) -> std::result::Result<Vec<std::ops::Range<usize>>, StoreError> {
+        Ok(self
+            .store
+            .boilerplate_of(doc)?
+            .map(|b| {
+                b.found
+                    .ranges
+                    .iter()
+                    .map(|r| r.start as usize..r.end as usize)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// What is learned: the passages and every document's boilerplate, as
+    /// stored with the documents (no file is read, no learner built).
+    pub fn boilerplate_report(&self) -> std::result::Result<BoilerplateReport, StoreError> {
+        let Some(config) = config_of(&self.engine, self.library.config()) else {
+            return Ok(BoilerplateReport::default());
+        };
+        let stored = self.store.boilerplate()?;
+        Ok(BoilerplateReport::new(
+            stored
+                .iter()
+                .filter(|(doc, _)| self.library.id_of(doc).is_some())
+                .map(|(doc, b)| (doc, &b.samples, &b.found)),
+            config.shingle_words,
+        ))
+    }
+}

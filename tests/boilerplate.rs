@@ -1,0 +1,506 @@
+//! Boilerplate learned from the collection, on the pipeline: on a generated
+//! library collection, two works that share only a licence no longer pair
+//! and a short work inside a long licence pairs with its own scan; many
+//! copies of one text stay duplicates and teach nothing; the switch turns it
+//! off; and the folder index learns exactly what a one-shot scan learns,
+//! whatever order the files arrive and leave in, and reopens without
+//! reading a file; a big file (read a piece at a time) takes no part in
+//! learning. Needs the shared corpus (`../shared/corpus`, or
+//! `DOPPEL_CORPUS`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use doppel::doc::DocPath;
+use doppel::engine::Engine;
+use doppel::faces::eval::library::{make_library, LibraryCollection, LibraryOptions};
+use doppel::faces::eval::{edit_words, vocabulary};
+use doppel::hash::SplitMix64;
+use doppel::pairing::cluster::ClusterSpec;
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::index::{FolderIndex, ReconcileReport};
+use doppel::runtime::reading::ReadLimits;
+use doppel::runtime::scan::{scan_folder, scan_folder_with, ScanHooks, ScanReport};
+
+mod common;
+
+/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
+/// repository (a worktree under `wt/` finds it one level further up).
+fn corpus() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = std::env::var_os("DOPPEL_CORPUS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            root.join("../shared/corpus"),
+            root.join("../../shared/corpus"),
+        ]);
+    for c in candidates {
+        if c.join("manifest.json").is_file() {
+            return c;
+        }
+    }
+    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
+}
+
+fn small() -> &'static LibraryCollection {
+    static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
+    SMALL.get_or_init(|| make_library(&corpus(), &LibraryOptions::default()).unwrap())
+}
+
+/// Write `library`'s documents (those `keep` accepts) under `dir`.
+fn write(library: &LibraryCollection, dir: &Path, keep: impl Fn(&str) -> bool) {
+    for d in library.documents.iter().filter(|d| keep(&d.path)) {
+        let path = dir.join(&d.path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, &d.text).unwrap();
+    }
+}
+
+fn scan(dir: &Path, config: LibraryConfig) -> ScanReport {
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    scan_folder(dir, &engine, engine.reference_weights(), config, spec)
+}
+
+/// The fusion pairs of a report.
+fn fused(report: &ScanReport) -> BTreeSet<(String, String)> {
+    report
+        .pairs()
+        .into_iter()
+        .filter(|p| p.verdict.fusion)
+        .map(|p| (p.a.to_string(), p.b.to_string()))
+        .collect()
+}
+
+/// Everything a user sees of a report: every kept pair with its scores and
+/// verdict, the passages, and each document's boilerplate.
+fn seen(report: &ScanReport) -> String {
+    let pairs: Vec<String> = report
+        .pairs()
+        .iter()
+        .map(|p| format!("{} {} {:?} {:?}", p.a, p.b, p.scores, p.verdict))
+        .collect();
+    format!(
+        "{pairs:#?}\n{:#?}\n{:#?}",
+        report.boilerplate.passages, report.boilerplate.documents
+    )
+}
+
+fn pair(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_owned(), b.to_owned())
+    } else {
+        (b.to_owned(), a.to_owned())
+    }
+}
+
+#[test]
+fn licence_only_pairs_are_gone_and_a_short_work_in_a_long_licence_pairs_with_its_scan() {
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let report = scan(dir.path(), LibraryConfig::default());
+    let truth: BTreeSet<(String, String)> = library
+        .truth
+        .pairs
+        .iter()
+        .map(|p| pair(&p.a, &p.b))
+        .collect();
+    // Families carried by fewer than three documents cannot be learned
+    // (min-docs 3: two documents sharing a passage look like two related
+    // documents); the small library's Lantern licence is one.
+    let mut carriers: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &library.documents {
+        if let Some(b) = &d.boilerplate {
+            *carriers.entry(b.as_str()).or_default() += 1;
+        }
+    }
+    let family = |path: &str| {
+        library
+            .documents
+            .iter()
+            .find(|d| d.path == path)
+            .and_then(|d| d.boilerplate.as_deref())
+    };
+    let fused = fused(&report);
+    for (a, b) in fused.difference(&truth) {
+        let shared = family(a).filter(|f| family(b) == Some(f));
+        assert!(
+            shared.is_some_and(|f| carriers[f] < 3),
+            "false pair {a} ~ {b} (families {:?} / {:?})",
+            family(a),
+            family(b)
+        );
+    }
+    let riverbank = "hard-cases/riverbank/";
+    assert!(
+        fused.iter().all(
+            |(a, b)| !(a.starts_with(riverbank) && b.starts_with(riverbank))
+                || a.contains("hoover") && b.contains("hoover")
+        ),
+        "only the two Hoover texts of the Riverbank family pair: {fused:?}"
+    );
+    assert!(fused.contains(&pair(
+        "etexts/lincoln-gettysburg-address.txt",
+        "scans/lincoln-gettysburg-address-scan.txt"
+    )));
+    assert!(fused.contains(&pair(
+        "hard-cases/riverbank/1932_herbert_hoover_r.txt",
+        "hard-cases/riverbank/1932_herbert_hoover_r-edited.txt"
+    )));
+    // What was left out is the licence, shown as the text spells it.
+    let gettysburg = &report.boilerplate.documents
+        [&doppel::doc::DocPath::from("etexts/lincoln-gettysburg-address.txt")];
+    let text = &library
+        .documents
+        .iter()
+        .find(|d| d.path == "etexts/lincoln-gettysburg-address.txt")
+        .unwrap()
+        .text;
+    assert!(gettysburg.words() > 1000, "{gettysburg:?}");
+    for r in &gettysburg.ranges {
+        let cut = &text[r.start as usize..r.end as usize];
+        assert!(
+            !cut.contains("Four score"),
+            "the address is body: {cut:.200}"
+        );
+    }
+    assert!(report
+        .boilerplate
+        .passages
+        .iter()
+        .any(|p| p.documents >= 4 && p.first_words.contains("Fees and donations")));
+}
+
+#[test]
+fn many_copies_under_no_licence_are_all_still_paired_and_nothing_is_learned() {
+    let text =
+        std::fs::read_to_string(common::sample_corpus().join("moby/moby-dick-ch1.txt")).unwrap();
+    let source: String = text
+        .split_whitespace()
+        .take(900)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let vocab = vocabulary([text.as_str()]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = SplitMix64::new(7);
+    let copies = 24;
+    for i in 0..copies {
+        let rate = 0.01 + 0.002 * i as f64;
+        let edited = edit_words(&source, rate, &vocab, &mut rng);
+        std::fs::write(dir.path().join(format!("copy-{i:02}.txt")), edited.text).unwrap();
+    }
+    let report = scan(dir.path(), LibraryConfig::default());
+    assert!(
+        report.boilerplate.passages.is_empty(),
+        "{:?}",
+        report.boilerplate.passages
+    );
+    assert!(report.boilerplate.documents.is_empty());
+    assert_eq!(fused(&report).len(), copies * (copies - 1) / 2);
+}
+
+#[test]
+fn the_switch_turns_learning_off() {
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let mut config = LibraryConfig::default();
+    config.boilerplate.enabled = false;
+    let off = scan(dir.path(), config);
+    assert!(off.boilerplate.passages.is_empty());
+    assert!(off.boilerplate.documents.is_empty());
+    // Without it, the Riverbank licence pairs different works again.
+    assert!(fused(&off).contains(&pair(
+        "hard-cases/riverbank/31_Obadiah.txt",
+        "hard-cases/riverbank/65_Jude.txt"
+    )));
+}
+
+/// The report of the index at `index` over `dir` after a reconcile.
+fn indexed(dir: &Path, index: &Path) -> (ScanReport, usize) {
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    let (mut folder, _) =
+        FolderIndex::open(dir, engine, LibraryConfig::default(), Some(index)).unwrap();
+    let reconciled = folder.reconcile().unwrap();
+    (
+        ScanReport::from_index(folder, spec, &reconciled).unwrap(),
+        reconciled.read,
+    )
+}
+
+#[test]
+fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unread() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    // Two of the four Riverbank texts first: the licence is not learned
+    // yet (two documents), then the rest arrives and the first two must be
+    // read again and fingerprinted over their bodies.
+    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    write(library, &dir, first);
+    let (report, _) = indexed(&dir, &index);
+    assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
+    write(library, &dir, |p| !first(p));
+    let (report, _) = indexed(&dir, &index);
+    let whole = scan(&dir, LibraryConfig::default());
+    assert!(!whole.boilerplate.passages.is_empty());
+    assert_eq!(seen(&report), seen(&whole));
+    // Reopened unchanged: nothing is read, the same report.
+    let (again, read) = indexed(&dir, &index);
+    assert_eq!(read, 0);
+    assert_eq!(seen(&again), seen(&whole));
+    // Documents leave: the Riverbank licence is down to two documents.
+    for gone in ["31_Obadiah.txt", "65_Jude.txt"] {
+        std::fs::remove_file(dir.join("hard-cases/riverbank").join(gone)).unwrap();
+    }
+    let (report, _) = indexed(&dir, &index);
+    assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
+}
+
+#[test]
+fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    let first = |p: &str| p.contains("Obadiah") || p.starts_with("etexts/");
+    write(library, &dir, first);
+    let engine = Engine::default();
+    let spec = ClusterSpec::from_engine(&engine);
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    folder.reconcile().unwrap();
+    // Files arrive one event at a time, as the watcher names them.
+    let mut rest: Vec<&str> = library
+        .documents
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !first(p))
+        .collect();
+    rest.sort();
+    write(library, &dir, |p| !first(p));
+    for path in &rest {
+        folder.sync_paths(&[folder.root().join(path)]).unwrap();
+    }
+    // One leaves.
+    let gone = folder.root().join("hard-cases/riverbank/65_Jude.txt");
+    std::fs::remove_file(&gone).unwrap();
+    folder.sync_paths(&[gone]).unwrap();
+    let report = ScanReport::from_index(folder, spec, &ReconcileReport::default()).unwrap();
+    let fresh = scan(&dir, LibraryConfig::default());
+    assert!(!fresh.boilerplate.passages.is_empty());
+    assert_eq!(seen(&report), seen(&fresh));
+}
+
+#[test]
+fn the_pair_screen_and_the_diff_show_the_learned_boilerplate() {
+    use doppel::runtime::worker::protocol::DiffKind;
+    use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+    use std::time::{Duration, Instant};
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    write(library, &dir, |_| true);
+    let mut config = WorkerConfig::new(&dir);
+    config.index_path = Some(tmp.path().join("index.sqlite"));
+    config.rescan_every = Duration::ZERO;
+    let worker = spawn(config);
+    let (a, b) = (
+        "hard-cases/riverbank/1932_herbert_hoover_r-edited.txt",
+        "hard-cases/riverbank/1932_herbert_hoover_r.txt",
+    );
+    let end = Instant::now() + Duration::from_secs(120);
+    let mut asked = false;
+    let diff = loop {
+        match worker
+            .updates
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("a diff within two minutes")
+        {
+            Update::Snapshot(s) if !asked && s.documents > 0 => {
+                worker
+                    .commands
+                    .send(Command::RequestDiff {
+                        a: a.into(),
+                        b: b.into(),
+                        deadline: Duration::from_secs(30),
+                    })
+                    .unwrap();
+                asked = true;
+            }
+            Update::Diff(d) => break d,
+            _ => {}
+        }
+    };
+    let text = &library.documents.iter().find(|d| d.path == b).unwrap().text;
+    let side = &diff.right;
+    let ignored: Vec<&str> = side
+        .words
+        .iter()
+        .filter(|w| w.kind == DiffKind::Ignored)
+        .map(|w| &text[w.start as usize..w.end as usize])
+        .collect();
+    let compared = side.words.len() - ignored.len();
+    // The licence (about 2,900 words of 3,800) is greyed; the address is not.
+    assert!(ignored.len() > 2000, "{} ignored", ignored.len());
+    assert!(compared > 500, "{compared} compared");
+    assert!(ignored.join(" ").contains("Riverbank"));
+
+    // The pair screen: how much of each side is boilerplate, and exact
+    // measures over the bodies (two works that share only the licence).
+    let (c, d) = (
+        "hard-cases/riverbank/31_Obadiah.txt",
+        "hard-cases/riverbank/65_Jude.txt",
+    );
+    worker
+        .commands
+        .send(Command::RequestPair {
+            a: c.into(),
+            b: d.into(),
+        })
+        .unwrap();
+    let detail = loop {
+        if let Update::Pair(p) = worker
+            .updates
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("a pair detail within two minutes")
+        {
+            break p;
+        }
+    };
+    for side in detail.boilerplate {
+        assert!(side.share() > 0.7, "{side:?}");
+        assert!(side.shared_by >= 4, "{side:?}");
+    }
+    assert!(!detail.fusion);
+    assert!(detail.a_in_b < 0.2 && detail.b_in_a < 0.2, "{detail:?}");
+    worker.commands.send(Command::Quit).ok();
+    worker.join();
+}
+
+/// The library's largest document holding learned boilerplate, with its
+/// size in bytes.
+fn largest_with_boilerplate(report: &ScanReport, dir: &Path) -> (DocPath, u64) {
+    report
+        .boilerplate
+        .documents
+        .keys()
+        .map(|doc| {
+            let bytes = std::fs::metadata(dir.join(doc.to_relative_path()))
+                .unwrap()
+                .len();
+            (doc.clone(), bytes)
+        })
+        .max_by_key(|(_, bytes)| *bytes)
+        .expect("the small library has learned boilerplate")
+}
+
+/// A document is nowhere in a report's boilerplate: no spans, no passage.
+fn absent(report: &ScanReport, doc: &DocPath) -> bool {
+    !report.boilerplate.documents.contains_key(doc)
+        && report
+            .boilerplate
+            .passages
+            .iter()
+            .all(|p| !p.members.contains(doc))
+}
+
+#[test]
+fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    write(library, &dir, |_| true);
+    // Read whole (every file is small): the largest carrier has spans, in
+    // the index too.
+    let whole = scan(&dir, LibraryConfig::default());
+    let (big, bytes) = largest_with_boilerplate(&whole, &dir);
+    let engine = Engine::default();
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    let reconciled = folder.reconcile().unwrap();
+    let before = ScanReport::from_index(
+        folder,
+        ClusterSpec::from_engine(&Engine::default()),
+        &reconciled,
+    )
+    .unwrap();
+    assert!(!absent(&before, &big), "{big} has spans when read whole");
+
+    // It grows past the big-file size: read a piece at a time, unsampled.
+    let path = dir.join(big.to_relative_path());
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("\nThe end.\n");
+    std::fs::write(&path, text).unwrap();
+    let limits = ReadLimits {
+        big_file_bytes: bytes - 1,
+        ..ReadLimits::default()
+    };
+    let engine = Engine::default();
+    let hooks = ScanHooks {
+        limits,
+        ..ScanHooks::default()
+    };
+    let scanned = scan_folder_with(
+        &dir,
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        ClusterSpec::from_engine(&engine),
+        &hooks,
+    );
+    assert!(scanned.docs.iter().all(|d| d.skipped.is_none()));
+    assert!(absent(&scanned, &big), "{big} is big: not learned from");
+    for doc in scanned.boilerplate.documents.keys() {
+        let len = std::fs::metadata(dir.join(doc.to_relative_path()))
+            .unwrap()
+            .len();
+        assert!(len <= limits.big_file_bytes, "{doc} is big but has spans");
+    }
+    // Others still learn (the families have more carriers than it).
+    assert!(!scanned.boilerplate.passages.is_empty());
+
+    // The index reads the changed file as big: its stored spans go, and it
+    // reports what the scan does under the same limits.
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    folder.set_read_limits(limits);
+    let reconciled = folder.reconcile().unwrap();
+    let after = ScanReport::from_index(
+        folder,
+        ClusterSpec::from_engine(&Engine::default()),
+        &reconciled,
+    )
+    .unwrap();
+    assert!(absent(&after, &big), "no stale span for {big}");
+    assert_eq!(seen(&after), seen(&scanned));
+}
+
+/// The HTML report's diffs leave the learned boilerplate out and mark it,
+/// as the review screen's diff does: a licence-wrapped pair shows its
+/// licence words as boilerplate.
+#[test]
+fn the_html_report_marks_the_learned_boilerplate_in_its_diffs() {
+    use doppel::faces::html;
+    let library = small();
+    let dir = tempfile::tempdir().unwrap();
+    write(library, dir.path(), |_| true);
+    let report = scan(dir.path(), LibraryConfig::default());
+    assert!(!report.boilerplate.documents.is_empty());
+    let page = html::scan_report(
+        &report,
+        dir.path(),
+        &doppel::engine::EngineConfig::default(),
+        &html::Limits::default(),
+    );
+    let marked = page
+        .matches("title=\"boilerplate, left out of the comparison\"")
+        .count();
+    assert!(marked > 0, "no boilerplate marked in any diff");
+}

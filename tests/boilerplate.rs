@@ -9,7 +9,7 @@
 //! `DOPPEL_CORPUS`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 use doppel::doc::DocPath;
@@ -25,28 +25,10 @@ use doppel::runtime::scan::{scan_folder, scan_folder_with, ScanHooks, ScanReport
 
 mod common;
 
-/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
-/// repository (a worktree under `wt/` finds it one level further up).
-fn corpus() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("DOPPEL_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            root.join("../shared/corpus"),
-            root.join("../../shared/corpus"),
-        ]);
-    for c in candidates {
-        if c.join("manifest.json").is_file() {
-            return c;
-        }
-    }
-    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
-}
-
 fn small() -> &'static LibraryCollection {
     static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
-    SMALL.get_or_init(|| make_library(&corpus(), &LibraryOptions::default()).unwrap())
+    SMALL
+        .get_or_init(|| make_library(&common::shared_corpus(), &LibraryOptions::default()).unwrap())
 }
 
 /// Write `library`'s documents (those `keep` accepts) under `dir`.

@@ -5,7 +5,7 @@
 //! pair, and the switch (`[tokenizer] strip_furniture`) turns it off.
 //! Needs the shared corpus (`../shared/corpus`, or `DOPPEL_CORPUS`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::stats::TermWeights;
@@ -18,25 +18,6 @@ use doppel::hash::SplitMix64;
 use doppel::runtime::collection::list_files;
 
 mod common;
-
-/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
-/// repository (a worktree under `wt/` finds it one level further up).
-fn corpus() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("DOPPEL_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            root.join("../shared/corpus"),
-            root.join("../../shared/corpus"),
-        ]);
-    for c in candidates {
-        if c.join("manifest.json").is_file() {
-            return c;
-        }
-    }
-    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
-}
 
 fn engine(strip_furniture: bool) -> Engine {
     Engine::new(EngineConfig {
@@ -76,7 +57,7 @@ fn every_generated_scan_loses_its_layout_and_nothing_of_its_book() {
     // The large collection has every scanner's style: heads with numbers in
     // the margin or numbers at the foot, CRLF, one page or hundreds.
     let large = make_library(
-        &corpus(),
+        &common::shared_corpus(),
         &LibraryOptions {
             size: LibrarySize::Large,
             ..LibraryOptions::default()
@@ -242,7 +223,7 @@ fn a_scan_pairs_with_its_etext_and_scores_far_higher_without_its_furniture() {
 fn two_scans_of_different_books_under_the_same_heads_share_nothing_of_them() {
     // One scanner, one series: the same notice, the same title head on
     // every other page, chapter heads and page numbers alike, short pages.
-    let read = |p: &str| std::fs::read_to_string(corpus().join(p)).unwrap();
+    let read = |p: &str| std::fs::read_to_string(common::shared_corpus().join(p)).unwrap();
     let (a, b) = (read("kjv/29_Joel.txt"), read("kjv/36_Zephaniah.txt"));
     let series = "The Twelve Minor Prophets";
     let (scan_a, scan_b) = (scan(&a, series, 12, 0.03, 3), scan(&b, series, 12, 0.03, 3));
@@ -274,7 +255,7 @@ fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scan_has_furniture() 
     // 397 e-texts: novels, the KJV and WEB verse by verse, commentaries,
     // State of the Union addresses, a dictionary, the Jargon File's tables.
     let mut books = 0;
-    for (path, text) in texts(&corpus()) {
+    for (path, text) in texts(&common::shared_corpus()) {
         assert!(find(&text).is_empty(), "{path}");
         books += 1;
     }

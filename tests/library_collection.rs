@@ -5,7 +5,6 @@
 //! or `DOPPEL_CORPUS`).
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -18,28 +17,12 @@ use doppel::faces::eval::library::{
 use doppel::hash::{hash128, SplitMix64};
 use doppel::runtime::collection::list_files;
 
-/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
-/// repository (a worktree under `wt/` finds it one level further up).
-fn corpus() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("DOPPEL_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            root.join("../shared/corpus"),
-            root.join("../../shared/corpus"),
-        ]);
-    for c in candidates {
-        if c.join("manifest.json").is_file() {
-            return c;
-        }
-    }
-    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
-}
+mod common;
 
 fn small() -> &'static LibraryCollection {
     static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
-    SMALL.get_or_init(|| make_library(&corpus(), &LibraryOptions::default()).unwrap())
+    SMALL
+        .get_or_init(|| make_library(&common::shared_corpus(), &LibraryOptions::default()).unwrap())
 }
 
 fn doc<'a>(
@@ -67,10 +50,10 @@ fn digest(library: &LibraryCollection) -> u128 {
 
 #[test]
 fn the_same_seed_gives_the_same_bytes_and_another_seed_other_bytes_with_the_same_truth() {
-    let again = make_library(&corpus(), &LibraryOptions::default()).unwrap();
+    let again = make_library(&common::shared_corpus(), &LibraryOptions::default()).unwrap();
     assert_eq!(digest(small()), digest(&again));
     let other = make_library(
-        &corpus(),
+        &common::shared_corpus(),
         &LibraryOptions {
             seed: 2,
             ..LibraryOptions::default()
@@ -171,7 +154,7 @@ fn the_written_collection_is_what_the_truth_describes_and_eval_reads_it() {
     let out = dir.path().join("library");
     let status = Command::new(env!("CARGO_BIN_EXE_doppel"))
         .args(["make-library", "--size", "small", "--corpus"])
-        .arg(corpus())
+        .arg(common::shared_corpus())
         .arg(&out)
         .output()
         .unwrap();
@@ -415,7 +398,7 @@ fn abridgement_and_parts_are_contained_in_their_whole_and_disjoint_parts_are_not
 #[test]
 fn the_large_collection_has_the_issue_scale_and_its_hard_cases() {
     let large = make_library(
-        &corpus(),
+        &common::shared_corpus(),
         &LibraryOptions {
             size: LibrarySize::Large,
             ..LibraryOptions::default()
@@ -465,7 +448,7 @@ fn the_large_collection_has_the_issue_scale_and_its_hard_cases() {
 #[test]
 fn many_copies_of_one_text_are_all_duplicates_of_each_other() {
     let library = make_library(
-        &corpus(),
+        &common::shared_corpus(),
         &LibraryOptions {
             many_copies: 6,
             ..LibraryOptions::default()

@@ -10,6 +10,25 @@ use std::process::Command;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::Library;
 
+/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
+/// repository (a worktree under `wt/` finds it one level further up).
+pub fn shared_corpus() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = std::env::var_os("DOPPEL_CORPUS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([
+            root.join("../shared/corpus"),
+            root.join("../../shared/corpus"),
+        ]);
+    for c in candidates {
+        if c.join("manifest.json").is_file() {
+            return c;
+        }
+    }
+    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
+}
+
 /// Copy a folder tree (files and subfolders).
 pub fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();

@@ -14,6 +14,7 @@ pub mod body;
 pub mod document;
 pub mod fingerprinter;
 pub mod measure;
+pub mod relation;
 pub mod stats;
 pub mod text;
 
@@ -40,6 +41,7 @@ use crate::engine::algo::supershingle::{
 use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
 use crate::engine::algo::{Algorithm, AlgorithmId, AlgorithmSet, Score};
 use crate::engine::analysis::{Analysis, Analyzer, Needs};
+pub use crate::engine::relation::{Containments, Relation, RelationKind, RelationRule, Side};
 use crate::engine::stats::{IdfSource, IdfTable};
 use crate::engine::text::TokenizerConfig;
 
@@ -88,6 +90,17 @@ pub struct FusionConfig {
     /// Containment counts only when the smaller document has at least this
     /// many shingles (a two-line note is not "contained" in a book). Default: 50.
     pub min_shingles: usize,
+    /// ... or when the smaller is a part of the larger: at least this share
+    /// of its shingles is in the larger (tolerating the OCR noise that
+    /// breaks word shingles of a scanned whole) ... Default: 0.7.
+    pub part_containment: f64,
+    /// ... and it is at most this share of the larger's size (below 1:
+    /// two documents of one size are never a part and its whole).
+    /// Default: 0.75.
+    pub part_size_ratio: f64,
+    /// A kept pair that is no duplicate is `related` when at least this
+    /// share of the smaller's shingles is in the larger. Default: 0.15.
+    pub related_containment: f64,
 }
 
 impl Default for FusionConfig {
@@ -100,6 +113,9 @@ impl Default for FusionConfig {
                 .collect(),
             containment: 0.9,
             min_shingles: 50,
+            part_containment: 0.7,
+            part_size_ratio: 0.75,
+            related_containment: 0.15,
         }
     }
 }
@@ -197,6 +213,12 @@ impl FusionConfig {
             containment: self.containment,
             min_shingles: self.min_shingles,
             containment_applies: enabled.contains(&AlgorithmId::Shingle),
+            relations: RelationRule {
+                part_containment: self.part_containment,
+                part_size_ratio: self.part_size_ratio,
+                related: self.related_containment,
+                min_shingles: self.min_shingles,
+            },
         }
     }
 }
@@ -221,6 +243,9 @@ pub struct FusionRule {
     /// Whether `shingle`, whose scores the containment rule reads, is
     /// computed (without it containment never applies).
     pub containment_applies: bool,
+    /// What makes a part of a whole (a duplicate verdict too) and a
+    /// related pair.
+    pub relations: RelationRule,
 }
 
 impl Default for FusionRule {
@@ -233,9 +258,26 @@ impl Default for FusionRule {
 impl FusionRule {
     /// Whether the smaller document of a pair is contained in the larger:
     /// at least this rule's share of its shingles (`containment`, the
-    /// larger of the two directions) and it has enough of them.
-    pub fn contained(&self, containment: Option<f64>, smaller_shingles: usize) -> bool {
-        containment.is_some_and(|c| c >= self.containment) && smaller_shingles >= self.min_shingles
+    /// larger of the two directions) and it has enough of them, or it is a
+    /// part of the larger ([`RelationRule::whole`]: a noise-tolerant share,
+    /// and the sizes clearly differ).
+    pub fn contained(&self, containments: Option<Containments>, smaller_shingles: usize) -> bool {
+        (containments.is_some_and(|c| c.larger() >= self.containment)
+            && smaller_shingles >= self.min_shingles)
+            || self
+                .relations
+                .whole(containments, smaller_shingles)
+                .is_some()
+    }
+
+    /// The part rule in words, e.g. "a part: ≥ 70 % of the smaller in the
+    /// larger, the smaller ≤ 80 % of its size".
+    pub fn describe_parts(&self) -> String {
+        format!(
+            "a part: ≥ {:.0} % of the smaller's shingles in the larger, the smaller ≤ {:.0} % of its size",
+            self.relations.part_containment * 100.0,
+            self.relations.part_size_ratio * 100.0
+        )
     }
 
     /// The families with at least one computed voter, in order.
@@ -281,8 +323,13 @@ impl FusionRule {
     /// The `fusion` verdict on a pair that gets `votes` ([`FusionRule::votes`]):
     /// enough votes, or containment. The one place the rule is applied (the
     /// engine's [`verdict`] and the pair table's judge both ask it).
-    pub fn decides(&self, votes: usize, containment: Option<f64>, smaller_shingles: usize) -> bool {
-        votes >= self.votes_needed || self.contained(containment, smaller_shingles)
+    pub fn decides(
+        &self,
+        votes: usize,
+        containments: Option<Containments>,
+        smaller_shingles: usize,
+    ) -> bool {
+        votes >= self.votes_needed || self.contained(containments, smaller_shingles)
     }
 
     /// The votes each family with a computed voter gives, e.g.
@@ -510,6 +557,9 @@ pub struct Verdict {
     pub contained: bool,
     /// The `fusion` verdict.
     pub fusion: bool,
+    /// What the two are to each other ([`RelationRule::relation`] under
+    /// the `fusion` verdict), oriented from the pair's first document.
+    pub relation: Option<Relation>,
 }
 
 struct Algorithms {
@@ -794,14 +844,16 @@ pub fn verdict(
         .filter(|(&id, score)| score.passes(thresholds.get(id)))
         .map(|(&id, _)| id)
         .collect();
-    let containment = scores
-        .get(&AlgorithmId::Shingle)
-        .and_then(Score::containment);
+    let containments = scores.get(&AlgorithmId::Shingle).and_then(Containments::of);
     let votes = fusion.votes(passing.iter().copied().collect());
+    let duplicate = fusion.decides(votes, containments, smaller_shingles);
     Verdict {
-        fusion: fusion.decides(votes, containment, smaller_shingles),
-        contained: fusion.contained(containment, smaller_shingles),
+        fusion: duplicate,
+        contained: fusion.contained(containments, smaller_shingles),
+        relation: fusion
+            .relations
+            .relation(containments, smaller_shingles, duplicate),
         passing,
-        containment,
+        containment: containments.map(Containments::larger),
     }
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::measure::ExactMeasures;
-use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Verdict};
+use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Relation, Verdict};
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::boilerplate::{BoilerplateReport, PassageSummary};
 use crate::runtime::scan::ScanReport;
@@ -258,6 +258,14 @@ impl Serialize for ScoresJson<'_> {
     }
 }
 
+/// The side that holds the other in a `contains` relation (`a` or `b`).
+fn whole_side(relation: Option<Relation>) -> Option<&'static str> {
+    match relation? {
+        Relation::Contains { whole } => Some(whole.as_str()),
+        _ => None,
+    }
+}
+
 fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
     let mut ids: Vec<&str> = verdict.passing.iter().map(|id| id.as_str()).collect();
     if verdict.fusion {
@@ -308,7 +316,12 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
         cluster: Option<usize>,
         containment: Option<f64>,
         duplicate_by: Vec<&'static str>,
+        /// `duplicate`, `contains` or `related`; null when none.
+        relation: Option<&'static str>,
         scores: ScoresJson<'a>,
+        /// For `contains`: the side that holds the other, `a` or `b`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        whole: Option<&'static str>,
     }
     #[derive(Serialize)]
     struct Report<'a> {
@@ -376,7 +389,9 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
                 cluster: cluster_ids.of_pair(&p.a, &p.b),
                 containment: p.verdict.containment,
                 duplicate_by: duplicate_by(&p.verdict),
+                relation: p.verdict.relation.map(Relation::as_str),
                 scores: ScoresJson(&p.scores),
+                whole: whole_side(p.verdict.relation),
             })
             .collect(),
         root: root.display().to_string(),
@@ -419,6 +434,9 @@ fn fusion_json(rule: &FusionRule) -> Value {
         "votes_needed": rule.votes_needed,
         "containment": rule.containment_applies.then_some(rule.containment),
         "min_shingles": rule.min_shingles,
+        "part_containment": rule.containment_applies.then_some(rule.relations.part_containment),
+        "part_size_ratio": rule.relations.part_size_ratio,
+        "related_containment": rule.relations.related,
     })
 }
 
@@ -446,7 +464,8 @@ impl<'a> ClusterIds<'a> {
 
 /// The pairs as CSV: a, b, the id of the cluster holding both (empty if
 /// none), every algorithm's score (empty where a side has no fingerprint),
-/// the containment, and the algorithms whose threshold the pair passes.
+/// the containment, the algorithms whose threshold the pair passes, the
+/// relation (empty if none) and, for `contains`, the whole's side.
 pub fn csv(report: &ScanReport) -> Result<String> {
     let clusters = report.cluster_paths();
     let ids = ClusterIds::new(&clusters);
@@ -454,7 +473,7 @@ pub fn csv(report: &ScanReport) -> Result<String> {
     let header = ["a", "b", "cluster"]
         .into_iter()
         .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()))
-        .chain(["containment", "duplicate_by"]);
+        .chain(["containment", "duplicate_by", "relation", "whole"]);
     out.write_record(header)?;
     let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
     for p in report.pairs() {
@@ -470,6 +489,12 @@ pub fn csv(report: &ScanReport) -> Result<String> {
             .chain([
                 number(p.verdict.containment),
                 duplicate_by(&p.verdict).join(" "),
+                p.verdict
+                    .relation
+                    .map_or(String::new(), |r| r.as_str().to_owned()),
+                whole_side(p.verdict.relation)
+                    .unwrap_or_default()
+                    .to_owned(),
             ]);
         out.write_record(record)?;
     }

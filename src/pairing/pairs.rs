@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::doc::DocId;
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
-use crate::engine::{FusionRule, PairScores, Thresholds};
+use crate::engine::{Containments, FusionRule, PairScores, Relation, Thresholds};
 use crate::hash::{mix64, HashKeyed};
 
 const N: usize = AlgorithmId::ALL.len();
@@ -152,10 +152,16 @@ impl PairRow {
     /// The larger containment of one side in the other by shingles (the
     /// fusion rule's containment).
     pub fn containment(&self) -> Option<f64> {
+        self.containments().map(Containments::larger)
+    }
+
+    /// Both containments by shingles, oriented from `a` (the fusion rule's
+    /// and the relation's).
+    pub fn containments(&self) -> Option<Containments> {
         let i = AlgorithmId::Shingle as usize;
         (self.kinds[i] == OVERLAP).then(|| {
             let (a_in_b, b_in_a) = self.overlaps[self.scales[i] as usize];
-            a_in_b.max(b_in_a)
+            Containments { a_in_b, b_in_a }
         })
     }
 }
@@ -197,9 +203,17 @@ impl Judge {
     pub fn fusion(&self, row: &PairRow, passing: AlgorithmSet) -> bool {
         self.fusion.decides(
             FusionRule::family_votes(passing.intersection(self.voters)),
-            row.containment(),
+            row.containments(),
             row.smaller_shingles as usize,
         )
+    }
+
+    /// What the row's documents are to each other under the `fusion`
+    /// verdict `duplicate` (oriented from `a`).
+    pub fn relation(&self, row: &PairRow, duplicate: bool) -> Option<Relation> {
+        self.fusion
+            .relations
+            .relation(row.containments(), row.smaller_shingles as usize, duplicate)
     }
 }
 
@@ -560,6 +574,7 @@ mod tests {
                         let passing = judge.passing(&row);
                         assert_eq!(passing.iter().collect::<Vec<_>>(), v.passing);
                         assert_eq!(judge.fusion(&row, passing), v.fusion, "{enabled:?}");
+                        assert_eq!(judge.relation(&row, v.fusion), v.relation, "{enabled:?}");
                     }
                 }
             }

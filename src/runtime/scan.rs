@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::doc::{DocId, DocPath};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
-use crate::engine::{verdict, Engine, Fingerprints, PairScores, Verdict};
+use crate::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
 use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
@@ -62,6 +62,9 @@ pub struct ScanReport {
     /// The boilerplate learned from the folder and left out of every
     /// document's fingerprints.
     pub boilerplate: BoilerplateReport,
+    /// When set, [`ScanReport::pairs`] gives only pairs of these relations
+    /// (`--relation`); clusters are not filtered.
+    pub only_relations: Option<Vec<RelationKind>>,
 }
 
 impl ScanReport {
@@ -83,19 +86,15 @@ impl ScanReport {
     }
 
     /// Every kept pair (some algorithm passes its floor), judged under the
-    /// spec's thresholds, sorted by paths.
+    /// spec's thresholds, sorted by paths; only those of
+    /// [`ScanReport::only_relations`] when it is set.
     pub fn pairs(&self) -> Vec<ScannedPair> {
         let mut pairs: Vec<ScannedPair> = self
             .library
             .pairs()
             .filter_map(|(a, b, scores)| {
                 let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
-                let v = verdict(
-                    &scores,
-                    &self.spec.thresholds,
-                    &self.spec.fusion,
-                    da.shingles.min(db.shingles),
-                );
+                // Oriented by path first: the relation names a side.
                 let (first, second, scores) = if da.path <= db.path {
                     (&da.path, &db.path, scores)
                 } else {
@@ -105,6 +104,17 @@ impl ScanReport {
                         scores.iter().map(|(k, s)| (*k, s.swapped())).collect(),
                     )
                 };
+                let v = verdict(
+                    &scores,
+                    &self.spec.thresholds,
+                    &self.spec.fusion,
+                    da.shingles.min(db.shingles),
+                );
+                if let Some(only) = &self.only_relations {
+                    if !v.relation.is_some_and(|r| only.contains(&r.kind())) {
+                        return None;
+                    }
+                }
                 Some(ScannedPair {
                     a: first.clone(),
                     b: second.clone(),
@@ -198,6 +208,7 @@ impl ScanReport {
             spec,
             clusters,
             boilerplate,
+            only_relations: None,
         })
     }
 }
@@ -359,6 +370,7 @@ pub fn scan_folder_with(
         spec,
         clusters,
         boilerplate,
+        only_relations: None,
     }
 }
 

@@ -368,6 +368,16 @@ impl Config {
             }
         })?;
         between("fusion.containment", fusion.containment, 0.0, 1.0)?;
+        between("fusion.part-containment", fusion.part_containment, 0.0, 1.0)?;
+        // Below 1: a part is smaller than its whole, so equal sizes never
+        // make one.
+        between("fusion.part-size-ratio", fusion.part_size_ratio, 0.0, 0.99)?;
+        between(
+            "fusion.related-containment",
+            fusion.related_containment,
+            0.0,
+            1.0,
+        )?;
         check_library(self)?;
         if let IdfSource::Collection { .. } = engine.idf {
             // Scans, the index and the watcher weight terms with the pinned

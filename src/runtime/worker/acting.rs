@@ -49,6 +49,7 @@ pub fn plan(
         spec: spec.clone(),
         // The plan reads clusters and verdicts only.
         boilerplate: Default::default(),
+        only_relations: None,
     };
     let filter = Filter {
         clusters: ids,

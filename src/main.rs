@@ -144,8 +144,9 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Scan {
             dir,
             format,
+            relations,
             options,
-        }) => cli::scan::scan(&load_with(&options)?, &dir, format, &options),
+        }) => cli::scan::scan(&load_with(&options)?, &dir, format, &relations, &options),
         Some(Command::Boilerplate {
             dir,
             format,
@@ -166,8 +167,16 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             html,
             force,
+            relations,
             options,
-        }) => cli::report::html(&load_with(&options)?, &dir, &html, force, &options),
+        }) => cli::report::html(
+            &load_with(&options)?,
+            &dir,
+            &html,
+            force,
+            &relations,
+            &options,
+        ),
         Some(Command::Act {
             dir,
             to,

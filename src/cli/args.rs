@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use doppel::engine::algo::AlgorithmId;
+use doppel::engine::RelationKind;
 use doppel::pairing::cluster::{ClusterBy, ClusterMode};
 use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings};
 
@@ -193,6 +194,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// Print only pairs of these relations (comma-separated:
+        /// duplicate, contains, related; clusters are not filtered).
+        #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
+        relations: Vec<RelationKind>,
         #[command(flatten)]
         options: ScanOptions,
     },
@@ -223,6 +228,10 @@ pub enum Command {
         /// Replace OUT.html if it exists.
         #[arg(long)]
         force: bool,
+        /// Print only pairs of these relations (comma-separated:
+        /// duplicate, contains, related; clusters are not filtered).
+        #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
+        relations: Vec<RelationKind>,
         #[command(flatten)]
         options: ScanOptions,
     },

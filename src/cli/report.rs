@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use doppel::engine::RelationKind;
 use doppel::faces::html;
 use doppel::runtime::config::Config;
 
@@ -14,12 +15,14 @@ use super::progress::spinner;
 use super::scan::scan_report;
 use super::settings::{open_folder, settings};
 
-/// Scan `dir` as `scan` does and write the page to `out`.
+/// Scan `dir` as `scan` does and write the page to `out` (its pairs only
+/// of `relations` when any are named).
 pub fn html(
     config: &Config,
     dir: &Path,
     out: &Path,
     force: bool,
+    relations: &[RelationKind],
     options: &ScanOptions,
 ) -> Result<()> {
     let root = open_folder(dir)?;
@@ -28,7 +31,8 @@ pub fn html(
     if target.exists() && !force {
         anyhow::bail!("{} exists; --force replaces it", target.display());
     }
-    let report = scan_report(config, &root, options)?;
+    let mut report = scan_report(config, &root, options)?;
+    report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
     let spinner = spinner("diffing pairs");
     let page = html::scan_report(
         &report,

@@ -40,5 +40,5 @@ pub fn review(
         };
         return Ok(doppel::faces::tui::run_with(worker, &initial, &options)?);
     }
-    scan(config, dir, Format::Text, options)
+    scan(config, dir, Format::Text, &[], options)
 }

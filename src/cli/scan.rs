@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use doppel::engine::Engine;
+use doppel::engine::{Engine, RelationKind};
 use doppel::faces::report;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::runtime::config::Config;
@@ -19,10 +19,18 @@ use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
 use super::settings::{index_path, open_folder, settings};
 
-/// Scan `dir` under `config` and print the report in `format`.
-pub fn scan(config: &Config, dir: &Path, format: Format, options: &ScanOptions) -> Result<()> {
+/// Scan `dir` under `config` and print the report in `format`, its pairs
+/// only of `relations` when any are named.
+pub fn scan(
+    config: &Config,
+    dir: &Path,
+    format: Format,
+    relations: &[RelationKind],
+    options: &ScanOptions,
+) -> Result<()> {
     let root = open_folder(dir)?;
-    let report = scan_report(config, &root, options)?;
+    let mut report = scan_report(config, &root, options)?;
+    report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
     let out = match format {
         Format::Text => report::text(&report),
         Format::Json => report::json(&report, &root, &settings(config).0)?,

@@ -2,7 +2,7 @@
 //! scripts and spreadsheets. The JSON shape is a versioned contract
 //! documented in README.md.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -12,8 +12,11 @@ use serde_json::{json, Map, Value};
 use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::measure::ExactMeasures;
-use crate::engine::{verdict, Engine, EngineConfig, FusionRule, PairScores, Relation, Verdict};
-use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::engine::{
+    verdict, Containments, Engine, EngineConfig, FusionRule, PairScores, Relation, RelationKind,
+    Side, Verdict,
+};
+use crate::pairing::cluster::{ClusterBy, ClusterMode, Role};
 use crate::runtime::boilerplate::{BoilerplateReport, PassageSummary};
 use crate::runtime::scan::ScanReport;
 
@@ -115,29 +118,104 @@ fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> 
     parts.join("; ")
 }
 
-/// For every clustered document but the representatives, the member it is
-/// linked to on a shortest path of links to its cluster's representative.
-fn link_parents(report: &ScanReport) -> HashMap<DocId, DocId> {
-    let mut adjacent: HashMap<DocId, Vec<DocId>> = HashMap::new();
-    for link in report.library.links(&report.spec) {
-        adjacent.entry(link.a).or_default().push(link.b);
-        adjacent.entry(link.b).or_default().push(link.a);
-    }
-    let mut parent = HashMap::new();
-    for cluster in &report.clusters {
-        let members: HashSet<DocId> = cluster.members.iter().copied().collect();
-        let rep = cluster.representative();
-        let mut queue = VecDeque::from([rep]);
-        while let Some(at) = queue.pop_front() {
-            for &next in adjacent.get(&at).into_iter().flatten() {
-                if next != rep && members.contains(&next) && !parent.contains_key(&next) {
-                    parent.insert(next, at);
-                    queue.push_back(next);
-                }
-            }
+/// The share of `part`'s shingles found in `whole`, when they were paired.
+fn inside(report: &ScanReport, part: DocId, whole: DocId) -> Option<f64> {
+    let scores = report.library.pair_from(part, whole)?;
+    Containments::of(scores.get(&AlgorithmId::Shingle)?).map(|c| c.a_in_b)
+}
+
+/// `" (86 % of it inside)"`, or nothing when the share is not known.
+fn inside_words(report: &ScanReport, part: DocId, whole: DocId) -> String {
+    inside(report, part, whole).map_or(String::new(), |c| {
+        format!(" ({:.0} % of it inside)", c * 100.0)
+    })
+}
+
+/// Why member `m` belongs to a cluster represented by `rep`, from its
+/// role: a duplicate of the representative (the agreeing algorithms), a
+/// part of a member, or the whole the others sit in; a member whose role
+/// names another member than the representative is "linked through" it.
+fn role_words(
+    report: &ScanReport,
+    rep: DocId,
+    m: DocId,
+    role: Role,
+    contained: &mut bool,
+) -> String {
+    let path = |id: DocId| {
+        lib_path(report, id)
+            .map(|p| p.to_string())
+            .unwrap_or_default()
+    };
+    match role {
+        Role::DuplicateOf(of) if of == rep => link_words(report, rep, m, contained),
+        Role::DuplicateOf(of) => format!(
+            "linked through {}: duplicate of it; {}",
+            path(of),
+            link_words(report, of, m, contained)
+        ),
+        Role::PartOf(of) if of == rep => format!(
+            "part of {}{}: {}",
+            path(of),
+            inside_words(report, m, of),
+            link_words(report, of, m, contained)
+        ),
+        Role::PartOf(of) => format!(
+            "linked through {}: part of it{}; {}",
+            path(of),
+            inside_words(report, m, of),
+            link_words(report, of, m, contained)
+        ),
+        Role::Head if report.library.pair(rep, m).is_some() => {
+            format!("the whole: {}", link_words(report, rep, m, contained))
         }
+        Role::Head => "the whole the others sit in".to_owned(),
     }
-    parent
+}
+
+/// The kept pairs of the relations `--relation` names (related pairs
+/// only, by default: duplicates and parts are in the clusters above), one
+/// a line: `contains  a.txt ⊂ b.txt (86 % of the part inside)`.
+fn relation_lines(report: &ScanReport) -> String {
+    let kinds = report
+        .only_relations
+        .clone()
+        .unwrap_or_else(|| vec![RelationKind::Related]);
+    let mut out = String::new();
+    for p in report.pairs() {
+        let Some(relation) = p.verdict.relation.filter(|r| kinds.contains(&r.kind())) else {
+            continue;
+        };
+        let share = p
+            .scores
+            .get(&AlgorithmId::Shingle)
+            .and_then(Containments::of);
+        let line = match (relation, share) {
+            (Relation::Contains { whole }, Some(c)) => {
+                let (part, whole, inside) = match whole {
+                    Side::A => (&p.b, &p.a, c.b_in_a),
+                    Side::B => (&p.a, &p.b, c.a_in_b),
+                };
+                format!(
+                    "{part} ⊂ {whole} ({:.0} % of the part inside)",
+                    inside * 100.0
+                )
+            }
+            (Relation::Related, Some(c)) => format!(
+                "{} ~ {} ({:.0} % of the smaller in the larger)",
+                p.a,
+                p.b,
+                c.larger() * 100.0
+            ),
+            _ => format!("{} ~ {}", p.a, p.b),
+        };
+        let _ = writeln!(out, "  {:<9}  {line}", relation.as_str());
+    }
+    if out.is_empty() {
+        return out;
+    }
+    let names: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+    format!("pairs ({})\n{out}\n", names.join(", "))
 }
 
 /// The clusters, skipped files and counts as plain text. Each member is
@@ -155,7 +233,6 @@ pub fn text(report: &ScanReport) -> String {
     };
     let mut body = String::new();
     let mut contained = false;
-    let parents = link_parents(report);
     let path = |id: DocId| lib.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
@@ -177,16 +254,8 @@ pub fn text(report: &ScanReport) -> String {
             }
         );
         let _ = writeln!(body, "  * {}", path(rep));
-        for &m in &cluster.members[1..] {
-            let detail = match parents.get(&m) {
-                Some(&p) if p == rep => link_words(report, rep, m, &mut contained),
-                Some(&p) => format!(
-                    "linked through {}: {}",
-                    path(p),
-                    link_words(report, p, m, &mut contained)
-                ),
-                None => "linked through another member".to_owned(),
-            };
+        for (&m, &role) in cluster.members.iter().zip(&cluster.roles).skip(1) {
+            let detail = role_words(report, rep, m, role, &mut contained);
             let _ = writeln!(body, "    {}  [{detail}]", path(m));
         }
         body.push('\n');
@@ -207,9 +276,17 @@ pub fn text(report: &ScanReport) -> String {
              are in the larger one",
             spec.fusion.containment * 100.0
         );
+        let _ = writeln!(
+            out,
+            "part = at least {:.0} % of the smaller document's shingles are in a larger one, \
+             and it is at most {:.0} % of that one's size (contained too)",
+            spec.fusion.relations.part_containment * 100.0,
+            spec.fusion.relations.part_size_ratio * 100.0
+        );
     }
     out.push('\n');
     out.push_str(&body);
+    out.push_str(&relation_lines(report));
     let skipped: Vec<_> = report
         .docs
         .iter()
@@ -256,6 +333,11 @@ impl Serialize for ScoresJson<'_> {
         }
         map.end()
     }
+}
+
+/// The path of a document of the report's library.
+fn lib_path(report: &ScanReport, id: DocId) -> Option<&DocPath> {
+    report.library.doc(id).map(|d| &d.path)
 }
 
 /// The side that holds the other in a `contains` relation (`a` or `b`).
@@ -308,6 +390,17 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
         id: usize,
         members: &'a [DocPath],
         representative: &'a DocPath,
+        /// Each member's role, in the order of `members`.
+        roles: Vec<MemberRole<'a>>,
+    }
+    /// `head` (the whole the others sit in, or the document they
+    /// duplicate), `duplicate` of `of`, or `part` of `of`.
+    #[derive(Serialize)]
+    struct MemberRole<'a> {
+        path: &'a DocPath,
+        role: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        of: Option<&'a DocPath>,
     }
     #[derive(Serialize)]
     struct Pair<'a> {
@@ -351,6 +444,20 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
                 id: n + 1,
                 members,
                 representative: &members[0],
+                roles: report.clusters[n]
+                    .members
+                    .iter()
+                    .zip(&report.clusters[n].roles)
+                    .filter_map(|(&m, role)| {
+                        let path = lib_path(report, m)?;
+                        let (role, of) = match *role {
+                            Role::Head => ("head", None),
+                            Role::DuplicateOf(of) => ("duplicate", lib_path(report, of)),
+                            Role::PartOf(of) => ("part", lib_path(report, of)),
+                        };
+                        Some(MemberRole { path, role, of })
+                    })
+                    .collect(),
             })
             .collect(),
         documents: report

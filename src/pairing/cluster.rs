@@ -1,12 +1,19 @@
 //! From judged pairs to clusters.
 //!
 //! [`links`] judges every kept pair under a [`ClusterSpec`] (thresholds,
-//! the fusion rule or one algorithm, and the curator's verdicts first) and
-//! [`clusters`] groups the links: connected components (union-find), or
-//! star clustering, where every member is directly linked to its centre so
-//! a chain never joins unrelated documents. Each cluster is described by
-//! its weakest link and the algorithms that agree on all its links. The
-//! order of members (representative first) is the caller's ([`Rank`]).
+//! the fusion rule or one algorithm, and the curator's verdicts first),
+//! each with its relation, and [`clusters`] groups the links. Duplicate
+//! links make groups: connected components (union-find), or star
+//! clustering, where every member is directly linked to its centre so a
+//! chain never joins unrelated documents. A `contains` link never makes
+//! two documents duplicates: each group that is a part joins the group of
+//! its tightest whole (the smallest document it sits in), a containment
+//! tree, so two disjoint parts of one whole share its cluster as parts of
+//! it, never as duplicates of each other, and a dump holding every file is
+//! a whole with its parts, not a chain. Each member has its [`Role`]; each
+//! cluster is described by its weakest link and the algorithms that agree
+//! on all its links. The order of members (representative first) is the
+//! caller's ([`Rank`]).
 
 use std::collections::HashMap;
 
@@ -15,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::doc::{CuratorVerdict, DocId};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet};
-use crate::engine::{Engine, FusionRule, Thresholds};
+use crate::engine::{Containments, Engine, FusionRule, Relation, Side, Thresholds};
 use crate::pairing::pairs::{Judge, PairRow, PairTable};
 
 /// What defines a duplicate link for clustering.
@@ -78,6 +85,21 @@ pub struct ClusterInfo {
     pub agreeing: Vec<AlgorithmId>,
     /// Some algorithm passes on some links but not on others.
     pub disagreement: bool,
+    /// Each member's role, in the order of `members`.
+    pub roles: Vec<Role>,
+}
+
+/// What a member is in its cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "role", content = "of")]
+pub enum Role {
+    /// The head of the cluster's outermost group: the whole the others sit
+    /// in, or the document they duplicate.
+    Head,
+    /// A duplicate of this member (the head of its group).
+    DuplicateOf(DocId),
+    /// A part of this member (the smallest whole it sits in).
+    PartOf(DocId),
 }
 
 impl ClusterInfo {
@@ -98,6 +120,22 @@ pub struct Link {
     pub passing: AlgorithmSet,
     /// How strong the link is, in [0, 1].
     pub strength: f64,
+    /// What the two are to each other, oriented from `a` (`None` for a
+    /// link the curator made between documents no algorithm paired).
+    pub relation: Option<Relation>,
+    /// The shingle containments, oriented from `a`.
+    pub containments: Option<Containments>,
+}
+
+impl Link {
+    /// `(part, whole)` when the link is a part inside its whole.
+    pub fn part_whole(&self) -> Option<(DocId, DocId)> {
+        match self.relation? {
+            Relation::Contains { whole: Side::A } => Some((self.b, self.a)),
+            Relation::Contains { whole: Side::B } => Some((self.a, self.b)),
+            _ => None,
+        }
+    }
 }
 
 /// The order of a cluster's members, smallest first: keepers before the
@@ -152,11 +190,12 @@ pub fn judge_row(
     curator: Option<CuratorVerdict>,
 ) -> Option<Link> {
     let passing = judge.passing(row);
+    let fusion = judge.fusion(row, passing);
     let linked = match curator {
         Some(CuratorVerdict::Duplicate) => true,
         Some(CuratorVerdict::NotDuplicate) => false,
         None => match by {
-            ClusterBy::Fusion => judge.fusion(row, passing),
+            ClusterBy::Fusion => fusion,
             ClusterBy::Algorithm(id) => passing.contains(id),
         },
     };
@@ -167,11 +206,22 @@ pub fn judge_row(
         ClusterBy::Fusion => passing.len() as f64 / row.scored().max(1) as f64,
         ClusterBy::Algorithm(id) => row.similarity(id).unwrap_or(0.0),
     };
+    // The curator's "duplicate" overrules a containment; otherwise a link
+    // is whatever the pair is, a duplicate when the relation says nothing.
+    let relation = match (curator, judge.relation(row, fusion)) {
+        (Some(CuratorVerdict::Duplicate), _) | (None, None | Some(Relation::Related)) => {
+            Relation::Duplicate
+        }
+        (_, Some(r)) => r,
+        (_, None) => Relation::Duplicate,
+    };
     Some(Link {
         a: row.a,
         b: row.b,
         passing,
         strength,
+        relation: Some(relation),
+        containments: row.containments(),
     })
 }
 
@@ -202,6 +252,8 @@ pub fn links(
                 b,
                 passing: AlgorithmSet::default(),
                 strength: 1.0,
+                relation: None,
+                containments: None,
             });
         }
     }
@@ -210,15 +262,131 @@ pub fn links(
 }
 
 /// The clusters `links` make among documents with ids below `id_bound`,
-/// largest first (then by their representatives' [`Rank`]).
+/// largest first (then by their representatives' [`Rank`]): groups of
+/// duplicates, each group that is a part joined to the group of its
+/// tightest whole.
 pub fn clusters(
     links: &[Link],
     id_bound: usize,
     mode: ClusterMode,
     rank: impl Fn(DocId) -> Rank + Sync,
 ) -> Vec<ClusterInfo> {
-    const NONE: u32 = u32::MAX;
-    // Group number of each linked document, by dense id.
+    let duplicates: Vec<&Link> = links.iter().filter(|l| l.part_whole().is_none()).collect();
+    let (mut group_of, mut groups) = duplicate_groups(&duplicates, id_bound, mode, &rank);
+    // A part or whole linked to no duplicate is a group of its own.
+    for l in links.iter().filter(|l| l.part_whole().is_some()) {
+        for id in [l.a, l.b] {
+            if group_of[id as usize] == NONE {
+                group_of[id as usize] = groups.len() as u32;
+                groups.push(vec![id]);
+            }
+        }
+    }
+    // Each group that is a part hangs from its tightest whole: the part
+    // link (from one of its members into another group) whose whole is
+    // the smallest, i.e. whose size ratio is the largest.
+    let mut parent: Vec<Option<(DocId, DocId, f64)>> = vec![None; groups.len()];
+    for l in links {
+        let Some((part, whole)) = l.part_whole() else {
+            continue;
+        };
+        let (gp, gw) = (group_of[part as usize], group_of[whole as usize]);
+        if gp == gw {
+            continue;
+        }
+        let ratio = l.containments.and_then(|c| c.size_ratio()).unwrap_or(0.0);
+        let tighter = match parent[gp as usize] {
+            None => true,
+            Some((_, w, r)) => ratio > r || (ratio == r && rank(whole) < rank(w)),
+        };
+        if tighter {
+            parent[gp as usize] = Some((part, whole, ratio));
+        }
+    }
+    // Groups joined along the chosen part links make the clusters.
+    let mut uf = UnionFind::new(groups.len());
+    for (g, p) in parent.iter().enumerate() {
+        if let Some((_, whole, _)) = p {
+            uf.union(g, group_of[*whole as usize] as usize);
+        }
+    }
+    let mut cluster_of_root = vec![NONE; groups.len()];
+    let mut members_of: Vec<Vec<(DocId, Role)>> = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        let root = uf.find(g);
+        if cluster_of_root[root] == NONE {
+            cluster_of_root[root] = members_of.len() as u32;
+            members_of.push(Vec::new());
+        }
+        let members = &mut members_of[cluster_of_root[root] as usize];
+        // The group's head: its member inside the whole, else its first.
+        let head = match parent[g] {
+            Some((part, _, _)) => part,
+            None => *group
+                .iter()
+                .min_by_key(|&&id| rank(id))
+                .expect("groups are not empty"),
+        };
+        for &id in group {
+            let role = match parent[g] {
+                Some((part, whole, _)) if part == id => Role::PartOf(whole),
+                None if id == head => Role::Head,
+                _ => Role::DuplicateOf(head),
+            };
+            members.push((id, role));
+        }
+    }
+    // Each link belongs to the cluster holding both its ends (in star mode
+    // a link may join two groups and then describes neither).
+    let mut inner: Vec<Vec<&Link>> = vec![Vec::new(); members_of.len()];
+    for l in links {
+        let (ga, gb) = (group_of[l.a as usize], group_of[l.b as usize]);
+        if ga == NONE || gb == NONE {
+            continue;
+        }
+        let (ca, cb) = (
+            cluster_of_root[uf.find(ga as usize)],
+            cluster_of_root[uf.find(gb as usize)],
+        );
+        if ca == cb {
+            inner[ca as usize].push(l);
+        }
+    }
+    let mut clusters: Vec<(ClusterInfo, Rank)> = members_of
+        .into_par_iter()
+        .zip(inner)
+        .filter_map(|(members, inner)| {
+            let mut members: Vec<(Rank, Role)> = members
+                .into_iter()
+                .map(|(id, role)| (rank(id), role))
+                .collect();
+            members.sort_unstable_by_key(|m| m.0);
+            members.dedup_by_key(|m| m.0);
+            (members.len() > 1).then(|| {
+                let first = members[0].0;
+                let roles = members.iter().map(|m| m.1).collect();
+                let members = members.into_iter().map(|((_, _, id), _)| id).collect();
+                (describe(members, roles, &inner), first)
+            })
+        })
+        .collect();
+    clusters.par_sort_unstable_by(|(a, pa), (b, pb)| {
+        b.members.len().cmp(&a.members.len()).then(pa.cmp(pb))
+    });
+    clusters.into_iter().map(|(c, _)| c).collect()
+}
+
+/// No group.
+const NONE: u32 = u32::MAX;
+
+/// Groups of duplicates: the group number of each linked document by
+/// dense id, and each group's members.
+fn duplicate_groups(
+    links: &[&Link],
+    id_bound: usize,
+    mode: ClusterMode,
+    rank: &(impl Fn(DocId) -> Rank + Sync),
+) -> (Vec<u32>, Vec<Vec<DocId>>) {
     let mut group_of = vec![NONE; id_bound];
     let mut groups: Vec<Vec<DocId>> = Vec::new();
     match mode {
@@ -268,37 +436,11 @@ pub fn clusters(
             }
         }
     }
-    // Each link belongs to the group holding both its ends (in star mode
-    // a link may join two groups and then describes neither).
-    let mut inner: Vec<Vec<&Link>> = vec![Vec::new(); groups.len()];
-    for l in links {
-        let (ga, gb) = (group_of[l.a as usize], group_of[l.b as usize]);
-        if ga == gb && ga != NONE {
-            inner[ga as usize].push(l);
-        }
-    }
-    let mut clusters: Vec<(ClusterInfo, Rank)> = groups
-        .into_par_iter()
-        .zip(inner)
-        .filter_map(|(members, inner)| {
-            let mut members: Vec<Rank> = members.into_iter().map(&rank).collect();
-            members.sort_unstable();
-            members.dedup();
-            (members.len() > 1).then(|| {
-                let first = members[0];
-                let members = members.into_iter().map(|(_, _, id)| id).collect();
-                (describe(members, &inner), first)
-            })
-        })
-        .collect();
-    clusters.par_sort_unstable_by(|(a, pa), (b, pb)| {
-        b.members.len().cmp(&a.members.len()).then(pa.cmp(pb))
-    });
-    clusters.into_iter().map(|(c, _)| c).collect()
+    (group_of, groups)
 }
 
 /// Summarize a cluster from its members and the links inside it.
-fn describe(members: Vec<DocId>, inner: &[&Link]) -> ClusterInfo {
+fn describe(members: Vec<DocId>, roles: Vec<Role>, inner: &[&Link]) -> ClusterInfo {
     let weakest = inner
         .iter()
         .min_by(|x, y| x.strength.total_cmp(&y.strength))
@@ -313,6 +455,7 @@ fn describe(members: Vec<DocId>, inner: &[&Link]) -> ClusterInfo {
     ClusterInfo {
         disagreement: agreeing != any,
         members,
+        roles,
         weakest,
         agreeing: agreeing.iter().collect(),
     }
@@ -328,7 +471,105 @@ mod tests {
             b,
             passing: AlgorithmSet::default(),
             strength: 1.0,
+            relation: Some(Relation::Duplicate),
+            containments: None,
         }
+    }
+
+    /// `part` sits inside `whole`, `ratio` of its size.
+    fn part(part: DocId, whole: DocId, ratio: f64) -> Link {
+        let (a, b) = (part.min(whole), part.max(whole));
+        let (in_whole, whole_in) = (0.95, 0.95 * ratio);
+        let (containments, side) = if part == a {
+            ((in_whole, whole_in), Side::B)
+        } else {
+            ((whole_in, in_whole), Side::A)
+        };
+        Link {
+            a,
+            b,
+            passing: AlgorithmSet::default(),
+            strength: 1.0,
+            relation: Some(Relation::Contains { whole: side }),
+            containments: Some(Containments {
+                a_in_b: containments.0,
+                b_in_a: containments.1,
+            }),
+        }
+    }
+
+    fn roles(cluster: &ClusterInfo) -> Vec<(DocId, Role)> {
+        cluster
+            .members
+            .iter()
+            .copied()
+            .zip(cluster.roles.iter().copied())
+            .collect()
+    }
+
+    #[test]
+    fn disjoint_parts_are_parts_of_their_whole_never_duplicates() {
+        // 0 is a book, 3 its scan; 1 and 2 two disjoint chapters of it
+        // (each inside the book and the scan).
+        let mut links = vec![
+            link(0, 3),
+            part(1, 0, 0.1),
+            part(2, 0, 0.1),
+            part(1, 3, 0.1),
+            part(2, 3, 0.1),
+        ];
+        links.sort_by_key(|l| (l.a, l.b));
+        let by_id = |id: DocId| (false, u64::from(id), id);
+        for mode in [ClusterMode::Components, ClusterMode::Star] {
+            let found = clusters(&links, 4, mode, by_id);
+            assert_eq!(found.len(), 1, "{mode:?}");
+            assert_eq!(
+                roles(&found[0]),
+                [
+                    (0, Role::Head),
+                    (1, Role::PartOf(0)),
+                    (2, Role::PartOf(0)),
+                    (3, Role::DuplicateOf(0)),
+                ],
+                "{mode:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_dump_of_everything_is_a_whole_with_parts_not_a_chain() {
+        // 9 holds every other file; 0 and 1 are one book twice, 2 a
+        // chapter of it, 3 and 4 unrelated books.
+        let mut links = vec![link(0, 1), part(2, 0, 0.1), part(2, 1, 0.1)];
+        for (id, ratio) in [(0, 0.3), (1, 0.3), (2, 0.03), (3, 0.2), (4, 0.25)] {
+            links.push(part(id, 9, ratio));
+        }
+        links.sort_by_key(|l| (l.a, l.b));
+        let by_id = |id: DocId| (false, u64::from(id), id);
+        let found = clusters(&links, 10, ClusterMode::Components, by_id);
+        assert_eq!(found.len(), 1);
+        let roles: HashMap<DocId, Role> = roles(&found[0]).into_iter().collect();
+        assert_eq!(roles[&9], Role::Head);
+        assert_eq!(roles[&0], Role::PartOf(9));
+        assert_eq!(roles[&1], Role::DuplicateOf(0));
+        // The chapter hangs from its book, the tightest whole.
+        assert_eq!(roles[&2], Role::PartOf(0));
+        assert_eq!(roles[&3], Role::PartOf(9));
+        assert_eq!(roles[&4], Role::PartOf(9));
+        let duplicates = roles
+            .values()
+            .filter(|r| matches!(r, Role::DuplicateOf(_)))
+            .count();
+        assert_eq!(duplicates, 1, "only the book's copy duplicates anything");
+    }
+
+    #[test]
+    fn a_poem_in_two_anthologies_does_not_join_them() {
+        let links = [part(0, 1, 0.2), part(0, 2, 0.1)];
+        let by_id = |id: DocId| (false, u64::from(id), id);
+        let found = clusters(&links, 3, ClusterMode::Components, by_id);
+        assert_eq!(members(&found), [vec![0, 1]], "the tighter anthology only");
+        assert_eq!(roles(&found[0]), [(0, Role::PartOf(1)), (1, Role::Head)]);
     }
 
     fn members(clusters: &[ClusterInfo]) -> Vec<Vec<DocId>> {

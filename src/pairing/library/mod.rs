@@ -57,7 +57,9 @@ pub struct LibraryConfig {
     /// Pairs are kept when any algorithm passes its floor (the loosest
     /// threshold that can be set without re-gathering candidates).
     pub floors: Thresholds,
-    /// ... or when containment reaches this. Default: 0.5.
+    /// ... or when containment reaches this: at most the fusion rule's
+    /// `related-containment`, so pairs sharing that much text (two
+    /// translations) are kept and reported `related`. Default: 0.15.
     pub containment_floor: f64,
     /// Boilerplate learned from the collection (`[boilerplate]` of the
     /// configuration file, not `[library]`): documents are fingerprinted
@@ -84,7 +86,7 @@ impl Default for LibraryConfig {
                 (Winnow, 0.15),
                 (Si, 0.7),
             ])),
-            containment_floor: 0.5,
+            containment_floor: 0.15,
             boilerplate: BoilerplateConfig::default(),
         }
     }

@@ -107,8 +107,8 @@ fn csv_has_one_row_per_pair_and_every_algorithm_column() {
         header[..6],
         ["a", "b", "cluster", "exact", "shingle", "minhash"]
     );
-    assert_eq!(header.len(), 3 + 11 + 2);
-    assert!(header.ends_with(&["containment", "duplicate_by"]));
+    assert_eq!(header.len(), 3 + 11 + 4);
+    assert!(header.ends_with(&["containment", "duplicate_by", "relation", "whole"]));
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     let copy = rows
         .iter()
@@ -118,6 +118,8 @@ fn csv_has_one_row_per_pair_and_every_algorithm_column() {
         .expect("the Persuasion copy pair");
     assert_eq!(&copy[3], "1", "exact");
     assert!(copy[15].split(' ').any(|id| id == "fusion"));
+    assert_eq!(&copy[16], "duplicate", "an exact copy is a duplicate");
+    assert_eq!(&copy[17], "", "no side is the whole of a duplicate");
 }
 
 #[test]

@@ -128,6 +128,7 @@ fn after_a_floor_change_one_open_verifies_again_and_the_next_restores() {
     stricter.floors.set(AlgorithmId::Minhash, 0.5);
     stricter.floors.set(AlgorithmId::Shingle, 0.5);
     stricter.floors.set(AlgorithmId::Si, 0.95);
+    stricter.containment_floor = 0.5;
     let open_stricter = || open_with(&f, EngineConfig::default(), stricter.clone(), &f.index);
     let mut second = open_stricter();
     assert!(!second.prepare_some(), "verified under the new floors");

@@ -58,7 +58,7 @@ def main():
         for verdict in pair.get("duplicate_by", []):
             called[verdict].add(k)
         if "relation" in pair:
-            reported[k] = pair["relation"]
+            reported[k] = pair["relation"] or "none"
 
     n = len(docs)
     counts = collections.Counter(label.values())

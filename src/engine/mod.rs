@@ -99,7 +99,7 @@ pub struct FusionConfig {
     /// Default: 0.75.
     pub part_size_ratio: f64,
     /// A kept pair that is no duplicate is `related` when at least this
-    /// share of the smaller's shingles is in the larger. Default: 0.15.
+    /// share of each side's shingles is in the other. Default: 0.12.
     pub related_containment: f64,
 }
 
@@ -115,7 +115,7 @@ impl Default for FusionConfig {
             min_shingles: 50,
             part_containment: 0.7,
             part_size_ratio: 0.75,
-            related_containment: 0.15,
+            related_containment: 0.12,
         }
     }
 }

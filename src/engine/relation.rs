@@ -196,8 +196,10 @@ pub struct RelationRule {
     /// ... and the smaller is at most this share of the larger's size
     /// (`fusion.part-size-ratio`, below 1: equal sizes are never a part).
     pub part_size_ratio: f64,
-    /// Related: at least this share of the smaller side's shingles is in
-    /// the larger (`fusion.related-containment`).
+    /// Related: at least this share of each side's shingles is in the
+    /// other (`fusion.related-containment`): text shared by both in
+    /// substance, not a passage (a leftover licence line, a quotation)
+    /// that is much of a small document and little of a large one.
     pub related: f64,
     /// Containments count only when the smaller side has at least this
     /// many shingles (`fusion.min-shingles`).
@@ -209,7 +211,7 @@ impl Default for RelationRule {
         RelationRule {
             part_containment: 0.7,
             part_size_ratio: 0.75,
-            related: 0.15,
+            related: 0.12,
             min_shingles: 50,
         }
     }
@@ -234,7 +236,7 @@ impl RelationRule {
     /// The relation of a kept pair with shingle containments `c`, the
     /// smaller side's shingle count, and the `fusion` verdict `duplicate`:
     /// a part within its whole first, then a duplicate, then related when
-    /// enough of the smaller is in the larger; else none.
+    /// enough of each is in the other; else none.
     pub fn relation(
         &self,
         c: Option<Containments>,
@@ -247,8 +249,8 @@ impl RelationRule {
         if duplicate {
             return Some(Relation::Duplicate);
         }
-        let related =
-            smaller_shingles >= self.min_shingles && c.is_some_and(|c| c.larger() >= self.related);
+        let related = smaller_shingles >= self.min_shingles
+            && c.is_some_and(|c| c.a_in_b.min(c.b_in_a) >= self.related);
         related.then_some(Relation::Related)
     }
 }
@@ -283,12 +285,18 @@ mod tests {
             Some(Relation::Duplicate)
         );
         assert_eq!(rule.whole(Some(scan), 90_000), None);
-        // Two translations: 30 % of the smaller in the larger.
+        // Two translations: 30 % of the smaller in the larger, 19 % of the
+        // larger in the smaller.
         let translation = sets(2_400, 3_800, 720);
         assert_eq!(
             rule.relation(Some(translation), 2_400, false),
             Some(Relation::Related)
         );
+        // A short text and a long one sharing a passage left of a licence
+        // (the small library: an abridged Alice and Ruth in one licence):
+        // a third of the short one, 8 % of the long one.
+        let leftover = sets(2_000, 8_000, 660);
+        assert_eq!(rule.relation(Some(leftover), 2_000, false), None);
         // Unrelated books sharing phrases only.
         assert_eq!(
             rule.relation(Some(sets(5_000, 9_000, 200)), 5_000, false),

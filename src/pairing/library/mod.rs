@@ -57,9 +57,9 @@ pub struct LibraryConfig {
     /// Pairs are kept when any algorithm passes its floor (the loosest
     /// threshold that can be set without re-gathering candidates).
     pub floors: Thresholds,
-    /// ... or when containment reaches this: at most the fusion rule's
-    /// `related-containment`, so pairs sharing that much text (two
-    /// translations) are kept and reported `related`. Default: 0.15.
+    /// ... or when containment reaches this: low enough that pairs
+    /// sharing text in substance (two translations) are kept and reported
+    /// `related` (the fusion rule's `related-containment`). Default: 0.15.
     pub containment_floor: f64,
     /// Boilerplate learned from the collection (`[boilerplate]` of the
     /// configuration file, not `[library]`): documents are fingerprinted

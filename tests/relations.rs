@@ -265,3 +265,34 @@ fn a_dump_of_the_whole_folder_is_a_whole_with_parts_not_a_chain() {
         .iter()
         .all(|p| p["relation"] == "contains" && (p["a"] == "dump.txt" || p["b"] == "dump.txt")));
 }
+
+/// `doppel compare` names the relation and which file holds the other.
+#[test]
+fn compare_says_which_file_holds_the_other() {
+    let bible = common::sample_corpus().join("bible");
+    let relation = |a: &str, b: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_doppel"))
+            .arg("compare")
+            .args([bible.join(a), bible.join(b)])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("relation: ").map(str::to_owned))
+            .expect("a relation line")
+    };
+    let half = relation("proverbs-kjv-ch01-16.txt", "proverbs-kjv-ch01-31.txt");
+    assert!(half.starts_with("contains: A ⊂ B, 100 % of A"), "{half}");
+    let swapped = relation("proverbs-kjv-ch01-31.txt", "proverbs-kjv-ch01-16.txt");
+    assert!(
+        swapped.starts_with("contains: B ⊂ A, 100 % of B"),
+        "{swapped}"
+    );
+    assert_eq!(
+        relation("proverbs-kjv-ch01-16.txt", "proverbs-kjv-ch17-31.txt"),
+        "none",
+        "two disjoint halves"
+    );
+}

@@ -672,6 +672,21 @@ pub fn compare_text(
         rule.describe(),
         rule.weights()
     );
+    let relation = match verdict.relation {
+        Some(Relation::Contains { whole: Side::A }) => format!(
+            "contains: B ⊂ A, {:.0} % of B ({})",
+            exact.b_in_a * 100.0,
+            rule.describe_parts()
+        ),
+        Some(Relation::Contains { whole: Side::B }) => format!(
+            "contains: A ⊂ B, {:.0} % of A ({})",
+            exact.a_in_b * 100.0,
+            rule.describe_parts()
+        ),
+        Some(r) => r.as_str().to_owned(),
+        None => "none".to_owned(),
+    };
+    let _ = writeln!(out, "relation: {relation}");
     out
 }
 

@@ -1438,3 +1438,36 @@ fn prompts_take_pasted_text_without_controls() {
         })
     );
 }
+
+/// The pair screen says which side holds the other, e.g. "A ⊂ B, 97 % of
+/// A", for a part and its whole, and nothing of the kind for a duplicate.
+#[test]
+fn the_pair_screen_names_a_part_and_its_whole() {
+    let screen_text = |s: &AppState| {
+        let t = draw(s, 160, 48);
+        let buffer = t.backend().buffer().clone();
+        buffer
+            .content()
+            .iter()
+            .map(|c| c.symbol().to_owned())
+            .collect::<String>()
+    };
+    let mut s = with_pair(160, 48);
+    assert!(!screen_text(&s).contains('⊂'), "a duplicate is no part");
+    let mut part = (*corpus().pair).clone();
+    for row in &mut part.rows {
+        if row.id == AlgorithmId::Shingle {
+            row.score = Score::Overlap {
+                resemblance: 0.097,
+                a_in_b: 0.97,
+                b_in_a: 0.1,
+            };
+        }
+    }
+    part.a_in_b = 0.97;
+    part.b_in_a = 0.1;
+    part.fusion = true;
+    feed(&mut s, Update::Pair(Arc::new(part)));
+    let text = screen_text(&s);
+    assert!(text.contains("A ⊂ B, 97 % of A"), "{text}");
+}

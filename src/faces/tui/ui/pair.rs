@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use super::{block, cell, fill, hint, put, rcell, threshold_text, Theme};
 use crate::doc::CuratorVerdict;
 use crate::engine::algo::AlgorithmId;
+use crate::engine::{Containments, Relation, Side};
 use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
 use crate::faces::tui::state::AppState;
@@ -229,6 +230,9 @@ fn votes_line(
         text::percent(d.a_in_b),
         text::percent(d.b_in_a)
     ));
+    if let Some(words) = spec.and_then(|s| relation_words(d, s)) {
+        line.push_str(&format!(" · {words}"));
+    }
     let mut spans = vec![Span::raw(line)];
     if let Some(ClusterBy::Algorithm(id)) = spec.map(|s| s.by) {
         spans.push(Span::styled(
@@ -242,6 +246,29 @@ fn votes_line(
         return Line::raw(text::fit_end(&all, w));
     }
     Line::from(spans)
+}
+
+/// A part and its whole, e.g. "A ⊂ B, 97 % of A", or "related"; nothing
+/// for a duplicate (the verdict line says it) or no relation. From the
+/// shingle score's containments, as the scan decides it (the detail holds
+/// no shingle counts: the smaller side is taken to have enough).
+fn relation_words(d: &PairDetail, spec: &ClusterSpec) -> Option<String> {
+    let shingle = d.rows.iter().find(|r| r.id == AlgorithmId::Shingle)?;
+    let rule = &spec.fusion.relations;
+    match rule.relation(
+        Containments::of(&shingle.score),
+        rule.min_shingles,
+        d.fusion,
+    )? {
+        Relation::Contains { whole: Side::B } => {
+            Some(format!("A ⊂ B, {} of A", text::percent(d.a_in_b)))
+        }
+        Relation::Contains { whole: Side::A } => {
+            Some(format!("B ⊂ A, {} of B", text::percent(d.b_in_a)))
+        }
+        Relation::Related => Some("related".to_owned()),
+        Relation::Duplicate => None,
+    }
 }
 
 fn curator_line(t: Theme, v: Option<CuratorVerdict>) -> Line<'static> {

@@ -301,6 +301,19 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
     Line::from(spans)
 }
 
+/// `⊂` when the member (scored from the representative) is a part of the
+/// representative, `⊃` when it is the whole the representative sits in,
+/// as the scan decides it from the shingle containments (members hold no
+/// shingle counts: the smaller side is taken to have enough).
+fn part_glyph(state: &AppState, shingle: Option<&crate::engine::algo::Score>) -> Option<char> {
+    let rule = &state.snapshot.as_ref()?.spec.fusion.relations;
+    let c = crate::engine::Containments::of(shingle?)?;
+    match rule.whole(Some(c), rule.min_shingles)? {
+        crate::engine::Side::A => Some('⊂'),
+        crate::engine::Side::B => Some('⊃'),
+    }
+}
+
 fn member_line(
     state: &AppState,
     m: &MemberView,
@@ -353,10 +366,16 @@ fn member_line(
                 };
                 spans.push(Span::styled(glyph, style));
             }
-            let contain = scores
-                .get(&crate::engine::algo::AlgorithmId::Shingle)
+            let shingle = scores.get(&crate::engine::algo::AlgorithmId::Shingle);
+            let contain = shingle
                 .and_then(|s| s.containment())
                 .map_or("–".to_owned(), text::percent);
+            // A part and its whole say which holds which: "⊂" the member
+            // sits in the representative, "⊃" it holds it.
+            let contain = match part_glyph(state, shingle) {
+                Some(glyph) => format!("{glyph} {contain}"),
+                None => contain,
+            };
             spans.push(Span::raw(rcell(&contain, contain_w + 1)));
         }
     }

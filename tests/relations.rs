@@ -295,4 +295,15 @@ fn compare_says_which_file_holds_the_other() {
         "none",
         "two disjoint halves"
     );
+    let json = Command::new(env!("CARGO_BIN_EXE_doppel"))
+        .args(["compare", "--format", "json"])
+        .args([
+            bible.join("proverbs-kjv-ch01-31.txt"),
+            bible.join("proverbs-kjv-ch01-16.txt"),
+        ])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["relation"], "contains");
+    assert_eq!(json["whole"], "a");
 }

@@ -703,6 +703,8 @@ pub fn compare_json(
         "scores": ScoresJson(scores),
         "exact": exact,
         "duplicate_by": duplicate_by(verdict),
+        "relation": verdict.relation.map(Relation::as_str),
+        "whole": whole_side(verdict.relation),
     });
     Ok(serde_json::to_string_pretty(&value)? + "\n")
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
-use crate::engine::Thresholds;
+use crate::engine::{Relation, Side, Thresholds};
 use crate::faces::report::format_threshold;
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::runtime::scan::ScanReport;
@@ -90,8 +90,9 @@ pub struct Pair {
     pub containment: Option<f64>,
     /// The curator's verdict.
     pub verdict: Option<CuratorVerdict>,
-    /// How the two relate (duplicate, contains, related) once scans carry
-    /// it; shown as a column when any pair has one.
+    /// How the two relate ("duplicate", "A ⊂ B" for a part and its whole,
+    /// "related"); shown as a column when any pair has one (the TUI's
+    /// snapshot does not carry it).
     pub relation: Option<String>,
     /// The word diff of A against B, or why there is none.
     pub diff: DiffCell,
@@ -159,6 +160,16 @@ fn algorithms_of(clusters: &[Cluster], thresholds: &Thresholds) -> Vec<(Algorith
         .collect()
 }
 
+/// A pair's relation for the pairs table: "duplicate", "A ⊂ B" (A is a
+/// part of B), "B ⊂ A" or "related".
+fn relation_words(relation: Relation) -> String {
+    match relation {
+        Relation::Contains { whole: Side::B } => "A ⊂ B".to_owned(),
+        Relation::Contains { whole: Side::A } => "B ⊂ A".to_owned(),
+        other => other.as_str().to_owned(),
+    }
+}
+
 impl Report {
     /// The report of a scan of `root`: every cluster with every kept pair
     /// inside it (those the scan's JSON gives the cluster's id), verdicts
@@ -186,9 +197,7 @@ impl Report {
                 fusion: Some(p.verdict.fusion),
                 containment: p.verdict.containment,
                 verdict: lib.pair_verdict(&p.a, &p.b),
-                // The scan does not tell duplicates from contained or
-                // related documents yet.
-                relation: None,
+                relation: p.verdict.relation.map(relation_words),
                 diff: DiffCell::Pending,
                 a: p.a,
                 b: p.b,

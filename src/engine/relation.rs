@@ -218,6 +218,16 @@ impl Default for RelationRule {
 }
 
 impl RelationRule {
+    /// The part rule in words, e.g. "a part: ≥ 70 % of the smaller's
+    /// shingles in the larger, the smaller ≤ 75 % of its size".
+    pub fn describe(&self) -> String {
+        format!(
+            "a part: ≥ {:.0} % of the smaller's shingles in the larger, the smaller ≤ {:.0} % of its size",
+            self.part_containment * 100.0,
+            self.part_size_ratio * 100.0
+        )
+    }
+
     /// When the smaller side is a part of the larger, the larger (the
     /// whole): enough of the smaller is in it, the sizes clearly differ and
     /// the smaller has enough shingles.

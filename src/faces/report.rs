@@ -676,12 +676,12 @@ pub fn compare_text(
         Some(Relation::Contains { whole: Side::A }) => format!(
             "contains: B ⊂ A, {:.0} % of B ({})",
             exact.b_in_a * 100.0,
-            rule.describe_parts()
+            rule.relations.describe()
         ),
         Some(Relation::Contains { whole: Side::B }) => format!(
             "contains: A ⊂ B, {:.0} % of A ({})",
             exact.a_in_b * 100.0,
-            rule.describe_parts()
+            rule.relations.describe()
         ),
         Some(r) => r.as_str().to_owned(),
         None => "none".to_owned(),

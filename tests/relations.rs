@@ -307,3 +307,50 @@ fn compare_says_which_file_holds_the_other() {
     assert_eq!(json["relation"], "contains");
     assert_eq!(json["whole"], "a");
 }
+
+/// The whole is named by path order whatever order the files arrived in:
+/// a part indexed after its whole (a larger id, a smaller path) is still
+/// the `a` that sits in `b`.
+#[test]
+fn the_whole_side_follows_paths_not_arrival() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    let index = dir.path().join("index.sqlite");
+    let bible = common::sample_corpus().join("bible");
+    std::fs::copy(
+        bible.join("proverbs-kjv-ch01-31.txt"),
+        folder.join("z-book.txt"),
+    )
+    .unwrap();
+    let index_arg = ["--index", index.to_str().unwrap()];
+    let first = scan_json(&folder, &[]);
+    assert_eq!(first["pairs"].as_array().unwrap().len(), 0);
+    let indexed = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_doppel"))
+            .args(["scan", "--format", "json"])
+            .args(index_arg)
+            .args(extra)
+            .arg(&folder)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    indexed(&[]);
+    std::fs::copy(
+        bible.join("proverbs-kjv-ch01-16.txt"),
+        folder.join("a-chapter.txt"),
+    )
+    .unwrap();
+    let report = indexed(&[]);
+    let pairs = report["pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(pairs[0]["a"], "a-chapter.txt");
+    assert_eq!(pairs[0]["relation"], "contains");
+    assert_eq!(pairs[0]["whole"], "b", "the book holds the chapter");
+}

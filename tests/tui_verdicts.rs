@@ -157,11 +157,11 @@ fn marks_of_this_session_show_on_member_and_cluster_rows_at_80x24() {
     insta::assert_snapshot!("verdicts_marked_80x24", screen.join("\n"));
     assert!(row(&screen, "verdict").contains("contain verdict"));
     assert!(
-        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % dup"),
+        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % ⚑ dup"),
         "{screen:#?}"
     );
     assert!(
-        after(row(&screen, "windows1252.txt"), "windows1252.txt").ends_with("100 % not dup"),
+        after(row(&screen, "windows1252.txt"), "windows1252.txt").ends_with("100 % ⚑ not dup"),
         "{screen:#?}"
     );
     let cluster_row = screen.iter().find(|r| r.contains(REP)).unwrap();
@@ -201,7 +201,7 @@ fn stored_verdicts_show_without_opening_the_pair() {
     s.focus = Focus::Members;
     let screen = rows(&draw(&s));
     assert!(
-        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % dup"),
+        after(row(&screen, "utf16le.txt"), "utf16le.txt").ends_with("100 % ⚑ dup"),
         "{screen:#?}"
     );
     assert!(
@@ -360,7 +360,7 @@ fn a_whole_cluster_is_accepted_or_dismissed_with_one_key() {
     );
     for name in ["utf16le.txt", "windows1252.txt"] {
         assert!(
-            after(row(&screen, name), name).ends_with("% dup"),
+            after(row(&screen, name), name).ends_with("% ⚑ dup"),
             "{screen:#?}"
         );
     }

@@ -74,6 +74,23 @@ fn all_verdicts(snap: &Snapshot, verdicts: &Verdicts) -> Verdicts {
     all
 }
 
+/// The snapshot as the curator sees it: with this session's keeper marks
+/// that no snapshot has carried yet (so an export right after `Space`
+/// writes the keep column the screen shows).
+pub fn as_seen(state: &crate::faces::tui::state::AppState) -> Option<std::sync::Arc<Snapshot>> {
+    let snap = state.snapshot.clone()?;
+    if state.keeper_overrides.is_empty() {
+        return Some(snap);
+    }
+    let mut seen = (*snap).clone();
+    for m in seen.clusters.iter_mut().flat_map(|c| c.members.iter_mut()) {
+        if let Some(&keep) = state.keeper_overrides.get(&m.path) {
+            m.keeper = keep;
+        }
+    }
+    Some(std::sync::Arc::new(seen))
+}
+
 /// One row per cluster member: cluster id, path, whether it is the
 /// representative, keep flag, the cluster's weakest link, agreeing
 /// algorithms, disagreement.

@@ -24,6 +24,7 @@
 pub mod acting;
 pub mod action;
 pub mod diff;
+pub mod documents;
 mod error;
 pub mod export;
 pub mod keymap;

@@ -22,6 +22,8 @@ mod worker_updates;
 use super::acting;
 use super::action::Action;
 use super::diff;
+use super::documents;
+use super::layout;
 use super::review;
 use super::saving;
 use super::state::{AppState, Effect, Focus, Level, Prompt, Screen};
@@ -39,6 +41,7 @@ pub use opening::DIFF_DEADLINE;
 /// Apply `action` to `state`; the commands the worker must receive.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     let mut out = Vec::new();
+    let asks = documents::asks_after(&action);
     // The message line has been seen once the curator presses a key or
     // clicks: it closes, unless the action leaves a new one. A mouse event
     // is placed on the screen as drawn, message line included.
@@ -57,6 +60,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
     }
     if acting::takes(state, &action) {
         acting::on_view(state, action, &mut out);
+        return out;
+    }
+    if documents::takes(state, &action) {
+        let page = layout::list_height(state, layout::List::Documents);
+        documents::on_action(state, action, page);
+        clamp(state);
+        documents::ask(state, &mut out);
         return out;
     }
     match action {
@@ -228,6 +238,9 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         state.notice = None;
     }
     clamp(state);
+    if asks {
+        documents::ask(state, &mut out);
+    }
     out
 }
 
@@ -272,6 +285,7 @@ fn submit(state: &mut AppState, out: &mut Vec<Command>) {
         Some(Prompt::Filter { .. }) => {
             state.cluster_sel = 0;
             state.focus = Focus::Clusters;
+            state.docs.sel = 0;
         }
         Some(Prompt::Export { input }) => {
             let prefix = input.trim().to_owned();
@@ -332,6 +346,11 @@ fn enter(state: &mut AppState, out: &mut Vec<Command>) {
             Focus::Members => open_pair(state, out),
         },
         Screen::Pair => open_diff(state, out),
+        Screen::Documents if state.docs.on_neighbours => open_pair(state, out),
+        Screen::Documents => {
+            state.docs.on_neighbours =
+                documents::shown_neighbours(state).is_some_and(|n| !n.neighbours.is_empty());
+        }
         _ => {}
     }
 }

@@ -18,6 +18,7 @@
 pub mod acting;
 pub mod detail;
 pub mod diff;
+pub mod documents;
 pub mod pause;
 pub mod protocol;
 pub mod snapshot;
@@ -186,6 +187,8 @@ struct Batch {
     keepers: Vec<(DocPath, bool)>,
     pair: Option<(DocPath, DocPath)>,
     diff: Option<(DocPath, DocPath, Duration)>,
+    facts: Vec<DocPath>,
+    neighbours: Option<DocPath>,
     states: Vec<WatchState>,
     errors: Vec<WorkerError>,
     warnings: Vec<String>,
@@ -220,6 +223,8 @@ impl Batch {
                 c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
                     self.moves.push(c);
                 }
+                Command::RequestFacts { paths } => self.facts.extend(paths),
+                Command::RequestNeighbours { path } => self.neighbours = Some(path),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -268,6 +273,8 @@ struct Worker {
     retries: HashMap<PathBuf, (Instant, u32)>,
     pair_jobs: Sender<PairJob>,
     diff_jobs: Sender<DiffJob>,
+    /// Files to read for their facts (document, file).
+    fact_jobs: Sender<Vec<(DocPath, PathBuf)>>,
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
@@ -347,6 +354,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         config.engine.tokenizer.strip_furniture,
         updates.clone(),
     );
+    let fact_jobs = spawn_facts_helper(updates.clone());
     let mut worker = Worker {
         spec: ClusterSpec {
             by: config.cluster_by,
@@ -363,6 +371,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         retries: HashMap::new(),
         pair_jobs,
         diff_jobs,
+        fact_jobs,
         unpublished: false,
         last_published: Instant::now(),
         busy: false,
@@ -545,6 +554,21 @@ impl Worker {
         self.unpublished |= changed;
         if let Some((a, b)) = batch.pair {
             self.request_pair(a, b);
+        }
+        if let Some(path) = batch.neighbours {
+            let n = documents::neighbours(&self.index, &self.spec, &path, self.generation);
+            self.send(Update::Neighbours(Arc::new(n)));
+        }
+        if !batch.facts.is_empty() {
+            let files = batch
+                .facts
+                .into_iter()
+                .map(|doc| {
+                    let file = self.index.path_of(&doc);
+                    (doc, file)
+                })
+                .collect();
+            let _ = self.fact_jobs.send(files);
         }
         if let Some((a, b, deadline)) = batch.diff {
             self.request_diff(a, b, deadline);
@@ -803,6 +827,30 @@ fn spawn_pair_helper(engine: EngineConfig, updates: Sender<Update>) -> Sender<Pa
                 let detail = detail::pair_detail(&engine, &job);
                 if updates.send(Update::Pair(Arc::new(detail))).is_err() {
                     break;
+                }
+            }
+        });
+    tx
+}
+
+/// Files read for their facts this many at a time, each batch one
+/// [`Update::Facts`], so a front end fills its list as they come.
+const FACTS_BATCH: usize = 16;
+
+fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath, PathBuf)>> {
+    let (tx, rx) = mpsc::channel::<Vec<(DocPath, PathBuf)>>();
+    let _ = std::thread::Builder::new()
+        .name("doppel-facts".into())
+        .spawn(move || {
+            while let Ok(files) = rx.recv() {
+                for chunk in files.chunks(FACTS_BATCH) {
+                    let facts = chunk
+                        .iter()
+                        .map(|(doc, file)| documents::facts_of(doc, file))
+                        .collect();
+                    if updates.send(Update::Facts(Arc::new(facts))).is_err() {
+                        return;
+                    }
                 }
             }
         });

@@ -10,6 +10,7 @@ pub(crate) mod acting;
 pub(crate) mod chrome;
 pub(crate) mod clusters;
 pub(crate) mod diff;
+pub(crate) mod documents;
 pub(crate) mod help;
 pub(crate) mod lists;
 pub(crate) mod pair;
@@ -50,6 +51,7 @@ pub fn render(state: &AppState, frame: &mut Frame) {
         Screen::Thresholds => thresholds::render(state, f.body, buf),
         Screen::Skipped => lists::skipped(state, f.body, buf),
         Screen::Log => lists::log(state, f.body, buf),
+        Screen::Documents => documents::render(state, f.body, buf),
     }
     chrome::status(state, f.status, buf);
     if let Some(r) = f.notice {

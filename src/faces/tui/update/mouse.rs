@@ -2,9 +2,9 @@
 //! (`layout::frame_of`): tabs, list rows, the pair table and the threshold
 //! sliders.
 
+use super::navigation::step;
 use super::opening::{open_diff, open_pair};
 use super::show;
-use super::navigation::step;
 use super::tuning::set_threshold;
 use crate::faces::tui::layout;
 use crate::faces::tui::state::{threshold_from_similarity, AppState, Focus, Screen};
@@ -93,7 +93,7 @@ pub(super) fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Comm
                 state.skipped_sel = i;
             }
         }
-        Screen::Thresholds | Screen::Diff | Screen::Log => {}
+        Screen::Thresholds | Screen::Diff | Screen::Log | Screen::Documents => {}
     }
 }
 

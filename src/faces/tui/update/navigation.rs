@@ -100,6 +100,8 @@ pub(super) fn step(state: &mut AppState, delta: isize) {
         Screen::Skipped => {
             state.skipped_sel = moved(state.skipped_sel, delta, state.skipped().len());
         }
+        // The documents screen moves its own lists (`documents::on_action`).
+        Screen::Documents => {}
         Screen::Log => {
             // Scrolling the log counts lines back from its end.
             let h = layout::list_height(state, List::Log);
@@ -119,6 +121,7 @@ pub(super) fn page(state: &mut AppState, dir: isize) {
         (_, Screen::Thresholds, _) => List::Thresholds,
         (_, Screen::Skipped, _) => List::Skipped,
         (_, Screen::Log, _) => List::Log,
+        (_, Screen::Documents, _) => List::Documents,
     };
     let h = layout::list_height(state, list).max(2) - 1;
     step(state, dir * h as isize);
@@ -156,7 +159,9 @@ pub(super) fn clamp(state: &mut AppState) {
     let rows = state.pair.detail.as_ref().map_or(0, |d| d.rows.len());
     state.pair.row = state.pair.row.min(rows.saturating_sub(1));
     let why_max = match (state.pair.detail.as_deref(), layout::frame_of(state)) {
-        (Some(d), Some(f)) => crate::faces::tui::ui::pair::reason_layout(state, d, f.body).max_scroll(),
+        (Some(d), Some(f)) => {
+            crate::faces::tui::ui::pair::reason_layout(state, d, f.body).max_scroll()
+        }
         _ => 0,
     };
     state.pair.why_scroll = state.pair.why_scroll.min(why_max);
@@ -164,6 +169,7 @@ pub(super) fn clamp(state: &mut AppState) {
     state.thresholds.selected = state.thresholds.selected.min(a.saturating_sub(1));
     diff::refresh(state);
     state.diff.scroll = state.diff.scroll.min(diff::max_scroll(state));
+    crate::faces::tui::documents::clamp(state);
     let l = layout::list_height(state, List::Log);
     state.log_back = state.log_back.min(state.log.len().saturating_sub(l));
 }

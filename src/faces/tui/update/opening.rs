@@ -51,6 +51,7 @@ pub(super) fn pick_pair(state: &AppState) -> Option<(DocPath, DocPath)> {
     match state.screen {
         Screen::Pair if state.pair.requested.is_some() => state.pair.requested.clone(),
         Screen::Diff if state.diff.requested.is_some() => state.diff.requested.clone(),
+        Screen::Documents => crate::faces::tui::documents::selected_pair(state),
         _ => state
             .cluster_pair()
             .or_else(|| state.pair.requested.clone()),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::navigation::{remember, restore};
 use super::opening::{answers, current_generation};
 use crate::faces::tui::acting;
+use crate::faces::tui::documents;
 use crate::faces::tui::review;
 use crate::faces::tui::state::{AppState, Level, Screen};
 use crate::faces::tui::text::doc_path;
@@ -60,7 +61,10 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
                 state.dropped += 1;
             }
         }
+        Update::Facts(facts) => documents::facts_arrived(state, &facts),
+        Update::Neighbours(n) => documents::neighbours_arrived(state, n),
         Update::FileIndexed { path } => {
+            documents::forget(state, &path);
             state.deleted.remove(&path);
             state.event(Level::Info, format!("indexed {}", doc_path(&path)))
         }
@@ -80,6 +84,7 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
                 ),
                 None => format!("removed {}", doc_path(&path)),
             };
+            documents::forget(state, &path);
             state.deleted.insert(path);
             if open.is_some() {
                 state.notify(Level::Warn, text);

@@ -388,7 +388,6 @@ fn the_worker_answers_facts_and_neighbours() {
         .neighbours
         .iter()
         .any(|n| n.path == DocPath::from("bible/ruth-web.txt")));
-    let _ = Focus::Clusters;
 }
 
 // ------------------------------------------------------------------ keeper
@@ -503,4 +502,37 @@ fn a_keeper_marked_this_session_is_in_the_export_at_once() {
         keep_of(&doppel::faces::tui::export::clusters_csv(&seen)),
         "true"
     );
+}
+
+#[test]
+fn clicks_select_a_file_then_a_neighbour_and_open_the_pair() {
+    use doppel::faces::tui::layout;
+    let mut s = state(80, 24, Theme::Default);
+    act(&mut s, Action::ShowScreen(Screen::Documents));
+    let f = layout::frame_of(&s).unwrap();
+    let d = layout::documents(f.body);
+    let list = layout::rows(d.list, 1);
+    // The third file.
+    act(
+        &mut s,
+        Action::Click {
+            col: list.x + 2,
+            row: list.y + 2,
+        },
+    );
+    assert_eq!(s.docs.sel, 2);
+    select_doc(&mut s, "bible/ruth-kjv.txt");
+    let near = layout::rows(d.neighbours, 1);
+    let click = Action::Click {
+        col: near.x + 2,
+        row: near.y,
+    };
+    act(&mut s, click.clone());
+    assert!(s.docs.on_neighbours);
+    let out = act(&mut s, click);
+    assert_eq!(s.screen, Screen::Pair);
+    assert!(out.iter().any(|c| matches!(
+        c,
+        Command::RequestPair { b, .. } if *b == DocPath::from("bible/ruth-web.txt")
+    )));
 }

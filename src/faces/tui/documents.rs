@@ -198,7 +198,8 @@ pub fn takes(state: &AppState, action: &Action) -> bool {
         )
 }
 
-/// Apply a documents-screen action (see [`takes`]).
+/// Apply a documents-screen action (see [`takes`]); `page` is the list's
+/// height.
 pub fn on_action(state: &mut AppState, action: Action, page: usize) {
     let page = page.max(2) as isize - 1;
     match action {
@@ -262,6 +263,12 @@ pub fn reselect(state: &mut AppState, path: Option<&DocPath>) {
 pub fn clamp(state: &mut AppState) {
     let n = rows(state).len();
     state.docs.sel = state.docs.sel.min(n.saturating_sub(1));
+    state.docs.offset = super::layout::visible_offset(
+        state.docs.offset,
+        state.docs.sel,
+        super::layout::list_height(state, super::layout::List::Documents),
+        n,
+    );
     let k = shown_neighbours(state).map_or(0, |n| n.neighbours.len());
     state.docs.neighbour_sel = state.docs.neighbour_sel.min(k.saturating_sub(1));
     if k == 0 {

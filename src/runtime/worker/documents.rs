@@ -6,9 +6,11 @@
 //! clustered); [`suggest_keeper`] picks the copy a curator would most
 //! likely keep from those facts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
 
-use super::protocol::{DocumentFacts, Neighbour, Neighbours};
+use super::protocol::{DocumentFacts, Neighbour, Neighbours, Update};
 use crate::doc::DocPath;
 use crate::engine::text::decode::decode_owned;
 use crate::engine::text::quality;
@@ -145,6 +147,30 @@ pub fn suggest_keeper(members: &[&DocumentFacts]) -> Option<usize> {
                 .then(x.path.cmp(&y.path))
         })
         .map(|(i, _)| i)
+}
+
+/// Files read for their facts this many at a time, each batch one
+/// [`Update::Facts`], so a front end fills its list as they come.
+const FACTS_BATCH: usize = 16;
+
+pub(super) fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath, PathBuf)>> {
+    let (tx, rx) = mpsc::channel::<Vec<(DocPath, PathBuf)>>();
+    let _ = std::thread::Builder::new()
+        .name("doppel-facts".into())
+        .spawn(move || {
+            while let Ok(files) = rx.recv() {
+                for chunk in files.chunks(FACTS_BATCH) {
+                    let facts = chunk
+                        .iter()
+                        .map(|(doc, file)| facts_of(doc, file))
+                        .collect();
+                    if updates.send(Update::Facts(Arc::new(facts))).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    tx
 }
 
 #[cfg(test)]

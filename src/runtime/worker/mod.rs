@@ -354,7 +354,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         config.engine.tokenizer.strip_furniture,
         updates.clone(),
     );
-    let fact_jobs = spawn_facts_helper(updates.clone());
+    let fact_jobs = documents::spawn_facts_helper(updates.clone());
     let mut worker = Worker {
         spec: ClusterSpec {
             by: config.cluster_by,
@@ -827,30 +827,6 @@ fn spawn_pair_helper(engine: EngineConfig, updates: Sender<Update>) -> Sender<Pa
                 let detail = detail::pair_detail(&engine, &job);
                 if updates.send(Update::Pair(Arc::new(detail))).is_err() {
                     break;
-                }
-            }
-        });
-    tx
-}
-
-/// Files read for their facts this many at a time, each batch one
-/// [`Update::Facts`], so a front end fills its list as they come.
-const FACTS_BATCH: usize = 16;
-
-fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath, PathBuf)>> {
-    let (tx, rx) = mpsc::channel::<Vec<(DocPath, PathBuf)>>();
-    let _ = std::thread::Builder::new()
-        .name("doppel-facts".into())
-        .spawn(move || {
-            while let Ok(files) = rx.recv() {
-                for chunk in files.chunks(FACTS_BATCH) {
-                    let facts = chunk
-                        .iter()
-                        .map(|(doc, file)| documents::facts_of(doc, file))
-                        .collect();
-                    if updates.send(Update::Facts(Arc::new(facts))).is_err() {
-                        return;
-                    }
                 }
             }
         });

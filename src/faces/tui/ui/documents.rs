@@ -200,10 +200,10 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
     if inner.is_empty() {
         return;
     }
-    let Some(doc) = doc else {
+    if doc.is_none() {
         put(buf, inner, 0, &hint(t, "select a file"));
         return;
-    };
+    }
     let Some(n) = documents::shown_neighbours(state) else {
         put(buf, inner, 0, &hint(t, "asking the worker…"));
         return;
@@ -233,12 +233,9 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
         cell("verdict", VERDICT_W),
     );
     put(buf, inner, 0, &Line::styled(header, t.header()));
-    // The selected neighbour's scores in words take the last rows.
     let detail = selected_detail(state, w);
-    let list_h = usize::from(inner.height)
-        .saturating_sub(1)
-        .saturating_sub(detail.len());
-    let rows = Rect::new(inner.x, inner.y + 1, inner.width, list_h as u16);
+    let rows = neighbour_rows(state, area);
+    let list_h = usize::from(rows.height);
     let off = visible_offset(0, state.docs.neighbour_sel, list_h, n.neighbours.len());
     for (dy, (i, nb)) in n
         .neighbours
@@ -258,7 +255,16 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
     for (k, line) in detail.iter().enumerate() {
         put(buf, inner, (top + k) as u16, line);
     }
-    let _ = doc;
+}
+
+/// The neighbours' rows in the neighbours block `area`: below the header,
+/// above the selected neighbour's scores in words (which take the last
+/// rows). Shared with mouse hit-testing.
+pub fn neighbour_rows(state: &AppState, area: Rect) -> Rect {
+    let inner = layout::inner(area);
+    let detail = selected_detail(state, usize::from(inner.width)).len() as u16;
+    let h = inner.height.saturating_sub(1).saturating_sub(detail);
+    Rect::new(inner.x, inner.y.saturating_add(1), inner.width, h)
 }
 
 fn neighbour_line(state: &AppState, nb: &Neighbour, path_w: usize) -> Line<'static> {

@@ -6,6 +6,7 @@ use super::navigation::step;
 use super::opening::{open_diff, open_pair};
 use super::show;
 use super::tuning::set_threshold;
+use crate::faces::tui::documents;
 use crate::faces::tui::layout;
 use crate::faces::tui::state::{threshold_from_similarity, AppState, Focus, Screen};
 use crate::runtime::worker::Command;
@@ -93,7 +94,38 @@ pub(super) fn click(state: &mut AppState, col: u16, row: u16, out: &mut Vec<Comm
                 state.skipped_sel = i;
             }
         }
-        Screen::Thresholds | Screen::Diff | Screen::Log | Screen::Documents => {}
+        Screen::Documents => {
+            let d = layout::documents(f.body);
+            let docs = layout::rows(d.list, 1);
+            let len = documents::rows(state).len();
+            let off = layout::visible_offset(
+                state.docs.offset,
+                state.docs.sel,
+                usize::from(docs.height),
+                len,
+            );
+            if let Some(i) = layout::row_at(docs, off, len, col, row) {
+                if i != state.docs.sel {
+                    state.docs.sel = i;
+                    state.docs.neighbour_sel = 0;
+                }
+                state.docs.on_neighbours = false;
+                return;
+            }
+            let near = crate::faces::tui::ui::documents::neighbour_rows(state, d.neighbours);
+            let len = documents::shown_neighbours(state).map_or(0, |n| n.neighbours.len());
+            let h = usize::from(near.height);
+            let off = layout::visible_offset(0, state.docs.neighbour_sel, h, len);
+            if let Some(i) = layout::row_at(near, off, len, col, row) {
+                if i == state.docs.neighbour_sel && state.docs.on_neighbours {
+                    open_pair(state, out);
+                } else {
+                    state.docs.neighbour_sel = i;
+                    state.docs.on_neighbours = true;
+                }
+            }
+        }
+        Screen::Thresholds | Screen::Diff | Screen::Log => {}
     }
 }
 

@@ -227,7 +227,7 @@ fn every_file_is_listed_with_its_facts_and_its_neighbours_say_why() {
     let web = n
         .neighbours
         .iter()
-        .find(|n| n.path == DocPath::from("bible/ruth-web.txt"))
+        .find(|n| n.path == "bible/ruth-web.txt")
         .expect("the WEB translation is a neighbour");
     assert!(!web.fusion && !web.failing.is_empty(), "{web:?}");
     let t = draw(&s);
@@ -387,7 +387,7 @@ fn the_worker_answers_facts_and_neighbours() {
     assert!(near
         .neighbours
         .iter()
-        .any(|n| n.path == DocPath::from("bible/ruth-web.txt")));
+        .any(|n| n.path == "bible/ruth-web.txt"));
 }
 
 // ------------------------------------------------------------------ keeper
@@ -405,10 +405,7 @@ fn pride(member: &str) -> AppState {
         .iter()
         .enumerate()
         .find_map(|(i, &c)| {
-            let k = clusters[c]
-                .members
-                .iter()
-                .position(|m| m.path == DocPath::from(member))?;
+            let k = clusters[c].members.iter().position(|m| m.path == member)?;
             Some((i, k))
         })
         .expect("the cluster");
@@ -533,6 +530,6 @@ fn clicks_select_a_file_then_a_neighbour_and_open_the_pair() {
     assert_eq!(s.screen, Screen::Pair);
     assert!(out.iter().any(|c| matches!(
         c,
-        Command::RequestPair { b, .. } if *b == DocPath::from("bible/ruth-web.txt")
+        Command::RequestPair { b, .. } if *b == "bible/ruth-web.txt"
     )));
 }

@@ -454,12 +454,12 @@ fn a_clean_e_text_reads_better_than_its_noised_scan() {
     let mut rng = doppel::hash::SplitMix64::new(20);
     let noised = doppel::faces::eval::library::ocr_confusions(&text, 0.05, &mut rng);
     let (clean, scan) = (
-        doppel::engine::text::quality::estimate(&text),
-        doppel::engine::text::quality::estimate(&noised),
+        doppel::engine::quality::estimate(&text),
+        doppel::engine::quality::estimate(&noised),
     );
     assert!(clean.score() > scan.score() + 0.02, "{clean:?} {scan:?}");
     assert!(scan.confusions > clean.confusions, "{clean:?} {scan:?}");
-    assert_eq!(scan, doppel::engine::text::quality::estimate(&noised));
+    assert_eq!(scan, doppel::engine::quality::estimate(&noised));
 }
 
 #[test]

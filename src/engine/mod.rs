@@ -14,6 +14,7 @@ pub mod body;
 pub mod document;
 pub mod fingerprinter;
 pub mod measure;
+pub mod quality;
 pub mod stats;
 pub mod text;
 

@@ -7,7 +7,6 @@ pub mod decode;
 pub mod furniture;
 pub mod fused;
 pub mod normalize;
-pub mod quality;
 pub mod stopwords;
 pub mod tokenize;
 

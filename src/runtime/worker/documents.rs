@@ -1,6 +1,6 @@
 //! What the documents screen and the keeper signals show about single
 //! files: [`facts_of`] reads a file for its size, date, encoding, word
-//! count and text quality ([`crate::engine::text::quality`]);
+//! count and text quality ([`crate::engine::quality`]);
 //! [`neighbours`] lists a document's kept pairs judged under the spec
 //! (which algorithms pass and which fail: why two files are, or are not,
 //! clustered); [`suggest_keeper`] picks the copy a curator would most
@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use super::protocol::{DocumentFacts, Neighbour, Neighbours, Update};
 use crate::doc::DocPath;
+use crate::engine::quality;
 use crate::engine::text::decode::decode_owned;
-use crate::engine::text::quality;
 use crate::pairing::cluster::ClusterSpec;
 use crate::runtime::collection::{read_bytes, DEFAULT_SIZE_CAP};
 use crate::runtime::index::FolderIndex;
@@ -176,7 +176,7 @@ pub(super) fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::text::quality::TextQuality;
+    use crate::engine::quality::TextQuality;
 
     fn facts(path: &str, score: f64, encoding: &str, words: usize, modified: i64) -> DocumentFacts {
         DocumentFacts {

@@ -402,7 +402,7 @@ pub struct DocumentFacts {
     /// The encoding its text was decoded from (`utf-8`, `utf-16le`, ...).
     pub encoding: String,
     /// Word count and text quality of the decoded text.
-    pub quality: crate::engine::text::quality::TextQuality,
+    pub quality: crate::engine::quality::TextQuality,
     /// Why the file could not be read (the other fields are then empty).
     pub problem: Option<String>,
 }

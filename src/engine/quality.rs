@@ -11,10 +11,10 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use super::normalize::normalize;
-use super::stopwords::StopWords;
-use super::tokenize::{for_each_word, Language};
-use crate::engine::stats::IdfTable;
+use super::stats::IdfTable;
+use super::text::normalize::normalize;
+use super::text::stopwords::StopWords;
+use super::text::tokenize::{for_each_word, Language};
 
 /// What a scanner reads for a pattern (pattern, what was read), inside
 /// words. A repair replaces what was read by the pattern.

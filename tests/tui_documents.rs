@@ -158,7 +158,7 @@ fn act(s: &mut AppState, action: Action) -> Vec<Command> {
 fn select_doc(s: &mut AppState, path: &str) {
     let i = documents::rows(s)
         .iter()
-        .position(|r| r.path == &DocPath::from(path))
+        .position(|r| r.path == path)
         .unwrap_or_else(|| panic!("{path} is listed"));
     act(s, Action::Home);
     for _ in 0..i {
@@ -281,10 +281,10 @@ fn the_list_sorts_by_key_and_filters_by_name() {
     let rows = documents::rows(&s);
     let scan = rows
         .iter()
-        .position(|r| r.path == &DocPath::from("scans/pride-prejudice-ch1-3-ocr.txt"));
+        .position(|r| r.path == "scans/pride-prejudice-ch1-3-ocr.txt");
     let etext = rows
         .iter()
-        .position(|r| r.path == &DocPath::from("austen/pride-prejudice-ch1-3.txt"));
+        .position(|r| r.path == "austen/pride-prejudice-ch1-3.txt");
     assert!(scan < etext, "{scan:?} {etext:?}");
     // `/` filters the files, those in no cluster included.
     act(&mut s, Action::StartFilter);
@@ -532,4 +532,28 @@ fn clicks_select_a_file_then_a_neighbour_and_open_the_pair() {
         c,
         Command::RequestPair { b, .. } if *b == "bible/ruth-web.txt"
     )));
+}
+
+/// Facts arriving reorder a list sorted by them; the selection stays on
+/// the file, not on the row.
+#[test]
+fn facts_arriving_keep_the_selected_file_selected() {
+    let mut s = state(80, 24, Theme::Default);
+    // Asked, not answered yet.
+    let asked = update(&mut s, Action::ShowScreen(Screen::Documents));
+    while s.docs.sort != DocSort::Size {
+        update(&mut s, Action::CycleSort);
+    }
+    let last = documents::rows(&s).len() - 1;
+    update(&mut s, Action::End);
+    let chosen = documents::selected(&s).unwrap();
+    assert_eq!(s.docs.sel, last);
+    answer(&mut s, asked);
+    assert_eq!(documents::selected(&s), Some(chosen.clone()));
+    // By size now: the largest file first.
+    let sizes: Vec<u64> = documents::rows(&s)
+        .iter()
+        .map(|r| s.docs.facts[&r.path].size)
+        .collect();
+    assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
 }

@@ -83,19 +83,46 @@ pub struct DocsState {
     pub neighbours_asked: Option<(DocPath, u64)>,
     /// The worker's answer, once it came.
     pub neighbours: Option<Arc<Neighbours>>,
+    /// The list in order, as [`refresh`] last made it ...
+    pub list: Vec<DocRow>,
+    /// ... from this snapshot generation, order, filter and count of facts.
+    pub list_key: Option<(u64, DocSort, String, usize)>,
 }
 
 /// One row of the documents list.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DocRow<'a> {
+pub struct DocRow {
     /// The document.
-    pub path: &'a DocPath,
+    pub path: DocPath,
     /// Its cluster's number in the snapshot (1-based), if any.
     pub cluster: Option<usize>,
 }
 
-/// Every indexed document matching the filter, in the chosen order.
-pub fn rows(state: &AppState) -> Vec<DocRow<'_>> {
+/// Every indexed document matching the filter, in the chosen order (as of
+/// the last [`refresh`]: a frame draws it without sorting).
+pub fn rows(state: &AppState) -> &[DocRow] {
+    &state.docs.list
+}
+
+/// Order the list again if what it depends on changed since, keeping the
+/// selected file selected.
+pub fn refresh(state: &mut AppState) {
+    let key = (
+        state.snapshot.as_ref().map_or(0, |s| s.generation),
+        state.docs.sort,
+        state.filter.clone(),
+        state.docs.facts.len(),
+    );
+    if state.docs.list_key.as_ref() == Some(&key) {
+        return;
+    }
+    let keep = selected(state);
+    state.docs.list = ordered(state);
+    state.docs.list_key = Some(key);
+    reselect(state, keep.as_ref());
+}
+
+fn ordered(state: &AppState) -> Vec<DocRow> {
     let Some(s) = state.snapshot.as_deref() else {
         return Vec::new();
     };
@@ -105,22 +132,18 @@ pub fn rows(state: &AppState) -> Vec<DocRow<'_>> {
         .clusters
         .iter()
         .enumerate()
-        .flat_map(|(i, c)| {
-            c.members.iter().map(move |m| DocRow {
-                path: &m.path,
-                cluster: Some(i + 1),
-            })
+        .flat_map(|(i, c)| c.members.iter().map(move |m| (&m.path, Some(i + 1))))
+        .chain(s.unclustered.iter().map(|p| (p, None)))
+        .filter(|(p, _)| matches(p))
+        .map(|(path, cluster)| DocRow {
+            path: path.clone(),
+            cluster,
         })
-        .chain(s.unclustered.iter().map(|p| DocRow {
-            path: p,
-            cluster: None,
-        }))
-        .filter(|r| matches(r.path))
         .collect();
     let facts = &state.docs.facts;
-    let by_name = |a: &DocRow, b: &DocRow| a.path.cmp(b.path);
+    let by_name = |a: &DocRow, b: &DocRow| a.path.cmp(&b.path);
     // Files without facts yet go last in every order but by name.
-    let key = |r: &DocRow, f: fn(&DocumentFacts) -> i64| facts.get(r.path).map(f);
+    let key = |r: &DocRow, f: fn(&DocumentFacts) -> i64| facts.get(&r.path).map(f);
     let desc = |a: Option<i64>, b: Option<i64>| match (a, b) {
         (Some(x), Some(y)) => y.cmp(&x),
         (x, y) => y.is_some().cmp(&x.is_some()),
@@ -218,9 +241,8 @@ pub fn on_action(state: &mut AppState, action: Action, page: usize) {
             };
         }
         Action::CycleSort => {
-            let keep = selected(state);
             state.docs.sort = state.docs.sort.next();
-            reselect(state, keep.as_ref());
+            refresh(state);
             state.say(format!("documents by {}", state.docs.sort.label()));
         }
         Action::Back => {
@@ -254,13 +276,14 @@ fn step(state: &mut AppState, delta: isize) {
 
 /// Select `path` again after the list changed order or content.
 pub fn reselect(state: &mut AppState, path: Option<&DocPath>) {
-    if let Some(i) = path.and_then(|p| rows(state).iter().position(|r| r.path == p)) {
+    if let Some(i) = path.and_then(|p| rows(state).iter().position(|r| r.path == *p)) {
         state.docs.sel = i;
     }
 }
 
 /// Keep the selections in range.
 pub fn clamp(state: &mut AppState) {
+    refresh(state);
     let n = rows(state).len();
     state.docs.sel = state.docs.sel.min(n.saturating_sub(1));
     state.docs.offset = super::layout::visible_offset(

@@ -142,12 +142,12 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn doc_line(state: &AppState, r: &DocRow<'_>, path_w: usize) -> Line<'static> {
+fn doc_line(state: &AppState, r: &DocRow, path_w: usize) -> Line<'static> {
     let t = state.theme;
-    let name = path_cell(&text::doc_path(r.path), path_w);
+    let name = path_cell(&text::doc_path(&r.path), path_w);
     let cluster = r.cluster.map_or("–".to_owned(), |c| format!("#{c}"));
     let mut spans = vec![Span::raw(" "), Span::raw(name), Span::raw(" ")];
-    match state.docs.facts.get(r.path) {
+    match state.docs.facts.get(&r.path) {
         Some(f) if f.problem.is_none() => {
             spans.push(Span::raw(format!(
                 "{} {} {} {} {} ",

@@ -151,6 +151,7 @@ fn run(cli: Cli) -> Result<()> {
             format,
             index,
             no_index,
+            boilerplate_dir,
         }) => {
             let options = ScanOptions {
                 cluster_by: None,
@@ -159,6 +160,7 @@ fn run(cli: Cli) -> Result<()> {
                 mode: None,
                 index,
                 no_index,
+                boilerplate_dir,
             };
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
         }
@@ -200,10 +202,14 @@ fn run(cli: Cli) -> Result<()> {
             index,
             quiet_ms,
             until_eof,
+            boilerplate_dir,
         }) => {
             let mut config = load()?;
             if let Some(ms) = quiet_ms {
                 config.watch.quiet_ms = ms;
+            }
+            if boilerplate_dir.is_some() {
+                config.library.boilerplate.user_dir = boilerplate_dir;
             }
             cli::watch_jsonl::watch_jsonl(&usage::checked(config, &[])?, &dir, index, until_eof)
         }

@@ -11,6 +11,7 @@ use anyhow::Result;
 use doppel::engine::Engine;
 use doppel::faces::report;
 use doppel::pairing::cluster::ClusterSpec;
+use doppel::runtime::boilerplate::user::UserBoilerplate;
 use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
@@ -62,10 +63,12 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
     let bar = progress_bar("listing");
     let report = if options.no_index {
         let progress = |p| show_progress(&bar, p);
+        let user = UserBoilerplate::load(root, &engine, &library_config)?;
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
             progress: Some(&progress),
             limits: config.reading.limits(),
+            user_boilerplate: user.as_ref(),
         };
         scan_folder_with(
             root,

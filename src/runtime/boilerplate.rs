@@ -10,7 +10,9 @@
 //! [`crate::pairing::boilerplate::Learner`] up to date as files arrive,
 //! change and leave.
 
-use std::collections::BTreeMap;
+pub mod user;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -133,7 +135,8 @@ pub struct PassageSummary {
     pub first_words: String,
     /// The document it is shown from (the first by path).
     pub representative: DocPath,
-    /// Where it comes from: `learned` (from the collection).
+    /// Where it comes from: `learned` (from the collection) or `user` (a
+    /// file of the user's boilerplate folder holds most of it).
     pub source: &'static str,
     /// The documents holding it, sorted.
     #[serde(skip)]
@@ -170,12 +173,14 @@ impl BoilerplateReport {
     }
 
     /// The report of documents' samples and boilerplate (`shingle_words`:
-    /// words per sampled shingle). A passage is linked across documents
-    /// by the samples lying wholly inside its spans (all of them learned
-    /// boilerplate), so the report needs no learner.
+    /// words per sampled shingle; `pinned`: the samples of the user's
+    /// boilerplate folder). A passage is linked across documents by the
+    /// samples lying wholly inside its spans (all of them boilerplate), so
+    /// the report needs no learner.
     pub fn new<'a>(
         docs: impl IntoIterator<Item = (&'a DocPath, &'a DocSamples, &'a DocBoilerplate)>,
         shingle_words: u32,
+        pinned: &BTreeSet<u32>,
     ) -> Self {
         let docs: Vec<_> = docs
             .into_iter()
@@ -220,13 +225,18 @@ impl BoilerplateReport {
                     .unwrap_or_default();
                 let mut members: Vec<DocPath> = p.spans.iter().map(|s| s.key.clone()).collect();
                 members.dedup();
+                let user = p.hashes.iter().filter(|h| pinned.contains(h)).count();
                 PassageSummary {
                     members,
                     documents: p.documents,
                     words: rep.span.len(),
                     first_words,
                     representative: rep.key.clone(),
-                    source: "learned",
+                    source: if 2 * user > p.hashes.len() {
+                        "user"
+                    } else {
+                        "learned"
+                    },
                 }
             })
             .collect();

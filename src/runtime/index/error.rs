@@ -44,6 +44,9 @@ pub enum IndexError {
         /// The folder it was opened for.
         root: PathBuf,
     },
+    /// The user's boilerplate folder cannot be used.
+    #[error(transparent)]
+    UserBoilerplate(#[from] crate::runtime::boilerplate::user::UserDirError),
     /// The folder is gone (deleted, moved or unmounted): nothing is
     /// forgotten until it is back.
     #[error(

@@ -7,6 +7,7 @@
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
+use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{config_of, BoilerplateReport};
 use crate::runtime::collection::FileEntry;
 use crate::runtime::store::StoreError;
@@ -36,6 +37,9 @@ impl FolderIndex {
                 .filter(|(doc, _)| self.library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, b.samples))
                 .collect();
+            if let Some(user) = &self.user {
+                user.pin(&mut learner);
+            }
             learner.update(stored, Vec::new());
             self.learner = Some(learner);
         }
@@ -142,6 +146,11 @@ impl FolderIndex {
                 .filter(|(doc, _)| self.library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, &b.samples, &b.found)),
             config.shingle_words,
+            &self
+                .user
+                .as_ref()
+                .map(UserBoilerplate::hashes)
+                .unwrap_or_default(),
         ))
     }
 }

@@ -152,7 +152,14 @@ fn run(cli: Cli) -> Result<()> {
             index,
             no_index,
             boilerplate_dir,
+            overrule,
+            restore,
         }) => {
+            let ruling = match (overrule, restore) {
+                (Some(n), _) => Some(cli::scan::Ruling::Overrule(n)),
+                (None, Some(n)) => Some(cli::scan::Ruling::Restore(n)),
+                (None, None) => None,
+            };
             let options = ScanOptions {
                 cluster_by: None,
                 algorithms: Vec::new(),
@@ -162,7 +169,7 @@ fn run(cli: Cli) -> Result<()> {
                 no_index,
                 boilerplate_dir,
             };
-            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
+            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }
         Some(Command::Report {
             dir,

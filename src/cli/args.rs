@@ -224,6 +224,14 @@ pub enum Command {
         /// config file's boilerplate.user-dir).
         #[arg(long, value_name = "DIR")]
         boilerplate_dir: Option<PathBuf>,
+        /// Rule that passage N of the list is not boilerplate: it is left
+        /// in every document again (kept in the index; the documents it
+        /// moves are read again).
+        #[arg(long, value_name = "N", conflicts_with_all = ["no_index", "restore"])]
+        overrule: Option<usize>,
+        /// Undo the overrule of passage N of the list.
+        #[arg(long, value_name = "N", conflicts_with = "no_index")]
+        restore: Option<usize>,
     },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.

@@ -22,6 +22,7 @@ use crate::engine::analysis::Analysis;
 use crate::engine::{Engine, Fingerprints};
 use crate::pairing::boilerplate::{passages, BoilerplateConfig, DocSamples, Span};
 use crate::pairing::library::LibraryConfig;
+use crate::runtime::store::OverruledPassage;
 
 /// Words of a span shown as its first words.
 const FIRST_WORDS: usize = 12;
@@ -138,9 +139,42 @@ pub struct PassageSummary {
     /// Where it comes from: `learned` (from the collection) or `user` (a
     /// file of the user's boilerplate folder holds most of it).
     pub source: &'static str,
-    /// The documents holding it, sorted.
+    /// The curator ruled it is not boilerplate: it is left in every
+    /// document again (and listed after the learned passages).
+    pub overruled: bool,
+    /// The documents holding it, sorted (none for an overruled passage).
     #[serde(skip)]
     pub members: Vec<DocPath>,
+    /// Its sampled shingles: what overruling it records.
+    #[serde(skip)]
+    pub hashes: Vec<u32>,
+}
+
+impl PassageSummary {
+    /// What the store keeps of it once overruled.
+    pub fn to_overruled(&self) -> OverruledPassage {
+        OverruledPassage {
+            hashes: self.hashes.clone(),
+            documents: self.documents,
+            words: self.words,
+            first_words: self.first_words.clone(),
+            representative: self.representative.to_string(),
+        }
+    }
+
+    /// An overruled passage as a list shows it.
+    pub fn from_overruled(o: &OverruledPassage) -> Self {
+        Self {
+            documents: o.documents,
+            words: o.words,
+            first_words: o.first_words.clone(),
+            representative: DocPath::from_bytes(o.representative.clone().into_bytes()),
+            source: "learned",
+            overruled: true,
+            members: Vec::new(),
+            hashes: o.hashes.clone(),
+        }
+    }
 }
 
 /// The boilerplate of a collection: learned passages, most documents
@@ -154,6 +188,19 @@ pub struct BoilerplateReport {
 }
 
 impl BoilerplateReport {
+    /// The report with the curator's overruled passages listed after the
+    /// learned ones.
+    pub fn with_overruled(mut self, overruled: &[OverruledPassage]) -> Self {
+        self.passages
+            .extend(overruled.iter().map(PassageSummary::from_overruled));
+        self
+    }
+
+    /// The passages still boilerplate (not overruled).
+    pub fn learned(&self) -> impl Iterator<Item = &PassageSummary> {
+        self.passages.iter().filter(|p| !p.overruled)
+    }
+
     /// How much of `doc` is boilerplate, for a pair screen.
     pub fn side(&self, doc: &DocPath) -> SideBoilerplate {
         let Some(found) = self.documents.get(doc) else {
@@ -237,6 +284,8 @@ impl BoilerplateReport {
                     } else {
                         "learned"
                     },
+                    overruled: false,
+                    hashes: p.hashes,
                 }
             })
             .collect();

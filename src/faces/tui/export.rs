@@ -499,6 +499,7 @@ mod tests {
             si_capped: 0,
             unclustered: Vec::new(),
             verdicts_applied: 0,
+            boilerplate: Default::default(),
         }
     }
 

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use super::acting;
+use super::boilerplate;
 use super::action::Action;
 use super::diff;
 use super::layout::{self, List};
@@ -50,9 +51,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         acting::on_view(state, action, &mut out);
         return out;
     }
+    if boilerplate::takes(state, &action) {
+        boilerplate::on_view(state, action, &mut out);
+        return out;
+    }
     match action {
         Action::AskQuarantine => acting::ask(state, &mut out),
-        Action::ConfirmQuarantine => {}
+        Action::ConfirmQuarantine | Action::ToggleBoilerplate | Action::ToggleOverrule => {}
         Action::UndoQuarantine => acting::undo(state, &mut out),
         Action::AskQuit => saving::ask_quit(state, &mut out),
         Action::SaveThresholds => saving::save(state),

@@ -21,21 +21,21 @@ const FOOTER: u16 = 1;
 pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Buffer) {
     let t = state.theme;
     let list = passages(state);
-    let rows = (list.len().max(1) as u16).saturating_add(HEADER + FOOTER);
-    let area = layout::help(body, rows).intersection(buf.area);
+    // As tall as the body allows: a screen of its own over the one below.
+    let area = layout::help(body, u16::MAX).intersection(buf.area);
     if area.width < 4 || area.height < 3 {
         return;
     }
     Clear.render(area, buf);
     let learned = list.iter().filter(|p| !p.overruled).count();
     let overruled = list.len() - learned;
-    let mut counts = format!(" {learned} left out");
+    let mut counts = format!("{learned} left out");
     if overruled > 0 {
         counts.push_str(&format!(" · {overruled} overruled"));
     }
     let title = Line::from(vec![
         Span::styled(" Boilerplate ", t.title()),
-        Span::styled(format!("{counts} · o rules · Esc closes "), t.dim()),
+        Span::styled(format!("{counts} · o overrules / restores · Esc closes "), t.dim()),
     ]);
     let inner = block(t, buf, area, title, true);
     if list.is_empty() {
@@ -96,6 +96,6 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
         (false, "user") => " from your boilerplate folder: take its file out to keep it",
         (false, _) => " o: not boilerplate (compared again in its documents)",
     };
-    let below = Rect::new(inner.x, rows.bottom(), inner.width, FOOTER);
+    let below = Rect::new(inner.x, inner.bottom().saturating_sub(FOOTER), inner.width, FOOTER);
     put(buf, below, 0, &hint(t, what));
 }

@@ -56,7 +56,10 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
         ("emma.txt", emma.clone()),
         ("emma-copy.txt", copy.join(" ")),
         ("persuasion.txt", words("austen/persuasion.txt", 3000..3300)),
-        ("mansfield.txt", words("austen/mansfieldpark.txt", 3000..3300)),
+        (
+            "mansfield.txt",
+            words("austen/mansfieldpark.txt", 3000..3300),
+        ),
     ];
     for (name, body) in works {
         std::fs::write(folder.join(name), format!("{licence}\n\n{body}\n")).unwrap();
@@ -157,12 +160,20 @@ fn the_overlay_lists_the_licence_and_o_overrules_and_restores_it_through_the_wor
 
     // Not boilerplate: the licence is compared again, every work pairs.
     let commands = press(&mut state, 'o');
-    let every = set(&["emma.txt", "emma-copy.txt", "mansfield.txt", "persuasion.txt"]);
+    let every = set(&[
+        "emma.txt",
+        "emma-copy.txt",
+        "mansfield.txt",
+        "persuasion.txt",
+    ]);
     let overruled = ruled(&worker, commands, &every);
     let listed = &overruled.boilerplate.passages;
     assert_eq!(listed.len(), 1);
     assert!(listed[0].overruled, "{listed:?}");
-    update(&mut state, Action::Worker(Update::Snapshot(overruled.clone())));
+    update(
+        &mut state,
+        Action::Worker(Update::Snapshot(overruled.clone())),
+    );
     let shown = format!("{:?}", draw(&state).backend());
     assert!(shown.contains("overruled"), "{shown}");
 

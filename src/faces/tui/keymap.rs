@@ -37,7 +37,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
     (
         "Anywhere",
         "b",
-        "boilerplate: the passages left out of every document",
+        "boilerplate: passages left out of documents",
     ),
     (
         "Clusters",

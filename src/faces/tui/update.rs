@@ -10,8 +10,8 @@
 use std::sync::Arc;
 
 use super::acting;
-use super::boilerplate;
 use super::action::Action;
+use super::boilerplate;
 use super::diff;
 use super::layout::{self, List};
 use super::review;

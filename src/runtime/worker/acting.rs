@@ -91,7 +91,10 @@ impl Worker {
         overrule: bool,
     ) -> bool {
         let report = self.index.boilerplate_cached().unwrap_or_default();
-        let chosen = report.passages.get(passage).filter(|p| p.overruled != overrule);
+        let chosen = report
+            .passages
+            .get(passage)
+            .filter(|p| p.overruled != overrule);
         let Some(chosen) = chosen.filter(|_| !self.unpublished && generation == self.generation)
         else {
             self.send(Update::Error(WorkerError::new(

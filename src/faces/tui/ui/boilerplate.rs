@@ -35,7 +35,10 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
     }
     let title = Line::from(vec![
         Span::styled(" Boilerplate ", t.title()),
-        Span::styled(format!("{counts} · o overrules / restores · Esc closes "), t.dim()),
+        Span::styled(
+            format!("{counts} · o overrules / restores · Esc closes "),
+            t.dim(),
+        ),
     ]);
     let inner = block(t, buf, area, title, true);
     if list.is_empty() {
@@ -43,7 +46,10 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
             buf,
             inner,
             0,
-            &hint(t, " no boilerplate learned: nothing is left out of the documents"),
+            &hint(
+                t,
+                " no boilerplate learned: nothing is left out of the documents",
+            ),
         );
         return;
     }
@@ -87,7 +93,11 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
         ]);
         put(buf, rows, dy as u16, &line);
         if i == selected {
-            fill(buf, Rect::new(rows.x, rows.y + dy as u16, rows.width, 1), t.selected(true));
+            fill(
+                buf,
+                Rect::new(rows.x, rows.y + dy as u16, rows.width, 1),
+                t.selected(true),
+            );
         }
     }
     let chosen = &list[selected];
@@ -96,6 +106,11 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
         (false, "user") => " from your boilerplate folder: take its file out to keep it",
         (false, _) => " o: not boilerplate (compared again in its documents)",
     };
-    let below = Rect::new(inner.x, inner.bottom().saturating_sub(FOOTER), inner.width, FOOTER);
+    let below = Rect::new(
+        inner.x,
+        inner.bottom().saturating_sub(FOOTER),
+        inner.width,
+        FOOTER,
+    );
     put(buf, below, 0, &hint(t, what));
 }

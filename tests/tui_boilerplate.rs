@@ -4,7 +4,8 @@
 //! sends the curator's "not boilerplate" for the snapshot shown, the worker
 //! applies it and the clusters follow (every work under the licence pairs),
 //! and `o` again restores it. A ruling on a list that changed since is
-//! refused. Needs the shared corpus (`../shared/corpus`, or
+//! refused. The TUI's HTML export (`e`) marks the licence as boilerplate in
+//! its diffs, as `doppel report --html` does. Needs the shared corpus (`../shared/corpus`, or
 //! `DOPPEL_CORPUS`).
 
 #![cfg(feature = "tui")]
@@ -201,4 +202,31 @@ fn the_overlay_lists_the_licence_and_o_overrules_and_restores_it_through_the_wor
     // Esc closes the overlay.
     press(&mut state, 'b');
     assert!(state.boilerplate.is_none());
+}
+
+/// `e`'s HTML page, written from the TUI's snapshot, leaves the licence
+/// out of the pair's diff and marks it, as `doppel report --html` does.
+#[test]
+fn the_tui_export_marks_the_learned_boilerplate_in_its_html_diffs() {
+    let (dir, folder, index) = setup();
+    let worker = start(&folder, &index);
+    let snapshot = wait_for(&worker, "the first snapshot", |u| match u {
+        Update::Snapshot(s) => Some(s),
+        _ => None,
+    });
+    assert_eq!(clusters(&snapshot), set(&["emma.txt", "emma-copy.txt"]));
+    let written = doppel::faces::tui::export::write_html(
+        "export",
+        dir.path(),
+        &folder,
+        &snapshot,
+        &Default::default(),
+        &EngineConfig::default(),
+    )
+    .unwrap();
+    let page = std::fs::read_to_string(written).unwrap();
+    let marked = page
+        .matches("title=\"boilerplate, left out of the comparison\"")
+        .count();
+    assert!(marked > 0, "the licence is not marked in the exported diff");
 }

@@ -22,7 +22,6 @@ use crate::engine::analysis::Analysis;
 use crate::engine::{Engine, Fingerprints};
 use crate::pairing::boilerplate::{passages, BoilerplateConfig, DocSamples, Span};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::store::OverruledPassage;
 
 /// Words of a span shown as its first words.
 const FIRST_WORDS: usize = 12;
@@ -150,33 +149,6 @@ pub struct PassageSummary {
     pub hashes: Vec<u32>,
 }
 
-impl PassageSummary {
-    /// What the store keeps of it once overruled.
-    pub fn to_overruled(&self) -> OverruledPassage {
-        OverruledPassage {
-            hashes: self.hashes.clone(),
-            documents: self.documents,
-            words: self.words,
-            first_words: self.first_words.clone(),
-            representative: self.representative.to_string(),
-        }
-    }
-
-    /// An overruled passage as a list shows it.
-    pub fn from_overruled(o: &OverruledPassage) -> Self {
-        Self {
-            documents: o.documents,
-            words: o.words,
-            first_words: o.first_words.clone(),
-            representative: DocPath::from_bytes(o.representative.clone().into_bytes()),
-            source: "learned",
-            overruled: true,
-            members: Vec::new(),
-            hashes: o.hashes.clone(),
-        }
-    }
-}
-
 /// The boilerplate of a collection: learned passages, most documents
 /// first, and every document's spans.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -190,9 +162,8 @@ pub struct BoilerplateReport {
 impl BoilerplateReport {
     /// The report with the curator's overruled passages listed after the
     /// learned ones.
-    pub fn with_overruled(mut self, overruled: &[OverruledPassage]) -> Self {
-        self.passages
-            .extend(overruled.iter().map(PassageSummary::from_overruled));
+    pub fn with_overruled(mut self, overruled: impl IntoIterator<Item = PassageSummary>) -> Self {
+        self.passages.extend(overruled);
         self
     }
 

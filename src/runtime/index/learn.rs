@@ -154,7 +154,7 @@ impl FolderIndex {
                 .map(UserBoilerplate::hashes)
                 .unwrap_or_default(),
         )
-        .with_overruled(&self.store.overruled_passages()?))
+        .with_overruled(self.store.overruled_passages()?.iter().map(listed)))
     }
 
     /// The curator's "not boilerplate" on a learned `passage` (`overrule`
@@ -182,7 +182,7 @@ impl FolderIndex {
         let before = overruled.len();
         overruled.retain(|o| o.hashes != passage.hashes);
         if overrule {
-            overruled.push(passage.to_overruled());
+            overruled.push(kept(passage));
         }
         if !overrule && overruled.len() == before {
             return Ok(Vec::new());
@@ -205,4 +205,29 @@ fn overruled_hashes(passages: &[OverruledPassage]) -> std::collections::BTreeSet
         .iter()
         .flat_map(|p| p.hashes.iter().copied())
         .collect()
+}
+
+/// What the store keeps of a passage once overruled.
+fn kept(p: &PassageSummary) -> OverruledPassage {
+    OverruledPassage {
+        hashes: p.hashes.clone(),
+        documents: p.documents,
+        words: p.words,
+        first_words: p.first_words.clone(),
+        representative: p.representative.to_string(),
+    }
+}
+
+/// An overruled passage as the boilerplate list shows it.
+fn listed(o: &OverruledPassage) -> PassageSummary {
+    PassageSummary {
+        documents: o.documents,
+        words: o.words,
+        first_words: o.first_words.clone(),
+        representative: DocPath::from_bytes(o.representative.clone().into_bytes()),
+        source: "learned",
+        overruled: true,
+        members: Vec::new(),
+        hashes: o.hashes.clone(),
+    }
 }

@@ -144,7 +144,10 @@ pub struct PassageSummary {
     /// The documents holding it, sorted (none for an overruled passage).
     #[serde(skip)]
     pub members: Vec<DocPath>,
-    /// Its sampled shingles: what overruling it records.
+    /// Its own sampled shingles, those no other passage holds (all of
+    /// them when every one is shared): what overruling it records, so
+    /// that overruling one licence leaves the sentences it shares with
+    /// other licences boilerplate in theirs.
     #[serde(skip)]
     pub hashes: Vec<u32>,
 }
@@ -226,6 +229,14 @@ impl BoilerplateReport {
                 .map(|((k, _, b), s)| (*k, s, b.spans.as_slice())),
             |_| true,
         );
+        // How many passages hold each shingle (licences generated from one
+        // set of sentences share many).
+        let mut holders: std::collections::HashMap<u32, usize> = Default::default();
+        for p in &found {
+            for &h in &p.hashes {
+                *holders.entry(h).or_default() += 1;
+            }
+        }
         let documents: BTreeMap<DocPath, DocBoilerplate> = docs
             .iter()
             .map(|(k, _, b)| ((*k).clone(), (*b).clone()))
@@ -244,6 +255,12 @@ impl BoilerplateReport {
                 let mut members: Vec<DocPath> = p.spans.iter().map(|s| s.key.clone()).collect();
                 members.dedup();
                 let user = p.hashes.iter().filter(|h| pinned.contains(h)).count();
+                let own: Vec<u32> = p
+                    .hashes
+                    .iter()
+                    .copied()
+                    .filter(|h| holders[h] == 1)
+                    .collect();
                 PassageSummary {
                     members,
                     documents: p.documents,
@@ -256,7 +273,7 @@ impl BoilerplateReport {
                         "learned"
                     },
                     overruled: false,
-                    hashes: p.hashes,
+                    hashes: if own.is_empty() { p.hashes } else { own },
                 }
             })
             .collect();

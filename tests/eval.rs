@@ -12,6 +12,7 @@ use doppel::faces::eval::{
     FanHuangConfig, Timing, Truth, PAPER_TABLE1,
 };
 use doppel::hash::SplitMix64;
+use doppel::pairing::library::LibraryConfig;
 use serde::Deserialize;
 
 fn sample() -> PathBuf {
@@ -309,7 +310,7 @@ fn narrow_simhash_is_the_low_bits_of_the_wide_one() {
 fn truth_on_the_sample_corpus() {
     let e = expected();
     let engine = Engine::default();
-    let report = truth(&sample(), &sample().join("expected.json"), &engine).unwrap();
+    let report = truth(&sample(), &sample().join("expected.json"), &engine, &LibraryConfig::default()).unwrap();
 
     assert!(report.missing.is_empty(), "{:?}", report.missing);
     let skipped: Vec<&str> = report.skipped.iter().map(|(rel, _)| rel.as_str()).collect();
@@ -367,6 +368,7 @@ fn truth_report_says_how_pairs_were_counted() {
         &sample(),
         &sample().join("expected.json"),
         &Engine::default(),
+        &LibraryConfig::default(),
     )
     .unwrap();
     assert_eq!(
@@ -421,7 +423,7 @@ fn a_pair_both_duplicate_and_distinct_is_refused() {
         )],
         ..Truth::default()
     };
-    let err = truth_with(&sample(), &t, &Engine::default()).unwrap_err();
+    let err = truth_with(&sample(), &t, &Engine::default(), &LibraryConfig::default()).unwrap_err();
     assert!(
         err.to_string()
             .contains("both as duplicates and as distinct"),

@@ -631,8 +631,8 @@ def build(corpus):
     # two e-texts that share only the licence never pair. Gettysburg is the
     # short work inside a licence three times its length.
     wrapped = (
-        ("etexts/persuasion-ch1-etext.txt", "austen/persuasion-ch1.txt",
-         "Persuasion, Chapter 1", "Jane Austen", 1101),
+        ("etexts/devils-dictionary-a-etext.txt", "misc/reference/devils-dictionary-a.txt",
+         "The Devil's Dictionary, A", "Ambrose Bierce", 1101),
         ("etexts/sense-sensibility-ch1-etext.txt", "austen/sense-sensibility-ch1.txt",
          "Sense and Sensibility, Chapter 1", "Jane Austen", 1102),
         ("etexts/gettysburg-etext.txt", "misc/gettysburg.txt",

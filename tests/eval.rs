@@ -310,7 +310,13 @@ fn narrow_simhash_is_the_low_bits_of_the_wide_one() {
 fn truth_on_the_sample_corpus() {
     let e = expected();
     let engine = Engine::default();
-    let report = truth(&sample(), &sample().join("expected.json"), &engine, &LibraryConfig::default()).unwrap();
+    let report = truth(
+        &sample(),
+        &sample().join("expected.json"),
+        &engine,
+        &LibraryConfig::default(),
+    )
+    .unwrap();
 
     assert!(report.missing.is_empty(), "{:?}", report.missing);
     let skipped: Vec<&str> = report.skipped.iter().map(|(rel, _)| rel.as_str()).collect();

@@ -278,7 +278,10 @@ fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scans_have_furniture(
             assert_eq!(kinds(FurnitureKind::PageBreak), 19);
             assert_eq!(kinds(FurnitureKind::RunningHead), 19);
             assert_eq!(found.len(), 38);
-            for f in found.iter().filter(|f| f.kind == FurnitureKind::RunningHead) {
+            for f in found
+                .iter()
+                .filter(|f| f.kind == FurnitureKind::RunningHead)
+            {
                 let head = text[f.range.clone()].trim();
                 assert!(
                     head.contains("ALICE'S ADVENTURES IN WONDERLAND")

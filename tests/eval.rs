@@ -439,12 +439,12 @@ fn a_pair_both_duplicate_and_distinct_is_refused() {
 }
 
 /// README's figure, with the command it gives: fusion has P = R = 1 over
-/// 10 duplicate pairs of `sample-corpus/`.
+/// 15 duplicate pairs of `sample-corpus/`.
 #[test]
 fn readme_eval_figure_for_the_sample_corpus_holds() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let claim = "`doppel eval --truth sample-corpus/expected.json sample-corpus` gives fusion\nP = R = 1 over 10 duplicate pairs.";
+    let claim = "`doppel eval --truth sample-corpus/expected.json sample-corpus` gives fusion\nP = R = 1 over 15 duplicate pairs.";
     assert!(readme.contains(claim), "README no longer says: {claim}");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_doppel"))
         .current_dir(root)

@@ -247,7 +247,7 @@ fn review_session_under_tmux() {
     )
     .unwrap();
     t.wait("main", "the new copy's cluster", |s| {
-        clusters(s) == initial + 1 && s.contains("sotu/1790-washington.txt")
+        clusters(s) == initial + 1 && s.contains("1790-washington.txt")
     });
 
     t.keys("main", &["q"]);

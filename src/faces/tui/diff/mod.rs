@@ -267,9 +267,10 @@ fn change_rows(view: &DiffView, rows: &[Row], position: &[usize]) -> Vec<usize> 
         let mut first = vec![usize::MAX; n];
         for (r, row) in rows.iter().enumerate() {
             let (from, to) = row.side(left).words;
-            for k in from as usize..(to as usize).min(n) {
-                if first[k] == usize::MAX {
-                    first[k] = r;
+            let (from, to) = (from as usize, (to as usize).min(n));
+            for slot in first.iter_mut().take(to).skip(from) {
+                if *slot == usize::MAX {
+                    *slot = r;
                 }
             }
         }

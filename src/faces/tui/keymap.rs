@@ -40,6 +40,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "R", "rescan the whole folder"),
     ("Anywhere", "U", "undo this session's last quarantine"),
     (
+        "Anywhere",
+        "b",
+        "boilerplate: passages left out of documents",
+    ),
+    (
         "Clusters",
         "Tab  h l  ← →",
         "switch between clusters and members",
@@ -136,6 +141,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "what the algorithm measures (i again: the sliders)",
     ),
     (
+        "Boilerplate",
+        "o",
+        "the selected passage is not boilerplate / is again",
+    ),
+    (
         "Mouse",
         "click",
         "select; click again to open; tabs switch screens",
@@ -174,6 +184,15 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
             _ => navigation(key, ctrl),
         };
     }
+    if state.boilerplate.is_some() && state.help.is_none() {
+        return match key.code {
+            KeyCode::Char('o') => Some(Action::ToggleOverrule),
+            KeyCode::Char('b') => Some(Action::ToggleBoilerplate),
+            KeyCode::Esc | KeyCode::Char('q') => Some(Action::Back),
+            KeyCode::Char('?') => Some(Action::ToggleHelp),
+            _ => navigation(key, ctrl),
+        };
+    }
     if state.help.is_some() {
         return match key.code {
             KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => {
@@ -200,6 +219,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('u') => Action::Undo,
         KeyCode::Char('e') => Action::StartExport,
         KeyCode::Char('R') => Action::Rescan,
+        KeyCode::Char('b') => Action::ToggleBoilerplate,
         KeyCode::Char('M') if screen == Screen::Clusters => Action::AskQuarantine,
         KeyCode::Char('U') => Action::UndoQuarantine,
         KeyCode::Char('y') if reviewing => Action::MarkDuplicate,
@@ -363,7 +383,13 @@ mod tests {
                 let found = Screen::ALL.into_iter().any(|screen| {
                     s.screen = screen;
                     press(&s, code, KeyModifiers::NONE).is_some()
-                });
+                }) || {
+                    // The boilerplate overlay's own keys.
+                    s.boilerplate = Some(Default::default());
+                    let found = press(&s, code, KeyModifiers::NONE).is_some();
+                    s.boilerplate = None;
+                    found
+                };
                 assert!(found, "{k:?} is listed in the help but does nothing");
             }
         }

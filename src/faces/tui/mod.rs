@@ -23,6 +23,7 @@
 //! unicode-width) sit behind the `tui` feature.
 pub mod acting;
 pub mod action;
+pub mod boilerplate;
 pub mod diff;
 pub mod documents;
 mod error;

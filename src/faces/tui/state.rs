@@ -426,6 +426,8 @@ pub struct AppState {
     pub undo: Vec<UndoEntry>,
     /// Moving marked files to quarantine, and undoing it.
     pub act: super::acting::ActState,
+    /// The boilerplate overlay, while open (`b`).
+    pub boilerplate: Option<super::boilerplate::BoilerplateView>,
     /// Time since the UI started.
     pub elapsed: Duration,
     /// Timer ticks so far (the spinner).
@@ -505,6 +507,7 @@ impl AppState {
             quit_asked: false,
             undo: Vec::new(),
             act: Default::default(),
+            boilerplate: None,
             elapsed: Duration::ZERO,
             ticks: 0,
             worker_running: true,

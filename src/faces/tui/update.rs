@@ -21,6 +21,7 @@ mod worker_updates;
 
 use super::acting;
 use super::action::Action;
+use super::boilerplate;
 use super::diff;
 use super::documents;
 use super::layout;
@@ -69,9 +70,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         documents::ask(state, &mut out);
         return out;
     }
+    if boilerplate::takes(state, &action) {
+        boilerplate::on_view(state, action, &mut out);
+        return out;
+    }
     match action {
         Action::AskQuarantine => acting::ask(state, &mut out),
-        Action::ConfirmQuarantine => {}
+        Action::ConfirmQuarantine | Action::ToggleBoilerplate | Action::ToggleOverrule => {}
         Action::UndoQuarantine => acting::undo(state, &mut out),
         Action::AskQuit => saving::ask_quit(state, &mut out),
         Action::SaveThresholds => saving::save(state),

@@ -185,6 +185,8 @@ struct Batch {
     mode: Option<ClusterMode>,
     verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
     keepers: Vec<(DocPath, bool)>,
+    /// Boilerplate rulings: (generation, passage, overrule).
+    rulings: Vec<(u64, usize, bool)>,
     pair: Option<(DocPath, DocPath)>,
     diff: Option<(DocPath, DocPath, Duration)>,
     facts: Vec<DocPath>,
@@ -225,6 +227,11 @@ impl Batch {
                 }
                 Command::RequestFacts { paths } => self.facts.extend(paths),
                 Command::RequestNeighbours { path } => self.neighbours = Some(path),
+                Command::SetBoilerplateOverruled {
+                    generation,
+                    passage,
+                    overrule,
+                } => self.rulings.push((generation, passage, overrule)),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -483,6 +490,10 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        // Before anything else of the batch can change the list they name.
+        for (generation, passage, overrule) in batch.rulings {
+            changed |= self.rule_boilerplate(generation, passage, overrule);
+        }
         // Files moved out of (or back into) the folder: walk it again, as
         // after file events, so the snapshot shows the folder as it is.
         let rescan = batch.rescan || !batch.moves.is_empty();
@@ -694,6 +705,8 @@ impl Worker {
         self.generation += 1;
         let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
         snapshot.verdicts_applied = self.verdicts_applied;
+        // Without it the boilerplate screen and the export only miss it.
+        snapshot.boilerplate = self.index.boilerplate_cached().unwrap_or_default();
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

@@ -103,6 +103,19 @@ pub enum Command {
         /// The document.
         path: DocPath,
     },
+    /// The curator's "not boilerplate" (`overrule` true) on passage
+    /// `passage` (0-based) of snapshot `generation`'s boilerplate list, or
+    /// its undoing; applied at once (the documents it moves are read
+    /// again), and a new snapshot follows. Refused when the list changed
+    /// since.
+    SetBoilerplateOverruled {
+        /// The snapshot the list is from.
+        generation: u64,
+        /// The passage's position in [`Snapshot::boilerplate`]'s list.
+        passage: usize,
+        /// Not boilerplate (`true`) or boilerplate again.
+        overrule: bool,
+    },
     /// Walk the whole folder again.
     Rescan,
     /// Close the index and stop ([`Update::Stopped`] follows).
@@ -387,6 +400,10 @@ pub struct Snapshot {
     /// failed to) when it built this snapshot: a front end that counts the
     /// ones it sent knows whether a verdict is in it yet.
     pub verdicts_applied: u64,
+    /// The boilerplate of the collection: the learned passages (then the
+    /// overruled ones) and each document's spans, as the index has them.
+    #[serde(skip)]
+    pub boilerplate: Arc<crate::runtime::boilerplate::BoilerplateReport>,
 }
 
 /// What a curator weighs about one file when choosing the copy to keep,

@@ -97,6 +97,14 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
             s.clusters.len(),
             s.skipped.len()
         )));
+        // The key of the boilerplate overlay, once there is any.
+        let passages = s.boilerplate.passages.len();
+        if passages > 0 {
+            spans.push(Span::styled(
+                format!("· {passages} boilerplate (b) "),
+                t.dim(),
+            ));
+        }
     } else {
         spans.push(Span::styled("no snapshot yet ", t.dim()));
     }

@@ -7,6 +7,7 @@
 //! [`super::text`] first.
 
 pub(crate) mod acting;
+pub(crate) mod boilerplate;
 pub(crate) mod chrome;
 pub(crate) mod clusters;
 pub(crate) mod diff;
@@ -59,6 +60,9 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     }
     if let Some(scroll) = state.help {
         help::render(state.theme, scroll, f.body, buf);
+    }
+    if let Some(view) = &state.boilerplate {
+        boilerplate::render(state, view, f.body, buf);
     }
     if let Some(view) = &state.act.view {
         acting::render(state.theme, view, f.body, buf);

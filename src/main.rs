@@ -152,7 +152,15 @@ fn run(cli: Cli) -> Result<()> {
             format,
             index,
             no_index,
+            boilerplate_dir,
+            overrule,
+            restore,
         }) => {
+            let ruling = match (overrule, restore) {
+                (Some(n), _) => Some(cli::scan::Ruling::Overrule(n)),
+                (None, Some(n)) => Some(cli::scan::Ruling::Restore(n)),
+                (None, None) => None,
+            };
             let options = ScanOptions {
                 cluster_by: None,
                 algorithms: Vec::new(),
@@ -160,8 +168,9 @@ fn run(cli: Cli) -> Result<()> {
                 mode: None,
                 index,
                 no_index,
+                boilerplate_dir,
             };
-            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options)
+            cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }
         Some(Command::Report {
             dir,
@@ -209,10 +218,14 @@ fn run(cli: Cli) -> Result<()> {
             index,
             quiet_ms,
             until_eof,
+            boilerplate_dir,
         }) => {
             let mut config = load()?;
             if let Some(ms) = quiet_ms {
                 config.watch.quiet_ms = ms;
+            }
+            if boilerplate_dir.is_some() {
+                config.library.boilerplate.user_dir = boilerplate_dir;
             }
             cli::watch_jsonl::watch_jsonl(&usage::checked(config, &[])?, &dir, index, until_eof)
         }

@@ -486,3 +486,55 @@ fn the_html_report_marks_the_learned_boilerplate_in_its_diffs() {
         .count();
     assert!(marked > 0, "no boilerplate marked in any diff");
 }
+
+/// The curator's "not boilerplate" on one licence reads again only the
+/// documents that carry it: the generated licences share many sentences,
+/// and those stay boilerplate in the other licences' documents.
+#[test]
+fn overruling_one_licence_respans_only_its_own_documents() {
+    use doppel::runtime::index::FileChange;
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    write(library, &dir, |_| true);
+    let engine = Engine::default();
+    let (mut index, _) = FolderIndex::open(
+        &dir,
+        engine,
+        LibraryConfig::default(),
+        Some(&tmp.path().join("index.sqlite")),
+    )
+    .unwrap();
+    index.reconcile().unwrap();
+    let before = index.boilerplate_report().unwrap();
+    let longest = before
+        .passages
+        .iter()
+        .max_by_key(|p| p.words)
+        .unwrap()
+        .clone();
+    assert!(longest.documents >= 3, "{longest:?}");
+    let changes = index.overrule_passage(&longest, true).unwrap();
+    let read: BTreeSet<DocPath> = changes
+        .into_iter()
+        .filter_map(|c| match c {
+            FileChange::Indexed { path } => Some(path),
+            _ => None,
+        })
+        .collect();
+    let members: BTreeSet<DocPath> = longest.members.iter().cloned().collect();
+    assert!(!read.is_empty());
+    assert!(
+        read.is_subset(&members),
+        "read again beyond the licence's {} documents: {read:?}",
+        members.len()
+    );
+    let after = index.boilerplate_report().unwrap();
+    assert!(after.passages.iter().any(|p| p.overruled));
+    assert!(
+        after.learned().count() + 1 >= before.passages.len(),
+        "other licences were lost: {} learned before, {} after",
+        before.passages.len(),
+        after.learned().count()
+    );
+}

@@ -21,7 +21,7 @@ fn scan_json_follows_the_documented_schema() {
     assert!(v["root"].as_str().unwrap().starts_with('/'));
     assert_eq!(v["thresholds"].as_object().unwrap().len(), 11);
     let docs = v["documents"].as_array().unwrap();
-    assert_eq!(docs.len(), 26);
+    assert_eq!(docs.len(), 30);
     let empty = docs.iter().find(|d| d["path"] == "empty.txt").unwrap();
     assert_eq!(empty["status"], "skipped");
     assert_eq!(empty["reason"], "empty file");

@@ -243,7 +243,7 @@ fn two_scans_of_different_books_under_the_same_heads_share_nothing_of_them() {
 }
 
 #[test]
-fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scan_has_furniture() {
+fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scans_have_furniture() {
     // Each file as the pipeline decodes it (or none: binary, empty).
     let texts = |root: &Path| {
         let (files, _) = list_files(root);
@@ -270,6 +270,24 @@ fn no_book_of_the_shared_corpus_and_no_sample_text_but_the_scan_has_furniture() 
                 assert!(text[f.range.clone()]
                     .trim()
                     .starts_with("PRIDE AND PREJUDICE  "));
+            }
+        } else if path == "scans/alice-ch1-3-scan.txt" {
+            // A form feed and a running head (title or chapter, with the
+            // page number) on each of its 19 pages after the first.
+            let kinds = |kind| found.iter().filter(|f| f.kind == kind).count();
+            assert_eq!(kinds(FurnitureKind::PageBreak), 19);
+            assert_eq!(kinds(FurnitureKind::RunningHead), 19);
+            assert_eq!(found.len(), 38);
+            for f in found
+                .iter()
+                .filter(|f| f.kind == FurnitureKind::RunningHead)
+            {
+                let head = text[f.range.clone()].trim();
+                assert!(
+                    head.contains("ALICE'S ADVENTURES IN WONDERLAND")
+                        || head.starts_with("CHAPTER "),
+                    "{head}"
+                );
             }
         } else {
             assert!(found.is_empty(), "{path}");

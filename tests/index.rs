@@ -51,7 +51,7 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
     let f = fixture();
     let mut first = open(&f);
     let report = first.reconcile().unwrap();
-    assert_eq!(report.read, 26, "every document is read once: {report:?}");
+    assert_eq!(report.read, 30, "every document is read once: {report:?}");
     assert_eq!(report.skipped, 3);
     let before = clusters(&first);
     assert!(before.len() >= 7);
@@ -71,7 +71,7 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
     );
     let report = second.reconcile().unwrap();
     assert_eq!(report.read, 0, "{report:?}");
-    assert_eq!(report.unchanged, 26);
+    assert_eq!(report.unchanged, 30);
     assert_eq!(
         second.skipped().len(),
         3,
@@ -279,7 +279,7 @@ fn a_threshold_change_does_not_refingerprint_but_an_algorithm_change_does() {
     .unwrap();
     assert_eq!(
         index.reconcile().unwrap().read,
-        26,
+        30,
         "new shingle size: every document again"
     );
 }
@@ -299,13 +299,13 @@ fn an_interrupted_refingerprint_starts_over_at_the_next_open() {
     // size: the stored fingerprints are still the old configuration's.
     let mut index = open_w5();
     let report = index.reconcile_with(&mut |_| false).unwrap();
-    assert!(report.cancelled && report.read == 26, "{report:?}");
+    assert!(report.cancelled && report.read == 30, "{report:?}");
     drop(index);
 
     let mut index = open_w5();
     assert_eq!(
         index.reconcile().unwrap().read,
-        26,
+        30,
         "nothing was read under the new configuration: every document again"
     );
     drop(index);
@@ -405,7 +405,7 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
     assert_eq!(second.library().len(), 0, "nothing of the bad file is used");
     assert_eq!(
         second.reconcile().unwrap().read,
-        26,
+        30,
         "every file read again"
     );
     assert_eq!(clusters(&second), before);

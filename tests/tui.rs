@@ -565,6 +565,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         si_capped: 3,
         unclustered: Vec::new(),
         verdicts_applied: 0,
+        boilerplate: Default::default(),
     })
 }
 

@@ -310,3 +310,39 @@ fn a_chapter_against_its_book_opens_where_it_sits() {
     assert!(screen.contains("100 % of A's words in B · "), "{screen}");
     assert!(screen.contains("A is B's "), "{screen}");
 }
+
+/// The summary counts the stretches of change of the alignment, as the
+/// HTML report does, whatever the pane's width; `n` visits the row of
+/// each one, in order, and says which of them it is at.
+#[test]
+fn the_change_count_is_the_alignments_at_any_width_and_n_visits_each() {
+    let v = {
+        let s = scan_diff(80, 24);
+        s.diff.view.clone().unwrap()
+    };
+    let stretches = doppel::runtime::worker::diff::change_stretches(&v.left.words, &v.right.words);
+    assert!(stretches.len() > 50, "{}", stretches.len());
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut s = scan_diff(w, h);
+        let changes = s.diff.laid_out().unwrap().changes.clone();
+        assert_eq!(changes.len(), stretches.len(), "{w}×{h}");
+        let summary = format!("{} changes", stretches.len());
+        let screen = format!("{:?}", draw(&s, w, h).backend().buffer());
+        assert!(screen.contains(&summary), "{w}×{h}: no {summary:?}");
+        // `n` stops once on every row holding a change, in order.
+        let rows: std::collections::BTreeSet<usize> = changes.iter().copied().collect();
+        let mut visited = Vec::new();
+        for _ in 0..rows.len() {
+            let n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE);
+            let action = doppel::faces::tui::keymap::key(&s, n).expect("n steps the diff");
+            update(&mut s, action);
+            visited.push(s.diff.mark.unwrap());
+        }
+        assert_eq!(visited, rows.into_iter().collect::<Vec<_>>(), "{w}×{h}");
+        let message = s.last_event.clone().unwrap_or_default();
+        assert!(
+            message.ends_with(&format!(" of {}", stretches.len())),
+            "{message}"
+        );
+    }
+}

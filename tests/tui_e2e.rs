@@ -242,12 +242,12 @@ fn review_session_under_tmux() {
         s.contains("Clusters") && !s.contains("re-clustering") && clusters(s) == initial
     });
     fs::copy(
-        f.books.join("misc/gettysburg.txt"),
-        f.books.join("gettysburg copy.txt"),
+        f.books.join("sotu/1790-washington.txt"),
+        f.books.join("washington copy.txt"),
     )
     .unwrap();
     t.wait("main", "the new copy's cluster", |s| {
-        clusters(s) == initial + 1 && s.contains("misc/gettysburg.txt")
+        clusters(s) == initial + 1 && s.contains("1790-washington.txt")
     });
 
     t.keys("main", &["q"]);

@@ -527,16 +527,25 @@ fn the_pair_screen_states_the_fusion_rule_and_counts_its_voters() {
         screen.contains(&format!("fusion: duplicate — its rule: {rule}.")),
         "{screen}"
     );
+    // Votes are the agreeing families' (passages 2, vocabulary 1, ...),
+    // as the rule counts them, not the passing algorithms.
     let d = &corpus().pair;
-    let voting = d.rows.iter().filter(|r| r.id != AlgorithmId::Si);
-    let agree = voting.clone().filter(|r| r.passes).count();
-    assert!(
-        screen.contains(&format!(
-            "{agree} of {} voters agree (si does not vote)",
-            voting.count()
-        )),
-        "{screen}"
+    let fusion = &corpus().snapshot.spec.fusion;
+    let passing = d.rows.iter().filter(|r| r.passes).map(|r| r.id).collect();
+    let families: Vec<&str> = fusion
+        .agreeing(passing)
+        .iter()
+        .map(|f| f.as_str())
+        .collect();
+    assert!(families.len() >= 2, "{families:?}");
+    let votes = format!(
+        "{} votes ({} needed): {} · A in B",
+        fusion.votes(passing),
+        fusion.votes_needed,
+        families.join(" + ")
     );
+    assert!(screen.contains(&votes), "{votes} not in\n{screen}");
+    assert!(!screen.contains("voters agree"), "{screen}");
     // The column of exact measures is not named after the algorithm.
     assert!(screen.contains("actual threshold"), "{screen}");
     assert!(!screen.contains(" exact threshold"), "{screen}");

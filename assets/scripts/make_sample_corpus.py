@@ -241,6 +241,133 @@ def ocr_noise(text, rng, header, word_rate=0.05, ligature_rate=0.5,
     return "\r\n".join(out) + "\r\n", stats
 
 
+
+# A digital library's licence: our own generic wording, one fixed sequence
+# of sentences drawn (seeded) from the lists below under section headings.
+LICENCE_NAME = "Open Shelf Digital Library"
+LICENCE_SUBJECTS = (
+    "This file", "Any copy of this file", "The text of this file",
+    "Every derived edition", "A reader who shares this file",
+    "The volunteers who prepared this file", "The library",
+)
+LICENCE_PREDICATES = (
+    "may be copied, printed and given away without charge",
+    "is offered as is, with no warranty of any kind",
+    "must keep this notice and the library's name intact",
+    "may not be sold under the library's name",
+    "is believed to be free of copyright in most countries",
+    "should be checked against the laws of the reader's country",
+    "is maintained by volunteers who give their time freely",
+    "accepts corrections sent to the address in the catalogue",
+)
+LICENCE_CONDITIONS = (
+    "as long as this licence travels with it",
+    "unless the library has given written permission",
+    "wherever the file is stored or displayed",
+    "for as long as the library keeps its catalogue",
+    "in every format the file is converted to",
+    "whether or not a fee is charged for the medium",
+)
+
+
+def licence_text(part, size, rng):
+    """`size` bytes (about) of licence sentences under numbered headings."""
+    out, n = [], 0
+    while sum(len(x) + 1 for x in out) < size:
+        if n % 4 == 0:
+            out.append(f"\nSection {n // 4 + 1}. {part} of the {LICENCE_NAME}\n")
+        out.append(f"{rng.choice(LICENCE_SUBJECTS)} {rng.choice(LICENCE_PREDICATES)} "
+                   f"{rng.choice(LICENCE_CONDITIONS)}.")
+        n += 1
+    return "\n".join(out).strip()
+
+
+def etext(body, title, author, release):
+    """`body` wrapped in the library's licence header and footer, as an
+    e-text library publishes every file (only the title lines and the
+    release number differ from one file to the next)."""
+    # One seed for every file: the licence is the same text in each.
+    rng = random.Random("doppel-sample:licence")
+    header = licence_text("Terms of use", 1800, rng)
+    footer = licence_text("Licence", 3600, rng)
+    upper = LICENCE_NAME.upper()
+    return (f"The {LICENCE_NAME}: {title}, by {author}\n\n{header}\n\n"
+            f"Title: {title}\nAuthor: {author}\nRelease number: {release}\n"
+            f"Language: English\n\n=== {upper} TEXT BEGINS: {title.upper()} ===\n\n"
+            f"{body.rstrip()}\n\n=== {upper} TEXT ENDS: {title.upper()} ===\n\n"
+            f"{footer}\n\nEnd of the licence of the {LICENCE_NAME}.\n")
+
+
+# OCR confusions of a page scan: a pattern inside a word and what was read.
+SCAN_CONFUSIONS = (("rn", "m"), ("m", "rn"), ("l", "1"), ("I", "l"),
+                   ("e", "c"), ("c", "e"), ("h", "li"), ("cl", "d"))
+
+
+def page_scan(text, title, author, rng, rate=0.03, lines_per_page=36, width=64,
+              first_page=9):
+    """A page scan's OCR output: ~rate of the words with one confusion,
+    paragraphs re-wrapped at `width` with long words hyphenated across line
+    ends, a scanning notice on the first page, and every later page opened
+    by a form feed and a running head (the title on even pages, the chapter
+    on odd ones) with the page number."""
+    words = text.split(" ")
+    for i, w in enumerate(words):
+        opts = [(k.start(), a, b) for a, b in SCAN_CONFUSIONS for k in re.finditer(re.escape(a), w)]
+        if opts and rng.random() < rate:
+            k, a, b = rng.choice(opts)
+            words[i] = w[:k] + b + w[k + len(a):]
+    text = " ".join(words)
+    lines, chapter = [], title.upper()
+    for para in text.rstrip().split("\n\n"):
+        flat = " ".join(para.split())
+        if flat.upper().startswith("CHAPTER "):
+            chapter = flat.upper()[:40]
+            lines += [("", chapter), (flat.center(width).rstrip(), chapter), ("", chapter)]
+            continue
+        line = ""
+        rest = flat.split(" ")[::-1]
+        while rest:
+            w = rest.pop()
+            room = width - len(line) - (1 if line else 0)
+            if len(w) <= room or not line:
+                line = f"{line} {w}" if line else w
+                continue
+            if w.isalpha() and len(w) >= 7 and room >= 5 and rng.random() < 0.3:
+                k = min(3 + rng.randrange(len(w) - 5), room - 2)
+                lines.append((f"{line} {w[:k]}-", chapter))
+                rest.append(w[k:])
+            else:
+                lines.append((line, chapter))
+                rest.append(w)
+            line = ""
+        if line:
+            lines.append((line, chapter))
+        lines.append(("", chapter))
+    notice = ("This volume was scanned by the Riverside Reading Room from a copy "
+              "held in its lending collection. The scan is offered for private "
+              "study; page images are available on request.")
+    words, cur, wrapped = notice.split(), "", []
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            wrapped.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    wrapped.append(cur)
+    pages = ["\n".join(wrapped) + "\n\n\n" + title.upper().center(width).rstrip()
+             + "\n\n" + f"by {author}".center(width).rstrip() + "\n"]
+    for k in range(0, len(lines), lines_per_page):
+        page = lines[k:k + lines_per_page]
+        number = first_page + k // lines_per_page
+        head = title.upper() if number % 2 == 0 else page[0][1]
+        if number % 2 == 0:
+            top = f"{number:<6}{head:>{width - 6}}"
+        else:
+            top = f"{head:<{width - 6}}{number:>6}"
+        pages.append("\f" + top + "\n\n" + "".join(l + "\n" for l, _ in page))
+    return "".join(pages)
+
+
 def affected_words(original, copy, drop_prefix=None):
     """Share of the original's whitespace-separated words that are not kept
     unchanged in the copy (difflib alignment); lines of the copy starting with
@@ -496,6 +623,55 @@ def build(corpus):
     b.add("misc/gettysburg.txt", corpus.text("misc/gettysburg.txt"),
           "singleton (very short text)", "verbatim: whole file",
           [("misc/gettysburg.txt", "whole file")])
+
+    # -- 10. e-texts wrapped in a library's licence ---------------------------
+    # Three different works carry the same licence header and footer, so the
+    # licence is boilerplate learned from the collection (it sits beside three
+    # different bodies): each e-text pairs with its own work on the body, and
+    # two e-texts that share only the licence never pair. Gettysburg is the
+    # short work inside a licence three times its length.
+    wrapped = (
+        ("etexts/devils-dictionary-a-etext.txt", "misc/reference/devils-dictionary-a.txt",
+         "The Devil's Dictionary, A", "Ambrose Bierce", 1101),
+        ("etexts/sense-sensibility-ch1-etext.txt", "austen/sense-sensibility-ch1.txt",
+         "Sense and Sensibility, Chapter 1", "Jane Austen", 1102),
+        ("etexts/gettysburg-etext.txt", "misc/gettysburg.txt",
+         "The Gettysburg Address", "Abraham Lincoln", 1103),
+    )
+    by_path = {f["path"]: f for f in b.files}
+    etexts = []
+    for path, original, title, author, release in wrapped:
+        f = by_path[original]
+        body = f["data"].decode("utf-8")
+        text = etext(body, title, author, release)
+        src = f["sources"][0]
+        b.add(path, text, "licence-wrapped e-text",
+              f"{original} between a licence header and footer of the "
+              f"'{LICENCE_NAME}' ({len(text) - len(body)} bytes of licence, "
+              f"the same in every e-text of this folder)",
+              [(src["path"], src["where"])])
+        group = next((g for g in b.groups if original in g), None)
+        if group is None:
+            b.groups.append([original, path])
+        else:
+            group.append(path)
+        etexts.append(path)
+    b.distinct.append([etexts[0], etexts[1]])
+    b.distinct.append([etexts[1], etexts[2]])
+
+    # -- 11. a page scan with running heads ----------------------------------
+    src = "misc/carroll_alice.txt"
+    alice = by_path["misc/alice-ch1-3.txt"]
+    scan = page_scan(alice["data"].decode("utf-8"), "Alice's Adventures in Wonderland",
+                     "Lewis Carroll", random.Random("doppel-sample:alice-scan"))
+    s = b.add("scans/alice-ch1-3-scan.txt", scan, "page scan with running heads",
+              "OCR output of a page scan: ~3% of the words with one OCR confusion "
+              "(rn/m, l/1, e/c, h/li, cl/d), paragraphs re-wrapped at 64 columns with "
+              "line-end hyphens, a scanning notice on the first page, and every later "
+              "page opened by a form feed and a running head (the title on even "
+              "pages, the chapter on odd ones) with its page number",
+              [(src, alice["sources"][0]["where"])])
+    next(g for g in b.groups if "misc/alice-ch1-3.txt" in g).append(s)
     return b
 
 

@@ -90,6 +90,11 @@ pub struct ScanOptions {
     /// Do not read or write a persistent index; fingerprint everything now.
     #[arg(long, conflicts_with = "index")]
     pub no_index: bool,
+    /// Your own boilerplate: every file in this folder (outside DIR) is
+    /// left out of every document that carries its text (overrides the
+    /// config file's boilerplate.user-dir).
+    #[arg(long, value_name = "DIR")]
+    pub boilerplate_dir: Option<PathBuf>,
 }
 
 impl ScanOptions {
@@ -102,6 +107,7 @@ impl ScanOptions {
             mode,
             index,
             no_index,
+            boilerplate_dir,
         } = self;
         cluster_by.is_some()
             || !algorithms.is_empty()
@@ -109,6 +115,7 @@ impl ScanOptions {
             || mode.is_some()
             || index.is_some()
             || *no_index
+            || boilerplate_dir.is_some()
     }
 }
 
@@ -151,6 +158,7 @@ impl DecisionOptions {
             mode: self.mode,
             index: self.index.clone(),
             no_index: false,
+            boilerplate_dir: None,
         }
     }
 }
@@ -216,6 +224,19 @@ pub enum Command {
         /// Do not read or write a persistent index; learn from every file now.
         #[arg(long, conflicts_with = "index")]
         no_index: bool,
+        /// Your own boilerplate: every file in this folder (outside DIR) is
+        /// left out of every document that carries its text (overrides the
+        /// config file's boilerplate.user-dir).
+        #[arg(long, value_name = "DIR")]
+        boilerplate_dir: Option<PathBuf>,
+        /// Rule that passage N of the list is not boilerplate: it is left
+        /// in every document again (kept in the index; the documents it
+        /// moves are read again).
+        #[arg(long, value_name = "N", conflicts_with_all = ["no_index", "restore"])]
+        overrule: Option<usize>,
+        /// Undo the overrule of passage N of the list.
+        #[arg(long, value_name = "N", conflicts_with = "no_index")]
+        restore: Option<usize>,
     },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.
@@ -369,6 +390,11 @@ pub enum Command {
         /// Also stop when standard input reaches end of file.
         #[arg(long)]
         until_eof: bool,
+        /// Your own boilerplate: every file in this folder (outside DIR) is
+        /// left out of every document that carries its text (overrides the
+        /// config file's boilerplate.user-dir).
+        #[arg(long, value_name = "DIR")]
+        boilerplate_dir: Option<PathBuf>,
     },
     /// Print the configuration in effect (the defaults with the config file
     /// merged over them) as TOML.

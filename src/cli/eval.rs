@@ -36,7 +36,7 @@ pub fn eval(
     let out = if let Some((dir, truth)) = labelled {
         let engine = Engine::new(config.engine.clone());
         let spinner = spinner("scoring the labelled folder");
-        let report = doppel::faces::eval::truth(dir, truth, &engine);
+        let report = doppel::faces::eval::truth(dir, truth, &engine, &config.library);
         spinner.finish_and_clear();
         let report = report?;
         match outputs.format {

@@ -11,6 +11,7 @@ use anyhow::Result;
 use doppel::engine::{Engine, RelationKind};
 use doppel::faces::report;
 use doppel::pairing::cluster::ClusterSpec;
+use doppel::runtime::boilerplate::user::UserBoilerplate;
 use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
@@ -40,15 +41,59 @@ pub fn scan(
     Ok(())
 }
 
-/// Scan `dir` under `config` and print the boilerplate it learned.
+/// The curator's ruling on one passage of the boilerplate list (1-based,
+/// as `doppel boilerplate DIR` numbers them).
+#[derive(Debug, Clone, Copy)]
+pub enum Ruling {
+    /// It is not boilerplate.
+    Overrule(usize),
+    /// It is boilerplate again.
+    Restore(usize),
+}
+
+/// Scan `dir` under `config`, apply the curator's `ruling` if any, and
+/// print the boilerplate it learned.
 pub fn boilerplate(
     config: &Config,
     dir: &Path,
     format: ListFormat,
     options: &ScanOptions,
+    ruling: Option<Ruling>,
 ) -> Result<()> {
     let root = open_folder(dir)?;
-    let report = scan_report(config, &root, options)?;
+    let report = scan_report_then(config, &root, options, |index| {
+        let Some(ruling) = ruling else {
+            return Ok(());
+        };
+        let (Ruling::Overrule(n) | Ruling::Restore(n)) = ruling;
+        let overrule = matches!(ruling, Ruling::Overrule(_));
+        let list = index.boilerplate_report()?;
+        let Some(passage) = n.checked_sub(1).and_then(|i| list.passages.get(i)) else {
+            anyhow::bail!(
+                "there is no passage {n}: the list has {} (see `doppel boilerplate {}`)",
+                list.passages.len(),
+                dir.display()
+            );
+        };
+        if passage.overruled == overrule {
+            anyhow::bail!(
+                "passage {n} (\"{}\") is {} already",
+                passage.first_words,
+                if overrule { "overruled" } else { "boilerplate" }
+            );
+        }
+        let changes = index.overrule_passage(passage, overrule)?;
+        eprintln!(
+            "doppel: passage {n} {}; {} read again",
+            if overrule {
+                "overruled: not boilerplate"
+            } else {
+                "restored as boilerplate"
+            },
+            count(changes.len(), "document", "documents")
+        );
+        Ok(())
+    })?;
     let out = match format {
         ListFormat::Text => report::boilerplate_text(&report.boilerplate),
         ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
@@ -57,9 +102,25 @@ pub fn boilerplate(
     Ok(())
 }
 
+/// `n` and the noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Scan `root` (an opened folder) as the options say: through its index,
 /// or (`--no-index`) all now.
 pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Result<ScanReport> {
+    scan_report_then(config, root, options, |_| Ok(()))
+}
+
+/// [`scan_report`], running `then` on the index once it is reconciled
+/// (not without an index).
+fn scan_report_then(
+    config: &Config,
+    root: &Path,
+    options: &ScanOptions,
+    then: impl FnOnce(&mut FolderIndex) -> Result<()>,
+) -> Result<ScanReport> {
     let (engine_config, library_config, by, mode) = settings(config);
     let engine = Engine::new(engine_config.clone());
     let spec = ClusterSpec {
@@ -70,10 +131,12 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
     let bar = progress_bar("listing");
     let report = if options.no_index {
         let progress = |p| show_progress(&bar, p);
+        let user = UserBoilerplate::load(root, &engine, &library_config)?;
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
             progress: Some(&progress),
             limits: config.reading.limits(),
+            user_boilerplate: user.as_ref(),
         };
         scan_folder_with(
             root,
@@ -96,6 +159,7 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
             show_progress(&bar, p);
             true
         })?;
+        bar.suspend(|| then(&mut index))?;
         ScanReport::from_index(index, spec, &reconciled)?
     };
     bar.finish_and_clear();

@@ -32,6 +32,9 @@ pub fn with_options(mut config: Config, options: &ScanOptions) -> Result<Config>
     if let Some(mode) = options.mode {
         config.clusters.mode = mode.into();
     }
+    if let Some(dir) = &options.boilerplate_dir {
+        config.library.boilerplate.user_dir = Some(dir.clone());
+    }
     usage::checked(config, &options.thresholds)
 }
 

@@ -132,7 +132,9 @@ pub fn watch_jsonl(
             | Update::Diff(_)
             | Update::Plan(_)
             | Update::Quarantined(_)
-            | Update::Restored(_) => None,
+            | Update::Restored(_)
+            | Update::Facts(_)
+            | Update::Neighbours(_) => None,
             Update::Stopped => {
                 print(json!({"event": event::STOPPED}))?;
                 if !started {

@@ -15,6 +15,7 @@ pub mod document;
 pub mod family;
 pub mod fingerprinter;
 pub mod measure;
+pub mod quality;
 pub mod relation;
 pub mod stats;
 pub mod text;

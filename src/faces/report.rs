@@ -508,7 +508,8 @@ pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<S
 }
 
 /// The learned boilerplate as text: one passage a line, most documents
-/// first (`doppel boilerplate DIR`).
+/// first, numbered (`doppel boilerplate DIR --overrule N` takes the
+/// number), then the passages the curator overruled.
 pub fn boilerplate_text(report: &BoilerplateReport) -> String {
     if report.passages.is_empty() {
         return "no boilerplate learned\n".to_owned();
@@ -517,13 +518,19 @@ pub fn boilerplate_text(report: &BoilerplateReport) -> String {
     let _ = writeln!(
         out,
         "{} learned, in {}:",
-        count(report.passages.len(), "passage", "passages"),
+        count(report.learned().count(), "passage", "passages"),
         count(report.documents.len(), "document", "documents")
     );
-    for p in &report.passages {
+    for (i, p) in report.passages.iter().enumerate() {
+        let mark = match (p.overruled, p.source) {
+            (true, _) => " · overruled: not boilerplate",
+            (false, "user") => " · from your boilerplate folder",
+            _ => "",
+        };
         let _ = writeln!(
             out,
-            "  {} · {} · {:?} …\n      e.g. {}",
+            "{:>3}. {} · {} · {:?} …{mark}\n      e.g. {}",
+            i + 1,
             count(p.documents, "document", "documents"),
             count(p.words as usize, "word", "words"),
             p.first_words,

@@ -10,7 +10,9 @@
 //! [`crate::pairing::boilerplate::Learner`] up to date as files arrive,
 //! change and leave.
 
-use std::collections::BTreeMap;
+pub mod user;
+
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
@@ -133,11 +135,21 @@ pub struct PassageSummary {
     pub first_words: String,
     /// The document it is shown from (the first by path).
     pub representative: DocPath,
-    /// Where it comes from: `learned` (from the collection).
+    /// Where it comes from: `learned` (from the collection) or `user` (a
+    /// file of the user's boilerplate folder holds most of it).
     pub source: &'static str,
-    /// The documents holding it, sorted.
+    /// The curator ruled it is not boilerplate: it is left in every
+    /// document again (and listed after the learned passages).
+    pub overruled: bool,
+    /// The documents holding it, sorted (none for an overruled passage).
     #[serde(skip)]
     pub members: Vec<DocPath>,
+    /// Its own sampled shingles, those no other passage holds (all of
+    /// them when every one is shared): what overruling it records, so
+    /// that overruling one licence leaves the sentences it shares with
+    /// other licences boilerplate in theirs.
+    #[serde(skip)]
+    pub hashes: Vec<u32>,
 }
 
 /// The boilerplate of a collection: learned passages, most documents
@@ -151,6 +163,18 @@ pub struct BoilerplateReport {
 }
 
 impl BoilerplateReport {
+    /// The report with the curator's overruled passages listed after the
+    /// learned ones.
+    pub fn with_overruled(mut self, overruled: impl IntoIterator<Item = PassageSummary>) -> Self {
+        self.passages.extend(overruled);
+        self
+    }
+
+    /// The passages still boilerplate (not overruled).
+    pub fn learned(&self) -> impl Iterator<Item = &PassageSummary> {
+        self.passages.iter().filter(|p| !p.overruled)
+    }
+
     /// How much of `doc` is boilerplate, for a pair screen.
     pub fn side(&self, doc: &DocPath) -> SideBoilerplate {
         let Some(found) = self.documents.get(doc) else {
@@ -170,12 +194,14 @@ impl BoilerplateReport {
     }
 
     /// The report of documents' samples and boilerplate (`shingle_words`:
-    /// words per sampled shingle). A passage is linked across documents
-    /// by the samples lying wholly inside its spans (all of them learned
-    /// boilerplate), so the report needs no learner.
+    /// words per sampled shingle; `pinned`: the samples of the user's
+    /// boilerplate folder). A passage is linked across documents by the
+    /// samples lying wholly inside its spans (all of them boilerplate), so
+    /// the report needs no learner.
     pub fn new<'a>(
         docs: impl IntoIterator<Item = (&'a DocPath, &'a DocSamples, &'a DocBoilerplate)>,
         shingle_words: u32,
+        pinned: &BTreeSet<u32>,
     ) -> Self {
         let docs: Vec<_> = docs
             .into_iter()
@@ -203,6 +229,14 @@ impl BoilerplateReport {
                 .map(|((k, _, b), s)| (*k, s, b.spans.as_slice())),
             |_| true,
         );
+        // How many passages hold each shingle (licences generated from one
+        // set of sentences share many).
+        let mut holders: std::collections::HashMap<u32, usize> = Default::default();
+        for p in &found {
+            for &h in &p.hashes {
+                *holders.entry(h).or_default() += 1;
+            }
+        }
         let documents: BTreeMap<DocPath, DocBoilerplate> = docs
             .iter()
             .map(|(k, _, b)| ((*k).clone(), (*b).clone()))
@@ -220,13 +254,26 @@ impl BoilerplateReport {
                     .unwrap_or_default();
                 let mut members: Vec<DocPath> = p.spans.iter().map(|s| s.key.clone()).collect();
                 members.dedup();
+                let user = p.hashes.iter().filter(|h| pinned.contains(h)).count();
+                let own: Vec<u32> = p
+                    .hashes
+                    .iter()
+                    .copied()
+                    .filter(|h| holders[h] == 1)
+                    .collect();
                 PassageSummary {
                     members,
                     documents: p.documents,
                     words: rep.span.len(),
                     first_words,
                     representative: rep.key.clone(),
-                    source: "learned",
+                    source: if 2 * user > p.hashes.len() {
+                        "user"
+                    } else {
+                        "learned"
+                    },
+                    overruled: false,
+                    hashes: if own.is_empty() { p.hashes } else { own },
                 }
             })
             .collect();

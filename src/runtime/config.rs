@@ -465,6 +465,9 @@ impl Config {
         if let Some(dir) = &config.quarantine_dir {
             config.quarantine_dir = Some(resolve(dir, origin));
         }
+        if let Some(dir) = &config.library.boilerplate.user_dir {
+            config.library.boilerplate.user_dir = Some(resolve(dir, origin));
+        }
         config.fit_floors();
         Ok(config)
     }

@@ -14,6 +14,7 @@ use crate::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Ver
 use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, NoPrints};
+use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
@@ -253,6 +254,9 @@ pub struct ScanHooks<'a> {
     pub progress: Option<&'a (dyn Fn(ReadProgress) + Sync)>,
     /// How big files are read (`[reading]`).
     pub limits: ReadLimits,
+    /// The user's boilerplate folder, read
+    /// ([`boilerplate::user::UserBoilerplate::load`]): pinned while learning.
+    pub user_boilerplate: Option<&'a UserBoilerplate>,
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -261,6 +265,10 @@ impl std::fmt::Debug for ScanHooks<'_> {
             .field("extra_ignores", &self.extra_ignores)
             .field("progress", &self.progress.is_some())
             .field("limits", &self.limits)
+            .field(
+                "user_boilerplate",
+                &self.user_boilerplate.map(|u| u.files.len()),
+            )
             .finish()
     }
 }
@@ -352,6 +360,7 @@ pub fn scan_folder_with(
         Some(learner) => learn_boilerplate(
             engine,
             learner,
+            hooks.user_boilerplate,
             &hooks.limits,
             &sampled,
             &files_of,
@@ -385,6 +394,7 @@ const LEARN_BATCH: usize = 512;
 fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
+    user: Option<&UserBoilerplate>,
     limits: &ReadLimits,
     sampled: &BTreeMap<DocPath, DocSamples>,
     files_of: &HashMap<&DocPath, &Path>,
@@ -394,6 +404,9 @@ fn learn_boilerplate(
     // scratch (which it always equals): each batch recomputes only what it
     // reaches.
     let mut learner = Learner::new(config.clone());
+    if let Some(user) = user {
+        user.pin(&mut learner);
+    }
     let mut batch = Vec::with_capacity(LEARN_BATCH);
     for (doc, samples) in sampled {
         batch.push((doc.clone(), samples.clone()));
@@ -423,5 +436,6 @@ fn learn_boilerplate(
             .iter()
             .map(|(doc, (_, _, found))| (*doc, &sampled[*doc], found)),
         config.shingle_words,
+        &learner.pinned(),
     )
 }

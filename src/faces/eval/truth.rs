@@ -12,7 +12,10 @@ use super::fan_huang::f_measure;
 use super::render::fmt_threshold;
 use crate::engine::algo::{AlgorithmId, Unit};
 use crate::engine::measure::shingle_set;
-use crate::engine::Engine;
+use crate::engine::{Engine, Fingerprints};
+use crate::pairing::boilerplate::{learn, BoilerplateConfig, DocSamples};
+use crate::pairing::library::LibraryConfig;
+use crate::runtime::boilerplate;
 use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 
 /// A truth file, paths relative to the collection folder with `/`:
@@ -238,48 +241,76 @@ impl TruthReport {
 }
 
 /// Score `engine` against a labelled collection: every file under `dir` is
-/// fingerprinted (pinned reference weights), every pair compared (all pairs,
-/// in parallel; meant for small collections), and each enabled algorithm at
-/// its configured threshold, and `fusion`, judged pairwise against the
-/// duplicate pairs of `truth_file` (see [`Truth`]).
-pub fn truth(dir: &Path, truth_file: &Path, engine: &Engine) -> Result<TruthReport> {
+/// fingerprinted (pinned reference weights) as a scan does it, over its
+/// body when `library`'s boilerplate learning is on and finds some, every
+/// pair compared (all pairs, in parallel; meant for small collections), and
+/// each enabled algorithm at its configured threshold, and `fusion`, judged
+/// pairwise against the duplicate pairs of `truth_file` (see [`Truth`]).
+pub fn truth(
+    dir: &Path,
+    truth_file: &Path,
+    engine: &Engine,
+    library: &LibraryConfig,
+) -> Result<TruthReport> {
     let text = std::fs::read_to_string(truth_file).map_err(io("read", truth_file))?;
     let labels: Truth = serde_json::from_str(&text).map_err(|error| EvalError::NotTruth {
         path: truth_file.to_path_buf(),
         error,
     })?;
-    truth_with(dir, &labels, engine)
+    truth_with(dir, &labels, engine, library)
 }
 
 /// [`truth`] with the labels already parsed.
-pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthReport> {
+pub fn truth_with(
+    dir: &Path,
+    labels: &Truth,
+    engine: &Engine,
+    library: &LibraryConfig,
+) -> Result<TruthReport> {
     ensure!(dir.is_dir(), "{} is not a folder", dir.display());
     let (files, problems) = list_files(dir);
     let weights = engine.reference_weights();
     let shingle = &engine.config().algorithms.shingle;
+    let learning = boilerplate::config_of(engine, library);
     let read: Vec<_> = files
         .par_iter()
         .map(|f| {
             read_text(&f.path, DEFAULT_SIZE_CAP).map(|d| {
                 let a = engine.analyze(&d.text);
-                (
-                    shingle_set(&a, shingle.w, shingle.seed).len(),
-                    engine.fingerprint(&a, weights),
-                )
+                let samples = learning
+                    .is_some()
+                    .then(|| boilerplate::samples(engine, &a, library));
+                let read = ReadDoc {
+                    shingles: shingle_set(&a, shingle.w, shingle.seed).len(),
+                    prints: engine.fingerprint(&a, weights),
+                    samples,
+                };
+                (read, d.text)
             })
         })
         .collect();
     let mut docs = Vec::new();
+    let mut texts = Vec::new();
     let mut skipped: Vec<(String, String)> = problems
         .into_iter()
         .map(|(doc, why)| (doc.to_string(), why.to_string()))
         .collect();
     for (f, r) in files.iter().zip(read) {
         match r {
-            Ok((shingles, fp)) => docs.push((f.doc.to_string(), shingles, fp)),
+            Ok((read, text)) => {
+                docs.push((f.doc.to_string(), read));
+                texts.push(text);
+            }
             Err(why) => skipped.push((f.doc.to_string(), why.to_string())),
         }
     }
+    if let Some(config) = &learning {
+        without_boilerplate(engine, config, &mut docs, &texts);
+    }
+    let docs: Vec<(String, usize, Fingerprints)> = docs
+        .into_iter()
+        .map(|(name, read)| (name, read.shingles, read.prints))
+        .collect();
     let positives = labels.positive_pairs();
     let distinct: BTreeSet<(String, String)> =
         labels.distinct.iter().map(|(a, b)| ordered(a, b)).collect();
@@ -391,4 +422,42 @@ pub fn truth_with(dir: &Path, labels: &Truth, engine: &Engine) -> Result<TruthRe
         fusion_false_positives: fusion_fp,
         fusion_false_negatives: positives.difference(&fusion_found).cloned().collect(),
     })
+}
+
+/// A labelled document as read: its shingle count, its prints and, when
+/// boilerplate is learned, its samples.
+struct ReadDoc {
+    shingles: usize,
+    prints: Fingerprints,
+    samples: Option<DocSamples>,
+}
+
+/// Learn the boilerplate of `docs` (as a scan does, from their samples) and
+/// fingerprint every document that has some over its body, so the truth
+/// scores what a scan would report.
+fn without_boilerplate(
+    engine: &Engine,
+    config: &BoilerplateConfig,
+    docs: &mut [(String, ReadDoc)],
+    texts: &[String],
+) {
+    let sampled: BTreeMap<usize, DocSamples> = docs
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(i, (_, read))| read.samples.take().map(|s| (i, s)))
+        .collect();
+    let learned = learn(&sampled, &BTreeSet::new(), &BTreeSet::new(), config);
+    let bodies: Vec<(usize, Fingerprints, usize)> = learned
+        .spans
+        .par_iter()
+        .filter_map(|(&i, spans)| {
+            let (prints, shingles, _) =
+                boilerplate::body_prints(engine, &texts[i], sampled[&i].words, spans)?;
+            Some((i, prints, shingles))
+        })
+        .collect();
+    for (i, prints, shingles) in bodies {
+        docs[i].1.prints = prints;
+        docs[i].1.shingles = shingles;
+    }
 }

@@ -25,7 +25,7 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
-use crate::runtime::worker::diff::{diff_texts, DiffOptions, DiffParts, Shared};
+use crate::runtime::worker::diff::{change_stretches, diff_texts, DiffOptions, DiffParts, Shared};
 use crate::runtime::worker::protocol::{DiffKind, DiffSide, DiffWord, Side};
 
 use super::data::{DiffCell, Report};
@@ -351,56 +351,62 @@ enum Unit {
     Right(usize),
 }
 
-/// Cut the alignment into blocks. Equal words pair up in order on the two
-/// sides; between two equal pairs lie each side's other words, a change
-/// unless they are all left out of the comparison.
+/// Cut the alignment into blocks: the stretches of change
+/// ([`change_stretches`]) and, between them, the equal pairs with the words
+/// left out of the comparison on either side.
 fn blocks(left: &[DiffWord], right: &[DiffWord]) -> Vec<Block> {
-    let equal = |w: &DiffWord| w.kind == DiffKind::Equal;
-    let (nl, nr) = (left.len(), right.len());
-    let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
     let mut same = Vec::new();
-    loop {
-        let (i0, j0) = (i, j);
-        while i < nl && !equal(&left[i]) {
-            i += 1;
+    let (mut i, mut j) = (0, 0);
+    let flush = |same: &mut Vec<Unit>, out: &mut Vec<Block>| {
+        if !same.is_empty() {
+            out.push(Block::Same(std::mem::take(same)));
         }
-        while j < nr && !equal(&right[j]) {
-            j += 1;
-        }
-        let changed = left[i0..i]
-            .iter()
-            .chain(&right[j0..j])
-            .any(|w| w.kind != DiffKind::Ignored);
-        if changed {
-            if !same.is_empty() {
-                out.push(Block::Same(std::mem::take(&mut same)));
-            }
-            out.push(Block::Change(i0..i, j0..j));
-        } else {
-            same.extend((i0..i).map(Unit::Left));
-            same.extend((j0..j).map(Unit::Right));
-        }
-        if i < nl && j < nr {
-            same.push(Unit::Pair(i, j));
-            i += 1;
-            j += 1;
-        } else {
-            // Equal words pair up, so both sides end together; should one
-            // not, what is left is a change.
-            if i < nl || j < nr {
-                if !same.is_empty() {
-                    out.push(Block::Same(std::mem::take(&mut same)));
-                }
-                out.push(Block::Change(i..nl, j..nr));
-            }
-            break;
-        }
+    };
+    for (a, b) in change_stretches(left, right) {
+        same_until(left, right, (&mut i, &mut j), (a.start, b.start), &mut same);
+        flush(&mut same, &mut out);
+        (i, j) = (a.end, b.end);
+        out.push(Block::Change(a, b));
     }
-    if !same.is_empty() {
-        out.push(Block::Same(same));
-    }
+    same_until(
+        left,
+        right,
+        (&mut i, &mut j),
+        (left.len(), right.len()),
+        &mut same,
+    );
+    flush(&mut same, &mut out);
     out
+}
+
+/// The unchanged units from `(i, j)` up to `end`: each side's words left
+/// out of the comparison, then the equal pair after them.
+fn same_until(
+    left: &[DiffWord],
+    right: &[DiffWord],
+    (i, j): (&mut usize, &mut usize),
+    end: (usize, usize),
+    same: &mut Vec<Unit>,
+) {
+    let equal = |w: &DiffWord| w.kind == DiffKind::Equal;
+    loop {
+        while *i < end.0 && !equal(&left[*i]) {
+            same.push(Unit::Left(*i));
+            *i += 1;
+        }
+        while *j < end.1 && !equal(&right[*j]) {
+            same.push(Unit::Right(*j));
+            *j += 1;
+        }
+        if *i < end.0 && *j < end.1 {
+            same.push(Unit::Pair(*i, *j));
+            *i += 1;
+            *j += 1;
+        } else {
+            return;
+        }
+    }
 }
 
 /// Turns word indexes into shown words.

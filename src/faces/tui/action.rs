@@ -26,6 +26,11 @@ pub enum Action {
     ShowScreen(Screen),
     /// Open or close the help overlay.
     ToggleHelp,
+    /// `b`: open or close the boilerplate overlay.
+    ToggleBoilerplate,
+    /// `o` on the boilerplate overlay: the selected passage is not
+    /// boilerplate, or is again.
+    ToggleOverrule,
     /// Close the overlay or prompt, or go back to the cluster list.
     Back,
     /// Select the previous row (scroll up).

@@ -74,6 +74,23 @@ fn all_verdicts(snap: &Snapshot, verdicts: &Verdicts) -> Verdicts {
     all
 }
 
+/// The snapshot as the curator sees it: with this session's keeper marks
+/// that no snapshot has carried yet (so an export right after `Space`
+/// writes the keep column the screen shows).
+pub fn as_seen(state: &crate::faces::tui::state::AppState) -> Option<std::sync::Arc<Snapshot>> {
+    let snap = state.snapshot.clone()?;
+    if state.keeper_overrides.is_empty() {
+        return Some(snap);
+    }
+    let mut seen = (*snap).clone();
+    for m in seen.clusters.iter_mut().flat_map(|c| c.members.iter_mut()) {
+        if let Some(&keep) = state.keeper_overrides.get(&m.path) {
+            m.keeper = keep;
+        }
+    }
+    Some(std::sync::Arc::new(seen))
+}
+
 /// One row per cluster member: cluster id, path, whether it is the
 /// representative, keep flag, the cluster's weakest link, agreeing
 /// algorithms, disagreement.
@@ -395,7 +412,8 @@ pub fn write(
 
 /// Write `<prefix>.html`: the HTML report of the snapshot, with each
 /// member's word diff against its representative (files read from
-/// `root`); the path written. Slow for many large files: call it off the
+/// `root`, the snapshot's boilerplate left out and marked); the path
+/// written. Slow for many large files: call it off the
 /// event loop.
 pub fn write_html(
     input: &str,
@@ -416,7 +434,10 @@ pub fn write_html(
     let mut report = html::Report::from_snapshot(snap, root, &verdict);
     let limits = html::Limits::default();
     report.keep_pairs(limits.pairs_per_cluster);
-    html::attach_diffs(&mut report, &html::Documents::new(root, engine), &limits);
+    // The boilerplate the index learned is left out and marked, as in
+    // `doppel report --html` and the review screen's diff.
+    let docs = html::Documents::new(root, engine).with_boilerplate(&snap.boilerplate);
+    html::attach_diffs(&mut report, &docs, &limits);
     write_atomic(&path, &html::render::page(&report))?;
     Ok(path)
 }
@@ -499,6 +520,7 @@ mod tests {
             si_capped: 0,
             unclustered: Vec::new(),
             verdicts_applied: 0,
+            boilerplate: Default::default(),
         }
     }
 

@@ -22,10 +22,15 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "?", "this help (Esc or ? closes it)"),
     (
         "Anywhere",
-        "1 … 6",
-        "clusters, pair, diff, thresholds, skipped, log",
+        "1 … 7",
+        "clusters, pair, diff, thresholds, skipped, log, documents",
     ),
     ("Anywhere", "t", "thresholds panel"),
+    (
+        "Anywhere",
+        "D",
+        "documents: every file, its facts and neighbours",
+    ),
     ("Anywhere", "Esc", "close, cancel, or back to the clusters"),
     ("Anywhere", "j k  ↓ ↑", "move / scroll"),
     ("Anywhere", "PgDn PgUp  Ctrl+D Ctrl+U", "page down / up"),
@@ -34,6 +39,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ("Anywhere", "e", "export clusters and pairs (CSV + JSON)"),
     ("Anywhere", "R", "rescan the whole folder"),
     ("Anywhere", "U", "undo this session's last quarantine"),
+    (
+        "Anywhere",
+        "b",
+        "boilerplate: passages left out of documents",
+    ),
     (
         "Clusters",
         "Tab  h l  ← →",
@@ -97,6 +107,23 @@ pub const HELP: &[(&str, &str, &str)] = &[
     ),
     ("Diff", "w", "word view (re-flowed, in step) / line view"),
     ("Diff", "p", "pair detail"),
+    (
+        "Documents",
+        "Tab  h l  ← →",
+        "switch between the files and the selected one's neighbours",
+    ),
+    (
+        "Documents",
+        "Enter",
+        "neighbours, then the pair of the file and the neighbour",
+    ),
+    (
+        "Documents",
+        "s",
+        "sort by name / size / words / modified / quality / cluster",
+    ),
+    ("Documents", "/", "filter by file name (as on the clusters)"),
+    ("Documents", "p  d", "pair detail / diff with the neighbour"),
     ("Thresholds", "j k", "select an algorithm"),
     (
         "Thresholds",
@@ -112,6 +139,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "Thresholds",
         "i",
         "what the algorithm measures (i again: the sliders)",
+    ),
+    (
+        "Boilerplate",
+        "o",
+        "the selected passage is not boilerplate / is again",
     ),
     (
         "Mouse",
@@ -152,6 +184,15 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
             _ => navigation(key, ctrl),
         };
     }
+    if state.boilerplate.is_some() && state.help.is_none() {
+        return match key.code {
+            KeyCode::Char('o') => Some(Action::ToggleOverrule),
+            KeyCode::Char('b') => Some(Action::ToggleBoilerplate),
+            KeyCode::Esc | KeyCode::Char('q') => Some(Action::Back),
+            KeyCode::Char('?') => Some(Action::ToggleHelp),
+            _ => navigation(key, ctrl),
+        };
+    }
     if state.help.is_some() {
         return match key.code {
             KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => {
@@ -169,14 +210,16 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('q') => Action::AskQuit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Esc => Action::Back,
-        KeyCode::Char(c @ '1'..='6') => {
+        KeyCode::Char(c @ '1'..='7') => {
             let i = c as usize - '1' as usize;
             Action::ShowScreen(Screen::ALL[i])
         }
         KeyCode::Char('t') => Action::ShowScreen(Screen::Thresholds),
+        KeyCode::Char('D') => Action::ShowScreen(Screen::Documents),
         KeyCode::Char('u') => Action::Undo,
         KeyCode::Char('e') => Action::StartExport,
         KeyCode::Char('R') => Action::Rescan,
+        KeyCode::Char('b') => Action::ToggleBoilerplate,
         KeyCode::Char('M') if screen == Screen::Clusters => Action::AskQuarantine,
         KeyCode::Char('U') => Action::UndoQuarantine,
         KeyCode::Char('y') if reviewing => Action::MarkDuplicate,
@@ -185,7 +228,9 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('p') => Action::OpenPair,
         KeyCode::Char('d') => Action::OpenDiff,
         KeyCode::Enter => Action::Enter,
-        KeyCode::Char('s') if screen == Screen::Clusters => Action::CycleSort,
+        KeyCode::Char('s') if matches!(screen, Screen::Clusters | Screen::Documents) => {
+            Action::CycleSort
+        }
         KeyCode::Char('a') if screen == Screen::Clusters => Action::Anchor,
         KeyCode::Char('Y') if screen == Screen::Clusters => {
             Action::MarkCluster(CuratorVerdict::Duplicate)
@@ -193,11 +238,17 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('X') if screen == Screen::Clusters => {
             Action::MarkCluster(CuratorVerdict::NotDuplicate)
         }
-        KeyCode::Char('/') if screen == Screen::Clusters => Action::StartFilter,
+        KeyCode::Char('/') if matches!(screen, Screen::Clusters | Screen::Documents) => {
+            Action::StartFilter
+        }
         KeyCode::Char('/') if screen == Screen::Diff => Action::StartSearch,
         KeyCode::Char('f') if screen == Screen::Diff => Action::ToggleFold,
         KeyCode::Char('w') if screen == Screen::Diff => Action::ToggleDiffMode,
-        KeyCode::Tab | KeyCode::BackTab if screen == Screen::Clusters => Action::NextFocus,
+        KeyCode::Tab | KeyCode::BackTab
+            if matches!(screen, Screen::Clusters | Screen::Documents) =>
+        {
+            Action::NextFocus
+        }
         KeyCode::Char('J') if screen == Screen::Pair => Action::ScrollReason { down: true },
         KeyCode::Char('K') if screen == Screen::Pair => Action::ScrollReason { down: false },
         KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,
@@ -332,7 +383,13 @@ mod tests {
                 let found = Screen::ALL.into_iter().any(|screen| {
                     s.screen = screen;
                     press(&s, code, KeyModifiers::NONE).is_some()
-                });
+                }) || {
+                    // The boilerplate overlay's own keys.
+                    s.boilerplate = Some(Default::default());
+                    let found = press(&s, code, KeyModifiers::NONE).is_some();
+                    s.boilerplate = None;
+                    found
+                };
                 assert!(found, "{k:?} is listed in the help but does nothing");
             }
         }

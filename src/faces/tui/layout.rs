@@ -115,6 +115,15 @@ pub fn tabs(width: u16) -> (String, Vec<(Screen, u16, u16)>) {
 
 /// The label of `s`'s tab at this terminal width.
 pub fn tab_label(s: Screen, width: u16) -> String {
+    // The last tab came after the others: it shortens first, so the
+    // others keep their names at 80 columns.
+    if s == Screen::Documents && width < 88 {
+        return if width >= 82 {
+            format!(" {} Doc ", s.key())
+        } else {
+            format!(" {} ", s.key())
+        };
+    }
     if width >= 76 {
         format!(" {} {} ", s.key(), s.title())
     } else if width >= 52 {
@@ -167,6 +176,23 @@ pub fn clusters(body: Rect) -> Clusters {
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body)
     };
     Clusters { list, members }
+}
+
+/// The documents screen: the list above, the selected document's
+/// neighbours below (outer blocks).
+#[derive(Debug, Clone, Copy)]
+pub struct Documents {
+    /// Every document.
+    pub list: Rect,
+    /// The selected one's neighbours and why they pass or fail.
+    pub neighbours: Rect,
+}
+
+/// See [`Documents`].
+pub fn documents(body: Rect) -> Documents {
+    let [list, neighbours] =
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+    Documents { list, neighbours }
 }
 
 /// Pair detail: summary lines, score table, reason box.
@@ -364,6 +390,8 @@ pub fn list_height(state: &AppState, which: List) -> usize {
         ),
         List::Skipped => rows(f.body, 1),
         List::Log => inner(f.body),
+        List::Documents => rows(documents(f.body).list, 1),
+        List::Neighbours => rows(documents(f.body).neighbours, 1),
         List::Help => return usize::from(help(f.body, u16::MAX).height.saturating_sub(2)),
     };
     usize::from(r.height)
@@ -386,6 +414,10 @@ pub enum List {
     Skipped,
     /// The log.
     Log,
+    /// The documents list.
+    Documents,
+    /// The selected document's neighbours.
+    Neighbours,
     /// The help overlay.
     Help,
 }

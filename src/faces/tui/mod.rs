@@ -23,7 +23,9 @@
 //! unicode-width) sit behind the `tui` feature.
 pub mod acting;
 pub mod action;
+pub mod boilerplate;
 pub mod diff;
+pub mod documents;
 mod error;
 pub mod export;
 pub mod keymap;

@@ -4,7 +4,7 @@
 //! before the worker's next snapshot) and returns the commands that record
 //! it; each undo entry holds the commands that reverse one key press.
 
-use super::state::{pair_key, AppState, Focus, Level, Split, UndoEntry};
+use super::state::{pair_key, AppState, Focus, Level, Screen, Split, UndoEntry};
 use super::text::doc_path;
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::runtime::worker::Command;
@@ -44,8 +44,23 @@ pub fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command
         CuratorVerdict::Duplicate => "duplicate",
         CuratorVerdict::NotDuplicate => "not duplicate",
     };
+    // On a cluster row the pair is implicit: name it, and how to judge
+    // another.
+    let row = if state.screen == Screen::Clusters && state.focus == Focus::Clusters {
+        " (the cluster row judges its representative and first member; \
+         select a member for another pair, Y/X for all)"
+    } else {
+        ""
+    };
     if prev == Some(verdict) {
-        state.last_event = Some(format!("already marked {word}"));
+        state.notify(
+            Level::Info,
+            format!(
+                "already marked {word}: {} ⇄ {}{row}",
+                doc_path(&a),
+                doc_path(&b)
+            ),
+        );
         return;
     }
     send_verdict(state, &a, &b, Some(verdict), out);
@@ -59,7 +74,7 @@ pub fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command
     });
     state.notify(
         Level::Info,
-        format!("marked {word}: {} ⇄ {}", doc_path(&a), doc_path(&b)),
+        format!("marked {word}: {} ⇄ {}{row}", doc_path(&a), doc_path(&b)),
     );
 }
 

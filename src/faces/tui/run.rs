@@ -110,7 +110,7 @@ fn apply(
                 let _ = actions.send(Action::ThresholdsSaved(result));
             }
             Effect::Export { prefix } => {
-                let Some(snap) = state.snapshot.clone() else {
+                let Some(snap) = export::as_seen(state) else {
                     state.notify(Level::Warn, "nothing to export yet");
                     continue;
                 };

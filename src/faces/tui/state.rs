@@ -32,17 +32,20 @@ pub enum Screen {
     Skipped,
     /// What happened.
     Log,
+    /// Every document, its facts and its nearest neighbours.
+    Documents,
 }
 
 impl Screen {
     /// Every screen, in tab order.
-    pub const ALL: [Screen; 6] = [
+    pub const ALL: [Screen; 7] = [
         Screen::Clusters,
         Screen::Pair,
         Screen::Diff,
         Screen::Thresholds,
         Screen::Skipped,
         Screen::Log,
+        Screen::Documents,
     ];
 
     /// Its tab's title.
@@ -54,6 +57,7 @@ impl Screen {
             Screen::Thresholds => "Thresholds",
             Screen::Skipped => "Skipped",
             Screen::Log => "Log",
+            Screen::Documents => "Documents",
         }
     }
 
@@ -66,6 +70,7 @@ impl Screen {
             Screen::Thresholds => '4',
             Screen::Skipped => '5',
             Screen::Log => '6',
+            Screen::Documents => '7',
         }
     }
 }
@@ -377,6 +382,8 @@ pub struct AppState {
     pub pair: PairState,
     /// The diff screen.
     pub diff: DiffState,
+    /// The documents screen and the facts read about files.
+    pub docs: super::documents::DocsState,
     /// The thresholds screen and the spec asked for.
     pub thresholds: ThresholdsState,
     /// The selected skipped file.
@@ -419,6 +426,8 @@ pub struct AppState {
     pub undo: Vec<UndoEntry>,
     /// Moving marked files to quarantine, and undoing it.
     pub act: super::acting::ActState,
+    /// The boilerplate overlay, while open (`b`).
+    pub boilerplate: Option<super::boilerplate::BoilerplateView>,
     /// Time since the UI started.
     pub elapsed: Duration,
     /// Timer ticks so far (the spinner).
@@ -471,6 +480,7 @@ impl AppState {
             member_offset: 0,
             pair: PairState::default(),
             diff: DiffState::default(),
+            docs: Default::default(),
             thresholds: ThresholdsState {
                 thresholds: config.thresholds.clone(),
                 by: ClusterBy::Fusion,
@@ -497,6 +507,7 @@ impl AppState {
             quit_asked: false,
             undo: Vec::new(),
             act: Default::default(),
+            boilerplate: None,
             elapsed: Duration::ZERO,
             ticks: 0,
             worker_running: true,

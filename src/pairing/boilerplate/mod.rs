@@ -152,6 +152,12 @@ pub struct BoilerplateConfig {
     /// `[boilerplate] enabled` switch; the learner itself ignores it).
     /// Default: true.
     pub enabled: bool,
+    /// The user's boilerplate folder (`[boilerplate] user-dir`): every file
+    /// in it is boilerplate wherever its text appears
+    /// ([`Learner::set_pinned`]; the pipeline reads it, the learner does
+    /// not). Outside the watched folder. Default: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_dir: Option<std::path::PathBuf>,
     /// Words per shingle of the samples (the `shingle` algorithm's `w`), to
     /// turn sample positions into word spans; not a setting of its own (the
     /// pipeline sets it from the engine). Default: 4.
@@ -190,6 +196,7 @@ impl Default for BoilerplateConfig {
     fn default() -> Self {
         Self {
             enabled: true,
+            user_dir: None,
             shingle_words: 4,
             min_docs: 3,
             min_words: 64,

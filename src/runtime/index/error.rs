@@ -44,6 +44,18 @@ pub enum IndexError {
         /// The folder it was opened for.
         root: PathBuf,
     },
+    /// The user's boilerplate folder cannot be used.
+    #[error(transparent)]
+    UserBoilerplate(#[from] crate::runtime::boilerplate::user::UserDirError),
+    /// A passage of the user's boilerplate folder cannot be overruled.
+    #[error(
+        "the passage \"{first_words}\" comes from your boilerplate folder: take its file out \
+         of the folder instead of overruling it"
+    )]
+    UserPassage {
+        /// The passage's first words.
+        first_words: String,
+    },
     /// The folder is gone (deleted, moved or unmounted): nothing is
     /// forgotten until it is back.
     #[error(

@@ -7,8 +7,10 @@
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
-use crate::runtime::boilerplate::{config_of, BoilerplateReport};
+use crate::runtime::boilerplate::user::UserBoilerplate;
+use crate::runtime::boilerplate::{config_of, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
+use crate::runtime::store::OverruledPassage;
 use crate::runtime::store::StoreError;
 
 /// Rounds of re-reading documents whose spans moved; each round's reads
@@ -36,6 +38,10 @@ impl FolderIndex {
                 .filter(|(doc, _)| self.library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, b.samples))
                 .collect();
+            if let Some(user) = &self.user {
+                user.pin(&mut learner);
+            }
+            learner.set_overruled(overruled_hashes(&self.store.overruled_passages()?));
             learner.update(stored, Vec::new());
             self.learner = Some(learner);
         }
@@ -142,6 +148,86 @@ impl FolderIndex {
                 .filter(|(doc, _)| self.library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, &b.samples, &b.found)),
             config.shingle_words,
-        ))
+            &self
+                .user
+                .as_ref()
+                .map(UserBoilerplate::hashes)
+                .unwrap_or_default(),
+        )
+        .with_overruled(self.store.overruled_passages()?.iter().map(listed)))
+    }
+
+    /// The curator's "not boilerplate" on a learned `passage` (`overrule`
+    /// true), or its undoing (false): recorded in the store and applied at
+    /// once. The documents whose spans move are read again and
+    /// fingerprinted over their new body: the store keeps their
+    /// fingerprints and sampled shingles, not their words, and a body's
+    /// fingerprints need every word of it. Returns what changed.
+    pub fn overrule_passage(
+        &mut self,
+        passage: &PassageSummary,
+        overrule: bool,
+    ) -> Result<Vec<super::FileChange>> {
+        if overrule && passage.source == "user" {
+            return Err(super::IndexError::UserPassage {
+                first_words: passage.first_words.clone(),
+            });
+        }
+        // The learner first: built now, from the store, it would start
+        // with the new ruling and see nothing move.
+        if self.learner()?.is_none() {
+            return Ok(Vec::new());
+        }
+        let mut overruled = self.store.overruled_passages()?;
+        let before = overruled.len();
+        overruled.retain(|o| o.hashes != passage.hashes);
+        if overrule {
+            overruled.push(kept(passage));
+        }
+        if !overrule && overruled.len() == before {
+            return Ok(Vec::new());
+        }
+        self.store.set_overruled_passages(&overruled)?;
+        self.report = None;
+        let Some(learner) = self.learner()? else {
+            return Ok(Vec::new());
+        };
+        let moved = learner.set_overruled(overruled_hashes(&overruled));
+        tracing::info!(overrule, moved = moved.len(), "boilerplate overruled");
+        self.respan.extend(moved);
+        self.settle_boilerplate()
+    }
+}
+
+/// Every shingle of the overruled passages.
+fn overruled_hashes(passages: &[OverruledPassage]) -> std::collections::BTreeSet<u32> {
+    passages
+        .iter()
+        .flat_map(|p| p.hashes.iter().copied())
+        .collect()
+}
+
+/// What the store keeps of a passage once overruled.
+fn kept(p: &PassageSummary) -> OverruledPassage {
+    OverruledPassage {
+        hashes: p.hashes.clone(),
+        documents: p.documents,
+        words: p.words,
+        first_words: p.first_words.clone(),
+        representative: p.representative.to_string(),
+    }
+}
+
+/// An overruled passage as the boilerplate list shows it.
+fn listed(o: &OverruledPassage) -> PassageSummary {
+    PassageSummary {
+        documents: o.documents,
+        words: o.words,
+        first_words: o.first_words.clone(),
+        representative: DocPath::from_bytes(o.representative.clone().into_bytes()),
+        source: "learned",
+        overruled: true,
+        members: Vec::new(),
+        hashes: o.hashes.clone(),
     }
 }

@@ -38,6 +38,7 @@ use crate::engine::{Engine, Fingerprints, Thresholds};
 use crate::pairing::boilerplate::Learner;
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
+use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::collection::Skip;
 use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
@@ -165,6 +166,9 @@ pub struct FolderIndex {
     /// stored samples when a change first needs it (`None` until then, and
     /// when learning is off).
     learner: Option<Learner<DocPath>>,
+    /// The user's boilerplate folder, read at open (its content is part of
+    /// the fingerprints' configuration key).
+    user: Option<UserBoilerplate>,
     /// Indexed documents whose boilerplate spans moved since they were
     /// fingerprinted: read again and fingerprinted over their new body
     /// before a reconcile or sync returns.
@@ -233,7 +237,14 @@ impl FolderIndex {
             }
         }
         let engine_config = engine.config().clone();
-        let loaded = Self::load(root.clone(), engine, library_config.clone(), store);
+        let user = UserBoilerplate::load(&root, &engine, &library_config)?;
+        let loaded = Self::load(
+            root.clone(),
+            engine,
+            library_config.clone(),
+            user.clone(),
+            store,
+        );
         if check.passed()? {
             let (mut index, writes) = loaded?;
             writes.apply(&mut index)?;
@@ -244,7 +255,7 @@ impl FolderIndex {
         drop(loaded);
         let (store, report) = Store::open(&path)?;
         let engine = Engine::new(engine_config);
-        let (mut index, writes) = Self::load(root, engine, library_config, store)?;
+        let (mut index, writes) = Self::load(root, engine, library_config, user, store)?;
         writes.apply(&mut index)?;
         Ok((index, report))
     }
@@ -255,9 +266,10 @@ impl FolderIndex {
         root: PathBuf,
         engine: Engine,
         library_config: LibraryConfig,
+        user: Option<UserBoilerplate>,
         store: Store,
     ) -> Result<(Self, MetaWrites)> {
-        let config_hash = prints_config_hash(&engine, &library_config);
+        let config_hash = prints_config_hash(&engine, &library_config, user.as_ref());
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
         let mut writes = MetaWrites {
             config_hash: (!stale).then(|| config_hash.clone()),
@@ -341,6 +353,7 @@ impl FolderIndex {
                 config_hash,
                 extra_ignores: Vec::new(),
                 learner: None,
+                user,
                 respan: BTreeSet::new(),
                 report: None,
                 read_limits: ReadLimits::default(),
@@ -561,16 +574,26 @@ const LOAD_CHUNK: usize = 4096;
 /// The key of the configuration fingerprints are made under: the engine's
 /// and the boilerplate learning's (documents are fingerprinted without
 /// their boilerplate).
-fn prints_config_hash(engine: &Engine, library: &LibraryConfig) -> String {
+fn prints_config_hash(
+    engine: &Engine,
+    library: &LibraryConfig,
+    user: Option<&UserBoilerplate>,
+) -> String {
     let engine_hash = store::engine_config_hash(engine.config());
     match crate::runtime::boilerplate::config_of(engine, library) {
         None => engine_hash,
         Some(config) => {
             let json = serde_json::to_string(&config).unwrap_or_default();
-            format!(
+            let mut key = format!(
                 "{engine_hash}-boilerplate{:016x}",
                 crate::hash::hash64(json.as_bytes(), 0)
-            )
+            );
+            // The user's folder's content: a change of it reads every
+            // document again, under the new pins.
+            if let Some(user) = user {
+                key.push_str(&format!("-user{:016x}", user.key()));
+            }
+            key
         }
     }
 }

@@ -1,5 +1,7 @@
 //! The `meta` table: the folder an index is of, when it was last used,
-//! and the configurations its fingerprints and pairs were made under.
+//! the configurations its fingerprints and pairs were made under, and the
+//! curator's "not boilerplate" overrules (a short JSON list: a few passages
+//! at most, so no table and no schema change of their own).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -15,6 +17,26 @@ const META_FOLDER: &str = "folder";
 
 /// `meta` key of when a read-write open last used the index (unix ns).
 const META_LAST_USED: &str = "last_used_ns";
+
+/// `meta` key of the curator's overruled boilerplate passages (JSON).
+const META_OVERRULED: &str = "boilerplate_overruled";
+
+/// A learned passage the curator ruled is not boilerplate: its shingles
+/// (what the learner never counts as boilerplate again) and how it read
+/// when it was overruled (what a list shows of it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OverruledPassage {
+    /// Its sampled shingles ([`crate::pairing::boilerplate::Passage::hashes`]).
+    pub hashes: Vec<u32>,
+    /// Documents that held it.
+    pub documents: usize,
+    /// Its words in the representative document.
+    pub words: u32,
+    /// Its first words there.
+    pub first_words: String,
+    /// The document it was shown from (its display form).
+    pub representative: String,
+}
 
 impl Store {
     fn meta(&self, key: &str) -> Result<Option<String>> {
@@ -66,6 +88,24 @@ impl Store {
     /// [`Store::idf_generation`]).
     pub fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
         self.set_meta("idf_generation", &generation.to_string())
+    }
+
+    /// The passages the curator overruled, in the order they were.
+    pub fn overruled_passages(&self) -> Result<Vec<OverruledPassage>> {
+        match self.meta(META_OVERRULED)? {
+            None => Ok(Vec::new()),
+            Some(v) => serde_json::from_str(&v).map_err(|e| StoreError::Decode {
+                path: self.path.clone(),
+                doc: "(meta)".into(),
+                reason: format!("{META_OVERRULED}: {e}"),
+            }),
+        }
+    }
+
+    /// Record the overruled passages (replacing the list).
+    pub fn set_overruled_passages(&mut self, passages: &[OverruledPassage]) -> Result<()> {
+        let json = serde_json::to_string(passages).expect("plain data serializes");
+        self.set_meta(META_OVERRULED, &json)
     }
 
     /// The canonical folder this index was made for; `None` for an index

@@ -80,6 +80,7 @@ use crate::hash::hash64;
 
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
+pub use meta::OverruledPassage;
 pub use open::{MovedAside, OpenReport, PendingCheck};
 pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId,

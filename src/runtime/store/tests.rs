@@ -141,3 +141,25 @@ fn scores_round_trip_and_swap() {
         }
     );
 }
+
+#[test]
+fn overruled_passages_start_empty_and_survive_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index.sqlite");
+    let (mut store, _) = Store::open(&path).unwrap();
+    // An index written before overrules existed has no such row: none.
+    assert_eq!(store.overruled_passages().unwrap(), Vec::new());
+    let licence = OverruledPassage {
+        hashes: vec![3, 5, 8],
+        documents: 4,
+        words: 700,
+        first_words: "the entry; the door".into(),
+        representative: "a.txt".into(),
+    };
+    store
+        .set_overruled_passages(std::slice::from_ref(&licence))
+        .unwrap();
+    drop(store);
+    let (store, _) = Store::open(&path).unwrap();
+    assert_eq!(store.overruled_passages().unwrap(), vec![licence]);
+}

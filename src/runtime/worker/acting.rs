@@ -1,7 +1,8 @@
 //! Acting on decisions from the worker, which owns the index: the plan
 //! of the clusters a front end shows (the same rule as `doppel act`,
-//! through [`act::decided`] on the worker's own library), and the moves
-//! and undos a front end asks for once the curator confirmed.
+//! through [`act::decided`] on the worker's own library), the moves
+//! and undos a front end asks for once the curator confirmed, and the
+//! curator's boilerplate rulings.
 
 use std::path::Path;
 
@@ -78,6 +79,41 @@ impl Worker {
         match plan(&self.index, &self.spec, generation, ids, to) {
             Ok(view) => self.send(Update::Plan(Arc::new(view))),
             Err(e) => self.send(Update::Error(e)),
+        }
+    }
+
+    /// Apply a boilerplate ruling on passage `passage` of snapshot
+    /// `generation`'s list, or say the list changed since; whether
+    /// anything changed.
+    pub(super) fn rule_boilerplate(
+        &mut self,
+        generation: u64,
+        passage: usize,
+        overrule: bool,
+    ) -> bool {
+        let report = self.index.boilerplate_cached().unwrap_or_default();
+        let chosen = report
+            .passages
+            .get(passage)
+            .filter(|p| p.overruled != overrule);
+        let Some(chosen) = chosen.filter(|_| !self.unpublished && generation == self.generation)
+        else {
+            self.send(Update::Error(WorkerError::new(
+                ErrorKind::Request,
+                "the boilerplate list changed since; choose again",
+            )));
+            return false;
+        };
+        match self.index.overrule_passage(chosen, overrule) {
+            Ok(changes) => {
+                let looked_at: Vec<std::path::PathBuf> = Vec::new();
+                self.note_changes(changes, &looked_at);
+                true
+            }
+            Err(e) => {
+                self.index_error(&e, Some("the boilerplate ruling"));
+                false
+            }
         }
     }
 

@@ -18,6 +18,7 @@
 pub mod acting;
 pub mod detail;
 pub mod diff;
+pub mod documents;
 pub mod pause;
 pub mod protocol;
 pub mod snapshot;
@@ -184,8 +185,12 @@ struct Batch {
     mode: Option<ClusterMode>,
     verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
     keepers: Vec<(DocPath, bool)>,
+    /// Boilerplate rulings: (generation, passage, overrule).
+    rulings: Vec<(u64, usize, bool)>,
     pair: Option<(DocPath, DocPath)>,
     diff: Option<(DocPath, DocPath, Duration)>,
+    facts: Vec<DocPath>,
+    neighbours: Option<DocPath>,
     states: Vec<WatchState>,
     errors: Vec<WorkerError>,
     warnings: Vec<String>,
@@ -220,6 +225,13 @@ impl Batch {
                 c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
                     self.moves.push(c);
                 }
+                Command::RequestFacts { paths } => self.facts.extend(paths),
+                Command::RequestNeighbours { path } => self.neighbours = Some(path),
+                Command::SetBoilerplateOverruled {
+                    generation,
+                    passage,
+                    overrule,
+                } => self.rulings.push((generation, passage, overrule)),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -268,6 +280,8 @@ struct Worker {
     retries: HashMap<PathBuf, (Instant, u32)>,
     pair_jobs: Sender<PairJob>,
     diff_jobs: Sender<DiffJob>,
+    /// Files to read for their facts (document, file).
+    fact_jobs: Sender<Vec<(DocPath, PathBuf)>>,
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
     last_published: Instant,
@@ -347,6 +361,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         config.engine.tokenizer.strip_furniture,
         updates.clone(),
     );
+    let fact_jobs = documents::spawn_facts_helper(updates.clone());
     let mut worker = Worker {
         spec: ClusterSpec {
             by: config.cluster_by,
@@ -363,6 +378,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         retries: HashMap::new(),
         pair_jobs,
         diff_jobs,
+        fact_jobs,
         unpublished: false,
         last_published: Instant::now(),
         busy: false,
@@ -474,6 +490,10 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        // Before anything else of the batch can change the list they name.
+        for (generation, passage, overrule) in batch.rulings {
+            changed |= self.rule_boilerplate(generation, passage, overrule);
+        }
         // Files moved out of (or back into) the folder: walk it again, as
         // after file events, so the snapshot shows the folder as it is.
         let rescan = batch.rescan || !batch.moves.is_empty();
@@ -545,6 +565,21 @@ impl Worker {
         self.unpublished |= changed;
         if let Some((a, b)) = batch.pair {
             self.request_pair(a, b);
+        }
+        if let Some(path) = batch.neighbours {
+            let n = documents::neighbours(&self.index, &self.spec, &path, self.generation);
+            self.send(Update::Neighbours(Arc::new(n)));
+        }
+        if !batch.facts.is_empty() {
+            let files = batch
+                .facts
+                .into_iter()
+                .map(|doc| {
+                    let file = self.index.path_of(&doc);
+                    (doc, file)
+                })
+                .collect();
+            let _ = self.fact_jobs.send(files);
         }
         if let Some((a, b, deadline)) = batch.diff {
             self.request_diff(a, b, deadline);
@@ -670,6 +705,8 @@ impl Worker {
         self.generation += 1;
         let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
         snapshot.verdicts_applied = self.verdicts_applied;
+        // Without it the boilerplate screen and the export only miss it.
+        snapshot.boilerplate = self.index.boilerplate_cached().unwrap_or_default();
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
 

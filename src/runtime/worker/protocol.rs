@@ -90,6 +90,32 @@ pub enum Command {
         /// The journal.
         journal: std::path::PathBuf,
     },
+    /// What a curator weighs about each of `paths` (size, date, encoding,
+    /// words, text quality), read from the files ([`Update::Facts`]
+    /// answers, one or more batches).
+    RequestFacts {
+        /// The documents.
+        paths: Vec<DocPath>,
+    },
+    /// The kept pairs of one document, nearest first, judged under the
+    /// current spec ([`Update::Neighbours`] answers).
+    RequestNeighbours {
+        /// The document.
+        path: DocPath,
+    },
+    /// The curator's "not boilerplate" (`overrule` true) on passage
+    /// `passage` (0-based) of snapshot `generation`'s boilerplate list, or
+    /// its undoing; applied at once (the documents it moves are read
+    /// again), and a new snapshot follows. Refused when the list changed
+    /// since.
+    SetBoilerplateOverruled {
+        /// The snapshot the list is from.
+        generation: u64,
+        /// The passage's position in [`Snapshot::boilerplate`]'s list.
+        passage: usize,
+        /// Not boilerplate (`true`) or boilerplate again.
+        overrule: bool,
+    },
     /// Walk the whole folder again.
     Rescan,
     /// Close the index and stop ([`Update::Stopped`] follows).
@@ -109,6 +135,10 @@ pub enum Update {
     Diff(Arc<DiffView>),
     /// The plan asked for with [`Command::RequestPlan`].
     Plan(Arc<PlanView>),
+    /// Facts asked for with [`Command::RequestFacts`].
+    Facts(Arc<Vec<DocumentFacts>>),
+    /// The neighbours asked for with [`Command::RequestNeighbours`].
+    Neighbours(Arc<Neighbours>),
     /// Files moved to a quarantine folder.
     Quarantined(Arc<crate::runtime::act::Outcome>),
     /// Files put back from a quarantine journal.
@@ -370,6 +400,60 @@ pub struct Snapshot {
     /// failed to) when it built this snapshot: a front end that counts the
     /// ones it sent knows whether a verdict is in it yet.
     pub verdicts_applied: u64,
+    /// The boilerplate of the collection: the learned passages (then the
+    /// overruled ones) and each document's spans, as the index has them.
+    #[serde(skip)]
+    pub boilerplate: Arc<crate::runtime::boilerplate::BoilerplateReport>,
+}
+
+/// What a curator weighs about one file when choosing the copy to keep,
+/// read by the worker (never by a front end).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DocumentFacts {
+    /// The document.
+    pub path: DocPath,
+    /// Its length in bytes.
+    pub size: u64,
+    /// Last modification, unix seconds (`None`: the file system does not say).
+    pub modified: Option<i64>,
+    /// The encoding its text was decoded from (`utf-8`, `utf-16le`, ...).
+    pub encoding: String,
+    /// Word count and text quality of the decoded text.
+    pub quality: crate::engine::quality::TextQuality,
+    /// Why the file could not be read (the other fields are then empty).
+    pub problem: Option<String>,
+}
+
+/// One kept pair of a document, as the documents screen shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Neighbour {
+    /// The other document.
+    pub path: DocPath,
+    /// Every algorithm's score, oriented from the document to it.
+    pub scores: PairScores,
+    /// Algorithms whose threshold the pair passes ...
+    pub passing: Vec<AlgorithmId>,
+    /// ... and those whose threshold it fails.
+    pub failing: Vec<AlgorithmId>,
+    /// The fusion verdict under the current spec.
+    pub fusion: bool,
+    /// The curator's verdict on the pair (pinned), if any.
+    pub verdict: Option<CuratorVerdict>,
+    /// Mean similarity over the algorithms that scored the pair, in [0, 1]
+    /// (the neighbours' order).
+    pub similarity: f64,
+}
+
+/// A document's neighbours, for one generation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Neighbours {
+    /// The generation it was computed for.
+    pub generation: u64,
+    /// The document.
+    pub path: DocPath,
+    /// Nearest first (fusion duplicates, then most algorithms passing,
+    /// then similarity).
+    pub neighbours: Vec<Neighbour>,
 }
 
 /// One algorithm's row in the pair detail table.

@@ -87,5 +87,7 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
         unclustered,
         // The worker's own count; set where it publishes.
         verdicts_applied: 0,
+        // Needs the index mutably (it caches it); set where it publishes.
+        boilerplate: Default::default(),
     }
 }

@@ -8,12 +8,14 @@
 pub mod rows;
 pub mod search;
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::layout::{self, List};
 use super::state::AppState;
 use crate::doc::DocPath;
-use crate::runtime::worker::protocol::{DiffKind, DiffView, Side};
+use crate::runtime::worker::diff::change_stretches;
+use crate::runtime::worker::protocol::{DiffKind, DiffView, DiffWord, Side};
 use rows::{Row, Shown};
 
 /// Rows of context kept above a change `n`/`N` jumps to, and around
@@ -63,7 +65,8 @@ pub struct DiffLayout {
     pub rows: Vec<Row>,
     /// What is on screen, in order.
     pub shown: Vec<Shown>,
-    /// Shown rows where a change starts.
+    /// The shown row of each stretch of change, in order (a row with two
+    /// is there twice).
     pub changes: Vec<usize>,
     /// Shown rows holding a search match.
     pub hits: Vec<usize>,
@@ -191,7 +194,7 @@ pub fn refresh(state: &mut AppState) {
             position[*r as usize] = k;
         }
     }
-    let changes = change_starts(&rows, &shown);
+    let changes = change_rows(&view, &rows, &position);
     let hits = hit_rows
         .iter()
         .map(|&r| position[r])
@@ -254,17 +257,44 @@ fn hit_rows(rows: &[Row], search: &Search) -> Vec<usize> {
     out
 }
 
-/// Shown rows where a stretch of changed rows starts.
-fn change_starts(rows: &[Row], shown: &[Shown]) -> Vec<usize> {
-    let mut out = Vec::new();
-    let mut before = false;
-    for (k, s) in shown.iter().enumerate() {
-        let changed = matches!(s, Shown::Row(r) if rows[*r as usize].changed);
-        if changed && !before {
-            out.push(k);
+/// The shown row of each stretch of change ([`change_stretches`]: what
+/// the summary counts and `n`/`N` step through), in order: the row of its
+/// first compared word. A row holding two stretches is there twice.
+fn change_rows(view: &DiffView, rows: &[Row], position: &[usize]) -> Vec<usize> {
+    // The first row holding each word, per side (a row without words of
+    // a side holds (0, 0) there, so rows are not ordered by word).
+    let row_of_word = |left: bool, n: usize| {
+        let mut first = vec![usize::MAX; n];
+        for (r, row) in rows.iter().enumerate() {
+            let (from, to) = row.side(left).words;
+            let (from, to) = (from as usize, (to as usize).min(n));
+            for slot in first.iter_mut().take(to).skip(from) {
+                if *slot == usize::MAX {
+                    *slot = r;
+                }
+            }
         }
-        before = changed;
-    }
+        first
+    };
+    let (words_l, words_r) = (&view.left.words, &view.right.words);
+    let rows_of = [
+        row_of_word(true, words_l.len()),
+        row_of_word(false, words_r.len()),
+    ];
+    let compared = |words: &[DiffWord], r: Range<usize>| {
+        r.into_iter().find(|&k| words[k].kind != DiffKind::Ignored)
+    };
+    let mut out: Vec<usize> = change_stretches(words_l, words_r)
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let row = match compared(words_l, a) {
+                Some(k) => rows_of[0][k],
+                None => rows_of[1][compared(words_r, b)?],
+            };
+            position.get(row).copied().filter(|&p| p != usize::MAX)
+        })
+        .collect();
+    out.sort_unstable();
     out
 }
 

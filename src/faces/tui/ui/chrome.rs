@@ -97,6 +97,14 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
             s.clusters.len(),
             s.skipped.len()
         )));
+        // The key of the boilerplate overlay, once there is any.
+        let passages = s.boilerplate.passages.len();
+        if passages > 0 {
+            spans.push(Span::styled(
+                format!("· {passages} boilerplate (b) "),
+                t.dim(),
+            ));
+        }
     } else {
         spans.push(Span::styled("no snapshot yet ", t.dim()));
     }
@@ -110,6 +118,14 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
         .notice
         .as_ref()
         .is_some_and(|(_, n)| Some(n) == state.last_event.as_ref());
+    // The documents screen's key on the right, as room allows.
+    let docs_hint = "D documents ";
+    let hint_w = if room >= docs_hint.len() + 8 {
+        docs_hint.len()
+    } else {
+        0
+    };
+    let room = room.saturating_sub(hint_w);
     if let Some(e) = state.last_event.as_ref().filter(|_| !shown_above) {
         if room > 4 {
             spans.push(Span::styled("│ ", t.dim()));
@@ -117,6 +133,15 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
         }
     }
     put(buf, area, 0, &Line::from(spans));
+    if hint_w > 0 {
+        let r = Rect::new(
+            area.right().saturating_sub(hint_w as u16),
+            area.y,
+            hint_w as u16,
+            1,
+        );
+        put(buf, r, 0, &Line::styled(docs_hint, t.dim()));
+    }
 }
 
 /// The message line: the notice's `rows` (see

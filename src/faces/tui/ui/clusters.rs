@@ -220,8 +220,12 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
     let rows = layout::rows(area, layout::MEMBERS_HEADER).intersection(inner);
     let h = usize::from(rows.height);
     let off = visible_offset(state.member_offset, state.member_sel, h, c.members.len());
+    let suggested = crate::faces::tui::documents::suggested_keeper(state, c);
     for (dy, (i, m)) in c.members.iter().enumerate().skip(off).take(h).enumerate() {
         let mut line = member_line(state, m, i == 0, by, path_w, score_w, contain_w);
+        if suggested == Some(i) {
+            line.spans[0] = Span::styled("☆", t.keep());
+        }
         line.spans.push(Span::raw(" "));
         line.spans.push(verdict_cell(state, c, m));
         let row = Rect::new(rows.x, rows.y + dy as u16, rows.width, 1);
@@ -230,12 +234,38 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
         }
         put(buf, row, 0, &line);
     }
-    // The symbols in words, below the members where they leave room.
+    // The symbols in words, below the members where they leave room,
+    // and above them the selected member's keeper signals.
     let legend = text::wrap(&legend(state), w.saturating_sub(1));
+    let signals = c
+        .members
+        .get(state.member_sel)
+        .and_then(|m| state.docs.facts.get(&m.path))
+        .map(|f| {
+            let mark = match suggested {
+                Some(k) if k == state.member_sel => "☆ suggested keeper: ",
+                _ => "",
+            };
+            text::wrap(
+                &format!("{mark}{}", super::documents::signals(f)),
+                w.saturating_sub(1),
+            )
+        })
+        .unwrap_or_default();
     if c.members.len() + legend.len() < h {
         let top = h - legend.len();
         for (k, line) in legend.iter().enumerate() {
             put(buf, rows, (top + k) as u16, &hint(t, &format!(" {line}")));
+        }
+        let signals = &signals[..signals.len().min(top - c.members.len())];
+        let top = top - signals.len();
+        for (k, line) in signals.iter().enumerate() {
+            put(
+                buf,
+                rows,
+                (top + k) as u16,
+                &Line::styled(format!(" {line}"), t.accent()),
+            );
         }
     }
 }
@@ -244,18 +274,19 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
 const ANCHOR: &str = "◆ ";
 
 /// Width of the members' verdict column.
-const VERDICT_W: usize = 7;
+const VERDICT_W: usize = 9;
 
 /// The curator's verdict on a member and the representative, in words
-/// (colour only repeats them): `dup`, `not dup`, or `–` unjudged.
+/// (colour only repeats them): `⚑ dup`, `⚑ not dup` (pinned: it overrides
+/// every algorithm), or `–` unjudged.
 fn verdict_cell(state: &AppState, c: &ClusterView, m: &MemberView) -> Span<'static> {
     let t = state.theme;
     if c.members.first().is_some_and(|r| r.path == m.path) {
         return Span::raw(cell("", VERDICT_W));
     }
     match state.member_verdict(c, m) {
-        Some(CuratorVerdict::Duplicate) => Span::styled(cell("dup", VERDICT_W), t.pass()),
-        Some(CuratorVerdict::NotDuplicate) => Span::styled(cell("not dup", VERDICT_W), t.error()),
+        Some(CuratorVerdict::Duplicate) => Span::styled(cell("⚑ dup", VERDICT_W), t.pass()),
+        Some(CuratorVerdict::NotDuplicate) => Span::styled(cell("⚑ not dup", VERDICT_W), t.error()),
         None => Span::styled(cell("–", VERDICT_W), t.dim()),
     }
 }
@@ -268,7 +299,7 @@ pub fn legend(state: &AppState) -> String {
         .map(|&id| format!("{} {id}", code(id)))
         .collect();
     format!(
-        "● passes · ○ fails · ≠ algorithms disagree · ★ kept · {}",
+        "● passes · ○ fails · ≠ algorithms disagree · ★ kept · ☆ suggested · ⚑ pinned · {}",
         codes.join(" · ")
     )
 }

@@ -24,6 +24,20 @@ pub const LEGEND: &[(&str, &str)] = &[
     ),
     ("★", "kept: the copy to keep"),
     (
+        "☆",
+        "suggested keeper (no member kept yet): best text quality, then \
+         UTF-8, most words, oldest; Space on another member overrides it",
+    ),
+    (
+        "⚑",
+        "a pinned pair: your verdict (dup / not dup) overrides every algorithm",
+    ),
+    (
+        "qual",
+        "text quality: share of dictionary words less OCR-like words \
+         (rn/m, l/1, e/c inside words)",
+    ),
+    (
         "◆",
         "the member pairs open from (a), instead of the representative",
     ),

@@ -7,9 +7,11 @@
 //! [`super::text`] first.
 
 pub(crate) mod acting;
+pub(crate) mod boilerplate;
 pub(crate) mod chrome;
 pub(crate) mod clusters;
 pub(crate) mod diff;
+pub(crate) mod documents;
 pub(crate) mod help;
 pub(crate) mod lists;
 pub(crate) mod pair;
@@ -50,6 +52,7 @@ pub fn render(state: &AppState, frame: &mut Frame) {
         Screen::Thresholds => thresholds::render(state, f.body, buf),
         Screen::Skipped => lists::skipped(state, f.body, buf),
         Screen::Log => lists::log(state, f.body, buf),
+        Screen::Documents => documents::render(state, f.body, buf),
     }
     chrome::status(state, f.status, buf);
     if let Some(r) = f.notice {
@@ -57,6 +60,9 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     }
     if let Some(scroll) = state.help {
         help::render(state.theme, scroll, f.body, buf);
+    }
+    if let Some(view) = &state.boilerplate {
+        boilerplate::render(state, view, f.body, buf);
     }
     if let Some(view) = &state.act.view {
         acting::render(state.theme, view, f.body, buf);

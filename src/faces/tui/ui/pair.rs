@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 
 use super::{block, cell, fill, hint, put, rcell, threshold_text, Theme};
 use crate::doc::CuratorVerdict;
-use crate::engine::algo::AlgorithmId;
+use crate::engine::algo::{AlgorithmId, AlgorithmSet};
 use crate::engine::{Containments, Relation, Side};
 use crate::faces::report::format_score;
 use crate::faces::tui::layout::{self, visible_offset};
@@ -200,9 +200,9 @@ fn verdict_line(t: Theme, d: &PairDetail, spec: Option<&ClusterSpec>, w: usize) 
     Line::from(spans)
 }
 
-/// Agreement counted as the fusion rule counts it (among its voters, who
-/// is left out said), containment, and what links clusters when that is
-/// not fusion.
+/// Agreement counted as the fusion rule counts it (the votes of the
+/// families that agree; who does not vote said last), containment, and
+/// what links clusters when that is not fusion.
 fn votes_line(
     t: Theme,
     d: &PairDetail,
@@ -210,9 +210,7 @@ fn votes_line(
     algorithms: &[AlgorithmId],
     w: usize,
 ) -> Line<'static> {
-    let votes = |r: &&ScoreRow| spec.is_none_or(|s| s.fusion.voters.contains(&r.id));
-    let voters = d.rows.iter().filter(votes).count();
-    let passing = d.rows.iter().filter(votes).filter(|r| r.passes).count();
+    let passing: AlgorithmSet = d.rows.iter().filter(|r| r.passes).map(|r| r.id).collect();
     let silent: Vec<&str> = spec.map_or(Vec::new(), |s| {
         algorithms
             .iter()
@@ -220,11 +218,28 @@ fn votes_line(
             .map(|id| id.as_str())
             .collect()
     });
-    let mut line = format!(" {passing} of {voters} voters agree");
-    if !silent.is_empty() {
-        let verb = if silent.len() == 1 { "does" } else { "do" };
-        line.push_str(&format!(" ({} {verb} not vote)", silent.join(", ")));
-    }
+    let mut line = match spec {
+        // Votes are counted by family, as the rule counts them.
+        Some(s) => {
+            let agreeing: Vec<&str> = s
+                .fusion
+                .agreeing(passing)
+                .iter()
+                .map(|f| f.as_str())
+                .collect();
+            format!(
+                " {} votes ({} needed): {}",
+                s.fusion.votes(passing),
+                s.fusion.votes_needed,
+                if agreeing.is_empty() {
+                    "no family agrees".to_owned()
+                } else {
+                    agreeing.join(" + ")
+                }
+            )
+        }
+        None => format!(" {} of {} algorithms pass", passing.len(), d.rows.len()),
+    };
     line.push_str(&format!(
         " · A in B {} · B in A {}",
         text::percent(d.a_in_b),
@@ -232,6 +247,10 @@ fn votes_line(
     ));
     if let Some(words) = spec.and_then(|s| relation_words(d, s)) {
         line.push_str(&format!(" · {words}"));
+    }
+    if !silent.is_empty() {
+        let verb = if silent.len() == 1 { "does" } else { "do" };
+        line.push_str(&format!(" · {} {verb} not vote", silent.join(", ")));
     }
     let mut spans = vec![Span::raw(line)];
     if let Some(ClusterBy::Algorithm(id)) = spec.map(|s| s.by) {

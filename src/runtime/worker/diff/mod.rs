@@ -30,7 +30,7 @@ use std::time::Instant;
 use crate::doc::DocPath;
 use crate::engine::algo::winnow::{kept, Winnow};
 
-use super::protocol::{DiffKind, DiffRegion, DiffSide, DiffView, MovedBlock, Side};
+use super::protocol::{DiffKind, DiffRegion, DiffSide, DiffView, DiffWord, MovedBlock, Side};
 use words::Words;
 
 /// Winnowing fingerprints found in both documents, to mark shared words.
@@ -180,6 +180,48 @@ pub fn diff_texts(left: String, right: String, options: &DiffOptions<'_>) -> Dif
     }
 }
 
+/// The stretches of change of an alignment, in order: each side's words
+/// between two equal pairs (equal words pair up in order on the two
+/// sides), when any of them is compared (not all left out as furniture or
+/// boilerplate). What "N changes" counts, for the review screen and the
+/// HTML report alike.
+pub fn change_stretches(
+    left: &[DiffWord],
+    right: &[DiffWord],
+) -> Vec<(Range<usize>, Range<usize>)> {
+    let equal = |w: &DiffWord| w.kind == DiffKind::Equal;
+    let (nl, nr) = (left.len(), right.len());
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::new();
+    loop {
+        let (i0, j0) = (i, j);
+        while i < nl && !equal(&left[i]) {
+            i += 1;
+        }
+        while j < nr && !equal(&right[j]) {
+            j += 1;
+        }
+        let changed = left[i0..i]
+            .iter()
+            .chain(&right[j0..j])
+            .any(|w| w.kind != DiffKind::Ignored);
+        if changed {
+            out.push((i0..i, j0..j));
+        }
+        if i < nl && j < nr {
+            i += 1;
+            j += 1;
+        } else {
+            // Equal words pair up, so both sides end together; should one
+            // not, what is left is a change.
+            if i < nl || j < nr {
+                out.push((i..nl, j..nr));
+            }
+            return out;
+        }
+    }
+}
+
 /// Where the much smaller side (a quarter of the other's words or fewer)
 /// sits in the larger: from the first to the last equal word there.
 fn region(wl: &Words, wr: &Words, nl: usize, nr: usize) -> Option<DiffRegion> {
@@ -190,7 +232,7 @@ fn region(wl: &Words, wr: &Words, nl: usize, nr: usize) -> Option<DiffRegion> {
     } else {
         return None;
     };
-    let equal = |w: &&crate::runtime::worker::protocol::DiffWord| w.kind == DiffKind::Equal;
+    let equal = |w: &&DiffWord| w.kind == DiffKind::Equal;
     let first = larger.words.iter().position(|w| equal(&w))?;
     let last = larger.words.iter().rposition(|w| equal(&w))?;
     Some(DiffRegion {

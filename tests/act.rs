@@ -363,6 +363,7 @@ fn the_manifest_says_what_is_kept_and_touches_nothing() {
     assert!(!edited.kept);
     assert_eq!(edited.duplicate_of, Some(doc(b"emma.txt")));
     assert_eq!(edited.verdict, Some("duplicate"));
+    assert_eq!((edited.relation, edited.whole), (Some("duplicate"), None));
     assert!(!edited.scores.is_empty(), "scores against the kept one");
     let emma = rows.iter().find(|r| r.path == doc(b"emma.txt")).unwrap();
     assert!(emma.kept && emma.keeper_mark && emma.duplicate_of.is_none());
@@ -388,9 +389,16 @@ fn the_manifest_says_what_is_kept_and_touches_nothing() {
         .find(|r| &r[1] == "copies/emma-\\xff.txt")
         .unwrap();
     assert_eq!(
-        (&edited_row[2], &edited_row[4], &edited_row[5]),
-        ("false", "emma.txt", "duplicate")
+        (
+            &edited_row[2],
+            &edited_row[4],
+            &edited_row[5],
+            &edited_row[6]
+        ),
+        ("false", "emma.txt", "duplicate", "duplicate")
     );
+    assert_eq!(&header[6], "relation");
+    assert_eq!(&header[7], "whole");
 
     let json: serde_json::Value = serde_json::from_str(&act::manifest_json(&rows)).unwrap();
     assert_eq!(json["rows"].as_array().unwrap().len(), 5);
@@ -603,10 +611,10 @@ fn a_front_end_plans_its_own_clusters_and_a_file_the_index_never_read_stays() {
     );
 }
 
-/// A book and its two halves form one cluster in components mode, but the
-/// halves are not duplicates of each other and the book is not a
-/// duplicate of a half: with the first half kept, nothing moves, and the
-/// plan and the manifest say why each stays.
+/// A book and its two halves form one cluster, but the halves are not
+/// duplicates of each other, the book is not a duplicate of a half, nor a
+/// half of the book: with the first half kept, or the book, nothing moves,
+/// and the plan and the manifest say why each stays.
 #[test]
 fn parts_of_a_whole_are_not_moved_as_duplicates_of_each_other() {
     let dir = tempfile::tempdir().unwrap();
@@ -655,18 +663,44 @@ fn parts_of_a_whole_are_not_moved_as_duplicates_of_each_other() {
         "{stays:?}"
     );
 
-    // The book kept instead: each half is a part of it, not a duplicate
-    // either; marking it duplicate is the curator's to do.
     let rows = act::manifest_rows(&d.report, &Filter::default());
     let whole = rows
         .iter()
         .find(|r| r.path == doc(b"proverbs-kjv-ch01-31.txt"))
         .unwrap();
     assert_eq!(whole.duplicate_of, None);
+    assert_eq!(
+        (whole.relation, whole.whole),
+        (Some("contains"), Some("this"))
+    );
     assert!(whole
         .stays
         .as_deref()
         .unwrap()
         .starts_with("holds the kept file"));
+
+    // The book kept instead: each half is a part of it, not a copy, and
+    // stays (marking the pair duplicate is the curator's to do).
+    let mut index = open_index(&s);
+    index
+        .set_keeper(&doc(b"proverbs-kjv-ch01-31.txt"), true)
+        .unwrap();
+    drop(index);
+    let d = decisions(&s);
+    let plan = act::plan(&d, &s.folder, &Filter::default());
+    assert_eq!(plan.summary.files, 0, "{plan:?}");
+    let rows = act::manifest_rows(&d.report, &Filter::default());
+    for half in [b"proverbs-kjv-ch01-16.txt", b"proverbs-kjv-ch17-31.txt"] {
+        let row = rows.iter().find(|r| r.path == doc(half)).unwrap();
+        assert_eq!((row.relation, row.whole), (Some("contains"), Some("kept")));
+        assert_eq!(row.duplicate_of, None);
+        assert!(
+            row.stays
+                .as_deref()
+                .unwrap()
+                .starts_with("a part of the kept file proverbs-kjv-ch01-31.txt"),
+            "{row:?}"
+        );
+    }
     assert!(!s.quarantine.exists());
 }

@@ -1,7 +1,7 @@
 //! The decisions as a manifest, written without touching a file: one row
 //! per cluster member, whether it is kept or a duplicate of the kept one,
-//! the curator's verdict on the two and every algorithm's score between
-//! them; as CSV (`csv`) or JSON.
+//! its relation to the kept one, the curator's verdict on the two and
+//! every algorithm's score between them; as CSV (`csv`) or JSON.
 
 use serde::Serialize;
 
@@ -9,7 +9,8 @@ use crate::doc::DocPath;
 use crate::engine::algo::AlgorithmId;
 use crate::runtime::scan::ScanReport;
 
-use super::plan::{decided, Filter};
+use super::plan::{decided, relation_of, relations, Filter};
+use crate::engine::{Relation, Side};
 
 /// Version of the manifest's JSON.
 pub const MANIFEST_FORMAT_VERSION: u32 = 1;
@@ -29,6 +30,11 @@ pub struct ManifestRow {
     pub duplicate_of: Option<DocPath>,
     /// The curator's verdict on it and the kept member, if any.
     pub verdict: Option<&'static str>,
+    /// Its relation to the kept member (`duplicate`, `contains`,
+    /// `related`), where their pair was kept with one.
+    pub relation: Option<&'static str>,
+    /// For `contains`, which of the two is the whole: `kept` or `this`.
+    pub whole: Option<&'static str>,
     /// Every algorithm's score from the kept member to it, where the pair
     /// was kept (in each algorithm's native unit).
     pub scores: Vec<(AlgorithmId, f64)>,
@@ -40,6 +46,7 @@ pub struct ManifestRow {
 /// A row per member of the clusters `filter` admits, in cluster order.
 pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
     let lib = &report.library;
+    let relations = relations(report);
     let mut rows = Vec::new();
     for decision in decided(report, filter) {
         let (cluster, kept) = (decision.id, &decision.kept);
@@ -70,6 +77,14 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
                 let verdict = lib.pair_verdict(keeper, &path).map(|v| v.as_str());
                 (Some(keeper.clone()), verdict, scores)
             };
+            let relation = (!is_kept)
+                .then(|| relation_of(&relations, keeper, &path))
+                .flatten();
+            let whole = match relation {
+                Some(Relation::Contains { whole: Side::A }) => Some("kept"),
+                Some(Relation::Contains { whole: Side::B }) => Some("this"),
+                _ => None,
+            };
             rows.push(ManifestRow {
                 cluster,
                 keeper_mark: lib.is_keeper(&path),
@@ -77,6 +92,8 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
                 kept: is_kept,
                 duplicate_of,
                 verdict,
+                relation: relation.map(Relation::as_str),
+                whole,
                 scores,
                 stays,
             });
@@ -86,7 +103,8 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
 }
 
 /// The rows as CSV: cluster, path, kept, keeper_mark, duplicate_of,
-/// verdict, then a column per algorithm (empty where the pair has no score).
+/// verdict, relation, whole, stays_because, then a column per algorithm
+/// (empty where the pair has no score).
 pub fn manifest_csv(rows: &[ManifestRow]) -> Result<String, csv::Error> {
     let mut out = csv::Writer::from_writer(Vec::new());
     let header = [
@@ -96,6 +114,8 @@ pub fn manifest_csv(rows: &[ManifestRow]) -> Result<String, csv::Error> {
         "keeper_mark",
         "duplicate_of",
         "verdict",
+        "relation",
+        "whole",
         "stays_because",
     ]
     .into_iter()
@@ -117,6 +137,8 @@ pub fn manifest_csv(rows: &[ManifestRow]) -> Result<String, csv::Error> {
                 .as_ref()
                 .map_or(String::new(), ToString::to_string),
             row.verdict.unwrap_or_default().to_owned(),
+            row.relation.unwrap_or_default().to_owned(),
+            row.whole.unwrap_or_default().to_owned(),
             row.stays.clone().unwrap_or_default(),
         ]
         .into_iter()
@@ -145,6 +167,8 @@ pub fn manifest_json(rows: &[ManifestRow]) -> String {
                 "keeper_mark": r.keeper_mark,
                 "duplicate_of": r.duplicate_of,
                 "verdict": r.verdict,
+                "relation": r.relation,
+                "whole": r.whole,
                 "stays_because": r.stays,
                 "scores": scores,
             })

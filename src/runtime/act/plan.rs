@@ -2,10 +2,11 @@
 //! cluster other than the kept ones (those the curator marked as keepers,
 //! else the representative) is marked when it is itself a duplicate of a
 //! kept one: a direct link under the scan's verdict (or the curator's
-//! "duplicate"), and not the whole a kept part sits in. A member linked
-//! only through another member, or holding the kept file, stays and is
-//! named with why (in components mode, a book links its two halves, which
-//! are not duplicates of each other). Each marked file is checked against
+//! "duplicate") whose relation is not `contains` (neither the whole a kept
+//! part sits in, nor a part of a kept whole). A member linked only through
+//! another member, holding the kept file or inside it, stays and is named
+//! with why (in components mode, a book links its two halves, which are
+//! not duplicates of each other). Each marked file is checked against
 //! what the index recorded when it read it (size, mtime, content hash): a
 //! file changed or gone since is named and not moved.
 
@@ -13,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use crate::doc::{CuratorVerdict, DocId, DocPath, FileIdentity};
-use crate::engine::Engine;
+use crate::engine::{Engine, Relation, Side};
 use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FolderIndex, ReconcileReport};
@@ -209,16 +210,27 @@ impl ClusterDecision {
     }
 }
 
+/// How a member sits against a kept file it is linked to when it is not a
+/// copy of it: inside it, or holding it (the pair's relation is
+/// `contains`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Nesting {
+    /// The member is a part of the kept file.
+    PartOfKept,
+    /// The member is the whole the kept file sits in.
+    HoldsKept,
+}
+
 /// Why `member` is not a duplicate of any kept member of its cluster, or
 /// `None` when it is one. `linked` says whether two documents are linked
 /// directly under the scan's verdict (the curator's verdicts count);
-/// `whole_of` whether the first holds the second as a part (the second
-/// sits inside it and is much smaller).
+/// `nesting` how the member sits against a kept file when one holds the
+/// other (`None` when they are copies, or the curator said duplicate).
 fn stays_because(
     member: &DocPath,
     kept: &[DocPath],
     linked: impl Fn(&DocPath, &DocPath) -> bool,
-    whole_of: impl Fn(&DocPath, &DocPath) -> bool,
+    nesting: impl Fn(&DocPath, &DocPath) -> Option<Nesting>,
 ) -> Option<String> {
     let direct: Vec<&DocPath> = kept.iter().filter(|k| linked(k, member)).collect();
     if direct.is_empty() {
@@ -226,13 +238,16 @@ fn stays_because(
             "not itself a duplicate of the kept file (linked through another member)".into(),
         );
     }
-    if direct.iter().all(|k| whole_of(member, k)) {
-        return Some(format!(
-            "holds the kept file {} as a part (keep it, or mark the whole as the keeper)",
-            direct[0]
-        ));
+    let nestings: Option<Vec<Nesting>> = direct.iter().map(|k| nesting(member, k)).collect();
+    let first = direct[0];
+    match nestings?.first()? {
+        Nesting::HoldsKept => Some(format!(
+            "holds the kept file {first} as a part (keep it, or mark the whole as the keeper)"
+        )),
+        Nesting::PartOfKept => Some(format!(
+            "a part of the kept file {first}, not a copy of it (mark the pair duplicate to move it)"
+        )),
     }
-    None
 }
 
 /// The decisions on the clusters of `report` that `filter` admits.
@@ -248,28 +263,16 @@ pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
         Some((x.min(y), x.max(y)))
     };
     let linked = |x: &DocPath, y: &DocPath| ids(x, y).is_some_and(|k| links.contains(&k));
-    // Pairs where the smaller text sits inside the larger, by ordered paths.
-    let contained: HashMap<(DocPath, DocPath), bool> = report
-        .pairs()
-        .into_iter()
-        .map(|p| ((p.a, p.b), p.verdict.contained))
-        .collect();
-    let shingles = |p: &DocPath| {
-        lib.id_of(p)
-            .and_then(|i| lib.doc(i))
-            .map_or(0, |d| d.shingles)
-    };
-    let whole_of = |whole: &DocPath, part: &DocPath| {
-        let key = if whole <= part {
-            (whole.clone(), part.clone())
-        } else {
-            (part.clone(), whole.clone())
-        };
-        lib.pair_verdict(whole, part) != Some(CuratorVerdict::Duplicate)
-            && contained.get(&key).copied().unwrap_or(false)
-            // A part is at most 80 % of its whole; two editions of one
-            // text contain each other and are duplicates.
-            && shingles(part) * 5 < shingles(whole) * 4
+    let relations = relations(report);
+    let nesting = |member: &DocPath, kept: &DocPath| {
+        if lib.pair_verdict(member, kept) == Some(CuratorVerdict::Duplicate) {
+            return None;
+        }
+        match relation_of(&relations, member, kept)? {
+            Relation::Contains { whole: Side::A } => Some(Nesting::HoldsKept),
+            Relation::Contains { whole: Side::B } => Some(Nesting::PartOfKept),
+            Relation::Duplicate | Relation::Related => None,
+        }
     };
     report
         .cluster_paths()
@@ -284,13 +287,37 @@ pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
                 .iter()
                 .filter(|m| !decision.kept.contains(m))
                 .filter_map(|m| {
-                    let why = stays_because(m, &decision.kept, linked, whole_of)?;
+                    let why = stays_because(m, &decision.kept, linked, nesting)?;
                     Some((m.clone(), why))
                 })
                 .collect();
             decision
         })
         .collect()
+}
+
+/// Every kept pair's relation, by its paths in byte order (as the scan's
+/// pairs are oriented).
+pub(super) fn relations(report: &ScanReport) -> HashMap<(DocPath, DocPath), Relation> {
+    report
+        .pairs()
+        .into_iter()
+        .filter_map(|p| Some(((p.a, p.b), p.verdict.relation?)))
+        .collect()
+}
+
+/// The relation of `x` to `y` (oriented from `x`: `whole: A` means `x`
+/// holds `y`), if their pair was kept with one.
+pub(super) fn relation_of(
+    relations: &HashMap<(DocPath, DocPath), Relation>,
+    x: &DocPath,
+    y: &DocPath,
+) -> Option<Relation> {
+    if x <= y {
+        relations.get(&(x.clone(), y.clone())).copied()
+    } else {
+        relations.get(&(y.clone(), x.clone())).map(|r| r.swapped())
+    }
 }
 
 /// The plan for `root` under `decisions`: every marked file of the

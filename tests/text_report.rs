@@ -64,11 +64,12 @@ fn contained_is_explained_once_where_it_is_used() {
     assert!(text.contains("; contained]"), "{text}");
 }
 
-/// `a` and `b` are unrelated; `j` is the two joined, so each is contained
-/// in it: the cluster is {a, b, j} with `a` (first to arrive) its
-/// representative, and `b` reaches `a` only through `j`.
+/// `a` and `b` are unrelated; `j` is the two joined, so each is a part of
+/// it: the cluster is {j, a, b} with the whole `j` its representative
+/// (though `a` arrived first), and each part names the whole it sits in,
+/// never the other part.
 #[test]
-fn a_member_linked_through_another_names_it() {
+fn each_part_names_its_whole_which_represents_them() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (
         chapter("austen/emma-ch1.txt"),
@@ -79,18 +80,21 @@ fn a_member_linked_through_another_names_it() {
     std::fs::write(dir.path().join("j.txt"), format!("{a}\n\n{b}")).unwrap();
     let text = default_text(dir.path());
     assert!(text.contains("cluster 1 (3 documents;"), "{text}");
-    assert!(text.contains("  * a.txt\n"), "{text}");
+    assert!(text.contains("  * j.txt\n"), "{text}");
     let line = |name: &str| {
         text.lines()
             .find(|l| l.trim_start().starts_with(name))
             .unwrap_or_else(|| panic!("no line for {name}: {text}"))
             .to_owned()
     };
-    assert!(line("j.txt").ends_with("; contained]"), "{text}");
-    assert!(
-        line("b.txt").contains("[linked through j.txt: ") && line("b.txt").ends_with("contained]"),
-        "{text}"
-    );
+    for part in ["a.txt", "b.txt"] {
+        assert!(
+            line(part).contains("[part of j.txt (100 % of it inside): ")
+                && line(part).ends_with("contained]"),
+            "{text}"
+        );
+    }
+    assert!(!text.contains("linked through"), "{text}");
 }
 
 /// The SI cap cuts only si's own candidates, and si does not vote in

@@ -334,7 +334,7 @@ fn a_no_color_terminal_shows_the_selections_tab_focus_and_changes() {
     // active tab.
     let s = screen_state("clusters", 80, 24, theme);
     let vt = on_a_no_color_terminal(&s);
-    let y = vt_row(&vt, "bible/proverbs-kjv-ch01-16.txt");
+    let y = vt_row(&vt, "bible/proverbs-kjv-ch01-31.txt");
     assert!(vt_row_all(&vt, y, 1, 79, |c| c.inverse()), "row {y}");
     let tab = vt
         .screen()

@@ -356,11 +356,20 @@ pub fn clusters(
         .into_par_iter()
         .zip(inner)
         .filter_map(|(members, inner)| {
-            let mut members: Vec<(Rank, Role)> = members
-                .into_iter()
-                .map(|(id, role)| (rank(id), role))
+            // The whole and its copies first, then the parts: the whole
+            // represents its parts unless the curator kept another member.
+            let part_of: HashMap<DocId, bool> = members
+                .iter()
+                .map(|&(id, role)| (id, matches!(role, Role::PartOf(_))))
                 .collect();
-            members.sort_unstable_by_key(|m| m.0);
+            let in_part = |role: Role| match role {
+                Role::Head => false,
+                Role::PartOf(_) => true,
+                Role::DuplicateOf(head) => part_of.get(&head).copied().unwrap_or(false),
+            };
+            let mut members: Vec<(Rank, Role)> =
+                members.iter().map(|&(id, role)| (rank(id), role)).collect();
+            members.sort_unstable_by_key(|&(r, role)| (r.0, in_part(role), r));
             members.dedup_by_key(|m| m.0);
             (members.len() > 1).then(|| {
                 let first = members[0].0;
@@ -525,11 +534,12 @@ mod tests {
             assert_eq!(found.len(), 1, "{mode:?}");
             assert_eq!(
                 roles(&found[0]),
+                // The whole and its copy first, then the parts.
                 [
                     (0, Role::Head),
+                    (3, Role::DuplicateOf(0)),
                     (1, Role::PartOf(0)),
                     (2, Role::PartOf(0)),
-                    (3, Role::DuplicateOf(0)),
                 ],
                 "{mode:?}"
             );
@@ -568,8 +578,23 @@ mod tests {
         let links = [part(0, 1, 0.2), part(0, 2, 0.1)];
         let by_id = |id: DocId| (false, u64::from(id), id);
         let found = clusters(&links, 3, ClusterMode::Components, by_id);
-        assert_eq!(members(&found), [vec![0, 1]], "the tighter anthology only");
-        assert_eq!(roles(&found[0]), [(0, Role::PartOf(1)), (1, Role::Head)]);
+        // The anthology represents the poem, which arrived first.
+        assert_eq!(members(&found), [vec![1, 0]], "the tighter anthology only");
+        assert_eq!(roles(&found[0]), [(1, Role::Head), (0, Role::PartOf(1))]);
+    }
+
+    #[test]
+    fn a_whole_represents_its_parts_unless_a_part_is_kept() {
+        // 0 and 1 two chapters (arrived first), 2 their book, 3 the book's
+        // copy: the book heads, its copy follows, the chapters come last.
+        let links = [part(0, 2, 0.4), part(1, 2, 0.4), link(2, 3)];
+        let by_id = |id: DocId| (false, u64::from(id), id);
+        let found = clusters(&links, 4, ClusterMode::Components, by_id);
+        assert_eq!(members(&found), [vec![2, 3, 0, 1]]);
+        // A chapter the curator kept represents the cluster.
+        let kept_1 = |id: DocId| (id != 1, u64::from(id), id);
+        let found = clusters(&links, 4, ClusterMode::Components, kept_1);
+        assert_eq!(members(&found), [vec![1, 2, 3, 0]]);
     }
 
     fn members(clusters: &[ClusterInfo]) -> Vec<Vec<DocId>> {

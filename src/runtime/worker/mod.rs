@@ -16,34 +16,36 @@
 //! once the index is closed.
 
 pub mod acting;
+mod batch;
 pub mod detail;
 pub mod diff;
 pub mod documents;
 pub mod pause;
 pub mod protocol;
+mod requests;
 pub mod snapshot;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::doc::{CuratorVerdict, DocPath};
+use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
-use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
-use crate::runtime::watch::{WatchConfig, WatchEvent, Watcher};
+use crate::runtime::watch::{WatchConfig, Watcher};
 
+use batch::{Batch, Input};
 use detail::PairJob;
 pub use protocol::{Command, Update};
-use protocol::{DiffView, ErrorKind, Progress, Stage, WatchState, WorkerError};
+use protocol::{ErrorKind, Progress, Stage, WatchState, WorkerError};
+use requests::{spawn_diff_helper, spawn_pair_helper, DiffJob};
 
 /// How the worker is set up.
 #[derive(Debug, Clone)]
@@ -166,105 +168,8 @@ pub fn spawn(config: WorkerConfig) -> WorkerHandle {
     }
 }
 
-/// Everything the worker waits on, in one channel.
-enum Input {
-    Command(Command),
-    Watch(WatchEvent),
-}
-
-/// Everything pending at the start of a pass, coalesced.
-#[derive(Default)]
-struct Batch {
-    paths: BTreeSet<PathBuf>,
-    rescan: bool,
-    /// Quarantines and undos, in the order asked (they move files).
-    moves: Vec<Command>,
-    plan: Option<(u64, Vec<usize>, PathBuf)>,
-    thresholds: BTreeMap<AlgorithmId, f64>,
-    cluster_by: Option<ClusterBy>,
-    mode: Option<ClusterMode>,
-    verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
-    keepers: Vec<(DocPath, bool)>,
-    /// Boilerplate rulings: (generation, passage, overrule).
-    rulings: Vec<(u64, usize, bool)>,
-    pair: Option<(DocPath, DocPath)>,
-    diff: Option<(DocPath, DocPath, Duration)>,
-    facts: Vec<DocPath>,
-    neighbours: Option<DocPath>,
-    states: Vec<WatchState>,
-    errors: Vec<WorkerError>,
-    warnings: Vec<String>,
-    quit: bool,
-}
-
-impl Batch {
-    fn add(&mut self, input: Input) {
-        match input {
-            Input::Command(c) => match c {
-                Command::SetThreshold { id, value } => {
-                    if value.is_finite() {
-                        self.thresholds.insert(id, value);
-                    } else {
-                        self.errors.push(WorkerError::new(
-                            ErrorKind::Request,
-                            format!("threshold {value} for {id} is not a number"),
-                        ));
-                    }
-                }
-                Command::SetClusterBy(by) => self.cluster_by = Some(by),
-                Command::SetMode(mode) => self.mode = Some(mode),
-                Command::RequestPair { a, b } => self.pair = Some((a, b)),
-                Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
-                Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
-                Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
-                Command::RequestPlan {
-                    generation,
-                    clusters,
-                    to,
-                } => self.plan = Some((generation, clusters, to)),
-                c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
-                    self.moves.push(c);
-                }
-                Command::RequestFacts { paths } => self.facts.extend(paths),
-                Command::RequestNeighbours { path } => self.neighbours = Some(path),
-                Command::SetBoilerplateOverruled {
-                    generation,
-                    passage,
-                    overrule,
-                } => self.rulings.push((generation, passage, overrule)),
-                Command::Rescan => self.rescan = true,
-                Command::Quit => self.quit = true,
-            },
-            Input::Watch(e) => match e {
-                WatchEvent::Changed(p) | WatchEvent::Removed(p) => {
-                    self.paths.insert(p);
-                }
-                WatchEvent::Rescan => self.rescan = true,
-                WatchEvent::State(s) => self.states.push(s),
-                WatchEvent::Error(m) => self.errors.push(WorkerError::new(ErrorKind::Watch, m)),
-                WatchEvent::Warning(m) => self.warnings.push(m),
-            },
-        }
-    }
-}
-
 /// Most attempts at a file that keeps changing while it is read.
 const MAX_RETRIES: u32 = 8;
-
-/// A diff request for the diff helper.
-struct DiffJob {
-    generation: u64,
-    a: DocPath,
-    b: DocPath,
-    path_a: PathBuf,
-    path_b: PathBuf,
-    deadline: Duration,
-    /// Winnowing fingerprints in both documents.
-    shared: HashSet<u32>,
-    /// Each side's learned boilerplate, as byte ranges: greyed out and left
-    /// out of the comparison, as the fingerprints leave it out.
-    boilerplate: [Vec<std::ops::Range<usize>>; 2],
-}
 
 struct Worker {
     config: WorkerConfig,
@@ -709,192 +614,4 @@ impl Worker {
         snapshot.boilerplate = self.index.boilerplate_cached().unwrap_or_default();
         self.send(Update::Snapshot(Arc::new(snapshot)));
     }
-
-    fn request_pair(&mut self, a: DocPath, b: DocPath) {
-        // Without the report the pair screen only misses its boilerplate line.
-        let report = self.index.boilerplate_cached().unwrap_or_default();
-        let boilerplate = [report.side(&a), report.side(&b)];
-        let spans_of = |doc: &DocPath| {
-            report
-                .documents
-                .get(doc)
-                .map(|found| found.spans.clone())
-                .unwrap_or_default()
-        };
-        let spans = [spans_of(&a), spans_of(&b)];
-        let lib = self.index.library();
-        let docs = lib
-            .id_of(&a)
-            .and_then(|x| lib.doc(x))
-            .zip(lib.id_of(&b).and_then(|y| lib.doc(y)));
-        let Some((da, db)) = docs else {
-            self.send(Update::Error(WorkerError::new(
-                ErrorKind::Request,
-                format!("no scores for {a} and {b}: both must be indexed documents"),
-            )));
-            return;
-        };
-        let prints = self
-            .index
-            .fingerprints(&a)
-            .and_then(|fa| Ok(fa.zip(self.index.fingerprints(&b)?)));
-        let (fa, fb) = match prints {
-            Ok(Some(prints)) => prints,
-            Ok(None) => {
-                self.send(Update::Error(WorkerError::new(
-                    ErrorKind::Request,
-                    format!(
-                        "no scores for {a} and {b}: the index has no fingerprints of one of them"
-                    ),
-                )));
-                return;
-            }
-            Err(e) => {
-                self.index_error(&e, Some(&format!("no scores for {a} and {b}")));
-                return;
-            }
-        };
-        let job = PairJob {
-            boilerplate,
-            spans,
-            generation: self.generation,
-            path_a: self.index.path_of(&a),
-            path_b: self.index.path_of(&b),
-            fa,
-            fb,
-            shingles_a: da.shingles,
-            shingles_b: db.shingles,
-            spec: self.spec.clone(),
-            library: lib.config().clone(),
-            verdict: lib.pair_verdict(&a, &b),
-            a,
-            b,
-        };
-        let _ = self.pair_jobs.send(job);
-    }
-
-    fn request_diff(&mut self, a: DocPath, b: DocPath, deadline: Duration) {
-        let hashes = |p: &DocPath| -> HashSet<u32> {
-            // Without fingerprints the diff shows no shared passages.
-            self.index
-                .fingerprints(p)
-                .ok()
-                .flatten()
-                .and_then(|f| f.winnow)
-                .map(|w| w.hashes.into_iter().collect())
-                .unwrap_or_default()
-        };
-        let (ha, hb) = (hashes(&a), hashes(&b));
-        let boilerplate = |doc: &DocPath| self.index.boilerplate_ranges(doc).unwrap_or_default();
-        let job = DiffJob {
-            boilerplate: [boilerplate(&a), boilerplate(&b)],
-            generation: self.generation,
-            path_a: self.index.path_of(&a),
-            path_b: self.index.path_of(&b),
-            shared: ha.intersection(&hb).copied().collect(),
-            a,
-            b,
-            deadline,
-        };
-        let _ = self.diff_jobs.send(job);
-    }
-}
-
-impl Batch {
-    /// Add `first`, then everything stashed and everything waiting.
-    fn add_all(
-        &mut self,
-        first: Option<Input>,
-        stash: &mut VecDeque<Input>,
-        inputs: &Receiver<Input>,
-    ) {
-        if let Some(input) = first {
-            self.add(input);
-        }
-        while let Some(input) = stash.pop_front() {
-            self.add(input);
-        }
-        while let Ok(input) = inputs.try_recv() {
-            self.add(input);
-        }
-    }
-}
-
-/// The newest job waiting on `jobs` (older ones are no longer asked).
-fn newest<T>(first: T, jobs: &Receiver<T>) -> T {
-    let mut job = first;
-    while let Ok(next) = jobs.try_recv() {
-        job = next;
-    }
-    job
-}
-
-fn spawn_pair_helper(engine: EngineConfig, updates: Sender<Update>) -> Sender<PairJob> {
-    let (tx, rx) = mpsc::channel::<PairJob>();
-    let _ = std::thread::Builder::new()
-        .name("doppel-pairs".into())
-        .spawn(move || {
-            let engine = Engine::new(engine);
-            while let Ok(first) = rx.recv() {
-                let job = newest(first, &rx);
-                let detail = detail::pair_detail(&engine, &job);
-                if updates.send(Update::Pair(Arc::new(detail))).is_err() {
-                    break;
-                }
-            }
-        });
-    tx
-}
-
-/// `furniture`: page furniture is dimmed and left out of the comparison,
-/// as the engine leaves it out of the fingerprints.
-fn spawn_diff_helper(winnow: Winnow, furniture: bool, updates: Sender<Update>) -> Sender<DiffJob> {
-    let (tx, rx) = mpsc::channel::<DiffJob>();
-    let _ = std::thread::Builder::new()
-        .name("doppel-diffs".into())
-        .spawn(move || {
-            while let Ok(first) = rx.recv() {
-                let job = newest(first, &rx);
-                let update = match diff_job(&winnow, furniture, &job) {
-                    Ok(view) => Update::Diff(Arc::new(view)),
-                    Err(message) => Update::Error(WorkerError::new(ErrorKind::File, message)),
-                };
-                if updates.send(update).is_err() {
-                    break;
-                }
-            }
-        });
-    tx
-}
-
-fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView, String> {
-    let deadline = Instant::now() + job.deadline;
-    let read = |path: &PathBuf, name: &DocPath| {
-        read_text(path, DEFAULT_SIZE_CAP)
-            .map(|d| d.text)
-            .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))
-    };
-    let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
-    let furniture_of = |text: &str| -> Vec<std::ops::Range<usize>> {
-        if !furniture {
-            return Vec::new();
-        }
-        crate::engine::text::furniture::find(text)
-            .into_iter()
-            .map(|f| f.range)
-            .collect()
-    };
-    let (mut fa, mut fb) = (furniture_of(&ta), furniture_of(&tb));
-    fa.extend(job.boilerplate[0].iter().cloned());
-    fb.extend(job.boilerplate[1].iter().cloned());
-    let options = diff::DiffOptions {
-        shared: Some(diff::Shared {
-            winnow,
-            hashes: &job.shared,
-        }),
-        ignored: [&fa, &fb],
-        ..diff::DiffOptions::new(deadline)
-    };
-    let parts = diff::diff_texts(ta, tb, &options);
-    Ok(parts.into_view(job.generation, job.a.clone(), job.b.clone()))
 }

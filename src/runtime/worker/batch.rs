@@ -1,0 +1,117 @@
+//! What is pending at the start of a worker pass, coalesced: commands and
+//! watcher events arrive on one channel ([`Input`]) and are folded into one
+//! [`Batch`] (fifty threshold moves are one re-cluster, a thousand file
+//! events one batch read, the newest pair and diff requests only).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+use super::protocol::{Command, ErrorKind, WatchState, WorkerError};
+use crate::doc::{CuratorVerdict, DocPath};
+use crate::engine::algo::AlgorithmId;
+use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::runtime::watch::WatchEvent;
+
+/// Everything the worker waits on, in one channel.
+pub(super) enum Input {
+    Command(Command),
+    Watch(WatchEvent),
+}
+
+/// Everything pending at the start of a pass, coalesced.
+#[derive(Default)]
+pub(super) struct Batch {
+    pub(super) paths: BTreeSet<PathBuf>,
+    pub(super) rescan: bool,
+    /// Quarantines and undos, in the order asked (they move files).
+    pub(super) moves: Vec<Command>,
+    pub(super) plan: Option<(u64, Vec<usize>, PathBuf)>,
+    pub(super) thresholds: BTreeMap<AlgorithmId, f64>,
+    pub(super) cluster_by: Option<ClusterBy>,
+    pub(super) mode: Option<ClusterMode>,
+    pub(super) verdicts: Vec<(DocPath, DocPath, Option<CuratorVerdict>)>,
+    pub(super) keepers: Vec<(DocPath, bool)>,
+    /// Boilerplate rulings: (generation, passage, overrule).
+    pub(super) rulings: Vec<(u64, usize, bool)>,
+    pub(super) pair: Option<(DocPath, DocPath)>,
+    pub(super) diff: Option<(DocPath, DocPath, Duration)>,
+    pub(super) facts: Vec<DocPath>,
+    pub(super) neighbours: Option<DocPath>,
+    pub(super) states: Vec<WatchState>,
+    pub(super) errors: Vec<WorkerError>,
+    pub(super) warnings: Vec<String>,
+    pub(super) quit: bool,
+}
+
+impl Batch {
+    pub(super) fn add(&mut self, input: Input) {
+        match input {
+            Input::Command(c) => match c {
+                Command::SetThreshold { id, value } => {
+                    if value.is_finite() {
+                        self.thresholds.insert(id, value);
+                    } else {
+                        self.errors.push(WorkerError::new(
+                            ErrorKind::Request,
+                            format!("threshold {value} for {id} is not a number"),
+                        ));
+                    }
+                }
+                Command::SetClusterBy(by) => self.cluster_by = Some(by),
+                Command::SetMode(mode) => self.mode = Some(mode),
+                Command::RequestPair { a, b } => self.pair = Some((a, b)),
+                Command::RequestDiff { a, b, deadline } => self.diff = Some((a, b, deadline)),
+                Command::SetPairVerdict { a, b, verdict } => self.verdicts.push((a, b, verdict)),
+                Command::SetKeeper { path, keeper } => self.keepers.push((path, keeper)),
+                Command::RequestPlan {
+                    generation,
+                    clusters,
+                    to,
+                } => self.plan = Some((generation, clusters, to)),
+                c @ (Command::Quarantine { .. } | Command::UndoQuarantine { .. }) => {
+                    self.moves.push(c);
+                }
+                Command::RequestFacts { paths } => self.facts.extend(paths),
+                Command::RequestNeighbours { path } => self.neighbours = Some(path),
+                Command::SetBoilerplateOverruled {
+                    generation,
+                    passage,
+                    overrule,
+                } => self.rulings.push((generation, passage, overrule)),
+                Command::Rescan => self.rescan = true,
+                Command::Quit => self.quit = true,
+            },
+            Input::Watch(e) => match e {
+                WatchEvent::Changed(p) | WatchEvent::Removed(p) => {
+                    self.paths.insert(p);
+                }
+                WatchEvent::Rescan => self.rescan = true,
+                WatchEvent::State(s) => self.states.push(s),
+                WatchEvent::Error(m) => self.errors.push(WorkerError::new(ErrorKind::Watch, m)),
+                WatchEvent::Warning(m) => self.warnings.push(m),
+            },
+        }
+    }
+}
+
+impl Batch {
+    /// Add `first`, then everything stashed and everything waiting.
+    pub(super) fn add_all(
+        &mut self,
+        first: Option<Input>,
+        stash: &mut VecDeque<Input>,
+        inputs: &Receiver<Input>,
+    ) {
+        if let Some(input) = first {
+            self.add(input);
+        }
+        while let Some(input) = stash.pop_front() {
+            self.add(input);
+        }
+        while let Ok(input) = inputs.try_recv() {
+            self.add(input);
+        }
+    }
+}

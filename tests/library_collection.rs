@@ -152,17 +152,7 @@ fn the_small_collection_holds_every_relation_and_the_negatives_that_matter() {
 fn the_written_collection_is_what_the_truth_describes_and_eval_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("library");
-    let status = Command::new(env!("CARGO_BIN_EXE_doppel"))
-        .args(["make-library", "--size", "small", "--corpus"])
-        .arg(common::shared_corpus())
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    common::make_small_library(&out);
     let truth: LibraryTruth =
         serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap()).unwrap();
     assert_eq!(truth, small().truth);

@@ -18,17 +18,7 @@ mod common;
 fn library() -> (tempfile::TempDir, Value) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("library");
-    let made = Command::new(env!("CARGO_BIN_EXE_doppel"))
-        .args(["make-library", "--size", "small", "--corpus"])
-        .arg(common::shared_corpus())
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    common::make_small_library(&out);
     let truth =
         serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap()).unwrap();
     (dir, truth)

@@ -124,3 +124,19 @@ pub fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
     pairs.sort();
     pairs
 }
+
+/// Write the small generated library collection (`doppel make-library
+/// --size small`) to `out`, failing the test with the command's message.
+pub fn make_small_library(out: &Path) {
+    let made = Command::new(env!("CARGO_BIN_EXE_doppel"))
+        .args(["make-library", "--size", "small", "--corpus"])
+        .arg(shared_corpus())
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+}

@@ -8,11 +8,13 @@
 
 mod common;
 
+use common::wait_for_update as wait_for;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use doppel::engine::EngineConfig;
 use doppel::faces::tui::action::Action;
@@ -24,8 +26,6 @@ use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// A folder of two clusters (Emma ×2, Persuasion ×2) and a lone text,
 /// every file with its own old mtime, and a quarantine path outside it.
@@ -75,21 +75,6 @@ fn start(s: &Setup) -> WorkerHandle {
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     spawn(config)
-}
-
-fn wait_for<T>(worker: &WorkerHandle, what: &str, mut pick: impl FnMut(Update) -> Option<T>) -> T {
-    let end = Instant::now() + WAIT;
-    loop {
-        let left = end.saturating_duration_since(Instant::now());
-        match worker.updates.recv_timeout(left) {
-            Ok(update) => {
-                if let Some(found) = pick(update) {
-                    return found;
-                }
-            }
-            Err(e) => panic!("no {what} within {WAIT:?}: {e}"),
-        }
-    }
 }
 
 fn first_snapshot(worker: &WorkerHandle) -> Arc<Snapshot> {

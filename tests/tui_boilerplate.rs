@@ -12,10 +12,12 @@
 
 mod common;
 
+use common::wait_for_update as wait_for;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use doppel::engine::EngineConfig;
 use doppel::faces::tui::action::Action;
@@ -27,8 +29,6 @@ use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// Words `range` of a corpus file, joined by spaces.
 fn words(file: &str, range: std::ops::Range<usize>) -> String {
@@ -75,21 +75,6 @@ fn start(folder: &std::path::Path, index: &std::path::Path) -> WorkerHandle {
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     spawn(config)
-}
-
-fn wait_for<T>(worker: &WorkerHandle, what: &str, mut pick: impl FnMut(Update) -> Option<T>) -> T {
-    let end = Instant::now() + WAIT;
-    loop {
-        let left = end.saturating_duration_since(Instant::now());
-        match worker.updates.recv_timeout(left) {
-            Ok(update) => {
-                if let Some(found) = pick(update) {
-                    return found;
-                }
-            }
-            Err(e) => panic!("no {what} within {WAIT:?}: {e}"),
-        }
-    }
 }
 
 /// Each cluster's members, by name.

@@ -140,3 +140,25 @@ pub fn make_small_library(out: &Path) {
         String::from_utf8_lossy(&made.stderr)
     );
 }
+
+/// The first update of `worker` that `pick` takes, within 60 s (else the
+/// test fails, naming `what`).
+pub fn wait_for_update<T>(
+    worker: &doppel::runtime::worker::WorkerHandle,
+    what: &str,
+    mut pick: impl FnMut(doppel::runtime::worker::Update) -> Option<T>,
+) -> T {
+    let wait = std::time::Duration::from_secs(60);
+    let end = std::time::Instant::now() + wait;
+    loop {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        match worker.updates.recv_timeout(left) {
+            Ok(update) => {
+                if let Some(found) = pick(update) {
+                    return found;
+                }
+            }
+            Err(e) => panic!("no {what} within {wait:?}: {e}"),
+        }
+    }
+}

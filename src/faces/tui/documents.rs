@@ -205,20 +205,23 @@ pub fn takes(state: &AppState, action: &Action) -> bool {
     state.screen == Screen::Documents
         && state.help.is_none()
         && state.prompt.is_none()
-        && matches!(
-            action,
-            Action::Up
-                | Action::Down
-                | Action::PageUp
-                | Action::PageDown
-                | Action::Home
-                | Action::End
-                | Action::Left
-                | Action::Right
-                | Action::NextFocus
-                | Action::CycleSort
-                | Action::Back
-        )
+        && (moves(action) || matches!(action, Action::CycleSort | Action::Back))
+}
+
+/// A move in the lists or between the panes.
+fn moves(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Home
+            | Action::End
+            | Action::Left
+            | Action::Right
+            | Action::NextFocus
+    )
 }
 
 /// Apply a documents-screen action (see [`takes`]); `page` is the list's
@@ -340,30 +343,22 @@ pub fn ask(state: &mut AppState, out: &mut Vec<Command>) {
 /// answers and the clock's tick, never a review action (whose commands
 /// are the verdicts alone).
 pub fn asks_after(action: &Action) -> bool {
-    matches!(
-        action,
-        Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Home
-            | Action::End
-            | Action::Left
-            | Action::Right
-            | Action::NextFocus
-            | Action::Enter
-            | Action::Back
-            | Action::ShowScreen(_)
-            | Action::CycleSort
-            | Action::PromptChar(_)
-            | Action::PromptBackspace
-            | Action::PromptSubmit
-            | Action::PromptCancel
-            | Action::Click { .. }
-            | Action::Scroll { .. }
-            | Action::Worker(_)
-            | Action::Tick(_)
-    )
+    moves(action)
+        || matches!(
+            action,
+            Action::Enter
+                | Action::Back
+                | Action::ShowScreen(_)
+                | Action::CycleSort
+                | Action::PromptChar(_)
+                | Action::PromptBackspace
+                | Action::PromptSubmit
+                | Action::PromptCancel
+                | Action::Click { .. }
+                | Action::Scroll { .. }
+                | Action::Worker(_)
+                | Action::Tick(_)
+        )
 }
 
 /// Take in facts the worker read.

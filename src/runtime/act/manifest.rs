@@ -9,7 +9,7 @@ use crate::doc::DocPath;
 use crate::engine::algo::AlgorithmId;
 use crate::runtime::scan::ScanReport;
 
-use super::plan::{decided, relation_of, relations, Filter};
+use super::plan::{decided_with, relation_of, relations, Filter};
 use crate::engine::{Relation, Side};
 
 /// Version of the manifest's JSON.
@@ -48,7 +48,7 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
     let lib = &report.library;
     let relations = relations(report);
     let mut rows = Vec::new();
-    for decision in decided(report, filter) {
+    for decision in decided_with(report, filter, &relations) {
         let (cluster, kept) = (decision.id, &decision.kept);
         let Some(keeper) = kept.first() else {
             continue;

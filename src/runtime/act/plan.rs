@@ -252,6 +252,15 @@ fn stays_because(
 
 /// The decisions on the clusters of `report` that `filter` admits.
 pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
+    decided_with(report, filter, &relations(report))
+}
+
+/// [`decided`] with the pairs' relations already gathered ([`relations`]).
+pub(super) fn decided_with(
+    report: &ScanReport,
+    filter: &Filter,
+    relations: &HashMap<(DocPath, DocPath), Relation>,
+) -> Vec<ClusterDecision> {
     let lib = &report.library;
     let links: HashSet<(DocId, DocId)> = lib
         .links(&report.spec)
@@ -263,12 +272,11 @@ pub fn decided(report: &ScanReport, filter: &Filter) -> Vec<ClusterDecision> {
         Some((x.min(y), x.max(y)))
     };
     let linked = |x: &DocPath, y: &DocPath| ids(x, y).is_some_and(|k| links.contains(&k));
-    let relations = relations(report);
     let nesting = |member: &DocPath, kept: &DocPath| {
         if lib.pair_verdict(member, kept) == Some(CuratorVerdict::Duplicate) {
             return None;
         }
-        match relation_of(&relations, member, kept)? {
+        match relation_of(relations, member, kept)? {
             Relation::Contains { whole: Side::A } => Some(Nesting::HoldsKept),
             Relation::Contains { whole: Side::B } => Some(Nesting::PartOfKept),
             Relation::Duplicate | Relation::Related => None,

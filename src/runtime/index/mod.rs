@@ -6,8 +6,8 @@
 //! configuration it verifies the stored fingerprints again, once);
 //! [`FolderIndex::reconcile`] then compares each file's `lstat` identity
 //! (size, mtime, ctime, inode, device) with the stored one and reads only
-//! new or changed files, each committed in its own store transaction, and
-//! forgets files that are gone. A changed engine configuration makes every
+//! new or changed files, a chunk at a time, each chunk committed in one
+//! store transaction, and forgets files that are gone. A changed engine configuration makes every
 //! stored fingerprint stale until a reconcile has read every file again.
 //! Curator verdicts live in the store, keyed by path, and are applied to
 //! the library on open. Every open records the folder in the index and the
@@ -15,9 +15,9 @@
 //!
 //! The watcher's events come in through [`FolderIndex::sync_paths`] (and
 //! [`FolderIndex::upsert_path`] / [`FolderIndex::remove_path`]): the same
-//! identity-checked read and one store transaction per file, for just the
-//! paths that changed. A file that changes while it is read is never
-//! committed ([`FileChange::Retry`]). A missing root is an error, never a
+//! identity-checked read and one store transaction for all of the files
+//! an event names, for just the paths that changed. A file that changes
+//! while it is read is never committed ([`FileChange::Retry`]). A missing root is an error, never a
 //! reason to forget files: the index stays as it was until the folder is back.
 //!
 //! Every document is named by its [`DocPath`] throughout: in the library,

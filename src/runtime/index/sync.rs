@@ -1,6 +1,7 @@
 //! Keeping an index equal to its folder: a whole reconcile, or the paths
 //! the watcher names. Files are read in parallel (identity-checked), enter
-//! the library together, and are written one store transaction each.
+//! the library together, and are written together: one store transaction
+//! per chunk (or per watcher event), with the pairs their arrival changed.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -152,7 +153,8 @@ impl FolderIndex {
     }
 
     /// Look at some paths again (the watcher's events): read new and changed
-    /// regular files (in parallel, identity-checked, one transaction each),
+    /// regular files (in parallel, identity-checked, one transaction for
+    /// them all, never waiting for more to come),
     /// forget paths that are gone (a folder's whole subtree), list special
     /// files with their reason, and skip files whose identity is unchanged.
     /// Paths outside the root, ignored paths that were never indexed, and
@@ -434,9 +436,11 @@ impl FolderIndex {
     /// Apply ingested files, in order, to the library and the store. The
     /// indexed ones enter the library together (their candidates verified
     /// in parallel, see [`crate::pairing::library::Library::extend`]); then
-    /// each file is written in a store transaction of its own, with its
-    /// pairs to the files already written. A file that changed while being
-    /// read is not committed.
+    /// all of them are written in one store transaction
+    /// ([`crate::runtime::store::Store::commit_batch`]), each with its pairs
+    /// to the files written before it, followed by the pairs their arrival
+    /// changed: a crash leaves every file of the batch as it was. A file that
+    /// changed while being read is not committed.
     #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
     fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
         if self.learning() {
@@ -457,6 +461,11 @@ impl FolderIndex {
             self.library.extend(&self.engine, arriving, &self.store)?;
         }
         let mut changes = Vec::new();
+        let mut writes: Vec<(DocRecord, Vec<PairUpdate>)> = Vec::with_capacity(items.len());
+        // One first-seen time for the batch: the store keeps an existing
+        // row's own, and files are written sorted by path, so "earliest
+        // seen" stays deterministic on reopen.
+        let now = store::now_ns();
         for item in items {
             let Ingested {
                 entry,
@@ -469,12 +478,7 @@ impl FolderIndex {
                 continue;
             }
             let doc = entry.doc;
-            // Arrival order is commit order (files are committed sorted by
-            // path), which keeps "earliest seen" deterministic on reopen.
-            record.first_seen_ns = match self.store.document(&doc)? {
-                Some(existing) => existing.first_seen_ns,
-                None => store::now_ns(),
-            };
+            record.first_seen_ns = now;
             let pairs = match (&record.status, self.library.id_of(&doc)) {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
                     record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
@@ -499,26 +503,34 @@ impl FolderIndex {
                 }
                 _ => Vec::new(),
             };
-            self.store.upsert_document(&record, &pairs)?;
-            self.stored.insert(doc, Some(record.identity));
+            writes.push((record, pairs));
         }
-        self.write_touched()?;
+        let touched = self.touched_pairs();
+        self.store.commit_batch(&writes, &touched)?;
+        for (record, _) in writes {
+            self.stored.insert(record.path, Some(record.identity));
+        }
         Ok(changes)
     }
 
-    /// Write again the pairs of the documents whose pairs changed because
-    /// others changed (candidates gathered again, see
-    /// [`crate::pairing::library::Library::take_touched`]).
-    fn write_touched(&mut self) -> Result<()> {
-        let touched: Vec<(DocPath, Vec<PairUpdate>)> = self
-            .library
+    /// The pairs of the documents whose pairs changed because others
+    /// changed (candidates gathered again, see
+    /// [`crate::pairing::library::Library::take_touched`]), to write again.
+    fn touched_pairs(&mut self) -> Vec<(DocPath, Vec<PairUpdate>)> {
+        self.library
             .take_touched()
             .into_iter()
             .filter_map(|doc| {
                 let id = self.library.id_of(&doc)?;
                 Some((doc, self.pairs_of(id)))
             })
-            .collect();
+            .collect()
+    }
+
+    /// Write again the pairs of the documents whose pairs changed because
+    /// others changed ([`FolderIndex::touched_pairs`]).
+    fn write_touched(&mut self) -> Result<()> {
+        let touched = self.touched_pairs();
         self.store.replace_pairs_of(&touched)?;
         Ok(())
     }

@@ -550,7 +550,7 @@ impl Store {
 
 /// Write one document and its pairs inside `tx` (see
 /// [`Store::upsert_document`]).
-fn upsert_in(
+pub(super) fn upsert_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
     rec: &DocRecord,
@@ -645,7 +645,7 @@ fn upsert_in(
 }
 
 /// Replace every stored pair of document row `id` (at `doc`) with `pairs`.
-fn write_pairs_in(
+pub(super) fn write_pairs_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
     id: i64,

@@ -12,9 +12,10 @@
 //! neither); the scores of candidate pairs; and the curator's verdicts,
 //! keyed by path so they survive re-indexing and rescans; in `meta`, the
 //! folder the index is of and when it was last used
-//! ([`Store::record_use`]). Every change to one file is one `BEGIN
+//! ([`Store::record_use`]). Every change to one file is inside one `BEGIN
 //! IMMEDIATE` transaction ([`Store::upsert_document`],
-//! [`Store::remove_document`]), so a crash
+//! [`Store::remove_document`], or [`Store::commit_batch`] for a chunk of
+//! files with the pairs their arrival changed), so a crash
 //! leaves each file either fully old or fully new; the next start
 //! reconciles the store with the disk through [`Store::stat_index`].
 //!
@@ -48,6 +49,7 @@
 //! The code is split by concern: `open` (opening, checking, moving a bad
 //! file aside), `meta` (the folder, configuration keys, last use),
 //! `documents` (one row per file, its fingerprints and library entry),
+//! `batch` (a chunk of files in one transaction),
 //! `pairs` (kept pairs and library entries by row, for reopening),
 //! `verdicts` (the curator's decisions, by path), `codec` (the on-disk
 //! encodings) and `error`.
@@ -56,6 +58,7 @@
 //! ([`RowId`]) appears only where an index restores or rewrites its
 //! library entries and pairs, which are stored by row.
 
+mod batch;
 mod codec;
 mod documents;
 mod error;

@@ -411,3 +411,43 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
     assert_eq!(clusters(&second), before);
     assert!(second.store().integrity_check().unwrap());
 }
+
+/// A chunk of files is committed together or not at all: when the store
+/// write of a reconcile fails (a full disk), none of the chunk's files is
+/// in the index, and the next reconcile reads exactly those files again
+/// and keeps the pairs and clusters a reconcile without the failure keeps.
+#[test]
+fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_them() {
+    use doppel::runtime::store::StoreFaults;
+    let f = fixture();
+    let clean_index = f.index.with_file_name("clean.sqlite");
+    let mut clean = open_with(
+        &f,
+        EngineConfig::default(),
+        LibraryConfig::default(),
+        &clean_index,
+    );
+    clean.reconcile().unwrap();
+    let mut index = open(&f);
+    let faults = StoreFaults::default();
+    index.set_store_faults(Some(faults.clone()));
+    // The third file's write fails: the two before it go back too.
+    faults.fail_after(2, 1);
+    assert!(index.reconcile().is_err(), "the injected full disk fails it");
+    assert_eq!(faults.pending(), 0);
+    assert_eq!(
+        index.store().document_count().unwrap(),
+        0,
+        "no file of the failed chunk was committed"
+    );
+    drop(index);
+    let mut index = open(&f);
+    let report = index.reconcile().unwrap();
+    assert_eq!(report.read, 30, "every uncommitted file is read again");
+    assert_eq!(pairs(&index), pairs(&clean));
+    assert_eq!(clusters(&index), clusters(&clean));
+    assert!(index.store().integrity_check().unwrap());
+    drop(index);
+    let reopened = open(&f);
+    assert_eq!(pairs(&reopened), pairs(&clean), "the pairs were stored");
+}

@@ -23,8 +23,32 @@ use crate::runtime::collection::{
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
 
-/// Files read in parallel between two progress reports.
-const READ_CHUNK: usize = 128;
+/// At most this many files are read (in parallel), enter the library and
+/// are committed together, between two progress reports. Each chunk's
+/// arrival makes the library gather some held documents' candidates again,
+/// so few large chunks cost far less than many small ones.
+const CHUNK_FILES: usize = 1024;
+
+/// ... and at most this many bytes of them (a chunk's fingerprints and
+/// learner samples are held until it is committed), but always one file.
+const CHUNK_BYTES: u64 = 32 << 20;
+
+/// The next chunk of `files` ([`CHUNK_FILES`], [`CHUNK_BYTES`]).
+fn next_chunk(files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>) -> Vec<FileEntry> {
+    let max_files = std::env::var("DOPPEL_CHUNK_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CHUNK_FILES);
+    let mut chunk = Vec::new();
+    let mut bytes = 0;
+    while let Some(file) =
+        files.next_if(|f| chunk.is_empty() || (chunk.len() < max_files && bytes + f.bytes <= CHUNK_BYTES))
+    {
+        bytes += file.bytes;
+        chunk.push(file);
+    }
+    chunk
+}
 
 /// The outcome of reading one file.
 struct Ingested {
@@ -88,9 +112,9 @@ impl FolderIndex {
         }
         // Entries are moved into their chunk, so each one's paths are
         // freed once it is committed (100k of them are ~20 MB).
-        let mut to_read = to_read.into_iter();
+        let mut to_read = to_read.into_iter().peekable();
         loop {
-            let chunk: Vec<FileEntry> = to_read.by_ref().take(READ_CHUNK).collect();
+            let chunk = next_chunk(&mut to_read);
             if chunk.is_empty() {
                 break;
             }

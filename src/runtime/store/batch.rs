@@ -12,7 +12,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior};
 
 use super::documents::{upsert_in, write_pairs_in};
 use super::error::Context;
-use super::{DocRecord, PairUpdate, Result, RowId, Store};
+use super::{DocRecord, PairUpdate, Result, RowId, Store, StoreFaults};
 use crate::doc::DocPath;
 
 impl Store {
@@ -34,15 +34,18 @@ impl Store {
             touched = touched.len(),
             "commit batch"
         );
-        self.injected_fault("begin batch update")?;
-        let path = &self.path;
+        let (path, faults) = (&self.path, self.faults.as_ref());
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .ctx(path, "begin batch update")?;
         let ids = docs
             .iter()
-            .map(|(rec, pairs)| upsert_in(&tx, path, rec, pairs))
+            .map(|(rec, pairs)| {
+                // A failure here rolls back the documents before it too.
+                StoreFaults::check(faults, path, "write batch")?;
+                upsert_in(&tx, path, rec, pairs)
+            })
             .collect::<Result<Vec<_>>>()?;
         for (doc, pairs) in touched {
             let id: Option<i64> = tx

@@ -132,29 +132,62 @@ pub struct Store {
 }
 
 /// A test hook: makes a store's next document writes fail as on a full
-/// disk (`SQLITE_FULL`, the transaction not begun), shared with the test
-/// that holds a clone. Never set outside tests.
+/// disk (`SQLITE_FULL`), shared with the test that holds a clone. A write
+/// is one document, or one transaction where a document is not written
+/// ([`Store::commit_batch`] counts each of its documents, and its failure
+/// rolls back the whole batch). Never set outside tests.
 #[doc(hidden)]
 #[derive(Debug, Clone, Default)]
-pub struct StoreFaults(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+pub struct StoreFaults(std::sync::Arc<FaultCounts>);
+
+/// Writes to let through, then writes to fail.
+#[derive(Debug, Default)]
+struct FaultCounts {
+    pass: std::sync::atomic::AtomicUsize,
+    fail: std::sync::atomic::AtomicUsize,
+}
 
 impl StoreFaults {
     /// Fail the next `n` document writes.
     pub fn fail_next_writes(&self, n: usize) {
-        self.0.store(n, std::sync::atomic::Ordering::SeqCst);
+        self.fail_after(0, n);
+    }
+
+    /// Let `pass` document writes succeed, then fail the next `n`.
+    pub fn fail_after(&self, pass: usize, n: usize) {
+        use std::sync::atomic::Ordering;
+        self.0.pass.store(pass, Ordering::SeqCst);
+        self.0.fail.store(n, Ordering::SeqCst);
     }
 
     /// Writes still to fail.
     pub fn pending(&self) -> usize {
-        self.0.load(std::sync::atomic::Ordering::SeqCst)
+        self.0.fail.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Whether this write fails (counting it).
     fn take(&self) -> bool {
         use std::sync::atomic::Ordering;
-        self.0
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            .is_ok()
+        let dec = |n: usize| n.checked_sub(1);
+        if self.0.pass.fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec).is_ok() {
+            return false;
+        }
+        self.0.fail.fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec).is_ok()
+    }
+
+    /// The error of a write that fails (see [`StoreFaults::take`]).
+    fn check(faults: Option<&Self>, store: &Path, context: &str) -> Result<()> {
+        match faults {
+            Some(faults) if faults.take() => Err(StoreError::Sqlite {
+                path: store.to_path_buf(),
+                context: context.to_owned(),
+                error: rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+                    Some("database or disk is full (injected)".into()),
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -173,17 +206,7 @@ impl Store {
 
     /// An injected failure for this write, if [`StoreFaults`] asks for one.
     fn injected_fault(&self, context: &str) -> Result<()> {
-        match &self.faults {
-            Some(faults) if faults.take() => Err(StoreError::Sqlite {
-                path: self.path.clone(),
-                context: context.to_owned(),
-                error: rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-                    Some("database or disk is full (injected)".into()),
-                ),
-            }),
-            _ => Ok(()),
-        }
+        StoreFaults::check(self.faults.as_ref(), &self.path, context)
     }
 
     /// The index file.

@@ -433,7 +433,10 @@ fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_t
     index.set_store_faults(Some(faults.clone()));
     // The third file's write fails: the two before it go back too.
     faults.fail_after(2, 1);
-    assert!(index.reconcile().is_err(), "the injected full disk fails it");
+    assert!(
+        index.reconcile().is_err(),
+        "the injected full disk fails it"
+    );
     assert_eq!(faults.pending(), 0);
     assert_eq!(
         index.store().document_count().unwrap(),

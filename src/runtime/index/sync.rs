@@ -31,19 +31,15 @@ const CHUNK_FILES: usize = 1024;
 
 /// ... and at most this many bytes of them (a chunk's fingerprints and
 /// learner samples are held until it is committed), but always one file.
-const CHUNK_BYTES: u64 = 32 << 20;
+const CHUNK_BYTES: u64 = 16 << 20;
 
 /// The next chunk of `files` ([`CHUNK_FILES`], [`CHUNK_BYTES`]).
 fn next_chunk(files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>) -> Vec<FileEntry> {
-    let max_files = std::env::var("DOPPEL_CHUNK_FILES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CHUNK_FILES);
     let mut chunk = Vec::new();
     let mut bytes = 0;
-    while let Some(file) =
-        files.next_if(|f| chunk.is_empty() || (chunk.len() < max_files && bytes + f.bytes <= CHUNK_BYTES))
-    {
+    while let Some(file) = files.next_if(|f| {
+        chunk.is_empty() || (chunk.len() < CHUNK_FILES && bytes + f.bytes <= CHUNK_BYTES)
+    }) {
         bytes += file.bytes;
         chunk.push(file);
     }
@@ -662,4 +658,53 @@ fn is_gone(e: &std::io::Error) -> bool {
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, bytes: u64) -> FileEntry {
+        FileEntry {
+            path: PathBuf::from(name),
+            doc: DocPath::from(name.as_bytes()),
+            bytes,
+            identity: FileIdentity::default(),
+        }
+    }
+
+    fn chunk_sizes(files: Vec<FileEntry>) -> Vec<usize> {
+        let mut files = files.into_iter().peekable();
+        std::iter::from_fn(|| Some(next_chunk(&mut files)).filter(|c| !c.is_empty()))
+            .map(|c| c.len())
+            .collect()
+    }
+
+    /// Chunks hold at most [`CHUNK_FILES`] files and [`CHUNK_BYTES`]
+    /// bytes, a file bigger than the budget goes alone, and every file is
+    /// in exactly one chunk, in order.
+    #[test]
+    fn chunks_are_bounded_by_files_and_bytes_and_keep_every_file() {
+        let small: Vec<FileEntry> = (0..2500).map(|i| file(&format!("{i:05}"), 10)).collect();
+        assert_eq!(chunk_sizes(small), vec![CHUNK_FILES, CHUNK_FILES, 452]);
+        let half = CHUNK_BYTES / 2;
+        let mixed = vec![
+            file("a", half),
+            file("b", half),
+            file("c", 1),
+            file("d", CHUNK_BYTES * 3),
+            file("e", 1),
+        ];
+        assert_eq!(chunk_sizes(mixed.clone()), vec![2, 1, 1, 1]);
+        let mut files = mixed.into_iter().peekable();
+        let mut order = Vec::new();
+        loop {
+            let chunk = next_chunk(&mut files);
+            if chunk.is_empty() {
+                break;
+            }
+            order.extend(chunk.into_iter().map(|f| f.doc.to_string()));
+        }
+        assert_eq!(order, ["a", "b", "c", "d", "e"]);
+    }
 }

@@ -169,10 +169,18 @@ impl StoreFaults {
     fn take(&self) -> bool {
         use std::sync::atomic::Ordering;
         let dec = |n: usize| n.checked_sub(1);
-        if self.0.pass.fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec).is_ok() {
+        if self
+            .0
+            .pass
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec)
+            .is_ok()
+        {
             return false;
         }
-        self.0.fail.fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec).is_ok()
+        self.0
+            .fail
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec)
+            .is_ok()
     }
 
     /// The error of a write that fails (see [`StoreFaults::take`]).

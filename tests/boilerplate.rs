@@ -244,6 +244,45 @@ fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unrea
     assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
 }
 
+/// Documents whose learned boilerplate a later arrival moved are read
+/// again; when that is interrupted (here the store fails as on a full
+/// disk, as a crash would), the next run still reads them again instead of
+/// keeping their stale fingerprints.
+#[test]
+fn documents_whose_boilerplate_moved_are_read_again_after_an_interrupted_run() {
+    use doppel::runtime::store::StoreFaults;
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    write(library, &dir, first);
+    let (_, read) = indexed(&dir, &index);
+    assert!(read > 0);
+    write(library, &dir, |p| !first(p));
+    let arriving = library.documents.iter().filter(|d| !first(&d.path)).count();
+    let engine = Engine::default();
+    let (mut folder, _) =
+        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+    let faults = StoreFaults::default();
+    folder.set_store_faults(Some(faults.clone()));
+    // The arriving files are committed; reading the first two again fails.
+    faults.fail_after(arriving, 1);
+    assert!(folder.reconcile().is_err());
+    assert_eq!(faults.pending(), 0, "the re-read was reached");
+    drop(folder);
+    let (report, read) = indexed(&dir, &index);
+    assert!(
+        read >= 2,
+        "the documents whose boilerplate moved are read again: {read}"
+    );
+    let whole = scan(&dir, LibraryConfig::default());
+    assert!(!whole.boilerplate.passages.is_empty());
+    assert_eq!(seen(&report), seen(&whole));
+    let (_, read) = indexed(&dir, &index);
+    assert_eq!(read, 0, "and then nothing is left to read");
+}
+
 #[test]
 fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
     let library = small();

@@ -78,6 +78,13 @@ impl FolderIndex {
         let mut changes = Vec::new();
         for _ in 0..RESPAN_ROUNDS {
             let queued = std::mem::take(&mut self.respan);
+            if queued.is_empty() {
+                break;
+            }
+            // Marked stale first (a no-op where the commit that moved them
+            // did it), so a crash while they are read leaves them to the next run.
+            let marked: Vec<DocPath> = queued.iter().cloned().collect();
+            self.store.commit_batch(&marked, &[], &[])?;
             let entries: Vec<FileEntry> = queued
                 .into_iter()
                 .filter_map(|doc| {

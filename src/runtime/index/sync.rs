@@ -526,7 +526,11 @@ impl FolderIndex {
             writes.push((record, pairs));
         }
         let touched = self.touched_pairs();
-        self.store.commit_batch(&writes, &touched)?;
+        // Held documents whose boilerplate moved are read again before this
+        // returns; marked in the same transaction, a crash before then
+        // leaves them to the next run instead of stale.
+        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        self.store.commit_batch(&stale, &writes, &touched)?;
         for (record, _) in writes {
             self.stored.insert(record.path, Some(record.identity));
         }
@@ -548,10 +552,13 @@ impl FolderIndex {
     }
 
     /// Write again the pairs of the documents whose pairs changed because
-    /// others changed ([`FolderIndex::touched_pairs`]).
+    /// others changed ([`FolderIndex::touched_pairs`]), marking the held
+    /// documents whose boilerplate moved to be read again (see
+    /// [`FolderIndex::commit_all`]).
     fn write_touched(&mut self) -> Result<()> {
         let touched = self.touched_pairs();
-        self.store.replace_pairs_of(&touched)?;
+        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        self.store.commit_batch(&stale, &[], &touched)?;
         Ok(())
     }
 

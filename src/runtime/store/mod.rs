@@ -81,6 +81,7 @@ use crate::doc::DocPath;
 use crate::engine::EngineConfig;
 use crate::hash::hash64;
 
+pub use batch::STALE_CTIME;
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 pub use meta::OverruledPassage;

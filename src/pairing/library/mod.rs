@@ -146,6 +146,8 @@ pub struct Library {
     /// Held documents whose pairs changed because others changed, not yet
     /// taken ([`Library::take_touched`]).
     touched: HashSet<DocPath>,
+    /// Pairs compared in full since the library was made.
+    compared: u64,
 }
 
 impl Library {
@@ -170,6 +172,7 @@ impl Library {
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
             touched: HashSet::new(),
+            compared: 0,
         }
     }
 

@@ -11,8 +11,9 @@ use rayon::prelude::*;
 use super::{DocInfo, Library, LibraryConfig, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score};
+use crate::engine::family::Family;
 use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
-use crate::pairing::candidates::Affected;
+use crate::pairing::candidates::{Affected, LONG_DOCUMENT_SHINGLES};
 
 /// SI's index of `f`, when it has one.
 fn si_of(f: &Fingerprints) -> Option<u64> {
@@ -40,15 +41,32 @@ fn distinct(ids: &[DocId]) -> Vec<DocId> {
 
 impl Library {
     /// Whether verified `scores` keep a pair: an algorithm passes its
-    /// floor, or containment reaches the containment floor.
-    pub fn passes_floor(&self, scores: &PairScores) -> bool {
+    /// floor, or containment reaches the containment floor. With
+    /// `vocabulary_counts` false (two long documents,
+    /// [`Library::vocabulary_counts`]) the SimHash family's floors do not.
+    pub fn passes_floor(&self, scores: &PairScores, vocabulary_counts: bool) -> bool {
         scores
             .iter()
+            .filter(|(&id, _)| vocabulary_counts || Family::of(id) != Family::Vocabulary)
             .any(|(&id, s)| s.passes(self.config.floors.get(id)))
             || scores
                 .get(&AlgorithmId::Shingle)
                 .and_then(Score::containment)
                 .is_some_and(|c| c >= self.config.containment_floor)
+    }
+
+    /// Whether the SimHash family's scores alone may make `a` and `b` a
+    /// candidate and keep their pair: unless both are long
+    /// ([`LONG_DOCUMENT_SHINGLES`]) and another family is computed to find
+    /// what they share (long texts of one register have alike
+    /// vocabularies without sharing a sentence). Symmetric, so proposing
+    /// stays order-free.
+    fn vocabulary_counts(&self, engine: &Engine, a: DocId, b: DocId) -> bool {
+        let shingles = |id| self.doc(id).map_or(0, |d| d.shingles);
+        shingles(a).min(shingles(b)) < LONG_DOCUMENT_SHINGLES
+            || !AlgorithmId::ALL
+                .into_iter()
+                .any(|algo| Family::of(algo) != Family::Vocabulary && engine.is_enabled(algo))
     }
 
     /// The full fingerprints of `ids` (documents this library holds) from
@@ -118,7 +136,9 @@ impl Library {
     /// fingerprints' score, or the keys shared in a signature table. A
     /// shared slot there is a matched signature but for the rare slot two
     /// keys share, so such a candidate is kept only if a signature really
-    /// matches once its full fingerprints are read.
+    /// matches once its full fingerprints are read. Between two long
+    /// documents the SimHash family's check does not count when another
+    /// family is computed ([`LONG_DOCUMENT_SHINGLES`]).
     fn promising_among(
         &self,
         engine: &Engine,
@@ -136,6 +156,7 @@ impl Library {
             .into_iter()
             .filter_map(|(other_id, proposal)| {
                 let other = self.doc(other_id)?;
+                let vocabulary_counts = self.vocabulary_counts(engine, id, other_id);
                 let mut to_confirm = AlgorithmSet::default();
                 for algo in proposal.by.iter() {
                     let passes = match algo {
@@ -151,6 +172,7 @@ impl Library {
                             }
                             false
                         }
+                        _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts => false,
                         _ => engine
                             .score_hot(algo, &doc.hot, &other.hot)
                             .is_some_and(|score| score.passes(floors.get(algo))),
@@ -175,6 +197,13 @@ impl Library {
                     .get(&algo)
                     .is_some_and(|s| s.passes(self.config.floors.get(algo)))
             })
+    }
+
+    /// How many pairs this library has compared in full (every algorithm's
+    /// real score) since it was made, kept or not: verification's work,
+    /// which should follow the true pairs, not the documents' length.
+    pub fn compared(&self) -> u64 {
+        self.compared
     }
 
     fn add_pairs(&mut self, id: DocId, verified: Verified) {
@@ -265,6 +294,11 @@ impl Library {
         outside.sort_unstable();
         outside.dedup();
         let loaded = self.full_prints_of(&outside, source)?;
+        self.compared += promising
+            .iter()
+            .flatten()
+            .filter(|(other, _)| batch.contains_key(other) || loaded.contains_key(other))
+            .count() as u64;
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .zip(promising)
@@ -275,8 +309,10 @@ impl Library {
                     .filter_map(|(other, to_confirm)| {
                         let theirs = batch.get(&other).or_else(|| loaded.get(&other))?;
                         let scores = engine.compare(mine, theirs);
-                        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
-                            .then_some((other, scores))
+                        let vocabulary = self.vocabulary_counts(engine, id, other);
+                        (self.confirmed(&scores, to_confirm)
+                            && self.passes_floor(&scores, vocabulary))
+                        .then_some((other, scores))
                     })
                     .collect();
                 (id, verified)
@@ -351,6 +387,11 @@ impl Library {
         others.sort_unstable();
         others.dedup();
         full.extend(self.full_prints_of(&others, source)?);
+        self.compared += gathered
+            .iter()
+            .flat_map(|(_, fresh)| fresh)
+            .filter(|(other, _)| full.contains_key(other))
+            .count() as u64;
         let verified: Vec<Verified> = ids
             .par_iter()
             .zip(&gathered)
@@ -360,8 +401,10 @@ impl Library {
                     .iter()
                     .filter_map(|&(other, to_confirm)| {
                         let scores = engine.compare(mine, full.get(&other)?);
-                        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
-                            .then_some((other, scores))
+                        let vocabulary = self.vocabulary_counts(engine, id, other);
+                        (self.confirmed(&scores, to_confirm)
+                            && self.passes_floor(&scores, vocabulary))
+                        .then_some((other, scores))
                     })
                     .collect()
             })

@@ -43,7 +43,8 @@ impl Library {
     /// Whether verified `scores` keep a pair: an algorithm passes its
     /// floor, or containment reaches the containment floor. With
     /// `vocabulary_counts` false (two long documents,
-    /// [`Library::vocabulary_counts`]) the SimHash family's floors do not.
+    /// [`LONG_DOCUMENT_SHINGLES`], when another family is computed) the
+    /// SimHash family's floors do not.
     pub fn passes_floor(&self, scores: &PairScores, vocabulary_counts: bool) -> bool {
         scores
             .iter()

@@ -1,6 +1,7 @@
 //! Whole books: two long texts of one register have alike vocabularies
-//! (their SimHashes fall within the floor) without sharing a sentence. Such
-//! a pair is neither compared in full nor kept, so the work of verifying
+//! (their SimHashes fall within the floor) and sizes (SI proposes them)
+//! without sharing a sentence. Such a pair is neither compared in full nor
+//! kept, so the work of verifying
 //! follows the true pairs, not the documents' length; a long copy and a
 //! chapter inside a book still pair, and short texts are judged as before.
 
@@ -113,8 +114,14 @@ fn long_texts_alike_only_in_vocabulary_are_neither_compared_nor_kept() {
     let library = library_of(&engine, without_si(), docs.clone());
     assert_eq!(library.compared(), 0, "no full comparison");
     assert_eq!(library.pair_count(), 0, "no pair kept");
-    // SI on proposes them (they are the same size): compared, never kept.
+    // SI on proposes them (they are the same size), but they share no
+    // sampled k-gram: still neither compared nor kept.
     let library = library_of(&engine, CandidateConfig::default(), docs);
+    assert_eq!(
+        library.compared(),
+        0,
+        "SI's nearness alone compares nothing"
+    );
     assert_eq!(library.pair_count(), 0, "vocabulary alone keeps no pair");
 }
 

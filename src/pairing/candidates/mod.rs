@@ -34,9 +34,11 @@
 //! sharing a sentence). So between two documents of at least
 //! [`LONG_DOCUMENT_SHINGLES`] shingles each, a SimHash band alone does not
 //! make a candidate worth verifying: another family (shared passages,
-//! signatures, SI) must find it too, when one is computed. Fused verdicts
-//! never counted vocabulary alone for such pairs; this keeps the number of
-//! pairs verified proportional to the true ones.
+//! signatures) must find it too, when one is computed, and SI's proposal
+//! (the nearest in size) is verified only once SI's shared sampled k-gram
+//! confirms it. Fused verdicts never counted vocabulary alone for such
+//! pairs; this keeps the number of pairs verified proportional to the true
+//! ones.
 
 use std::collections::{BTreeSet, HashMap};
 

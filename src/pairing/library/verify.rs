@@ -5,6 +5,7 @@
 //! once with exactly the pairs of adding them one by one.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -24,8 +25,8 @@ fn si_of(f: &Fingerprints) -> Option<u64> {
 type Verified = Vec<(DocId, PairScores)>;
 
 /// Documents proposed for one document that pass a cheap check, each with
-/// the signature algorithms whose real score must confirm it (empty when a
-/// check on real values passed).
+/// the algorithms whose real score must confirm it (signatures, and SI
+/// between two long documents; empty when a check on real values passed).
 type Promising = Vec<(DocId, AlgorithmSet)>;
 
 /// Newly admitted documents in arrival order, each one's full
@@ -138,8 +139,9 @@ impl Library {
     /// shared slot there is a matched signature but for the rare slot two
     /// keys share, so such a candidate is kept only if a signature really
     /// matches once its full fingerprints are read. Between two long
-    /// documents the SimHash family's check does not count when another
-    /// family is computed ([`LONG_DOCUMENT_SHINGLES`]).
+    /// documents ([`LONG_DOCUMENT_SHINGLES`], when another family is
+    /// computed) the SimHash family's check does not count, and SI's
+    /// (nearness in size) leaves SI to confirm.
     fn promising_among(
         &self,
         engine: &Engine,
@@ -174,6 +176,18 @@ impl Library {
                             false
                         }
                         _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts => false,
+                        // Between long documents SI's nearness in size is
+                        // no evidence: its shared sampled k-gram, read from
+                        // the full prints, must confirm the pair.
+                        Id::Si if !vocabulary_counts => {
+                            if engine
+                                .score_hot(algo, &doc.hot, &other.hot)
+                                .is_some_and(|score| score.passes(floors.get(algo)))
+                            {
+                                to_confirm.insert(algo);
+                            }
+                            false
+                        }
                         _ => engine
                             .score_hot(algo, &doc.hot, &other.hot)
                             .is_some_and(|score| score.passes(floors.get(algo))),
@@ -189,8 +203,38 @@ impl Library {
         promising
     }
 
+    /// The scores of `id` and `other` (full prints `mine` and `theirs`)
+    /// when their pair is kept: the algorithms of `to_confirm` are scored
+    /// first, and the pair is compared in full (counted in `compared`) only
+    /// when one of them passes its floor (the pair could not be kept
+    /// otherwise).
+    fn verify_pair(
+        &self,
+        engine: &Engine,
+        (id, mine): (DocId, &Fingerprints),
+        (other, theirs): (DocId, &Fingerprints),
+        to_confirm: AlgorithmSet,
+        compared: &AtomicU64,
+    ) -> Option<PairScores> {
+        let floors = &self.config.floors;
+        let worth = to_confirm.is_empty()
+            || to_confirm.iter().any(|algo| {
+                engine
+                    .score(algo, mine, theirs)
+                    .is_some_and(|s| s.passes(floors.get(algo)))
+            });
+        if !worth {
+            return None;
+        }
+        compared.fetch_add(1, Ordering::Relaxed);
+        let scores = engine.compare(mine, theirs);
+        let vocabulary = self.vocabulary_counts(engine, id, other);
+        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores, vocabulary))
+            .then_some(scores)
+    }
+
     /// Whether verified `scores` keep a pair whose candidate check left
-    /// `to_confirm`: one of those signature algorithms passes its floor.
+    /// `to_confirm`: one of those algorithms passes its floor.
     fn confirmed(&self, scores: &PairScores, to_confirm: AlgorithmSet) -> bool {
         to_confirm.is_empty()
             || to_confirm.iter().any(|algo| {
@@ -295,11 +339,7 @@ impl Library {
         outside.sort_unstable();
         outside.dedup();
         let loaded = self.full_prints_of(&outside, source)?;
-        self.compared += promising
-            .iter()
-            .flatten()
-            .filter(|(other, _)| batch.contains_key(other) || loaded.contains_key(other))
-            .count() as u64;
+        let compared = AtomicU64::new(0);
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .zip(promising)
@@ -309,17 +349,21 @@ impl Library {
                     .into_iter()
                     .filter_map(|(other, to_confirm)| {
                         let theirs = batch.get(&other).or_else(|| loaded.get(&other))?;
-                        let scores = engine.compare(mine, theirs);
-                        let vocabulary = self.vocabulary_counts(engine, id, other);
-                        (self.confirmed(&scores, to_confirm)
-                            && self.passes_floor(&scores, vocabulary))
-                        .then_some((other, scores))
+                        let scores = self.verify_pair(
+                            engine,
+                            (id, mine),
+                            (other, theirs),
+                            to_confirm,
+                            &compared,
+                        )?;
+                        Some((other, scores))
                     })
                     .collect();
                 (id, verified)
             })
             .collect();
         drop(loaded);
+        self.compared += compared.into_inner();
         for (id, verified) in results {
             self.add_pairs(id, verified);
         }
@@ -388,11 +432,7 @@ impl Library {
         others.sort_unstable();
         others.dedup();
         full.extend(self.full_prints_of(&others, source)?);
-        self.compared += gathered
-            .iter()
-            .flat_map(|(_, fresh)| fresh)
-            .filter(|(other, _)| full.contains_key(other))
-            .count() as u64;
+        let compared = AtomicU64::new(0);
         let verified: Vec<Verified> = ids
             .par_iter()
             .zip(&gathered)
@@ -401,16 +441,21 @@ impl Library {
                 fresh
                     .iter()
                     .filter_map(|&(other, to_confirm)| {
-                        let scores = engine.compare(mine, full.get(&other)?);
-                        let vocabulary = self.vocabulary_counts(engine, id, other);
-                        (self.confirmed(&scores, to_confirm)
-                            && self.passes_floor(&scores, vocabulary))
-                        .then_some((other, scores))
+                        let theirs = full.get(&other)?;
+                        let scores = self.verify_pair(
+                            engine,
+                            (id, mine),
+                            (other, theirs),
+                            to_confirm,
+                            &compared,
+                        )?;
+                        Some((other, scores))
                     })
                     .collect()
             })
             .collect();
         drop(full);
+        self.compared += compared.into_inner();
         for ((id, (promising, _)), verified) in ids.into_iter().zip(gathered).zip(verified) {
             let still: HashMap<DocId, AlgorithmSet> = promising.into_iter().collect();
             let stale: Vec<DocId> = self

@@ -32,12 +32,17 @@ pub fn scan(
     let root = open_folder(dir)?;
     let mut report = scan_report(config, &root, options)?;
     report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
-    let out = match format {
-        Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &settings(config).0)?,
-        Format::Csv => report::csv(&report)?,
-    };
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    // JSON and CSV are written as they are made: a report of millions of
+    // pairs is not held whole in memory first.
+    let stdout = std::io::stdout().lock();
+    match format {
+        Format::Text => {
+            let mut stdout = stdout;
+            stdout.write_all(report::text(&report).as_bytes())?;
+        }
+        Format::Json => report::json_to(stdout, &report, &root, &settings(config).0)?,
+        Format::Csv => report::csv_to(stdout, &report)?,
+    }
     Ok(())
 }
 

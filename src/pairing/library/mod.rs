@@ -208,6 +208,11 @@ impl Library {
         self.graph.table().rows().map(|r| (r.a, r.b, r.scores()))
     }
 
+    /// Every kept pair's ids (a < b), without building its scores.
+    pub fn pair_ids(&self) -> impl Iterator<Item = (DocId, DocId)> + '_ {
+        self.graph.table().rows().map(|r| (r.a, r.b))
+    }
+
     /// How many pairs are kept.
     pub fn pair_count(&self) -> usize {
         self.graph.len()

@@ -350,7 +350,16 @@ pub fn scan_folder_with(
                 PrintOptions::default(),
                 &hooks.limits,
                 sampling,
-            );
+            )
+            // Only the fingerprints and samples are kept: holding every
+            // file's text until all are read would hold the whole folder
+            // (the few with boilerplate are read again).
+            .map(|read| Kept {
+                encoding: read.encoding,
+                fingerprints: read.printed.fingerprints,
+                shingles: read.printed.shingles,
+                samples: read.sampled.map(|taken| taken.samples),
+            });
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -369,11 +378,9 @@ pub fn scan_folder_with(
     for (file, result) in results {
         let (encoding, skipped) = match result {
             Ok(read) => {
-                let printed = read.printed;
-                indexed.push((file.doc.clone(), printed.fingerprints, printed.shingles));
-                // The text is read again for the few with boilerplate.
-                if let Some(taken) = read.sampled {
-                    sampled.insert(file.doc.clone(), taken.samples);
+                indexed.push((file.doc.clone(), read.fingerprints, read.shingles));
+                if let Some(samples) = read.samples {
+                    sampled.insert(file.doc.clone(), samples);
                     files_of.insert(&file.doc, &file.path);
                 }
                 (Some(read.encoding.to_owned()), None)
@@ -405,6 +412,8 @@ pub fn scan_folder_with(
         ),
         None => BoilerplateReport::default(),
     };
+    // The learner's samples are not needed to pair the documents.
+    drop((sampled, files_of));
     // One batch into an empty library: no document was added before, so
     // no fingerprints are read back.
     let mut library = Library::new(engine, config);
@@ -418,6 +427,15 @@ pub fn scan_folder_with(
         boilerplate,
         only_relations: None,
     }
+}
+
+/// What a one-shot scan keeps of a file it read: no text.
+struct Kept {
+    encoding: &'static str,
+    fingerprints: Fingerprints,
+    shingles: usize,
+    /// Its samples for the boilerplate learner, when it was sampled.
+    samples: Option<DocSamples>,
 }
 
 /// Documents the learner takes at a time in a one-shot scan.

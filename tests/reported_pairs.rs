@@ -108,3 +108,54 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
     assert!(report.pair(&quoting, &moby).is_none());
     assert_eq!(report.pairs().len(), 1);
 }
+
+/// `si` alone keeps no pair: Emma's first chapter with 150 of Moby-Dick's
+/// words inside is of Moby-Dick's first chapter's size and shares a
+/// sampled passage with it, which passes Roth's test (closeness 0.76, one
+/// sampled k-gram in common), but nothing else is near: the pair is
+/// neither kept nor printed. An edited copy of Emma, which si finds too,
+/// is kept with si among the algorithms that call it a duplicate.
+#[test]
+fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let moby = chapter("moby/moby-dick-ch1.txt");
+    let words: Vec<&str> = moby.split_whitespace().collect();
+    let quote = words[400..550].join(" ");
+    let emma = chapter("austen/emma-ch1.txt");
+    let (head, tail) = emma.split_at(emma.len() / 2);
+    let cut = head.rfind(' ').unwrap();
+    let quoting = format!("{}\n\n{quote}\n\n{}{tail}", &head[..cut], &head[cut..]);
+    let edited = emma.replacen("Woodhouse", "Woodhowse", 1);
+    std::fs::write(dir.path().join("moby.txt"), &moby).unwrap();
+    std::fs::write(dir.path().join("emma-quoting.txt"), &quoting).unwrap();
+    std::fs::write(dir.path().join("emma-edited.txt"), &edited).unwrap();
+    let engine = Engine::default();
+    let print = |text: &str| engine.fingerprint(&engine.analyze(text), engine.reference_weights());
+    let si = engine
+        .score(AlgorithmId::Si, &print(&moby), &print(&quoting))
+        .unwrap();
+    assert!(
+        si.passes(engine.config().thresholds.get(AlgorithmId::Si)),
+        "si alone calls the quoting pair similar (the case under test): {si:?}"
+    );
+    let report = scan_folder(
+        dir.path(),
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        ClusterSpec::from_engine(&engine),
+    );
+    assert!(!kept(&report, "emma-quoting.txt", "moby.txt"));
+    let pairs = report.pairs();
+    assert!(
+        pairs
+            .iter()
+            .all(|p| p.a.to_string() != "emma-quoting.txt" || p.b.to_string() != "moby.txt"),
+        "not printed"
+    );
+    let copy = pairs
+        .iter()
+        .find(|p| p.a.to_string() == "emma-edited.txt" && p.b.to_string() == "emma-quoting.txt")
+        .expect("the edited copy and the quoting chapter are a pair");
+    assert!(copy.verdict.passing.contains(&AlgorithmId::Si), "{copy:?}");
+}

@@ -139,6 +139,11 @@ impl PrintSource for MemoryPrints {
 #[derive(Debug, Clone)]
 pub struct Library {
     config: LibraryConfig,
+    /// The share of the smaller document's shingles in the larger with
+    /// which `si` alone keeps a pair: the engine's `related` share, so
+    /// that si keeps the related pairs it finds (texts quoting each
+    /// other) and no pair that merely shares a quotation.
+    si_alone_containment: f64,
     registry: Registry,
     tables: CandidateTables,
     graph: PairGraph,
@@ -165,6 +170,7 @@ impl Library {
         );
         Self {
             config,
+            si_alone_containment: engine.config().fusion_rule().relations.related,
             registry: Registry::default(),
             tables,
             graph: PairGraph::default(),

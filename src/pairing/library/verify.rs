@@ -40,21 +40,29 @@ fn distinct(ids: &[DocId]) -> Vec<DocId> {
 
 impl Library {
     /// Whether verified `scores` keep a pair: an algorithm other than
-    /// `si` passes its floor, or containment reaches the containment floor.
-    /// `si` alone never keeps a pair: two texts of one size that share a
+    /// `si` passes its floor, containment reaches the containment floor,
+    /// or `si` passes its floor where the two share text in substance
+    /// (the smaller's containment reaches the `related` share, when
+    /// shingle is scored). `si` on
+    /// its own does not keep a pair: two texts of one size that share a
     /// single sampled passage (a quotation) pass Roth's test, and among
-    /// many texts of one size that is about two unrelated pairs per
-    /// document; a pair si finds is kept when another family is near too
-    /// (an edited copy, a part inside its whole), and si's score is then
-    /// judged with the others.
+    /// many texts of one size that is much noise; a pair si finds is kept
+    /// when another algorithm is near too (an edited copy, a part inside
+    /// its whole) or it is a related pair, and si's score is then judged
+    /// with the others.
     pub fn passes_floor(&self, scores: &PairScores) -> bool {
-        scores
-            .iter()
-            .any(|(&id, s)| id != AlgorithmId::Si && s.passes(self.config.floors.get(id)))
-            || scores
-                .get(&AlgorithmId::Shingle)
-                .and_then(Score::containment)
-                .is_some_and(|c| c >= self.config.containment_floor)
+        let floors = &self.config.floors;
+        let containment = scores
+            .get(&AlgorithmId::Shingle)
+            .and_then(Score::containment);
+        scores.iter().any(|(&id, s)| match id {
+            // Without shingle (`--algorithms si`) nothing else can tell.
+            AlgorithmId::Si => {
+                s.passes(floors.get(id))
+                    && containment.is_none_or(|c| c >= self.si_alone_containment)
+            }
+            _ => s.passes(floors.get(id)),
+        }) || containment.is_some_and(|c| c >= self.config.containment_floor)
     }
 
     /// The full fingerprints of `ids` (documents this library holds) from

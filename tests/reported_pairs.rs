@@ -150,12 +150,12 @@ fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
     assert!(
         pairs
             .iter()
-            .all(|p| p.a.to_string() != "emma-quoting.txt" || p.b.to_string() != "moby.txt"),
+            .all(|p| p.a != "emma-quoting.txt" || p.b != "moby.txt"),
         "not printed"
     );
     let copy = pairs
         .iter()
-        .find(|p| p.a.to_string() == "emma-edited.txt" && p.b.to_string() == "emma-quoting.txt")
+        .find(|p| p.a == "emma-edited.txt" && p.b == "emma-quoting.txt")
         .expect("the edited copy and the quoting chapter are a pair");
     assert!(copy.verdict.passing.contains(&AlgorithmId::Si), "{copy:?}");
 }

@@ -288,7 +288,7 @@ pub fn csv(report: &ScanReport) -> Result<String> {
     Ok(String::from_utf8(out).expect("CSV of UTF-8 fields is UTF-8"))
 }
 
-/// [`csv`] written to `out` a row at a time.
+/// [`csv()`] written to `out` a row at a time.
 pub fn csv_to(out: impl Write, report: &ScanReport) -> Result<()> {
     let clusters = report.cluster_paths();
     let ids = ClusterIds::new(&clusters);

@@ -40,10 +40,25 @@ pub fn scan(
             let mut stdout = stdout;
             stdout.write_all(report::text(&report).as_bytes())?;
         }
-        Format::Json => report::json_to(stdout, &report, &root, &settings(config).0)?,
-        Format::Csv => report::csv_to(stdout, &report)?,
+        Format::Json => {
+            report::json_to(stdout, &report, &root, &settings(config).0).map_err(write_error)?
+        }
+        Format::Csv => report::csv_to(stdout, &report).map_err(write_error)?,
     }
     Ok(())
+}
+
+/// A report's failure to be written, its I/O error as itself (a closed
+/// pipe then ends the command quietly, see `main`).
+fn write_error(err: report::ReportError) -> anyhow::Error {
+    match err {
+        report::ReportError::Json(e) if e.is_io() => std::io::Error::from(e).into(),
+        report::ReportError::Csv(e) if e.is_io_error() => match e.into_kind() {
+            csv::ErrorKind::Io(io) => io.into(),
+            kind => anyhow::anyhow!("cannot write the report as CSV: {kind:?}"),
+        },
+        other => other.into(),
+    }
 }
 
 /// The curator's ruling on one passage of the boilerplate list (1-based,

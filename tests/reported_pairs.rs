@@ -159,3 +159,37 @@ fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
         .expect("the edited copy and the quoting chapter are a pair");
     assert!(copy.verdict.passing.contains(&AlgorithmId::Si), "{copy:?}");
 }
+
+/// `si` alone keeps a pair whose texts share text in substance: with 300
+/// of Moby-Dick's words inside Emma's chapter (14 % of Moby-Dick's
+/// shingles, below the containment floor of 15 %, above the `related`
+/// share of 12 %), si's verdict keeps the pair and it is printed.
+#[test]
+fn si_alone_keeps_a_pair_sharing_text_in_substance() {
+    let dir = tempfile::tempdir().unwrap();
+    let moby = chapter("moby/moby-dick-ch1.txt");
+    let words: Vec<&str> = moby.split_whitespace().collect();
+    let quote = words[400..700].join(" ");
+    let emma = chapter("austen/emma-ch1.txt");
+    let (head, tail) = emma.split_at(emma.len() / 2);
+    let cut = head.rfind(' ').unwrap();
+    let quoting = format!("{}\n\n{quote}\n\n{}{tail}", &head[..cut], &head[cut..]);
+    std::fs::write(dir.path().join("moby.txt"), &moby).unwrap();
+    std::fs::write(dir.path().join("emma-quoting.txt"), &quoting).unwrap();
+    let engine = Engine::default();
+    let report = scan_folder(
+        dir.path(),
+        &engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        ClusterSpec::from_engine(&engine),
+    );
+    let pairs = report.pairs();
+    assert_eq!(pairs.len(), 1, "the pair is kept and printed");
+    let containment = pairs[0].verdict.containment.unwrap();
+    assert!(
+        (0.12..0.15).contains(&containment),
+        "below the containment floor (the case under test): {containment}"
+    );
+    assert_eq!(pairs[0].verdict.passing, vec![AlgorithmId::Si]);
+}

@@ -1,15 +1,25 @@
 //! The folder index's boilerplate: the learner kept equal to the indexed
 //! documents (built from their stored samples when a change first needs
-//! it), the documents whose spans a change moved read again and
-//! fingerprinted over their new body, and the report of what is learned,
-//! read from the store alone.
+//! it), the documents whose spans a change moved fingerprinted again over
+//! their new body, and the report of what is learned, read from the store
+//! alone.
+//!
+//! A document that carries boilerplate, or a passage the curator overruled,
+//! keeps its decoded text in the store ([`FolderIndex::keeps_text`]): a
+//! ruling moves only such documents' spans, so overruling a passage, or
+//! restoring it, fingerprints them again from their kept text without
+//! opening a file of the folder. A document without a kept text (its spans
+//! moved because others arrived, or its text failed its checksum) is read
+//! again from its file.
 
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
+use crate::engine::fingerprinter::PrintOptions;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{config_of, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
+use crate::runtime::reading::print_text_sampled;
 use crate::runtime::store::OverruledPassage;
 use crate::runtime::store::StoreError;
 
@@ -72,35 +82,97 @@ impl FolderIndex {
         Ok(spans)
     }
 
-    /// Read again every document whose spans moved and fingerprint it over
-    /// its new body (through the same path as a changed file).
+    /// Fingerprint again, over its new body, every document whose spans
+    /// moved: from its kept text when it has one, else read from its file
+    /// (through the same path as a changed file).
     pub(super) fn settle_boilerplate(&mut self) -> Result<Vec<super::FileChange>> {
         let mut changes = Vec::new();
         for _ in 0..RESPAN_ROUNDS {
             let queued = std::mem::take(&mut self.respan);
-            let entries: Vec<FileEntry> = queued
-                .into_iter()
-                .filter_map(|doc| {
-                    let identity = (*self.stored.get(&doc)?)?;
-                    self.library.id_of(&doc)?;
-                    Some(FileEntry {
-                        path: self.path_of(&doc),
-                        doc,
-                        bytes: identity.size,
-                        identity,
-                    })
-                })
-                .collect();
-            if entries.is_empty() {
+            let mut kept = Vec::new();
+            let mut entries = Vec::new();
+            for doc in queued {
+                let Some(Some(identity)) = self.stored.get(&doc).copied() else {
+                    continue;
+                };
+                if self.library.id_of(&doc).is_none() {
+                    continue;
+                }
+                let entry = FileEntry {
+                    path: self.path_of(&doc),
+                    doc,
+                    bytes: identity.size,
+                    identity,
+                };
+                match self.from_kept_text(&entry)? {
+                    Some(ingested) => kept.push(ingested),
+                    None => entries.push(entry),
+                }
+            }
+            if kept.is_empty() && entries.is_empty() {
                 break;
             }
             tracing::debug!(
-                documents = entries.len(),
-                "boilerplate moved: reading again"
+                from_kept_text = kept.len(),
+                read = entries.len(),
+                "boilerplate moved: fingerprinting again"
             );
-            changes.extend(self.read_and_commit(entries)?);
+            let mut ingested = self.ingest_all(entries);
+            ingested.extend(kept);
+            // Committed by path, as a reconcile commits its files.
+            ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
+            changes.extend(self.commit_all(ingested)?);
         }
         Ok(changes)
+    }
+
+    /// Whether a document keeps its text in the store: it has boilerplate
+    /// `spans`, or holds a shingle the curator overruled (restoring the
+    /// passage gives it spans again). Rulings only move such documents.
+    pub(super) fn keeps_text(&self, samples: &DocSamples, spans: &[Span]) -> bool {
+        if !spans.is_empty() {
+            return true;
+        }
+        let Some(learner) = &self.learner else {
+            return false;
+        };
+        let overruled = learner.overruled();
+        !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
+    }
+
+    /// `entry`'s document fingerprinted and sampled again from its kept
+    /// text, as reading its file gave them (its stored identity, content
+    /// hash and encoding stand: the text is what they describe); `None`
+    /// when no usable text is kept (or the file would now be read a piece
+    /// at a time) and the file must be read.
+    fn from_kept_text(&self, entry: &FileEntry) -> Result<Option<super::sync::Ingested>> {
+        if self.read_limits.is_big(entry.bytes) {
+            return Ok(None);
+        }
+        let Some(text) = self.store.text_of(&entry.doc)? else {
+            return Ok(None);
+        };
+        let Some(mut record) = self.store.document(&entry.doc)? else {
+            return Ok(None);
+        };
+        let options = PrintOptions {
+            count_all_shingles: true,
+        };
+        let library = self.library.config();
+        let weights = self.engine.reference_weights();
+        let (printed, sampled) = print_text_sampled(text, &self.engine, weights, options, library);
+        record.identity = entry.identity;
+        record.fingerprints = Some(printed.fingerprints);
+        record.shingles = printed.all_shingles.unwrap_or_default() as u32;
+        record.entry = None;
+        record.boilerplate = None;
+        record.text = None;
+        Ok(Some(super::sync::Ingested {
+            entry: entry.clone(),
+            record,
+            changed: false,
+            learned: Some((sampled.text, sampled.samples)),
+        }))
     }
 
     /// [`FolderIndex::boilerplate_report`], kept until the learned
@@ -159,10 +231,9 @@ impl FolderIndex {
 
     /// The curator's "not boilerplate" on a learned `passage` (`overrule`
     /// true), or its undoing (false): recorded in the store and applied at
-    /// once. The documents whose spans move are read again and
-    /// fingerprinted over their new body: the store keeps their
-    /// fingerprints and sampled shingles, not their words, and a body's
-    /// fingerprints need every word of it. Returns what changed.
+    /// once. The documents whose spans move (those holding the passage)
+    /// are fingerprinted again over their new body from their kept texts,
+    /// without opening their files. Returns what changed.
     pub fn overrule_passage(
         &mut self,
         passage: &PassageSummary,

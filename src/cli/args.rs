@@ -231,7 +231,8 @@ pub enum Command {
         boilerplate_dir: Option<PathBuf>,
         /// Rule that passage N of the list is not boilerplate: it is left
         /// in every document again (kept in the index; the documents it
-        /// moves are read again).
+        /// moves are fingerprinted again from the texts the index keeps,
+        /// without reading a file).
         #[arg(long, value_name = "N", conflicts_with_all = ["no_index", "restore"])]
         overrule: Option<usize>,
         /// Undo the overrule of passage N of the list.

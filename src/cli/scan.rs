@@ -84,7 +84,7 @@ pub fn boilerplate(
         }
         let changes = index.overrule_passage(passage, overrule)?;
         eprintln!(
-            "doppel: passage {n} {}; {} read again",
+            "doppel: passage {n} {}; {} fingerprinted again",
             if overrule {
                 "overruled: not boilerplate"
             } else {

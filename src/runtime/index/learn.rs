@@ -104,7 +104,7 @@ impl FolderIndex {
                     bytes: identity.size,
                     identity,
                 };
-                match self.from_kept_text(&entry)? {
+                match self.reprint_kept_text(&entry)? {
                     Some(ingested) => kept.push(ingested),
                     None => entries.push(entry),
                 }
@@ -113,7 +113,7 @@ impl FolderIndex {
                 break;
             }
             tracing::debug!(
-                from_kept_text = kept.len(),
+                reprint_kept_text = kept.len(),
                 read = entries.len(),
                 "boilerplate moved: fingerprinting again"
             );
@@ -145,7 +145,7 @@ impl FolderIndex {
     /// hash and encoding stand: the text is what they describe); `None`
     /// when no usable text is kept (or the file would now be read a piece
     /// at a time) and the file must be read.
-    fn from_kept_text(&self, entry: &FileEntry) -> Result<Option<super::sync::Ingested>> {
+    fn reprint_kept_text(&self, entry: &FileEntry) -> Result<Option<super::sync::Ingested>> {
         if self.read_limits.is_big(entry.bytes) {
             return Ok(None);
         }

@@ -678,3 +678,65 @@ fn a_corrupt_kept_text_is_read_from_its_file_instead() {
     fresh.reconcile().unwrap();
     assert_eq!(state(&index), state(&fresh));
 }
+
+/// A document that arrives while the passages it carries are overruled
+/// (so it has no boilerplate) keeps its text too: restoring them moves it,
+/// and still reads no file.
+#[test]
+fn a_document_arriving_under_an_overrule_is_restored_without_reading_it() {
+    use doppel::runtime::index::FileChange;
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let at = tmp.path().join("index.sqlite");
+    write(library, &dir, |_| true);
+    let (mut index, reads) = counted(&dir, &at);
+    index.reconcile().unwrap();
+    let passages = index.boilerplate_report().unwrap().passages;
+    let late = passages.iter().max_by_key(|p| p.words).unwrap().members[0].clone();
+    // Overrule what `late` holds until it has no boilerplate left (the
+    // licences' shared sentences come up as passages of their own).
+    let mut overruled = Vec::new();
+    for _ in 0..5 {
+        let holding: Vec<_> = index
+            .boilerplate_report()
+            .unwrap()
+            .learned()
+            .filter(|p| p.members.contains(&late))
+            .cloned()
+            .collect();
+        for passage in &holding {
+            index.overrule_passage(passage, true).unwrap();
+        }
+        overruled.extend(holding);
+    }
+    let file = dir.join(late.to_relative_path());
+    let text = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    index.reconcile().unwrap();
+    std::fs::write(&file, text).unwrap();
+    index.reconcile().unwrap();
+    let report = index.boilerplate_report().unwrap();
+    assert!(
+        !report.documents.contains_key(&late),
+        "{late} has no boilerplate now: {overruled:#?}"
+    );
+    let read = reads.load(Ordering::SeqCst);
+    let mut moved = false;
+    for passage in overruled.iter().rev() {
+        let changes = ruled_without_the_folder(&mut index, &dir, passage, false);
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            read,
+            "files read: {changes:?}"
+        );
+        moved |= changes
+            .iter()
+            .any(|c| matches!(c, FileChange::Indexed { path } if *path == late));
+    }
+    assert!(moved, "{late} has its boilerplate back");
+    drop(index);
+    let (report, read) = indexed(&dir, &at);
+    assert_eq!(read, 0);
+    assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
+}

@@ -12,20 +12,29 @@
 //! moved because others arrived, or its text failed its checksum) is read
 //! again from its file.
 
+use rayon::prelude::*;
+
+use super::sync::Ingested;
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
 use crate::engine::fingerprinter::PrintOptions;
+use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
+use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{config_of, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
 use crate::runtime::reading::print_text_sampled;
-use crate::runtime::store::OverruledPassage;
 use crate::runtime::store::StoreError;
+use crate::runtime::store::{DocRecord, DocStatus, KeptText, OverruledPassage};
 
-/// Rounds of re-reading documents whose spans moved; each round's reads
-/// change no samples, so one round settles it, the rest is a guard.
+/// Rounds of fingerprinting again documents whose spans moved; each
+/// round's reads change no samples, so one round settles it, the rest is a
+/// guard.
 const RESPAN_ROUNDS: usize = 4;
+
+/// Documents fingerprinted again at a time (their texts are held together).
+const REPRINT_CHUNK: usize = 64;
 
 impl FolderIndex {
     /// Whether documents are fingerprinted without learned boilerplate.
@@ -83,45 +92,57 @@ impl FolderIndex {
     }
 
     /// Fingerprint again, over its new body, every document whose spans
-    /// moved: from its kept text when it has one, else read from its file
-    /// (through the same path as a changed file).
+    /// moved: from its kept text when it has one (in parallel), else read
+    /// from its file (through the same path as a changed file). A chunk at
+    /// a time, committed by path as a reconcile commits its files.
     pub(super) fn settle_boilerplate(&mut self) -> Result<Vec<super::FileChange>> {
         let mut changes = Vec::new();
         for _ in 0..RESPAN_ROUNDS {
-            let queued = std::mem::take(&mut self.respan);
-            let mut kept = Vec::new();
-            let mut entries = Vec::new();
-            for doc in queued {
-                let Some(Some(identity)) = self.stored.get(&doc).copied() else {
-                    continue;
-                };
-                if self.library.id_of(&doc).is_none() {
-                    continue;
-                }
-                let entry = FileEntry {
-                    path: self.path_of(&doc),
-                    doc,
-                    bytes: identity.size,
-                    identity,
-                };
-                match self.reprint_kept_text(&entry)? {
-                    Some(ingested) => kept.push(ingested),
-                    None => entries.push(entry),
-                }
-            }
-            if kept.is_empty() && entries.is_empty() {
+            let queued: Vec<FileEntry> = std::mem::take(&mut self.respan)
+                .into_iter()
+                .filter_map(|doc| {
+                    let identity = (*self.stored.get(&doc)?)?;
+                    self.library.id_of(&doc)?;
+                    Some(FileEntry {
+                        path: self.path_of(&doc),
+                        doc,
+                        bytes: identity.size,
+                        identity,
+                    })
+                })
+                .collect();
+            if queued.is_empty() {
                 break;
             }
-            tracing::debug!(
-                reprint_kept_text = kept.len(),
-                read = entries.len(),
-                "boilerplate moved: fingerprinting again"
-            );
-            let mut ingested = self.ingest_all(entries);
-            ingested.extend(kept);
-            // Committed by path, as a reconcile commits its files.
-            ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
-            changes.extend(self.commit_all(ingested)?);
+            for chunk in queued.chunks(REPRINT_CHUNK) {
+                let mut kept = Vec::new();
+                let mut to_read = Vec::new();
+                for entry in chunk {
+                    // A file now read a piece at a time takes no part in
+                    // learning: its file decides.
+                    let text = match self.read_limits.is_big(entry.bytes) {
+                        true => None,
+                        false => self.store.kept_text(&entry.doc)?,
+                    };
+                    match text {
+                        Some(text) => kept.push((entry.clone(), text)),
+                        None => to_read.push(entry.clone()),
+                    }
+                }
+                tracing::debug!(
+                    from_kept_texts = kept.len(),
+                    read = to_read.len(),
+                    "boilerplate moved: fingerprinting again"
+                );
+                let (engine, library) = (&self.engine, self.library.config());
+                let mut ingested: Vec<Ingested> = kept
+                    .into_par_iter()
+                    .map(|(entry, text)| reprint(engine, library, entry, text))
+                    .collect();
+                ingested.extend(self.ingest_all(to_read));
+                ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
+                changes.extend(self.commit_all(ingested)?);
+            }
         }
         Ok(changes)
     }
@@ -138,41 +159,6 @@ impl FolderIndex {
         };
         let overruled = learner.overruled();
         !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
-    }
-
-    /// `entry`'s document fingerprinted and sampled again from its kept
-    /// text, as reading its file gave them (its stored identity, content
-    /// hash and encoding stand: the text is what they describe); `None`
-    /// when no usable text is kept (or the file would now be read a piece
-    /// at a time) and the file must be read.
-    fn reprint_kept_text(&self, entry: &FileEntry) -> Result<Option<super::sync::Ingested>> {
-        if self.read_limits.is_big(entry.bytes) {
-            return Ok(None);
-        }
-        let Some(text) = self.store.text_of(&entry.doc)? else {
-            return Ok(None);
-        };
-        let Some(mut record) = self.store.document(&entry.doc)? else {
-            return Ok(None);
-        };
-        let options = PrintOptions {
-            count_all_shingles: true,
-        };
-        let library = self.library.config();
-        let weights = self.engine.reference_weights();
-        let (printed, sampled) = print_text_sampled(text, &self.engine, weights, options, library);
-        record.identity = entry.identity;
-        record.fingerprints = Some(printed.fingerprints);
-        record.shingles = printed.all_shingles.unwrap_or_default() as u32;
-        record.entry = None;
-        record.boilerplate = None;
-        record.text = None;
-        Ok(Some(super::sync::Ingested {
-            entry: entry.clone(),
-            record,
-            changed: false,
-            learned: Some((sampled.text, sampled.samples)),
-        }))
     }
 
     /// [`FolderIndex::boilerplate_report`], kept until the learned
@@ -267,6 +253,43 @@ impl FolderIndex {
         tracing::info!(overrule, moved = moved.len(), "boilerplate overruled");
         self.respan.extend(moved);
         self.settle_boilerplate()
+    }
+}
+
+/// `entry`'s document fingerprinted and sampled again from its kept
+/// `text`, as reading its file gave them (its stored identity, content hash
+/// and encoding stand: the text is what they describe).
+fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: KeptText) -> Ingested {
+    let options = PrintOptions {
+        count_all_shingles: true,
+    };
+    let (printed, sampled) = print_text_sampled(
+        kept.text,
+        engine,
+        engine.reference_weights(),
+        options,
+        library,
+    );
+    let record = DocRecord {
+        id: None,
+        path: entry.doc.clone(),
+        identity: entry.identity,
+        content_hash: kept.content_hash,
+        first_seen_ns: 0,
+        status: DocStatus::Indexed,
+        encoding: kept.encoding,
+        fingerprints: Some(printed.fingerprints),
+        terms: Vec::new(),
+        shingles: printed.all_shingles.unwrap_or_default() as u32,
+        entry: None,
+        boilerplate: None,
+        text: None,
+    };
+    Ingested {
+        entry,
+        record,
+        changed: false,
+        learned: Some((sampled.text, sampled.samples)),
     }
 }
 

@@ -90,7 +90,7 @@ pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId,
     StoredBoilerplate, ENTRY_FORMAT,
 };
-pub use texts::StoredText;
+pub use texts::{KeptText, StoredText};
 
 use codec::collect_rows;
 use error::Context;

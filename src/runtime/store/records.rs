@@ -70,7 +70,7 @@ pub struct DocRecord {
     /// The decoded text it was fingerprinted from, kept when it carries
     /// boilerplate (`None`: none kept). Written by
     /// [`super::Store::upsert_document`]; reading documents leaves it
-    /// `None` ([`super::Store::text_of`] reads it).
+    /// `None` ([`super::Store::kept_text`] reads it).
     pub text: Option<super::StoredText>,
 }
 

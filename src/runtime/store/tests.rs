@@ -184,13 +184,14 @@ fn a_kept_text_round_trips_and_a_corrupt_one_reads_as_missing() {
             &[],
         )
         .unwrap();
-    assert_eq!(store.text_of(&a).unwrap().as_deref(), Some(text.as_str()));
+    let read = store.kept_text(&a).unwrap().unwrap();
+    assert_eq!((read.text.as_str(), read.content_hash), (text.as_str(), 1));
     assert_eq!(store.text_totals().unwrap().0, 1);
     store
         .conn
         .execute("UPDATE document_texts SET checksum = checksum + 1", [])
         .unwrap();
-    assert_eq!(store.text_of(&a).unwrap(), None);
+    assert_eq!(store.kept_text(&a).unwrap(), None);
     // Written again without boilerplate: the text goes with its row's.
     store.upsert_document(&doc(b"a.txt"), &[]).unwrap();
     assert_eq!(store.text_totals().unwrap(), (0, 0));

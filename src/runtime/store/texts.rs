@@ -55,6 +55,18 @@ impl std::fmt::Debug for StoredText {
     }
 }
 
+/// A kept text as read back, with what the document's row says of the
+/// file it was decoded from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptText {
+    /// The decoded text.
+    pub text: String,
+    /// The hash of the file's bytes it was decoded from.
+    pub content_hash: u64,
+    /// The encoding it was decoded from.
+    pub encoding: Option<String>,
+}
+
 /// The checksum stored beside a compressed text.
 fn checksum(blob: &[u8]) -> u64 {
     crate::hash::hash64(blob, TEXT_CHECKSUM_SEED)
@@ -83,29 +95,38 @@ pub(super) fn write_text_in(
 }
 
 impl Store {
-    /// The decoded text `doc` was last fingerprinted from, if kept. A blob
-    /// that fails its checksum or does not decompress to UTF-8 is `None`
-    /// (logged): the caller reads the file.
-    pub fn text_of(&self, doc: &DocPath) -> Result<Option<String>> {
-        let row: Option<(Vec<u8>, i64)> = self
+    /// The decoded text `doc` was last fingerprinted from, if kept, with
+    /// what its row says of the file it was decoded from. A blob that fails
+    /// its checksum or does not decompress to UTF-8 is `None` (logged): the
+    /// caller reads the file.
+    pub fn kept_text(&self, doc: &DocPath) -> Result<Option<KeptText>> {
+        let row: Option<(Vec<u8>, i64, i64, Option<String>)> = self
             .conn
             .prepare_cached(
-                "SELECT t.text, t.checksum FROM documents d \
+                "SELECT t.text, t.checksum, d.content_hash, d.encoding FROM documents d \
                  JOIN document_texts t ON t.id = d.id WHERE d.path = ?1",
             )
             .and_then(|mut s| {
-                s.query_row([doc.as_bytes()], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()
+                s.query_row([doc.as_bytes()], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
+                .optional()
             })
             .ctx(&self.path, format_args!("read the text of {doc}"))?;
-        let Some((blob, sum)) = row else {
+        let Some((blob, sum, content_hash, encoding)) = row else {
             return Ok(None);
         };
         let problem = if u64_from_sql(sum) != checksum(&blob) {
             "fails its checksum".to_owned()
         } else {
             match zstd::stream::decode_all(blob.as_slice()).map(String::from_utf8) {
-                Ok(Ok(text)) => return Ok(Some(text)),
+                Ok(Ok(text)) => {
+                    return Ok(Some(KeptText {
+                        text,
+                        content_hash: u64_from_sql(content_hash),
+                        encoding,
+                    }))
+                }
                 Ok(Err(_)) => "is not UTF-8".to_owned(),
                 Err(e) => format!("does not decompress: {e}"),
             }

@@ -118,7 +118,9 @@ fn rule(state: &mut AppState, out: &mut Vec<Command>) {
         Level::Info,
         match overrule {
             true => format!("not boilerplate: \"{words}\" (its documents are fingerprinted again)"),
-            false => format!("boilerplate again: \"{words}\" (its documents are fingerprinted again)"),
+            false => {
+                format!("boilerplate again: \"{words}\" (its documents are fingerprinted again)")
+            }
         },
     );
 }

@@ -76,6 +76,25 @@ pub fn fixture() -> Fixture {
     }
 }
 
+/// `doppel scan --no-index EXTRA FOLDER`'s standard output; the run must
+/// succeed.
+pub fn scan_text(folder: &Path, extra: &[&str]) -> String {
+    let out = stdout_of(
+        doppel()
+            .args(["scan", "--no-index"])
+            .args(extra)
+            .arg(folder),
+    );
+    String::from_utf8(out).unwrap()
+}
+
+/// The same scan's JSON report.
+pub fn scan_json(folder: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&scan_text(folder, &args)).unwrap()
+}
+
 /// `folder` indexed with the default configuration into a store at
 /// `index_path`, every file read.
 pub fn indexed(folder: &Path, index_path: &Path) -> FolderIndex {

@@ -147,7 +147,7 @@ fn scan_report_then(
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), root)?;
+        let index_path = index_path(config, options.decision.index.as_ref(), root)?;
         let (mut index, opened) =
             FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {

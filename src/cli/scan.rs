@@ -104,7 +104,7 @@ pub fn boilerplate(
         }
         let changes = index.overrule_passage(passage, overrule)?;
         eprintln!(
-            "doppel: passage {n} {}; {} read again",
+            "doppel: passage {n} {}; {} fingerprinted again",
             if overrule {
                 "overruled: not boilerplate"
             } else {
@@ -167,7 +167,7 @@ fn scan_report_then(
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), root)?;
+        let index_path = index_path(config, options.decision.index.as_ref(), root)?;
         let (mut index, opened) =
             FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {

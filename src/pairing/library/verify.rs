@@ -41,20 +41,36 @@ fn distinct(ids: &[DocId]) -> Vec<DocId> {
 }
 
 impl Library {
-    /// Whether verified `scores` keep a pair: an algorithm passes its
-    /// floor, or containment reaches the containment floor. With
-    /// `vocabulary_counts` false (two long documents,
-    /// [`LONG_DOCUMENT_SHINGLES`], when another family is computed) the
-    /// SimHash family's floors do not.
+    /// Whether verified `scores` keep a pair: an algorithm other than
+    /// `si` passes its floor, containment reaches the containment floor,
+    /// or `si` passes its floor where the two share text in substance
+    /// (the smaller's containment reaches the `related` share, when
+    /// shingle is scored). `si` on
+    /// its own does not keep a pair: two texts of one size that share a
+    /// single sampled passage (a quotation) pass Roth's test, and among
+    /// many texts of one size that is much noise; a pair si finds is kept
+    /// when another algorithm is near too (an edited copy, a part inside
+    /// its whole) or it is a related pair, and si's score is then judged
+    /// with the others. With `vocabulary_counts` false (two long
+    /// documents, [`LONG_DOCUMENT_SHINGLES`], when another family is
+    /// computed) the SimHash family's floors do not count either.
     pub fn passes_floor(&self, scores: &PairScores, vocabulary_counts: bool) -> bool {
+        let floors = &self.config.floors;
+        let containment = scores
+            .get(&AlgorithmId::Shingle)
+            .and_then(Score::containment);
         scores
             .iter()
             .filter(|(&id, _)| vocabulary_counts || Family::of(id) != Family::Vocabulary)
-            .any(|(&id, s)| s.passes(self.config.floors.get(id)))
-            || scores
-                .get(&AlgorithmId::Shingle)
-                .and_then(Score::containment)
-                .is_some_and(|c| c >= self.config.containment_floor)
+            .any(|(&id, s)| match id {
+                // Without shingle (`--algorithms si`) nothing else can tell.
+                AlgorithmId::Si => {
+                    s.passes(floors.get(id))
+                        && containment.is_none_or(|c| c >= self.si_alone_containment)
+                }
+                _ => s.passes(floors.get(id)),
+            })
+            || containment.is_some_and(|c| c >= self.config.containment_floor)
     }
 
     /// Whether the SimHash family's scores alone may make `a` and `b` a

@@ -162,13 +162,9 @@ fn run(cli: Cli) -> Result<()> {
                 (None, None) => None,
             };
             let options = ScanOptions {
-                cluster_by: None,
-                algorithms: Vec::new(),
-                thresholds: Vec::new(),
-                mode: None,
-                index,
                 no_index,
                 boilerplate_dir,
+                ..ScanOptions::with_index(index)
             };
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{doppel, sample_corpus, stdout_of};
+use common::{doppel, sample_corpus, scan_json, scan_text, stdout_of};
 
 #[test]
 fn scan_json_follows_the_documented_schema() {
@@ -67,22 +67,10 @@ fn scan_json_follows_the_documented_schema() {
 
 #[test]
 fn cluster_by_one_algorithm_and_a_stricter_threshold_split_clusters() {
-    let out = doppel()
-        .args([
-            "scan",
-            "--no-index",
-            "--format",
-            "json",
-            "--cluster-by",
-            "minhash",
-            "--threshold",
-            "minhash=0.95",
-        ])
-        .arg(sample_corpus())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = scan_json(
+        &sample_corpus(),
+        &["--cluster-by", "minhash", "--threshold", "minhash=0.95"],
+    );
     assert_eq!(v["cluster_algorithm"], "minhash");
     assert_eq!(v["thresholds"]["minhash"], 0.95);
     let clusters = v["clusters"].as_array().unwrap();
@@ -174,19 +162,7 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1_naming_the_problem() {
 #[test]
 fn fusion_follows_the_enabled_algorithms_and_says_so() {
     // One voting algorithm: it decides alone, so exact copies still cluster.
-    let stdout = stdout_of(
-        doppel()
-            .args([
-                "scan",
-                "--no-index",
-                "--format",
-                "json",
-                "--algorithms",
-                "minhash",
-            ])
-            .arg(sample_corpus()),
-    );
-    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let v = scan_json(&sample_corpus(), &["--algorithms", "minhash"]);
     // A shared-passages algorithm gives its family's 2 votes.
     assert_eq!(v["fusion"]["votes_needed"], 2);
     assert_eq!(v["fusion"]["voters"], serde_json::json!(["minhash"]));
@@ -203,12 +179,7 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
         "{clusters:?}"
     );
     // The text report states the rule in force.
-    let text = stdout_of(
-        doppel()
-            .args(["scan", "--no-index", "--algorithms", "minhash,si"])
-            .arg(sample_corpus()),
-    );
-    let first = String::from_utf8(text).unwrap();
+    let first = scan_text(&sample_corpus(), &["--algorithms", "minhash,si"]);
     let first = first.lines().next().unwrap();
     assert!(
         first.contains("fusion: minhash alone (only 1 voting algorithm enabled)"),
@@ -216,12 +187,7 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
     );
     assert!(!first.contains(" 0 clusters"), "{first}");
     // All voters enabled: the configured rule, with containment.
-    let stdout = stdout_of(
-        doppel()
-            .args(["scan", "--no-index", "--format", "json"])
-            .arg(sample_corpus()),
-    );
-    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let v = scan_json(&sample_corpus(), &[]);
     assert_eq!(v["fusion"]["votes_needed"], 2);
     assert_eq!(v["fusion"]["containment"], 0.9);
     let rule = v["fusion"]["rule"].as_str().unwrap();
@@ -231,19 +197,10 @@ fn fusion_follows_the_enabled_algorithms_and_says_so() {
     );
     // Only the vocabulary family enabled: it can give 1 vote, so either
     // SimHash decides (not both, they are one family).
-    let stdout = stdout_of(
-        doppel()
-            .args([
-                "scan",
-                "--no-index",
-                "--format",
-                "json",
-                "--algorithms",
-                "simhash,simhash-shingle",
-            ])
-            .arg(sample_corpus()),
+    let v = scan_json(
+        &sample_corpus(),
+        &["--algorithms", "simhash,simhash-shingle"],
     );
-    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     assert_eq!(v["fusion"]["votes_needed"], 1);
     let rule = v["fusion"]["rule"].as_str().unwrap();
     assert!(

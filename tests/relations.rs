@@ -14,6 +14,8 @@ use serde_json::Value;
 
 mod common;
 
+use common::{scan_json, scan_text};
+
 /// The small library written to a temporary folder, and its truth.
 fn library() -> (tempfile::TempDir, Value) {
     let dir = tempfile::tempdir().unwrap();
@@ -22,27 +24,6 @@ fn library() -> (tempfile::TempDir, Value) {
     let truth =
         serde_json::from_str(&std::fs::read_to_string(out.join("truth.json")).unwrap()).unwrap();
     (dir, truth)
-}
-
-fn scan(folder: &Path, extra: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_doppel"))
-        .args(["scan", "--no-index"])
-        .args(extra)
-        .arg(folder)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn scan_json(folder: &Path, extra: &[&str]) -> Value {
-    let mut args = vec!["--format", "json"];
-    args.extend_from_slice(extra);
-    serde_json::from_str(&scan(folder, &args)).unwrap()
 }
 
 fn key(p: &Value) -> (String, String) {
@@ -121,7 +102,7 @@ fn relation_filters_the_pairs_and_csv_carries_the_columns() {
     // Clusters are not filtered.
     assert_eq!(parts["clusters"], two["clusters"]);
 
-    let csv = scan(&folder, &["--format", "csv", "--relation", "related"]);
+    let csv = scan_text(&folder, &["--format", "csv", "--relation", "related"]);
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
     let header: Vec<String> = reader
         .headers()
@@ -140,7 +121,7 @@ fn relation_filters_the_pairs_and_csv_carries_the_columns() {
 
     // The text report lists the related pairs (translations are no
     // duplicates, so no cluster shows them).
-    let text = scan(&folder, &[]);
+    let text = scan_text(&folder, &[]);
     let related: Vec<&str> = text
         .lines()
         .filter(|l| l.trim_start().starts_with("related "))

@@ -252,6 +252,30 @@ fn an_index_of_schema_3_without_boilerplate_is_migrated() {
     assert!(learned.iter().any(|(doc, _)| *doc == COPY), "{learned:?}");
 }
 
+/// An index of schema 4 (boilerplate, no kept texts) opens, is migrated,
+/// and keeps working.
+#[test]
+fn an_index_of_schema_4_without_kept_texts_is_migrated() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    drop(index);
+    {
+        let conn = rusqlite::Connection::open(&f.index).unwrap();
+        conn.execute_batch("DROP TABLE document_texts; PRAGMA user_version = 4;")
+            .unwrap();
+    }
+    let mut index = open(&f);
+    let version: i32 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    index.reconcile().unwrap();
+    assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
+    assert_eq!(index.store().text_totals().unwrap(), (0, 0));
+}
+
 /// Two openers creating the same new index at once, twenty times over:
 /// both get a whole index, and neither takes the other's for a foreign
 /// file to move aside.

@@ -81,6 +81,7 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
         shingles: terms.len() as u32,
         entry: None,
         boilerplate: None,
+        text: None,
         terms,
     }
 }
@@ -101,6 +102,7 @@ fn skipped(path: &[u8], reason: &str) -> DocRecord {
         shingles: 0,
         entry: None,
         boilerplate: None,
+        text: None,
     }
 }
 

@@ -19,20 +19,19 @@ use std::time::{Duration, Instant};
 
 use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::algo::{AlgorithmId, Score, Unit};
-use doppel::engine::{Engine, EngineConfig, FusionRule, Thresholds};
+use doppel::engine::{EngineConfig, FusionRule, Thresholds};
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
 use doppel::faces::tui::{render, update};
 use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::boilerplate::SideBoilerplate;
-use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
 use doppel::runtime::worker::protocol::{
     ClusterView, DiffView, ErrorKind, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage,
     WatchState, WorkerError,
 };
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+use doppel::runtime::worker::{Command, Update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -54,35 +53,13 @@ fn corpus() -> &'static Corpus {
     CORPUS.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("books");
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
-            &folder,
-        );
+        copy_dir(&common::sample_corpus(), &folder);
         let index_path = dir.path().join("state").join("index.sqlite");
-        let (mut index, _) = FolderIndex::open(
-            &folder,
-            Engine::new(EngineConfig::default()),
-            LibraryConfig::default(),
-            Some(&index_path),
-        )
-        .unwrap();
-        index.reconcile().unwrap();
-        let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
-        let members = |path: &str| {
-            let path = DocPath::from(path);
-            let c = snapshot
-                .clusters
-                .iter()
-                .find(|c| c.members.iter().any(|m| m.path == path))
-                .expect("the cluster");
-            (c.members[0].path.clone(), c.members[1].path.clone())
-        };
-        let (a, b) = members("austen/emma-ch1.txt");
-        let (sa, sb) = members("scans/pride-prejudice-ch1-3-ocr.txt");
-        drop(index);
+        let snapshot = common::snapshot_of(&common::indexed(&folder, &index_path));
+        let (a, b) = common::cluster_pair(&snapshot, "austen/emma-ch1.txt");
+        let (sa, sb) = common::cluster_pair(&snapshot, "scans/pride-prejudice-ch1-3-ocr.txt");
         let (pair, [diff, scan_diff]) =
-            worker_answers(&folder, &index_path, (&a, &b), [(&a, &b), (&sa, &sb)]);
+            common::worker_answers(&folder, &index_path, (&a, &b), [(&a, &b), (&sa, &sb)]);
         Corpus {
             snapshot,
             pair: Arc::new(pair),
@@ -90,62 +67,6 @@ fn corpus() -> &'static Corpus {
             scan_diff: Arc::new(scan_diff),
         }
     })
-}
-
-/// The worker's own answers, tagged with the fixture snapshot's
-/// generation: the detail of pair `(a, b)` (every algorithm's reason as the
-/// pair screen gets it) and the word diff of each pair of `diffs` (shared
-/// passages marked from the stored fingerprints).
-fn worker_answers(
-    folder: &Path,
-    index_path: &Path,
-    (a, b): (&DocPath, &DocPath),
-    diffs: [(&DocPath, &DocPath); 2],
-) -> (PairDetail, [DiffView; 2]) {
-    let mut config = WorkerConfig::new(folder);
-    config.index_path = Some(index_path.to_owned());
-    config.watch = false;
-    config.rescan_every = Duration::ZERO;
-    let worker = spawn(config);
-    let end = Instant::now() + Duration::from_secs(120);
-    let next = || {
-        worker
-            .updates
-            .recv_timeout(end.saturating_duration_since(Instant::now()))
-            .unwrap_or_else(|e| panic!("no answer from the worker: {e}"))
-    };
-    let ask = |command: Command| worker.commands.send(command).unwrap();
-    ask(Command::RequestPair {
-        a: a.clone(),
-        b: b.clone(),
-    });
-    let detail = loop {
-        if let Update::Pair(p) = next() {
-            break p;
-        }
-    };
-    let diffs = diffs.map(|(a, b)| {
-        ask(Command::RequestDiff {
-            a: a.clone(),
-            b: b.clone(),
-            deadline: Duration::from_secs(60),
-        });
-        loop {
-            if let Update::Diff(d) = next() {
-                assert!(!d.truncated);
-                break DiffView {
-                    generation: 1,
-                    ..(*d).clone()
-                };
-            }
-        }
-    });
-    worker.join();
-    let detail = PairDetail {
-        generation: 1,
-        ..(*detail).clone()
-    };
-    (detail, diffs)
 }
 
 // ------------------------------------------------------------------ states

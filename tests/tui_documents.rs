@@ -14,15 +14,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use doppel::doc::DocPath;
-use doppel::engine::{Engine, EngineConfig};
+use doppel::engine::EngineConfig;
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::documents::{self, DocSort};
 use doppel::faces::tui::state::{AppState, Focus, Prompt, Screen};
 use doppel::faces::tui::ui::Theme;
 use doppel::faces::tui::{render, update};
 use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::documents::{facts_of, neighbours};
 use doppel::runtime::worker::protocol::{DocumentFacts, Neighbours, Snapshot};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
@@ -76,16 +74,9 @@ fn corpus() -> &'static Corpus {
         let folder = dir.path().join("books");
         common::copy_dir(&common::sample_corpus(), &folder);
         pin_dates(&folder);
-        let (mut index, _) = FolderIndex::open(
-            &folder,
-            Engine::new(EngineConfig::default()),
-            LibraryConfig::default(),
-            Some(&dir.path().join("state").join("index.sqlite")),
-        )
-        .unwrap();
-        index.reconcile().unwrap();
+        let index = common::indexed(&folder, &dir.path().join("state").join("index.sqlite"));
         let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
+        let snapshot = common::snapshot_of(&index);
         let docs: Vec<DocPath> = index
             .library()
             .documents()

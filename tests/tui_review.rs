@@ -12,19 +12,15 @@ mod common;
 
 use common::copy_dir;
 
-use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig};
+use doppel::engine::EngineConfig;
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Focus, Level, Prompt, Screen};
 use doppel::faces::tui::ui::Theme;
 use doppel::faces::tui::{render, update};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{
     DiffView, PairDetail, Progress, Snapshot, Stage, WatchState,
 };
@@ -49,67 +45,15 @@ fn corpus() -> &'static Corpus {
     CORPUS.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("books");
-        copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
-            &folder,
-        );
+        copy_dir(&common::sample_corpus(), &folder);
         let index_path = dir.path().join("state").join("index.sqlite");
-        let (mut index, _) = FolderIndex::open(
-            &folder,
-            Engine::new(EngineConfig::default()),
-            LibraryConfig::default(),
-            Some(&index_path),
-        )
-        .unwrap();
-        index.reconcile().unwrap();
-        let spec = ClusterSpec::from_engine(index.engine());
-        let snapshot = Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1));
-        drop(index);
-        let c = snapshot
-            .clusters
-            .iter()
-            .find(|c| c.members.iter().any(|m| m.path == "austen/emma-ch1.txt"))
-            .unwrap();
-        let (a, b) = (c.members[0].path.clone(), c.members[1].path.clone());
-        let mut config = WorkerConfig::new(&folder);
-        config.index_path = Some(index_path);
-        config.watch = false;
-        config.rescan_every = Duration::ZERO;
-        let worker = spawn(config);
-        let ask = |command: Command| worker.commands.send(command).unwrap();
-        ask(Command::RequestPair {
-            a: a.clone(),
-            b: b.clone(),
-        });
-        ask(Command::RequestDiff {
-            a,
-            b,
-            deadline: Duration::from_secs(60),
-        });
-        let (mut pair, mut diff) = (None, None);
-        let end = Instant::now() + Duration::from_secs(120);
-        while pair.is_none() || diff.is_none() {
-            match worker
-                .updates
-                .recv_timeout(end.saturating_duration_since(Instant::now()))
-                .expect("the worker's answers")
-            {
-                Update::Pair(p) => pair = Some(PairDetail::clone(&p)),
-                Update::Diff(d) => diff = Some(DiffView::clone(&d)),
-                _ => {}
-            }
-        }
-        worker.join();
+        let snapshot = common::snapshot_of(&common::indexed(&folder, &index_path));
+        let (a, b) = common::cluster_pair(&snapshot, "austen/emma-ch1.txt");
+        let (pair, [diff]) = common::worker_answers(&folder, &index_path, (&a, &b), [(&a, &b)]);
         Corpus {
             snapshot,
-            pair: Arc::new(PairDetail {
-                generation: 1,
-                ..pair.unwrap()
-            }),
-            diff: Arc::new(DiffView {
-                generation: 1,
-                ..diff.unwrap()
-            }),
+            pair: Arc::new(pair),
+            diff: Arc::new(diff),
         }
     })
 }

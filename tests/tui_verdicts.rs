@@ -12,17 +12,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::{Engine, EngineConfig};
+use doppel::engine::EngineConfig;
 use doppel::faces::tui::action::Action;
 use doppel::faces::tui::state::{AppState, Focus, Level, Screen};
 use doppel::faces::tui::{keymap, render, update};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{Progress, Snapshot, Stage, WatchState};
 use doppel::runtime::worker::{Command, Update};
 use ratatui::backend::TestBackend;
@@ -38,25 +34,14 @@ const CP1252: &str = "moby/other-encodings/moby-dick-ch1-windows1252.txt";
 fn snapshot_with(stored: &[(&str, &str, CuratorVerdict)]) -> Arc<Snapshot> {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("books");
-    common::copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
-        &folder,
-    );
-    let (mut index, _) = FolderIndex::open(
-        &folder,
-        Engine::new(EngineConfig::default()),
-        LibraryConfig::default(),
-        Some(&dir.path().join("index.sqlite")),
-    )
-    .unwrap();
-    index.reconcile().unwrap();
+    common::copy_dir(&common::sample_corpus(), &folder);
+    let mut index = common::indexed(&folder, &dir.path().join("index.sqlite"));
     for &(a, b, v) in stored {
         index
             .set_pair_verdict(&DocPath::from(a), &DocPath::from(b), Some(v))
             .unwrap();
     }
-    let spec = ClusterSpec::from_engine(index.engine());
-    Arc::new(doppel::runtime::worker::snapshot::build(&index, &spec, 1))
+    common::snapshot_of(&index)
 }
 
 /// The UI at `w`×`h` after a finished scan, the Moby Dick cluster selected.

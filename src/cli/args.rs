@@ -64,29 +64,8 @@ impl From<Mode> for ClusterMode {
 /// How a scan judges and groups pairs (each overrides the config file).
 #[derive(clap::Args)]
 pub struct ScanOptions {
-    #[arg(long, value_parser = parse_cluster_by, help = format!(
-        "The verdict that defines clusters: `fusion` or an algorithm id (overrides the \
-         config file's clusters.by) [default: {}]",
-        cluster_by_name(ClusterSettings::default().by)
-    ))]
-    pub cluster_by: Option<ClusterBy>,
-    /// Compute only these algorithms (comma-separated ids; overrides the
-    /// config file's `enabled`, by default all).
-    #[arg(long, value_delimiter = ',')]
-    pub algorithms: Vec<AlgorithmId>,
-    /// Override a threshold, in the algorithm's unit and range, e.g.
-    /// `--threshold minhash=0.8` (repeatable).
-    #[arg(long = "threshold", value_parser = parse_threshold)]
-    pub thresholds: Vec<(AlgorithmId, f64)>,
-    #[arg(long, value_enum, help = format!(
-        "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
-        doppel::runtime::config::mode_name(ClusterSettings::default().mode)
-    ))]
-    pub mode: Option<Mode>,
-    /// Where the persistent index lives (default: the platform data folder,
-    /// never inside DIR).
-    #[arg(long, value_name = "PATH")]
-    pub index: Option<PathBuf>,
+    #[command(flatten)]
+    pub decision: DecisionOptions,
     /// Do not read or write a persistent index; fingerprint everything now.
     #[arg(long, conflicts_with = "index")]
     pub no_index: bool,
@@ -98,14 +77,29 @@ pub struct ScanOptions {
 }
 
 impl ScanOptions {
+    /// Only an index, as the commands that take no judging options give it.
+    pub fn with_index(index: Option<PathBuf>) -> Self {
+        DecisionOptions {
+            cluster_by: None,
+            algorithms: Vec::new(),
+            thresholds: Vec::new(),
+            mode: None,
+            index,
+        }
+        .scan_options()
+    }
+
     /// Whether any option was given.
     pub fn given(&self) -> bool {
         let Self {
-            cluster_by,
-            algorithms,
-            thresholds,
-            mode,
-            index,
+            decision:
+                DecisionOptions {
+                    cluster_by,
+                    algorithms,
+                    thresholds,
+                    mode,
+                    index,
+                },
             no_index,
             boilerplate_dir,
         } = self;
@@ -119,9 +113,9 @@ impl ScanOptions {
     }
 }
 
-/// How `act` and `manifest` judge clusters: the scan options but
-/// `--no-index` (the decisions live in the index).
-#[derive(clap::Args)]
+/// How `act` and `manifest` judge clusters, and the part of the scan
+/// options that is not `--no-index` (the decisions live in the index).
+#[derive(clap::Args, Clone)]
 pub struct DecisionOptions {
     #[arg(long, value_parser = parse_cluster_by, help = format!(
         "The verdict that defines clusters: `fusion` or an algorithm id (overrides the \
@@ -152,11 +146,7 @@ impl DecisionOptions {
     /// The same settings as scan options (with the index).
     pub fn scan_options(&self) -> ScanOptions {
         ScanOptions {
-            cluster_by: self.cluster_by,
-            algorithms: self.algorithms.clone(),
-            thresholds: self.thresholds.clone(),
-            mode: self.mode,
-            index: self.index.clone(),
+            decision: self.clone(),
             no_index: false,
             boilerplate_dir: None,
         }
@@ -231,7 +221,8 @@ pub enum Command {
         boilerplate_dir: Option<PathBuf>,
         /// Rule that passage N of the list is not boilerplate: it is left
         /// in every document again (kept in the index; the documents it
-        /// moves are read again).
+        /// moves are fingerprinted again from the texts the index keeps,
+        /// without reading a file).
         #[arg(long, value_name = "N", conflicts_with_all = ["no_index", "restore"])]
         overrule: Option<usize>,
         /// Undo the overrule of passage N of the list.

@@ -26,7 +26,7 @@ pub fn review(
     #[cfg(feature = "tui")]
     if std::io::stdout().is_terminal() && !options.no_index {
         let root = open_folder(dir)?;
-        let worker = worker_config(config, &root, options.index.as_ref())?;
+        let worker = worker_config(config, &root, options.decision.index.as_ref())?;
         let initial = [
             doppel::runtime::worker::Command::SetClusterBy(worker.cluster_by),
             doppel::runtime::worker::Command::SetMode(worker.cluster_mode),

@@ -32,13 +32,33 @@ pub fn scan(
     let root = open_folder(dir)?;
     let mut report = scan_report(config, &root, options)?;
     report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
-    let out = match format {
-        Format::Text => report::text(&report),
-        Format::Json => report::json(&report, &root, &settings(config).0)?,
-        Format::Csv => report::csv(&report)?,
-    };
-    std::io::stdout().lock().write_all(out.as_bytes())?;
+    // JSON and CSV are written as they are made: a report of millions of
+    // pairs is not held whole in memory first.
+    let stdout = std::io::stdout().lock();
+    match format {
+        Format::Text => {
+            let mut stdout = stdout;
+            stdout.write_all(report::text(&report).as_bytes())?;
+        }
+        Format::Json => {
+            report::json_to(stdout, &report, &root, &settings(config).0).map_err(write_error)?
+        }
+        Format::Csv => report::csv_to(stdout, &report).map_err(write_error)?,
+    }
     Ok(())
+}
+
+/// A report's failure to be written, its I/O error as itself (a closed
+/// pipe then ends the command quietly, see `main`).
+fn write_error(err: report::ReportError) -> anyhow::Error {
+    match err {
+        report::ReportError::Json(e) if e.is_io() => std::io::Error::from(e).into(),
+        report::ReportError::Csv(e) if e.is_io_error() => match e.into_kind() {
+            csv::ErrorKind::Io(io) => io.into(),
+            kind => anyhow::anyhow!("cannot write the report as CSV: {kind:?}"),
+        },
+        other => other.into(),
+    }
 }
 
 /// The curator's ruling on one passage of the boilerplate list (1-based,
@@ -84,7 +104,7 @@ pub fn boilerplate(
         }
         let changes = index.overrule_passage(passage, overrule)?;
         eprintln!(
-            "doppel: passage {n} {}; {} read again",
+            "doppel: passage {n} {}; {} fingerprinted again",
             if overrule {
                 "overruled: not boilerplate"
             } else {
@@ -147,7 +167,7 @@ fn scan_report_then(
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.index.as_ref(), root)?;
+        let index_path = index_path(config, options.decision.index.as_ref(), root)?;
         let (mut index, opened) =
             FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
         for message in opened.messages() {

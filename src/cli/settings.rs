@@ -18,24 +18,24 @@ use super::usage;
 /// The configuration a scan runs with: the config file's, with the scan
 /// options over it (floors lowered where a threshold is looser), checked.
 pub fn with_options(mut config: Config, options: &ScanOptions) -> Result<Config> {
-    if !options.algorithms.is_empty() {
-        config.engine.enabled = options.algorithms.iter().copied().collect();
+    if !options.decision.algorithms.is_empty() {
+        config.engine.enabled = options.decision.algorithms.iter().copied().collect();
     }
-    for &(id, value) in &options.thresholds {
+    for &(id, value) in &options.decision.thresholds {
         // A threshold looser than the floor lowers the floor, so the
         // candidates it needs are gathered.
         config.set_threshold(id, value);
     }
-    if let Some(by) = options.cluster_by {
+    if let Some(by) = options.decision.cluster_by {
         config.clusters.by = by;
     }
-    if let Some(mode) = options.mode {
+    if let Some(mode) = options.decision.mode {
         config.clusters.mode = mode.into();
     }
     if let Some(dir) = &options.boilerplate_dir {
         config.library.boilerplate.user_dir = Some(dir.clone());
     }
-    usage::checked(config, &options.thresholds)
+    usage::checked(config, &options.decision.thresholds)
 }
 
 /// What a scan runs with: engine, library, cluster-by verdict and mode.

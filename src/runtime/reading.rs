@@ -234,12 +234,8 @@ pub fn print_bytes_sampled(
     let encoding = decoded.encoding;
     let (printed, sampled) = match learning.filter(|_| !big) {
         Some(library) => {
-            let (printed, samples) =
-                print_and_sample(&decoded.text, engine, weights, options, library);
-            let sampled = Sampled {
-                text: decoded.text,
-                samples,
-            };
+            let (printed, sampled) =
+                print_text_sampled(decoded.text, engine, weights, options, library);
             (printed, Some(sampled))
         }
         None => {
@@ -256,6 +252,20 @@ pub fn print_bytes_sampled(
         printed,
         sampled,
     })
+}
+
+/// Fingerprint and sample a decoded `text` as [`print_bytes_sampled`]
+/// does a file that is not big when learning under `library`: the same
+/// prints and samples from a text kept in the index as from its file.
+pub fn print_text_sampled(
+    text: String,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    options: PrintOptions,
+    library: &LibraryConfig,
+) -> (Printed, Sampled) {
+    let (printed, samples) = print_and_sample(&text, engine, weights, options, library);
+    (printed, Sampled { text, samples })
 }
 
 /// Fingerprint a (small) text from its whole analysis, as

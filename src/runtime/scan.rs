@@ -49,6 +49,13 @@ pub struct ScannedPair {
     pub verdict: Verdict,
 }
 
+/// Whether a report prints a kept pair with this verdict: it passes some
+/// algorithm's threshold, is a `fusion` duplicate, or carries a relation
+/// (`duplicate`, `contains`, `related`: translations are never left out).
+pub fn reported(verdict: &Verdict) -> bool {
+    !verdict.passing.is_empty() || verdict.fusion || verdict.relation.is_some()
+}
+
 /// A scanned folder: its files, its library and its clusters.
 #[derive(Debug)]
 pub struct ScanReport {
@@ -86,52 +93,82 @@ impl ScanReport {
         self.library.doc(id).map(|d| &d.path)
     }
 
-    /// Every kept pair (some algorithm passes its floor), judged under the
-    /// spec's thresholds, sorted by paths; only those of
-    /// [`ScanReport::only_relations`] when it is set.
+    /// The pairs a report prints, judged under the spec's thresholds and
+    /// sorted by paths: every kept pair that passes some algorithm's
+    /// threshold, is a `fusion` duplicate or carries a relation
+    /// ([`reported`]); only those of [`ScanReport::only_relations`] when it
+    /// is set. A kept pair that passes none of these (kept above a floor
+    /// for looser thresholds) is not one.
     pub fn pairs(&self) -> Vec<ScannedPair> {
-        let mut pairs: Vec<ScannedPair> = self
+        self.reported_pairs().collect()
+    }
+
+    /// [`ScanReport::pairs`] one at a time: only the pairs' ids are held
+    /// (sorted by paths), each is judged as it is reached, so a report of
+    /// millions of pairs is written without holding them all judged.
+    pub fn reported_pairs(&self) -> impl Iterator<Item = ScannedPair> + '_ {
+        let path = |id: DocId| self.library.doc(id).map(|d| &d.path);
+        // Oriented by path first: the relation names a side.
+        let mut ids: Vec<(DocId, DocId)> = self
             .library
-            .pairs()
-            .filter_map(|(a, b, scores)| {
-                let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
-                // Oriented by path first: the relation names a side.
-                let (first, second, scores) = if da.path <= db.path {
-                    (&da.path, &db.path, scores)
-                } else {
-                    (
-                        &db.path,
-                        &da.path,
-                        scores.iter().map(|(k, s)| (*k, s.swapped())).collect(),
-                    )
-                };
-                let v = verdict(
-                    &scores,
-                    &self.spec.thresholds,
-                    &self.spec.fusion,
-                    da.shingles.min(db.shingles),
-                );
-                if let Some(only) = &self.only_relations {
-                    if !v.relation.is_some_and(|r| only.contains(&r.kind())) {
-                        return None;
-                    }
-                }
-                Some(ScannedPair {
-                    a: first.clone(),
-                    b: second.clone(),
-                    scores,
-                    verdict: v,
-                })
-            })
+            .pair_ids()
+            .filter_map(|(a, b)| Some(if path(a)? <= path(b)? { (a, b) } else { (b, a) }))
             .collect();
-        pairs.sort_by(|x, y| (&x.a, &x.b).cmp(&(&y.a, &y.b)));
-        pairs
+        ids.sort_unstable_by(|x, y| (path(x.0), path(x.1)).cmp(&(path(y.0), path(y.1))));
+        ids.into_iter().filter_map(move |(a, b)| {
+            let pair = self.judged(a, b)?;
+            if !reported(&pair.verdict) {
+                return None;
+            }
+            if let Some(only) = &self.only_relations {
+                if !pair
+                    .verdict
+                    .relation
+                    .is_some_and(|r| only.contains(&r.kind()))
+                {
+                    return None;
+                }
+            }
+            Some(pair)
+        })
+    }
+
+    /// How many pairs the report prints ([`ScanReport::pairs`] without
+    /// `--relation`): fewer than the library keeps when some pass only a
+    /// floor.
+    pub fn reported_count(&self) -> usize {
+        self.library
+            .pair_ids()
+            .filter(|&(a, b)| self.judged(a, b).is_some_and(|p| reported(&p.verdict)))
+            .count()
+    }
+
+    /// The kept pair {a, b} oriented from `a`, judged under the spec.
+    fn judged(&self, a: DocId, b: DocId) -> Option<ScannedPair> {
+        let (da, db) = (self.library.doc(a)?, self.library.doc(b)?);
+        let scores = self.library.pair_from(a, b)?;
+        let verdict = verdict(
+            &scores,
+            &self.spec.thresholds,
+            &self.spec.fusion,
+            da.shingles.min(db.shingles),
+        );
+        Some(ScannedPair {
+            a: da.path.clone(),
+            b: db.path.clone(),
+            scores,
+            verdict,
+        })
     }
 
     /// The judged pair of two paths, if it was kept.
     pub fn pair(&self, a: &DocPath, b: &DocPath) -> Option<ScannedPair> {
         let (a, b) = if a <= b { (a, b) } else { (b, a) };
-        self.pairs().into_iter().find(|p| p.a == *a && p.b == *b)
+        let pair = self.judged(self.library.id_of(a)?, self.library.id_of(b)?)?;
+        let only = self.only_relations.as_ref();
+        (reported(&pair.verdict)
+            && only.is_none_or(|o| pair.verdict.relation.is_some_and(|r| o.contains(&r.kind()))))
+        .then_some(pair)
     }
 }
 
@@ -313,7 +350,16 @@ pub fn scan_folder_with(
                 PrintOptions::default(),
                 &hooks.limits,
                 sampling,
-            );
+            )
+            // Only the fingerprints and samples are kept: holding every
+            // file's text until all are read would hold the whole folder
+            // (the few with boilerplate are read again).
+            .map(|read| Kept {
+                encoding: read.encoding,
+                fingerprints: read.printed.fingerprints,
+                shingles: read.printed.shingles,
+                samples: read.sampled.map(|taken| taken.samples),
+            });
             if let Some(progress) = hooks.progress {
                 progress(ReadProgress {
                     done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -332,11 +378,9 @@ pub fn scan_folder_with(
     for (file, result) in results {
         let (encoding, skipped) = match result {
             Ok(read) => {
-                let printed = read.printed;
-                indexed.push((file.doc.clone(), printed.fingerprints, printed.shingles));
-                // The text is read again for the few with boilerplate.
-                if let Some(taken) = read.sampled {
-                    sampled.insert(file.doc.clone(), taken.samples);
+                indexed.push((file.doc.clone(), read.fingerprints, read.shingles));
+                if let Some(samples) = read.samples {
+                    sampled.insert(file.doc.clone(), samples);
                     files_of.insert(&file.doc, &file.path);
                 }
                 (Some(read.encoding.to_owned()), None)
@@ -368,6 +412,8 @@ pub fn scan_folder_with(
         ),
         None => BoilerplateReport::default(),
     };
+    // The learner's samples are not needed to pair the documents.
+    drop((sampled, files_of));
     // One batch into an empty library: no document was added before, so
     // no fingerprints are read back.
     let mut library = Library::new(engine, config);
@@ -381,6 +427,15 @@ pub fn scan_folder_with(
         boilerplate,
         only_relations: None,
     }
+}
+
+/// What a one-shot scan keeps of a file it read: no text.
+struct Kept {
+    encoding: &'static str,
+    fingerprints: Fingerprints,
+    shingles: usize,
+    /// Its samples for the boilerplate learner, when it was sampled.
+    samples: Option<DocSamples>,
 }
 
 /// Documents the learner takes at a time in a one-shot scan.

@@ -7,8 +7,16 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use doppel::doc::DocPath;
+use doppel::engine::{Engine, EngineConfig};
 use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::Library;
+use doppel::pairing::library::{Library, LibraryConfig};
+use doppel::runtime::index::FolderIndex;
+use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
+use doppel::runtime::worker::{spawn, Command as WorkerCommand, Update, WorkerConfig};
 
 /// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
 /// repository (a worktree under `wt/` finds it one level further up).
@@ -66,6 +74,105 @@ pub fn fixture() -> Fixture {
         folder,
         index,
     }
+}
+
+/// `doppel scan --no-index EXTRA FOLDER`'s standard output; the run must
+/// succeed.
+pub fn scan_text(folder: &Path, extra: &[&str]) -> String {
+    let out = stdout_of(
+        doppel()
+            .args(["scan", "--no-index"])
+            .args(extra)
+            .arg(folder),
+    );
+    String::from_utf8(out).unwrap()
+}
+
+/// The same scan's JSON report.
+pub fn scan_json(folder: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&scan_text(folder, &args)).unwrap()
+}
+
+/// `folder` indexed with the default configuration into a store at
+/// `index_path`, every file read.
+pub fn indexed(folder: &Path, index_path: &Path) -> FolderIndex {
+    let (mut index, _) = FolderIndex::open(
+        folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(index_path),
+    )
+    .unwrap();
+    index.reconcile().unwrap();
+    index
+}
+
+/// The worker's snapshot of `index` under its own cluster settings, as
+/// generation 1.
+pub fn snapshot_of(index: &FolderIndex) -> Arc<Snapshot> {
+    let spec = ClusterSpec::from_engine(index.engine());
+    Arc::new(doppel::runtime::worker::snapshot::build(index, &spec, 1))
+}
+
+/// The first two members of the cluster of `snapshot` holding `path`.
+pub fn cluster_pair(snapshot: &Snapshot, path: &str) -> (DocPath, DocPath) {
+    let path = DocPath::from(path);
+    let c = snapshot
+        .clusters
+        .iter()
+        .find(|c| c.members.iter().any(|m| m.path == path))
+        .unwrap_or_else(|| panic!("no cluster holds {path}"));
+    (c.members[0].path.clone(), c.members[1].path.clone())
+}
+
+/// A real worker's answers on `folder`'s index (no watching), tagged with
+/// generation 1 as a fixture snapshot is: the detail of `pair` (every
+/// algorithm's reason as the pair screen gets it) and the whole word diff of
+/// each of `diffs` (shared passages marked from the stored fingerprints).
+pub fn worker_answers<const N: usize>(
+    folder: &Path,
+    index_path: &Path,
+    (a, b): (&DocPath, &DocPath),
+    diffs: [(&DocPath, &DocPath); N],
+) -> (PairDetail, [DiffView; N]) {
+    let mut config = WorkerConfig::new(folder);
+    config.index_path = Some(index_path.to_owned());
+    config.watch = false;
+    config.rescan_every = Duration::ZERO;
+    let worker = spawn(config);
+    let ask = |command: WorkerCommand| worker.commands.send(command).unwrap();
+    ask(WorkerCommand::RequestPair {
+        a: a.clone(),
+        b: b.clone(),
+    });
+    let detail = wait_for_update(&worker, "pair detail", |u| match u {
+        Update::Pair(p) => Some(p),
+        _ => None,
+    });
+    let diffs = diffs.map(|(a, b)| {
+        ask(WorkerCommand::RequestDiff {
+            a: a.clone(),
+            b: b.clone(),
+            deadline: Duration::from_secs(60),
+        });
+        let diff = wait_for_update(&worker, "diff", |u| match u {
+            Update::Diff(d) => Some(d),
+            _ => None,
+        });
+        assert!(!diff.truncated, "the fixture diff {a} ~ {b} is whole");
+        DiffView {
+            generation: 1,
+            ..(*diff).clone()
+        }
+    });
+    worker.join();
+    let detail = PairDetail {
+        generation: 1,
+        ..(*detail).clone()
+    };
+    (detail, diffs)
 }
 
 /// The `doppel` binary, isolated from the developer's own config file.

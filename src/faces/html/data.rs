@@ -36,7 +36,8 @@ pub struct Report {
     pub algorithms: Vec<(AlgorithmId, String)>,
     /// Documents indexed.
     pub documents: usize,
-    /// Verified pairs among them.
+    /// Pairs the report prints among them (passing a threshold or
+    /// carrying a relation: [`crate::runtime::scan::ScanReport::pairs`]).
     pub pairs: usize,
     /// The clusters, in the scan's order.
     pub clusters: Vec<Cluster>,
@@ -237,7 +238,7 @@ impl Report {
             mode: mode_name(spec.mode),
             algorithms: algorithms_of(&clusters, &spec.thresholds),
             documents: scan.docs.iter().filter(|d| d.skipped.is_none()).count(),
-            pairs: lib.pair_count(),
+            pairs: scan.reported_count(),
             clusters,
             skipped: scan
                 .docs

@@ -117,8 +117,10 @@ fn rule(state: &mut AppState, out: &mut Vec<Command>) {
     state.event(
         Level::Info,
         match overrule {
-            true => format!("not boilerplate: \"{words}\" (its documents are read again)"),
-            false => format!("boilerplate again: \"{words}\" (its documents are read again)"),
+            true => format!("not boilerplate: \"{words}\" (its documents are fingerprinted again)"),
+            false => {
+                format!("boilerplate again: \"{words}\" (its documents are fingerprinted again)")
+            }
         },
     );
 }

@@ -139,6 +139,11 @@ impl PrintSource for MemoryPrints {
 #[derive(Debug, Clone)]
 pub struct Library {
     config: LibraryConfig,
+    /// The share of the smaller document's shingles in the larger with
+    /// which `si` alone keeps a pair: the engine's `related` share, so
+    /// that si keeps the related pairs it finds (texts quoting each
+    /// other) and no pair that merely shares a quotation.
+    si_alone_containment: f64,
     registry: Registry,
     tables: CandidateTables,
     graph: PairGraph,
@@ -146,6 +151,8 @@ pub struct Library {
     /// Held documents whose pairs changed because others changed, not yet
     /// taken ([`Library::take_touched`]).
     touched: HashSet<DocPath>,
+    /// Pairs compared in full since the library was made.
+    compared: u64,
 }
 
 impl Library {
@@ -165,11 +172,13 @@ impl Library {
         );
         Self {
             config,
+            si_alone_containment: engine.config().fusion_rule().relations.related,
             registry: Registry::default(),
             tables,
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
             touched: HashSet::new(),
+            compared: 0,
         }
     }
 
@@ -206,6 +215,11 @@ impl Library {
     /// Every kept pair with its scores (a < b).
     pub fn pairs(&self) -> impl Iterator<Item = (DocId, DocId, PairScores)> + '_ {
         self.graph.table().rows().map(|r| (r.a, r.b, r.scores()))
+    }
+
+    /// Every kept pair's ids (a < b), without building its scores.
+    pub fn pair_ids(&self) -> impl Iterator<Item = (DocId, DocId)> + '_ {
+        self.graph.table().rows().map(|r| (r.a, r.b))
     }
 
     /// How many pairs are kept.

@@ -5,14 +5,16 @@
 //! once with exactly the pairs of adding them one by one.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
 use super::{DocInfo, Library, LibraryConfig, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score};
+use crate::engine::family::Family;
 use crate::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
-use crate::pairing::candidates::Affected;
+use crate::pairing::candidates::{Affected, LONG_DOCUMENT_SHINGLES};
 
 /// SI's index of `f`, when it has one.
 fn si_of(f: &Fingerprints) -> Option<u64> {
@@ -23,8 +25,8 @@ fn si_of(f: &Fingerprints) -> Option<u64> {
 type Verified = Vec<(DocId, PairScores)>;
 
 /// Documents proposed for one document that pass a cheap check, each with
-/// the signature algorithms whose real score must confirm it (empty when a
-/// check on real values passed).
+/// the algorithms whose real score must confirm it (signatures, and SI
+/// between two long documents; empty when a check on real values passed).
 type Promising = Vec<(DocId, AlgorithmSet)>;
 
 /// Newly admitted documents in arrival order, each one's full
@@ -39,16 +41,50 @@ fn distinct(ids: &[DocId]) -> Vec<DocId> {
 }
 
 impl Library {
-    /// Whether verified `scores` keep a pair: an algorithm passes its
-    /// floor, or containment reaches the containment floor.
-    pub fn passes_floor(&self, scores: &PairScores) -> bool {
+    /// Whether verified `scores` keep a pair: an algorithm other than
+    /// `si` passes its floor, containment reaches the containment floor,
+    /// or `si` passes its floor where the two share text in substance
+    /// (the smaller's containment reaches the `related` share, when
+    /// shingle is scored). `si` on
+    /// its own does not keep a pair: two texts of one size that share a
+    /// single sampled passage (a quotation) pass Roth's test, and among
+    /// many texts of one size that is much noise; a pair si finds is kept
+    /// when another algorithm is near too (an edited copy, a part inside
+    /// its whole) or it is a related pair, and si's score is then judged
+    /// with the others. With `vocabulary_counts` false (two long
+    /// documents, [`LONG_DOCUMENT_SHINGLES`], when another family is
+    /// computed) the SimHash family's floors do not count either.
+    pub fn passes_floor(&self, scores: &PairScores, vocabulary_counts: bool) -> bool {
+        let floors = &self.config.floors;
+        let containment = scores
+            .get(&AlgorithmId::Shingle)
+            .and_then(Score::containment);
         scores
             .iter()
-            .any(|(&id, s)| s.passes(self.config.floors.get(id)))
-            || scores
-                .get(&AlgorithmId::Shingle)
-                .and_then(Score::containment)
-                .is_some_and(|c| c >= self.config.containment_floor)
+            .filter(|(&id, _)| vocabulary_counts || Family::of(id) != Family::Vocabulary)
+            .any(|(&id, s)| match id {
+                // Without shingle (`--algorithms si`) nothing else can tell.
+                AlgorithmId::Si => {
+                    s.passes(floors.get(id))
+                        && containment.is_none_or(|c| c >= self.si_alone_containment)
+                }
+                _ => s.passes(floors.get(id)),
+            })
+            || containment.is_some_and(|c| c >= self.config.containment_floor)
+    }
+
+    /// Whether the SimHash family's scores alone may make `a` and `b` a
+    /// candidate and keep their pair: unless both are long
+    /// ([`LONG_DOCUMENT_SHINGLES`]) and another family is computed to find
+    /// what they share (long texts of one register have alike
+    /// vocabularies without sharing a sentence). Symmetric, so proposing
+    /// stays order-free.
+    fn vocabulary_counts(&self, engine: &Engine, a: DocId, b: DocId) -> bool {
+        let shingles = |id| self.doc(id).map_or(0, |d| d.shingles);
+        shingles(a).min(shingles(b)) < LONG_DOCUMENT_SHINGLES
+            || !AlgorithmId::ALL
+                .into_iter()
+                .any(|algo| Family::of(algo) != Family::Vocabulary && engine.is_enabled(algo))
     }
 
     /// The full fingerprints of `ids` (documents this library holds) from
@@ -118,7 +154,10 @@ impl Library {
     /// fingerprints' score, or the keys shared in a signature table. A
     /// shared slot there is a matched signature but for the rare slot two
     /// keys share, so such a candidate is kept only if a signature really
-    /// matches once its full fingerprints are read.
+    /// matches once its full fingerprints are read. Between two long
+    /// documents ([`LONG_DOCUMENT_SHINGLES`], when another family is
+    /// computed) the SimHash family's check does not count, and SI's
+    /// (nearness in size) leaves SI to confirm.
     fn promising_among(
         &self,
         engine: &Engine,
@@ -136,6 +175,7 @@ impl Library {
             .into_iter()
             .filter_map(|(other_id, proposal)| {
                 let other = self.doc(other_id)?;
+                let vocabulary_counts = self.vocabulary_counts(engine, id, other_id);
                 let mut to_confirm = AlgorithmSet::default();
                 for algo in proposal.by.iter() {
                     let passes = match algo {
@@ -147,6 +187,19 @@ impl Library {
                         ),
                         Id::Exact | Id::Imatch | Id::ImatchLexicons | Id::Supershingle => {
                             if f64::from(proposal.shared(algo)) >= floors.get(algo) {
+                                to_confirm.insert(algo);
+                            }
+                            false
+                        }
+                        _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts => false,
+                        // Between long documents SI's nearness in size is
+                        // no evidence: its shared sampled k-gram, read from
+                        // the full prints, must confirm the pair.
+                        Id::Si if !vocabulary_counts => {
+                            if engine
+                                .score_hot(algo, &doc.hot, &other.hot)
+                                .is_some_and(|score| score.passes(floors.get(algo)))
+                            {
                                 to_confirm.insert(algo);
                             }
                             false
@@ -166,8 +219,38 @@ impl Library {
         promising
     }
 
+    /// The scores of `id` and `other` (full prints `mine` and `theirs`)
+    /// when their pair is kept: the algorithms of `to_confirm` are scored
+    /// first, and the pair is compared in full (counted in `compared`) only
+    /// when one of them passes its floor (the pair could not be kept
+    /// otherwise).
+    fn verify_pair(
+        &self,
+        engine: &Engine,
+        (id, mine): (DocId, &Fingerprints),
+        (other, theirs): (DocId, &Fingerprints),
+        to_confirm: AlgorithmSet,
+        compared: &AtomicU64,
+    ) -> Option<PairScores> {
+        let floors = &self.config.floors;
+        let worth = to_confirm.is_empty()
+            || to_confirm.iter().any(|algo| {
+                engine
+                    .score(algo, mine, theirs)
+                    .is_some_and(|s| s.passes(floors.get(algo)))
+            });
+        if !worth {
+            return None;
+        }
+        compared.fetch_add(1, Ordering::Relaxed);
+        let scores = engine.compare(mine, theirs);
+        let vocabulary = self.vocabulary_counts(engine, id, other);
+        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores, vocabulary))
+            .then_some(scores)
+    }
+
     /// Whether verified `scores` keep a pair whose candidate check left
-    /// `to_confirm`: one of those signature algorithms passes its floor.
+    /// `to_confirm`: one of those algorithms passes its floor.
     fn confirmed(&self, scores: &PairScores, to_confirm: AlgorithmSet) -> bool {
         to_confirm.is_empty()
             || to_confirm.iter().any(|algo| {
@@ -175,6 +258,13 @@ impl Library {
                     .get(&algo)
                     .is_some_and(|s| s.passes(self.config.floors.get(algo)))
             })
+    }
+
+    /// How many pairs this library has compared in full (every algorithm's
+    /// real score) since it was made, kept or not: verification's work,
+    /// which should follow the true pairs, not the documents' length.
+    pub fn compared(&self) -> u64 {
+        self.compared
     }
 
     fn add_pairs(&mut self, id: DocId, verified: Verified) {
@@ -265,6 +355,7 @@ impl Library {
         outside.sort_unstable();
         outside.dedup();
         let loaded = self.full_prints_of(&outside, source)?;
+        let compared = AtomicU64::new(0);
         let results: Vec<(DocId, Verified)> = new_ids
             .par_iter()
             .zip(promising)
@@ -274,15 +365,21 @@ impl Library {
                     .into_iter()
                     .filter_map(|(other, to_confirm)| {
                         let theirs = batch.get(&other).or_else(|| loaded.get(&other))?;
-                        let scores = engine.compare(mine, theirs);
-                        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
-                            .then_some((other, scores))
+                        let scores = self.verify_pair(
+                            engine,
+                            (id, mine),
+                            (other, theirs),
+                            to_confirm,
+                            &compared,
+                        )?;
+                        Some((other, scores))
                     })
                     .collect();
                 (id, verified)
             })
             .collect();
         drop(loaded);
+        self.compared += compared.into_inner();
         for (id, verified) in results {
             self.add_pairs(id, verified);
         }
@@ -351,6 +448,7 @@ impl Library {
         others.sort_unstable();
         others.dedup();
         full.extend(self.full_prints_of(&others, source)?);
+        let compared = AtomicU64::new(0);
         let verified: Vec<Verified> = ids
             .par_iter()
             .zip(&gathered)
@@ -359,14 +457,21 @@ impl Library {
                 fresh
                     .iter()
                     .filter_map(|&(other, to_confirm)| {
-                        let scores = engine.compare(mine, full.get(&other)?);
-                        (self.confirmed(&scores, to_confirm) && self.passes_floor(&scores))
-                            .then_some((other, scores))
+                        let theirs = full.get(&other)?;
+                        let scores = self.verify_pair(
+                            engine,
+                            (id, mine),
+                            (other, theirs),
+                            to_confirm,
+                            &compared,
+                        )?;
+                        Some((other, scores))
                     })
                     .collect()
             })
             .collect();
         drop(full);
+        self.compared += compared.into_inner();
         for ((id, (promising, _)), verified) in ids.into_iter().zip(gathered).zip(verified) {
             let still: HashMap<DocId, AlgorithmSet> = promising.into_iter().collect();
             let stale: Vec<DocId> = self

@@ -19,7 +19,7 @@ use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FolderIndex, ReconcileReport};
 use crate::runtime::scan::ScanReport;
-use crate::runtime::store::content_hash;
+use crate::runtime::store::{content_hash, Store, StoreError};
 
 use super::Result;
 
@@ -30,6 +30,23 @@ pub struct Recorded {
     pub identity: FileIdentity,
     /// xxh3-64 of its bytes then.
     pub content_hash: u64,
+}
+
+impl Recorded {
+    /// What `store` recorded of every document, by path (no blob is read).
+    pub fn all_in(store: &Store) -> std::result::Result<BTreeMap<DocPath, Recorded>, StoreError> {
+        Ok(store
+            .documents_without_blobs()?
+            .into_iter()
+            .map(|r| {
+                let recorded = Recorded {
+                    identity: r.identity,
+                    content_hash: r.content_hash,
+                };
+                (r.path, recorded)
+            })
+            .collect())
+    }
 }
 
 /// A folder's clusters and decisions as its index holds them, with what
@@ -53,18 +70,7 @@ pub fn open_decisions(
     index_path: Option<&Path>,
 ) -> Result<Decisions> {
     let (index, _opened) = FolderIndex::open(root, engine, library_config, index_path)?;
-    let recorded = index
-        .store()
-        .documents_without_blobs()?
-        .into_iter()
-        .map(|r| {
-            let recorded = Recorded {
-                identity: r.identity,
-                content_hash: r.content_hash,
-            };
-            (r.path, recorded)
-        })
-        .collect();
+    let recorded = Recorded::all_in(index.store())?;
     // Not reconciled: nothing was read, so nothing changed while read.
     let report = ScanReport::from_index(index, spec, &ReconcileReport::default())?;
     Ok(Decisions { report, recorded })

@@ -1,21 +1,40 @@
 //! The folder index's boilerplate: the learner kept equal to the indexed
 //! documents (built from their stored samples when a change first needs
-//! it), the documents whose spans a change moved read again and
-//! fingerprinted over their new body, and the report of what is learned,
-//! read from the store alone.
+//! it), the documents whose spans a change moved fingerprinted again over
+//! their new body, and the report of what is learned, read from the store
+//! alone.
+//!
+//! A document that carries boilerplate, or a passage the curator overruled,
+//! keeps its decoded text in the store ([`FolderIndex::keeps_text`]): a
+//! ruling moves only such documents' spans, so overruling a passage, or
+//! restoring it, fingerprints them again from their kept text without
+//! opening a file of the folder. A document without a kept text (its spans
+//! moved because others arrived, or its text failed its checksum) is read
+//! again from its file.
 
+use rayon::prelude::*;
+
+use super::sync::Ingested;
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
+use crate::engine::fingerprinter::PrintOptions;
+use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
+use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{config_of, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
-use crate::runtime::store::OverruledPassage;
+use crate::runtime::reading::print_text_sampled;
 use crate::runtime::store::StoreError;
+use crate::runtime::store::{DocRecord, DocStatus, KeptText, OverruledPassage};
 
-/// Rounds of re-reading documents whose spans moved; each round's reads
-/// change no samples, so one round settles it, the rest is a guard.
+/// Rounds of fingerprinting again documents whose spans moved; each
+/// round's reads change no samples, so one round settles it, the rest is a
+/// guard.
 const RESPAN_ROUNDS: usize = 4;
+
+/// Documents fingerprinted again at a time (their texts are held together).
+const REPRINT_CHUNK: usize = 64;
 
 impl FolderIndex {
     /// Whether documents are fingerprinted without learned boilerplate.
@@ -72,20 +91,14 @@ impl FolderIndex {
         Ok(spans)
     }
 
-    /// Read again every document whose spans moved and fingerprint it over
-    /// its new body (through the same path as a changed file).
+    /// Fingerprint again, over its new body, every document whose spans
+    /// moved: from its kept text when it has one (in parallel), else read
+    /// from its file (through the same path as a changed file). A chunk at
+    /// a time, committed by path as a reconcile commits its files.
     pub(super) fn settle_boilerplate(&mut self) -> Result<Vec<super::FileChange>> {
         let mut changes = Vec::new();
         for _ in 0..RESPAN_ROUNDS {
-            let queued = std::mem::take(&mut self.respan);
-            if queued.is_empty() {
-                break;
-            }
-            // Marked stale first (a no-op where the commit that moved them
-            // did it), so a crash while they are read leaves them to the next run.
-            let marked: Vec<DocPath> = queued.iter().cloned().collect();
-            self.store.commit_batch(&marked, &[], &[])?;
-            let entries: Vec<FileEntry> = queued
+            let queued: Vec<FileEntry> = std::mem::take(&mut self.respan)
                 .into_iter()
                 .filter_map(|doc| {
                     let identity = (*self.stored.get(&doc)?)?;
@@ -98,16 +111,59 @@ impl FolderIndex {
                     })
                 })
                 .collect();
-            if entries.is_empty() {
+            if queued.is_empty() {
                 break;
             }
-            tracing::debug!(
-                documents = entries.len(),
-                "boilerplate moved: reading again"
-            );
-            changes.extend(self.read_and_commit(entries)?);
+            // Marked stale first (a no-op where the commit that moved them
+            // did it), so a crash while they are fingerprinted again leaves
+            // them to the next run.
+            let marked: Vec<DocPath> = queued.iter().map(|e| e.doc.clone()).collect();
+            self.store.commit_batch(&marked, &[], &[])?;
+            for chunk in queued.chunks(REPRINT_CHUNK) {
+                let mut kept = Vec::new();
+                let mut to_read = Vec::new();
+                for entry in chunk {
+                    // A file now read a piece at a time takes no part in
+                    // learning: its file decides.
+                    let text = match self.read_limits.is_big(entry.bytes) {
+                        true => None,
+                        false => self.store.kept_text(&entry.doc)?,
+                    };
+                    match text {
+                        Some(text) => kept.push((entry.clone(), text)),
+                        None => to_read.push(entry.clone()),
+                    }
+                }
+                tracing::debug!(
+                    from_kept_texts = kept.len(),
+                    read = to_read.len(),
+                    "boilerplate moved: fingerprinting again"
+                );
+                let (engine, library) = (&self.engine, self.library.config());
+                let mut ingested: Vec<Ingested> = kept
+                    .into_par_iter()
+                    .map(|(entry, text)| reprint(engine, library, entry, text))
+                    .collect();
+                ingested.extend(self.ingest_all(to_read));
+                ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
+                changes.extend(self.commit_all(ingested)?);
+            }
         }
         Ok(changes)
+    }
+
+    /// Whether a document keeps its text in the store: it has boilerplate
+    /// `spans`, or holds a shingle the curator overruled (restoring the
+    /// passage gives it spans again). Rulings only move such documents.
+    pub(super) fn keeps_text(&self, samples: &DocSamples, spans: &[Span]) -> bool {
+        if !spans.is_empty() {
+            return true;
+        }
+        let Some(learner) = &self.learner else {
+            return false;
+        };
+        let overruled = learner.overruled();
+        !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
     }
 
     /// [`FolderIndex::boilerplate_report`], kept until the learned
@@ -166,10 +222,9 @@ impl FolderIndex {
 
     /// The curator's "not boilerplate" on a learned `passage` (`overrule`
     /// true), or its undoing (false): recorded in the store and applied at
-    /// once. The documents whose spans move are read again and
-    /// fingerprinted over their new body: the store keeps their
-    /// fingerprints and sampled shingles, not their words, and a body's
-    /// fingerprints need every word of it. Returns what changed.
+    /// once. The documents whose spans move (those holding the passage)
+    /// are fingerprinted again over their new body from their kept texts,
+    /// without opening their files. Returns what changed.
     pub fn overrule_passage(
         &mut self,
         passage: &PassageSummary,
@@ -203,6 +258,43 @@ impl FolderIndex {
         tracing::info!(overrule, moved = moved.len(), "boilerplate overruled");
         self.respan.extend(moved);
         self.settle_boilerplate()
+    }
+}
+
+/// `entry`'s document fingerprinted and sampled again from its kept
+/// `text`, as reading its file gave them (its stored identity, content hash
+/// and encoding stand: the text is what they describe).
+fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: KeptText) -> Ingested {
+    let options = PrintOptions {
+        count_all_shingles: true,
+    };
+    let (printed, sampled) = print_text_sampled(
+        kept.text,
+        engine,
+        engine.reference_weights(),
+        options,
+        library,
+    );
+    let record = DocRecord {
+        id: None,
+        path: entry.doc.clone(),
+        identity: entry.identity,
+        content_hash: kept.content_hash,
+        first_seen_ns: 0,
+        status: DocStatus::Indexed,
+        encoding: kept.encoding,
+        fingerprints: Some(printed.fingerprints),
+        terms: Vec::new(),
+        shingles: printed.all_shingles.unwrap_or_default() as u32,
+        entry: None,
+        boilerplate: None,
+        text: None,
+    };
+    Ingested {
+        entry,
+        record,
+        changed: false,
+        learned: Some((sampled.text, sampled.samples)),
     }
 }
 

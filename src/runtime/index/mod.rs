@@ -604,8 +604,10 @@ fn prints_config_hash(
 /// The version of the rule that decides which pairs a library keeps: a
 /// stored library made under another is verified again. 2: proposals no
 /// longer depend on arrival order (posting caps count every document, SI
-/// proposes both ways with ties).
-const PAIRING_RULE: u32 = 2;
+/// proposes both ways with ties). 3: two long documents are not paired on
+/// the SimHash family's evidence alone
+/// ([`crate::pairing::candidates::LONG_DOCUMENT_SHINGLES`]).
+const PAIRING_RULE: u32 = 3;
 
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();

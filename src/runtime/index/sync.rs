@@ -21,7 +21,9 @@ use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
-use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate};
+use crate::runtime::store::{
+    self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate, StoredText,
+};
 
 /// At most this many files are read (in parallel), enter the library and
 /// are committed together, between two progress reports. Each chunk's
@@ -46,15 +48,16 @@ fn next_chunk(files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>) ->
     chunk
 }
 
-/// The outcome of reading one file.
-struct Ingested {
-    entry: FileEntry,
-    record: DocRecord,
+/// The outcome of reading one file (or of fingerprinting its kept text
+/// again, see `learn`).
+pub(super) struct Ingested {
+    pub(super) entry: FileEntry,
+    pub(super) record: DocRecord,
     /// The file changed while being read: the record must not be committed.
-    changed: bool,
+    pub(super) changed: bool,
     /// Its decoded text and samples, kept until its boilerplate is known
     /// (when learning).
-    learned: Option<(String, DocSamples)>,
+    pub(super) learned: Option<(String, DocSamples)>,
 }
 
 impl FolderIndex {
@@ -252,7 +255,7 @@ impl FolderIndex {
 
     /// Read files, the small ones in parallel and the big ones one at a
     /// time ([`read_all`]; see [`ingest`]).
-    fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
+    pub(super) fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
         let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
         let library = self.learning().then(|| self.library.config());
         read_all(
@@ -270,7 +273,9 @@ impl FolderIndex {
     }
 
     /// Tell the learner about the ingested files and fingerprint those with
-    /// boilerplate over their body (in parallel; the text is dropped here).
+    /// boilerplate over their body (in parallel); their text is kept
+    /// compressed in their record ([`FolderIndex::keeps_text`]), the others'
+    /// dropped here.
     fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
         let mut adds = Vec::new();
         let mut removes = Vec::new();
@@ -291,12 +296,18 @@ impl FolderIndex {
         let spans = self.learn(adds, removes)?;
         let engine = &self.engine;
         let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
-        bodies.retain(|(_, s)| !s.is_empty());
+        bodies.retain(|(i, spans)| {
+            let (_, samples) = items[*i].learned.as_ref().expect("sampled above");
+            self.keeps_text(samples, spans)
+        });
         let made: Vec<_> = bodies
             .into_par_iter()
             .map(|(i, spans)| {
                 let (text, samples) = items[i].learned.as_ref().expect("sampled above");
-                (i, body_prints(engine, text, samples.words, &spans))
+                let body = (!spans.is_empty())
+                    .then(|| body_prints(engine, text, samples.words, &spans))
+                    .flatten();
+                (i, body, StoredText::compress(text))
             })
             .collect();
         for item in items.iter_mut() {
@@ -308,7 +319,8 @@ impl FolderIndex {
                 item.record.boilerplate = Some(StoredBoilerplate { samples, found });
             }
         }
-        for (i, body) in made {
+        for (i, body, text) in made {
+            items[i].record.text = text;
             if let Some((fingerprints, shingles, found)) = body {
                 let record = &mut items[i].record;
                 record.fingerprints = Some(fingerprints);
@@ -462,7 +474,7 @@ impl FolderIndex {
     /// changed: a crash leaves every file of the batch as it was. A file that
     /// changed while being read is not committed.
     #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
-    fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+    pub(super) fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
         if self.learning() {
             self.learn_ingested(&mut items)?;
         }
@@ -607,6 +619,7 @@ fn ingest(
         shingles: 0,
         entry: None,
         boilerplate: None,
+        text: None,
     };
     let mut changed = false;
     let mut learned = None;

@@ -640,6 +640,7 @@ pub(super) fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write boilerplate of {doc}"))?;
+    super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;
     write_pairs_in(tx, path, id, doc, pairs)?;
     Ok(RowId(id))
 }

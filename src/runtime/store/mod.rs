@@ -42,6 +42,8 @@
 //!   re-fingerprints instead of misreading old blobs.
 //! - `terms` is the sorted unique term hashes as little-endian u64s.
 //! - `document_entries.entry` is the postcard encoding of [`DocEntry`].
+//! - `document_texts.text` is the zstd frame of a document's decoded
+//!   UTF-8 text, with an xxh3 checksum beside it ([`StoredText`]).
 //! - `pairs.scores` is the postcard encoding of a private mirror of
 //!   [`crate::engine::PairScores`] keyed by the algorithms' stable names, oriented from the
 //!   pair's `a` (smaller id) to `b`.
@@ -51,6 +53,7 @@
 //! `documents` (one row per file, its fingerprints and library entry),
 //! `batch` (a chunk of files in one transaction),
 //! `pairs` (kept pairs and library entries by row, for reopening),
+//! `texts` (the decoded texts of documents with boilerplate),
 //! `verdicts` (the curator's decisions, by path), `codec` (the on-disk
 //! encodings) and `error`.
 //!
@@ -66,6 +69,7 @@ mod meta;
 mod open;
 mod pairs;
 mod records;
+mod texts;
 mod verdicts;
 
 #[cfg(test)]
@@ -90,6 +94,7 @@ pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId,
     StoredBoilerplate, ENTRY_FORMAT,
 };
+pub use texts::{KeptText, StoredText};
 
 use codec::collect_rows;
 use error::Context;
@@ -100,10 +105,11 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
 /// fingerprints apart from `documents`, and stored library entries; 3: a
 /// checksum beside each fingerprint blob; 4: each document's part in
-/// boilerplate learning). A version-2 or -3 index is migrated when opened
-/// read-write (its fingerprints are stale then anyway: the configuration
-/// key names the schema).
-pub const SCHEMA_VERSION: i32 = 4;
+/// boilerplate learning; 5: the kept texts of documents with boilerplate).
+/// A version-2 to -4 index is migrated when opened read-write (its
+/// fingerprints are stale then anyway: the configuration key names the
+/// schema).
+pub const SCHEMA_VERSION: i32 = 5;
 
 /// The seed of the checksum stored beside each fingerprint blob
 /// ([`blob_checksum`]).

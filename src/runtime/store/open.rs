@@ -56,6 +56,12 @@ CREATE TABLE document_boilerplate (
     boilerplate BLOB NOT NULL
 ) STRICT;
 
+CREATE TABLE document_texts (
+    id       INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    text     BLOB NOT NULL,
+    checksum INTEGER NOT NULL
+) STRICT;
+
 CREATE TABLE pairs (
     a      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
     b      INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
@@ -369,7 +375,7 @@ impl Store {
                     application_id: p.application_id,
                 }));
             }
-            if p.user_version == 2 || p.user_version == 3 {
+            if (2..SCHEMA_VERSION).contains(&p.user_version) {
                 migrate_from(p.user_version, &conn, path)?;
             } else if p.user_version != SCHEMA_VERSION {
                 return Err(OpenFailure::Bad(OpenProblem::UnknownSchema {
@@ -584,10 +590,12 @@ impl Store {
     }
 }
 
-/// Bring a version-2 or -3 index to this schema: a checksum column beside
-/// the fingerprint blobs (3) and a table of each document's part in
-/// boilerplate learning (4). Rows written before have no checksum and read
-/// as missing (their fingerprints are of another configuration key anyway).
+/// Bring a version-2, -3 or -4 index to this schema: a checksum column
+/// beside the fingerprint blobs (3), a table of each document's part in
+/// boilerplate learning (4) and one of kept texts (5). Rows written before
+/// have no checksum and read as missing (their fingerprints are of another
+/// configuration key anyway: it names the schema, so every file is read
+/// again and keeps its text then).
 fn migrate_from(
     version: i32,
     conn: &Connection,
@@ -604,6 +612,11 @@ fn migrate_from(
          CREATE TABLE IF NOT EXISTS document_boilerplate ( \
              id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
              boilerplate BLOB NOT NULL \
+         ) STRICT; \
+         CREATE TABLE IF NOT EXISTS document_texts ( \
+             id       INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
+             text     BLOB NOT NULL, \
+             checksum INTEGER NOT NULL \
          ) STRICT; \
          PRAGMA user_version = {SCHEMA_VERSION}; \
          COMMIT;"

@@ -67,6 +67,11 @@ pub struct DocRecord {
     /// from). Written by [`super::Store::upsert_document`]; reading
     /// documents leaves it `None` ([`super::Store::boilerplate`] reads it).
     pub boilerplate: Option<StoredBoilerplate>,
+    /// The decoded text it was fingerprinted from, kept when it carries
+    /// boilerplate (`None`: none kept). Written by
+    /// [`super::Store::upsert_document`]; reading documents leaves it
+    /// `None` ([`super::Store::kept_text`] reads it).
+    pub text: Option<super::StoredText>,
 }
 
 /// A document's part in boilerplate learning, as stored.
@@ -220,6 +225,7 @@ impl RawDoc {
                 shingles: self.shingles,
                 entry: None,
                 boilerplate: None,
+                text: None,
             },
             corrupt,
         ))

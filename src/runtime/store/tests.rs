@@ -31,6 +31,7 @@ fn doc(path: &[u8]) -> DocRecord {
         shingles: 3,
         entry: None,
         boilerplate: None,
+        text: None,
     }
 }
 
@@ -162,4 +163,47 @@ fn overruled_passages_start_empty_and_survive_reopening() {
     drop(store);
     let (store, _) = Store::open(&path).unwrap();
     assert_eq!(store.overruled_passages().unwrap(), vec![licence]);
+}
+
+/// A document's kept text reads back as written, goes when the document is
+/// written without one or removed, and a blob that fails its checksum
+/// reads as missing (the index then reads the file).
+#[test]
+fn a_kept_text_round_trips_and_a_corrupt_one_reads_as_missing() {
+    let (_dir, mut store) = temp_store();
+    let text = "Licence section 1. ".repeat(200) + "Une œuvre.";
+    let kept = StoredText::compress(&text).unwrap();
+    assert!(kept.compressed_len() < text.len() / 4, "{kept:?}");
+    let a = DocPath::from(&b"a.txt"[..]);
+    store
+        .upsert_document(
+            &DocRecord {
+                text: Some(kept.clone()),
+                ..doc(b"a.txt")
+            },
+            &[],
+        )
+        .unwrap();
+    let read = store.kept_text(&a).unwrap().unwrap();
+    assert_eq!((read.text.as_str(), read.content_hash), (text.as_str(), 1));
+    assert_eq!(store.text_totals().unwrap().0, 1);
+    store
+        .conn
+        .execute("UPDATE document_texts SET checksum = checksum + 1", [])
+        .unwrap();
+    assert_eq!(store.kept_text(&a).unwrap(), None);
+    // Written again without boilerplate: the text goes with its row's.
+    store.upsert_document(&doc(b"a.txt"), &[]).unwrap();
+    assert_eq!(store.text_totals().unwrap(), (0, 0));
+    store
+        .upsert_document(
+            &DocRecord {
+                text: Some(kept),
+                ..doc(b"a.txt")
+            },
+            &[],
+        )
+        .unwrap();
+    store.remove_document(&a).unwrap();
+    assert_eq!(store.text_totals().unwrap(), (0, 0));
 }

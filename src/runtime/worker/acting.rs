@@ -26,20 +26,8 @@ pub fn plan(
 ) -> Result<PlanView, WorkerError> {
     let to = act::quarantine_target(to, index.root())
         .map_err(|e| WorkerError::new(ErrorKind::Request, e.to_string()))?;
-    let records = index
-        .store()
-        .documents_without_blobs()
+    let recorded = Recorded::all_in(index.store())
         .map_err(|e| WorkerError::new(ErrorKind::Index, format!("no plan: the index: {e}")))?;
-    let recorded: std::collections::HashMap<_, _> = records
-        .into_iter()
-        .map(|r| {
-            let recorded = Recorded {
-                identity: r.identity,
-                content_hash: r.content_hash,
-            };
-            (r.path, recorded)
-        })
-        .collect();
     // The report `act::decided` reads, over a copy of the library so the
     // rule is the one `doppel act` follows.
     let library = index.library().clone();

@@ -2,23 +2,23 @@
 //! scripts and spreadsheets. The JSON shape is a versioned contract
 //! documented in README.md.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::json;
 
 use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
 use crate::engine::measure::ExactMeasures;
 use crate::engine::{
-    verdict, Containments, Engine, EngineConfig, FusionRule, PairScores, Relation, RelationKind,
-    Side, Verdict,
+    verdict, Containments, Engine, PairScores, Relation, RelationKind, Side, Verdict,
 };
-use crate::pairing::cluster::{ClusterBy, ClusterMode, Role};
-use crate::runtime::boilerplate::{BoilerplateReport, PassageSummary};
+use crate::pairing::cluster::{ClusterBy, Role};
+use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::scan::ScanReport;
+
+mod json;
+pub use json::{csv, csv_to, json, json_to};
+use json::{duplicate_by, whole_side, ScoresJson};
 
 /// Why a report could not be written (in memory, so only a value that
 /// does not serialize).
@@ -266,7 +266,7 @@ pub fn text(report: &ScanReport) -> String {
         "{} indexed, {} skipped, {}, {} ({rule})",
         count(indexed, "document", "documents"),
         report.docs.len() - indexed,
-        count(lib.pair_count(), "verified pair", "verified pairs"),
+        count(report.reported_count(), "verified pair", "verified pairs"),
         count(report.clusters.len(), "cluster", "clusters"),
     );
     if contained || matches!(spec.by, ClusterBy::Fusion) {
@@ -314,197 +314,9 @@ pub fn text(report: &ScanReport) -> String {
     out
 }
 
-/// A pair's scores as a JSON object keyed by algorithm id, in name order,
-/// written straight from the scores (a report can hold millions of pairs).
-struct ScoresJson<'a>(&'a PairScores);
-
-impl Serialize for ScoresJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut entries: Vec<(&str, Option<f64>)> = self
-            .0
-            .iter()
-            .map(|(id, s)| (id.as_str(), s.value()))
-            .collect();
-        entries.sort_unstable_by_key(|&(name, _)| name);
-        let mut map = serializer.serialize_map(Some(entries.len()))?;
-        for (name, value) in entries {
-            map.serialize_entry(name, &value)?;
-        }
-        map.end()
-    }
-}
-
 /// The path of a document of the report's library.
 fn lib_path(report: &ScanReport, id: DocId) -> Option<&DocPath> {
     report.library.doc(id).map(|d| &d.path)
-}
-
-/// The side that holds the other in a `contains` relation (`a` or `b`).
-fn whole_side(relation: Option<Relation>) -> Option<&'static str> {
-    match relation? {
-        Relation::Contains { whole } => Some(whole.as_str()),
-        _ => None,
-    }
-}
-
-fn duplicate_by(verdict: &Verdict) -> Vec<&'static str> {
-    let mut ids: Vec<&str> = verdict.passing.iter().map(|id| id.as_str()).collect();
-    if verdict.fusion {
-        ids.push("fusion");
-    }
-    ids
-}
-
-/// The scan as JSON (format version [`JSON_FORMAT_VERSION`]).
-pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<String> {
-    let thresholds: Map<String, Value> = AlgorithmId::ALL
-        .iter()
-        .filter(|id| config.enabled.contains(id))
-        .map(|&id| {
-            (
-                id.as_str().to_owned(),
-                json!(report.spec.thresholds.get(id)),
-            )
-        })
-        .collect();
-    // Typed rows borrowing the report, fields in name order (the order
-    // the format has always had), instead of a `Value` tree that would
-    // hold a second, larger copy of every pair.
-    #[derive(Serialize)]
-    struct Document<'a> {
-        /// Byte ranges of the decoded text left out as boilerplate
-        /// (indexed documents).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        boilerplate_spans: Option<Vec<[u64; 2]>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        boilerplate_words: Option<u32>,
-        bytes: u64,
-        encoding: &'a Option<String>,
-        path: &'a DocPath,
-        reason: Option<String>,
-        status: &'static str,
-    }
-    #[derive(Serialize)]
-    struct Cluster<'a> {
-        id: usize,
-        members: &'a [DocPath],
-        representative: &'a DocPath,
-        /// Each member's role, in the order of `members`.
-        roles: Vec<MemberRole<'a>>,
-    }
-    /// `head` (the whole the others sit in, or the document they
-    /// duplicate), `duplicate` of `of`, or `part` of `of`.
-    #[derive(Serialize)]
-    struct MemberRole<'a> {
-        path: &'a DocPath,
-        role: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        of: Option<&'a DocPath>,
-    }
-    #[derive(Serialize)]
-    struct Pair<'a> {
-        a: &'a DocPath,
-        b: &'a DocPath,
-        cluster: Option<usize>,
-        containment: Option<f64>,
-        duplicate_by: Vec<&'static str>,
-        /// `duplicate`, `contains` or `related`; null when none.
-        relation: Option<&'static str>,
-        scores: ScoresJson<'a>,
-        /// For `contains`: the side that holds the other, `a` or `b`.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        whole: Option<&'static str>,
-    }
-    #[derive(Serialize)]
-    struct Report<'a> {
-        boilerplate: &'a [PassageSummary],
-        cluster_algorithm: &'static str,
-        cluster_mode: ClusterMode,
-        clusters: Vec<Cluster<'a>>,
-        documents: Vec<Document<'a>>,
-        doppel: &'static str,
-        format: u32,
-        fusion: Value,
-        pairs: Vec<Pair<'a>>,
-        root: String,
-        thresholds: Map<String, Value>,
-    }
-    let cluster_paths = report.cluster_paths();
-    let cluster_ids = ClusterIds::new(&cluster_paths);
-    let pairs = report.pairs();
-    let value = Report {
-        boilerplate: &report.boilerplate.passages,
-        cluster_algorithm: cluster_by_name(report.spec.by),
-        cluster_mode: report.spec.mode,
-        clusters: cluster_paths
-            .iter()
-            .enumerate()
-            .map(|(n, members)| Cluster {
-                id: n + 1,
-                members,
-                representative: &members[0],
-                roles: report.clusters[n]
-                    .members
-                    .iter()
-                    .zip(&report.clusters[n].roles)
-                    .filter_map(|(&m, role)| {
-                        let path = lib_path(report, m)?;
-                        let (role, of) = match *role {
-                            Role::Head => ("head", None),
-                            Role::DuplicateOf(of) => ("duplicate", lib_path(report, of)),
-                            Role::PartOf(of) => ("part", lib_path(report, of)),
-                        };
-                        Some(MemberRole { path, role, of })
-                    })
-                    .collect(),
-            })
-            .collect(),
-        documents: report
-            .docs
-            .iter()
-            .map(|d| {
-                let found = report.boilerplate.documents.get(&d.path);
-                let indexed = d.skipped.is_none();
-                Document {
-                    boilerplate_spans: indexed.then(|| {
-                        found.map_or_else(Vec::new, |b| {
-                            b.ranges.iter().map(|r| [r.start, r.end]).collect()
-                        })
-                    }),
-                    boilerplate_words: indexed.then(|| found.map_or(0, |b| b.words())),
-                    bytes: d.bytes,
-                    encoding: &d.encoding,
-                    path: &d.path,
-                    reason: d.skipped.as_ref().map(|s| s.to_string()),
-                    status: if d.skipped.is_some() {
-                        "skipped"
-                    } else {
-                        "indexed"
-                    },
-                }
-            })
-            .collect(),
-        doppel: env!("CARGO_PKG_VERSION"),
-        format: JSON_FORMAT_VERSION,
-        fusion: fusion_json(&report.spec.fusion),
-        pairs: pairs
-            .iter()
-            .map(|p| Pair {
-                a: &p.a,
-                b: &p.b,
-                cluster: cluster_ids.of_pair(&p.a, &p.b),
-                containment: p.verdict.containment,
-                duplicate_by: duplicate_by(&p.verdict),
-                relation: p.verdict.relation.map(Relation::as_str),
-                scores: ScoresJson(&p.scores),
-                whole: whole_side(p.verdict.relation),
-            })
-            .collect(),
-        root: root.display().to_string(),
-        thresholds,
-    };
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
 }
 
 /// The learned boilerplate as text: one passage a line, most documents
@@ -538,81 +350,6 @@ pub fn boilerplate_text(report: &BoilerplateReport) -> String {
         );
     }
     out
-}
-
-/// The fusion rule in force: in words, and its parts.
-fn fusion_json(rule: &FusionRule) -> Value {
-    json!({
-        "rule": rule.describe(),
-        "voters": rule.voters,
-        "votes_needed": rule.votes_needed,
-        "containment": rule.containment_applies.then_some(rule.containment),
-        "min_shingles": rule.min_shingles,
-        "part_containment": rule.containment_applies.then_some(rule.relations.part_containment),
-        "part_size_ratio": rule.relations.part_size_ratio,
-        "related_containment": rule.relations.related,
-    })
-}
-
-/// The JSON `clusters` ids (1-based, in cluster order) by member path.
-struct ClusterIds<'a>(HashMap<&'a DocPath, usize>);
-
-impl<'a> ClusterIds<'a> {
-    fn new(clusters: &'a [Vec<DocPath>]) -> Self {
-        Self(
-            clusters
-                .iter()
-                .enumerate()
-                .flat_map(|(n, members)| members.iter().map(move |m| (m, n + 1)))
-                .collect(),
-        )
-    }
-
-    /// The cluster holding both `a` and `b`, if one does (a kept pair can
-    /// join files of two clusters, or a clustered file to an unclustered one).
-    fn of_pair(&self, a: &DocPath, b: &DocPath) -> Option<usize> {
-        let cluster = *self.0.get(a)?;
-        (self.0.get(b) == Some(&cluster)).then_some(cluster)
-    }
-}
-
-/// The pairs as CSV: a, b, the id of the cluster holding both (empty if
-/// none), every algorithm's score (empty where a side has no fingerprint),
-/// the containment, the algorithms whose threshold the pair passes, the
-/// relation (empty if none) and, for `contains`, the whole's side.
-pub fn csv(report: &ScanReport) -> Result<String> {
-    let clusters = report.cluster_paths();
-    let ids = ClusterIds::new(&clusters);
-    let mut out = csv::Writer::from_writer(Vec::new());
-    let header = ["a", "b", "cluster"]
-        .into_iter()
-        .chain(AlgorithmId::ALL.iter().map(|id| id.as_str()))
-        .chain(["containment", "duplicate_by", "relation", "whole"]);
-    out.write_record(header)?;
-    let number = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    for p in report.pairs() {
-        let cluster = ids
-            .of_pair(&p.a, &p.b)
-            .map_or(String::new(), |c| c.to_string());
-        let scores = AlgorithmId::ALL
-            .iter()
-            .map(|id| number(p.scores.get(id).and_then(Score::value)));
-        let record = [p.a.to_string(), p.b.to_string(), cluster]
-            .into_iter()
-            .chain(scores)
-            .chain([
-                number(p.verdict.containment),
-                duplicate_by(&p.verdict).join(" "),
-                p.verdict
-                    .relation
-                    .map_or(String::new(), |r| r.as_str().to_owned()),
-                whole_side(p.verdict.relation)
-                    .unwrap_or_default()
-                    .to_owned(),
-            ]);
-        out.write_record(record)?;
-    }
-    Ok(csv_text(out.into_inner()?))
 }
 
 /// Every algorithm's score for one pair, as a table.

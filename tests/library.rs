@@ -482,6 +482,40 @@ proptest! {
     }
 }
 
+/// A document added to held ones is compared with each of them at most
+/// once: the held documents its coming moves (it enters their SI nearest)
+/// are not compared among themselves again, since no pair between them
+/// can be gained by an addition. An indexed scan adds its files a chunk at
+/// a time, and re-comparing what it held made it cost three times a scan
+/// without an index.
+#[test]
+fn adding_a_document_compares_it_with_each_held_one_at_most_once() {
+    let config = LibraryConfig {
+        candidates: CandidateConfig {
+            si_cap: 1000,
+            ..CandidateConfig::default()
+        },
+        ..LibraryConfig::default()
+    };
+    let mut docs = sample_docs();
+    let (path, fp, shingles) = docs.pop().expect("a sample corpus");
+    let mut held = Held::new(config.clone());
+    held.extend(docs.clone());
+    let before = held.compared();
+    held.upsert(&path, fp.clone(), shingles);
+    let added = held.compared() - before;
+    assert!(
+        added <= docs.len() as u64,
+        "{added} full comparisons to add one document to {}",
+        docs.len()
+    );
+    // And the pairs are those of all of them at once.
+    docs.push((path, fp, shingles));
+    let mut at_once = Library::new(&ENGINE, config);
+    let Ok(()) = at_once.extend(&ENGINE, docs, &NoPrints);
+    assert_eq!(pair_paths(&held), pair_paths(&at_once));
+}
+
 /// Two different chapters wrapped in the same long licence header and
 /// footer (a fifth of each text) are not duplicates under the defaults.
 #[test]

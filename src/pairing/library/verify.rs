@@ -30,9 +30,26 @@ type Verified = Vec<(DocId, PairScores)>;
 type Promising = Vec<(DocId, AlgorithmSet)>;
 
 /// Newly admitted documents in arrival order, each one's full
-/// fingerprints, and the documents held before whose candidates their
-/// coming (or their old versions' going) changed.
-type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>, Affected);
+/// fingerprints, the documents held before whose candidates their
+/// coming (or their old versions' going) changed, and how it changed them.
+type Admitted = (Vec<DocId>, HashMap<DocId, Fingerprints>, Affected, Change);
+
+/// What a change did to the documents held before it, which decides what
+/// [`Library::regather_some`] must look at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Change {
+    /// Documents only came in (none replaced or removed). Among the held
+    /// documents, proposals then only shrink (a posting list can only cross
+    /// the cap upwards, SI's nearest can only be pushed aside) and a
+    /// proposal's check only hardens (fewer shared keys under the cap, fewer
+    /// algorithms proposing), so no pair between held documents can be
+    /// newly kept: only held documents with kept pairs need a look, and only
+    /// to drop those no longer proposed or confirmed.
+    Growth,
+    /// Documents went (or were replaced): a list may fall back under the
+    /// cap, a pushed-aside SI neighbour come back, so pairs may be gained.
+    Any,
+}
 
 /// `ids` without repeats, first occurrences in order.
 fn distinct(ids: &[DocId]) -> Vec<DocId> {
@@ -292,7 +309,11 @@ impl Library {
             .count();
         let held_outside = self.len() > replaced;
         let mut affected = Affected::default();
+        let mut change = Change::Growth;
         for (path, fingerprints, shingles) in docs {
+            if self.id_of(&path).is_some() {
+                change = Change::Any;
+            }
             let id = self.place(path, fingerprints.hot(), shingles, source, &mut affected)?;
             ids.push(id);
             batch.insert(id, fingerprints);
@@ -308,7 +329,7 @@ impl Library {
         } else {
             self.tables.insert_many(&filed);
         }
-        Ok((ids, batch, affected))
+        Ok((ids, batch, affected, change))
     }
 
     /// Add many documents at once: all enter the candidate tables first,
@@ -328,7 +349,7 @@ impl Library {
         docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &S,
     ) -> Result<(), S::Error> {
-        let (new_ids, batch, affected) = self.admit_all(docs, source)?;
+        let (new_ids, batch, affected, change) = self.admit_all(docs, source)?;
         // Position in this batch by dense id (MAX: not in the batch).
         let mut arrival = vec![usize::MAX; self.registry.id_bound()];
         for (i, &id) in new_ids.iter().enumerate() {
@@ -383,7 +404,7 @@ impl Library {
         for (id, verified) in results {
             self.add_pairs(id, verified);
         }
-        self.regather_some(engine, affected, &batch, source)
+        self.regather_some(engine, affected, change, &batch, source)
     }
 
     /// Gather again the candidates of the `affected` held documents (but
@@ -391,16 +412,31 @@ impl Library {
     /// pass, drop the kept pairs no longer proposed or confirmed. Proposing
     /// is symmetric, so each document's own query decides all its pairs. A
     /// kept pair still proposed keeps its scores (nothing changed them); a
-    /// document whose SI proposals alone moved verifies only those. The
-    /// documents whose pairs changed are noted for [`Library::take_touched`].
+    /// document whose SI proposals alone moved verifies only those. After
+    /// [`Change::Growth`] only documents with kept pairs outside `batch` are
+    /// looked at, and nothing is verified (no pair can be gained); so a
+    /// chunk's arrival costs what it can change, not every document whose
+    /// SI neighbours it pushed aside. The documents whose pairs changed are
+    /// noted for [`Library::take_touched`].
     fn regather_some<S: PrintSource + ?Sized>(
         &mut self,
         engine: &Engine,
         affected: Affected,
+        change: Change,
         batch: &HashMap<DocId, Fingerprints>,
         source: &S,
     ) -> Result<(), S::Error> {
-        let live = |id: &DocId| !batch.contains_key(id) && self.doc(*id).is_some();
+        let may_lose = |id: DocId| {
+            self.graph
+                .neighbours(id)
+                .iter()
+                .any(|other| !batch.contains_key(other))
+        };
+        let live = |id: &DocId| {
+            !batch.contains_key(id)
+                && self.doc(*id).is_some()
+                && (change == Change::Any || may_lose(*id))
+        };
         let all_moved: HashSet<DocId> = affected.by_cap.into_iter().filter(live).collect();
         let mut ids: Vec<DocId> = affected
             .by_si
@@ -423,7 +459,7 @@ impl Library {
             .map(|&id| {
                 let promising = self.promising_among(engine, id, &full[&id], &outside);
                 let si: HashSet<DocId> = match (all_moved.contains(&id), si_of(&full[&id])) {
-                    (false, Some(value)) => {
+                    (false, Some(value)) if change == Change::Any => {
                         self.tables.si_proposed(id, value).into_iter().collect()
                     }
                     _ => HashSet::new(),
@@ -432,7 +468,8 @@ impl Library {
                     .iter()
                     .copied()
                     .filter(|&(other, _)| {
-                        self.graph.row(id, other).is_none()
+                        change == Change::Any
+                            && self.graph.row(id, other).is_none()
                             && (all_moved.contains(&id) || si.contains(&other))
                     })
                     .collect();
@@ -529,7 +566,7 @@ impl Library {
         match self.id_of(path) {
             Some(id) => {
                 let affected = self.remove_id(id, source)?;
-                self.regather_some(engine, affected, &HashMap::new(), source)?;
+                self.regather_some(engine, affected, Change::Any, &HashMap::new(), source)?;
                 Ok(true)
             }
             None => Ok(false),

@@ -438,10 +438,17 @@ impl Library {
                 && (change == Change::Any || may_lose(*id))
         };
         let all_moved: HashSet<DocId> = affected.by_cap.into_iter().filter(live).collect();
+        // After growth a document moved by SI alone keeps its other
+        // proposals (no list it is in crossed the cap): its kept pairs can
+        // change only where SI no longer proposes the other.
+        let may_have_moved = |id: &DocId| {
+            change == Change::Any || all_moved.contains(id) || self.si_left_a_pair(*id, batch)
+        };
         let mut ids: Vec<DocId> = affected
             .by_si
             .into_iter()
             .filter(live)
+            .filter(may_have_moved)
             .chain(all_moved.iter().copied())
             .collect();
         ids.sort_unstable();
@@ -540,6 +547,19 @@ impl Library {
             }
         }
         Ok(())
+    }
+
+    /// Whether document `id` has a kept pair (outside `batch`) with a
+    /// document SI does not propose for it now (or it has no SI index).
+    fn si_left_a_pair(&self, id: DocId, batch: &HashMap<DocId, Fingerprints>) -> bool {
+        let Some(value) = self.doc(id).and_then(|d| d.hot.si.flatten()) else {
+            return true;
+        };
+        let proposed: HashSet<DocId> = self.tables.si_proposed(id, value).into_iter().collect();
+        self.graph
+            .neighbours(id)
+            .iter()
+            .any(|other| !batch.contains_key(other) && !proposed.contains(other))
     }
 
     /// The held documents whose kept pairs changed because of changes to

@@ -80,7 +80,9 @@ impl Tmux {
 
     /// Poll the screen until `pred` holds (bounded: 30 s).
     fn wait(&self, name: &str, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        // A guard against a hang, not a timing test: a loaded 2-core CI
+        // machine can take well over 30 s to start a debug build's TUI.
+        let deadline = Instant::now() + Duration::from_secs(120);
         loop {
             let s = self.screen(name);
             if pred(&s) {

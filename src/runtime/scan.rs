@@ -406,14 +406,13 @@ pub fn scan_folder_with(
             learner,
             hooks.user_boilerplate,
             &hooks.limits,
-            &sampled,
+            sampled,
             &files_of,
             &mut indexed,
         ),
         None => BoilerplateReport::default(),
     };
-    // The learner's samples are not needed to pair the documents.
-    drop((sampled, files_of));
+    drop(files_of);
     // One batch into an empty library: no document was added before, so
     // no fingerprints are read back.
     let mut library = Library::new(engine, config);
@@ -438,20 +437,24 @@ struct Kept {
     samples: Option<DocSamples>,
 }
 
-/// Documents the learner takes at a time in a one-shot scan.
+/// Documents the learner takes at a time in a one-shot scan, and the
+/// samples: a batch's bookkeeping grows with its samples (512 whole books
+/// are ~5 million), not with its documents.
 const LEARN_BATCH: usize = 512;
+const LEARN_BATCH_SAMPLES: usize = 64 * 1024;
 
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
 /// `files_of`; big files are not among them) and fingerprint every
 /// document that has some over its body (read again, and only while it is
 /// not big under `limits`: only those documents pay), replacing its prints
-/// in `indexed`.
+/// in `indexed`. The samples move into the learner (one copy, dropped
+/// when this returns: pairing does not need them).
 fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
     user: Option<&UserBoilerplate>,
     limits: &ReadLimits,
-    sampled: &BTreeMap<DocPath, DocSamples>,
+    sampled: BTreeMap<DocPath, DocSamples>,
     files_of: &HashMap<&DocPath, &Path>,
     indexed: &mut [(DocPath, Fingerprints, usize)],
 ) -> BoilerplateReport {
@@ -463,10 +466,13 @@ fn learn_boilerplate(
         user.pin(&mut learner);
     }
     let mut batch = Vec::with_capacity(LEARN_BATCH);
+    let mut batch_samples = 0;
     for (doc, samples) in sampled {
-        batch.push((doc.clone(), samples.clone()));
-        if batch.len() == LEARN_BATCH {
+        batch_samples += samples.samples.len();
+        batch.push((doc, samples));
+        if batch.len() == LEARN_BATCH || batch_samples >= LEARN_BATCH_SAMPLES {
             learner.update(std::mem::take(&mut batch), Vec::new());
+            batch_samples = 0;
         }
     }
     learner.update(batch, Vec::new());
@@ -476,7 +482,8 @@ fn learn_boilerplate(
         .par_iter()
         .filter_map(|(doc, spans)| {
             let text = read_small_text(files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
-            let body = boilerplate::body_prints(engine, &text, sampled[doc].words, spans)?;
+            let words = learner.samples(doc)?.words;
+            let body = boilerplate::body_prints(engine, &text, words, spans)?;
             Some((doc, body))
         })
         .collect();
@@ -489,7 +496,7 @@ fn learn_boilerplate(
     BoilerplateReport::new(
         bodies
             .iter()
-            .map(|(doc, (_, _, found))| (*doc, &sampled[*doc], found)),
+            .filter_map(|(doc, (_, _, found))| Some((*doc, learner.samples(doc)?, found))),
         config.shingle_words,
         &learner.pinned(),
     )

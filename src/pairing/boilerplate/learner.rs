@@ -106,6 +106,14 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             .map_or(&[], |d| &d.spans)
     }
 
+    /// A document's samples, as it was given them.
+    pub fn samples(&self, key: &K) -> Option<&DocSamples> {
+        self.ids
+            .get(key)
+            .and_then(|&id| self.docs[id as usize].as_ref())
+            .map(|d| &d.samples)
+    }
+
     /// Documents holding `hash` among their samples.
     pub fn document_frequency(&self, hash: u32) -> usize {
         self.postings.len(hash)
@@ -190,8 +198,9 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     /// and after whose spans changed (sorted); the documents in `adds` are
     /// not listed (their spans are in [`Learner::spans`]).
     pub fn update(&mut self, adds: Vec<(K, DocSamples)>, removes: Vec<K>) -> Vec<K> {
-        // Each touched shingle's document frequency before and after.
-        let mut touched: SampleMap<(usize, usize)> = SampleMap::default();
+        // Each touched shingle's document frequency before and after (u32:
+        // a batch of whole books touches millions).
+        let mut touched: SampleMap<(u32, u32)> = SampleMap::default();
         let mut recount = SampleSet::default();
         // Whether the group graph (documents with runs, their remainders'
         // substance and holders) changed; regrouping is skipped otherwise.
@@ -203,7 +212,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             };
             let doc = self.docs[id as usize].take().expect("a known id");
             for h in doc.samples.distinct() {
-                let now = self.postings.remove(h, id);
+                let now = self.postings.remove(h, id) as u32;
                 touched.entry(h).or_insert((now + 1, 0)).1 = now;
             }
             for &a in &doc.anchors {
@@ -223,7 +232,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
                 (self.docs.len() - 1) as DocId
             });
             for h in samples.distinct() {
-                let now = self.postings.insert(h, id);
+                let now = self.postings.insert(h, id) as u32;
                 touched.entry(h).or_insert((now - 1, 0)).1 = now;
             }
             self.ids.insert(key.clone(), id);
@@ -243,8 +252,8 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         // 1–2: documents whose runs a shingle crossing min_docs changes.
         let m = self.config.min_docs;
         for (&h, &(before, after)) in &touched {
-            let now = after >= m;
-            if (before >= m) != now {
+            let now = after as usize >= m;
+            if (before as usize >= m) != now {
                 for &id in self.postings.get(h) {
                     if !dirty.contains(&id) && self.runs_change(id, h, now) {
                         dirty.insert(id);

@@ -11,9 +11,9 @@
 //! persistent index"); the statements are the cached ones of
 //! [`Store::upsert_document`].
 
-use rusqlite::{OptionalExtension, TransactionBehavior};
+use rusqlite::TransactionBehavior;
 
-use super::documents::{upsert_in, write_pairs_in};
+use super::documents::{replace_pairs_in, upsert_in};
 use super::error::Context;
 use super::{DocRecord, PairUpdate, Result, RowId, Store, StoreFaults};
 use crate::doc::DocPath;
@@ -66,13 +66,7 @@ impl Store {
             })
             .collect::<Result<Vec<_>>>()?;
         for (doc, pairs) in touched {
-            let id: Option<i64> = tx
-                .prepare_cached("SELECT id FROM documents WHERE path = ?1")
-                .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
-                .ctx(path, format_args!("look up {doc}"))?;
-            if let Some(id) = id {
-                write_pairs_in(&tx, path, id, doc, pairs)?;
-            }
+            replace_pairs_in(&tx, path, doc, pairs)?;
         }
         tx.commit().ctx(path, "commit batch update")?;
         Ok(ids)

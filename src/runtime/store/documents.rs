@@ -83,13 +83,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .ctx(path, "begin pair update")?;
         for (doc, pairs) in docs {
-            let id: Option<i64> = tx
-                .prepare_cached("SELECT id FROM documents WHERE path = ?1")
-                .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
-                .ctx(path, format_args!("look up {doc}"))?;
-            if let Some(id) = id {
-                write_pairs_in(&tx, path, id, doc, pairs)?;
-            }
+            replace_pairs_in(&tx, path, doc, pairs)?;
         }
         tx.commit().ctx(path, "commit pair update")
     }
@@ -643,6 +637,24 @@ pub(super) fn upsert_in(
     super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;
     write_pairs_in(tx, path, id, doc, pairs)?;
     Ok(RowId(id))
+}
+
+/// Replace every stored pair of `doc` with `pairs` inside `tx`, if it is
+/// indexed (a document gone meanwhile has nothing to rewrite).
+pub(super) fn replace_pairs_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    doc: &DocPath,
+    pairs: &[PairUpdate],
+) -> Result<()> {
+    let id: Option<i64> = tx
+        .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+        .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
+        .ctx(path, format_args!("look up {doc}"))?;
+    match id {
+        Some(id) => write_pairs_in(tx, path, id, doc, pairs),
+        None => Ok(()),
+    }
 }
 
 /// Replace every stored pair of document row `id` (at `doc`) with `pairs`.

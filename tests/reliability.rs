@@ -194,30 +194,42 @@ fn a_corrupt_stored_fingerprint_met_on_open_is_read_again() {
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
 }
 
-#[test]
-fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missing() {
+/// An index of the sample corpus turned back into an older schema by
+/// `downgrade` (SQL), then opened: it must be migrated to this build's
+/// schema. Returns the fixture and the opened index (dropped first).
+fn migrated_from(downgrade: &str) -> (Fixture, FolderIndex) {
     let f = fixture();
     let mut index = open(&f);
     index.reconcile().unwrap();
     drop(index);
-    {
-        let conn = rusqlite::Connection::open(&f.index).unwrap();
-        conn.execute_batch(
-            "ALTER TABLE document_prints DROP COLUMN checksum; PRAGMA user_version = 2;",
-        )
+    rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .execute_batch(downgrade)
         .unwrap();
-    }
-    let mut index = open(&f);
+    let index = open(&f);
     let version: i32 = rusqlite::Connection::open(&f.index)
         .unwrap()
         .pragma_query_value(None, "user_version", |r| r.get(0))
         .unwrap();
     assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
-    // Rows from before have no checksum: any that is needed is read again.
+    (f, index)
+}
+
+/// Touch the copy (a later modification time) so the next reconcile reads
+/// it again.
+fn touch_copy(f: &Fixture) {
     let copy = f.folder.join(COPY);
     let file = std::fs::File::options().append(true).open(&copy).unwrap();
     file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
         .unwrap();
+}
+
+#[test]
+fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missing() {
+    let (f, mut index) =
+        migrated_from("ALTER TABLE document_prints DROP COLUMN checksum; PRAGMA user_version = 2;");
+    // Rows from before have no checksum: any that is needed is read again.
+    touch_copy(&f);
     index.reconcile().unwrap();
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
 }
@@ -227,25 +239,8 @@ fn an_index_of_schema_2_is_migrated_and_its_unchecked_fingerprints_read_as_missi
 /// working: its files read again store their part in learning.
 #[test]
 fn an_index_of_schema_3_without_boilerplate_is_migrated() {
-    let f = fixture();
-    let mut index = open(&f);
-    index.reconcile().unwrap();
-    drop(index);
-    {
-        let conn = rusqlite::Connection::open(&f.index).unwrap();
-        conn.execute_batch("DROP TABLE document_boilerplate; PRAGMA user_version = 3;")
-            .unwrap();
-    }
-    let mut index = open(&f);
-    let version: i32 = rusqlite::Connection::open(&f.index)
-        .unwrap()
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
-    let copy = f.folder.join(COPY);
-    let file = std::fs::File::options().append(true).open(&copy).unwrap();
-    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
-        .unwrap();
+    let (f, mut index) = migrated_from("DROP TABLE document_boilerplate; PRAGMA user_version = 3;");
+    touch_copy(&f);
     index.reconcile().unwrap();
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
     let learned = index.store().boilerplate().unwrap();
@@ -256,21 +251,7 @@ fn an_index_of_schema_3_without_boilerplate_is_migrated() {
 /// and keeps working.
 #[test]
 fn an_index_of_schema_4_without_kept_texts_is_migrated() {
-    let f = fixture();
-    let mut index = open(&f);
-    index.reconcile().unwrap();
-    drop(index);
-    {
-        let conn = rusqlite::Connection::open(&f.index).unwrap();
-        conn.execute_batch("DROP TABLE document_texts; PRAGMA user_version = 4;")
-            .unwrap();
-    }
-    let mut index = open(&f);
-    let version: i32 = rusqlite::Connection::open(&f.index)
-        .unwrap()
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    let (_f, mut index) = migrated_from("DROP TABLE document_texts; PRAGMA user_version = 4;");
     index.reconcile().unwrap();
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
     assert_eq!(index.store().text_totals().unwrap(), (0, 0));

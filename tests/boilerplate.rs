@@ -547,12 +547,7 @@ fn overruling_one_licence_respans_only_its_own_documents() {
     .unwrap();
     index.reconcile().unwrap();
     let before = index.boilerplate_report().unwrap();
-    let longest = before
-        .passages
-        .iter()
-        .max_by_key(|p| p.words)
-        .unwrap()
-        .clone();
+    let longest = longest_passage(&index);
     assert!(longest.documents >= 3, "{longest:?}");
     let changes = index.overrule_passage(&longest, true).unwrap();
     let read: BTreeSet<DocPath> = changes
@@ -577,6 +572,17 @@ fn overruling_one_licence_respans_only_its_own_documents() {
         before.passages.len(),
         after.learned().count()
     );
+}
+
+/// The learned passage with the most words (the licence) of `index`.
+fn longest_passage(index: &FolderIndex) -> doppel::runtime::boilerplate::PassageSummary {
+    index
+        .boilerplate_report()
+        .unwrap()
+        .passages
+        .into_iter()
+        .max_by_key(|p| p.words)
+        .unwrap()
 }
 
 /// The index's kept pairs (with their scores) and its boilerplate report,
@@ -641,13 +647,7 @@ fn overruling_and_restoring_a_passage_reads_no_file_and_equals_a_fresh_index() {
     let (mut index, reads) = counted(&dir, &at);
     assert_eq!(index.reconcile().unwrap().read, 0);
     let before = state(&index);
-    let longest = index
-        .boilerplate_report()
-        .unwrap()
-        .passages
-        .into_iter()
-        .max_by_key(|p| p.words)
-        .unwrap();
+    let longest = longest_passage(&index);
     let changes = ruled_without_the_folder(&mut index, &dir, &longest, true);
     assert_eq!(reads.load(Ordering::SeqCst), 0, "files read: {changes:?}");
     assert!(
@@ -689,13 +689,7 @@ fn a_corrupt_kept_text_is_read_from_its_file_instead() {
     write(library, &dir, |_| true);
     let (mut index, _) = counted(&dir, &at);
     index.reconcile().unwrap();
-    let longest = index
-        .boilerplate_report()
-        .unwrap()
-        .passages
-        .into_iter()
-        .max_by_key(|p| p.words)
-        .unwrap();
+    let longest = longest_passage(&index);
     drop(index);
     let victim = longest.members[0].clone();
     rusqlite::Connection::open(&at)

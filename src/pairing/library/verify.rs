@@ -236,6 +236,32 @@ impl Library {
         promising
     }
 
+    /// Verify document `id` against each of `others` whose full
+    /// fingerprints `theirs` gives ([`Library::verify_pair`]); the pairs
+    /// worth keeping, with their scores.
+    fn verify_against<'a>(
+        &self,
+        engine: &Engine,
+        (id, mine): (DocId, &Fingerprints),
+        others: impl IntoIterator<Item = (DocId, AlgorithmSet)>,
+        theirs: impl Fn(&DocId) -> Option<&'a Fingerprints>,
+        compared: &AtomicU64,
+    ) -> Verified {
+        others
+            .into_iter()
+            .filter_map(|(other, to_confirm)| {
+                let scores = self.verify_pair(
+                    engine,
+                    (id, mine),
+                    (other, theirs(&other)?),
+                    to_confirm,
+                    compared,
+                )?;
+                Some((other, scores))
+            })
+            .collect()
+    }
+
     /// The scores of `id` and `other` (full prints `mine` and `theirs`)
     /// when their pair is kept: the algorithms of `to_confirm` are scored
     /// first, and the pair is compared in full (counted in `compared`) only
@@ -381,21 +407,9 @@ impl Library {
             .par_iter()
             .zip(promising)
             .map(|(&id, others)| {
-                let mine = &batch[&id];
-                let verified = others
-                    .into_iter()
-                    .filter_map(|(other, to_confirm)| {
-                        let theirs = batch.get(&other).or_else(|| loaded.get(&other))?;
-                        let scores = self.verify_pair(
-                            engine,
-                            (id, mine),
-                            (other, theirs),
-                            to_confirm,
-                            &compared,
-                        )?;
-                        Some((other, scores))
-                    })
-                    .collect();
+                let theirs = |other: &DocId| batch.get(other).or_else(|| loaded.get(other));
+                let verified =
+                    self.verify_against(engine, (id, &batch[&id]), others, theirs, &compared);
                 (id, verified)
             })
             .collect();
@@ -497,21 +511,8 @@ impl Library {
             .par_iter()
             .zip(&gathered)
             .map(|(&id, (_, fresh))| {
-                let mine = &full[&id];
-                fresh
-                    .iter()
-                    .filter_map(|&(other, to_confirm)| {
-                        let theirs = full.get(&other)?;
-                        let scores = self.verify_pair(
-                            engine,
-                            (id, mine),
-                            (other, theirs),
-                            to_confirm,
-                            &compared,
-                        )?;
-                        Some((other, scores))
-                    })
-                    .collect()
+                let others = fresh.iter().copied();
+                self.verify_against(engine, (id, &full[&id]), others, |o| full.get(o), &compared)
             })
             .collect();
         drop(full);

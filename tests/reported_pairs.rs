@@ -109,6 +109,19 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
     assert_eq!(report.pairs().len(), 1);
 }
 
+/// Moby-Dick's first chapter, Emma's, and Emma's with Moby-Dick's words
+/// `quoted` (by index) set in at a word boundary halfway.
+fn quoting_moby(quoted: std::ops::Range<usize>) -> (String, String, String) {
+    let moby = chapter("moby/moby-dick-ch1.txt");
+    let words: Vec<&str> = moby.split_whitespace().collect();
+    let quote = words[quoted].join(" ");
+    let emma = chapter("austen/emma-ch1.txt");
+    let (head, tail) = emma.split_at(emma.len() / 2);
+    let cut = head.rfind(' ').unwrap();
+    let quoting = format!("{}\n\n{quote}\n\n{}{tail}", &head[..cut], &head[cut..]);
+    (moby, emma, quoting)
+}
+
 /// `si` alone keeps no pair: Emma's first chapter with 150 of Moby-Dick's
 /// words inside is of Moby-Dick's first chapter's size and shares a
 /// sampled passage with it, which passes Roth's test (closeness 0.76, one
@@ -118,13 +131,7 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
 #[test]
 fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
     let dir = tempfile::tempdir().unwrap();
-    let moby = chapter("moby/moby-dick-ch1.txt");
-    let words: Vec<&str> = moby.split_whitespace().collect();
-    let quote = words[400..550].join(" ");
-    let emma = chapter("austen/emma-ch1.txt");
-    let (head, tail) = emma.split_at(emma.len() / 2);
-    let cut = head.rfind(' ').unwrap();
-    let quoting = format!("{}\n\n{quote}\n\n{}{tail}", &head[..cut], &head[cut..]);
+    let (moby, emma, quoting) = quoting_moby(400..550);
     let edited = emma.replacen("Woodhouse", "Woodhowse", 1);
     std::fs::write(dir.path().join("moby.txt"), &moby).unwrap();
     std::fs::write(dir.path().join("emma-quoting.txt"), &quoting).unwrap();
@@ -167,13 +174,7 @@ fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
 #[test]
 fn si_alone_keeps_a_pair_sharing_text_in_substance() {
     let dir = tempfile::tempdir().unwrap();
-    let moby = chapter("moby/moby-dick-ch1.txt");
-    let words: Vec<&str> = moby.split_whitespace().collect();
-    let quote = words[400..700].join(" ");
-    let emma = chapter("austen/emma-ch1.txt");
-    let (head, tail) = emma.split_at(emma.len() / 2);
-    let cut = head.rfind(' ').unwrap();
-    let quoting = format!("{}\n\n{quote}\n\n{}{tail}", &head[..cut], &head[cut..]);
+    let (moby, _, quoting) = quoting_moby(400..700);
     std::fs::write(dir.path().join("moby.txt"), &moby).unwrap();
     std::fs::write(dir.path().join("emma-quoting.txt"), &quoting).unwrap();
     let engine = Engine::default();

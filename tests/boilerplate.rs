@@ -611,6 +611,21 @@ fn counted(dir: &Path, at: &Path) -> (FolderIndex, Arc<AtomicUsize>) {
     (index, reads)
 }
 
+/// A fresh index of a copy of `library` written under `tmp`, `passage`
+/// overruled before any file is read.
+fn fresh_with_overruled(
+    library: &LibraryCollection,
+    tmp: &Path,
+    passage: &doppel::runtime::boilerplate::PassageSummary,
+) -> FolderIndex {
+    let copy = tmp.join("copy");
+    write(library, &copy, |_| true);
+    let (mut fresh, _) = counted(&copy, &tmp.join("fresh.sqlite"));
+    fresh.overrule_passage(passage, true).unwrap();
+    fresh.reconcile().unwrap();
+    fresh
+}
+
 /// Apply a ruling while the folder is moved away: a file opened by any
 /// path at all would be missing (moving the folder stops root, which
 /// file modes do not), and reading one changes what the index holds.
@@ -658,11 +673,7 @@ fn overruling_and_restoring_a_passage_reads_no_file_and_equals_a_fresh_index() {
         "{changes:?}"
     );
     // A fresh index of a copy, the passage overruled before a file is read.
-    let copy = tmp.path().join("copy");
-    write(library, &copy, |_| true);
-    let (mut fresh, _) = counted(&copy, &tmp.path().join("fresh.sqlite"));
-    fresh.overrule_passage(&longest, true).unwrap();
-    fresh.reconcile().unwrap();
+    let fresh = fresh_with_overruled(library, tmp.path(), &longest);
     let overruled = state(&index);
     assert_ne!(overruled, before);
     assert_eq!(overruled, state(&fresh));
@@ -704,11 +715,7 @@ fn a_corrupt_kept_text_is_read_from_its_file_instead() {
     index.reconcile().unwrap();
     index.overrule_passage(&longest, true).unwrap();
     assert_eq!(reads.load(Ordering::SeqCst), 1, "only {victim} is read");
-    let copy = tmp.path().join("copy");
-    write(library, &copy, |_| true);
-    let (mut fresh, _) = counted(&copy, &tmp.path().join("fresh.sqlite"));
-    fresh.overrule_passage(&longest, true).unwrap();
-    fresh.reconcile().unwrap();
+    let fresh = fresh_with_overruled(library, tmp.path(), &longest);
     assert_eq!(state(&index), state(&fresh));
 }
 

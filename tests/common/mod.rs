@@ -235,16 +235,11 @@ pub fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
 /// Write the small generated library collection (`doppel make-library
 /// --size small`) to `out`, failing the test with the command's message.
 pub fn make_small_library(out: &Path) {
-    let made = Command::new(env!("CARGO_BIN_EXE_doppel"))
-        .args(["make-library", "--size", "small", "--corpus"])
-        .arg(shared_corpus())
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+    stdout_of(
+        doppel()
+            .args(["make-library", "--size", "small", "--corpus"])
+            .arg(shared_corpus())
+            .arg(out),
     );
 }
 

@@ -23,17 +23,49 @@ use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 /// Normalize decoded text (see the module documentation for the rules).
 pub fn normalize(text: &str) -> String {
     let joined = join_line_end_hyphens(text);
-    // Most non-ASCII book text (curly quotes, dashes, accents) is already in
-    // NFKC; the quick check lets it skip the composition machinery.
-    if joined.is_ascii() || is_nfkc_quick(joined.chars()) == IsNormalized::Yes {
+    if joined.is_ascii() {
         fold_str(&joined)
     } else {
-        let mut folder = Folder::with_capacity(joined.len());
-        for c in joined.nfkc() {
-            folder.push(c);
-        }
-        folder.finish()
+        fold_by_chunks(&joined)
     }
+}
+
+/// Case folding and whitespace collapsing with NFKC applied only where it
+/// can change something. ASCII whitespace is a stable code point (a starter
+/// that no canonical composition starts or ends with), so NFKC of the whole
+/// text is NFKC of each chunk between ASCII whitespace, concatenated: one
+/// rare character (a `´`, a polytonic Greek word) costs its chunk the NFKC
+/// machinery, not the whole book. Most chunks with non-ASCII characters
+/// (curly quotes, dashes, accents) are already in NFKC, which the quick
+/// check confirms, and are folded as they are.
+fn fold_by_chunks(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut folder = Folder::with_capacity(text.len());
+    // `bytes[..done]` has been folded.
+    let mut done = 0;
+    while let Some(offset) = bytes[done..].iter().position(|b| !b.is_ascii()) {
+        let first = done + offset;
+        let start = bytes[done..first]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(done, |n| done + n + 1);
+        let end = bytes[first..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(bytes.len(), |n| first + n);
+        folder.push_ascii(&bytes[done..start]);
+        let chunk = &text[start..end];
+        if is_nfkc_quick(chunk.chars()) == IsNormalized::Yes {
+            folder.push_folded(chunk);
+        } else {
+            for c in chunk.nfkc() {
+                folder.push(c);
+            }
+        }
+        done = end;
+    }
+    folder.push_ascii(&bytes[done..]);
+    folder.finish()
 }
 
 /// [`normalize`] for text that
@@ -45,24 +77,10 @@ pub fn normalize_fused(text: &str) -> String {
     fold_str(&join_line_end_hyphens(text))
 }
 
-/// Case folding and whitespace collapsing over text needing no NFKC; runs
-/// of ASCII are folded in bulk.
+/// Case folding and whitespace collapsing over text needing no NFKC.
 fn fold_str(text: &str) -> String {
     let mut folder = Folder::with_capacity(text.len());
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let run_end = bytes[i..]
-            .iter()
-            .position(|b| !b.is_ascii())
-            .map_or(bytes.len(), |n| i + n);
-        folder.push_ascii(&bytes[i..run_end]);
-        i = run_end;
-        if let Some(c) = text[i..].chars().next() {
-            folder.push(c);
-            i += c.len_utf8();
-        }
-    }
+    folder.push_folded(text);
     folder.finish()
 }
 
@@ -127,6 +145,24 @@ impl Folder {
             last_space = space;
         }
         self.out.truncate(n);
+    }
+
+    /// Text needing no NFKC; runs of ASCII are folded in bulk.
+    fn push_folded(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let run_end = bytes[i..]
+                .iter()
+                .position(|b| !b.is_ascii())
+                .map_or(bytes.len(), |n| i + n);
+            self.push_ascii(&bytes[i..run_end]);
+            i = run_end;
+            if let Some(c) = text[i..].chars().next() {
+                self.push(c);
+                i += c.len_utf8();
+            }
+        }
     }
 
     fn push_str(&mut self, s: &str) {
@@ -303,6 +339,34 @@ mod tests {
         ) {
             proptest::prop_assert_eq!(normalize(&text), reference(&text));
         }
+    }
+
+    proptest::proptest! {
+        /// NFKC chunk by chunk equals NFKC of the whole, on any text.
+        #[test]
+        fn chunked_nfkc_follows_the_rules_on_arbitrary_text(text in "\\PC{0,80}|.{0,40}") {
+            proptest::prop_assert_eq!(normalize(&text), reference(&text));
+        }
+
+        /// ... and on text rich in book punctuation, in characters NFKC
+        /// changes, and in combining marks and `<`, `=`, `>` that compose
+        /// with what precedes them, next to ASCII whitespace.
+        #[test]
+        fn chunked_nfkc_follows_the_rules_on_book_punctuation(
+            text in "([a-eA-E<=>.,;:'\" \t\n\r\u{b}\u{c}-]|[\u{2018}\u{2019}\u{201c}\u{201d}\u{2014}\u{2013}\u{2026}\u{b4}\u{b7}\u{a0}\u{2500}\u{3b1}\u{1f71}\u{e9}\u{301}\u{338}\u{327}\u{fb01}\u{bd}\u{ff26}\u{2002}\u{ad}\u{feff}\u{1100}\u{1161}\u{11a8}]){0,80}",
+        ) {
+            proptest::prop_assert_eq!(normalize(&text), reference(&text));
+        }
+    }
+
+    #[test]
+    fn one_rare_character_is_normalized_in_its_chunk() {
+        // U+00B4 is NFKC `␣◌́`; U+1F71 is canonically U+03AC; `e` + U+0301
+        // composes; `=` + U+0338 composes to `≠`.
+        assert_eq!(
+            normalize("Don’t — a\u{b4}b  \u{1f71}  cafe\u{301}\u{a0}x =\u{338} “Q”…"),
+            "don't — a \u{301}b \u{3ac} caf\u{e9} x \u{2260} “q”..."
+        );
     }
 
     proptest::proptest! {

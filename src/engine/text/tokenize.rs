@@ -237,18 +237,27 @@ impl Tokenizer {
 /// exact transcription of the UAX #29 rules restricted to ASCII, and other
 /// tokens by `unicode-segmentation`.
 pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
-    // A space is a boundary to the ASCII scanner too, so all-ASCII text
-    // needs no splitting.
-    if normalized.is_ascii() {
-        return ascii_words(normalized, &mut f);
+    // A space is a boundary to the ASCII scanner too, so a run of
+    // all-ASCII tokens needs no splitting: only the tokens holding a
+    // non-ASCII byte are cut out and handed to `unicode-segmentation`.
+    let bytes = normalized.as_bytes();
+    // `normalized[..done]` has been segmented.
+    let mut done = 0;
+    while let Some(offset) = bytes[done..].iter().position(|b| !b.is_ascii()) {
+        let first = done + offset;
+        let start = bytes[done..first]
+            .iter()
+            .rposition(|&b| b == b' ')
+            .map_or(done, |n| done + n + 1);
+        let end = bytes[first..]
+            .iter()
+            .position(|&b| b == b' ')
+            .map_or(bytes.len(), |n| first + n);
+        ascii_words(&normalized[done..start], &mut f);
+        normalized[start..end].unicode_words().for_each(&mut f);
+        done = end;
     }
-    for token in normalized.split(' ') {
-        if token.is_ascii() {
-            ascii_words(token, &mut f);
-        } else {
-            token.unicode_words().for_each(&mut f);
-        }
-    }
+    ascii_words(&normalized[done..], &mut f);
 }
 
 /// UAX #29 word classes of ASCII characters.
@@ -453,6 +462,19 @@ mod tests {
             let mut ours = Vec::new();
             ascii_words(&text, &mut |w| ours.push(w));
             let theirs: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ours, theirs);
+        }
+
+        /// Cutting only the non-ASCII tokens out of normalized text finds
+        /// the words that segmenting every token alone finds.
+        #[test]
+        fn words_of_mixed_text_equal_words_of_each_token(
+            words in proptest::collection::vec("[a-c0-2_.:,;'\u{b7}\u{2019}\u{2500}\u{3b1}\u{e9}\u{301}\u{5d0}\u{4e00}-]{1,8}", 0..30),
+        ) {
+            let text = words.join(" ");
+            let mut ours = Vec::new();
+            for_each_word(&text, |w| ours.push(w));
+            let theirs: Vec<&str> = text.split(' ').flat_map(|t| t.unicode_words()).collect();
             proptest::prop_assert_eq!(ours, theirs);
         }
     }

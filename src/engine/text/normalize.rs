@@ -16,7 +16,8 @@
 //!    one space; leading and trailing whitespace is removed.
 //!
 //! Pure-ASCII input skips NFKC (it is the identity there) and takes a
-//! byte-level fast path with exactly the same result.
+//! byte-level fast path with exactly the same result; other text gets NFKC
+//! only in the chunks between ASCII whitespace that need it.
 
 use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::error::Context;
-use super::{now_ns, Result, Store, StoreError};
+use super::{now_ns, OverruledPassage, Result, SqliteStore, StoreError};
 use crate::doc::DocPath;
 
 /// `meta` key of the folder an index is for: the hex of its raw path bytes.
@@ -21,24 +21,7 @@ const META_LAST_USED: &str = "last_used_ns";
 /// `meta` key of the curator's overruled boilerplate passages (JSON).
 const META_OVERRULED: &str = "boilerplate_overruled";
 
-/// A learned passage the curator ruled is not boilerplate: its shingles
-/// (what the learner never counts as boilerplate again) and how it read
-/// when it was overruled (what a list shows of it).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OverruledPassage {
-    /// Its sampled shingles ([`crate::pairing::boilerplate::Passage::hashes`]).
-    pub hashes: Vec<u32>,
-    /// Documents that held it.
-    pub documents: usize,
-    /// Its words in the representative document.
-    pub words: u32,
-    /// Its first words there.
-    pub first_words: String,
-    /// The document it was shown from (its display form).
-    pub representative: String,
-}
-
-impl Store {
+impl SqliteStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         self.conn
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")
@@ -58,7 +41,7 @@ impl Store {
     }
 
     /// Record the engine configuration the stored fingerprints are made
-    /// with from now on (see [`Store::config_hash`]).
+    /// with from now on (see [`SqliteStore::config_hash`]).
     pub fn set_config_hash(&mut self, hash: &str) -> Result<()> {
         self.set_meta("config_hash", hash)
     }
@@ -85,7 +68,7 @@ impl Store {
     }
 
     /// Record the generation of the IDF weights (see
-    /// [`Store::idf_generation`]).
+    /// [`SqliteStore::idf_generation`]).
     pub fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
         self.set_meta("idf_generation", &generation.to_string())
     }
@@ -109,7 +92,7 @@ impl Store {
     }
 
     /// The canonical folder this index was made for; `None` for an index
-    /// written before doppel recorded it (the next [`Store::record_use`]
+    /// written before doppel recorded it (the next [`SqliteStore::record_use`]
     /// does).
     pub fn folder(&self) -> Result<Option<PathBuf>> {
         let Some(value) = self.meta(META_FOLDER)? else {
@@ -124,7 +107,7 @@ impl Store {
     }
 
     /// When a read-write open last used this index (see
-    /// [`Store::record_use`]); `None` before doppel recorded it.
+    /// [`SqliteStore::record_use`]); `None` before doppel recorded it.
     pub fn last_used(&self) -> Result<Option<SystemTime>> {
         match self.meta(META_LAST_USED)? {
             None => Ok(None),

@@ -60,9 +60,12 @@
 //! ([`RowId`]) appears only where an index restores or rewrites its
 //! library entries and pairs, which are stored by row.
 
+mod address;
 mod codec;
 mod dispatch;
 mod error;
+#[cfg(feature = "postgres")]
+mod pg;
 mod records;
 mod sqlite;
 mod texts;
@@ -75,8 +78,13 @@ use crate::doc::DocPath;
 use crate::engine::EngineConfig;
 use crate::hash::hash64;
 
+#[cfg(feature = "postgres")]
+pub use address::PgAddress;
+pub use address::StoreAddress;
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
+#[cfg(feature = "postgres")]
+pub use pg::{PgStore, PG_SCHEMA_VERSION};
 pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
     RowId, StoredBoilerplate, ENTRY_FORMAT,

@@ -1,0 +1,125 @@
+//! The PostgreSQL backend against a real server: `DOPPEL_TEST_PG` holds
+//! its URL (`.ci/run` starts a throwaway cluster and sets it). Without it
+//! these tests skip, saying so, unless `DOPPEL_TEST_PG_REQUIRED=1`, when
+//! they fail. Each test works in a PostgreSQL schema of its own (through
+//! the URL's `options=-csearch_path=…`), so they run in parallel.
+
+use postgres::{Client, NoTls};
+
+use super::*;
+use crate::runtime::store::StoreAddress;
+
+/// The test server's URL; `None` (skip) when none is set and none is
+/// required.
+fn server() -> Option<String> {
+    let url = std::env::var("DOPPEL_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let required = std::env::var("DOPPEL_TEST_PG_REQUIRED").is_ok_and(|v| v == "1");
+    match url {
+        Some(url) => Some(url),
+        None if required => panic!("DOPPEL_TEST_PG_REQUIRED=1 but DOPPEL_TEST_PG is not set"),
+        None => {
+            eprintln!("skipped: set DOPPEL_TEST_PG to a PostgreSQL URL to run this test");
+            None
+        }
+    }
+}
+
+/// A fresh, empty PostgreSQL schema named `name` on the test server, and
+/// the address that works in it.
+fn fresh_schema(url: &str, name: &str) -> PgAddress {
+    let mut admin = url
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(NoTls)
+        .unwrap_or_else(|e| panic!("the test server at DOPPEL_TEST_PG is unreachable: {e}"));
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}"
+        ))
+        .unwrap();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    PgAddress::parse(&format!("{url}{separator}options=-csearch_path%3D{name}")).unwrap()
+}
+
+fn connect(address: &PgAddress) -> Client {
+    address.config().connect(NoTls).unwrap()
+}
+
+#[test]
+fn opening_creates_the_schema_once_and_keeps_collections_apart() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_open");
+    let first = PgStore::open(&address, "/srv/collection-a").unwrap();
+    assert_eq!(first.schema_version().unwrap(), PG_SCHEMA_VERSION);
+    let again = PgStore::open(&address, "/srv/collection-a").unwrap();
+    let other = PgStore::open(&address, "/srv/collection-b").unwrap();
+    assert_eq!(first.collection_id(), again.collection_id());
+    assert_ne!(first.collection_id(), other.collection_id());
+    let mut client = connect(&address);
+    let applied: i64 = client
+        .query_one("SELECT count(*) FROM schema_migrations", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(applied, i64::from(PG_SCHEMA_VERSION), "each migration once");
+    // The documents' own tables and pairs are keyed by the documents' ids.
+    for table in ["documents", "pair_verdicts", "doc_verdicts", "meta"] {
+        let has_collection: bool = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name = $1 \
+                 AND column_name = 'collection')",
+                &[&table],
+            )
+            .unwrap()
+            .get(0);
+        assert!(has_collection, "{table} is keyed by collection");
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_in_one_line_and_left_as_it_is() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_newer");
+    drop(PgStore::open(&address, "/srv/collection").unwrap());
+    let mut client = connect(&address);
+    client
+        .execute("INSERT INTO schema_migrations (version) VALUES (99)", &[])
+        .unwrap();
+    let error = PgStore::open(&address, "/srv/collection")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("schema version 99"), "{error}");
+    assert!(error.contains(&address.to_string()), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    let (versions, collections): (i64, i64) = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM schema_migrations), (SELECT count(*) FROM collections)",
+            &[],
+        )
+        .map(|r| (r.get(0), r.get(1)))
+        .unwrap();
+    assert_eq!((versions, collections), (2, 1), "nothing moved or dropped");
+}
+
+#[test]
+fn an_unreachable_server_is_one_line_naming_it_without_the_password() {
+    // Port 1 on the loopback: nothing listens there.
+    let StoreAddress::Postgres(address) =
+        StoreAddress::parse("postgres://alice:s3cret@127.0.0.1:1/library?connect_timeout=5")
+            .unwrap()
+    else {
+        unreachable!("a postgres URL")
+    };
+    let error = PgStore::open(&address, "/srv/collection")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("store postgres://alice@127.0.0.1:1/library: connect: "),
+        "{error}"
+    );
+    assert!(!error.contains("s3cret"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    eprintln!("{error}");
+}

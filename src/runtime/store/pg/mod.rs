@@ -19,6 +19,7 @@
 
 #[cfg(test)]
 mod tests;
+mod verdicts;
 
 use std::fmt;
 
@@ -126,9 +127,13 @@ CREATE TABLE doc_verdicts (
 
 /// A connection to one collection of a doppel database.
 pub struct PgStore {
+    /// The connection; behind a lock because the client's queries take
+    /// `&mut`, while a store's reads take `&self`.
     client: std::sync::Mutex<Client>,
     address: PgAddress,
     collection: i64,
+    /// Who this store's verdicts are recorded as.
+    curator: String,
 }
 
 impl fmt::Debug for PgStore {
@@ -143,11 +148,12 @@ impl fmt::Debug for PgStore {
 impl PgStore {
     /// Connect to the database at `address`, bring its schema to
     /// [`PG_SCHEMA_VERSION`] and register `collection` (a folder's
-    /// canonical path, or a name given for it). An unreachable server, a
+    /// canonical path, or a name given for it); verdicts written through
+    /// it are recorded as `curator`'s. An unreachable server, a
     /// refused login or a newer schema is one error line naming the
     /// address without its password.
     #[tracing::instrument(level = "info", name = "store.open", skip_all, fields(address = %address))]
-    pub fn open(address: &PgAddress, collection: &str) -> Result<PgStore> {
+    pub fn open(address: &PgAddress, collection: &str, curator: &str) -> Result<PgStore> {
         let fail = |context: &str| {
             let address = address.to_string();
             let context = context.to_owned();
@@ -171,6 +177,7 @@ impl PgStore {
             client: std::sync::Mutex::new(client),
             address: address.clone(),
             collection,
+            curator: curator.to_owned(),
         })
     }
 
@@ -185,14 +192,41 @@ impl PgStore {
         self.collection
     }
 
+    /// The curator this store's verdicts are recorded as.
+    pub fn curator(&self) -> &str {
+        &self.curator
+    }
+
     /// The schema version the database records.
     pub fn schema_version(&self) -> Result<i32> {
-        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
-        recorded_version(&mut *client).map_err(|error| StoreError::Postgres {
-            address: self.address.to_string(),
-            context: "read the schema version".into(),
+        recorded_version(&mut *self.client()).map_err(self.fail("read the schema version"))
+    }
+
+    /// The connection, for one operation.
+    fn client(&self) -> std::sync::MutexGuard<'_, Client> {
+        // A panic while holding it leaves nothing half-done on the client
+        // (a transaction not committed is rolled back when dropped).
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The error of `context` failing with the client's error.
+    fn fail(&self, context: impl fmt::Display) -> impl FnOnce(postgres::Error) -> StoreError {
+        let address = self.address.to_string();
+        let context = context.to_string();
+        move |error| StoreError::Postgres {
+            address,
+            context,
             error,
-        })
+        }
+    }
+
+    /// A stored value that does not decode, named for people.
+    fn undecodable(&self, doc: String, reason: String) -> StoreError {
+        StoreError::Decode {
+            path: self.address.to_string().into(),
+            doc,
+            reason,
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 use postgres::{Client, NoTls};
 
 use super::*;
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::runtime::store::StoreAddress;
 
 /// The test server's URL; `None` (skip) when none is set and none is
@@ -51,10 +52,10 @@ fn connect(address: &PgAddress) -> Client {
 fn opening_creates_the_schema_once_and_keeps_collections_apart() {
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_open");
-    let first = PgStore::open(&address, "/srv/collection-a").unwrap();
+    let first = PgStore::open(&address, "/srv/collection-a", "alice").unwrap();
     assert_eq!(first.schema_version().unwrap(), PG_SCHEMA_VERSION);
-    let again = PgStore::open(&address, "/srv/collection-a").unwrap();
-    let other = PgStore::open(&address, "/srv/collection-b").unwrap();
+    let again = PgStore::open(&address, "/srv/collection-a", "alice").unwrap();
+    let other = PgStore::open(&address, "/srv/collection-b", "alice").unwrap();
     assert_eq!(first.collection_id(), again.collection_id());
     assert_ne!(first.collection_id(), other.collection_id());
     let mut client = connect(&address);
@@ -82,12 +83,12 @@ fn opening_creates_the_schema_once_and_keeps_collections_apart() {
 fn a_newer_schema_is_refused_in_one_line_and_left_as_it_is() {
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_newer");
-    drop(PgStore::open(&address, "/srv/collection").unwrap());
+    drop(PgStore::open(&address, "/srv/collection", "alice").unwrap());
     let mut client = connect(&address);
     client
         .execute("INSERT INTO schema_migrations (version) VALUES (99)", &[])
         .unwrap();
-    let error = PgStore::open(&address, "/srv/collection")
+    let error = PgStore::open(&address, "/srv/collection", "alice")
         .unwrap_err()
         .to_string();
     assert!(error.contains("schema version 99"), "{error}");
@@ -112,7 +113,7 @@ fn an_unreachable_server_is_one_line_naming_it_without_the_password() {
     else {
         unreachable!("a postgres URL")
     };
-    let error = PgStore::open(&address, "/srv/collection")
+    let error = PgStore::open(&address, "/srv/collection", "alice")
         .unwrap_err()
         .to_string();
     assert!(
@@ -122,4 +123,78 @@ fn an_unreachable_server_is_one_line_naming_it_without_the_password() {
     assert!(!error.contains("s3cret"), "{error}");
     assert!(!error.contains('\n'), "{error}");
     eprintln!("{error}");
+}
+
+#[test]
+fn verdicts_are_kept_per_collection_with_their_curator() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_verdicts");
+    let alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    let elsewhere = PgStore::open(&address, "/srv/minutes", "carol").unwrap();
+    let (x, y, z) = (
+        DocPath::from(&b"b.txt"[..]),
+        DocPath::from(&b"a.txt"[..]),
+        DocPath::from(&b"c\xff.txt"[..]),
+    );
+    alice
+        .set_pair_verdict(&x, &y, CuratorVerdict::Duplicate)
+        .unwrap();
+    elsewhere
+        .set_pair_verdict(&x, &y, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    bob.set_pair_verdict(&z, &x, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    alice.set_keeper(&z, true).unwrap();
+
+    // One collection's verdicts, whoever made them, in path order.
+    let seen: Vec<_> = bob
+        .pair_verdicts()
+        .unwrap()
+        .into_iter()
+        .map(|(r, curator)| (r.a, r.b, r.verdict, curator))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                y.clone(),
+                x.clone(),
+                CuratorVerdict::Duplicate,
+                "alice".to_owned()
+            ),
+            (
+                x.clone(),
+                z.clone(),
+                CuratorVerdict::NotDuplicate,
+                "bob".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(bob.keepers().unwrap(), vec![z.clone()]);
+    // The other folder's are its own.
+    let other = elsewhere.pair_verdicts().unwrap();
+    assert_eq!(other.len(), 1);
+    assert_eq!(other[0].0.verdict, CuratorVerdict::NotDuplicate);
+    assert!(elsewhere.keepers().unwrap().is_empty());
+
+    // A second verdict on a pair replaces the first, with its curator.
+    bob.set_pair_verdict(&x, &y, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    let (first, curator) = alice.pair_verdicts().unwrap().remove(0);
+    assert_eq!(
+        (first.verdict, curator.as_str()),
+        (CuratorVerdict::NotDuplicate, "bob")
+    );
+
+    assert!(alice.clear_pair_verdict(&y, &x).unwrap());
+    assert!(
+        !alice.clear_pair_verdict(&y, &x).unwrap(),
+        "already cleared"
+    );
+    alice.set_keeper(&z, false).unwrap();
+    assert!(bob.keepers().unwrap().is_empty());
+    assert!(alice
+        .set_pair_verdict(&x, &x, CuratorVerdict::Duplicate)
+        .is_err());
 }

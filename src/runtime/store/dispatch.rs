@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use super::meta::Meta;
 use super::sqlite::SqliteStore;
 use super::{
     Backend, DocEntry, DocRecord, DocSummary, KeptText, OpenReport, OverruledPassage, PairUpdate,

@@ -64,6 +64,7 @@ mod address;
 mod codec;
 mod dispatch;
 mod error;
+mod meta;
 #[cfg(feature = "postgres")]
 mod pg;
 mod records;
@@ -92,6 +93,7 @@ pub use records::{
 pub use sqlite::{MovedAside, OpenReport, PendingCheck, STALE_CTIME};
 pub use texts::{KeptText, StoredText};
 
+use meta::Meta;
 use sqlite::SqliteStore;
 
 /// `PRAGMA application_id` of a doppel index ("dopp").

@@ -17,6 +17,7 @@
 //! ([`StoreError::NewerSchema`]) and left exactly as it is: it is shared,
 //! never moved aside as a bad SQLite file is.
 
+mod meta;
 #[cfg(test)]
 mod tests;
 mod verdicts;

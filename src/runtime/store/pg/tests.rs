@@ -198,3 +198,44 @@ fn verdicts_are_kept_per_collection_with_their_curator() {
         .set_pair_verdict(&x, &x, CuratorVerdict::Duplicate)
         .is_err());
 }
+
+#[test]
+fn meta_values_round_trip_per_collection() {
+    use crate::runtime::store::meta::Meta;
+    use crate::runtime::store::OverruledPassage;
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_meta");
+    let mut letters = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let mut minutes = PgStore::open(&address, "/srv/minutes", "alice").unwrap();
+    assert_eq!(letters.config_hash().unwrap(), None, "a fresh collection");
+    letters.set_config_hash("0123abcd").unwrap();
+    letters.set_idf_generation(u64::MAX).unwrap();
+    let passage = OverruledPassage {
+        hashes: vec![7, 1, 7],
+        documents: 3,
+        words: 40,
+        first_words: "This eBook is for the use of anyone".into(),
+        representative: "a.txt".into(),
+    };
+    letters
+        .set_overruled_passages(std::slice::from_ref(&passage))
+        .unwrap();
+    let before = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    letters
+        .record_use(std::path::Path::new("/srv/letters"))
+        .unwrap();
+    minutes.set_config_hash("ffff").unwrap();
+
+    let again = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    assert_eq!(again.config_hash().unwrap().as_deref(), Some("0123abcd"));
+    assert_eq!(again.idf_generation().unwrap(), Some(u64::MAX));
+    assert_eq!(again.overruled_passages().unwrap(), vec![passage]);
+    assert_eq!(
+        again.folder().unwrap(),
+        Some(std::path::PathBuf::from("/srv/letters"))
+    );
+    assert!(again.last_used().unwrap().is_some_and(|t| t >= before));
+    assert_eq!(minutes.config_hash().unwrap().as_deref(), Some("ffff"));
+    assert!(minutes.overruled_passages().unwrap().is_empty());
+    assert_eq!(minutes.folder().unwrap(), None);
+}

@@ -29,11 +29,12 @@ use std::path::{Path, PathBuf};
 use rusqlite::Connection;
 
 use super::error::Context;
+use super::Meta;
 use super::{codec, error};
 use super::{
     ensure_outside_root, index_file_name, now_ns, DocEntry, DocPath, DocRecord, DocStatus,
-    DocSummary, OpenProblem, OverruledPassage, PairUpdate, PairVerdictRecord, Result, RowId,
-    StoreError, StoreFaults, StoredBoilerplate, APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
+    DocSummary, OpenProblem, PairUpdate, PairVerdictRecord, Result, RowId, StoreError, StoreFaults,
+    StoredBoilerplate, APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
 };
 use rows::collect_rows;
 

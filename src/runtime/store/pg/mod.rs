@@ -1,7 +1,9 @@
 //! The PostgreSQL backend (feature `postgres`): the team store, one
-//! database shared by several curators and machines. This step opens a
-//! database, brings its schema to this build's version and registers the
-//! collection; the [`super::Store`] methods over it come next.
+//! database shared by several curators and machines. So far it opens a
+//! database, brings its schema to this build's version, registers the
+//! collection, and keeps the collection's `meta` values (`meta`) and the
+//! curator's verdicts (`verdicts`); the documents, pairs and batches, and
+//! with them a place behind [`super::Store`], come next.
 //!
 //! The tables are the SQLite index's (bytea for blobs, bigint for the u64
 //! bit patterns, as in SQLite), with every row keyed by a collection

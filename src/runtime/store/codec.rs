@@ -10,7 +10,6 @@
 use std::fmt;
 use std::path::Path;
 
-use rusqlite::{Connection, Params, Row};
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
@@ -120,25 +119,6 @@ pub(super) fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
     }
     Ok(list)
 }
-
-/// Run a (cached) query and collect every row.
-pub(super) fn collect_rows<T, P: Params>(
-    conn: &Connection,
-    sql: &str,
-    params: P,
-    f: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
-) -> rusqlite::Result<Vec<T>> {
-    let mut stmt = conn.prepare_cached(sql)?;
-    let rows = stmt.query_map(params, f)?;
-    rows.collect()
-}
-
-/// Insert one pair: `(a, b, scores)` with a < b, see [`pair_row`].
-pub(super) const INSERT_PAIR: &str = "INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)";
-
-/// Insert or replace one document's library entry: `(id, entry)`.
-pub(super) const PUT_ENTRY: &str = "INSERT INTO document_entries (id, entry) VALUES (?1, ?2) \
-     ON CONFLICT(id) DO UPDATE SET entry = excluded.entry";
 
 /// The [`INSERT_PAIR`] parameters of the pair {x, y} whose scores are
 /// oriented from `x`: stored with the smaller id first.

@@ -59,6 +59,37 @@ pub enum StoreError {
         /// What it is instead.
         problem: OpenProblem,
     },
+    /// A store address names PostgreSQL, and this build has no client
+    /// for it (built without the `postgres` feature).
+    #[error("{address}: this doppel is built without PostgreSQL (the `postgres` feature)")]
+    NoPostgres {
+        /// The address, its password left out.
+        address: String,
+    },
+    /// A PostgreSQL store refused an operation, or could not be reached.
+    #[cfg(feature = "postgres")]
+    #[error("store {address}: {context}: {}", one_line(error))]
+    Postgres {
+        /// The database's address, its password left out.
+        address: String,
+        /// What was being done.
+        context: String,
+        /// What the client or the server said.
+        error: postgres::Error,
+    },
+    /// A shared store whose schema a newer doppel wrote: it is left as it
+    /// is (other curators use it), and this doppel stops.
+    #[error(
+        "store {address} has schema version {version}, newer than this doppel's          ({known}); upgrade doppel to use it (the database was left as it is)"
+    )]
+    NewerSchema {
+        /// The database's address, its password left out.
+        address: String,
+        /// The version the database records.
+        version: i32,
+        /// The newest version this build knows.
+        known: i32,
+    },
     /// No platform data directory (no home directory).
     #[error("no data directory for doppel's index (is $HOME set?); give an index path explicitly")]
     NoDataDir,
@@ -106,6 +137,23 @@ impl StoreError {
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
         )
     }
+}
+
+/// A PostgreSQL error as one line: the client's message and, for an error
+/// the server sent, its detail (never the connection's password, which
+/// neither holds).
+#[cfg(feature = "postgres")]
+fn one_line(error: &postgres::Error) -> String {
+    let mut line = error.to_string();
+    if let Some(db) = error.as_db_error() {
+        line = format!("{} ({})", db.message(), db.code().code());
+    } else if let Some(source) = std::error::Error::source(error) {
+        let source = source.to_string();
+        if !line.contains(&source) {
+            line = format!("{line}: {source}");
+        }
+    }
+    line.replace(['\n', '\r'], " ")
 }
 
 /// A store operation's result.

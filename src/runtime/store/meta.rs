@@ -1,15 +1,14 @@
-//! The `meta` table: the folder an index is of, when it was last used,
-//! the configurations its fingerprints and pairs were made under, and the
-//! curator's "not boilerplate" overrules (a short JSON list: a few passages
-//! at most, so no table and no schema change of their own).
+//! The `meta` table's values, the same in every backend: the folder an
+//! index is of, when it was last used, the configurations its fingerprints
+//! and pairs were made under, and the curator's "not boilerplate"
+//! overrules (a short JSON list: a few passages at most, so no table and
+//! no schema change of their own). A backend gives [`Meta`] its raw reads
+//! and writes; the typed values are decoded here once.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-
-use super::error::Context;
-use super::{now_ns, Result, Store, StoreError};
+use super::{now_ns, OverruledPassage, Result, StoreError};
 use crate::doc::DocPath;
 
 /// `meta` key of the folder an index is for: the hex of its raw path bytes.
@@ -21,63 +20,47 @@ const META_LAST_USED: &str = "last_used_ns";
 /// `meta` key of the curator's overruled boilerplate passages (JSON).
 const META_OVERRULED: &str = "boilerplate_overruled";
 
-/// A learned passage the curator ruled is not boilerplate: its shingles
-/// (what the learner never counts as boilerplate again) and how it read
-/// when it was overruled (what a list shows of it).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct OverruledPassage {
-    /// Its sampled shingles ([`crate::pairing::boilerplate::Passage::hashes`]).
-    pub hashes: Vec<u32>,
-    /// Documents that held it.
-    pub documents: usize,
-    /// Its words in the representative document.
-    pub words: u32,
-    /// Its first words there.
-    pub first_words: String,
-    /// The document it was shown from (its display form).
-    pub representative: String,
-}
+/// A backend's `meta` table (keyed by its collection where it has
+/// several), and the typed values kept in it.
+pub(super) trait Meta {
+    /// The value of `key`, if set.
+    fn meta(&self, key: &str) -> Result<Option<String>>;
 
-impl Store {
-    fn meta(&self, key: &str) -> Result<Option<String>> {
-        self.conn
-            .prepare_cached("SELECT value FROM meta WHERE key = ?1")
-            .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
-            .ctx(&self.path, format_args!("read meta {key}"))
-    }
+    /// Set each `(key, value)`, all in one transaction.
+    fn set_metas(&mut self, values: &[(&str, &str)]) -> Result<()>;
 
-    fn set_meta(&mut self, key: &str, value: &str) -> Result<()> {
-        put_meta(&self.conn, &self.path, key, value)
-    }
+    /// What a value that does not decode is reported against (the index
+    /// file, or the database's address).
+    fn meta_place(&self) -> PathBuf;
 
     /// The engine configuration the stored fingerprints were made with
-    /// (see [`super::engine_config_hash`]); `None` for a fresh index. When it differs
+    /// (see [`super::engine_config_hash`](crate::runtime::store::engine_config_hash)); `None` for a fresh index. When it differs
     /// from the running configuration, re-fingerprint and then set it.
-    pub fn config_hash(&self) -> Result<Option<String>> {
+    fn config_hash(&self) -> Result<Option<String>> {
         self.meta("config_hash")
     }
 
     /// Record the engine configuration the stored fingerprints are made
-    /// with from now on (see [`Store::config_hash`]).
-    pub fn set_config_hash(&mut self, hash: &str) -> Result<()> {
-        self.set_meta("config_hash", hash)
+    /// with from now on (see [`Self::config_hash`]).
+    fn set_config_hash(&mut self, hash: &str) -> Result<()> {
+        self.set_metas(&[("config_hash", hash)])
     }
 
     /// The configuration the stored pairs were kept under (floors,
     /// candidate settings and the fingerprints' configuration); when it
     /// matches the current one, the pairs can be loaded instead of verified
     /// again. Empty when the stored pairs are known to be out of date.
-    pub fn pairs_hash(&self) -> Result<Option<String>> {
+    fn pairs_hash(&self) -> Result<Option<String>> {
         self.meta("pairs_hash")
     }
 
     /// The generation of the IDF weights the stored IDF-dependent
     /// fingerprints were made with (`None` until set).
-    pub fn idf_generation(&self) -> Result<Option<u64>> {
+    fn idf_generation(&self) -> Result<Option<u64>> {
         match self.meta("idf_generation")? {
             None => Ok(None),
             Some(v) => v.parse().map(Some).map_err(|_| StoreError::Decode {
-                path: self.path.clone(),
+                path: self.meta_place(),
                 doc: "(meta)".into(),
                 reason: format!("idf_generation {v:?} is not a number"),
             }),
@@ -85,17 +68,17 @@ impl Store {
     }
 
     /// Record the generation of the IDF weights (see
-    /// [`Store::idf_generation`]).
-    pub fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
-        self.set_meta("idf_generation", &generation.to_string())
+    /// [`Self::idf_generation`]).
+    fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
+        self.set_metas(&[("idf_generation", &generation.to_string())])
     }
 
     /// The passages the curator overruled, in the order they were.
-    pub fn overruled_passages(&self) -> Result<Vec<OverruledPassage>> {
+    fn overruled_passages(&self) -> Result<Vec<OverruledPassage>> {
         match self.meta(META_OVERRULED)? {
             None => Ok(Vec::new()),
             Some(v) => serde_json::from_str(&v).map_err(|e| StoreError::Decode {
-                path: self.path.clone(),
+                path: self.meta_place(),
                 doc: "(meta)".into(),
                 reason: format!("{META_OVERRULED}: {e}"),
             }),
@@ -103,20 +86,20 @@ impl Store {
     }
 
     /// Record the overruled passages (replacing the list).
-    pub fn set_overruled_passages(&mut self, passages: &[OverruledPassage]) -> Result<()> {
+    fn set_overruled_passages(&mut self, passages: &[OverruledPassage]) -> Result<()> {
         let json = serde_json::to_string(passages).expect("plain data serializes");
-        self.set_meta(META_OVERRULED, &json)
+        self.set_metas(&[(META_OVERRULED, &json)])
     }
 
     /// The canonical folder this index was made for; `None` for an index
-    /// written before doppel recorded it (the next [`Store::record_use`]
+    /// written before doppel recorded it (the next [`Self::record_use`]
     /// does).
-    pub fn folder(&self) -> Result<Option<PathBuf>> {
+    fn folder(&self) -> Result<Option<PathBuf>> {
         let Some(value) = self.meta(META_FOLDER)? else {
             return Ok(None);
         };
         let key = hex::decode(&value).map_err(|e| StoreError::Decode {
-            path: self.path.clone(),
+            path: self.meta_place(),
             doc: "(meta)".into(),
             reason: format!("folder {value:?} is not hex: {e}"),
         })?;
@@ -124,15 +107,15 @@ impl Store {
     }
 
     /// When a read-write open last used this index (see
-    /// [`Store::record_use`]); `None` before doppel recorded it.
-    pub fn last_used(&self) -> Result<Option<SystemTime>> {
+    /// [`Self::record_use`]); `None` before doppel recorded it.
+    fn last_used(&self) -> Result<Option<SystemTime>> {
         match self.meta(META_LAST_USED)? {
             None => Ok(None),
             Some(v) => v
                 .parse::<u64>()
                 .map(|ns| Some(UNIX_EPOCH + Duration::from_nanos(ns)))
                 .map_err(|_| StoreError::Decode {
-                    path: self.path.clone(),
+                    path: self.meta_place(),
                     doc: "(meta)".into(),
                     reason: format!("{META_LAST_USED} {v:?} is not a number"),
                 }),
@@ -142,30 +125,9 @@ impl Store {
     /// Record, in one transaction, that this index is `folder`'s (its
     /// canonical path, kept as raw bytes so any name round-trips) and that
     /// it is used now.
-    pub fn record_use(&mut self, folder: &Path) -> Result<()> {
-        let path = &self.path;
-        let tx = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-            .ctx(path, "begin recording the folder")?;
-        put_meta(
-            &tx,
-            path,
-            META_FOLDER,
-            &hex::encode(DocPath::from_relative(folder).as_bytes()),
-        )?;
-        put_meta(&tx, path, META_LAST_USED, &now_ns().to_string())?;
-        tx.commit().ctx(path, "commit the folder")
+    fn record_use(&mut self, folder: &Path) -> Result<()> {
+        let folder = hex::encode(DocPath::from_relative(folder).as_bytes());
+        let now = now_ns().to_string();
+        self.set_metas(&[(META_FOLDER, &folder), (META_LAST_USED, &now)])
     }
-}
-
-/// Write one `meta` row, on the store's connection or in a transaction.
-pub(super) fn put_meta(conn: &Connection, path: &Path, key: &str, value: &str) -> Result<()> {
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2) \
-         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        params![key, value],
-    )
-    .ctx(path, format_args!("write meta {key}"))?;
-    Ok(())
 }

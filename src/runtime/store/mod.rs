@@ -1,4 +1,5 @@
-//! The persistent index: one SQLite file per watched folder, outside it.
+//! The persistent index: one SQLite file per watched folder, outside it
+//! (the `sqlite` backend, behind the one [`Store`] interface).
 //!
 //! A [`Store`] keeps what the watcher and worker need to resume without
 //! re-reading the folder: one row per file (keyed by its [`DocPath`], the
@@ -48,56 +49,52 @@
 //!   [`crate::engine::PairScores`] keyed by the algorithms' stable names, oriented from the
 //!   pair's `a` (smaller id) to `b`.
 //!
-//! The code is split by concern: `open` (opening, checking, moving a bad
-//! file aside), `meta` (the folder, configuration keys, last use),
-//! `documents` (one row per file, its fingerprints and library entry),
-//! `batch` (a chunk of files in one transaction),
-//! `pairs` (kept pairs and library entries by row, for reopening),
-//! `texts` (the decoded texts of documents with boilerplate),
-//! `verdicts` (the curator's decisions, by path), `codec` (the on-disk
-//! encodings) and `error`.
+//! The code is split by backend and concern: [`Store`] holds one
+//! backend (`Backend`) and `dispatch` forwards each method to it;
+//! `sqlite` is the SQLite file backend (opening, checking, moving a bad
+//! file aside, its tables by concern); what every backend shares stays
+//! here: the records (`records`), the on-disk encodings (`codec`), the
+//! kept texts' compression (`texts`) and the errors (`error`).
 //!
 //! Documents are named by [`DocPath`] everywhere in this API; a row id
 //! ([`RowId`]) appears only where an index restores or rewrites its
 //! library entries and pairs, which are stored by row.
 
-mod batch;
+mod address;
 mod codec;
-mod documents;
+mod dispatch;
 mod error;
 mod meta;
-mod open;
-mod pairs;
+#[cfg(feature = "postgres")]
+mod pg;
 mod records;
+mod sqlite;
 mod texts;
-mod verdicts;
-
-#[cfg(test)]
-mod tests;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::Connection;
-
 use crate::doc::DocPath;
 use crate::engine::EngineConfig;
 use crate::hash::hash64;
 
-pub use batch::STALE_CTIME;
+#[cfg(feature = "postgres")]
+pub use address::PgAddress;
+pub use address::StoreAddress;
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
-pub use meta::OverruledPassage;
-pub use open::{MovedAside, OpenReport, PendingCheck};
+#[cfg(feature = "postgres")]
+pub use pg::{PgStore, PG_SCHEMA_VERSION};
 pub use records::{
-    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, PairVerdictRecord, RowId,
-    StoredBoilerplate, ENTRY_FORMAT,
+    DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
+    RowId, StoredBoilerplate, ENTRY_FORMAT,
 };
+pub use sqlite::{MovedAside, OpenReport, PendingCheck, STALE_CTIME};
 pub use texts::{KeptText, StoredText};
 
-use codec::collect_rows;
-use error::Context;
+use meta::Meta;
+use sqlite::SqliteStore;
 
 /// `PRAGMA application_id` of a doppel index ("dopp").
 pub const APPLICATION_ID: i32 = 0x646f_7070;
@@ -125,17 +122,19 @@ pub fn blob_checksum(blob: &[u8]) -> u64 {
 /// with `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// A connection to one doppel index file. Writes take `&mut self` and run in
-/// `BEGIN IMMEDIATE` transactions; one writer owns a read-write `Store`, and
-/// readers (the UI) open their own with [`Store::open_read_only`].
+/// One doppel index, in whichever backend holds it: today an SQLite file
+/// (the embedded default, [`Store::open`]). Writes take `&mut self` and
+/// each is one transaction; one writer owns a read-write `Store`, and
+/// readers (the UI) open their own with [`Store::open_read_only`]. Its
+/// methods (in `dispatch`) forward to the backend.
 pub struct Store {
-    conn: Connection,
-    path: PathBuf,
-    /// Documents whose stored fingerprints failed their checksum since the
-    /// last [`Store::take_corrupt`] (read as missing).
-    corrupt: std::sync::Mutex<Vec<DocPath>>,
-    /// Writes tests make fail ([`StoreFaults`]).
-    faults: Option<StoreFaults>,
+    backend: Backend,
+}
+
+/// The backends a [`Store`] can hold.
+enum Backend {
+    /// An SQLite file (`sqlite`).
+    Sqlite(SqliteStore),
 }
 
 /// A test hook: makes a store's next document writes fail as on a full
@@ -208,41 +207,9 @@ impl StoreFaults {
 
 impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).finish()
-    }
-}
-
-impl Store {
-    /// Make writes fail as [`StoreFaults`] says (tests).
-    #[doc(hidden)]
-    pub fn set_faults(&mut self, faults: Option<StoreFaults>) {
-        self.faults = faults;
-    }
-
-    /// An injected failure for this write, if [`StoreFaults`] asks for one.
-    fn injected_fault(&self, context: &str) -> Result<()> {
-        StoreFaults::check(self.faults.as_ref(), &self.path, context)
-    }
-
-    /// The index file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// `PRAGMA integrity_check` returns `ok`.
-    pub fn integrity_check(&self) -> Result<bool> {
-        let rows: Vec<String> =
-            collect_rows(&self.conn, "PRAGMA integrity_check", [], |r| r.get(0))
-                .ctx(&self.path, "integrity_check")?;
-        Ok(rows.len() == 1 && rows[0] == "ok")
-    }
-
-    /// Copy the WAL into the database and truncate it (call when idle, so
-    /// the `-wal` file does not grow without bound).
-    pub fn checkpoint(&self) -> Result<()> {
-        self.conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-            .ctx(&self.path, "checkpoint")
+        match &self.backend {
+            Backend::Sqlite(s) => s.fmt(f),
+        }
     }
 }
 

@@ -1,12 +1,9 @@
 //! What the store reads and writes: a document's row ([`DocRecord`]), its
 //! library entry ([`DocEntry`]), listings and verdicts.
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 
-use super::codec::{terms_from_blob, u64_from_sql};
-use super::{Result, StoreError};
+use super::Result;
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, HotPrints, PairScores};
 use crate::pairing::boilerplate::DocSamples;
@@ -143,91 +140,19 @@ pub struct PairVerdictRecord {
     pub set_at_ns: i64,
 }
 
-/// A `documents` row before its blobs are decoded.
-pub(super) struct RawDoc {
-    id: i64,
-    path: Vec<u8>,
-    identity: FileIdentity,
-    content_hash: u64,
-    status: String,
-    reason: Option<String>,
-    encoding: Option<String>,
-    first_seen_ns: i64,
-    fingerprints: Option<Vec<u8>>,
-    terms: Option<Vec<u8>>,
-    shingles: u32,
-    checksum: Option<i64>,
-}
-
-impl RawDoc {
-    pub(super) fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(RawDoc {
-            id: r.get(0)?,
-            path: r.get(1)?,
-            identity: FileIdentity {
-                size: u64_from_sql(r.get(2)?),
-                mtime_ns: r.get(3)?,
-                ctime_ns: r.get(4)?,
-                inode: u64_from_sql(r.get(5)?),
-                dev: u64_from_sql(r.get(6)?),
-            },
-            content_hash: u64_from_sql(r.get(7)?),
-            status: r.get(8)?,
-            reason: r.get(9)?,
-            encoding: r.get(10)?,
-            first_seen_ns: r.get(11)?,
-            fingerprints: r.get(12)?,
-            terms: r.get(13)?,
-            shingles: r.get(14)?,
-            checksum: r.get(15)?,
-        })
-    }
-
-    /// The record, and whether its fingerprint blob failed its checksum
-    /// (its fingerprints are then `None`).
-    pub(super) fn decode(self, store: &Path) -> Result<(DocRecord, bool)> {
-        let err = |reason: String| StoreError::Decode {
-            path: store.to_path_buf(),
-            doc: DocPath::from_bytes(self.path.as_slice()).to_string(),
-            reason,
-        };
-        let status = status_from_sql(&self.status, self.reason).map_err(err)?;
-        let corrupt = self.fingerprints.as_deref().is_some_and(|blob| {
-            self.checksum.map(u64_from_sql) != Some(super::blob_checksum(blob))
-        });
-        let fingerprints = self
-            .fingerprints
-            .as_deref()
-            .filter(|_| !corrupt)
-            .map(postcard::from_bytes::<Fingerprints>)
-            .transpose()
-            .map_err(|e| err(format!("fingerprints do not decode: {e}")))?;
-        let terms = match self.terms.as_deref() {
-            None => Vec::new(),
-            Some(blob) => terms_from_blob(blob).ok_or_else(|| {
-                err(format!(
-                    "terms blob of {} bytes is not a whole number of u64s",
-                    blob.len()
-                ))
-            })?,
-        };
-        Ok((
-            DocRecord {
-                id: Some(RowId(self.id)),
-                path: DocPath::from_bytes(self.path),
-                identity: self.identity,
-                content_hash: self.content_hash,
-                first_seen_ns: self.first_seen_ns,
-                status,
-                encoding: self.encoding,
-                fingerprints,
-                terms,
-                shingles: self.shingles,
-                entry: None,
-                boilerplate: None,
-                text: None,
-            },
-            corrupt,
-        ))
-    }
+/// A learned passage the curator ruled is not boilerplate: its shingles
+/// (what the learner never counts as boilerplate again) and how it read
+/// when it was overruled (what a list shows of it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OverruledPassage {
+    /// Its sampled shingles ([`crate::pairing::boilerplate::Passage::hashes`]).
+    pub hashes: Vec<u32>,
+    /// Documents that held it.
+    pub documents: usize,
+    /// Its words in the representative document.
+    pub words: u32,
+    /// Its first words there.
+    pub first_words: String,
+    /// The document it was shown from (its display form).
+    pub representative: String,
 }

@@ -3,13 +3,14 @@
 
 use rusqlite::{params, TransactionBehavior};
 
-use super::codec::{pair_row, scores_from_blob, to_blob, ScoreList, INSERT_PAIR, PUT_ENTRY};
+use super::codec::{pair_row, scores_from_blob, to_blob, ScoreList};
 use super::error::Context;
 use super::meta::put_meta;
-use super::{DocEntry, Result, RowId, Store, StoreError};
+use super::rows::{INSERT_PAIR, PUT_ENTRY};
+use super::{DocEntry, Result, RowId, SqliteStore, StoreError};
 use crate::engine::PairScores;
 
-impl Store {
+impl SqliteStore {
     /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
     /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
     pub fn pairs(&self) -> Result<Vec<(RowId, RowId, PairScores)>> {
@@ -56,7 +57,7 @@ impl Store {
 
     /// Replace every stored pair with `pairs` (document row ids, scores
     /// oriented from the first to the second) and record that they were
-    /// kept under `pairs_hash` (see [`Store::pairs_hash`]), in one
+    /// kept under `pairs_hash` (see [`SqliteStore::pairs_hash`]), in one
     /// transaction.
     pub fn replace_pairs(
         &mut self,
@@ -93,7 +94,7 @@ impl Store {
             .ctx(&self.path, "count pairs")
     }
 
-    /// [`Store::pairs`] a decoded chunk at a time, each pair's scores as a
+    /// [`SqliteStore::pairs`] a decoded chunk at a time, each pair's scores as a
     /// list.
     pub fn pairs_each(
         &self,

@@ -8,10 +8,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
-use super::codec::collect_rows;
 use super::error::Context;
+use super::rows::collect_rows;
 use super::{
-    ensure_outside_root, index_file_name, now_ns, OpenProblem, Result, Store, StoreError,
+    ensure_outside_root, index_file_name, now_ns, OpenProblem, Result, SqliteStore, StoreError,
     APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
 };
 
@@ -87,7 +87,7 @@ CREATE TABLE doc_verdicts (
 ) STRICT, WITHOUT ROWID;
 ";
 
-/// An unusable index file that [`Store::open`] renamed before creating a fresh one.
+/// An unusable index file that [`Store::open`](crate::runtime::store::Store::open) renamed before creating a fresh one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovedAside {
     /// What was wrong with it.
@@ -98,7 +98,7 @@ pub struct MovedAside {
     pub companions: Vec<PathBuf>,
 }
 
-/// What [`Store::open`] found and did.
+/// What [`Store::open`](crate::runtime::store::Store::open) found and did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenReport {
     /// The index file.
@@ -187,19 +187,19 @@ fn quick_check(conn: &Connection, path: &Path) -> Result<Option<String>, OpenFai
     }
 }
 
-/// When [`Store`]'s opening runs `PRAGMA quick_check`.
+/// When [`SqliteStore`]'s opening runs `PRAGMA quick_check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Check {
     /// Before the store is returned.
     Now,
-    /// On another thread, see [`Store::open_checking_in_background`].
+    /// On another thread, see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background).
     Background,
 }
 
 type CheckThread = std::thread::JoinHandle<Result<Option<String>, OpenFailure>>;
 
 /// A `PRAGMA quick_check` of an index running on a read-only connection of
-/// its own (see [`Store::open_checking_in_background`]).
+/// its own (see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background)).
 #[must_use = "an index is not known to be sound until its check has passed"]
 pub struct PendingCheck {
     thread: Option<CheckThread>,
@@ -295,29 +295,31 @@ fn move_aside(path: &Path, problem: OpenProblem) -> Result<MovedAside> {
     })
 }
 
-impl Store {
+impl SqliteStore {
     /// Open (creating if needed) the index at `path`; a file there that is not
     /// a usable doppel index is moved aside and replaced by a fresh one, as
     /// the report says. Errors that do not prove the file bad (permissions,
     /// another process holding a lock, I/O) are returned and move nothing.
-    pub fn open(path: &Path) -> Result<(Store, OpenReport)> {
+    pub fn open(path: &Path) -> Result<(SqliteStore, OpenReport)> {
         let (store, report, check) = Self::open_with(path, Check::Now)?;
         debug_assert!(check.thread.is_none(), "checked before returning");
         Ok((store, report))
     }
 
-    /// [`Store::open`], except that an existing index's `PRAGMA
+    /// [`Store::open`](crate::runtime::store::Store::open), except that an existing index's `PRAGMA
     /// quick_check`, which reads the whole file (about a quarter of a second
     /// per GB), runs on a connection of its own while the caller reads the
     /// index. The caller writes nothing before [`PendingCheck::passed`], and
-    /// when it fails, drops this store and calls [`Store::open`], which
+    /// when it fails, drops this store and calls [`Store::open`](crate::runtime::store::Store::open), which
     /// moves the file aside.
-    pub fn open_checking_in_background(path: &Path) -> Result<(Store, OpenReport, PendingCheck)> {
+    pub fn open_checking_in_background(
+        path: &Path,
+    ) -> Result<(SqliteStore, OpenReport, PendingCheck)> {
         Self::open_with(path, Check::Background)
     }
 
     #[tracing::instrument(level = "info", name = "store.open", skip_all, fields(path = %path.display()))]
-    fn open_with(path: &Path, check: Check) -> Result<(Store, OpenReport, PendingCheck)> {
+    fn open_with(path: &Path, check: Check) -> Result<(SqliteStore, OpenReport, PendingCheck)> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(|error| StoreError::Io {
                 path: path.to_path_buf(),
@@ -356,7 +358,7 @@ impl Store {
         path: &Path,
         report: &mut OpenReport,
         check: Check,
-    ) -> Result<(Store, PendingCheck), OpenFailure> {
+    ) -> Result<(SqliteStore, PendingCheck), OpenFailure> {
         if create_atomically(path)? {
             report.created = true;
         }
@@ -411,7 +413,7 @@ impl Store {
                 reason: "this SQLite build does not enforce foreign keys".into(),
             }));
         }
-        let mut store = Store {
+        let mut store = SqliteStore {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
@@ -461,7 +463,7 @@ impl Store {
 
     /// Open an existing index for reading only (the UI's connection). Never
     /// creates or moves anything; a file that is not a usable index is an error.
-    pub fn open_read_only(path: &Path) -> Result<Store> {
+    pub fn open_read_only(path: &Path) -> Result<SqliteStore> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let bad = |problem| StoreError::NotAnIndex {
             path: path.to_path_buf(),
@@ -486,7 +488,7 @@ impl Store {
                 version: p.user_version,
             }));
         }
-        Ok(Store {
+        Ok(SqliteStore {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
@@ -494,7 +496,7 @@ impl Store {
         })
     }
 
-    /// The default index file for `root`: in [`Store::default_dir`], named
+    /// The default index file for `root`: in [`SqliteStore::default_dir`], named
     /// by [`index_file_name`]. The same folder, however it is spelled or
     /// linked to, gets the same file. Refused when it would lie inside `root`
     /// (e.g. when watching the home folder); pass an explicit path then.
@@ -520,7 +522,7 @@ impl Store {
     /// read-write, so closing it removes the `-wal`/`-shm` that reading
     /// creates, but never creating, moving or writing anything. A file that is not a doppel index of this schema is
     /// [`StoreError::NotAnIndex`].
-    pub fn open_existing(path: &Path) -> Result<Store> {
+    pub fn open_existing(path: &Path) -> Result<SqliteStore> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let fatal = |f: OpenFailure| match f {
             OpenFailure::Bad(problem) => StoreError::NotAnIndex {
@@ -544,7 +546,7 @@ impl Store {
                 version: p.user_version,
             })));
         }
-        Ok(Store {
+        Ok(SqliteStore {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
@@ -667,7 +669,7 @@ fn build_new_index(building: &Path) -> std::result::Result<(), OpenFailure> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(building, flags)
         .map_err(|e| OpenFailure::Fatal(classify_fatal(building, "create", e)))?;
-    let mut store = Store {
+    let mut store = SqliteStore {
         conn,
         path: building.to_path_buf(),
         corrupt: Default::default(),

@@ -6,10 +6,11 @@ use super::*;
 use crate::doc::{CuratorVerdict, FileIdentity};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Fingerprints, PairScores};
+use crate::runtime::store::{OverruledPassage, StoredText};
 
-fn temp_store() -> (tempfile::TempDir, Store) {
+fn temp_store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
-    let (store, report) = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    let (store, report) = SqliteStore::open(&dir.path().join("index.sqlite")).unwrap();
     assert!(report.created);
     (dir, store)
 }
@@ -147,7 +148,7 @@ fn scores_round_trip_and_swap() {
 fn overruled_passages_start_empty_and_survive_reopening() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.sqlite");
-    let (mut store, _) = Store::open(&path).unwrap();
+    let (mut store, _) = SqliteStore::open(&path).unwrap();
     // An index written before overrules existed has no such row: none.
     assert_eq!(store.overruled_passages().unwrap(), Vec::new());
     let licence = OverruledPassage {
@@ -161,7 +162,7 @@ fn overruled_passages_start_empty_and_survive_reopening() {
         .set_overruled_passages(std::slice::from_ref(&licence))
         .unwrap();
     drop(store);
-    let (store, _) = Store::open(&path).unwrap();
+    let (store, _) = SqliteStore::open(&path).unwrap();
     assert_eq!(store.overruled_passages().unwrap(), vec![licence]);
 }
 

@@ -5,12 +5,12 @@
 
 use rusqlite::params;
 
-use super::codec::collect_rows;
 use super::error::Context;
-use super::{now_ns, PairVerdictRecord, Result, Store, StoreError};
+use super::rows::collect_rows;
+use super::{now_ns, PairVerdictRecord, Result, SqliteStore, StoreError};
 use crate::doc::{CuratorVerdict, DocPath};
 
-impl Store {
+impl SqliteStore {
     /// Run a verdict write with `synchronous=FULL`: curator decisions cannot
     /// be recomputed from the folder, so their commit is made durable.
     fn durably<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {

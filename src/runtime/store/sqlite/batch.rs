@@ -9,13 +9,13 @@
 //! One transaction per chunk instead of one per file is what keeps the
 //! indexed scan close to the `--no-index` one (see BENCHMARKS.md, "The
 //! persistent index"); the statements are the cached ones of
-//! [`Store::upsert_document`].
+//! [`SqliteStore::upsert_document`].
 
 use rusqlite::TransactionBehavior;
 
 use super::documents::{replace_pairs_in, upsert_in};
 use super::error::Context;
-use super::{DocRecord, PairUpdate, Result, RowId, Store, StoreFaults};
+use super::{DocRecord, PairUpdate, Result, RowId, SqliteStore, StoreFaults};
 use crate::doc::DocPath;
 
 /// The `ctime_ns` of a row whose file must be read again (its stored
@@ -24,12 +24,12 @@ use crate::doc::DocPath;
 /// it.
 pub const STALE_CTIME: i64 = i64::MIN;
 
-impl Store {
+impl SqliteStore {
     /// Mark `stale` documents (those in the index) to be read again
-    /// ([`STALE_CTIME`]), then write `docs` in order, each as [`Store::upsert_document`] does (a
+    /// ([`STALE_CTIME`]), then write `docs` in order, each as [`SqliteStore::upsert_document`] does (a
     /// document's pairs may name documents written before it in `docs`),
     /// then give each of `touched` (documents in the index or in `docs`)
-    /// exactly the pairs listed, as [`Store::replace_pairs_of`] does: all
+    /// exactly the pairs listed, as [`SqliteStore::replace_pairs_of`] does: all
     /// in one `BEGIN IMMEDIATE` transaction. Returns the ids of `docs`.
     pub fn commit_batch(
         &mut self,

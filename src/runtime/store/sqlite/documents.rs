@@ -8,14 +8,13 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
 
-use super::codec::{
-    collect_rows, pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql, INSERT_PAIR,
-    PUT_ENTRY,
-};
+use super::super::records::status_from_sql;
+use super::codec::{pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql};
 use super::error::Context;
-use super::records::{status_from_sql, RawDoc};
+use super::rows::RawDoc;
+use super::rows::{collect_rows, INSERT_PAIR, PUT_ENTRY};
 use super::{
-    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, Store, StoreError,
+    DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, SqliteStore, StoreError,
     StoredBoilerplate,
 };
 use crate::doc::{DocPath, FileIdentity};
@@ -30,7 +29,7 @@ const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode
 /// The tables [`DOC_COLUMNS`] reads.
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
 
-impl Store {
+impl SqliteStore {
     /// Insert or replace the document at `rec.path` and its pairs in one
     /// transaction: the row is updated in place (same id, `first_seen_ns`
     /// kept), every pair it was part of is deleted, and `pairs` are inserted.
@@ -49,7 +48,7 @@ impl Store {
         Ok(id)
     }
 
-    /// [`Store::upsert_document`] for many documents in one transaction
+    /// [`SqliteStore::upsert_document`] for many documents in one transaction
     /// (bulk loads): all are written, or none. Returns their ids in order.
     pub fn upsert_documents(
         &mut self,
@@ -266,7 +265,7 @@ impl Store {
     /// The fingerprints of the documents at these paths, in order (`None`
     /// where a path has none): read one row at a time, decoded in parallel.
     /// A blob that fails its checksum is `None` too: noted for
-    /// [`Store::take_corrupt`] (the index reads the file again) and logged.
+    /// [`SqliteStore::take_corrupt`] (the index reads the file again) and logged.
     pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         let mut stmt = self
             .conn
@@ -293,7 +292,7 @@ impl Store {
                 let Some((Some(blob), checksum)) = row else {
                     return Ok(None);
                 };
-                if checksum.map(u64_from_sql) != Some(super::blob_checksum(&blob)) {
+                if checksum.map(u64_from_sql) != Some(super::super::blob_checksum(&blob)) {
                     return Err(Corrupt::Checksum);
                 }
                 postcard::from_bytes::<Fingerprints>(&blob)
@@ -359,7 +358,7 @@ impl Store {
         Ok(out)
     }
 
-    /// [`Store::read_decoded`] handing each decoded chunk to `each`, in
+    /// [`SqliteStore::read_decoded`] handing each decoded chunk to `each`, in
     /// order, instead of collecting them: what is read is never all in
     /// memory at once.
     pub(super) fn read_decoded_each<R: Send, T: Send>(
@@ -402,9 +401,9 @@ impl Store {
         self.documents_selecting(DOC_COLUMNS, DOC_FROM)
     }
 
-    /// [`Store::documents`] without fingerprints and terms: what opening
+    /// [`SqliteStore::documents`] without fingerprints and terms: what opening
     /// an index reads of every document (the library's part of each is in
-    /// [`Store::document_entries`]).
+    /// [`SqliteStore::document_entries`]).
     pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(
             &DOC_COLUMNS
@@ -441,7 +440,7 @@ impl Store {
         Ok(out)
     }
 
-    /// [`Store::document_entries`] a decoded chunk at a time, in id order.
+    /// [`SqliteStore::document_entries`] a decoded chunk at a time, in id order.
     pub fn document_entries_each(
         &self,
         each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
@@ -464,7 +463,7 @@ impl Store {
     }
 
     /// Every document's id and path, in id order, without decoding blobs
-    /// (to label [`Store::pairs`]).
+    /// (to label [`SqliteStore::pairs`]).
     pub fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
         collect_rows(
             &self.conn,
@@ -543,7 +542,7 @@ impl Store {
 }
 
 /// Write one document and its pairs inside `tx` (see
-/// [`Store::upsert_document`]).
+/// [`SqliteStore::upsert_document`]).
 pub(super) fn upsert_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
@@ -606,7 +605,7 @@ pub(super) fn upsert_in(
         .ctx(path, format_args!("write document {doc}"))?;
     let checksum = fingerprints
         .as_deref()
-        .map(|blob| u64_to_sql(super::blob_checksum(blob)));
+        .map(|blob| u64_to_sql(super::super::blob_checksum(blob)));
     tx.prepare_cached(
         "INSERT INTO document_prints (id, fingerprints, terms, checksum) VALUES (?1, ?2, ?3, ?4) \
          ON CONFLICT(id) DO UPDATE SET fingerprints = excluded.fingerprints, \
@@ -713,10 +712,10 @@ enum Corrupt {
     Decode(StoreError),
 }
 
-impl PrintSource for Store {
+impl PrintSource for SqliteStore {
     type Error = StoreError;
 
-    /// The stored fingerprints ([`Store::fingerprints_at`]).
+    /// The stored fingerprints ([`SqliteStore::fingerprints_at`]).
     fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         self.fingerprints_at(paths)
     }

@@ -1,0 +1,39 @@
+//! The `meta` table in PostgreSQL: one row per key of each collection
+//! (the values are [`Meta`]'s).
+
+use std::path::PathBuf;
+
+use super::PgStore;
+use crate::runtime::store::meta::Meta;
+use crate::runtime::store::Result;
+
+impl Meta for PgStore {
+    fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.client()
+            .query_opt(
+                "SELECT value FROM meta WHERE collection = $1 AND key = $2",
+                &[&self.collection, &key],
+            )
+            .map(|row| row.map(|r| r.get(0)))
+            .map_err(self.fail(format_args!("read meta {key}")))
+    }
+
+    fn set_metas(&mut self, values: &[(&str, &str)]) -> Result<()> {
+        let fail = |context: &str| self.fail(context.to_owned());
+        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let mut tx = client.transaction().map_err(fail("begin writing meta"))?;
+        for (key, value) in values {
+            tx.execute(
+                "INSERT INTO meta (collection, key, value) VALUES ($1, $2, $3) \
+                 ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value",
+                &[&self.collection, key, value],
+            )
+            .map_err(fail(&format!("write meta {key}")))?;
+        }
+        tx.commit().map_err(fail("commit meta"))
+    }
+
+    fn meta_place(&self) -> PathBuf {
+        self.address.to_string().into()
+    }
+}

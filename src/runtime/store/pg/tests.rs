@@ -1,0 +1,241 @@
+//! The PostgreSQL backend against a real server: `DOPPEL_TEST_PG` holds
+//! its URL (`.ci/run` starts a throwaway cluster and sets it). Without it
+//! these tests skip, saying so, unless `DOPPEL_TEST_PG_REQUIRED=1`, when
+//! they fail. Each test works in a PostgreSQL schema of its own (through
+//! the URL's `options=-csearch_path=…`), so they run in parallel.
+
+use postgres::{Client, NoTls};
+
+use super::*;
+use crate::doc::{CuratorVerdict, DocPath};
+use crate::runtime::store::StoreAddress;
+
+/// The test server's URL; `None` (skip) when none is set and none is
+/// required.
+fn server() -> Option<String> {
+    let url = std::env::var("DOPPEL_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let required = std::env::var("DOPPEL_TEST_PG_REQUIRED").is_ok_and(|v| v == "1");
+    match url {
+        Some(url) => Some(url),
+        None if required => panic!("DOPPEL_TEST_PG_REQUIRED=1 but DOPPEL_TEST_PG is not set"),
+        None => {
+            eprintln!("skipped: set DOPPEL_TEST_PG to a PostgreSQL URL to run this test");
+            None
+        }
+    }
+}
+
+/// A fresh, empty PostgreSQL schema named `name` on the test server, and
+/// the address that works in it.
+fn fresh_schema(url: &str, name: &str) -> PgAddress {
+    let mut admin = url
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(NoTls)
+        .unwrap_or_else(|e| panic!("the test server at DOPPEL_TEST_PG is unreachable: {e}"));
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}"
+        ))
+        .unwrap();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    PgAddress::parse(&format!("{url}{separator}options=-csearch_path%3D{name}")).unwrap()
+}
+
+fn connect(address: &PgAddress) -> Client {
+    address.config().connect(NoTls).unwrap()
+}
+
+#[test]
+fn opening_creates_the_schema_once_and_keeps_collections_apart() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_open");
+    let first = PgStore::open(&address, "/srv/collection-a", "alice").unwrap();
+    assert_eq!(first.schema_version().unwrap(), PG_SCHEMA_VERSION);
+    let again = PgStore::open(&address, "/srv/collection-a", "alice").unwrap();
+    let other = PgStore::open(&address, "/srv/collection-b", "alice").unwrap();
+    assert_eq!(first.collection_id(), again.collection_id());
+    assert_ne!(first.collection_id(), other.collection_id());
+    let mut client = connect(&address);
+    let applied: i64 = client
+        .query_one("SELECT count(*) FROM schema_migrations", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(applied, i64::from(PG_SCHEMA_VERSION), "each migration once");
+    // The documents' own tables and pairs are keyed by the documents' ids.
+    for table in ["documents", "pair_verdicts", "doc_verdicts", "meta"] {
+        let has_collection: bool = client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.columns \
+                 WHERE table_schema = current_schema() AND table_name = $1 \
+                 AND column_name = 'collection')",
+                &[&table],
+            )
+            .unwrap()
+            .get(0);
+        assert!(has_collection, "{table} is keyed by collection");
+    }
+}
+
+#[test]
+fn a_newer_schema_is_refused_in_one_line_and_left_as_it_is() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_newer");
+    drop(PgStore::open(&address, "/srv/collection", "alice").unwrap());
+    let mut client = connect(&address);
+    client
+        .execute("INSERT INTO schema_migrations (version) VALUES (99)", &[])
+        .unwrap();
+    let error = PgStore::open(&address, "/srv/collection", "alice")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("schema version 99"), "{error}");
+    assert!(error.contains(&address.to_string()), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    let (versions, collections): (i64, i64) = client
+        .query_one(
+            "SELECT (SELECT count(*) FROM schema_migrations), (SELECT count(*) FROM collections)",
+            &[],
+        )
+        .map(|r| (r.get(0), r.get(1)))
+        .unwrap();
+    assert_eq!((versions, collections), (2, 1), "nothing moved or dropped");
+}
+
+#[test]
+fn an_unreachable_server_is_one_line_naming_it_without_the_password() {
+    // Port 1 on the loopback: nothing listens there.
+    let StoreAddress::Postgres(address) =
+        StoreAddress::parse("postgres://alice:s3cret@127.0.0.1:1/library?connect_timeout=5")
+            .unwrap()
+    else {
+        unreachable!("a postgres URL")
+    };
+    let error = PgStore::open(&address, "/srv/collection", "alice")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with("store postgres://alice@127.0.0.1:1/library: connect: "),
+        "{error}"
+    );
+    assert!(!error.contains("s3cret"), "{error}");
+    assert!(!error.contains('\n'), "{error}");
+    eprintln!("{error}");
+}
+
+#[test]
+fn verdicts_are_kept_per_collection_with_their_curator() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_verdicts");
+    let alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    let elsewhere = PgStore::open(&address, "/srv/minutes", "carol").unwrap();
+    let (x, y, z) = (
+        DocPath::from(&b"b.txt"[..]),
+        DocPath::from(&b"a.txt"[..]),
+        DocPath::from(&b"c\xff.txt"[..]),
+    );
+    alice
+        .set_pair_verdict(&x, &y, CuratorVerdict::Duplicate)
+        .unwrap();
+    elsewhere
+        .set_pair_verdict(&x, &y, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    bob.set_pair_verdict(&z, &x, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    alice.set_keeper(&z, true).unwrap();
+
+    // One collection's verdicts, whoever made them, in path order.
+    let seen: Vec<_> = bob
+        .pair_verdicts()
+        .unwrap()
+        .into_iter()
+        .map(|(r, curator)| (r.a, r.b, r.verdict, curator))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                y.clone(),
+                x.clone(),
+                CuratorVerdict::Duplicate,
+                "alice".to_owned()
+            ),
+            (
+                x.clone(),
+                z.clone(),
+                CuratorVerdict::NotDuplicate,
+                "bob".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(bob.keepers().unwrap(), vec![z.clone()]);
+    // The other folder's are its own.
+    let other = elsewhere.pair_verdicts().unwrap();
+    assert_eq!(other.len(), 1);
+    assert_eq!(other[0].0.verdict, CuratorVerdict::NotDuplicate);
+    assert!(elsewhere.keepers().unwrap().is_empty());
+
+    // A second verdict on a pair replaces the first, with its curator.
+    bob.set_pair_verdict(&x, &y, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    let (first, curator) = alice.pair_verdicts().unwrap().remove(0);
+    assert_eq!(
+        (first.verdict, curator.as_str()),
+        (CuratorVerdict::NotDuplicate, "bob")
+    );
+
+    assert!(alice.clear_pair_verdict(&y, &x).unwrap());
+    assert!(
+        !alice.clear_pair_verdict(&y, &x).unwrap(),
+        "already cleared"
+    );
+    alice.set_keeper(&z, false).unwrap();
+    assert!(bob.keepers().unwrap().is_empty());
+    assert!(alice
+        .set_pair_verdict(&x, &x, CuratorVerdict::Duplicate)
+        .is_err());
+}
+
+#[test]
+fn meta_values_round_trip_per_collection() {
+    use crate::runtime::store::meta::Meta;
+    use crate::runtime::store::OverruledPassage;
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_meta");
+    let mut letters = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let mut minutes = PgStore::open(&address, "/srv/minutes", "alice").unwrap();
+    assert_eq!(letters.config_hash().unwrap(), None, "a fresh collection");
+    letters.set_config_hash("0123abcd").unwrap();
+    letters.set_idf_generation(u64::MAX).unwrap();
+    let passage = OverruledPassage {
+        hashes: vec![7, 1, 7],
+        documents: 3,
+        words: 40,
+        first_words: "This eBook is for the use of anyone".into(),
+        representative: "a.txt".into(),
+    };
+    letters
+        .set_overruled_passages(std::slice::from_ref(&passage))
+        .unwrap();
+    let before = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    letters
+        .record_use(std::path::Path::new("/srv/letters"))
+        .unwrap();
+    minutes.set_config_hash("ffff").unwrap();
+
+    let again = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    assert_eq!(again.config_hash().unwrap().as_deref(), Some("0123abcd"));
+    assert_eq!(again.idf_generation().unwrap(), Some(u64::MAX));
+    assert_eq!(again.overruled_passages().unwrap(), vec![passage]);
+    assert_eq!(
+        again.folder().unwrap(),
+        Some(std::path::PathBuf::from("/srv/letters"))
+    );
+    assert!(again.last_used().unwrap().is_some_and(|t| t >= before));
+    assert_eq!(minutes.config_hash().unwrap().as_deref(), Some("ffff"));
+    assert!(minutes.overruled_passages().unwrap().is_empty());
+    assert_eq!(minutes.folder().unwrap(), None);
+}

@@ -35,10 +35,11 @@ impl CandidateTables {
     fn crossed_cap(&self, change: &HashMap<u32, isize>) -> Vec<DocId> {
         let limit = self.config.max_postings.saturating_add(1);
         let mut members = Vec::new();
-        for (&slot, &delta) in change {
-            let postings = self.tables.postings(slot);
+        let (slots, deltas): (Vec<u32>, Vec<isize>) = change.iter().unzip();
+        self.tables.postings_of_each(&slots, |i, postings| {
+            let delta = deltas[i];
             if delta == 0 || postings.bound() + delta.unsigned_abs() <= limit {
-                continue;
+                return;
             }
             // Counting past this, the list is over the cap before and after.
             let now = postings
@@ -49,7 +50,7 @@ impl CandidateTables {
             if (now > limit) != (before > limit) {
                 members.extend(postings.iter());
             }
-        }
+        });
         members
     }
 
@@ -58,14 +59,12 @@ impl CandidateTables {
     /// posting list across the cap (its documents) or SI neighbours aside
     /// (see [`CandidateTables::si_reverse`]).
     pub fn insert_many_affecting(&mut self, docs: &[(DocId, &Fingerprints)]) -> Affected {
-        self.fill_restored();
         let mut change: HashMap<u32, isize> = HashMap::new();
-        for &(_, f) in docs {
-            for (algo, table, key) in self.keys(f) {
-                *change.entry(slot(algo, table, key)).or_default() += 1;
+        self.insert_many_noting(docs, |slots| {
+            for &slot in slots {
+                *change.entry(slot).or_default() += 1;
             }
-        }
-        self.insert_many(docs);
+        });
         let mut affected = Affected {
             by_cap: self.crossed_cap(&change),
             ..Affected::default()

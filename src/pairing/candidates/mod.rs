@@ -435,7 +435,18 @@ impl CandidateTables {
 
     fn keys(&self, f: &Fingerprints) -> Keys {
         use AlgorithmId as Id;
-        let mut keys = Keys::new();
+        // Room for the sampled inverted-index keys (about one in the
+        // modulus) and the tables' few dozen, so it is allocated once.
+        let sampled = |n: usize, modulus: u64| n / modulus.max(1) as usize + n / 64 + 8;
+        let mut keys = Keys::with_capacity(
+            f.shingle
+                .as_ref()
+                .map_or(0, |s| sampled(s.len(), self.config.shingle_modulus))
+                + f.winnow
+                    .as_ref()
+                    .map_or(0, |w| sampled(w.hashes.len(), self.config.winnow_modulus))
+                + 128,
+        );
         if let Some(Some(sig)) = f.exact {
             keys.push((Id::Exact, 0, sig as u64));
         }
@@ -537,6 +548,16 @@ impl CandidateTables {
     /// [`CandidateTables::insert`] of many documents: their keys are derived
     /// in parallel a chunk at a time, then all are filed in one batch.
     pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
+        self.insert_many_noting(docs, |_| {});
+    }
+
+    /// [`CandidateTables::insert_many`], showing `note` each document's
+    /// slots as it files them.
+    fn insert_many_noting(
+        &mut self,
+        docs: &[(DocId, &Fingerprints)],
+        mut note: impl FnMut(&[u32]),
+    ) {
         self.fill_restored();
         let mut batch = self.tables.batch(docs.len() * 300);
         for chunk in docs.chunks(4096) {
@@ -545,6 +566,7 @@ impl CandidateTables {
                 .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
                 .collect();
             for (&(id, _), (keys, si)) in chunk.iter().zip(&keyed) {
+                note(&keys.slots);
                 self.file_into(&mut batch, id, keys, *si);
             }
         }
@@ -661,12 +683,16 @@ impl CandidateTables {
         let keys = self.keys(f);
         let counts = count_keys(&keys);
         let full_lexicon = full_lexicon_is_shingle(f);
-        for (algo, table, key) in keys {
-            let slot = slot(algo, table, key);
-            if self.over_cap(slot) {
-                continue;
+        let slots: Vec<u32> = keys
+            .iter()
+            .map(|&(algo, table, key)| slot(algo, table, key))
+            .collect();
+        self.tables.postings_of_each(&slots, |i, postings| {
+            if self.over_cap(postings) {
+                return;
             }
-            for other in self.tables.postings(slot).iter() {
+            let algo = keys[i].0;
+            for other in postings.iter() {
                 if other != id && visible(other) {
                     let proposal = out.entry(other).or_default();
                     proposal.by.insert(algo);
@@ -677,7 +703,7 @@ impl CandidateTables {
                     *shared = shared.saturating_add(1);
                 }
             }
-        }
+        });
         if let Some(si) = si_index(f) {
             let near = self.si_near(id, si).0;
             for other in near.into_iter().chain(self.si_reverse(id, si)) {
@@ -696,10 +722,9 @@ impl CandidateTables {
         (out, counts)
     }
 
-    /// Whether the posting list at `slot` holds more than `max_postings`
-    /// documents besides any one of them (boilerplate: it proposes nothing).
-    fn over_cap(&self, slot: u32) -> bool {
-        let postings = self.tables.postings(slot);
+    /// Whether a posting list holds more than `max_postings` documents
+    /// besides any one of them (boilerplate: it proposes nothing).
+    fn over_cap(&self, postings: table::Postings<'_>) -> bool {
         let limit = self.config.max_postings.saturating_add(1);
         postings.bound() > limit && postings.iter().take(limit + 1).count() > limit
     }

@@ -57,8 +57,47 @@ impl Table {
         shard.settle();
     }
 
+    #[cfg(test)]
     pub fn postings(&self, slot: u32) -> Postings<'_> {
         self.shards[Self::shard(slot)].postings(slot & SHARD_MASK)
+    }
+
+    /// How many keys ahead of the one searched [`Table::postings_of_each`]
+    /// fetches each stage.
+    const LOOKUP_AHEAD: usize = 8;
+
+    /// [`Table::postings`] of each of `slots`, handed to `visit` in order
+    /// with the slot's index. A lookup is three dependent reads far apart
+    /// in a large table (the directory entry, the run's lows, its ids),
+    /// each a cache miss; looked up one after another, a document's keys
+    /// wait for each in turn. So the lookups are pipelined: while one key
+    /// is searched, the run of the key [`Table::LOOKUP_AHEAD`] later starts
+    /// loading, and the directory entry of the one after that, so the
+    /// misses overlap.
+    pub fn postings_of_each<'a>(
+        &'a self,
+        slots: &[u32],
+        mut visit: impl FnMut(usize, Postings<'a>),
+    ) {
+        const AHEAD: usize = Table::LOOKUP_AHEAD;
+        // Key i's run, from when it is fetched (i + AHEAD) to when it is
+        // searched (i + 2 AHEAD): no two keys in flight share an entry.
+        let mut runs = [(0usize, 0usize); 2 * AHEAD];
+        let shard = |slot: u32| &self.shards[Self::shard(slot)];
+        for i in 0..slots.len() + 2 * AHEAD {
+            if let Some(&slot) = slots.get(i) {
+                shard(slot).prefetch_directory(slot & SHARD_MASK);
+            }
+            if let Some(j) = i.checked_sub(AHEAD).filter(|&j| j < slots.len()) {
+                let slot = slots[j];
+                runs[j % (2 * AHEAD)] = shard(slot).prefetch_run(slot & SHARD_MASK);
+            }
+            if let Some(j) = i.checked_sub(2 * AHEAD).filter(|&j| j < slots.len()) {
+                let (shard, slot) = (shard(slots[j]), slots[j] & SHARD_MASK);
+                let merged = shard.merged_in(runs[j % (2 * AHEAD)], slot);
+                visit(j, shard.postings_from(merged, slot));
+            }
+        }
     }
 
     /// An empty batch of postings for [`Table::file_batch`], one list per
@@ -253,10 +292,15 @@ impl Shard {
     /// The merged postings of `slot`: a range of `lows`/`ids`.
     fn merged(&self, slot: u32) -> std::ops::Range<usize> {
         let run = self.run(slot);
-        let (from, to) = (
+        let run = (
             self.directory[run] as usize,
             self.directory[run + 1] as usize,
         );
+        self.merged_in(run, slot)
+    }
+
+    /// [`Shard::merged`] given the range of `slot`'s run.
+    fn merged_in(&self, (from, to): (usize, usize), slot: u32) -> std::ops::Range<usize> {
         let low = self.low(slot);
         let lows = &self.lows[from..to];
         let start = lows.partition_point(|&l| l < low);
@@ -331,13 +375,51 @@ impl Shard {
         }
     }
 
+    /// Start loading the directory entry of `slot`'s run.
+    fn prefetch_directory(&self, slot: u32) {
+        if !self.ids.is_empty() {
+            prefetch(&self.directory, self.run(slot));
+        }
+    }
+
+    /// The range of `slot`'s run (empty when nothing is merged), whose
+    /// lows and ids start loading.
+    fn prefetch_run(&self, slot: u32) -> (usize, usize) {
+        if self.ids.is_empty() {
+            return (0, 0);
+        }
+        let run = self.run(slot);
+        let (from, to) = (
+            self.directory[run] as usize,
+            self.directory[run + 1] as usize,
+        );
+        if from < to {
+            prefetch(&self.lows, from);
+            prefetch(&self.ids, from);
+        }
+        (from, to)
+    }
+
+    #[cfg(test)]
     fn postings(&self, slot: u32) -> Postings<'_> {
         let merged = if self.ids.is_empty() {
-            &[][..]
+            0..0
         } else {
-            &self.ids[self.merged(slot)]
+            self.merged(slot)
         };
-        let recent = match self.recent.get(&slot) {
+        self.postings_from(merged, slot)
+    }
+
+    /// The postings of `slot`, whose merged ones are `merged`.
+    fn postings_from(&self, merged: std::ops::Range<usize>, slot: u32) -> Postings<'_> {
+        let merged = &self.ids[merged];
+        // Most lookups come after a merge, with nothing recent to hash.
+        let recent = if self.recent.is_empty() {
+            None
+        } else {
+            self.recent.get(&slot)
+        };
+        let recent = match recent {
             None => &[][..],
             Some(v) if v & Self::LIST != 0 => &self.lists[(v & !Self::LIST) as usize][..],
             Some(v) => std::slice::from_ref(v),
@@ -482,6 +564,24 @@ impl Shard {
             + self.recent.capacity() * 9
             + self.lists.capacity() * std::mem::size_of::<IdList>()
     }
+}
+
+/// Start loading `items[i]` into the cache (a hint: nothing when `i` is
+/// out of range or on another architecture).
+#[inline]
+fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint; it never faults or reads into the
+        // program, and the address is an element of the slice.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast())
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
 }
 
 /// Two runs sorted by slot merged into one, `a`'s postings of a slot
@@ -645,6 +745,52 @@ mod tests {
             }
             for &slot in &slots {
                 prop_assert_eq!(ids(filled.postings(slot)), ids(inserted.postings(slot)));
+            }
+        }
+    }
+
+    proptest! {
+        /// Looking many slots up at once (in staged blocks) answers for
+        /// each what a map of lists answers, in the order asked, whether
+        /// its postings are merged, recent, both or none, repeats included.
+        #[test]
+        fn looking_up_many_slots_answers_like_a_map(
+            filed in prop::collection::vec((0u32..120, 0u32..6), 0..400),
+            merged_share in 0usize..=400,
+            removed in prop::collection::vec((0u32..120, 0u32..6), 0..40),
+            asked in prop::collection::vec(0u32..150, 0..70),
+        ) {
+            // Slots spread over every shard, so the blocks mix them.
+            let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32;
+            let mut table = Table::default();
+            let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
+            let (merged, recent) = filed.split_at(merged_share.min(filed.len()));
+            let mut batch = table.batch(merged.len());
+            for &(s, id) in merged {
+                Table::add_to_batch(&mut batch, slot(s), id);
+                model.entry(slot(s)).or_default().push(id);
+            }
+            table.file_batch(batch);
+            for &(s, id) in recent {
+                table.insert(slot(s), id);
+                model.entry(slot(s)).or_default().push(id);
+            }
+            for &(s, id) in &removed {
+                table.remove(slot(s), id);
+                let ids = model.entry(slot(s)).or_default();
+                if let Some(at) = ids.iter().position(|&d| d == id) {
+                    ids.remove(at);
+                }
+            }
+            let slots: Vec<u32> = asked.iter().map(|&s| slot(s)).collect();
+            let mut answered = Vec::new();
+            table.postings_of_each(&slots, |i, postings| answered.push((i, ids(postings))));
+            prop_assert_eq!(answered.len(), slots.len());
+            for (i, (at, got)) in answered.into_iter().enumerate() {
+                prop_assert_eq!(at, i);
+                let want = model.get(&slots[i]).cloned().unwrap_or_default();
+                prop_assert_eq!(&got, &want, "slot {:#x}", slots[i]);
+                prop_assert_eq!(got, ids(table.postings(slots[i])));
             }
         }
     }

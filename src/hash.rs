@@ -264,6 +264,24 @@ pub fn sort_hashes<T: HashValue>(values: &mut [T]) {
     values.copy_from_slice(&filed);
 }
 
+/// Start loading `items[i]` into the cache (a hint: nothing when `i` is
+/// out of range or on another architecture).
+#[inline]
+pub fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint; it never faults or reads into the
+        // program, and the address is an element of the slice.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast())
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,16 +59,8 @@ impl WordCache {
     /// Start loading the slot `word` would be found in.
     #[inline]
     pub fn prefetch(&self, word: u64) {
-        #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let slot = self.slots.as_ptr().wrapping_add(self.home(word));
-            // SAFETY: a prefetch is a hint; it never faults or reads into
-            // the program, and the address is inside the table.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(slot.cast())
-            };
+            crate::hash::prefetch(&self.slots, self.home(word));
         }
     }
 

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use smallvec::{smallvec, SmallVec};
 
 use super::{Arena, DocId};
-use crate::hash::HashKeyed32;
+use crate::hash::{prefetch, HashKeyed32};
 
 /// Slots → documents, in [`Table::SHARDS`] shards by the slot's top bits.
 #[derive(Debug, Clone)]
@@ -564,24 +564,6 @@ impl Shard {
             + self.recent.capacity() * 9
             + self.lists.capacity() * std::mem::size_of::<IdList>()
     }
-}
-
-/// Start loading `items[i]` into the cache (a hint: nothing when `i` is
-/// out of range or on another architecture).
-#[inline]
-fn prefetch<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(item) = items.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint; it never faults or reads into the
-        // program, and the address is an element of the slice.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast())
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
 }
 
 /// Two runs sorted by slot merged into one, `a`'s postings of a slot

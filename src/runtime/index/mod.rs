@@ -175,6 +175,10 @@ pub struct FolderIndex {
     respan: BTreeSet<DocPath>,
     /// The boilerplate report, kept until the learner next changes.
     report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
+    /// Arriving documents are filed unpaired, to be paired all at once
+    /// when the reconcile has read every file (a fresh index's scan, see
+    /// `sync`).
+    pair_later: bool,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -356,6 +360,7 @@ impl FolderIndex {
                 user,
                 respan: BTreeSet::new(),
                 report: None,
+                pair_later: false,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },

@@ -159,6 +159,8 @@ pub struct Library {
     unpaired: Vec<DocId>,
     /// Pairs compared in full since the library was made.
     compared: u64,
+    /// Times a document's candidates were gathered since it was made.
+    gathered: u64,
 }
 
 impl Library {
@@ -186,6 +188,7 @@ impl Library {
             touched: HashSet::new(),
             unpaired: Vec::new(),
             compared: 0,
+            gathered: 0,
         }
     }
 

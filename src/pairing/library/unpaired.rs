@@ -96,6 +96,7 @@ impl Library {
                     return Err(e);
                 }
             };
+            self.gathered += mine.len() as u64;
             let promising: Vec<_> = slice
                 .par_iter()
                 .enumerate()

@@ -310,6 +310,14 @@ impl Library {
         self.compared
     }
 
+    /// How many times this library has gathered a document's candidates
+    /// (looked its keys up in the candidate tables) since it was made: once
+    /// per document a batch brings, plus once per held document whose
+    /// candidates a change moved. The tables' share of the work.
+    pub fn gathered(&self) -> u64 {
+        self.gathered
+    }
+
     pub(super) fn add_pairs(&mut self, id: DocId, verified: Verified) {
         for (other, scores) in verified {
             self.keep_pair(id, other, scores);
@@ -382,6 +390,7 @@ impl Library {
         for (i, &id) in new_ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
+        self.gathered += new_ids.len() as u64;
         let promising: Vec<Promising> = new_ids
             .par_iter()
             .enumerate()
@@ -473,6 +482,7 @@ impl Library {
         }
         let mut full = self.full_prints_of(&ids, source)?;
         ids.retain(|id| full.contains_key(id));
+        self.gathered += ids.len() as u64;
         let outside = |other: DocId| !batch.contains_key(&other);
         // Per document: its promising candidates, and those to compare in
         // full (not kept yet, and proposed anew).

@@ -179,6 +179,9 @@ pub struct FolderIndex {
     /// when the reconcile has read every file (a fresh index's scan, see
     /// `sync`).
     pair_later: bool,
+    /// Files read and committed together by a reconcile (`sync`'s
+    /// `CHUNK_FILES` but in tests).
+    chunk_files: usize,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -361,6 +364,7 @@ impl FolderIndex {
                 respan: BTreeSet::new(),
                 report: None,
                 pair_later: false,
+                chunk_files: sync::CHUNK_FILES,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },
@@ -458,6 +462,13 @@ impl FolderIndex {
     #[doc(hidden)]
     pub fn set_file_reader(&mut self, reader: FileReader) {
         self.reader = Some(reader);
+    }
+
+    /// Read and commit at most `files` files at a time in a reconcile
+    /// (tests: many chunks of a small folder).
+    #[doc(hidden)]
+    pub fn set_chunk_files(&mut self, files: usize) {
+        self.chunk_files = files.max(1);
     }
 
     /// Make the store's writes fail as `faults` says (tests).

@@ -29,19 +29,23 @@ use crate::runtime::store::{
 /// are committed together, between two progress reports. Each chunk's
 /// arrival makes the library gather some held documents' candidates again,
 /// so few large chunks cost far less than many small ones.
-const CHUNK_FILES: usize = 1024;
+pub(super) const CHUNK_FILES: usize = 1024;
 
 /// ... and at most this many bytes of them (a chunk's fingerprints and
 /// learner samples are held until it is committed), but always one file.
 const CHUNK_BYTES: u64 = 16 << 20;
 
-/// The next chunk of `files` ([`CHUNK_FILES`], [`CHUNK_BYTES`]).
-fn next_chunk(files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>) -> Vec<FileEntry> {
+/// The next chunk of `files`: at most `most` files ([`CHUNK_FILES`]
+/// but in tests) and [`CHUNK_BYTES`].
+fn next_chunk(
+    files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>,
+    most: usize,
+) -> Vec<FileEntry> {
     let mut chunk = Vec::new();
     let mut bytes = 0;
-    while let Some(file) = files.next_if(|f| {
-        chunk.is_empty() || (chunk.len() < CHUNK_FILES && bytes + f.bytes <= CHUNK_BYTES)
-    }) {
+    while let Some(file) = files
+        .next_if(|f| chunk.is_empty() || (chunk.len() < most && bytes + f.bytes <= CHUNK_BYTES))
+    {
         bytes += file.bytes;
         chunk.push(file);
     }
@@ -182,7 +186,7 @@ impl FolderIndex {
         // freed once it is committed (100k of them are ~20 MB).
         let mut to_read = to_read.into_iter().peekable();
         loop {
-            let chunk = next_chunk(&mut to_read);
+            let chunk = next_chunk(&mut to_read, self.chunk_files);
             if chunk.is_empty() {
                 return Ok(());
             }
@@ -758,7 +762,7 @@ mod tests {
 
     fn chunk_sizes(files: Vec<FileEntry>) -> Vec<usize> {
         let mut files = files.into_iter().peekable();
-        std::iter::from_fn(|| Some(next_chunk(&mut files)).filter(|c| !c.is_empty()))
+        std::iter::from_fn(|| Some(next_chunk(&mut files, CHUNK_FILES)).filter(|c| !c.is_empty()))
             .map(|c| c.len())
             .collect()
     }
@@ -782,7 +786,7 @@ mod tests {
         let mut files = mixed.into_iter().peekable();
         let mut order = Vec::new();
         loop {
-            let chunk = next_chunk(&mut files);
+            let chunk = next_chunk(&mut files, CHUNK_FILES);
             if chunk.is_empty() {
                 break;
             }

@@ -595,9 +595,9 @@ impl Library {
         path: &DocPath,
         source: &S,
     ) -> Result<bool, S::Error> {
-        self.pair_unpaired(engine, source)?;
         match self.id_of(path) {
             Some(id) => {
+                self.pair_unpaired(engine, source)?;
                 let affected = self.remove_id(id, source)?;
                 self.regather_some(engine, affected, Change::Any, &HashMap::new(), source)?;
                 Ok(true)

@@ -312,8 +312,8 @@ impl FolderIndex {
         let restored = current && Self::restore(&store, &mut library, &indexed)?;
         tracing::info!(documents = indexed.len(), stale, restored, "index loaded");
         if !restored {
-            // Verified again a chunk at a time, each against the documents
-            // before it (read back from the store).
+            // Filed a chunk at a time, then verified all at once, each
+            // against the documents before it (read back from the store).
             library = Library::new(&engine, library_config);
             for chunk in indexed.chunks(LOAD_CHUNK) {
                 let paths: Vec<&DocPath> = chunk.iter().map(|(_, doc, _)| doc).collect();
@@ -327,8 +327,9 @@ impl FolderIndex {
                         }
                     }
                 }
-                library.extend(&engine, docs, &store)?;
+                library.admit_unpaired(&engine, docs, &store)?;
             }
+            library.pair_unpaired(&engine, &store)?;
             writes.rewrite = Some(Rewrite {
                 pairs_hash,
                 rows: indexed
@@ -583,8 +584,8 @@ impl FolderIndex {
     }
 }
 
-/// Documents verified again per [`Library::extend`] call when stored
-/// pairs cannot be used: bounds the full fingerprints held at once.
+/// Documents read back and filed at a time when stored pairs cannot be
+/// used (then paired all at once): bounds the full fingerprints held.
 const LOAD_CHUNK: usize = 4096;
 
 /// The key of the configuration fingerprints are made under: the engine's

@@ -70,7 +70,7 @@ impl Library {
     /// Pair every document filed by [`Library::admit_unpaired`], each
     /// against those that arrived before it, as one [`Library::extend`]
     /// of them all would; their full fingerprints are read from `source`
-    /// ([`PAIR_SLICE`] documents and their candidates at a time), which
+    /// (2,048 documents and their candidates at a time), which
     /// must have them all by now (a document it has none of stays without
     /// pairs). Adding or removing a document runs it first.
     pub fn pair_unpaired<S: PrintSource + ?Sized>(

@@ -230,6 +230,9 @@ fn run(
         world.apply(&Step::Add { name, pool, cut });
     }
     let mut index = world.open();
+    // A fresh index pairs its documents once all chunks are in: read in
+    // many small ones here.
+    index.set_chunk_files(3);
     index.reconcile().unwrap();
     assert_equals_fresh(&index, &world)?;
     for step in &steps {
@@ -329,5 +332,82 @@ fn touching_files_keeps_every_pair() {
         ..ClusterSpec::from_engine(index.engine())
     };
     assert!(!common::cluster_paths(index.library(), &si).is_empty());
+    assert_equals_fresh(&index, &world).unwrap();
+}
+
+/// Forty files sharing paragraphs in runs, under caps that bite: posting
+/// lists cross their cap as chunks arrive.
+fn overlapping_runs() -> World {
+    let mut world = World::new(tight_caps());
+    for name in 0..40u8 {
+        world.apply(&Step::Add {
+            name,
+            pool: usize::from(name) * 7,
+            cut: 4,
+        });
+    }
+    world
+}
+
+/// A fresh index read in many chunks looks each document's candidates up
+/// once, as a one-shot scan does: no chunk's arrival makes the documents
+/// before it gather theirs again (that tripled the indexed scan's lookups).
+#[test]
+fn a_fresh_index_gathers_each_document_once() {
+    let world = overlapping_runs();
+    let mut index = world.open();
+    index.set_chunk_files(4);
+    index.reconcile().unwrap();
+    let engine = index.engine();
+    let scan = scan_folder(
+        &world.folder,
+        engine,
+        engine.reference_weights(),
+        world.library.clone(),
+        ClusterSpec::from_engine(engine),
+    );
+    assert_eq!(scan.library.gathered(), 40);
+    assert_eq!(index.library().gathered(), 40, "one lookup per document");
+    assert_equals_fresh(&index, &world).unwrap();
+}
+
+/// A fresh index stops between its last chunk's commit and pairing (a
+/// crash there): the pairs were never stored, and the next open verifies
+/// every document again instead of restoring none.
+#[test]
+fn a_fresh_index_stopped_before_pairing_verifies_again_when_opened() {
+    let world = overlapping_runs();
+    let mut index = world.open();
+    index.set_chunk_files(4);
+    let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        index.reconcile_with(&mut |p| {
+            assert!(p.done < p.total, "stopped after the last chunk");
+            true
+        })
+    }));
+    assert!(crashed.is_err());
+    drop(index);
+    let index = world.open();
+    assert!(index.library().pair_count() > 0);
+    assert_equals_fresh(&index, &world).unwrap();
+}
+
+/// A fresh reconcile cancelled after its first chunk pairs and stores what
+/// it read: reopened, the index holds the same pairs, and the next
+/// reconcile brings it equal to a scan.
+#[test]
+fn a_cancelled_fresh_index_stores_the_pairs_of_what_it_read() {
+    let world = overlapping_runs();
+    let mut index = world.open();
+    index.set_chunk_files(16);
+    let report = index.reconcile_with(&mut |p| p.done == 0).unwrap();
+    assert!(report.cancelled);
+    assert_eq!(index.library().len(), 16);
+    let read = common::scored_pairs(index.library());
+    assert!(!read.is_empty());
+    drop(index);
+    let mut index = world.open();
+    assert_eq!(common::scored_pairs(index.library()), read);
+    index.reconcile().unwrap();
     assert_equals_fresh(&index, &world).unwrap();
 }

@@ -11,6 +11,8 @@
 //!   the [`CandidateTables`], a cheap check on the hot fingerprints, the
 //!   full comparison, and the floors a pair must pass to be kept; and
 //!   re-gathering under looser floors;
+//! - `unpaired`: documents filed as they come and paired later, all at
+//!   once (a fresh index's scan);
 //! - `verdicts`: the curator's verdicts and keeper marks, by path and by
 //!   id;
 //! - clustering is [`crate::pairing::cluster`]'s.
@@ -27,6 +29,7 @@
 
 mod graph;
 mod registry;
+mod unpaired;
 mod verdicts;
 mod verify;
 
@@ -151,8 +154,13 @@ pub struct Library {
     /// Held documents whose pairs changed because others changed, not yet
     /// taken ([`Library::take_touched`]).
     touched: HashSet<DocPath>,
+    /// Documents filed but not paired yet, in arrival order
+    /// ([`Library::admit_unpaired`]).
+    unpaired: Vec<DocId>,
     /// Pairs compared in full since the library was made.
     compared: u64,
+    /// Times a document's candidates were gathered since it was made.
+    gathered: u64,
 }
 
 impl Library {
@@ -178,7 +186,9 @@ impl Library {
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
             touched: HashSet::new(),
+            unpaired: Vec::new(),
             compared: 0,
+            gathered: 0,
         }
     }
 

@@ -106,7 +106,7 @@ impl Library {
 
     /// The full fingerprints of `ids` (documents this library holds) from
     /// `source`; an id without any is left out.
-    fn full_prints_of<S: PrintSource + ?Sized>(
+    pub(super) fn full_prints_of<S: PrintSource + ?Sized>(
         &self,
         ids: &[DocId],
         source: &S,
@@ -140,7 +140,7 @@ impl Library {
 
     /// Give a document an id, replacing the one at the same path (whose
     /// arrival order it keeps); it is neither filed nor verified yet.
-    fn place<S: PrintSource + ?Sized>(
+    pub(super) fn place<S: PrintSource + ?Sized>(
         &mut self,
         path: DocPath,
         hot: HotPrints,
@@ -175,7 +175,7 @@ impl Library {
     /// documents ([`LONG_DOCUMENT_SHINGLES`], when another family is
     /// computed) the SimHash family's check does not count, and SI's
     /// (nearness in size) leaves SI to confirm.
-    fn promising_among(
+    pub(super) fn promising_among(
         &self,
         engine: &Engine,
         id: DocId,
@@ -239,7 +239,7 @@ impl Library {
     /// Verify document `id` against each of `others` whose full
     /// fingerprints `theirs` gives ([`Library::verify_pair`]); the pairs
     /// worth keeping, with their scores.
-    fn verify_against<'a>(
+    pub(super) fn verify_against<'a>(
         &self,
         engine: &Engine,
         (id, mine): (DocId, &Fingerprints),
@@ -310,7 +310,15 @@ impl Library {
         self.compared
     }
 
-    fn add_pairs(&mut self, id: DocId, verified: Verified) {
+    /// How many times this library has gathered a document's candidates
+    /// (looked its keys up in the candidate tables) since it was made: once
+    /// per document a batch brings, plus once per held document whose
+    /// candidates a change moved. The tables' share of the work.
+    pub fn gathered(&self) -> u64 {
+        self.gathered
+    }
+
+    pub(super) fn add_pairs(&mut self, id: DocId, verified: Verified) {
         for (other, scores) in verified {
             self.keep_pair(id, other, scores);
         }
@@ -375,12 +383,14 @@ impl Library {
         docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &S,
     ) -> Result<(), S::Error> {
+        self.pair_unpaired(engine, source)?;
         let (new_ids, batch, affected, change) = self.admit_all(docs, source)?;
         // Position in this batch by dense id (MAX: not in the batch).
         let mut arrival = vec![usize::MAX; self.registry.id_bound()];
         for (i, &id) in new_ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
+        self.gathered += new_ids.len() as u64;
         let promising: Vec<Promising> = new_ids
             .par_iter()
             .enumerate()
@@ -472,6 +482,7 @@ impl Library {
         }
         let mut full = self.full_prints_of(&ids, source)?;
         ids.retain(|id| full.contains_key(id));
+        self.gathered += ids.len() as u64;
         let outside = |other: DocId| !batch.contains_key(&other);
         // Per document: its promising candidates, and those to compare in
         // full (not kept yet, and proposed anew).
@@ -586,6 +597,7 @@ impl Library {
     ) -> Result<bool, S::Error> {
         match self.id_of(path) {
             Some(id) => {
+                self.pair_unpaired(engine, source)?;
                 let affected = self.remove_id(id, source)?;
                 self.regather_some(engine, affected, Change::Any, &HashMap::new(), source)?;
                 Ok(true)

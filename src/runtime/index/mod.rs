@@ -175,6 +175,13 @@ pub struct FolderIndex {
     respan: BTreeSet<DocPath>,
     /// The boilerplate report, kept until the learner next changes.
     report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
+    /// Arriving documents are filed unpaired, to be paired all at once
+    /// when the reconcile has read every file (a fresh index's scan, see
+    /// `sync`).
+    pair_later: bool,
+    /// Files read and committed together by a reconcile (`sync`'s
+    /// `CHUNK_FILES` but in tests).
+    chunk_files: usize,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -305,8 +312,8 @@ impl FolderIndex {
         let restored = current && Self::restore(&store, &mut library, &indexed)?;
         tracing::info!(documents = indexed.len(), stale, restored, "index loaded");
         if !restored {
-            // Verified again a chunk at a time, each against the documents
-            // before it (read back from the store).
+            // Filed a chunk at a time, then verified all at once, each
+            // against the documents before it (read back from the store).
             library = Library::new(&engine, library_config);
             for chunk in indexed.chunks(LOAD_CHUNK) {
                 let paths: Vec<&DocPath> = chunk.iter().map(|(_, doc, _)| doc).collect();
@@ -320,8 +327,9 @@ impl FolderIndex {
                         }
                     }
                 }
-                library.extend(&engine, docs, &store)?;
+                library.admit_unpaired(&engine, docs, &store)?;
             }
+            library.pair_unpaired(&engine, &store)?;
             writes.rewrite = Some(Rewrite {
                 pairs_hash,
                 rows: indexed
@@ -356,6 +364,8 @@ impl FolderIndex {
                 user,
                 respan: BTreeSet::new(),
                 report: None,
+                pair_later: false,
+                chunk_files: sync::CHUNK_FILES,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },
@@ -453,6 +463,13 @@ impl FolderIndex {
     #[doc(hidden)]
     pub fn set_file_reader(&mut self, reader: FileReader) {
         self.reader = Some(reader);
+    }
+
+    /// Read and commit at most `files` files at a time in a reconcile
+    /// (tests: many chunks of a small folder).
+    #[doc(hidden)]
+    pub fn set_chunk_files(&mut self, files: usize) {
+        self.chunk_files = files.max(1);
     }
 
     /// Make the store's writes fail as `faults` says (tests).
@@ -567,8 +584,8 @@ impl FolderIndex {
     }
 }
 
-/// Documents verified again per [`Library::extend`] call when stored
-/// pairs cannot be used: bounds the full fingerprints held at once.
+/// Documents read back and filed at a time when stored pairs cannot be
+/// used (then paired all at once): bounds the full fingerprints held.
 const LOAD_CHUNK: usize = 4096;
 
 /// The key of the configuration fingerprints are made under: the engine's

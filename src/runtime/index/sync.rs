@@ -3,7 +3,7 @@
 //! the library together, and are written together: one store transaction
 //! per chunk (or per watcher event), with the pairs their arrival changed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -22,26 +22,30 @@ use crate::runtime::collection::{
 };
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{
-    self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate, StoredText,
+    self, DocEntry, DocRecord, DocStatus, PairUpdate, RowId, StoredBoilerplate, StoredText,
 };
 
 /// At most this many files are read (in parallel), enter the library and
 /// are committed together, between two progress reports. Each chunk's
 /// arrival makes the library gather some held documents' candidates again,
 /// so few large chunks cost far less than many small ones.
-const CHUNK_FILES: usize = 1024;
+pub(super) const CHUNK_FILES: usize = 1024;
 
 /// ... and at most this many bytes of them (a chunk's fingerprints and
 /// learner samples are held until it is committed), but always one file.
 const CHUNK_BYTES: u64 = 16 << 20;
 
-/// The next chunk of `files` ([`CHUNK_FILES`], [`CHUNK_BYTES`]).
-fn next_chunk(files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>) -> Vec<FileEntry> {
+/// The next chunk of `files`: at most `most` files ([`CHUNK_FILES`]
+/// but in tests) and [`CHUNK_BYTES`].
+fn next_chunk(
+    files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>,
+    most: usize,
+) -> Vec<FileEntry> {
     let mut chunk = Vec::new();
     let mut bytes = 0;
-    while let Some(file) = files.next_if(|f| {
-        chunk.is_empty() || (chunk.len() < CHUNK_FILES && bytes + f.bytes <= CHUNK_BYTES)
-    }) {
+    while let Some(file) = files
+        .next_if(|f| chunk.is_empty() || (chunk.len() < most && bytes + f.bytes <= CHUNK_BYTES))
+    {
         bytes += file.bytes;
         chunk.push(file);
     }
@@ -109,27 +113,27 @@ impl FolderIndex {
             report.cancelled = true;
             return Ok(report);
         }
-        // Entries are moved into their chunk, so each one's paths are
-        // freed once it is committed (100k of them are ~20 MB).
-        let mut to_read = to_read.into_iter().peekable();
-        loop {
-            let chunk = next_chunk(&mut to_read);
-            if chunk.is_empty() {
-                break;
-            }
-            let ingested = self.ingest_all(chunk);
-            for item in &ingested {
-                state.done += 1;
-                state.bytes += item.entry.bytes;
-                if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
-                    report.skipped += 1;
-                }
-            }
-            report.changes.extend(self.commit_all(ingested)?);
-            if !progress(state) {
-                report.cancelled = true;
-                return Ok(report);
-            }
+        // Into an empty library (a fresh index, or every file read again
+        // under a new configuration), documents are paired once all are
+        // in: a chunk's arrival then gathers no earlier document's
+        // candidates again.
+        let fresh = self.library.is_empty() && !to_read.is_empty();
+        if fresh {
+            // An empty key matches no configuration's (no pair is stored).
+            self.store.replace_pairs(std::iter::empty(), "")?;
+            self.pair_later = true;
+        }
+        let read = self.read_chunks(to_read, &mut report, &mut state, progress);
+        if fresh {
+            self.pair_later = false;
+            let paired = self.pair_fresh();
+            read?;
+            paired?;
+        } else {
+            read?;
+        }
+        if report.cancelled {
+            return Ok(report);
         }
         report.changes.extend(self.reread_corrupt(&report.changes)?);
         // Problems of the walk (special files, unreadable folders) are
@@ -167,6 +171,65 @@ impl FolderIndex {
             self.stale = false;
         }
         Ok(report)
+    }
+
+    /// Read `to_read` and commit it a chunk at a time, reporting to
+    /// `progress` after each ([`FolderIndex::reconcile_with`]).
+    fn read_chunks(
+        &mut self,
+        to_read: Vec<FileEntry>,
+        report: &mut ReconcileReport,
+        state: &mut ReadProgress,
+        progress: &mut dyn FnMut(ReadProgress) -> bool,
+    ) -> Result<()> {
+        // Entries are moved into their chunk, so each one's paths are
+        // freed once it is committed (100k of them are ~20 MB).
+        let mut to_read = to_read.into_iter().peekable();
+        loop {
+            let chunk = next_chunk(&mut to_read, self.chunk_files);
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            let ingested = self.ingest_all(chunk);
+            for item in &ingested {
+                state.done += 1;
+                state.bytes += item.entry.bytes;
+                if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
+                    report.skipped += 1;
+                }
+            }
+            report.changes.extend(self.commit_all(ingested)?);
+            if !progress(*state) {
+                report.cancelled = true;
+                return Ok(());
+            }
+        }
+    }
+
+    /// Pair the documents a fresh reconcile filed unpaired (reading their
+    /// fingerprints back from the store) and store every pair, marking
+    /// them current in the same transaction. Until then the stored pairs
+    /// read as out of date, so a run killed before this verifies every
+    /// document again when it next opens the index.
+    fn pair_fresh(&mut self) -> Result<()> {
+        if !self.library.has_unpaired() {
+            return Ok(());
+        }
+        self.library.pair_unpaired(&self.engine, &self.store)?;
+        let row_of: HashMap<DocPath, RowId> = self
+            .store
+            .document_paths()?
+            .into_iter()
+            .map(|(row, doc)| (doc, row))
+            .collect();
+        let library = &self.library;
+        let row = |id: DocId| row_of.get(&library.doc(id)?.path).copied();
+        let pairs = library
+            .pairs()
+            .filter_map(|(a, b, scores)| Some((row(a)?, row(b)?, scores)));
+        let hash = super::pairs_config_hash(&self.config_hash, library.config());
+        self.store.replace_pairs(pairs, &hash)?;
+        Ok(())
     }
 
     /// Whether a listed file is as it was read (its identity unchanged and
@@ -489,7 +552,11 @@ impl FolderIndex {
         // Documents in the library but not yet in the store: pairs with
         // them are written with their own document.
         let mut unwritten: HashSet<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
-        if !arriving.is_empty() {
+        if arriving.is_empty() {
+        } else if self.pair_later {
+            self.library
+                .admit_unpaired(&self.engine, arriving, &self.store)?;
+        } else {
             self.library.extend(&self.engine, arriving, &self.store)?;
         }
         let mut changes = Vec::new();
@@ -695,7 +762,7 @@ mod tests {
 
     fn chunk_sizes(files: Vec<FileEntry>) -> Vec<usize> {
         let mut files = files.into_iter().peekable();
-        std::iter::from_fn(|| Some(next_chunk(&mut files)).filter(|c| !c.is_empty()))
+        std::iter::from_fn(|| Some(next_chunk(&mut files, CHUNK_FILES)).filter(|c| !c.is_empty()))
             .map(|c| c.len())
             .collect()
     }
@@ -719,7 +786,7 @@ mod tests {
         let mut files = mixed.into_iter().peekable();
         let mut order = Vec::new();
         loop {
-            let chunk = next_chunk(&mut files);
+            let chunk = next_chunk(&mut files, CHUNK_FILES);
             if chunk.is_empty() {
                 break;
             }

@@ -1,0 +1,152 @@
+//! Documents filed now and paired later, all at once: how a fresh index
+//! takes a whole folder. Each chunk of files enters the candidate tables as
+//! it is read ([`Library::admit_unpaired`]), and only once every chunk is in
+//! does [`Library::pair_unpaired`] gather each document's candidates, once,
+//! against the documents that arrived before it, a slice of documents at a
+//! time with their full fingerprints read back from the [`PrintSource`].
+//!
+//! That is [`Library::extend`] of one batch, so the pairs are exactly the
+//! ones adding the documents chunk by chunk keeps; but a chunk's arrival
+//! makes no earlier document gather its candidates again (a posting list
+//! crossing its cap, SI neighbours pushed aside), which made an indexed
+//! scan look candidates up about three times per document.
+
+use std::sync::atomic::AtomicU64;
+
+use rayon::prelude::*;
+
+use super::{Library, PrintSource};
+use crate::doc::{DocId, DocPath};
+use crate::engine::{Engine, Fingerprints};
+use crate::pairing::candidates::Affected;
+
+/// Documents paired together by [`Library::pair_unpaired`]: their full
+/// fingerprints (and those of their candidates before them) are held
+/// together.
+const PAIR_SLICE: usize = 2048;
+
+impl Library {
+    /// File documents in the candidate tables without pairing them: until
+    /// [`Library::pair_unpaired`] (which any other change runs first), they
+    /// have no pairs. Only into a library whose every document is
+    /// unpaired (an empty one to begin with), and only new paths: otherwise
+    /// it pairs what it holds and adds `docs` with [`Library::extend`].
+    pub fn admit_unpaired<S: PrintSource + ?Sized>(
+        &mut self,
+        engine: &Engine,
+        docs: Vec<(DocPath, Fingerprints, usize)>,
+        source: &S,
+    ) -> Result<(), S::Error> {
+        let mut paths = std::collections::HashSet::with_capacity(docs.len());
+        let only_new = docs
+            .iter()
+            .all(|(path, _, _)| self.id_of(path).is_none() && paths.insert(path));
+        if self.unpaired.len() != self.len() || !only_new {
+            return self.extend(engine, docs, source);
+        }
+        let mut filed = Vec::with_capacity(docs.len());
+        for (path, fingerprints, shingles) in docs {
+            // A new path replaces nothing, so nothing is affected.
+            let id = self.place(
+                path,
+                fingerprints.hot(),
+                shingles,
+                source,
+                &mut Affected::default(),
+            )?;
+            self.unpaired.push(id);
+            filed.push((id, fingerprints));
+        }
+        let filed: Vec<(DocId, &Fingerprints)> = filed.iter().map(|(id, f)| (*id, f)).collect();
+        self.tables.insert_many(&filed);
+        Ok(())
+    }
+
+    /// Whether documents wait for [`Library::pair_unpaired`].
+    pub fn has_unpaired(&self) -> bool {
+        !self.unpaired.is_empty()
+    }
+
+    /// Pair every document filed by [`Library::admit_unpaired`], each
+    /// against those that arrived before it, as one [`Library::extend`]
+    /// of them all would; their full fingerprints are read from `source`
+    /// (2,048 documents and their candidates at a time), which
+    /// must have them all by now (a document it has none of stays without
+    /// pairs). Adding or removing a document runs it first.
+    pub fn pair_unpaired<S: PrintSource + ?Sized>(
+        &mut self,
+        engine: &Engine,
+        source: &S,
+    ) -> Result<(), S::Error> {
+        if self.unpaired.is_empty() {
+            return Ok(());
+        }
+        let ids = std::mem::take(&mut self.unpaired);
+        // Position in arrival order by dense id (MAX: not among them).
+        let mut arrival = vec![usize::MAX; self.registry.id_bound()];
+        for (i, &id) in ids.iter().enumerate() {
+            arrival[id as usize] = i;
+        }
+        for (slice, start) in ids.chunks(PAIR_SLICE).zip((0..).step_by(PAIR_SLICE)) {
+            // Those after a failed read wait for the next call, which pairs
+            // them against every document before them, paired or not.
+            let mine = match self.full_prints_of(slice, source) {
+                Ok(mine) => mine,
+                Err(e) => {
+                    self.unpaired = ids[start..].to_vec();
+                    return Err(e);
+                }
+            };
+            self.gathered += mine.len() as u64;
+            let promising: Vec<_> = slice
+                .par_iter()
+                .enumerate()
+                .map(|(k, &id)| {
+                    let position = start + k;
+                    let earlier = |other: DocId| {
+                        arrival
+                            .get(other as usize)
+                            .is_none_or(|&p| p == usize::MAX || p < position)
+                    };
+                    match mine.get(&id) {
+                        Some(full) => self.promising_among(engine, id, full, &earlier),
+                        None => Vec::new(),
+                    }
+                })
+                .collect();
+            let mut before: Vec<DocId> = promising
+                .iter()
+                .flatten()
+                .map(|&(other, _)| other)
+                .filter(|other| !mine.contains_key(other))
+                .collect();
+            before.sort_unstable();
+            before.dedup();
+            let loaded = match self.full_prints_of(&before, source) {
+                Ok(loaded) => loaded,
+                Err(e) => {
+                    self.unpaired = ids[start..].to_vec();
+                    return Err(e);
+                }
+            };
+            let compared = AtomicU64::new(0);
+            let verified: Vec<_> = slice
+                .par_iter()
+                .zip(promising)
+                .filter_map(|(&id, others)| {
+                    let full = mine.get(&id)?;
+                    let theirs = |other: &DocId| mine.get(other).or_else(|| loaded.get(other));
+                    Some((
+                        id,
+                        self.verify_against(engine, (id, full), others, theirs, &compared),
+                    ))
+                })
+                .collect();
+            self.compared += compared.into_inner();
+            for (id, pairs) in verified {
+                self.add_pairs(id, pairs);
+            }
+        }
+        Ok(())
+    }
+}

@@ -266,7 +266,10 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         let mut frequent_in_added: Vec<(DocId, u32)> = Vec::new();
         let mut at = 0;
         for (hash, before_adds) in posted {
-            let len = pairs[at..].partition_point(|p| p.0 == hash);
+            let len = pairs[at..]
+                .iter()
+                .position(|p| p.0 != hash)
+                .unwrap_or(pairs.len() - at);
             let after = before_adds + len as u32;
             if after as usize >= m {
                 frequent_in_added.extend(pairs[at..at + len].iter().map(|&(h, id)| (id, h)));

@@ -165,7 +165,11 @@ impl Postings {
         let mut at = 0;
         while at < pairs.len() {
             let shard = self.shard_of(pairs[at].0);
-            let len = pairs[at..].partition_point(|p| self.shard_of(p.0) == shard);
+            // A walk, not a bisection: a shard's part of a batch is short.
+            let len = pairs[at..]
+                .iter()
+                .position(|p| self.shard_of(p.0) != shard)
+                .unwrap_or(pairs.len() - at);
             fresh.clear();
             self.post_in_shard(shard, &pairs[at..at + len], &mut fresh, &mut before);
             merge_fresh(&mut self.shards[shard], &fresh);
@@ -193,7 +197,8 @@ impl Postings {
             let ids = group.iter().map(|&(_, id)| id);
             debug_assert!(group.iter().all(|&(_, id)| id < LIST));
             let entries = &self.shards[shard];
-            let i = from + entries[from..].partition_point(|e| e[0] < hash);
+            // The batch is sorted: search on from the last hash's place.
+            let i = from + gallop(&entries[from..], hash, 0).unwrap_or_else(|i| i);
             from = i;
             if i < entries.len() && entries[i][0] == hash {
                 let value = entries[i][1];

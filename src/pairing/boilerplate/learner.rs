@@ -13,6 +13,13 @@
 //! smallest member, so a group that merged or split shows as changed
 //! labels; a shingle's group count only where its holders or their labels
 //! changed; spans only where a shingle's status flipped.
+//!
+//! Where there is little to learn (4 KB texts, most shingles in one
+//! document) the cost is per sample, so a batch's shingles are posted in
+//! one sorted merge per postings shard, the counts the merge gives settle
+//! the candidate runs of arriving documents without a lookup (most hold no
+//! frequent shingle), and a document that crossing shingles reach is
+//! looked at once for all of them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;

@@ -318,10 +318,7 @@ fn gallop(entries: &[Entry], hash: u32, guess: usize) -> Result<usize, usize> {
         }
     } else {
         hi = guess;
-        loop {
-            let Some(probe) = hi.checked_sub(step) else {
-                break;
-            };
+        while let Some(probe) = hi.checked_sub(step) {
             if below(probe) {
                 lo = probe + 1;
                 break;

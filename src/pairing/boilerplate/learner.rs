@@ -13,6 +13,13 @@
 //! smallest member, so a group that merged or split shows as changed
 //! labels; a shingle's group count only where its holders or their labels
 //! changed; spans only where a shingle's status flipped.
+//!
+//! Where there is little to learn (4 KB texts, most shingles in one
+//! document) the cost is per sample, so a batch's shingles are posted in
+//! one sorted merge per postings shard, the counts the merge gives settle
+//! the candidate runs of arriving documents without a lookup (most hold no
+//! frequent shingle), and a document that crossing shingles reach is
+//! looked at once for all of them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
@@ -198,9 +205,9 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     /// and after whose spans changed (sorted); the documents in `adds` are
     /// not listed (their spans are in [`Learner::spans`]).
     pub fn update(&mut self, adds: Vec<(K, DocSamples)>, removes: Vec<K>) -> Vec<K> {
-        // Each touched shingle's document frequency before and after (u32:
-        // a batch of whole books touches millions).
-        let mut touched: SampleMap<(u32, u32)> = SampleMap::default();
+        // Each touched shingle's document frequency before and after the
+        // removes (u32: a batch of whole books touches millions).
+        let mut removed: SampleMap<(u32, u32)> = SampleMap::default();
         let mut recount = SampleSet::default();
         // Whether the group graph (documents with runs, their remainders'
         // substance and holders) changed; regrouping is skipped otherwise.
@@ -213,7 +220,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             let doc = self.docs[id as usize].take().expect("a known id");
             for h in doc.samples.distinct() {
                 let now = self.postings.remove(h, id) as u32;
-                touched.entry(h).or_insert((now + 1, 0)).1 = now;
+                removed.entry(h).or_insert((now + 1, 0)).1 = now;
             }
             for &a in &doc.anchors {
                 self.anchor_postings.remove(a, id);
@@ -224,17 +231,18 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             self.free.push(id);
         }
         let mut dirty: BTreeSet<DocId> = BTreeSet::new();
-        let mut added: HashSet<DocId> = HashSet::new();
+        let mut added: Vec<DocId> = Vec::with_capacity(adds.len());
+        // (hash, document), each document's distinct hashes once.
+        let mut pairs: Vec<(u32, DocId)> = Vec::new();
         for (key, samples) in adds {
             let id = self.free.pop().unwrap_or_else(|| {
                 self.docs.push(None);
                 self.labels.push(NO_GROUP);
                 (self.docs.len() - 1) as DocId
             });
-            for h in samples.distinct() {
-                let now = self.postings.insert(h, id) as u32;
-                touched.entry(h).or_insert((now - 1, 0)).1 = now;
-            }
+            let from = pairs.len();
+            pairs.extend(samples.samples.iter().map(|s| (s.hash, id)));
+            pairs[from..].sort_unstable_by_key(|p| p.0);
             self.ids.insert(key.clone(), id);
             self.docs[id as usize] = Some(Doc {
                 key,
@@ -246,35 +254,88 @@ impl<K: Ord + Clone + Hash> Learner<K> {
                 spans: Vec::new(),
             });
             dirty.insert(id);
-            added.insert(id);
+            added.push(id);
         }
+        // A document's repeated hashes are next to each other (no two
+        // documents share an id). Posted in one sorted batch; a hash's
+        // documents in the order they came (a stable sort), as one at a
+        // time would post them.
+        pairs.dedup();
+        pairs.sort_by_key(|p| p.0);
+        let posted = self.postings.insert_sorted(&pairs);
+
+        // Each touched shingle's document frequency before and after the
+        // batch, and each added document's frequent hashes (sorted), from
+        // the counts the batch gave: most documents have none, and their
+        // candidate runs are settled without a lookup.
+        let m = self.config.min_docs;
+        let mut touched: Vec<(u32, u32, u32)> = Vec::with_capacity(posted.len() + removed.len());
+        let mut frequent_in_added: Vec<(DocId, u32)> = Vec::new();
+        let mut at = 0;
+        for (hash, before_adds) in posted {
+            let len = pairs[at..]
+                .iter()
+                .position(|p| p.0 != hash)
+                .unwrap_or(pairs.len() - at);
+            let after = before_adds + len as u32;
+            if after as usize >= m {
+                frequent_in_added.extend(pairs[at..at + len].iter().map(|&(h, id)| (id, h)));
+            }
+            let before = removed.remove(&hash).map_or(before_adds, |(b, _)| b);
+            touched.push((hash, before, after));
+            at += len;
+        }
+        touched.extend(removed.into_iter().map(|(h, (b, a))| (h, b, a)));
+        frequent_in_added.sort_unstable();
 
         // 1–2: documents whose runs a shingle crossing min_docs changes.
-        let m = self.config.min_docs;
-        for (&h, &(before, after)) in &touched {
+        let mut crossings: Vec<(DocId, u32, bool)> = Vec::new();
+        for &(h, before, after) in &touched {
             let now = after as usize >= m;
             if (before as usize >= m) != now {
-                for &id in self.postings.get(h) {
-                    if !dirty.contains(&id) && self.runs_change(id, h, now) {
-                        dirty.insert(id);
-                    }
-                }
+                crossings.extend(
+                    self.postings
+                        .get(h)
+                        .iter()
+                        .filter(|id| !dirty.contains(id))
+                        .map(|&id| (id, h, now)),
+                );
+            }
+        }
+        crossings.sort_unstable();
+        for of_one in crossings.chunk_by(|a, b| a.0 == b.0) {
+            if self.runs_change(of_one) {
+                dirty.insert(of_one[0].0);
             }
         }
         let mut reholders: BTreeSet<DocId> = BTreeSet::new();
+        let added_set: HashSet<DocId> = added.iter().copied().collect();
+        let mut frequent_of: HashMap<DocId, &[(DocId, u32)]> = frequent_in_added
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|of_one| (of_one[0].0, of_one))
+            .collect();
         for &id in &dirty {
             let before = self.node_state(id);
-            let (old_cand, new_cand) = self.recompute_candidates(id);
+            let found = match added_set.contains(&id) {
+                true => {
+                    let frequent = frequent_of.remove(&id).unwrap_or_default();
+                    self.candidates_of(id, |h| frequent.binary_search_by_key(&h, |p| p.1).is_ok())
+                }
+                false => self.candidates_of(id, |h| self.postings.len(h) >= m),
+            };
+            let (old_cand, new_cand) = self.set_candidates(id, found);
             regroup |= self.node_state(id) != before;
-            if old_cand != new_cand || added.contains(&id) {
+            if old_cand != new_cand || added_set.contains(&id) {
                 recount.extend(old_cand);
                 recount.extend(new_cand);
             }
             reholders.insert(id);
         }
         // Documents with an anchor held by a document that came or went.
-        for &h in touched.keys() {
-            reholders.extend(self.anchor_postings.get(h));
+        if !self.anchor_postings.is_empty() {
+            for &(h, _, _) in &touched {
+                reholders.extend(self.anchor_postings.get(h));
+            }
         }
         for &id in &reholders {
             regroup |= self.recompute_holders(id);
@@ -308,32 +369,52 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         changed
     }
 
-    /// Whether `h` becoming frequent (`now`) or not changes `id`'s candidate
-    /// runs: a shingle that is no longer frequent, if it was in one; one
-    /// that now is, if the run of frequent samples around it is long enough
-    /// (the common case, a frequent phrase among rare ones, is settled by
-    /// looking at its neighbours only).
-    fn runs_change(&self, id: DocId, h: u32, now: bool) -> bool {
-        let doc = self.docs[id as usize].as_ref().expect("live doc");
-        if !now {
-            return doc.cand.binary_search(&h).is_ok();
+    /// Whether the shingles crossing `min_docs` in one document (`(id,
+    /// hash, frequent now)`, sorted) change its candidate runs: one that is
+    /// no longer frequent, if it was in one; one that now is, if the run of
+    /// frequent samples around it is long enough (the common case, a
+    /// frequent phrase among rare ones, is settled by looking at its
+    /// neighbours only). Each sample is looked at once at most: a run
+    /// checked for one crossing shingle is skipped for the next.
+    fn runs_change(&self, crossings: &[(DocId, u32, bool)]) -> bool {
+        let doc = self.docs[crossings[0].0 as usize]
+            .as_ref()
+            .expect("live doc");
+        let mut up: Vec<u32> = Vec::with_capacity(crossings.len());
+        for &(_, h, now) in crossings {
+            if !now && doc.cand.binary_search(&h).is_ok() {
+                return true;
+            }
+            if now {
+                up.push(h);
+            }
+        }
+        if up.is_empty() {
+            return false;
         }
         let s = &doc.samples.samples;
         let frequent = |i: usize| self.postings.len(s[i].hash) >= self.config.min_docs;
-        s.iter()
-            .enumerate()
-            .filter(|(_, x)| x.hash == h)
-            .any(|(i, _)| {
-                let mut from = i;
-                while from > 0 && frequent(from - 1) {
-                    from -= 1;
-                }
-                let mut to = i + 1;
-                while to < s.len() && frequent(to) {
-                    to += 1;
-                }
-                s[to - 1].word + self.config.shingle_words - s[from].word >= self.config.min_words
-            })
+        let mut i = 0;
+        while i < s.len() {
+            if up.binary_search(&s[i].hash).is_err() {
+                i += 1;
+                continue;
+            }
+            let mut from = i;
+            while from > 0 && frequent(from - 1) {
+                from -= 1;
+            }
+            let mut to = i + 1;
+            while to < s.len() && frequent(to) {
+                to += 1;
+            }
+            if s[to - 1].word + self.config.shingle_words - s[from].word >= self.config.min_words {
+                return true;
+            }
+            // s[to] is not frequent (or past the end): the next run starts after it.
+            i = to + 1;
+        }
+        false
     }
 
     /// What the group graph sees of a document: whether it has runs, and
@@ -424,32 +505,42 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         changed
     }
 
-    /// Steps 1–2 for one document: its candidate runs, remainder and
-    /// anchors. Returns its candidate hashes before and after.
-    fn recompute_candidates(&mut self, id: DocId) -> (Vec<u32>, Vec<u32>) {
+    /// Steps 1–2 for one document, whose `frequent` shingles are those in
+    /// at least `min_docs` documents now: its candidate hashes, and its
+    /// remainder's anchors when the remainder is substantial.
+    fn candidates_of(
+        &self,
+        id: DocId,
+        frequent: impl Fn(u32) -> bool,
+    ) -> (Vec<u32>, Option<Vec<u32>>) {
         let config = &self.config;
-        let postings = &self.postings;
         let doc = self.docs[id as usize].as_ref().expect("live doc");
-        let runs = candidate_runs(&doc.samples.samples, config, |h| {
-            postings.len(h) >= config.min_docs
-        });
+        let runs = candidate_runs(&doc.samples.samples, config, frequent);
+        if runs.is_empty() {
+            return (Vec::new(), None);
+        }
         let cand = run_hashes(&doc.samples.samples, &runs);
-        let rem = match runs.is_empty() {
-            true => None,
-            false => substantial_remainder(&doc.samples.samples, &runs, config),
-        };
-        let new_anchors = rem
-            .as_ref()
-            .map_or(Vec::new(), |r| anchors(r, config.anchors));
+        let rem = substantial_remainder(&doc.samples.samples, &runs, config);
+        (cand, rem.map(|r| anchors(&r, config.anchors)))
+    }
+
+    /// Keep what [`Learner::candidates_of`] found of `id`. Returns its
+    /// candidate hashes before and after.
+    fn set_candidates(
+        &mut self,
+        id: DocId,
+        (cand, new_anchors): (Vec<u32>, Option<Vec<u32>>),
+    ) -> (Vec<u32>, Vec<u32>) {
         let doc = self.docs[id as usize].as_mut().expect("live doc");
         for &a in &doc.anchors {
             self.anchor_postings.remove(a, id);
         }
+        doc.substantial = new_anchors.is_some();
+        let new_anchors = new_anchors.unwrap_or_default();
         for &a in &new_anchors {
             self.anchor_postings.insert(a, id);
         }
         doc.anchors = new_anchors;
-        doc.substantial = rem.is_some();
         let old = std::mem::replace(&mut doc.cand, cand.clone());
         (old, cand)
     }

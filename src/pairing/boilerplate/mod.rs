@@ -97,17 +97,25 @@ impl DocSamples {
         modulus: u64,
     ) -> Self {
         let m = modulus.max(1);
-        let samples = shingles
-            .into_iter()
-            .enumerate()
-            .filter_map(|(i, h)| {
-                let top = (h >> 32) as u32;
-                (u64::from(top >> 7) % m == 0).then_some(Sample {
-                    hash: top,
-                    word: i as u32,
-                })
+        // A mask where the modulus allows (the default, 8): a division per
+        // word was most of the sampling's cost.
+        let mask = m.is_power_of_two().then(|| m - 1);
+        let sampled = |top: u32| match mask {
+            Some(mask) => u64::from(top >> 7) & mask == 0,
+            None => u64::from(top >> 7) % m == 0,
+        };
+        // Room for the expected count and four standard deviations, so
+        // that it is grown almost never and kept without much spare.
+        let expected = words as u64 / m;
+        let room = expected + 4 * expected.isqrt() + 8;
+        let mut samples = Vec::with_capacity(room as usize);
+        samples.extend(shingles.into_iter().enumerate().filter_map(|(i, h)| {
+            let top = (h >> 32) as u32;
+            sampled(top).then_some(Sample {
+                hash: top,
+                word: i as u32,
             })
-            .collect();
+        }));
         Self {
             samples,
             words: words as u32,

@@ -1,7 +1,10 @@
 //! Sampled hash → the documents holding it, compact for the common case:
 //! most sampled shingles are in one document only, and those take one
 //! 8-byte entry of a sorted shard with the document inline; a list is
-//! allocated only from the second document on.
+//! allocated only from the second document on. A batch of documents is
+//! posted in one merge per shard ([`Postings::insert_sorted`]), and a hash
+//! is found by where its value puts it in its shard (the hashes are
+//! uniform), not by bisecting the shard.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
@@ -83,8 +86,11 @@ impl Postings {
     /// Where `hash` is (`Ok`) or would go (`Err`) in its shard.
     fn find(&self, hash: u32) -> (usize, Result<usize, usize>) {
         let shard = self.shard_of(hash);
-        let at = self.shards[shard].binary_search_by_key(&hash, |e| e[0]);
-        (shard, at)
+        let entries = &self.shards[shard];
+        let width = 32 - self.shard_bits;
+        let within = u64::from(hash) & ((1u64 << width) - 1);
+        let guess = ((within * entries.len() as u64) >> width) as usize;
+        (shard, gallop(entries, hash, guess))
     }
 
     fn set_value(&mut self, shard: usize, i: usize, value: u32) {
@@ -106,6 +112,11 @@ impl Postings {
 
     pub fn len(&self, hash: u32) -> usize {
         self.get(hash).len()
+    }
+
+    /// No hash is posted.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
     }
 
     /// Post `id` under `hash`; returns how many documents hold it now.
@@ -135,19 +146,93 @@ impl Postings {
                 list.len()
             }
             single => {
-                let list = vec![single, id];
-                let slot = match self.free.pop() {
-                    Some(slot) => {
-                        self.lists[slot as usize] = list;
-                        slot
-                    }
-                    None => {
-                        self.lists.push(list);
-                        (self.lists.len() - 1) as u32
-                    }
-                };
+                let slot = self.new_list(vec![single, id]);
                 self.set_value(shard, i, slot | LIST);
                 2
+            }
+        }
+    }
+
+    /// Post a batch: `pairs` sorted by hash, a hash's documents in the
+    /// order they are to be posted (the postings then equal posting them one
+    /// at a time in that order). Returns each distinct hash of `pairs`, in
+    /// order, with how many documents held it before. Each shard the batch
+    /// reaches is merged once, where one insert at a time shifts half a
+    /// shard per new hash.
+    pub fn insert_sorted(&mut self, pairs: &[(u32, DocId)]) -> Vec<(u32, u32)> {
+        let mut before = Vec::new();
+        let mut fresh: Vec<Entry> = Vec::new();
+        let mut at = 0;
+        while at < pairs.len() {
+            let shard = self.shard_of(pairs[at].0);
+            // A walk, not a bisection: a shard's part of a batch is short.
+            let len = pairs[at..]
+                .iter()
+                .position(|p| self.shard_of(p.0) != shard)
+                .unwrap_or(pairs.len() - at);
+            fresh.clear();
+            self.post_in_shard(shard, &pairs[at..at + len], &mut fresh, &mut before);
+            merge_fresh(&mut self.shards[shard], &fresh);
+            self.entries += fresh.len();
+            at += len;
+        }
+        while self.entries > self.shards.len() * SHARD_ENTRIES {
+            self.split();
+        }
+        before
+    }
+
+    /// The hashes of `pairs` (all in `shard`) already there take their new
+    /// documents; the others are returned in `fresh`, in order.
+    fn post_in_shard(
+        &mut self,
+        shard: usize,
+        pairs: &[(u32, DocId)],
+        fresh: &mut Vec<Entry>,
+        before: &mut Vec<(u32, u32)>,
+    ) {
+        let mut from = 0;
+        for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+            let hash = group[0].0;
+            let ids = group.iter().map(|&(_, id)| id);
+            debug_assert!(group.iter().all(|&(_, id)| id < LIST));
+            let entries = &self.shards[shard];
+            // The batch is sorted: search on from the last hash's place.
+            let i = from + gallop(&entries[from..], hash, 0).unwrap_or_else(|i| i);
+            from = i;
+            if i < entries.len() && entries[i][0] == hash {
+                let value = entries[i][1];
+                let list = match value {
+                    v if v & LIST != 0 => &mut self.lists[(v & !LIST) as usize],
+                    single => {
+                        let slot = self.new_list(vec![single]);
+                        self.set_value(shard, i, slot | LIST);
+                        &mut self.lists[slot as usize]
+                    }
+                };
+                before.push((hash, list.len() as u32));
+                list.extend(ids);
+            } else {
+                before.push((hash, 0));
+                let value = match group {
+                    [(_, single)] => *single,
+                    _ => self.new_list(ids.collect()) | LIST,
+                };
+                fresh.push([hash, value]);
+            }
+        }
+    }
+
+    /// A slot for `list` (a free one first).
+    fn new_list(&mut self, list: Vec<DocId>) -> u32 {
+        match self.free.pop() {
+            Some(slot) => {
+                self.lists[slot as usize] = list;
+                slot
+            }
+            None => {
+                self.lists.push(list);
+                (self.lists.len() - 1) as u32
             }
         }
     }
@@ -207,6 +292,74 @@ impl Postings {
     }
 }
 
+/// Where `hash` is (`Ok`) or would go (`Err`) in sorted `entries`,
+/// searched outwards from `guess` in doubling steps, then bisected: a few
+/// entries away from a good guess, one cache line or two.
+fn gallop(entries: &[Entry], hash: u32, guess: usize) -> Result<usize, usize> {
+    let n = entries.len();
+    let below = |i: usize| entries[i][0] < hash;
+    // The answer (the first entry not below `hash`) is in lo..=hi.
+    let (mut lo, mut hi) = (0, n);
+    let guess = guess.min(n);
+    let mut step = 1;
+    if guess < n && below(guess) {
+        lo = guess + 1;
+        loop {
+            let probe = lo - 1 + step;
+            if probe >= n {
+                break;
+            }
+            if !below(probe) {
+                hi = probe;
+                break;
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    } else {
+        hi = guess;
+        while let Some(probe) = hi.checked_sub(step) {
+            if below(probe) {
+                lo = probe + 1;
+                break;
+            }
+            hi = probe;
+            step *= 2;
+        }
+    }
+    let at = lo + entries[lo..hi].partition_point(|e| e[0] < hash);
+    match entries.get(at) {
+        Some(e) if e[0] == hash => Ok(at),
+        _ => Err(at),
+    }
+}
+
+/// Merge `fresh` (sorted, none of its hashes in `entries`) into sorted
+/// `entries`, from the back, in place; grown by an eighth past the need.
+fn merge_fresh(entries: &mut Vec<Entry>, fresh: &[Entry]) {
+    if fresh.is_empty() {
+        return;
+    }
+    let (old, need) = (entries.len(), entries.len() + fresh.len());
+    if need > entries.capacity() {
+        entries.reserve_exact(need - old + need / 8 + 4);
+    }
+    entries.resize(need, [0, 0]);
+    let (mut i, mut j) = (old, fresh.len());
+    for k in (0..need).rev() {
+        if j == 0 {
+            break;
+        }
+        if i > 0 && entries[i - 1][0] > fresh[j - 1][0] {
+            entries[k] = entries[i - 1];
+            i -= 1;
+        } else {
+            entries[k] = fresh[j - 1];
+            j -= 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
@@ -248,6 +401,71 @@ mod tests {
                 prop_assert_eq!(&got, &docs.iter().copied().collect::<Vec<_>>());
             }
             prop_assert_eq!(p.get(spread(1501)), &[] as &[u32]);
+        }
+    }
+
+    proptest! {
+        /// Posting batches through `insert_sorted` (with removes between
+        /// them) leaves every hash naming the same documents, in the same
+        /// order, as posting them one at a time, and tells each hash's
+        /// count before the batch; the merges split the shards as inserts do.
+        #[test]
+        fn a_sorted_batch_posts_what_one_at_a_time_posts(
+            batches in proptest::collection::vec(
+                (
+                    proptest::collection::vec((0..3000u32, 0..64u32), 0..1500),
+                    proptest::collection::vec((0..3000u32, 0..64u32), 0..200),
+                ),
+                1..5,
+            ),
+        ) {
+            let mut one = Postings::default();
+            let mut batched = Postings::default();
+            let mut seen: BTreeSet<u32> = BTreeSet::new();
+            for (adds, removes) in batches {
+                let mut pairs: Vec<(u32, u32)> = adds
+                    .iter()
+                    .map(|&(h, id)| (spread(h), id))
+                    .collect();
+                pairs.sort_by_key(|p| p.0);
+                pairs.dedup();
+                // Posted ids must be new to their hash, as a document's are.
+                pairs.retain(|&(h, id)| !one.get(h).contains(&id));
+                let mut expected = Vec::new();
+                for group in pairs.chunk_by(|a, b| a.0 == b.0) {
+                    expected.push((group[0].0, one.len(group[0].0) as u32));
+                    for &(h, id) in group {
+                        one.insert(h, id);
+                    }
+                }
+                prop_assert_eq!(batched.insert_sorted(&pairs), expected);
+                for &(h, id) in &removes {
+                    let h = spread(h);
+                    prop_assert_eq!(one.remove(h, id), batched.remove(h, id));
+                }
+                seen.extend(pairs.iter().map(|p| p.0));
+            }
+            for h in seen {
+                prop_assert_eq!(one.get(h), batched.get(h));
+            }
+            prop_assert_eq!(one.entries, batched.entries);
+            prop_assert!(batched.entries <= batched.shards.len() * SHARD_ENTRIES);
+        }
+
+        /// Outward search from any guess finds what bisection finds.
+        #[test]
+        fn the_search_from_a_guess_finds_what_bisection_finds(
+            hashes in proptest::collection::btree_set(any::<u32>(), 0..300),
+            probe in any::<u32>(),
+            guess in 0..400usize,
+        ) {
+            let entries: Vec<Entry> = hashes.iter().map(|&h| [h, 0]).collect();
+            let bisected = entries.binary_search_by_key(&probe, |e| e[0]);
+            prop_assert_eq!(gallop(&entries, probe, guess), bisected);
+            if let Some(&h) = hashes.iter().nth(guess % hashes.len().max(1)) {
+                let bisected = entries.binary_search_by_key(&h, |e| e[0]);
+                prop_assert_eq!(gallop(&entries, h, guess), bisected);
+            }
         }
     }
 

@@ -67,6 +67,7 @@ mod error;
 mod meta;
 #[cfg(feature = "postgres")]
 mod pg;
+mod raw;
 mod records;
 mod sqlite;
 mod texts;
@@ -135,6 +136,10 @@ pub struct Store {
 enum Backend {
     /// An SQLite file (`sqlite`).
     Sqlite(SqliteStore),
+    /// A collection in a PostgreSQL database (`pg`, the team store);
+    /// boxed, its client being several times an SQLite connection's size.
+    #[cfg(feature = "postgres")]
+    Postgres(Box<PgStore>),
 }
 
 /// A test hook: makes a store's next document writes fail as on a full
@@ -209,6 +214,8 @@ impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.backend {
             Backend::Sqlite(s) => s.fmt(f),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(s) => s.fmt(f),
         }
     }
 }

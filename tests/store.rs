@@ -13,7 +13,7 @@ use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::runtime::store::{
     content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, OpenProblem, RowId, Store,
-    StoreError, APPLICATION_ID,
+    StoreError, StoreFaults, StoredBoilerplate, StoredText, APPLICATION_ID, STALE_CTIME,
 };
 
 mod store_places;
@@ -571,6 +571,193 @@ fn w4_rename_keeps_id_pairs_and_verdicts() {
         assert!(store.rename_document(&d(b"b.txt"), &d(b"z.txt")).unwrap());
         assert_eq!(store.document_count().unwrap(), 1);
         assert!(store.pairs().unwrap().is_empty());
+    }
+}
+
+/// A batch marks its stale documents, writes its documents (whose pairs
+/// may name one written before them in the batch) and rewrites the pairs
+/// of the documents it touched, all at once; a write that fails midway
+/// leaves the store as it was before the batch.
+#[test]
+fn a_batch_is_written_whole_or_not_at_all() {
+    for place in places("a_batch_is_written_whole", "index.sqlite") {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let mut store = place.open();
+        let (a, b, c) = (
+            record(&engine, b"a.txt", 0),
+            record(&engine, b"b.txt", 1),
+            record(&engine, b"c.txt", 2),
+        );
+        let compare = |x: &DocRecord, y: &DocRecord| {
+            engine.compare(
+                x.fingerprints.as_ref().unwrap(),
+                y.fingerprints.as_ref().unwrap(),
+            )
+        };
+        store.upsert_document(&a, &[]).unwrap();
+        let ids = store
+            .commit_batch(
+                &[d(b"a.txt"), d(b"not-indexed.txt")],
+                &[
+                    (b.clone(), vec![]),
+                    (c.clone(), vec![(d(b"b.txt"), compare(&c, &b))]),
+                ],
+                &[(d(b"a.txt"), vec![(d(b"c.txt"), compare(&a, &c))])],
+            )
+            .unwrap();
+        let by_path = ids_by_path(&store);
+        assert_eq!(
+            ids,
+            [by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]],
+            "{backend}"
+        );
+        assert_eq!(
+            store.stat_index().unwrap()[&d(b"a.txt")].ctime_ns,
+            STALE_CTIME,
+            "{backend}: a is to be read again"
+        );
+        let mut keys: Vec<(RowId, RowId)> =
+            store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
+        keys.sort();
+        let mut expected = vec![
+            (by_path[&d(b"a.txt")], by_path[&d(b"c.txt")]),
+            (by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]),
+        ];
+        expected.sort();
+        assert_eq!(keys, expected, "{backend}");
+
+        // The second document of a batch fails: neither is written, and
+        // the stale mark and the touched pairs go with them.
+        let faults = StoreFaults::default();
+        store.set_faults(Some(faults.clone()));
+        faults.fail_after(1, 1);
+        let d2 = record(&engine, b"d.txt", 3);
+        let e2 = record(&engine, b"e.txt", 4);
+        assert!(store
+            .commit_batch(
+                &[d(b"b.txt")],
+                &[(d2, vec![]), (e2, vec![])],
+                &[(d(b"a.txt"), vec![])],
+            )
+            .is_err());
+        assert_eq!(faults.pending(), 0);
+        store.set_faults(None);
+        drop(store);
+        let store = place.open();
+        assert_eq!(store.document_count().unwrap(), 3, "{backend}: rolled back");
+        assert_ne!(
+            store.stat_index().unwrap()[&d(b"b.txt")].ctime_ns,
+            STALE_CTIME
+        );
+        assert_eq!(store.pair_count().unwrap(), 2, "{backend}");
+    }
+}
+
+/// What reopening reads instead of recomputing round-trips: the pairs kept
+/// under a configuration (replaced whole), the library entries by row, the
+/// documents' boilerplate and their kept texts.
+#[test]
+fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
+    for place in places("kept_pairs_entries", "index.sqlite") {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let library = doppel::pairing::library::Library::new(&engine, Default::default());
+        let mut store = place.open();
+        let text = "Licence section 1. ".repeat(200);
+        let kept = StoredText::compress(&text).unwrap();
+        let a = DocRecord {
+            text: Some(kept.clone()),
+            boilerplate: Some(StoredBoilerplate::default()),
+            ..record(&engine, b"a.txt", 0)
+        };
+        let b = record(&engine, b"b.txt", 1);
+        let id_a = store.upsert_document(&a, &[]).unwrap();
+        let id_b = store.upsert_document(&b, &[]).unwrap();
+        let (fa, fb) = (
+            a.fingerprints.clone().unwrap(),
+            b.fingerprints.clone().unwrap(),
+        );
+        // Given from b to a, read back from the smaller id.
+        store
+            .replace_pairs([(id_b, id_a, engine.compare(&fb, &fa))], "kept-under-1")
+            .unwrap();
+        let entry = DocEntry {
+            hot: fb.hot(),
+            keys: library.doc_keys(&fb),
+        };
+        store.put_entries(&[(id_b, entry.clone())]).unwrap();
+        drop(store);
+
+        let mut store = place.open();
+        assert_eq!(
+            store.pairs_hash().unwrap().as_deref(),
+            Some("kept-under-1"),
+            "{backend}"
+        );
+        let (lo, hi) = (id_a.min(id_b), id_a.max(id_b));
+        let (x, y) = if lo == id_a { (&fa, &fb) } else { (&fb, &fa) };
+        assert_eq!(store.pairs().unwrap(), [(lo, hi, engine.compare(x, y))]);
+        let mut listed = Vec::new();
+        store
+            .pairs_each(|chunk| {
+                listed.extend(chunk.into_iter().map(|(a, b, _)| (a, b)));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(listed, [(lo, hi)], "{backend}");
+        assert_eq!(store.document_entries().unwrap(), [(id_b, entry)]);
+        assert_eq!(
+            store.boilerplate_of(&d(b"a.txt")).unwrap(),
+            Some(StoredBoilerplate::default())
+        );
+        assert_eq!(store.boilerplate_of(&d(b"b.txt")).unwrap(), None);
+        assert_eq!(store.boilerplate().unwrap().len(), 1);
+        let read = store.kept_text(&d(b"a.txt")).unwrap().unwrap();
+        assert_eq!(
+            (read.text.as_str(), read.content_hash),
+            (text.as_str(), a.content_hash),
+            "{backend}"
+        );
+        assert_eq!(
+            store.text_totals().unwrap(),
+            (1, kept.compressed_len() as u64)
+        );
+
+        store.clear_entries().unwrap();
+        assert!(store.document_entries().unwrap().is_empty(), "{backend}");
+        store.replace_pairs([], "kept-under-2").unwrap();
+        assert_eq!(store.pair_count().unwrap(), 0, "{backend}");
+        store.remove_document(&d(b"a.txt")).unwrap();
+        assert_eq!(store.text_totals().unwrap(), (0, 0), "{backend}");
+        assert!(store.boilerplate().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn overruled_passages_start_empty_and_survive_reopening() {
+    for place in places("overruled_passages", "index.sqlite") {
+        let mut store = place.open();
+        // An index written before overrules existed has no such row: none.
+        assert_eq!(store.overruled_passages().unwrap(), Vec::new());
+        let licence = doppel::runtime::store::OverruledPassage {
+            hashes: vec![3, 5, 8],
+            documents: 4,
+            words: 700,
+            first_words: "the entry; the door".into(),
+            representative: "a.txt".into(),
+        };
+        store
+            .set_overruled_passages(std::slice::from_ref(&licence))
+            .unwrap();
+        drop(store);
+        let store = place.open();
+        assert_eq!(
+            store.overruled_passages().unwrap(),
+            vec![licence],
+            "{}",
+            place.backend()
+        );
     }
 }
 

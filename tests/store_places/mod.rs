@@ -4,6 +4,8 @@
 //! collection in a fresh schema of its own on that server. Without the
 //! URL the PostgreSQL run is skipped, saying so, unless
 //! `DOPPEL_TEST_PG_REQUIRED=1`, when it fails (`.ci/run` sets both).
+// Each test binary uses a part of it.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
@@ -15,7 +17,7 @@ const COLLECTION: &str = "/srv/doppel-test";
 /// One place a test's store lives.
 pub enum Place {
     /// An SQLite file, in a folder removed with the place.
-    File(#[allow(dead_code)] tempfile::TempDir, PathBuf),
+    File(tempfile::TempDir, PathBuf),
     /// A collection in a PostgreSQL schema of its own.
     Postgres(StoreAddress),
 }
@@ -74,6 +76,12 @@ pub fn places(test: &str, file: &str) -> Vec<Place> {
 /// address that works in it; `None` (skip) when no server is given.
 #[cfg(feature = "postgres")]
 fn postgres_schema(test: &str) -> Option<StoreAddress> {
+    postgres_url(test).map(|url| StoreAddress::parse(&url).unwrap())
+}
+
+/// [`postgres_schema`]'s address as a URL (for `--store`).
+#[cfg(feature = "postgres")]
+pub fn postgres_url(test: &str) -> Option<String> {
     use postgres::NoTls;
     let url = std::env::var("DOPPEL_TEST_PG")
         .ok()
@@ -99,7 +107,7 @@ fn postgres_schema(test: &str) -> Option<StoreAddress> {
         ))
         .unwrap();
     let separator = if url.contains('?') { '&' } else { '?' };
-    Some(StoreAddress::parse(&format!("{url}{separator}options=-csearch_path%3D{schema}")).unwrap())
+    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
 }
 
 #[cfg(not(feature = "postgres"))]

@@ -1,9 +1,12 @@
 //! The PostgreSQL backend (feature `postgres`): the team store, one
-//! database shared by several curators and machines. So far it opens a
-//! database, brings its schema to this build's version, registers the
-//! collection, and keeps the collection's `meta` values (`meta`) and the
-//! curator's verdicts (`verdicts`); the documents, pairs and batches, and
-//! with them a place behind [`super::Store`], come next.
+//! database shared by several curators and machines, behind
+//! [`super::Store`] as `Backend::Postgres`. It opens a database, brings
+//! its schema to this build's version, registers the collection, and
+//! keeps the collection's `meta` values (`meta`), the curator's verdicts
+//! (`verdicts`), its documents with their fingerprints, library entries,
+//! boilerplate and kept texts (`documents`, written through `writer`, one
+//! transaction's statements prepared once), and its pairs, entries by row,
+//! texts and batches (`pairs`), each doing what the SQLite backend does.
 //!
 //! The tables are the SQLite index's (bytea for blobs, bigint for the u64
 //! bit patterns, as in SQLite), with every row keyed by a collection

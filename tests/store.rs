@@ -595,12 +595,20 @@ fn a_batch_is_written_whole_or_not_at_all() {
                 y.fingerprints.as_ref().unwrap(),
             )
         };
+        // y and z, outside the batch, keep their pair.
+        let (y, z) = (record(&engine, b"y.txt", 5), record(&engine, b"z.txt", 6));
         store.upsert_document(&a, &[]).unwrap();
+        store.upsert_document(&y, &[]).unwrap();
+        store
+            .upsert_document(&z, &[(d(b"y.txt"), compare(&z, &y))])
+            .unwrap();
+        // As if written one by one: b's pair with a is dropped when a's
+        // pairs are replaced by the touched list.
         let ids = store
             .commit_batch(
                 &[d(b"a.txt"), d(b"not-indexed.txt")],
                 &[
-                    (b.clone(), vec![]),
+                    (b.clone(), vec![(d(b"a.txt"), compare(&b, &a))]),
                     (c.clone(), vec![(d(b"b.txt"), compare(&c, &b))]),
                 ],
                 &[(d(b"a.txt"), vec![(d(b"c.txt"), compare(&a, &c))])],
@@ -623,6 +631,7 @@ fn a_batch_is_written_whole_or_not_at_all() {
         let mut expected = vec![
             (by_path[&d(b"a.txt")], by_path[&d(b"c.txt")]),
             (by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]),
+            (by_path[&d(b"y.txt")], by_path[&d(b"z.txt")]),
         ];
         expected.sort();
         assert_eq!(keys, expected, "{backend}");
@@ -645,12 +654,12 @@ fn a_batch_is_written_whole_or_not_at_all() {
         store.set_faults(None);
         drop(store);
         let store = place.open();
-        assert_eq!(store.document_count().unwrap(), 3, "{backend}: rolled back");
+        assert_eq!(store.document_count().unwrap(), 5, "{backend}: rolled back");
         assert_ne!(
             store.stat_index().unwrap()[&d(b"b.txt")].ctime_ns,
             STALE_CTIME
         );
-        assert_eq!(store.pair_count().unwrap(), 2, "{backend}");
+        assert_eq!(store.pair_count().unwrap(), 3, "{backend}");
     }
 }
 

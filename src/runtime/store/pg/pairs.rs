@@ -35,17 +35,28 @@ impl PgStore {
             touched = touched.len(),
             "commit batch"
         );
+        // Distinct paths (as a reconcile's chunk has) go in one statement
+        // per table; anything else one row at a time.
+        let distinct = docs
+            .iter()
+            .map(|(rec, _)| rec.path.as_bytes())
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            == docs.len();
         self.write("commit batch update", |w| {
             for doc in stale {
                 w.mark_stale(doc)?;
             }
+            for _ in docs {
+                // A failure here rolls back the documents before it too.
+                w.injected_fault("write batch")?;
+            }
+            if distinct && !docs.is_empty() {
+                return w.upsert_many(docs, touched);
+            }
             let ids = docs
                 .iter()
-                .map(|(rec, pairs)| {
-                    // A failure here rolls back the documents before it too.
-                    w.injected_fault("write batch")?;
-                    w.upsert(rec, pairs)
-                })
+                .map(|(rec, pairs)| w.upsert(rec, pairs))
                 .collect::<Result<Vec<_>>>()?;
             for (doc, pairs) in touched {
                 w.replace_pairs_of(doc, pairs)?;

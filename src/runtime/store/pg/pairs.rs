@@ -44,9 +44,7 @@ impl PgStore {
             .len()
             == docs.len();
         self.write("commit batch update", |w| {
-            for doc in stale {
-                w.mark_stale(doc)?;
-            }
+            w.mark_stale(stale)?;
             for _ in docs {
                 // A failure here rolls back the documents before it too.
                 w.injected_fault("write batch")?;

@@ -150,13 +150,18 @@ impl<'t, 'c> Writer<'t, 'c> {
             .map(|row| row.get(0)))
     }
 
-    /// Mark `doc` (if indexed) to be read again ([`super::super::STALE_CTIME`]).
-    pub(super) fn mark_stale(&mut self, doc: &DocPath) -> Result<()> {
+    /// Mark `docs` (those indexed) to be read again
+    /// ([`super::super::STALE_CTIME`]), in one statement.
+    pub(super) fn mark_stale(&mut self, docs: &[DocPath]) -> Result<()> {
+        if docs.is_empty() {
+            return Ok(());
+        }
         let collection = self.collection;
+        let paths: Vec<&[u8]> = docs.iter().map(DocPath::as_bytes).collect();
         self.execute(
-            "UPDATE documents SET ctime_ns = $3 WHERE collection = $1 AND path = $2",
-            &[&collection, &doc.as_bytes(), &super::super::STALE_CTIME],
-            format_args!("mark {doc} to be read again"),
+            "UPDATE documents SET ctime_ns = $3 WHERE collection = $1 AND path = ANY($2)",
+            &[&collection, &paths, &super::super::STALE_CTIME],
+            format_args!("mark {} documents to be read again", docs.len()),
         )
         .map(drop)
     }

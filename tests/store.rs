@@ -1,6 +1,7 @@
 //! The persistent index (`doppel::runtime::store`): round trips, odd names, verdicts,
 //! pairs, corrupt and foreign files, and SIGKILL during ingest (hazards.md
-//! section C and R10).
+//! section C and R10). The behaviour tests run on every backend
+//! (`store_places`): SQLite, and PostgreSQL when `DOPPEL_TEST_PG` is set.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,12 @@ use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::runtime::store::{
     content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, OpenProblem, RowId, Store,
-    StoreError, APPLICATION_ID,
+    StoreError, StoreFaults, StoredBoilerplate, StoredText, APPLICATION_ID, STALE_CTIME,
 };
+
+mod store_places;
+
+use store_places::places;
 
 /// The document named by these bytes.
 fn d(bytes: &[u8]) -> DocPath {
@@ -133,108 +138,120 @@ fn ids_by_path(store: &Store) -> std::collections::HashMap<DocPath, RowId> {
 
 #[test]
 fn round_trip_with_real_fingerprints_survives_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("nested/folders/index.sqlite");
-    let engine = Engine::default();
-    let rec = record(&engine, b"austen/emma.txt", 0);
-    assert!(rec.fingerprints.as_ref().unwrap().minhash.is_some());
-    let skip = skipped(b"scan.png", "binary (NUL byte at 12)");
-    let (mut store, report) = Store::open(&db).unwrap();
-    assert!(report.created && report.moved_aside.is_none() && report.messages().is_empty());
-    let id = store.upsert_document(&rec, &[]).unwrap();
-    store.upsert_document(&skip, &[]).unwrap();
-    drop(store);
+    for place in places(
+        "round_trip_with_real_fingerprints_survives_reopen",
+        "nested/folders/index.sqlite",
+    ) {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let rec = record(&engine, b"austen/emma.txt", 0);
+        assert!(rec.fingerprints.as_ref().unwrap().minhash.is_some());
+        let skip = skipped(b"scan.png", "binary (NUL byte at 12)");
+        let (mut store, report) = place.open_reporting();
+        assert!(report.created && report.moved_aside.is_none() && report.messages().is_empty());
+        let id = store.upsert_document(&rec, &[]).unwrap();
+        store.upsert_document(&skip, &[]).unwrap();
+        drop(store);
 
-    let (store, report) = Store::open(&db).unwrap();
-    assert!(!report.created, "reopening does not recreate");
-    let docs = store.documents().unwrap();
-    assert_eq!(docs.len(), 2);
-    assert_eq!(
-        docs[0],
-        DocRecord {
-            id: Some(id),
-            ..rec.clone()
-        }
-    );
-    assert_eq!(docs[1].status, skip.status);
-    assert_eq!(docs[1].fingerprints, None);
-    // Opening an index reads every document without its blobs.
-    assert!(!rec.terms.is_empty());
-    let light = store.documents_without_blobs().unwrap();
-    assert_eq!(
-        light[0],
-        DocRecord {
-            terms: Vec::new(),
-            fingerprints: None,
-            ..docs[0].clone()
-        }
-    );
-    assert_eq!(light[1], docs[1]);
-    assert_eq!(
-        store.document(&d(b"austen/emma.txt")).unwrap().unwrap(),
-        docs[0]
-    );
-    assert_eq!(store.document(&d(b"austen/emma")).unwrap(), None);
-    assert_eq!(store.document_count().unwrap(), 2);
-    let stat = store.stat_index().unwrap();
-    assert_eq!(stat[&d(b"austen/emma.txt")], rec.identity);
+        let (store, report) = place.open_reporting();
+        assert!(!report.created, "{backend}: reopening does not recreate");
+        let docs = store.documents().unwrap();
+        assert_eq!(docs.len(), 2, "{backend}");
+        assert_eq!(
+            docs[0],
+            DocRecord {
+                id: Some(id),
+                ..rec.clone()
+            }
+        );
+        assert_eq!(docs[1].status, skip.status);
+        assert_eq!(docs[1].fingerprints, None);
+        // Opening an index reads every document without its blobs.
+        assert!(!rec.terms.is_empty());
+        let light = store.documents_without_blobs().unwrap();
+        assert_eq!(
+            light[0],
+            DocRecord {
+                terms: Vec::new(),
+                fingerprints: None,
+                ..docs[0].clone()
+            }
+        );
+        assert_eq!(light[1], docs[1]);
+        assert_eq!(
+            store.document(&d(b"austen/emma.txt")).unwrap().unwrap(),
+            docs[0]
+        );
+        assert_eq!(store.document(&d(b"austen/emma")).unwrap(), None);
+        assert_eq!(store.document_count().unwrap(), 2);
+        let stat = store.stat_index().unwrap();
+        assert_eq!(stat[&d(b"austen/emma.txt")], rec.identity);
 
-    // The stored fingerprints still compare like fresh ones.
-    let fresh = engine.compare(
-        &rec.fingerprints.clone().unwrap(),
-        docs[0].fingerprints.as_ref().unwrap(),
-    );
-    assert!(
-        fresh[&AlgorithmId::Exact].passes(1.0),
-        "an exact copy of itself"
-    );
-    assert_eq!(
-        fresh[&AlgorithmId::Minhash],
-        Score::Similarity { value: 1.0 }
-    );
-    assert!(store.integrity_check().unwrap());
+        // The stored fingerprints still compare like fresh ones.
+        let fresh = engine.compare(
+            &rec.fingerprints.clone().unwrap(),
+            docs[0].fingerprints.as_ref().unwrap(),
+        );
+        assert!(
+            fresh[&AlgorithmId::Exact].passes(1.0),
+            "an exact copy of itself"
+        );
+        assert_eq!(
+            fresh[&AlgorithmId::Minhash],
+            Score::Similarity { value: 1.0 }
+        );
+        assert!(store.integrity_check().unwrap());
+    }
 }
 
 #[test]
 fn library_entries_round_trip_and_go_with_their_document() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.sqlite");
-    let engine = Engine::default();
-    let library = doppel::pairing::library::Library::new(&engine, Default::default());
-    let mut rec = record(&engine, b"a.txt", 0);
-    let fp = rec.fingerprints.clone().unwrap();
-    let entry = DocEntry {
-        hot: fp.hot(),
-        keys: library.doc_keys(&fp),
-    };
-    assert!(entry.keys.slots.len() > 100, "a 4 KB text files ~250 keys");
-    rec.entry = Some(entry.clone());
-    let (mut store, _) = Store::open(&db).unwrap();
-    let id = store.upsert_document(&rec, &[]).unwrap();
-    let other = store
-        .upsert_document(&record(&engine, b"b.txt", 1), &[])
-        .unwrap();
-    drop(store);
-    let (mut store, _) = Store::open(&db).unwrap();
-    assert_eq!(store.document_entries().unwrap(), [(id, entry.clone())]);
-    // The full fingerprints are read by path, apart from the entry.
-    assert_eq!(
-        store.fingerprints_at(&[&d(b"a.txt"), &d(b"nope")]).unwrap(),
-        [Some(fp), None]
-    );
-    // Rewritten without an entry (say, a skipped file), none is left.
-    rec.entry = None;
-    store.upsert_document(&rec, &[]).unwrap();
-    assert!(store.document_entries().unwrap().is_empty());
-    rec.entry = Some(entry);
-    store.upsert_document(&rec, &[]).unwrap();
-    store.remove_document(&d(b"a.txt")).unwrap();
-    assert!(store.document_entries().unwrap().is_empty());
-    assert_eq!(store.fingerprints_at(&[&d(b"a.txt")]).unwrap(), [None]);
-    assert!(store.fingerprints_at(&[&d(b"b.txt")]).unwrap()[0].is_some());
-    assert_eq!(store.document_count().unwrap(), 1);
-    assert_ne!(other, id);
-    assert!(store.integrity_check().unwrap());
+    for place in places(
+        "library_entries_round_trip_and_go_with_their_document",
+        "index.sqlite",
+    ) {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let library = doppel::pairing::library::Library::new(&engine, Default::default());
+        let mut rec = record(&engine, b"a.txt", 0);
+        let fp = rec.fingerprints.clone().unwrap();
+        let entry = DocEntry {
+            hot: fp.hot(),
+            keys: library.doc_keys(&fp),
+        };
+        assert!(entry.keys.slots.len() > 100, "a 4 KB text files ~250 keys");
+        rec.entry = Some(entry.clone());
+        let mut store = place.open();
+        let id = store.upsert_document(&rec, &[]).unwrap();
+        let other = store
+            .upsert_document(&record(&engine, b"b.txt", 1), &[])
+            .unwrap();
+        drop(store);
+        let mut store = place.open();
+        assert_eq!(
+            store.document_entries().unwrap(),
+            [(id, entry.clone())],
+            "{backend}"
+        );
+        // The full fingerprints are read by path, apart from the entry.
+        assert_eq!(
+            store.fingerprints_at(&[&d(b"a.txt"), &d(b"nope")]).unwrap(),
+            [Some(fp), None]
+        );
+        // Rewritten without an entry (say, a skipped file), none is left.
+        rec.entry = None;
+        store.upsert_document(&rec, &[]).unwrap();
+        assert!(store.document_entries().unwrap().is_empty());
+        rec.entry = Some(entry);
+        store.upsert_document(&rec, &[]).unwrap();
+        store.remove_document(&d(b"a.txt")).unwrap();
+        assert!(store.document_entries().unwrap().is_empty());
+        assert_eq!(store.fingerprints_at(&[&d(b"a.txt")]).unwrap(), [None]);
+        assert!(store.fingerprints_at(&[&d(b"b.txt")]).unwrap()[0].is_some());
+        assert_eq!(store.document_count().unwrap(), 1);
+        assert_ne!(other, id);
+        assert!(store.integrity_check().unwrap());
+    }
 }
 
 #[test]
@@ -256,305 +273,534 @@ fn file_identity_tells_a_rewritten_file_from_an_untouched_one() {
         FileIdentity::from_metadata(&std::fs::metadata(&book).unwrap())
     );
 
-    let mut store = open(&dir.path().join("index.sqlite"));
-    let mut rec = skipped(b"book.txt", "empty");
-    rec.identity = first;
-    let id = store.upsert_document(&rec, &[]).unwrap();
-    assert_eq!(store.stat_index().unwrap()[&d(b"book.txt")], first);
-    assert_eq!(store.document_paths().unwrap(), vec![(id, d(b"book.txt"))]);
+    for place in places("file_identity", "index.sqlite") {
+        let mut store = place.open();
+        let mut rec = skipped(b"book.txt", "empty");
+        rec.identity = first;
+        let id = store.upsert_document(&rec, &[]).unwrap();
+        assert_eq!(
+            store.stat_index().unwrap()[&d(b"book.txt")],
+            first,
+            "{}",
+            place.backend()
+        );
+        assert_eq!(store.document_paths().unwrap(), vec![(id, d(b"book.txt"))]);
+    }
 }
 
 #[test]
 fn d6_u64_extremes_round_trip_exactly() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&dir.path().join("index.sqlite"));
-    let values = [0, 1, i64::MAX as u64, 1 << 63, u64::MAX];
-    for (i, &v) in values.iter().enumerate() {
-        let mut rec = skipped(format!("file-{i}").as_bytes(), "empty");
-        rec.status = DocStatus::Indexed;
-        rec.identity = FileIdentity {
-            size: v,
-            mtime_ns: if i % 2 == 0 { i64::MIN } else { i64::MAX },
-            ctime_ns: -1,
-            inode: v,
-            dev: v,
-        };
-        rec.content_hash = v;
-        rec.terms = vec![0, 1, 1 << 63, u64::MAX - 1, u64::MAX];
-        store.upsert_document(&rec, &[]).unwrap();
+    for place in places("d6_u64_extremes_round_trip_exactly", "index.sqlite") {
+        let backend = place.backend();
+        let mut store = place.open();
+        let values = [0, 1, i64::MAX as u64, 1 << 63, u64::MAX];
+        for (i, &v) in values.iter().enumerate() {
+            let mut rec = skipped(format!("file-{i}").as_bytes(), "empty");
+            rec.status = DocStatus::Indexed;
+            rec.identity = FileIdentity {
+                size: v,
+                mtime_ns: if i % 2 == 0 { i64::MIN } else { i64::MAX },
+                ctime_ns: -1,
+                inode: v,
+                dev: v,
+            };
+            rec.content_hash = v;
+            rec.terms = vec![0, 1, 1 << 63, u64::MAX - 1, u64::MAX];
+            store.upsert_document(&rec, &[]).unwrap();
+        }
+        drop(store);
+        let store = place.open();
+        let docs = store.documents().unwrap();
+        assert_eq!(docs.len(), values.len());
+        for (doc, &v) in docs.iter().zip(&values) {
+            assert_eq!(
+                doc.content_hash, v,
+                "{backend}: content hash of {}",
+                doc.path
+            );
+            assert_eq!(doc.identity.inode, v);
+            assert_eq!(doc.identity.dev, v);
+            assert_eq!(doc.identity.size, v);
+            assert_eq!(doc.terms, vec![0, 1, 1 << 63, u64::MAX - 1, u64::MAX]);
+        }
+        let stat = store.stat_index().unwrap();
+        assert_eq!(stat[&d(b"file-4")].inode, u64::MAX);
+        assert_eq!(stat[&d(b"file-3")].size, 1 << 63);
+        assert_eq!(stat[&d(b"file-0")].mtime_ns, i64::MIN);
     }
-    drop(store);
-    let store = open(&dir.path().join("index.sqlite"));
-    let docs = store.documents().unwrap();
-    assert_eq!(docs.len(), values.len());
-    for (doc, &v) in docs.iter().zip(&values) {
-        assert_eq!(doc.content_hash, v, "content hash of {}", doc.path);
-        assert_eq!(doc.identity.inode, v);
-        assert_eq!(doc.identity.dev, v);
-        assert_eq!(doc.identity.size, v);
-        assert_eq!(doc.terms, vec![0, 1, 1 << 63, u64::MAX - 1, u64::MAX]);
-    }
-    let stat = store.stat_index().unwrap();
-    assert_eq!(stat[&d(b"file-4")].inode, u64::MAX);
-    assert_eq!(stat[&d(b"file-3")].size, 1 << 63);
-    assert_eq!(stat[&d(b"file-0")].mtime_ns, i64::MIN);
 }
 
 #[test]
 fn r10_non_utf8_and_unicode_twin_names_stay_distinct() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.sqlite");
-    let mut store = open(&db);
-    let engine = Engine::default();
-    let e9: &[u8] = b"caf\xe9.txt";
-    let e8: &[u8] = b"caf\xe8.txt";
-    assert_eq!(String::from_utf8_lossy(e9), String::from_utf8_lossy(e8));
-    let nfc = "caf\u{e9}.txt".as_bytes();
-    let nfd = "cafe\u{301}.txt".as_bytes();
-    for (i, name) in [e9, e8, nfc, nfd].into_iter().enumerate() {
-        store
-            .upsert_document(&record(&engine, name, i), &[])
-            .unwrap();
-    }
-    drop(store);
-    let store = open(&db);
-    let docs = store.documents().unwrap();
-    assert_eq!(docs.len(), 4, "four distinct byte names are four rows");
-    for (i, name) in [e9, e8, nfc, nfd].into_iter().enumerate() {
-        let d = store
-            .document(&d(name))
-            .unwrap()
-            .expect("each name has its row");
-        assert_eq!(d.content_hash, content_hash(text(i).as_bytes()));
-    }
-    assert_eq!(d(e9).to_string(), "caf\\xe9.txt");
-    assert_eq!(d(e8).to_string(), "caf\\xe8.txt");
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        let p = Path::new(std::ffi::OsStr::from_bytes(e9));
-        assert_eq!(DocPath::from_relative(p), d(e9));
-        assert_eq!(d(e9).to_relative_path(), p);
+    for place in places(
+        "r10_non_utf8_and_unicode_twin_names_stay_distinct",
+        "index.sqlite",
+    ) {
+        let backend = place.backend();
+        let mut store = place.open();
+        let engine = Engine::default();
+        let e9: &[u8] = b"caf\xe9.txt";
+        let e8: &[u8] = b"caf\xe8.txt";
+        assert_eq!(String::from_utf8_lossy(e9), String::from_utf8_lossy(e8));
+        let nfc = "caf\u{e9}.txt".as_bytes();
+        let nfd = "cafe\u{301}.txt".as_bytes();
+        for (i, name) in [e9, e8, nfc, nfd].into_iter().enumerate() {
+            store
+                .upsert_document(&record(&engine, name, i), &[])
+                .unwrap();
+        }
+        drop(store);
+        let store = place.open();
+        let docs = store.documents().unwrap();
+        assert_eq!(
+            docs.len(),
+            4,
+            "{backend}: four distinct byte names are four rows"
+        );
+        for (i, name) in [e9, e8, nfc, nfd].into_iter().enumerate() {
+            let d = store
+                .document(&d(name))
+                .unwrap()
+                .expect("each name has its row");
+            assert_eq!(d.content_hash, content_hash(text(i).as_bytes()));
+        }
+        assert_eq!(d(e9).to_string(), "caf\\xe9.txt");
+        assert_eq!(d(e8).to_string(), "caf\\xe8.txt");
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            let p = Path::new(std::ffi::OsStr::from_bytes(e9));
+            assert_eq!(DocPath::from_relative(p), d(e9));
+            assert_eq!(d(e9).to_relative_path(), p);
+        }
     }
 }
 
 #[test]
 fn verdicts_survive_reopen_and_remove_then_readd() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.sqlite");
-    let engine = Engine::default();
-    let mut store = open(&db);
-    store
-        .upsert_document(&record(&engine, b"b.txt", 0), &[])
-        .unwrap();
-    store
-        .upsert_document(&record(&engine, b"a.txt", 1), &[])
-        .unwrap();
-    // Given in either order, stored ordered.
-    store
-        .set_pair_verdict(&d(b"b.txt"), &d(b"a.txt"), CuratorVerdict::NotDuplicate)
-        .unwrap();
-    store
-        .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
-        .unwrap();
-    store.set_keeper(&d(b"b.txt"), true).unwrap();
-    store.set_keeper(&d(b"gone.txt"), true).unwrap();
-    store.set_keeper(&d(b"gone.txt"), false).unwrap();
-    assert!(store
-        .set_pair_verdict(&d(b"a.txt"), &d(b"a.txt"), CuratorVerdict::Duplicate)
-        .is_err());
-    drop(store);
+    for place in places(
+        "verdicts_survive_reopen_and_remove_then_readd",
+        "index.sqlite",
+    ) {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let mut store = place.open();
+        store
+            .upsert_document(&record(&engine, b"b.txt", 0), &[])
+            .unwrap();
+        store
+            .upsert_document(&record(&engine, b"a.txt", 1), &[])
+            .unwrap();
+        // Given in either order, stored ordered.
+        store
+            .set_pair_verdict(&d(b"b.txt"), &d(b"a.txt"), CuratorVerdict::NotDuplicate)
+            .unwrap();
+        store
+            .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
+            .unwrap();
+        store.set_keeper(&d(b"b.txt"), true).unwrap();
+        store.set_keeper(&d(b"gone.txt"), true).unwrap();
+        store.set_keeper(&d(b"gone.txt"), false).unwrap();
+        assert!(store
+            .set_pair_verdict(&d(b"a.txt"), &d(b"a.txt"), CuratorVerdict::Duplicate)
+            .is_err());
+        drop(store);
 
-    let mut store = open(&db);
-    assert_eq!(store.document_count().unwrap(), 2);
-    let v = store.pair_verdicts().unwrap();
-    assert_eq!(v.len(), 1);
-    assert_eq!(
-        (v[0].a.as_bytes(), v[0].b.as_bytes()),
-        (b"a.txt".as_slice(), b"b.txt".as_slice())
-    );
-    assert_eq!(
-        v[0].verdict,
-        CuratorVerdict::Duplicate,
-        "the later verdict wins"
-    );
-    assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
+        let mut store = place.open();
+        assert_eq!(store.document_count().unwrap(), 2, "{backend}");
+        let v = store.pair_verdicts().unwrap();
+        assert_eq!(v.len(), 1);
+        assert_eq!(
+            (v[0].a.as_bytes(), v[0].b.as_bytes()),
+            (b"a.txt".as_slice(), b"b.txt".as_slice())
+        );
+        assert_eq!(
+            v[0].verdict,
+            CuratorVerdict::Duplicate,
+            "the later verdict wins"
+        );
+        assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
 
-    let old_id = ids_by_path(&store)[&d(b"b.txt")];
-    assert!(store.remove_document(&d(b"b.txt")).unwrap());
-    assert!(
-        !store.remove_document(&d(b"b.txt")).unwrap(),
-        "already gone"
-    );
-    assert_eq!(
-        store.pair_verdicts().unwrap().len(),
-        1,
-        "verdicts are kept by path"
-    );
-    store
-        .upsert_document(&record(&engine, b"b.txt", 0), &[])
-        .unwrap();
-    let new_id = ids_by_path(&store)[&d(b"b.txt")];
-    assert_ne!(old_id, new_id, "re-added under a new id");
-    drop(store);
-    let mut store = open(&db);
-    assert_eq!(
-        store.pair_verdicts().unwrap()[0].verdict,
-        CuratorVerdict::Duplicate
-    );
-    assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
-    assert!(store
-        .clear_pair_verdict(&d(b"b.txt"), &d(b"a.txt"))
-        .unwrap());
-    assert!(store.pair_verdicts().unwrap().is_empty());
+        let old_id = ids_by_path(&store)[&d(b"b.txt")];
+        assert!(store.remove_document(&d(b"b.txt")).unwrap());
+        assert!(
+            !store.remove_document(&d(b"b.txt")).unwrap(),
+            "already gone"
+        );
+        assert_eq!(
+            store.pair_verdicts().unwrap().len(),
+            1,
+            "verdicts are kept by path"
+        );
+        store
+            .upsert_document(&record(&engine, b"b.txt", 0), &[])
+            .unwrap();
+        let new_id = ids_by_path(&store)[&d(b"b.txt")];
+        assert_ne!(old_id, new_id, "re-added under a new id");
+        drop(store);
+        let mut store = place.open();
+        assert_eq!(
+            store.pair_verdicts().unwrap()[0].verdict,
+            CuratorVerdict::Duplicate
+        );
+        assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
+        assert!(store
+            .clear_pair_verdict(&d(b"b.txt"), &d(b"a.txt"))
+            .unwrap());
+        assert!(store.pair_verdicts().unwrap().is_empty());
+    }
 }
 
 #[test]
 fn upsert_replaces_pairs_and_remove_cascades() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.sqlite");
-    let engine = Engine::default();
-    let mut store = open(&db);
-    let a = record(&engine, b"a.txt", 0);
-    let b = record(&engine, b"b.txt", 4); // same rotation start as a, different step
-    let c = record(&engine, b"c.txt", 1);
-    let fa = a.fingerprints.clone().unwrap();
-    let fb = b.fingerprints.clone().unwrap();
-    let fc = c.fingerprints.clone().unwrap();
-    let id_a = store.upsert_document(&a, &[]).unwrap();
-    let id_b = store
-        .upsert_document(&b, &[(d(b"a.txt"), engine.compare(&fb, &fa))])
-        .unwrap();
-    let id_c = store
-        .upsert_document(
-            &c,
-            &[
-                (d(b"a.txt"), engine.compare(&fc, &fa)),
-                (d(b"b.txt"), engine.compare(&fc, &fb)),
-            ],
-        )
-        .unwrap();
-    let pairs = store.pairs().unwrap();
-    let keys: Vec<(RowId, RowId)> = pairs.iter().map(|p| (p.0, p.1)).collect();
-    assert_eq!(keys, vec![(id_a, id_b), (id_a, id_c), (id_b, id_c)]);
-    // Scores are oriented from the smaller id: b was upserted with
-    // compare(b, a), but the stored pair reads as compare(a, b).
-    assert_eq!(pairs[0].2, engine.compare(&fa, &fb));
+    for place in places("upsert_replaces_pairs_and_remove_cascades", "index.sqlite") {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let mut store = place.open();
+        let a = record(&engine, b"a.txt", 0);
+        let b = record(&engine, b"b.txt", 4); // same rotation start as a, different step
+        let c = record(&engine, b"c.txt", 1);
+        let fa = a.fingerprints.clone().unwrap();
+        let fb = b.fingerprints.clone().unwrap();
+        let fc = c.fingerprints.clone().unwrap();
+        let id_a = store.upsert_document(&a, &[]).unwrap();
+        let id_b = store
+            .upsert_document(&b, &[(d(b"a.txt"), engine.compare(&fb, &fa))])
+            .unwrap();
+        let id_c = store
+            .upsert_document(
+                &c,
+                &[
+                    (d(b"a.txt"), engine.compare(&fc, &fa)),
+                    (d(b"b.txt"), engine.compare(&fc, &fb)),
+                ],
+            )
+            .unwrap();
+        let pairs = store.pairs().unwrap();
+        let keys: Vec<(RowId, RowId)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+        assert_eq!(
+            keys,
+            vec![(id_a, id_b), (id_a, id_c), (id_b, id_c)],
+            "{backend}"
+        );
+        // Scores are oriented from the smaller id: b was upserted with
+        // compare(b, a), but the stored pair reads as compare(a, b).
+        assert_eq!(pairs[0].2, engine.compare(&fa, &fb));
 
-    // Re-indexing a with one pair drops its other pair; ids stay.
-    let a2 = record(&engine, b"a.txt", 2);
-    let fa2 = a2.fingerprints.clone().unwrap();
-    let again = store
-        .upsert_document(&a2, &[(d(b"c.txt"), engine.compare(&fa2, &fc))])
-        .unwrap();
-    assert_eq!(again, id_a, "an update keeps the row id");
-    let doc_a = store.document(&d(b"a.txt")).unwrap().unwrap();
-    assert_eq!(doc_a.first_seen_ns, a.first_seen_ns, "first seen is kept");
-    assert_eq!(doc_a.fingerprints.as_ref(), Some(&fa2));
-    let keys: Vec<(RowId, RowId)> = store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
-    assert_eq!(keys, vec![(id_a, id_c), (id_b, id_c)]);
+        // Re-indexing a with one pair drops its other pair; ids stay.
+        let a2 = record(&engine, b"a.txt", 2);
+        let fa2 = a2.fingerprints.clone().unwrap();
+        let again = store
+            .upsert_document(&a2, &[(d(b"c.txt"), engine.compare(&fa2, &fc))])
+            .unwrap();
+        assert_eq!(again, id_a, "an update keeps the row id");
+        let doc_a = store.document(&d(b"a.txt")).unwrap().unwrap();
+        assert_eq!(doc_a.first_seen_ns, a.first_seen_ns, "first seen is kept");
+        assert_eq!(doc_a.fingerprints.as_ref(), Some(&fa2));
+        let keys: Vec<(RowId, RowId)> = store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
+        assert_eq!(keys, vec![(id_a, id_c), (id_b, id_c)]);
 
-    // A pair with a path not in the index fails the whole update.
-    let err = store
-        .upsert_document(
-            &record(&engine, b"a.txt", 3),
-            &[(d(b"nowhere.txt"), PairScores::new())],
-        )
-        .unwrap_err();
-    let msg = err.to_string();
-    assert!(
-        msg.contains("nowhere.txt") && msg.contains("index.sqlite"),
-        "{msg}"
-    );
-    assert_eq!(
-        store.document(&d(b"a.txt")).unwrap().unwrap(),
-        doc_a,
-        "unchanged"
-    );
-    assert_eq!(store.pairs().unwrap().len(), 2, "pairs unchanged");
+        // A pair with a path not in the index fails the whole update.
+        let err = store
+            .upsert_document(
+                &record(&engine, b"a.txt", 3),
+                &[(d(b"nowhere.txt"), PairScores::new())],
+            )
+            .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("nowhere.txt") && msg.contains(&place.named()),
+            "{msg}"
+        );
+        assert_eq!(
+            store.document(&d(b"a.txt")).unwrap().unwrap(),
+            doc_a,
+            "unchanged"
+        );
+        assert_eq!(store.pairs().unwrap().len(), 2, "pairs unchanged");
 
-    assert!(store.remove_document(&d(b"c.txt")).unwrap());
-    assert!(
-        store.pairs().unwrap().is_empty(),
-        "removing c removed both its pairs"
-    );
-    assert_eq!(
-        store.remove_documents(&[d(b"a.txt"), d(b"zzz")]).unwrap(),
-        1
-    );
-    assert_eq!(store.document_count().unwrap(), 1);
+        assert!(store.remove_document(&d(b"c.txt")).unwrap());
+        assert!(
+            store.pairs().unwrap().is_empty(),
+            "removing c removed both its pairs"
+        );
+        assert_eq!(
+            store.remove_documents(&[d(b"a.txt"), d(b"zzz")]).unwrap(),
+            1
+        );
+        assert_eq!(store.document_count().unwrap(), 1);
+    }
 }
 
 #[test]
 fn w4_rename_keeps_id_pairs_and_verdicts() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = open(&dir.path().join("index.sqlite"));
-    let engine = Engine::default();
-    let a = record(&engine, b"a.txt", 0);
-    let b = record(&engine, b"b.txt", 1);
-    let id_a = store.upsert_document(&a, &[]).unwrap();
-    let scores = engine.compare(
-        b.fingerprints.as_ref().unwrap(),
-        a.fingerprints.as_ref().unwrap(),
-    );
-    store.upsert_document(&b, &[(d(b"a.txt"), scores)]).unwrap();
-    store
-        .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
-        .unwrap();
-    store.set_keeper(&d(b"a.txt"), true).unwrap();
+    for place in places("w4_rename_keeps_id_pairs_and_verdicts", "index.sqlite") {
+        let backend = place.backend();
+        let mut store = place.open();
+        let engine = Engine::default();
+        let a = record(&engine, b"a.txt", 0);
+        let b = record(&engine, b"b.txt", 1);
+        let id_a = store.upsert_document(&a, &[]).unwrap();
+        let scores = engine.compare(
+            b.fingerprints.as_ref().unwrap(),
+            a.fingerprints.as_ref().unwrap(),
+        );
+        store.upsert_document(&b, &[(d(b"a.txt"), scores)]).unwrap();
+        store
+            .set_pair_verdict(&d(b"a.txt"), &d(b"b.txt"), CuratorVerdict::Duplicate)
+            .unwrap();
+        store.set_keeper(&d(b"a.txt"), true).unwrap();
 
-    assert!(store.rename_document(&d(b"a.txt"), &d(b"z.txt")).unwrap());
-    assert!(
-        !store.rename_document(&d(b"a.txt"), &d(b"y.txt")).unwrap(),
-        "a.txt is gone"
-    );
-    let z = store.document(&d(b"z.txt")).unwrap().unwrap();
-    assert_eq!(z.id, Some(id_a));
-    assert_eq!(z.fingerprints, a.fingerprints);
-    assert_eq!(store.pairs().unwrap().len(), 1);
-    let v = store.pair_verdicts().unwrap();
-    assert_eq!(
-        (v[0].a.as_bytes(), v[0].b.as_bytes()),
-        (b"b.txt".as_slice(), b"z.txt".as_slice())
-    );
-    assert_eq!(store.keepers().unwrap(), vec![d(b"z.txt")]);
+        assert!(store.rename_document(&d(b"a.txt"), &d(b"z.txt")).unwrap());
+        assert!(
+            !store.rename_document(&d(b"a.txt"), &d(b"y.txt")).unwrap(),
+            "a.txt is gone"
+        );
+        let z = store.document(&d(b"z.txt")).unwrap().unwrap();
+        assert_eq!(z.id, Some(id_a), "{backend}");
+        assert_eq!(z.fingerprints, a.fingerprints);
+        assert_eq!(store.pairs().unwrap().len(), 1);
+        let v = store.pair_verdicts().unwrap();
+        assert_eq!(
+            (v[0].a.as_bytes(), v[0].b.as_bytes()),
+            (b"b.txt".as_slice(), b"z.txt".as_slice())
+        );
+        assert_eq!(store.keepers().unwrap(), vec![d(b"z.txt")]);
 
-    // Renaming over an indexed file replaces it (mv b.txt z.txt).
-    assert!(store.rename_document(&d(b"b.txt"), &d(b"z.txt")).unwrap());
-    assert_eq!(store.document_count().unwrap(), 1);
-    assert!(store.pairs().unwrap().is_empty());
+        // Renaming over an indexed file replaces it (mv b.txt z.txt).
+        assert!(store.rename_document(&d(b"b.txt"), &d(b"z.txt")).unwrap());
+        assert_eq!(store.document_count().unwrap(), 1);
+        assert!(store.pairs().unwrap().is_empty());
+    }
+}
+
+/// A batch marks its stale documents, writes its documents (whose pairs
+/// may name one written before them in the batch) and rewrites the pairs
+/// of the documents it touched, all at once; a write that fails midway
+/// leaves the store as it was before the batch.
+#[test]
+fn a_batch_is_written_whole_or_not_at_all() {
+    for place in places("a_batch_is_written_whole", "index.sqlite") {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let mut store = place.open();
+        let (a, b, c) = (
+            record(&engine, b"a.txt", 0),
+            record(&engine, b"b.txt", 1),
+            record(&engine, b"c.txt", 2),
+        );
+        let compare = |x: &DocRecord, y: &DocRecord| {
+            engine.compare(
+                x.fingerprints.as_ref().unwrap(),
+                y.fingerprints.as_ref().unwrap(),
+            )
+        };
+        // y and z, outside the batch, keep their pair.
+        let (y, z) = (record(&engine, b"y.txt", 5), record(&engine, b"z.txt", 6));
+        store.upsert_document(&a, &[]).unwrap();
+        store.upsert_document(&y, &[]).unwrap();
+        store
+            .upsert_document(&z, &[(d(b"y.txt"), compare(&z, &y))])
+            .unwrap();
+        // As if written one by one: b's pair with a is dropped when a's
+        // pairs are replaced by the touched list.
+        let ids = store
+            .commit_batch(
+                &[d(b"a.txt"), d(b"not-indexed.txt")],
+                &[
+                    (b.clone(), vec![(d(b"a.txt"), compare(&b, &a))]),
+                    (c.clone(), vec![(d(b"b.txt"), compare(&c, &b))]),
+                ],
+                &[(d(b"a.txt"), vec![(d(b"c.txt"), compare(&a, &c))])],
+            )
+            .unwrap();
+        let by_path = ids_by_path(&store);
+        assert_eq!(
+            ids,
+            [by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]],
+            "{backend}"
+        );
+        assert_eq!(
+            store.stat_index().unwrap()[&d(b"a.txt")].ctime_ns,
+            STALE_CTIME,
+            "{backend}: a is to be read again"
+        );
+        let mut keys: Vec<(RowId, RowId)> =
+            store.pairs().unwrap().iter().map(|p| (p.0, p.1)).collect();
+        keys.sort();
+        let mut expected = vec![
+            (by_path[&d(b"a.txt")], by_path[&d(b"c.txt")]),
+            (by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]),
+            (by_path[&d(b"y.txt")], by_path[&d(b"z.txt")]),
+        ];
+        expected.sort();
+        assert_eq!(keys, expected, "{backend}");
+
+        // The second document of a batch fails: neither is written, and
+        // the stale mark and the touched pairs go with them.
+        let faults = StoreFaults::default();
+        store.set_faults(Some(faults.clone()));
+        faults.fail_after(1, 1);
+        let d2 = record(&engine, b"d.txt", 3);
+        let e2 = record(&engine, b"e.txt", 4);
+        assert!(store
+            .commit_batch(
+                &[d(b"b.txt")],
+                &[(d2, vec![]), (e2, vec![])],
+                &[(d(b"a.txt"), vec![])],
+            )
+            .is_err());
+        assert_eq!(faults.pending(), 0);
+        store.set_faults(None);
+        drop(store);
+        let store = place.open();
+        assert_eq!(store.document_count().unwrap(), 5, "{backend}: rolled back");
+        assert_ne!(
+            store.stat_index().unwrap()[&d(b"b.txt")].ctime_ns,
+            STALE_CTIME
+        );
+        assert_eq!(store.pair_count().unwrap(), 3, "{backend}");
+    }
+}
+
+/// What reopening reads instead of recomputing round-trips: the pairs kept
+/// under a configuration (replaced whole), the library entries by row, the
+/// documents' boilerplate and their kept texts.
+#[test]
+fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
+    for place in places("kept_pairs_entries", "index.sqlite") {
+        let backend = place.backend();
+        let engine = Engine::default();
+        let library = doppel::pairing::library::Library::new(&engine, Default::default());
+        let mut store = place.open();
+        let text = "Licence section 1. ".repeat(200);
+        let kept = StoredText::compress(&text).unwrap();
+        let a = DocRecord {
+            text: Some(kept.clone()),
+            boilerplate: Some(StoredBoilerplate::default()),
+            ..record(&engine, b"a.txt", 0)
+        };
+        let b = record(&engine, b"b.txt", 1);
+        let id_a = store.upsert_document(&a, &[]).unwrap();
+        let id_b = store.upsert_document(&b, &[]).unwrap();
+        let (fa, fb) = (
+            a.fingerprints.clone().unwrap(),
+            b.fingerprints.clone().unwrap(),
+        );
+        // Given from b to a, read back from the smaller id.
+        store
+            .replace_pairs([(id_b, id_a, engine.compare(&fb, &fa))], "kept-under-1")
+            .unwrap();
+        let entry = DocEntry {
+            hot: fb.hot(),
+            keys: library.doc_keys(&fb),
+        };
+        store.put_entries(&[(id_b, entry.clone())]).unwrap();
+        drop(store);
+
+        let mut store = place.open();
+        assert_eq!(
+            store.pairs_hash().unwrap().as_deref(),
+            Some("kept-under-1"),
+            "{backend}"
+        );
+        let (lo, hi) = (id_a.min(id_b), id_a.max(id_b));
+        let (x, y) = if lo == id_a { (&fa, &fb) } else { (&fb, &fa) };
+        assert_eq!(store.pairs().unwrap(), [(lo, hi, engine.compare(x, y))]);
+        let mut listed = Vec::new();
+        store
+            .pairs_each(|chunk| {
+                listed.extend(chunk.into_iter().map(|(a, b, _)| (a, b)));
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(listed, [(lo, hi)], "{backend}");
+        assert_eq!(store.document_entries().unwrap(), [(id_b, entry)]);
+        assert_eq!(
+            store.boilerplate_of(&d(b"a.txt")).unwrap(),
+            Some(StoredBoilerplate::default())
+        );
+        assert_eq!(store.boilerplate_of(&d(b"b.txt")).unwrap(), None);
+        assert_eq!(store.boilerplate().unwrap().len(), 1);
+        let read = store.kept_text(&d(b"a.txt")).unwrap().unwrap();
+        assert_eq!(
+            (read.text.as_str(), read.content_hash),
+            (text.as_str(), a.content_hash),
+            "{backend}"
+        );
+        assert_eq!(
+            store.text_totals().unwrap(),
+            (1, kept.compressed_len() as u64)
+        );
+
+        store.clear_entries().unwrap();
+        assert!(store.document_entries().unwrap().is_empty(), "{backend}");
+        store.replace_pairs([], "kept-under-2").unwrap();
+        assert_eq!(store.pair_count().unwrap(), 0, "{backend}");
+        store.remove_document(&d(b"a.txt")).unwrap();
+        assert_eq!(store.text_totals().unwrap(), (0, 0), "{backend}");
+        assert!(store.boilerplate().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn overruled_passages_start_empty_and_survive_reopening() {
+    for place in places("overruled_passages", "index.sqlite") {
+        let mut store = place.open();
+        // An index written before overrules existed has no such row: none.
+        assert_eq!(store.overruled_passages().unwrap(), Vec::new());
+        let licence = doppel::runtime::store::OverruledPassage {
+            hashes: vec![3, 5, 8],
+            documents: 4,
+            words: 700,
+            first_words: "the entry; the door".into(),
+            representative: "a.txt".into(),
+        };
+        store
+            .set_overruled_passages(std::slice::from_ref(&licence))
+            .unwrap();
+        drop(store);
+        let store = place.open();
+        assert_eq!(
+            store.overruled_passages().unwrap(),
+            vec![licence],
+            "{}",
+            place.backend()
+        );
+    }
 }
 
 #[test]
 fn meta_detects_a_config_change() {
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("index.sqlite");
-    let mut store = open(&db);
-    assert_eq!(
-        store.config_hash().unwrap(),
-        None,
-        "a fresh index has no config"
-    );
-    let default = engine_config_hash(&doppel::engine::EngineConfig::default());
-    assert_eq!(
-        default,
-        engine_config_hash(&doppel::engine::EngineConfig::default())
-    );
-    store.set_config_hash(&default).unwrap();
-    store.set_idf_generation(u64::MAX).unwrap();
-    drop(store);
-    let store = open(&db);
-    assert_eq!(
-        store.config_hash().unwrap().as_deref(),
-        Some(default.as_str())
-    );
-    assert_eq!(store.idf_generation().unwrap(), Some(u64::MAX));
-    let mut changed = doppel::engine::EngineConfig::default();
-    changed.enabled.remove(&AlgorithmId::Winnow);
-    assert_ne!(
-        store.config_hash().unwrap().unwrap(),
-        engine_config_hash(&changed)
-    );
+    for place in places("meta_detects_a_config_change", "index.sqlite") {
+        let backend = place.backend();
+        let mut store = place.open();
+        assert_eq!(
+            store.config_hash().unwrap(),
+            None,
+            "{backend}: a fresh index has no config"
+        );
+        let default = engine_config_hash(&doppel::engine::EngineConfig::default());
+        assert_eq!(
+            default,
+            engine_config_hash(&doppel::engine::EngineConfig::default())
+        );
+        store.set_config_hash(&default).unwrap();
+        store.set_idf_generation(u64::MAX).unwrap();
+        drop(store);
+        let store = place.open();
+        assert_eq!(
+            store.config_hash().unwrap().as_deref(),
+            Some(default.as_str())
+        );
+        assert_eq!(store.idf_generation().unwrap(), Some(u64::MAX));
+        let mut changed = doppel::engine::EngineConfig::default();
+        changed.enabled.remove(&AlgorithmId::Winnow);
+        assert_ne!(
+            store.config_hash().unwrap().unwrap(),
+            engine_config_hash(&changed)
+        );
+    }
 }
 
 /// Checks that the only things that changed in `dir` are the index and its

@@ -74,6 +74,11 @@ pub struct ScanOptions {
     /// config file's boilerplate.user-dir).
     #[arg(long, value_name = "DIR")]
     pub boilerplate_dir: Option<PathBuf>,
+    /// Keep the index in a PostgreSQL database shared by a team
+    /// (`postgres://user@host/db`; the folder is one collection in it)
+    /// instead of a file.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["index", "no_index"])]
+    pub store: Option<String>,
 }
 
 impl ScanOptions {
@@ -102,6 +107,7 @@ impl ScanOptions {
                 },
             no_index,
             boilerplate_dir,
+            store,
         } = self;
         cluster_by.is_some()
             || !algorithms.is_empty()
@@ -110,6 +116,7 @@ impl ScanOptions {
             || index.is_some()
             || *no_index
             || boilerplate_dir.is_some()
+            || store.is_some()
     }
 }
 
@@ -149,6 +156,7 @@ impl DecisionOptions {
             decision: self.clone(),
             no_index: false,
             boilerplate_dir: None,
+            store: None,
         }
     }
 }

@@ -15,6 +15,7 @@ use doppel::runtime::boilerplate::user::UserBoilerplate;
 use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel::runtime::store::StoreAddress;
 
 use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
@@ -167,9 +168,16 @@ fn scan_report_then(
             &hooks,
         )
     } else {
-        let index_path = index_path(config, options.decision.index.as_ref(), root)?;
-        let (mut index, opened) =
-            FolderIndex::open(root, engine, library_config, index_path.as_deref())?;
+        let (mut index, opened) = match &options.store {
+            Some(address) => {
+                let address = StoreAddress::parse(address)?;
+                FolderIndex::open_at(root, engine, library_config, &address, &curator())?
+            }
+            None => {
+                let index_path = index_path(config, options.decision.index.as_ref(), root)?;
+                FolderIndex::open(root, engine, library_config, index_path.as_deref())?
+            }
+        };
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
@@ -184,4 +192,13 @@ fn scan_report_then(
     };
     bar.finish_and_clear();
     Ok(report)
+}
+
+/// Who verdicts written to a shared store are recorded as: the login name
+/// (`USER`, else `USERNAME`), or `doppel` when neither is set.
+fn curator() -> String {
+    ["USER", "USERNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "doppel".to_owned())
 }

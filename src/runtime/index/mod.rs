@@ -267,6 +267,46 @@ impl FolderIndex {
         Ok((index, report))
     }
 
+    /// Open (or create) the index of `root` at `address`: an SQLite file
+    /// as [`FolderIndex::open`] does, or the folder's collection (named by
+    /// its canonical path) in a PostgreSQL database, verdicts recorded as
+    /// `curator`'s; then load it into memory. A database is shared: it is
+    /// never checked file-wise, moved aside or replaced.
+    pub fn open_at(
+        root: &Path,
+        engine: Engine,
+        library_config: LibraryConfig,
+        address: &store::StoreAddress,
+        curator: &str,
+    ) -> Result<(Self, OpenReport)> {
+        // Without the `postgres` feature, a file is the only kind.
+        #[allow(irrefutable_let_patterns)]
+        if let store::StoreAddress::File(path) = address {
+            return Self::open(root, engine, library_config, Some(path));
+        }
+        let root = root.canonicalize().map_err(|error| IndexError::Folder {
+            root: root.to_path_buf(),
+            error,
+        })?;
+        if !root.is_dir() {
+            return Err(IndexError::NotAFolder { root });
+        }
+        let (store, report) = Store::open_at(address, &root.to_string_lossy(), curator)?;
+        if let Some(folder) = store.folder()? {
+            if folder != root {
+                return Err(IndexError::OtherFolder {
+                    index: address.to_string().into(),
+                    recorded: folder,
+                    root,
+                });
+            }
+        }
+        let user = UserBoilerplate::load(&root, &engine, &library_config)?;
+        let (mut index, writes) = Self::load(root, engine, library_config, user, store)?;
+        writes.apply(&mut index)?;
+        Ok((index, report))
+    }
+
     /// Read an opened index into memory (writing nothing; what it would
     /// write is returned).
     fn load(

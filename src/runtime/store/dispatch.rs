@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use super::meta::Meta;
+#[cfg(feature = "postgres")]
+use super::pg::PgStore;
 use super::sqlite::SqliteStore;
 use super::{
     Backend, DocEntry, DocRecord, DocSummary, KeptText, OpenReport, OverruledPassage, PairUpdate,
-    PairVerdictRecord, PendingCheck, Result, RowId, ScoreList, Store, StoreError, StoreFaults,
-    StoredBoilerplate,
+    PairVerdictRecord, PendingCheck, Result, RowId, ScoreList, Store, StoreAddress, StoreError,
+    StoreFaults, StoredBoilerplate,
 };
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, PairScores};
@@ -22,11 +24,15 @@ macro_rules! dispatch {
     (mut $this:ident, $s:ident => $call:expr) => {
         match &mut $this.backend {
             Backend::Sqlite($s) => $call,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres($s) => $call,
         }
     };
     ($this:ident, $s:ident => $call:expr) => {
         match &$this.backend {
             Backend::Sqlite($s) => $call,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres($s) => $call,
         }
     };
 }
@@ -35,6 +41,51 @@ impl Store {
     fn sqlite(store: SqliteStore) -> Store {
         Store {
             backend: Backend::Sqlite(store),
+        }
+    }
+
+    /// Open the index at `address`: an SQLite file as [`Store::open`]
+    /// does, or `collection` (the folder's canonical path, or a name given
+    /// for it) in a PostgreSQL database, its verdicts recorded as
+    /// `curator`'s. A database is never moved aside or replaced: one that
+    /// cannot be used is an error (and the report says nothing was).
+    pub fn open_at(
+        address: &StoreAddress,
+        collection: &str,
+        curator: &str,
+    ) -> Result<(Store, OpenReport)> {
+        match address {
+            StoreAddress::File(path) => {
+                let _ = (collection, curator);
+                Self::open(path)
+            }
+            #[cfg(feature = "postgres")]
+            StoreAddress::Postgres(address) => {
+                let store = PgStore::open(address, collection, curator)?;
+                let created = store.document_count()? == 0 && store.config_hash()?.is_none();
+                let report = OpenReport {
+                    path: store.path().to_path_buf(),
+                    created,
+                    moved_aside: None,
+                    warnings: Vec::new(),
+                };
+                Ok((
+                    Store {
+                        backend: Backend::Postgres(Box::new(store)),
+                    },
+                    report,
+                ))
+            }
+        }
+    }
+
+    /// The backend's kind, for messages and tests: `"sqlite"` or
+    /// `"postgres"`.
+    pub fn backend_name(&self) -> &'static str {
+        match &self.backend {
+            Backend::Sqlite(_) => "sqlite",
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => "postgres",
         }
     }
 
@@ -390,7 +441,16 @@ impl Store {
 
     /// Every pair verdict, ordered by path.
     pub fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
-        dispatch!(self, s => s.pair_verdicts())
+        match &self.backend {
+            Backend::Sqlite(s) => s.pair_verdicts(),
+            // Who set each is the team store's to show; the record is the same.
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(s) => Ok(s
+                .pair_verdicts()?
+                .into_iter()
+                .map(|(record, _curator)| record)
+                .collect()),
+        }
     }
 
     /// Mark (or unmark) a document as its cluster's keeper.

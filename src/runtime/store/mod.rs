@@ -52,9 +52,12 @@
 //! The code is split by backend and concern: [`Store`] holds one
 //! backend (`Backend`) and `dispatch` forwards each method to it;
 //! `sqlite` is the SQLite file backend (opening, checking, moving a bad
-//! file aside, its tables by concern); what every backend shares stays
-//! here: the records (`records`), the on-disk encodings (`codec`), the
-//! kept texts' compression (`texts`) and the errors (`error`).
+//! file aside, its tables by concern), `pg` the PostgreSQL one (the team
+//! store, feature `postgres`, opened by [`Store::open_at`]); what every
+//! backend shares stays here: the records (`records`), a `documents` row
+//! before decoding (`raw`), the on-disk encodings (`codec`), the kept
+//! texts' compression (`texts`), the `meta` values (`meta`) and the
+//! errors (`error`).
 //!
 //! Documents are named by [`DocPath`] everywhere in this API; a row id
 //! ([`RowId`]) appears only where an index restores or rewrites its
@@ -67,6 +70,7 @@ mod error;
 mod meta;
 #[cfg(feature = "postgres")]
 mod pg;
+mod raw;
 mod records;
 mod sqlite;
 mod texts;
@@ -122,8 +126,9 @@ pub fn blob_checksum(blob: &[u8]) -> u64 {
 /// with `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// One doppel index, in whichever backend holds it: today an SQLite file
-/// (the embedded default, [`Store::open`]). Writes take `&mut self` and
+/// One doppel index, in whichever backend holds it: an SQLite file (the
+/// embedded default, [`Store::open`]) or a collection in a PostgreSQL
+/// database ([`Store::open_at`]). Writes take `&mut self` and
 /// each is one transaction; one writer owns a read-write `Store`, and
 /// readers (the UI) open their own with [`Store::open_read_only`]. Its
 /// methods (in `dispatch`) forward to the backend.
@@ -135,6 +140,10 @@ pub struct Store {
 enum Backend {
     /// An SQLite file (`sqlite`).
     Sqlite(SqliteStore),
+    /// A collection in a PostgreSQL database (`pg`, the team store);
+    /// boxed, its client being several times an SQLite connection's size.
+    #[cfg(feature = "postgres")]
+    Postgres(Box<PgStore>),
 }
 
 /// A test hook: makes a store's next document writes fail as on a full
@@ -209,6 +218,8 @@ impl fmt::Debug for Store {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.backend {
             Backend::Sqlite(s) => s.fmt(f),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(s) => s.fmt(f),
         }
     }
 }

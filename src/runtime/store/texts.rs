@@ -62,3 +62,35 @@ pub struct KeptText {
 pub(super) fn checksum(blob: &[u8]) -> u64 {
     crate::hash::hash64(blob, TEXT_CHECKSUM_SEED)
 }
+
+impl KeptText {
+    /// A stored text read back: `None` (logged) when `blob` fails its
+    /// checksum `sum` or does not decompress to UTF-8, so the caller reads
+    /// the file (`place` and `doc` name it in the log).
+    pub(super) fn unpack(
+        blob: &[u8],
+        sum: u64,
+        content_hash: u64,
+        encoding: Option<String>,
+        place: &std::path::Path,
+        doc: &crate::doc::DocPath,
+    ) -> Option<KeptText> {
+        let problem = if sum != checksum(blob) {
+            "fails its checksum".to_owned()
+        } else {
+            match zstd::stream::decode_all(blob).map(String::from_utf8) {
+                Ok(Ok(text)) => {
+                    return Some(KeptText {
+                        text,
+                        content_hash,
+                        encoding,
+                    })
+                }
+                Ok(Err(_)) => "is not UTF-8".to_owned(),
+                Err(e) => format!("does not decompress: {e}"),
+            }
+        };
+        tracing::warn!(store = %place.display(), %doc, "the stored text {problem}; the file will be read instead");
+        None
+    }
+}

@@ -1,9 +1,12 @@
 //! The PostgreSQL backend (feature `postgres`): the team store, one
-//! database shared by several curators and machines. So far it opens a
-//! database, brings its schema to this build's version, registers the
-//! collection, and keeps the collection's `meta` values (`meta`) and the
-//! curator's verdicts (`verdicts`); the documents, pairs and batches, and
-//! with them a place behind [`super::Store`], come next.
+//! database shared by several curators and machines, behind
+//! [`super::Store`] as `Backend::Postgres`. It opens a database, brings
+//! its schema to this build's version, registers the collection, and
+//! keeps the collection's `meta` values (`meta`), the curator's verdicts
+//! (`verdicts`), its documents with their fingerprints, library entries,
+//! boilerplate and kept texts (`documents`, written through `writer`, one
+//! transaction's statements prepared once), and its pairs, entries by row,
+//! texts and batches (`pairs`), each doing what the SQLite backend does.
 //!
 //! The tables are the SQLite index's (bytea for blobs, bigint for the u64
 //! bit patterns, as in SQLite), with every row keyed by a collection
@@ -19,16 +22,21 @@
 //! ([`StoreError::NewerSchema`]) and left exactly as it is: it is shared,
 //! never moved aside as a bad SQLite file is.
 
+mod documents;
 mod meta;
+mod pairs;
 #[cfg(test)]
 mod tests;
 mod verdicts;
+mod writer;
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use postgres::{Client, NoTls};
 
-use super::{PgAddress, Result, StoreError};
+use super::{PgAddress, Result, StoreError, StoreFaults};
+use crate::doc::DocPath;
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
 pub const PG_SCHEMA_VERSION: i32 = 1;
@@ -137,6 +145,13 @@ pub struct PgStore {
     collection: i64,
     /// Who this store's verdicts are recorded as.
     curator: String,
+    /// The address as a path: what errors and logs name (password-free).
+    place: PathBuf,
+    /// Documents whose stored fingerprints failed their checksum since the
+    /// last [`PgStore::take_corrupt`] (read as missing).
+    corrupt: std::sync::Mutex<Vec<DocPath>>,
+    /// Writes tests make fail ([`StoreFaults`]).
+    faults: Option<StoreFaults>,
 }
 
 impl fmt::Debug for PgStore {
@@ -181,7 +196,41 @@ impl PgStore {
             address: address.clone(),
             collection,
             curator: curator.to_owned(),
+            place: address.to_string().into(),
+            corrupt: std::sync::Mutex::default(),
+            faults: None,
         })
+    }
+
+    /// Make writes fail as [`StoreFaults`] says (tests).
+    pub fn set_faults(&mut self, faults: Option<StoreFaults>) {
+        self.faults = faults;
+    }
+
+    /// The database's address, as the path errors and logs name.
+    pub fn path(&self) -> &Path {
+        &self.place
+    }
+
+    /// Always `true`: the server keeps its own files consistent (there is
+    /// no file of ours to check).
+    pub fn integrity_check(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    /// Nothing to do: the server checkpoints its own write-ahead log.
+    pub fn checkpoint(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// Take a session-long advisory lock on this collection; `false` when
+    /// another session holds it. Only for a store about to be dropped.
+    pub fn lock_exclusively(&mut self) -> Result<bool> {
+        let collection = self.collection;
+        self.client()
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&collection])
+            .map(|row| row.get(0))
+            .map_err(self.fail("lock the collection"))
     }
 
     /// The database's address (its display leaves the password out).

@@ -8,10 +8,10 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
 
+use super::super::raw::RawDoc;
 use super::super::records::status_from_sql;
 use super::codec::{pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql};
 use super::error::Context;
-use super::rows::RawDoc;
 use super::rows::{collect_rows, INSERT_PAIR, PUT_ENTRY};
 use super::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, SqliteStore, StoreError,

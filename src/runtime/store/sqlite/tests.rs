@@ -6,7 +6,7 @@ use super::*;
 use crate::doc::{CuratorVerdict, FileIdentity};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Fingerprints, PairScores};
-use crate::runtime::store::{OverruledPassage, StoredText};
+use crate::runtime::store::StoredText;
 
 fn temp_store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
@@ -142,28 +142,6 @@ fn scores_round_trip_and_swap() {
             b_in_a: 0.9
         }
     );
-}
-
-#[test]
-fn overruled_passages_start_empty_and_survive_reopening() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("index.sqlite");
-    let (mut store, _) = SqliteStore::open(&path).unwrap();
-    // An index written before overrules existed has no such row: none.
-    assert_eq!(store.overruled_passages().unwrap(), Vec::new());
-    let licence = OverruledPassage {
-        hashes: vec![3, 5, 8],
-        documents: 4,
-        words: 700,
-        first_words: "the entry; the door".into(),
-        representative: "a.txt".into(),
-    };
-    store
-        .set_overruled_passages(std::slice::from_ref(&licence))
-        .unwrap();
-    drop(store);
-    let (store, _) = SqliteStore::open(&path).unwrap();
-    assert_eq!(store.overruled_passages().unwrap(), vec![licence]);
 }
 
 /// A document's kept text reads back as written, goes when the document is

@@ -56,23 +56,14 @@ impl SqliteStore {
         let Some((blob, sum, content_hash, encoding)) = row else {
             return Ok(None);
         };
-        let problem = if u64_from_sql(sum) != checksum(&blob) {
-            "fails its checksum".to_owned()
-        } else {
-            match zstd::stream::decode_all(blob.as_slice()).map(String::from_utf8) {
-                Ok(Ok(text)) => {
-                    return Ok(Some(KeptText {
-                        text,
-                        content_hash: u64_from_sql(content_hash),
-                        encoding,
-                    }))
-                }
-                Ok(Err(_)) => "is not UTF-8".to_owned(),
-                Err(e) => format!("does not decompress: {e}"),
-            }
-        };
-        tracing::warn!(store = %self.path.display(), %doc, "the stored text {problem}; the file will be read instead");
-        Ok(None)
+        Ok(KeptText::unpack(
+            &blob,
+            u64_from_sql(sum),
+            u64_from_sql(content_hash),
+            encoding,
+            &self.path,
+            doc,
+        ))
     }
 
     /// Documents with a kept text and the bytes kept, compressed.

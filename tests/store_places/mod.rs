@@ -1,0 +1,116 @@
+//! Where a store under test lives, so one behaviour test runs on every
+//! backend: an SQLite file in a temporary folder, and (built with the
+//! `postgres` feature, with `DOPPEL_TEST_PG` set to a server's URL) a
+//! collection in a fresh schema of its own on that server. Without the
+//! URL the PostgreSQL run is skipped, saying so, unless
+//! `DOPPEL_TEST_PG_REQUIRED=1`, when it fails (`.ci/run` sets both).
+// Each test binary uses a part of it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use doppel::runtime::store::{Store, StoreAddress};
+
+/// The collection every PostgreSQL run keeps its documents in.
+const COLLECTION: &str = "/srv/doppel-test";
+
+/// One place a test's store lives.
+pub enum Place {
+    /// An SQLite file, in a folder removed with the place.
+    File(tempfile::TempDir, PathBuf),
+    /// A collection in a PostgreSQL schema of its own.
+    Postgres(StoreAddress),
+}
+
+impl Place {
+    /// The backend's name, for assertion messages.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Place::File(..) => "sqlite",
+            Place::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Open (or reopen, on a new connection) the store here; asserts that
+    /// nothing was moved aside.
+    pub fn open(&self) -> Store {
+        let (store, report) = self.open_reporting();
+        assert!(report.moved_aside.is_none(), "{:?}", report.messages());
+        store
+    }
+
+    /// [`Place::open`] with the open's report.
+    pub fn open_reporting(&self) -> (Store, doppel::runtime::store::OpenReport) {
+        let address = match self {
+            Place::File(_, path) => StoreAddress::File(path.clone()),
+            Place::Postgres(address) => address.clone(),
+        };
+        let (store, report) = Store::open_at(&address, COLLECTION, "tester").unwrap();
+        assert_eq!(store.backend_name(), self.backend());
+        (store, report)
+    }
+
+    /// What the store's errors name it by.
+    pub fn named(&self) -> String {
+        match self {
+            Place::File(_, path) => path.display().to_string(),
+            Place::Postgres(address) => address.to_string(),
+        }
+    }
+}
+
+/// Every place `test` (a name unique among the tests) runs: an SQLite
+/// file at `file` inside a fresh temporary folder, then the PostgreSQL
+/// schema `test` when a server is given.
+pub fn places(test: &str, file: &str) -> Vec<Place> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    let mut out = vec![Place::File(dir, path)];
+    if let Some(address) = postgres_schema(test) {
+        out.push(Place::Postgres(address));
+    }
+    out
+}
+
+/// A fresh, empty schema named after `test` on the test server, and the
+/// address that works in it; `None` (skip) when no server is given.
+#[cfg(feature = "postgres")]
+fn postgres_schema(test: &str) -> Option<StoreAddress> {
+    postgres_url(test).map(|url| StoreAddress::parse(&url).unwrap())
+}
+
+/// [`postgres_schema`]'s address as a URL (for `--store`).
+#[cfg(feature = "postgres")]
+pub fn postgres_url(test: &str) -> Option<String> {
+    use postgres::NoTls;
+    let url = std::env::var("DOPPEL_TEST_PG")
+        .ok()
+        .filter(|u| !u.is_empty());
+    let required = std::env::var("DOPPEL_TEST_PG_REQUIRED").is_ok_and(|v| v == "1");
+    let Some(url) = url else {
+        assert!(
+            !required,
+            "DOPPEL_TEST_PG_REQUIRED=1 but DOPPEL_TEST_PG is not set"
+        );
+        eprintln!("{test}: PostgreSQL skipped (set DOPPEL_TEST_PG to a server's URL)");
+        return None;
+    };
+    let schema = format!("doppel_it_{test}");
+    let mut admin = url
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(NoTls)
+        .unwrap_or_else(|e| panic!("the test server at DOPPEL_TEST_PG is unreachable: {e}"));
+    admin
+        .batch_execute(&format!(
+            "DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}"
+        ))
+        .unwrap();
+    let separator = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{separator}options=-csearch_path%3D{schema}"))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn postgres_schema(_test: &str) -> Option<StoreAddress> {
+    None
+}

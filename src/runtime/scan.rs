@@ -437,12 +437,6 @@ struct Kept {
     samples: Option<DocSamples>,
 }
 
-/// Documents the learner takes at a time in a one-shot scan, and the
-/// samples: a batch's bookkeeping grows with its samples (512 whole books
-/// are ~5 million), not with its documents.
-const LEARN_BATCH: usize = 512;
-const LEARN_BATCH_SAMPLES: usize = 64 * 1024;
-
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
 /// `files_of`; big files are not among them) and fingerprint every
 /// document that has some over its body (read again, and only while it is
@@ -465,17 +459,7 @@ fn learn_boilerplate(
     if let Some(user) = user {
         user.pin(&mut learner);
     }
-    let mut batch = Vec::with_capacity(LEARN_BATCH);
-    let mut batch_samples = 0;
-    for (doc, samples) in sampled {
-        batch_samples += samples.samples.len();
-        batch.push((doc, samples));
-        if batch.len() == LEARN_BATCH || batch_samples >= LEARN_BATCH_SAMPLES {
-            learner.update(std::mem::take(&mut batch), Vec::new());
-            batch_samples = 0;
-        }
-    }
-    learner.update(batch, Vec::new());
+    learner.add_in_batches(sampled);
     let learned = learner.snapshot();
     let bodies: HashMap<&DocPath, (Fingerprints, usize, DocBoilerplate)> = learned
         .spans

@@ -73,6 +73,11 @@ pub struct Learner<K> {
 }
 
 impl<K: Ord + Clone + Hash> Learner<K> {
+    /// Documents [`Learner::add_in_batches`] takes at a time ...
+    pub const BATCH_DOCUMENTS: usize = 512;
+    /// ... and samples.
+    pub const BATCH_SAMPLES: usize = 64 * 1024;
+
     /// A learner holding no document yet.
     pub fn new(config: BoilerplateConfig) -> Self {
         Self {
@@ -188,6 +193,25 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             .map(|d| (d.key.clone(), d.spans.clone()))
             .collect();
         Learned { learned, spans }
+    }
+
+    /// Add many documents (a scan's, or a stored index's when it is
+    /// loaded) in batches of [`Learner::BATCH_DOCUMENTS`] documents or
+    /// [`Learner::BATCH_SAMPLES`] samples: an update's bookkeeping grows
+    /// with its samples (512 whole books are ~5 million), and batches learn
+    /// exactly what one update would.
+    pub fn add_in_batches(&mut self, docs: impl IntoIterator<Item = (K, DocSamples)>) {
+        let mut batch = Vec::with_capacity(Self::BATCH_DOCUMENTS);
+        let mut batch_samples = 0;
+        for (key, samples) in docs {
+            batch_samples += samples.samples.len();
+            batch.push((key, samples));
+            if batch.len() == Self::BATCH_DOCUMENTS || batch_samples >= Self::BATCH_SAMPLES {
+                self.update(std::mem::take(&mut batch), Vec::new());
+                batch_samples = 0;
+            }
+        }
+        self.update(batch, Vec::new());
     }
 
     /// Add or replace one document; see [`Learner::update`].

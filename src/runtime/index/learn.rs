@@ -33,11 +33,6 @@ use crate::runtime::store::{DocRecord, DocStatus, KeptText, OverruledPassage};
 /// guard.
 const RESPAN_ROUNDS: usize = 4;
 
-/// Stored documents the learner takes at a time when it is built, and
-/// samples ([`FolderIndex::learner`]; a one-shot scan's batches).
-const LEARN_BATCH: usize = 512;
-const LEARN_BATCH_SAMPLES: usize = 64 * 1024;
-
 /// Documents fingerprinted again at a time (their texts are held together).
 const REPRINT_CHUNK: usize = 64;
 
@@ -66,21 +61,9 @@ impl FolderIndex {
                 user.pin(&mut learner);
             }
             learner.set_overruled(overruled_hashes(&self.store.overruled_passages()?));
-            // In batches, as a one-shot scan learns: an update's
-            // bookkeeping grows with its samples (every stored document's
-            // at once were ~8 million at 100k documents), and batches
-            // learn exactly what one update would.
-            let mut batch = Vec::with_capacity(LEARN_BATCH);
-            let mut batch_samples = 0;
-            for (doc, samples) in stored {
-                batch_samples += samples.samples.len();
-                batch.push((doc, samples));
-                if batch.len() == LEARN_BATCH || batch_samples >= LEARN_BATCH_SAMPLES {
-                    learner.update(std::mem::take(&mut batch), Vec::new());
-                    batch_samples = 0;
-                }
-            }
-            learner.update(batch, Vec::new());
+            // In batches, as a one-shot scan learns (every stored
+            // document's samples at once were ~8 million at 100k documents).
+            learner.add_in_batches(stored);
             self.learner = Some(learner);
         }
         Ok(self.learner.as_mut())

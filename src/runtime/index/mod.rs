@@ -204,6 +204,18 @@ impl std::fmt::Debug for FolderIndex {
     }
 }
 
+/// `root` made absolute and canonical, refused unless it is a folder.
+fn canonical_folder(root: &Path) -> Result<PathBuf> {
+    let root = root.canonicalize().map_err(|error| IndexError::Folder {
+        root: root.to_path_buf(),
+        error,
+    })?;
+    if !root.is_dir() {
+        return Err(IndexError::NotAFolder { root });
+    }
+    Ok(root)
+}
+
 impl FolderIndex {
     /// Open (or create) the index of `root`, at `index_path` or the platform
     /// default outside the folder, and load it into memory. Reads no file of
@@ -215,13 +227,7 @@ impl FolderIndex {
         library_config: LibraryConfig,
         index_path: Option<&Path>,
     ) -> Result<(Self, OpenReport)> {
-        let root = root.canonicalize().map_err(|error| IndexError::Folder {
-            root: root.to_path_buf(),
-            error,
-        })?;
-        if !root.is_dir() {
-            return Err(IndexError::NotAFolder { root });
-        }
+        let root = canonical_folder(root)?;
         let path = match index_path {
             Some(p) => p.to_path_buf(),
             None => Store::default_path(&root)?,
@@ -284,13 +290,7 @@ impl FolderIndex {
         if let store::StoreAddress::File(path) = address {
             return Self::open(root, engine, library_config, Some(path));
         }
-        let root = root.canonicalize().map_err(|error| IndexError::Folder {
-            root: root.to_path_buf(),
-            error,
-        })?;
-        if !root.is_dir() {
-            return Err(IndexError::NotAFolder { root });
-        }
+        let root = canonical_folder(root)?;
         let (store, report) = Store::open_at(address, &root.to_string_lossy(), curator)?;
         if let Some(folder) = store.folder()? {
             if folder != root {

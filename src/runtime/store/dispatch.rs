@@ -314,7 +314,12 @@ impl Store {
     /// Every stored library entry ([`DocEntry`]) by document id, in id
     /// order.
     pub fn document_entries(&self) -> Result<Vec<(RowId, DocEntry)>> {
-        dispatch!(self, s => s.document_entries())
+        let mut out = Vec::new();
+        self.document_entries_each(|chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// [`Store::document_entries`] a decoded chunk at a time, in id order.
@@ -354,13 +359,22 @@ impl Store {
     /// document's pairs may name documents written before it in `docs`),
     /// then give each of `touched` (documents in the index or in `docs`)
     /// exactly the pairs listed, as [`Store::replace_pairs_of`] does: all
-    /// in one `BEGIN IMMEDIATE` transaction. Returns the ids of `docs`.
+    /// in one transaction. Returns the ids of `docs`.
     pub fn commit_batch(
         &mut self,
         stale: &[DocPath],
         docs: &[(DocRecord, Vec<PairUpdate>)],
         touched: &[(DocPath, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
+        if stale.is_empty() && docs.is_empty() && touched.is_empty() {
+            return Ok(Vec::new());
+        }
+        tracing::trace!(
+            stale = stale.len(),
+            documents = docs.len(),
+            touched = touched.len(),
+            "commit batch"
+        );
         dispatch!(mut self, s => s.commit_batch(stale, docs, touched))
     }
 
@@ -368,7 +382,16 @@ impl Store {
     /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
     /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
     pub fn pairs(&self) -> Result<Vec<(RowId, RowId, PairScores)>> {
-        dispatch!(self, s => s.pairs())
+        let mut out = Vec::new();
+        self.pairs_each(|chunk| {
+            out.extend(
+                chunk
+                    .into_iter()
+                    .map(|(a, b, scores)| (a, b, scores.into_iter().collect())),
+            );
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Forget every stored library entry (before they are written again).

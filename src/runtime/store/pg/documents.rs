@@ -412,18 +412,9 @@ impl PgStore {
             .collect())
     }
 
-    /// Every stored library entry by document id, in id order.
-    pub fn document_entries(&self) -> Result<Vec<(RowId, DocEntry)>> {
-        let mut out = Vec::new();
-        self.document_entries_each(|chunk| {
-            out.extend(chunk);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
-    /// [`PgStore::document_entries`] a decoded chunk at a time, in id
-    /// order (the rows are read at once, then decoded chunk by chunk).
+    /// Every stored library entry by document id, a decoded chunk at a
+    /// time, in id order (the rows are read at once, then decoded chunk by
+    /// chunk).
     pub fn document_entries_each(
         &self,
         mut each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,

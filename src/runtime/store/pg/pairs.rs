@@ -26,15 +26,6 @@ impl PgStore {
         docs: &[(DocRecord, Vec<PairUpdate>)],
         touched: &[(DocPath, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
-        if stale.is_empty() && docs.is_empty() && touched.is_empty() {
-            return Ok(Vec::new());
-        }
-        tracing::trace!(
-            stale = stale.len(),
-            documents = docs.len(),
-            touched = touched.len(),
-            "commit batch"
-        );
         // Distinct paths (as a reconcile's chunk has) go in one statement
         // per table; anything else one row at a time.
         let distinct = docs
@@ -61,21 +52,6 @@ impl PgStore {
             }
             Ok(ids)
         })
-    }
-
-    /// Every stored pair `(a, b, scores)` with `a < b`, scores oriented
-    /// from `a` to `b`.
-    pub fn pairs(&self) -> Result<Vec<(RowId, RowId, PairScores)>> {
-        let mut out = Vec::new();
-        self.pairs_each(|chunk| {
-            out.extend(
-                chunk
-                    .into_iter()
-                    .map(|(a, b, scores)| (a, b, scores.into_iter().collect())),
-            );
-            Ok(())
-        })?;
-        Ok(out)
     }
 
     /// Forget every stored library entry of the collection.

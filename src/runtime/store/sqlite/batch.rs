@@ -37,15 +37,6 @@ impl SqliteStore {
         docs: &[(DocRecord, Vec<PairUpdate>)],
         touched: &[(DocPath, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
-        if stale.is_empty() && docs.is_empty() && touched.is_empty() {
-            return Ok(Vec::new());
-        }
-        tracing::trace!(
-            stale = stale.len(),
-            documents = docs.len(),
-            touched = touched.len(),
-            "commit batch"
-        );
         let (path, faults) = (&self.path, self.faults.as_ref());
         let tx = self
             .conn

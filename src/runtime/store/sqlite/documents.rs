@@ -403,7 +403,7 @@ impl SqliteStore {
 
     /// [`SqliteStore::documents`] without fingerprints and terms: what opening
     /// an index reads of every document (the library's part of each is in
-    /// [`SqliteStore::document_entries`]).
+    /// [`SqliteStore::document_entries_each`]).
     pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(
             &DOC_COLUMNS
@@ -429,18 +429,7 @@ impl SqliteStore {
             .collect())
     }
 
-    /// Every stored library entry ([`DocEntry`]) by document id, in id
-    /// order.
-    pub fn document_entries(&self) -> Result<Vec<(RowId, DocEntry)>> {
-        let mut out = Vec::new();
-        self.document_entries_each(|chunk| {
-            out.extend(chunk);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
-    /// [`SqliteStore::document_entries`] a decoded chunk at a time, in id order.
+    /// Every stored library entry by document id, a decoded chunk at a time, in id order.
     pub fn document_entries_each(
         &self,
         each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,

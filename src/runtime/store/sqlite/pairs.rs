@@ -11,21 +11,6 @@ use super::{DocEntry, Result, RowId, SqliteStore, StoreError};
 use crate::engine::PairScores;
 
 impl SqliteStore {
-    /// Every stored pair `(a, b, scores)` with `a < b` (document ids) and the
-    /// scores oriented from `a` to `b` (`a_in_b` is a's containment in b).
-    pub fn pairs(&self) -> Result<Vec<(RowId, RowId, PairScores)>> {
-        let mut out = Vec::new();
-        self.pairs_each(|chunk| {
-            out.extend(
-                chunk
-                    .into_iter()
-                    .map(|(a, b, scores)| (a, b, scores.into_iter().collect())),
-            );
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
     /// Forget every stored library entry (before they are written again).
     pub fn clear_entries(&mut self) -> Result<()> {
         self.conn

@@ -142,7 +142,7 @@ impl PgStore {
         Ok(usize::try_from(rows[0].get::<_, i64>(0)).unwrap_or(0))
     }
 
-    /// [`PgStore::pairs`] a decoded chunk at a time, each pair's scores as
+    /// [`crate::runtime::store::Store::pairs`] a decoded chunk at a time, each pair's scores as
     /// a list (the rows are read at once, then decoded chunk by chunk).
     pub fn pairs_each(
         &self,

@@ -452,7 +452,7 @@ impl SqliteStore {
     }
 
     /// Every document's id and path, in id order, without decoding blobs
-    /// (to label [`SqliteStore::pairs`]).
+    /// (to label [`crate::runtime::store::Store::pairs`]).
     pub fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
         collect_rows(
             &self.conn,

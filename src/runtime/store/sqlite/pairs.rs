@@ -79,7 +79,7 @@ impl SqliteStore {
             .ctx(&self.path, "count pairs")
     }
 
-    /// [`SqliteStore::pairs`] a decoded chunk at a time, each pair's scores as a
+    /// [`crate::runtime::store::Store::pairs`] a decoded chunk at a time, each pair's scores as a
     /// list.
     pub fn pairs_each(
         &self,

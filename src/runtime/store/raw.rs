@@ -1,8 +1,15 @@
 //! A `documents` row as any backend reads it, before its blobs are
 //! decoded ([`RawDoc`]): each backend fills one from its own row type,
-//! and the decoding (status, checksum, fingerprints, terms) is shared.
+//! and the decoding (status, checksum, fingerprints, terms) is shared, as
+//! is the list of documents whose stored fingerprints failed their
+//! checksum ([`CorruptPrints`]): they read as missing, and the index reads
+//! their files again.
 
+use std::fmt::Display;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
+
+use rayon::prelude::*;
 
 use super::codec::{terms_from_blob, u64_from_sql};
 use super::records::status_from_sql;
@@ -74,5 +81,102 @@ impl RawDoc {
             },
             corrupt,
         ))
+    }
+}
+
+/// A stored fingerprint blob and its checksum, as a backend reads them
+/// (`None` for a document without fingerprints).
+pub(crate) type StoredPrints = (Option<Vec<u8>>, Option<i64>);
+
+/// The documents whose stored fingerprints failed their checksum since the
+/// last [`CorruptPrints::take`]: each backend keeps one, notes every
+/// corrupt blob it reads (and logs it), and the index reads those files
+/// again.
+#[derive(Default)]
+pub(crate) struct CorruptPrints(Mutex<Vec<DocPath>>);
+
+impl CorruptPrints {
+    /// Note (and log) that `doc`'s fingerprints in `store` failed their checksum.
+    pub(crate) fn note(&self, store: &dyn Display, doc: &DocPath) {
+        tracing::warn!(store = %store, %doc, "stored fingerprints fail their checksum; the file will be read again");
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(doc.clone());
+    }
+
+    /// The documents noted since the last call.
+    pub(crate) fn take(&self) -> Vec<DocPath> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The records of [`RawDoc::decode`], each corrupt one noted.
+    pub(crate) fn noting(
+        &self,
+        store: &dyn Display,
+        decoded: impl IntoIterator<Item = (DocRecord, bool)>,
+    ) -> Vec<DocRecord> {
+        decoded
+            .into_iter()
+            .map(|(record, corrupt)| {
+                if corrupt {
+                    self.note(store, &record.path);
+                }
+                record
+            })
+            .collect()
+    }
+
+    /// The fingerprints of `docs` from their stored blobs (`rows`, in the
+    /// same order; `None` where a document has none), decoded in parallel.
+    /// A blob that fails its checksum reads as `None` and is noted; one
+    /// that passes it yet does not decode is an error naming `place`.
+    pub(crate) fn decode_prints(
+        &self,
+        store: &dyn Display,
+        place: &Path,
+        rows: Vec<Option<StoredPrints>>,
+        docs: &[&DocPath],
+    ) -> Result<Vec<Option<Fingerprints>>> {
+        /// Why a blob could not be used.
+        enum Unusable {
+            /// It does not match its checksum (or has none): read as missing.
+            Checksum,
+            /// It matches, yet does not decode: a real error.
+            Decode(StoreError),
+        }
+        let decoded: Vec<std::result::Result<Option<Fingerprints>, Unusable>> = rows
+            .into_par_iter()
+            .zip(docs)
+            .map(|(row, doc)| {
+                let Some((Some(blob), checksum)) = row else {
+                    return Ok(None);
+                };
+                if checksum.map(u64_from_sql) != Some(blob_checksum(&blob)) {
+                    return Err(Unusable::Checksum);
+                }
+                postcard::from_bytes::<Fingerprints>(&blob)
+                    .map(Some)
+                    .map_err(|e| {
+                        Unusable::Decode(StoreError::Decode {
+                            path: place.to_path_buf(),
+                            doc: doc.to_string(),
+                            reason: format!("fingerprints do not decode: {e}"),
+                        })
+                    })
+            })
+            .collect();
+        decoded
+            .into_iter()
+            .zip(docs)
+            .map(|(result, doc)| match result {
+                Ok(prints) => Ok(prints),
+                Err(Unusable::Checksum) => {
+                    self.note(store, doc);
+                    Ok(None)
+                }
+                Err(Unusable::Decode(e)) => Err(e),
+            })
+            .collect()
     }
 }

@@ -10,11 +10,11 @@ use postgres::Row;
 use rayon::prelude::*;
 
 use super::super::codec::u64_from_sql;
-use super::super::raw::RawDoc;
+use super::super::raw::{RawDoc, StoredPrints};
 use super::super::records::status_from_sql;
 use super::super::{
-    blob_checksum, DocEntry, DocRecord, DocSummary, PairUpdate, Result, RowId, StoreError,
-    StoreFaults, StoredBoilerplate,
+    DocEntry, DocRecord, DocSummary, PairUpdate, Result, RowId, StoreError, StoreFaults,
+    StoredBoilerplate,
 };
 use super::writer::Writer;
 use super::PgStore;
@@ -29,9 +29,6 @@ const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode
 
 /// The tables [`DOC_COLUMNS`] reads.
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
-
-/// A fingerprint blob and its checksum, as stored.
-type StoredPrints = (Option<Vec<u8>>, Option<i64>);
 
 /// A `documents` row (of [`DOC_COLUMNS`]) before its blobs are decoded.
 fn raw_doc(r: &Row) -> RawDoc {
@@ -252,14 +249,8 @@ impl PgStore {
             .client()
             .query_opt(&sql, &[&self.collection, &doc.as_bytes()])
             .map_err(self.fail(format_args!("read {doc}")))?;
-        let Some((record, corrupt)) = row.map(|r| raw_doc(&r).decode(&self.place)).transpose()?
-        else {
-            return Ok(None);
-        };
-        if corrupt {
-            self.note_corrupt(&record.path);
-        }
-        Ok(Some(record))
+        let decoded = row.map(|r| raw_doc(&r).decode(&self.place)).transpose()?;
+        Ok(self.corrupt.noting(&self.address, decoded).pop())
     }
 
     /// One document's part in boilerplate learning, if stored.
@@ -324,59 +315,14 @@ impl PgStore {
             .iter()
             .map(|doc| blobs.remove(doc.as_bytes()))
             .collect();
-        let decoded: Vec<Result<Option<Fingerprints>, Option<StoreError>>> = found
-            .into_par_iter()
-            .zip(docs)
-            .map(|(row, doc)| {
-                let Some((Some(blob), checksum)) = row else {
-                    return Ok(None);
-                };
-                if checksum.map(u64_from_sql) != Some(blob_checksum(&blob)) {
-                    return Err(None);
-                }
-                postcard::from_bytes::<Fingerprints>(&blob)
-                    .map(Some)
-                    .map_err(|e| {
-                        Some(StoreError::Decode {
-                            path: self.place.clone(),
-                            doc: doc.to_string(),
-                            reason: format!("fingerprints do not decode: {e}"),
-                        })
-                    })
-            })
-            .collect();
-        decoded
-            .into_iter()
-            .zip(docs)
-            .map(|(result, doc)| match result {
-                Ok(prints) => Ok(prints),
-                Err(None) => {
-                    self.note_corrupt(doc);
-                    Ok(None)
-                }
-                Err(Some(e)) => Err(e),
-            })
-            .collect()
-    }
-
-    /// Note (and log) that `doc`'s stored fingerprints failed their checksum.
-    fn note_corrupt(&self, doc: &DocPath) {
-        tracing::warn!(store = %self.address, %doc, "stored fingerprints fail their checksum; the file will be read again");
         self.corrupt
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(doc.clone());
+            .decode_prints(&self.address, &self.place, found, docs)
     }
 
     /// The documents whose stored fingerprints failed their checksum since
     /// the last call: their files must be read again.
     pub fn take_corrupt(&self) -> Vec<DocPath> {
-        std::mem::take(
-            &mut *self
-                .corrupt
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        self.corrupt.take()
     }
 
     /// Every document, fingerprints decoded, in id order.
@@ -401,15 +347,7 @@ impl PgStore {
             .into_par_iter()
             .map(|row| raw_doc(&row).decode(&self.place))
             .collect::<Result<Vec<_>>>()?;
-        Ok(records
-            .into_iter()
-            .map(|(record, corrupt)| {
-                if corrupt {
-                    self.note_corrupt(&record.path);
-                }
-                record
-            })
-            .collect())
+        Ok(self.corrupt.noting(&self.address, records))
     }
 
     /// Every stored library entry by document id, a decoded chunk at a

@@ -36,7 +36,6 @@ use std::path::{Path, PathBuf};
 use postgres::{Client, NoTls};
 
 use super::{PgAddress, Result, StoreError, StoreFaults};
-use crate::doc::DocPath;
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
 pub const PG_SCHEMA_VERSION: i32 = 1;
@@ -149,7 +148,7 @@ pub struct PgStore {
     place: PathBuf,
     /// Documents whose stored fingerprints failed their checksum since the
     /// last [`PgStore::take_corrupt`] (read as missing).
-    corrupt: std::sync::Mutex<Vec<DocPath>>,
+    corrupt: super::raw::CorruptPrints,
     /// Writes tests make fail ([`StoreFaults`]).
     faults: Option<StoreFaults>,
 }
@@ -197,7 +196,7 @@ impl PgStore {
             collection,
             curator: curator.to_owned(),
             place: address.to_string().into(),
-            corrupt: std::sync::Mutex::default(),
+            corrupt: Default::default(),
             faults: None,
         })
     }

@@ -205,13 +205,8 @@ impl SqliteStore {
             .prepare_cached(&sql)
             .and_then(|mut s| s.query_row([doc.as_bytes()], RawDoc::from_row).optional())
             .ctx(&self.path, format_args!("read {doc}"))?;
-        let Some((record, corrupt)) = raw.map(|r| r.decode(&self.path)).transpose()? else {
-            return Ok(None);
-        };
-        if corrupt {
-            self.note_corrupt(&record.path);
-        }
-        Ok(Some(record))
+        let decoded = raw.map(|r| r.decode(&self.path)).transpose()?;
+        Ok(self.corrupt.noting(&self.path.display(), decoded).pop())
     }
 
     /// One document's part in boilerplate learning, if stored.
@@ -284,60 +279,14 @@ impl SqliteStore {
                 .ctx(&self.path, format_args!("read fingerprints of {doc}"))
             })
             .collect::<Result<Vec<_>>>()?;
-        let store = &self.path;
-        let decoded: Vec<std::result::Result<Option<Fingerprints>, Corrupt>> = blobs
-            .into_par_iter()
-            .zip(docs)
-            .map(|(row, doc)| {
-                let Some((Some(blob), checksum)) = row else {
-                    return Ok(None);
-                };
-                if checksum.map(u64_from_sql) != Some(super::super::blob_checksum(&blob)) {
-                    return Err(Corrupt::Checksum);
-                }
-                postcard::from_bytes::<Fingerprints>(&blob)
-                    .map(Some)
-                    .map_err(|e| {
-                        Corrupt::Decode(StoreError::Decode {
-                            path: store.clone(),
-                            doc: doc.to_string(),
-                            reason: format!("fingerprints do not decode: {e}"),
-                        })
-                    })
-            })
-            .collect();
-        decoded
-            .into_iter()
-            .zip(docs)
-            .map(|(result, doc)| match result {
-                Ok(prints) => Ok(prints),
-                Err(Corrupt::Checksum) => {
-                    self.note_corrupt(doc);
-                    Ok(None)
-                }
-                Err(Corrupt::Decode(e)) => Err(e),
-            })
-            .collect()
-    }
-
-    /// Note (and log) that `doc`'s stored fingerprints failed their checksum.
-    pub(super) fn note_corrupt(&self, doc: &DocPath) {
-        tracing::warn!(store = %self.path.display(), %doc, "stored fingerprints fail their checksum; the file will be read again");
         self.corrupt
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(doc.clone());
+            .decode_prints(&self.path.display(), &self.path, blobs, docs)
     }
 
     /// The documents whose stored fingerprints failed their checksum since
     /// the last call (read as missing): their files must be read again.
     pub fn take_corrupt(&self) -> Vec<DocPath> {
-        std::mem::take(
-            &mut *self
-                .corrupt
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        self.corrupt.take()
     }
 
     /// The rows of `sql`, read in order and decoded in parallel a chunk at
@@ -418,15 +367,7 @@ impl SqliteStore {
         let path = &self.path;
         let records =
             self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))?;
-        Ok(records
-            .into_iter()
-            .map(|(record, corrupt)| {
-                if corrupt {
-                    self.note_corrupt(&record.path);
-                }
-                record
-            })
-            .collect())
+        Ok(self.corrupt.noting(&path.display(), records))
     }
 
     /// Every stored library entry by document id, a decoded chunk at a time, in id order.
@@ -691,14 +632,6 @@ pub(super) fn write_pairs_in(
             .ctx(path, format_args!("write pair {doc} / {other}"))?;
     }
     Ok(())
-}
-
-/// Why a stored fingerprint blob could not be used.
-enum Corrupt {
-    /// It does not match its checksum (or has none): read as missing.
-    Checksum,
-    /// It matches, yet does not decode: a real error.
-    Decode(StoreError),
 }
 
 impl PrintSource for SqliteStore {

@@ -32,8 +32,8 @@ use super::error::Context;
 use super::Meta;
 use super::{codec, error};
 use super::{
-    ensure_outside_root, index_file_name, now_ns, DocEntry, DocPath, DocRecord, DocStatus,
-    DocSummary, OpenProblem, PairUpdate, PairVerdictRecord, Result, RowId, StoreError, StoreFaults,
+    ensure_outside_root, index_file_name, now_ns, DocEntry, DocRecord, DocStatus, DocSummary,
+    OpenProblem, PairUpdate, PairVerdictRecord, Result, RowId, StoreError, StoreFaults,
     StoredBoilerplate, APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
 };
 use rows::collect_rows;
@@ -48,7 +48,7 @@ pub struct SqliteStore {
     path: PathBuf,
     /// Documents whose stored fingerprints failed their checksum since the
     /// last [`SqliteStore::take_corrupt`] (read as missing).
-    corrupt: std::sync::Mutex<Vec<DocPath>>,
+    corrupt: super::raw::CorruptPrints,
     /// Writes tests make fail ([`StoreFaults`]).
     faults: Option<StoreFaults>,
 }

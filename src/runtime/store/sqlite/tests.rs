@@ -3,7 +3,7 @@
 
 use super::codec::{scores_from_blob, scores_to_blob};
 use super::*;
-use crate::doc::{CuratorVerdict, FileIdentity};
+use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Fingerprints, PairScores};
 use crate::runtime::store::StoredText;

@@ -465,28 +465,44 @@ impl SqliteStore {
     /// creates or moves anything; a file that is not a usable index is an error.
     pub fn open_read_only(path: &Path) -> Result<SqliteStore> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let bad = |problem| StoreError::NotAnIndex {
-            path: path.to_path_buf(),
-            problem,
-        };
+        Self::open_probed(
+            path,
+            flags,
+            "open read-only",
+            SCHEMA_VERSION..=SCHEMA_VERSION,
+        )
+    }
+
+    /// Open an existing index with `flags`, never creating, moving or
+    /// migrating anything: a file that is not a doppel index whose schema
+    /// is one of `versions` is [`StoreError::NotAnIndex`].
+    fn open_probed(
+        path: &Path,
+        flags: OpenFlags,
+        verb: &str,
+        versions: std::ops::RangeInclusive<i32>,
+    ) -> Result<SqliteStore> {
         let fatal = |f: OpenFailure| match f {
-            OpenFailure::Bad(problem) => bad(problem),
+            OpenFailure::Bad(problem) => StoreError::NotAnIndex {
+                path: path.to_path_buf(),
+                problem,
+            },
             OpenFailure::Fatal(e) => e,
         };
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| fatal(classify(path, "open read-only", e)))?;
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|e| fatal(classify(path, verb, e)))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .ctx(path, "set busy_timeout")?;
         let p = probe(&conn, path).map_err(fatal)?;
         if p.application_id != APPLICATION_ID {
-            return Err(bad(OpenProblem::Foreign {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::Foreign {
                 application_id: p.application_id,
-            }));
+            })));
         }
-        if p.user_version != SCHEMA_VERSION {
-            return Err(bad(OpenProblem::UnknownSchema {
+        if !versions.contains(&p.user_version) {
+            return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
                 version: p.user_version,
-            }));
+            })));
         }
         Ok(SqliteStore {
             conn,
@@ -524,34 +540,7 @@ impl SqliteStore {
     /// [`StoreError::NotAnIndex`].
     pub fn open_existing(path: &Path) -> Result<SqliteStore> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let fatal = |f: OpenFailure| match f {
-            OpenFailure::Bad(problem) => StoreError::NotAnIndex {
-                path: path.to_path_buf(),
-                problem,
-            },
-            OpenFailure::Fatal(e) => e,
-        };
-        let conn = Connection::open_with_flags(path, flags)
-            .map_err(|e| fatal(classify(path, "open", e)))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .ctx(path, "set busy_timeout")?;
-        let p = probe(&conn, path).map_err(fatal)?;
-        if p.application_id != APPLICATION_ID {
-            return Err(fatal(OpenFailure::Bad(OpenProblem::Foreign {
-                application_id: p.application_id,
-            })));
-        }
-        if !(2..=SCHEMA_VERSION).contains(&p.user_version) {
-            return Err(fatal(OpenFailure::Bad(OpenProblem::UnknownSchema {
-                version: p.user_version,
-            })));
-        }
-        Ok(SqliteStore {
-            conn,
-            path: path.to_path_buf(),
-            corrupt: Default::default(),
-            faults: None,
-        })
+        Self::open_probed(path, flags, "open", 2..=SCHEMA_VERSION)
     }
 
     /// Take an exclusive lock on the index for as long as this connection

@@ -225,3 +225,86 @@ fn a_ruling_on_a_passage_that_is_not_there_says_so() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("there is no passage 3"), "{stderr}");
 }
+
+#[test]
+fn a_ruling_says_the_number_the_passage_is_listed_under_now_and_that_number_undoes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("books");
+    std::fs::create_dir_all(&folder).unwrap();
+    // Two licences, each learned: the first beside four works, the second
+    // beside three, so the list shows the first as passage 1.
+    let second = words("moby/moby_dick.txt", 20000..20700);
+    let works = [
+        ("a.txt", licence(), words("austen/emma.txt", 3000..3300)),
+        (
+            "b.txt",
+            licence(),
+            words("austen/persuasion.txt", 3000..3300),
+        ),
+        (
+            "c.txt",
+            licence(),
+            words("austen/mansfieldpark.txt", 3000..3300),
+        ),
+        (
+            "d.txt",
+            licence(),
+            words("austen/northangerabbey.txt", 3000..3300),
+        ),
+        (
+            "e.txt",
+            second.clone(),
+            words("austen/emma.txt", 9000..9300),
+        ),
+        (
+            "f.txt",
+            second.clone(),
+            words("austen/persuasion.txt", 9000..9300),
+        ),
+        (
+            "g.txt",
+            second,
+            words("austen/mansfieldpark.txt", 9000..9300),
+        ),
+    ];
+    for (name, notice, body) in &works {
+        std::fs::write(folder.join(name), format!("{notice}\n\n{body}\n")).unwrap();
+    }
+    let dir = folder.to_str().unwrap();
+    let index = tmp.path().join("state/index.sqlite");
+    let index = index.to_str().unwrap();
+    let documents = |ruling: &[&str]| -> Vec<(u64, bool)> {
+        let out = stdout_of(
+            doppel()
+                .args(["boilerplate", dir, "--format", "json", "--index", index])
+                .args(ruling),
+        );
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        json.as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let documents = p["documents"].as_u64().unwrap();
+                (documents, p["overruled"].as_bool().unwrap())
+            })
+            .collect()
+    };
+    assert_eq!(documents(&[]), [(4, false), (3, false)]);
+
+    let out = doppel()
+        .args(["boilerplate", dir, "--index", index, "--overrule", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "passage 1 overruled: not boilerplate (now passage 2: `--restore 2` undoes it)"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(documents(&[]), [(3, false), (4, true)]);
+
+    // The number it gave undoes it.
+    assert_eq!(documents(&["--restore", "2"]), [(4, false), (3, false)]);
+}

@@ -12,6 +12,7 @@ use doppel::engine::{Engine, RelationKind};
 use doppel::faces::report;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::runtime::boilerplate::user::UserBoilerplate;
+use doppel::runtime::boilerplate::PassageSummary;
 use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
@@ -82,6 +83,10 @@ pub fn boilerplate(
     ruling: Option<Ruling>,
 ) -> Result<()> {
     let root = open_folder(dir)?;
+    // The ruled passage's own shingles and how many documents it moved,
+    // to say where the list now shows it (an overruled passage moves after
+    // the learned ones, so its number changes).
+    let mut ruled: Option<(Vec<u32>, usize)> = None;
     let report = scan_report_then(config, &root, options, |index| {
         let Some(ruling) = ruling else {
             return Ok(());
@@ -104,23 +109,44 @@ pub fn boilerplate(
             );
         }
         let changes = index.overrule_passage(passage, overrule)?;
-        eprintln!(
-            "doppel: passage {n} {}; {} fingerprinted again",
-            if overrule {
-                "overruled: not boilerplate"
-            } else {
-                "restored as boilerplate"
-            },
-            count(changes.len(), "document", "documents")
-        );
+        ruled = Some((passage.hashes.clone(), changes.len()));
         Ok(())
     })?;
+    if let (Some(ruling), Some((hashes, changed))) = (ruling, ruled) {
+        eprintln!(
+            "doppel: {}; {} fingerprinted again",
+            ruled_line(ruling, &report.boilerplate.passages, &hashes),
+            count(changed, "document", "documents")
+        );
+    }
     let out = match format {
         ListFormat::Text => report::boilerplate_text(&report.boilerplate),
         ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
+}
+
+/// What a ruling did, and the number the passage is listed under now,
+/// e.g. "passage 1 overruled: not boilerplate (now passage 3: `--restore 3`
+/// undoes it)".
+fn ruled_line(ruling: Ruling, passages: &[PassageSummary], hashes: &[u32]) -> String {
+    let (Ruling::Overrule(n) | Ruling::Restore(n)) = ruling;
+    let (done, undo) = match ruling {
+        Ruling::Overrule(_) => ("overruled: not boilerplate", "--restore"),
+        Ruling::Restore(_) => ("restored as boilerplate", "--overrule"),
+    };
+    let now = passages
+        .iter()
+        .position(|p| p.hashes == hashes)
+        .map(|i| i + 1);
+    match now {
+        Some(m) if m != n => {
+            format!("passage {n} {done} (now passage {m}: `{undo} {m}` undoes it)")
+        }
+        Some(_) => format!("passage {n} {done} (`{undo} {n}` undoes it)"),
+        None => format!("passage {n} {done}"),
+    }
 }
 
 /// `n` and the noun, singular or plural.

@@ -212,6 +212,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             jsonl: _,
             index,
+            store,
             quiet_ms,
             until_eof,
             boilerplate_dir,
@@ -223,7 +224,13 @@ fn run(cli: Cli) -> Result<()> {
             if boilerplate_dir.is_some() {
                 config.library.boilerplate.user_dir = boilerplate_dir;
             }
-            cli::watch_jsonl::watch_jsonl(&usage::checked(config, &[])?, &dir, index, until_eof)
+            cli::watch_jsonl::watch_jsonl(
+                &usage::checked(config, &[])?,
+                &dir,
+                index,
+                store.as_deref(),
+                until_eof,
+            )
         }
         Some(Command::Eval {
             dir,

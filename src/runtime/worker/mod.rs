@@ -39,6 +39,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
+use crate::runtime::store::StoreAddress;
 use crate::runtime::watch::{WatchConfig, Watcher};
 
 use batch::{Batch, Input};
@@ -56,8 +57,11 @@ pub struct WorkerConfig {
     pub engine: EngineConfig,
     /// What the library keeps and how it finds candidates.
     pub library: LibraryConfig,
-    /// Where the index lives (default: the platform data folder).
-    pub index_path: Option<PathBuf>,
+    /// Where the index lives: a file or a shared database (default: a
+    /// file in the platform data folder).
+    pub index: Option<StoreAddress>,
+    /// Who verdicts written to a shared database are recorded as.
+    pub curator: String,
     /// The watcher's quiet period (see [`crate::runtime::watch`]).
     pub quiet: Duration,
     /// The safety-net full rescan interval; zero turns it off.
@@ -90,7 +94,8 @@ impl WorkerConfig {
             root: root.into(),
             engine: EngineConfig::default(),
             library: LibraryConfig::default(),
-            index_path: None,
+            index: None,
+            curator: "doppel".to_owned(),
             quiet: crate::runtime::watch::DEFAULT_QUIET,
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
@@ -227,11 +232,12 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         bytes: 0,
     }));
     let engine = Engine::new(config.engine.clone());
-    let opened = FolderIndex::open(
+    let opened = FolderIndex::open_somewhere(
         &config.root,
         engine,
         config.library.clone(),
-        config.index_path.as_deref(),
+        config.index.as_ref(),
+        &config.curator,
     );
     let (mut index, report) = match opened {
         Ok(opened) => opened,

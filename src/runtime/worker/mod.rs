@@ -263,8 +263,15 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         watch.extra_ignores = config.extra_ignores.clone();
         Watcher::start_with(watch, move |e| input_tx.send(Input::Watch(e)).is_ok())
     });
-    // Only the forwarder and the watcher feed the channel from now on: it
-    // disconnects when both are gone.
+    // A shared store's changes by other processes, while the worker runs.
+    let listener = {
+        let input_tx = input_tx.clone();
+        index
+            .store()
+            .listen(move |e| input_tx.send(Input::Store(e)).is_ok())
+    };
+    // Only the forwarder, the watcher and the listener feed the channel
+    // from now on: it disconnects when they are gone.
     drop(input_tx);
     let pair_jobs = spawn_pair_helper(config.engine.clone(), updates.clone());
     let diff_jobs = spawn_diff_helper(
@@ -305,6 +312,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     worker.publish();
     worker.progress(Stage::Idle, 0, 0, 0);
     worker.run();
+    drop(listener);
     drop(watcher);
     drop(worker);
     send(Update::Stopped);
@@ -401,13 +409,32 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        if let Some(address) = batch.store_lost {
+            self.store_unreachable(&address);
+        }
+        // The outage may have hidden other curators' changes: read the
+        // decisions and the whole folder again.
+        let rescan = batch.rescan || batch.store_back;
+        if batch.decisions_changed || batch.store_back {
+            match self.index.reload_decisions() {
+                Ok(()) => changed = true,
+                Err(e) => self.index_error(&e, Some("reading the other curators' verdicts")),
+            }
+        }
+        if batch.boilerplate_changed {
+            self.send(Update::Warning(
+                "another curator changed the boilerplate rulings: they apply here when the \
+                 folder is opened again"
+                    .to_owned(),
+            ));
+        }
         // Before anything else of the batch can change the list they name.
         for (generation, passage, overrule) in batch.rulings {
             changed |= self.rule_boilerplate(generation, passage, overrule);
         }
         // Files moved out of (or back into) the folder: walk it again, as
         // after file events, so the snapshot shows the folder as it is.
-        let rescan = batch.rescan || !batch.moves.is_empty();
+        let rescan = rescan || !batch.moves.is_empty();
         for command in batch.moves {
             self.move_files(command);
         }
@@ -519,6 +546,20 @@ impl Worker {
         self.send(Update::Error(error));
     }
 
+    /// The shared store at `address` cannot be reached: pause as after a
+    /// storage failure (the folder is read again when it is back, or
+    /// after the pause's delay), saying so.
+    fn store_unreachable(&mut self, address: &str) {
+        let pause = pause::StoragePause::after_failure(
+            self.paused,
+            self.config.storage_retry,
+            Instant::now(),
+        );
+        tracing::warn!(%address, attempts = pause.attempts, "database unreachable");
+        self.paused = Some(pause);
+        self.send(Update::Watch(pause::unreachable(address)));
+    }
+
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
         // Only a watcher's state goes back after the walk: without one,
@@ -551,7 +592,12 @@ impl Worker {
         if result.is_ok() && self.paused.take().is_some() {
             tracing::info!("index resumed");
         }
-        if let Some(state) = self.watch_state.clone() {
+        // A walk that failed for storage pauses (the pass says so next):
+        // the watcher's state comes back only when it resumes.
+        let pausing = result
+            .as_ref()
+            .is_err_and(|e| pause::paused_state(e).is_some());
+        if let Some(state) = self.watch_state.clone().filter(|_| !pausing) {
             self.send(Update::Watch(state));
         }
         result.map(|report| report.changes)

@@ -220,3 +220,28 @@ fn a_store_that_is_not_a_postgres_url_is_refused_by_the_config_file() {
     assert!(error.contains("store"), "{error}");
     assert!(error.contains("postgres:// URL is needed"), "{error}");
 }
+
+#[test]
+fn index_list_says_a_shared_store_is_not_among_the_files_it_lists() {
+    let home = tempfile::tempdir().unwrap();
+    let files = home.path().join("indexes");
+    config_in(
+        home.path(),
+        &format!(
+            "store = \"postgres://curator:s3cret@db.example/doppel\"\nindex-dir = \"{}\"\n",
+            files.display()
+        ),
+    );
+    let out = doppel()
+        .env("XDG_CONFIG_HOME", home.path())
+        .args(["index", "list"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("postgres://curator@db.example/doppel") && said.contains("shared by a team"),
+        "{said}"
+    );
+    assert!(!said.contains("s3cret"), "{said}");
+}

@@ -151,6 +151,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             format,
             index,
+            store,
             no_index,
             boilerplate_dir,
             overrule,
@@ -161,11 +162,12 @@ fn run(cli: Cli) -> Result<()> {
                 (None, Some(n)) => Some(cli::scan::Ruling::Restore(n)),
                 (None, None) => None,
             };
-            let options = ScanOptions {
+            let mut options = ScanOptions {
                 no_index,
                 boilerplate_dir,
                 ..ScanOptions::with_index(index)
             };
+            options.decision.store = store;
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }
         Some(Command::Report {

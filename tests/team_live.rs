@@ -3,7 +3,8 @@
 //! is needed), neither watching the folder, so only the store's
 //! notifications can tell one what the other did: a verdict, its
 //! clearing and a keeper mark made through one appear in the other's next
-//! snapshot. Skips without `DOPPEL_TEST_PG` unless
+//! snapshot; a boilerplate ruling `doppel boilerplate --store` makes is
+//! announced to a running worker. Skips without `DOPPEL_TEST_PG` unless
 //! `DOPPEL_TEST_PG_REQUIRED=1` (see `store_places`).
 #![cfg(feature = "postgres")]
 
@@ -111,4 +112,33 @@ fn a_verdict_through_one_worker_shows_in_the_others_next_snapshot() {
     });
     alice.join();
     bob.join();
+}
+
+#[test]
+fn another_curators_boilerplate_ruling_is_announced_to_a_running_worker() {
+    let Some(url) = store_places::postgres_url("live_boilerplate") else {
+        return;
+    };
+    let f = common::fixture();
+    let worker = start(&f.folder, &url, "alice");
+    let first = snapshot(&worker, "the folder indexed", |s| s.documents > 0);
+    assert!(
+        !first.boilerplate.passages.is_empty(),
+        "the sample corpus has boilerplate"
+    );
+    common::stdout_of(
+        common::doppel()
+            .args(["boilerplate", "--store", &url, "--overrule", "1"])
+            .arg(&f.folder),
+    );
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match worker.updates.recv_timeout(left) {
+            Ok(Update::Warning(message)) if message.contains("boilerplate rulings") => break,
+            Ok(_) => {}
+            Err(e) => panic!("no word of the ruling within {WAIT:?}: {e}"),
+        }
+    }
+    worker.join();
 }

@@ -219,8 +219,13 @@ pub enum Command {
         /// folder, never inside DIR).
         #[arg(long, value_name = "PATH")]
         index: Option<PathBuf>,
+        /// Keep the index in a PostgreSQL database shared by a team
+        /// (`postgres://user@host/db`) instead of a file (overrides the
+        /// config file's `store`).
+        #[arg(long, value_name = "URL", conflicts_with = "index")]
+        store: Option<String>,
         /// Do not read or write a persistent index; learn from every file now.
-        #[arg(long, conflicts_with = "index")]
+        #[arg(long, conflicts_with_all = ["index", "store"])]
         no_index: bool,
         /// Your own boilerplate: every file in this folder (outside DIR) is
         /// left out of every document that carries its text (overrides the

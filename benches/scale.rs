@@ -283,7 +283,7 @@ fn diff_time() {
         .collect();
     std::fs::write(books.join("b.txt"), edited.join(" ")).unwrap();
     let mut config = WorkerConfig::new(&books);
-    config.index_path = Some(dir.join("index.sqlite"));
+    config.index = Some(dir.join("index.sqlite").into());
     config.watch = false;
     let worker = spawn(config);
     let deadline = Instant::now() + Duration::from_secs(120);

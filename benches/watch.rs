@@ -81,7 +81,7 @@ fn main() {
     std::fs::create_dir_all(&state).unwrap();
 
     let mut config = WorkerConfig::new(&dir);
-    config.index_path = Some(state.join("index.sqlite"));
+    config.index = Some(state.join("index.sqlite").into());
     config.rescan_every = Duration::ZERO;
     if let Some(ms) = std::env::var("DOPPEL_QUIET_MS")
         .ok()

@@ -151,6 +151,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             format,
             index,
+            store,
             no_index,
             boilerplate_dir,
             overrule,
@@ -161,11 +162,12 @@ fn run(cli: Cli) -> Result<()> {
                 (None, Some(n)) => Some(cli::scan::Ruling::Restore(n)),
                 (None, None) => None,
             };
-            let options = ScanOptions {
+            let mut options = ScanOptions {
                 no_index,
                 boilerplate_dir,
                 ..ScanOptions::with_index(index)
             };
+            options.decision.store = store;
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }
         Some(Command::Report {
@@ -212,6 +214,7 @@ fn run(cli: Cli) -> Result<()> {
             dir,
             jsonl: _,
             index,
+            store,
             quiet_ms,
             until_eof,
             boilerplate_dir,
@@ -223,7 +226,13 @@ fn run(cli: Cli) -> Result<()> {
             if boilerplate_dir.is_some() {
                 config.library.boilerplate.user_dir = boilerplate_dir;
             }
-            cli::watch_jsonl::watch_jsonl(&usage::checked(config, &[])?, &dir, index, until_eof)
+            cli::watch_jsonl::watch_jsonl(
+                &usage::checked(config, &[])?,
+                &dir,
+                index,
+                store.as_deref(),
+                until_eof,
+            )
         }
         Some(Command::Eval {
             dir,

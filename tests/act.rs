@@ -92,7 +92,8 @@ fn decisions(s: &Setup) -> Decisions {
         engine,
         LibraryConfig::default(),
         spec,
-        Some(&s.index),
+        Some(&s.index.clone().into()),
+        "tester",
     )
     .unwrap()
 }

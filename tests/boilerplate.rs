@@ -329,7 +329,7 @@ fn the_pair_screen_and_the_diff_show_the_learned_boilerplate() {
     let dir = tmp.path().join("folder");
     write(library, &dir, |_| true);
     let mut config = WorkerConfig::new(&dir);
-    config.index_path = Some(tmp.path().join("index.sqlite"));
+    config.index = Some(tmp.path().join("index.sqlite").into());
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);
     let (a, b) = (

@@ -196,7 +196,7 @@ fn watch_jsonl_names_every_document_once() {
 
 fn start(f: &Folder) -> WorkerHandle {
     let mut config = WorkerConfig::new(&f.folder);
-    config.index_path = Some(f.index.clone());
+    config.index = Some(f.index.clone().into());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     spawn(config)

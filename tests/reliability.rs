@@ -408,7 +408,7 @@ fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
     // The first commit fails, and the first two attempts after it.
     faults.fail_next_writes(3);
     let mut config = WorkerConfig::new(&f.folder);
-    config.index_path = Some(f.index.clone());
+    config.index = Some(f.index.clone().into());
     config.rescan_every = std::time::Duration::ZERO;
     config.storage_retry = std::time::Duration::from_millis(10);
     config.store_faults = Some(faults.clone());

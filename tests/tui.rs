@@ -1393,3 +1393,30 @@ fn the_pair_screen_names_a_part_and_its_whole() {
     let text = screen_text(&s);
     assert!(text.contains("A ⊂ B, 97 % of A"), "{text}");
 }
+
+#[test]
+fn the_status_line_says_the_worker_resumed_after_a_pause() {
+    let mut s = scanned(120, 40);
+    let reason = "database unreachable (postgres://curator@db:5432/lib)";
+    feed(
+        &mut s,
+        Update::Watch(WatchState::Paused {
+            reason: reason.into(),
+        }),
+    );
+    assert_eq!(
+        s.notice.as_ref().map(|(_, text)| text.as_str()),
+        Some(format!("paused: {reason}").as_str())
+    );
+    // The retry walks the folder, then follows it again.
+    feed(&mut s, Update::Watch(WatchState::Scanning));
+    feed(&mut s, Update::Watch(WatchState::Watching));
+    assert_eq!(
+        s.last_event.as_deref(),
+        Some("resumed: watching for changes")
+    );
+    // A later walk is not a resumption.
+    feed(&mut s, Update::Watch(WatchState::Scanning));
+    feed(&mut s, Update::Watch(WatchState::Watching));
+    assert_eq!(s.last_event.as_deref(), Some("watching for changes"));
+}

@@ -71,7 +71,7 @@ fn setup() -> Setup {
 
 fn start(s: &Setup) -> WorkerHandle {
     let mut config = WorkerConfig::new(&s.folder);
-    config.index_path = Some(s.index.clone());
+    config.index = Some(s.index.clone().into());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     spawn(config)

@@ -71,7 +71,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
 
 fn start(folder: &std::path::Path, index: &std::path::Path) -> WorkerHandle {
     let mut config = WorkerConfig::new(folder);
-    config.index_path = Some(index.to_path_buf());
+    config.index = Some(index.to_path_buf().into());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     spawn(config)

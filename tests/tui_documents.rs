@@ -332,7 +332,7 @@ fn monochrome_documents_show_the_selection_without_colour() {
 fn the_worker_answers_facts_and_neighbours() {
     let c = corpus();
     let mut config = WorkerConfig::new(&c.folder);
-    config.index_path = None;
+    config.index = None;
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);

@@ -588,7 +588,7 @@ fn the_legend_explains_every_symbol_in_help_and_below_the_members() {
 fn the_status_bar_settles_after_a_regather_and_an_unchanged_rescan() {
     let f = common::fixture();
     let mut config = WorkerConfig::new(&f.folder);
-    config.index_path = Some(f.index.clone());
+    config.index = Some(f.index.clone().into());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);

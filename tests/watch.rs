@@ -79,7 +79,7 @@ impl Harness {
         }
         let index = dir.path().join("state").join("index.sqlite");
         let mut config = WorkerConfig::new(&folder);
-        config.index_path = Some(index.clone());
+        config.index = Some(index.clone().into());
         config.quiet = Duration::from_millis(100);
         // Events alone must find everything: no safety-net rescans.
         config.rescan_every = Duration::ZERO;

@@ -26,7 +26,7 @@ const WAIT: Duration = Duration::from_secs(60);
 
 fn start(f: &Fixture) -> WorkerHandle {
     let mut config = WorkerConfig::new(&f.folder);
-    config.index_path = Some(f.index.clone());
+    config.index = Some(f.index.clone().into());
     config.quiet = Duration::from_millis(100);
     config.rescan_every = Duration::ZERO;
     spawn(config)
@@ -381,7 +381,7 @@ fn a_diff_request_gives_words_and_honours_a_tiny_deadline() {
 fn without_watching_a_rescan_command_reads_the_folder_again() {
     let f = fixture();
     let mut config = WorkerConfig::new(&f.folder);
-    config.index_path = Some(f.index.clone());
+    config.index = Some(f.index.clone().into());
     config.watch = false;
     let worker = spawn(config);
     let first = snapshot(&worker, "the first snapshot", |_| true);
@@ -403,7 +403,7 @@ fn without_watching_a_rescan_command_reads_the_folder_again() {
 fn a_missing_folder_reports_an_error_and_stops() {
     let dir = tempfile::tempdir().unwrap();
     let mut config = WorkerConfig::new(dir.path().join("nowhere"));
-    config.index_path = Some(dir.path().join("index.sqlite"));
+    config.index = Some(dir.path().join("index.sqlite").into());
     let worker = spawn(config);
     let message = wait_for(&worker, "an error", |u| match u {
         Update::Error(e) => Some(e.clone()),

@@ -16,7 +16,7 @@ use doppel::runtime::act::{self, Decisions, Filter, MarkState, Plan};
 use doppel::runtime::config::Config;
 
 use super::args::{DecisionOptions, FilterOptions, ManifestFormat};
-use super::settings::{index_path, open_folder, settings, with_options};
+use super::settings::{curator, index_address, open_folder, settings, with_options};
 
 /// Whether `doppel act` may move files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,13 +40,19 @@ fn decisions(config: Config, root: &Path, options: &DecisionOptions) -> Result<D
         mode,
         ..ClusterSpec::from_engine(&engine)
     };
-    let index = index_path(&config, options.index.as_ref(), root)?;
+    let index = index_address(
+        &config,
+        options.index.as_ref(),
+        options.store.as_deref(),
+        root,
+    )?;
     Ok(act::open_decisions(
         root,
         engine,
         library_config,
         spec,
-        index.as_deref(),
+        index.as_ref(),
+        &curator(),
     )?)
 }
 

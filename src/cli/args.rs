@@ -67,18 +67,13 @@ pub struct ScanOptions {
     #[command(flatten)]
     pub decision: DecisionOptions,
     /// Do not read or write a persistent index; fingerprint everything now.
-    #[arg(long, conflicts_with = "index")]
+    #[arg(long, conflicts_with_all = ["index", "store"])]
     pub no_index: bool,
     /// Your own boilerplate: every file in this folder (outside DIR) is
     /// left out of every document that carries its text (overrides the
     /// config file's boilerplate.user-dir).
     #[arg(long, value_name = "DIR")]
     pub boilerplate_dir: Option<PathBuf>,
-    /// Keep the index in a PostgreSQL database shared by a team
-    /// (`postgres://user@host/db`; the folder is one collection in it)
-    /// instead of a file.
-    #[arg(long, value_name = "URL", conflicts_with_all = ["index", "no_index"])]
-    pub store: Option<String>,
 }
 
 impl ScanOptions {
@@ -90,6 +85,7 @@ impl ScanOptions {
             thresholds: Vec::new(),
             mode: None,
             index,
+            store: None,
         }
         .scan_options()
     }
@@ -104,10 +100,10 @@ impl ScanOptions {
                     thresholds,
                     mode,
                     index,
+                    store,
                 },
             no_index,
             boilerplate_dir,
-            store,
         } = self;
         cluster_by.is_some()
             || !algorithms.is_empty()
@@ -147,6 +143,11 @@ pub struct DecisionOptions {
     /// never inside DIR).
     #[arg(long, value_name = "PATH")]
     pub index: Option<PathBuf>,
+    /// Keep the index in a PostgreSQL database shared by a team
+    /// (`postgres://user@host/db`; the folder is one collection in it)
+    /// instead of a file (overrides the config file's `store`).
+    #[arg(long, value_name = "URL", conflicts_with = "index")]
+    pub store: Option<String>,
 }
 
 impl DecisionOptions {
@@ -156,7 +157,6 @@ impl DecisionOptions {
             decision: self.clone(),
             no_index: false,
             boilerplate_dir: None,
-            store: None,
         }
     }
 }
@@ -219,8 +219,13 @@ pub enum Command {
         /// folder, never inside DIR).
         #[arg(long, value_name = "PATH")]
         index: Option<PathBuf>,
+        /// Keep the index in a PostgreSQL database shared by a team
+        /// (`postgres://user@host/db`) instead of a file (overrides the
+        /// config file's `store`).
+        #[arg(long, value_name = "URL", conflicts_with = "index")]
+        store: Option<String>,
         /// Do not read or write a persistent index; learn from every file now.
-        #[arg(long, conflicts_with = "index")]
+        #[arg(long, conflicts_with_all = ["index", "store"])]
         no_index: bool,
         /// Your own boilerplate: every file in this folder (outside DIR) is
         /// left out of every document that carries its text (overrides the
@@ -378,6 +383,12 @@ pub enum Command {
         /// folder, never inside DIR).
         #[arg(long, value_name = "PATH")]
         index: Option<PathBuf>,
+        /// Keep the index in a PostgreSQL database shared by a team
+        /// (`postgres://user@host/db`) instead of a file (overrides the
+        /// config file's `store`); changes other processes make to it show
+        /// here as they are committed.
+        #[arg(long, value_name = "URL", conflicts_with = "index")]
+        store: Option<String>,
         #[arg(long, value_name = "MS", help = format!(
             "Quiet period before a changed file is read, in milliseconds (overrides the \
              config file's watch.quiet-ms); it doubles, up to {} ms, for a file that keeps \

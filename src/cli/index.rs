@@ -20,6 +20,16 @@ pub fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
         Some(dir) => dir.clone(),
         None => doppel::runtime::store::Store::default_dir()?,
     };
+    // A shared database's collections belong to the team: they are not
+    // this machine's files to size or forget. Said once, then the files.
+    if let Some(store) = &config.store {
+        eprintln!(
+            "doppel: the config file's store ({}) is shared by a team; `doppel index` lists \
+             and forgets only index files, here those in {}",
+            doppel::runtime::store::without_password(store),
+            dir.display()
+        );
+    }
     let now = std::time::SystemTime::now();
     let mut out = std::io::stdout().lock();
     match command {

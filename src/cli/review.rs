@@ -25,16 +25,13 @@ pub fn review(
 ) -> Result<()> {
     #[cfg(feature = "tui")]
     if std::io::stdout().is_terminal() && !options.no_index {
-        // The review screen's worker opens its index as a file for now.
-        if let Some(store) = &options.store {
-            anyhow::bail!(
-                "--store {}: the review screen keeps its index in a file for now; \
-                 use `doppel scan` or `doppel report` with --store",
-                doppel::runtime::store::StoreAddress::parse(store)?
-            );
-        }
         let root = open_folder(dir)?;
-        let worker = worker_config(config, &root, options.decision.index.as_ref())?;
+        let worker = worker_config(
+            config,
+            &root,
+            options.decision.index.as_ref(),
+            options.decision.store.as_deref(),
+        )?;
         let initial = [
             doppel::runtime::worker::Command::SetClusterBy(worker.cluster_by),
             doppel::runtime::worker::Command::SetMode(worker.cluster_mode),

@@ -16,11 +16,10 @@ use doppel::runtime::boilerplate::PassageSummary;
 use doppel::runtime::config::Config;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
-use doppel::runtime::store::StoreAddress;
 
 use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
-use super::settings::{index_path, open_folder, settings};
+use super::settings::{curator, index_address, open_folder, settings};
 
 /// Scan `dir` under `config` and print the report in `format`, its pairs
 /// only of `relations` when any are named.
@@ -194,16 +193,19 @@ fn scan_report_then(
             &hooks,
         )
     } else {
-        let (mut index, opened) = match &options.store {
-            Some(address) => {
-                let address = StoreAddress::parse(address)?;
-                FolderIndex::open_at(root, engine, library_config, &address, &curator())?
-            }
-            None => {
-                let index_path = index_path(config, options.decision.index.as_ref(), root)?;
-                FolderIndex::open(root, engine, library_config, index_path.as_deref())?
-            }
-        };
+        let address = index_address(
+            config,
+            options.decision.index.as_ref(),
+            options.decision.store.as_deref(),
+            root,
+        )?;
+        let (mut index, opened) = FolderIndex::open_somewhere(
+            root,
+            engine,
+            library_config,
+            address.as_ref(),
+            &curator(),
+        )?;
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
@@ -218,13 +220,4 @@ fn scan_report_then(
     };
     bar.finish_and_clear();
     Ok(report)
-}
-
-/// Who verdicts written to a shared store are recorded as: the login name
-/// (`USER`, else `USERNAME`), or `doppel` when neither is set.
-fn curator() -> String {
-    ["USER", "USERNAME"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "doppel".to_owned())
 }

@@ -1,6 +1,7 @@
 //! What a command runs with: the configuration file with the flags over
-//! it, the folder, the index file, and the one [`WorkerConfig`] the review
-//! and the watcher start their worker with.
+//! it, the folder, where its index is (a file or the team's database), and
+//! the one [`WorkerConfig`] the review and the watcher start their worker
+//! with.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ use doppel::engine::EngineConfig;
 use doppel::pairing::cluster::{ClusterBy, ClusterMode};
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::config::Config;
+use doppel::runtime::store::StoreAddress;
 use doppel::runtime::worker::WorkerConfig;
 
 use super::args::ScanOptions;
@@ -63,19 +65,48 @@ pub fn open_folder(dir: &Path) -> Result<PathBuf> {
     Ok(root)
 }
 
+/// Where the index of `root` is: `--store URL` or `--index PATH` for this
+/// run, else the config file's `store`, else a file in its `index-dir`,
+/// else `None` (a file in the platform data folder).
+pub fn index_address(
+    config: &Config,
+    index: Option<&PathBuf>,
+    store: Option<&str>,
+    root: &Path,
+) -> Result<Option<StoreAddress>> {
+    if let Some(url) = store
+        .or(config.store.as_deref())
+        .filter(|_| index.is_none())
+    {
+        return Ok(Some(StoreAddress::parse(url)?));
+    }
+    Ok(index_path(config, index, root)?.map(StoreAddress::from))
+}
+
+/// Who verdicts written to a shared store are recorded as: the login name
+/// (`USER`, else `USERNAME`), or `doppel` when neither is set.
+pub fn curator() -> String {
+    ["USER", "USERNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "doppel".to_owned())
+}
+
 /// The worker of `root` as `config` and the flags set it up: the engine,
 /// library, watch and ignore settings, the clusters' verdict and mode, and
-/// the index file (`index`, the `--index` flag).
+/// where the index is (`index`, the `--index` flag; `store`, `--store`).
 pub fn worker_config(
     config: &Config,
     root: &Path,
     index: Option<&PathBuf>,
+    store: Option<&str>,
 ) -> Result<WorkerConfig> {
     let (engine, library, by, mode) = settings(config);
     let mut worker = WorkerConfig::new(root);
     worker.engine = engine;
     worker.library = library;
-    worker.index_path = index_path(config, index, root)?;
+    worker.index = index_address(config, index, store, root)?;
+    worker.curator = curator();
     worker.quiet = config.watch.quiet();
     worker.rescan_every = config.watch.rescan_every();
     worker.extra_ignores = config.ignore.clone();

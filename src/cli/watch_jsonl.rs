@@ -25,10 +25,11 @@ pub fn watch_jsonl(
     config: &Config,
     dir: &Path,
     index: Option<PathBuf>,
+    store: Option<&str>,
     until_eof: bool,
 ) -> Result<()> {
     let root = open_folder(dir)?;
-    let worker_config = worker_config(config, &root, index.as_ref())?;
+    let worker_config = worker_config(config, &root, index.as_ref(), store)?;
     // Stopped and waited for on every way out, a closed stdout included.
     let handle = JoinOnDrop(Some(worker::spawn(worker_config)));
     let mut signals = Signals::new([SIGINT, SIGTERM]).context("cannot handle SIGINT/SIGTERM")?;

@@ -13,7 +13,7 @@
 //! The file's layout is flat where the code nests: the engine's settings
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
-//! `[library]`, and `ignore`, `index-dir`, `quarantine-dir`, `[clusters]`,
+//! `[library]`, and `ignore`, `index-dir`, `quarantine-dir`, `store`, `[clusters]`,
 //! `[watch]`, `[reading]` and `[ui]` are the front ends' settings.
 //! `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
@@ -66,6 +66,10 @@ pub struct Config {
     /// Where `doppel act` moves the files it quarantines when no `--to`
     /// is given (never inside the folder acted on); `None`: `--to` needed.
     pub quarantine_dir: Option<PathBuf>,
+    /// A PostgreSQL database (`postgres://user@host/db`) every folder's
+    /// index is kept in, shared by a team, instead of a file per folder;
+    /// `--index` or `--store` override it for one run. `None`: files.
+    pub store: Option<String>,
     /// The watcher's quiet period and rescan interval.
     pub watch: WatchSettings,
     /// Ignore globs besides the built-in temporary-file ones (see
@@ -87,6 +91,7 @@ impl Default for Config {
             library: LibraryConfig::default(),
             index_dir: None,
             quarantine_dir: None,
+            store: None,
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
@@ -227,6 +232,8 @@ struct ConfigFile {
     index_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     quarantine_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<String>,
     tokenizer: TokenizerConfig,
     idf: IdfSource,
     thresholds: Thresholds,
@@ -263,6 +270,7 @@ impl From<Config> for ConfigFile {
             library,
             index_dir,
             quarantine_dir,
+            store,
             watch,
             ignore,
             clusters,
@@ -274,6 +282,7 @@ impl From<Config> for ConfigFile {
             ignore,
             index_dir,
             quarantine_dir,
+            store,
             tokenizer,
             idf,
             thresholds,
@@ -296,6 +305,7 @@ impl From<ConfigFile> for Config {
             ignore,
             index_dir,
             quarantine_dir,
+            store,
             tokenizer,
             idf,
             thresholds,
@@ -321,6 +331,7 @@ impl From<ConfigFile> for Config {
             library,
             index_dir,
             quarantine_dir,
+            store,
             watch,
             ignore,
             clusters,

@@ -138,7 +138,7 @@ pub fn worker_answers<const N: usize>(
     diffs: [(&DocPath, &DocPath); N],
 ) -> (PairDetail, [DiffView; N]) {
     let mut config = WorkerConfig::new(folder);
-    config.index_path = Some(index_path.to_owned());
+    config.index = Some(index_path.to_owned().into());
     config.watch = false;
     config.rescan_every = Duration::ZERO;
     let worker = spawn(config);

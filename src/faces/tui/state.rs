@@ -396,6 +396,9 @@ pub struct AppState {
     pub progress: Option<Progress>,
     /// How the folder is being followed.
     pub watch: Option<WatchState>,
+    /// The worker paused (storage, an unreachable database) and has not
+    /// resumed: the next "watching" says it resumed.
+    pub paused: bool,
     /// What the status bar says last happened.
     pub last_event: Option<String>,
     /// The outcome of the curator's last action, or a problem, shown whole
@@ -494,6 +497,7 @@ impl AppState {
             log_back: 0,
             progress: None,
             watch: None,
+            paused: false,
             last_event: None,
             notice: None,
             log: VecDeque::new(),

@@ -302,6 +302,23 @@ impl Library {
         self.verdicts.set_keeper(path, id, keeper);
     }
 
+    /// Replace every verdict and keeper mark with `verdicts` and
+    /// `keepers` (the decisions as a shared store holds them after another
+    /// process changed them).
+    pub fn replace_decisions(
+        &mut self,
+        verdicts: impl IntoIterator<Item = (DocPath, DocPath, CuratorVerdict)>,
+        keepers: impl IntoIterator<Item = DocPath>,
+    ) {
+        self.verdicts = Default::default();
+        for (a, b, verdict) in verdicts {
+            self.set_pair_verdict(&a, &b, Some(verdict));
+        }
+        for path in keepers {
+            self.set_keeper(&path, true);
+        }
+    }
+
     // -- clusters -------------------------------------------------------------
 
     /// Every linking pair under `spec`, sorted by (a, b).

@@ -19,7 +19,7 @@ use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FolderIndex, ReconcileReport};
 use crate::runtime::scan::ScanReport;
-use crate::runtime::store::{content_hash, Store, StoreError};
+use crate::runtime::store::{content_hash, Store, StoreAddress, StoreError};
 
 use super::Result;
 
@@ -59,7 +59,8 @@ pub struct Decisions {
     pub recorded: BTreeMap<DocPath, Recorded>,
 }
 
-/// Open the index of `root` and read its decisions as the curator last saw
+/// Open the index of `root` (at `index`, else the default file; verdicts
+/// would be `curator`'s) and read its decisions as the curator last saw
 /// them: no file of the folder is read, so a file changed since is told by
 /// [`plan`] rather than silently fingerprinted anew.
 pub fn open_decisions(
@@ -67,9 +68,11 @@ pub fn open_decisions(
     engine: Engine,
     library_config: LibraryConfig,
     spec: ClusterSpec,
-    index_path: Option<&Path>,
+    index: Option<&StoreAddress>,
+    curator: &str,
 ) -> Result<Decisions> {
-    let (index, _opened) = FolderIndex::open(root, engine, library_config, index_path)?;
+    let (index, _opened) =
+        FolderIndex::open_somewhere(root, engine, library_config, index, curator)?;
     let recorded = Recorded::all_in(index.store())?;
     // Not reconciled: nothing was read, so nothing changed while read.
     let report = ScanReport::from_index(index, spec, &ReconcileReport::default())?;

@@ -338,6 +338,9 @@ impl Config {
             crate::runtime::collection::check_ignore_glob(glob)
                 .map_err(|e| Invalid::new("ignore", quoted(glob), e.to_string()))?;
         }
+        if let Some(store) = &self.store {
+            check_store(store)?;
+        }
         let engine = &self.engine;
         if engine.enabled.is_empty() {
             return Err(Invalid::new(
@@ -414,5 +417,22 @@ impl Config {
             }
             ClusterBy::Algorithm(_) => Ok(()),
         }
+    }
+}
+
+/// `store` names a PostgreSQL database that can be connected to as
+/// written (a file is `index-dir`'s or `--index`'s). Its value is shown
+/// without a password.
+fn check_store(store: &str) -> Result<(), Invalid> {
+    use crate::runtime::store::{without_password, StoreAddress};
+    let shown = quoted(&without_password(store));
+    match StoreAddress::parse(store) {
+        Ok(address) if address.is_shared() => Ok(()),
+        Ok(_) => Err(Invalid::new(
+            "store",
+            shown,
+            "a postgres:// URL is needed (an index file is index-dir's or --index's)",
+        )),
+        Err(error) => Err(Invalid::new("store", shown, error.to_string())),
     }
 }

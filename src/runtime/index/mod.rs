@@ -307,6 +307,21 @@ impl FolderIndex {
         Ok((index, report))
     }
 
+    /// [`FolderIndex::open_at`] `address`, or [`FolderIndex::open`] the
+    /// default file when there is none.
+    pub fn open_somewhere(
+        root: &Path,
+        engine: Engine,
+        library_config: LibraryConfig,
+        address: Option<&store::StoreAddress>,
+        curator: &str,
+    ) -> Result<(Self, OpenReport)> {
+        match address {
+            Some(address) => Self::open_at(root, engine, library_config, address, curator),
+            None => Self::open(root, engine, library_config, None),
+        }
+    }
+
     /// Read an opened index into memory (writing nothing; what it would
     /// write is returned).
     fn load(
@@ -603,6 +618,17 @@ impl FolderIndex {
             }
         }
         self.library.set_pair_verdict(a, b, verdict);
+        Ok(())
+    }
+
+    /// Read the curator's decisions (pair verdicts and keepers) from the
+    /// store again, replacing those held: another process sharing the
+    /// store changed them.
+    pub fn reload_decisions(&mut self) -> Result<()> {
+        let verdicts = self.store.pair_verdicts()?;
+        let keepers = self.store.keepers()?;
+        self.library
+            .replace_decisions(verdicts.into_iter().map(|v| (v.a, v.b, v.verdict)), keepers);
         Ok(())
     }
 

@@ -45,6 +45,21 @@ impl StoreAddress {
     }
 }
 
+impl From<PathBuf> for StoreAddress {
+    /// An index file.
+    fn from(path: PathBuf) -> Self {
+        StoreAddress::File(path)
+    }
+}
+
+impl StoreAddress {
+    /// Whether this is a database shared by several processes (whose
+    /// changes by others a worker follows), not a file.
+    pub fn is_shared(&self) -> bool {
+        !matches!(self, StoreAddress::File(_))
+    }
+}
+
 impl fmt::Display for StoreAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -63,7 +78,7 @@ impl fmt::Debug for StoreAddress {
 
 /// A URL's text with the password of its `user:password@` part left out,
 /// for a message about a URL that could not be parsed.
-fn without_password(text: &str) -> String {
+pub fn without_password(text: &str) -> String {
     let Some((scheme, rest)) = text.split_once("://") else {
         return text.to_owned();
     };

@@ -79,6 +79,23 @@ impl Store {
         }
     }
 
+    /// Start following the changes other processes make to a shared
+    /// store ([`super::live`]): `report` gets each, and returns `false` to
+    /// stop. `None` for a file index, which only this process writes.
+    pub fn listen(
+        &self,
+        report: impl FnMut(super::live::LiveEvent) -> bool + Send + 'static,
+    ) -> Option<super::live::Listener> {
+        match &self.backend {
+            Backend::Sqlite(_) => {
+                drop(report);
+                None
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(store) => Some(store.listen(report)),
+        }
+    }
+
     /// The backend's kind, for messages and tests: `"sqlite"` or
     /// `"postgres"`.
     pub fn backend_name(&self) -> &'static str {

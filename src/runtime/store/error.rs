@@ -130,6 +130,29 @@ impl StoreError {
         self.sqlite_code() == Some(ErrorCode::DiskFull)
     }
 
+    /// The database server cannot be reached: the connection was lost (a
+    /// restart, the network) or a new one is refused while it starts or
+    /// stops. Worth waiting out; `None` for an SQLite index.
+    pub fn unreachable_database(&self) -> Option<&str> {
+        #[cfg(feature = "postgres")]
+        if let StoreError::Postgres { address, error, .. } = self {
+            use postgres::error::SqlState;
+            let gone = error.is_closed()
+                || error.as_db_error().is_some_and(|db| {
+                    [
+                        SqlState::ADMIN_SHUTDOWN,
+                        SqlState::CRASH_SHUTDOWN,
+                        SqlState::CANNOT_CONNECT_NOW,
+                    ]
+                    .contains(db.code())
+                })
+                || std::error::Error::source(error)
+                    .is_some_and(|source| source.is::<std::io::Error>());
+            return gone.then_some(address.as_str());
+        }
+        None
+    }
+
     /// Another connection held the lock longer than [`super::BUSY_TIMEOUT`]; retry.
     pub fn is_busy(&self) -> bool {
         matches!(

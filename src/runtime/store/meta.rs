@@ -18,7 +18,7 @@ const META_FOLDER: &str = "folder";
 const META_LAST_USED: &str = "last_used_ns";
 
 /// `meta` key of the curator's overruled boilerplate passages (JSON).
-const META_OVERRULED: &str = "boilerplate_overruled";
+pub(super) const META_OVERRULED: &str = "boilerplate_overruled";
 
 /// A backend's `meta` table (keyed by its collection where it has
 /// several), and the typed values kept in it.

@@ -56,7 +56,8 @@
 //! store, feature `postgres`, opened by [`Store::open_at`]); what every
 //! backend shares stays here: the records (`records`), a `documents` row
 //! before decoding (`raw`), the on-disk encodings (`codec`), the kept
-//! texts' compression (`texts`), the `meta` values (`meta`) and the
+//! texts' compression (`texts`), the `meta` values (`meta`), the
+//! changes other processes make to a shared store ([`live`]) and the
 //! errors (`error`).
 //!
 //! Documents are named by [`DocPath`] everywhere in this API; a row id
@@ -67,6 +68,7 @@ mod address;
 mod codec;
 mod dispatch;
 mod error;
+pub mod live;
 mod meta;
 #[cfg(feature = "postgres")]
 mod pg;
@@ -85,7 +87,7 @@ use crate::hash::hash64;
 
 #[cfg(feature = "postgres")]
 pub use address::PgAddress;
-pub use address::StoreAddress;
+pub use address::{without_password, StoreAddress};
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 #[cfg(feature = "postgres")]

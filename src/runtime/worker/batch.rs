@@ -1,7 +1,9 @@
-//! What is pending at the start of a worker pass, coalesced: commands and
-//! watcher events arrive on one channel ([`Input`]) and are folded into one
-//! [`Batch`] (fifty threshold moves are one re-cluster, a thousand file
-//! events one batch read, the newest pair and diff requests only).
+//! What is pending at the start of a worker pass, coalesced: commands,
+//! watcher events and a shared store's live changes arrive on one channel
+//! ([`Input`]) and are folded into one [`Batch`] (fifty threshold moves are
+//! one re-cluster, a thousand file events one batch read, any number of
+//! other curators' verdicts one read of the decisions, the newest pair and
+//! diff requests only).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
@@ -12,12 +14,16 @@ use super::protocol::{Command, ErrorKind, WatchState, WorkerError};
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::AlgorithmId;
 use crate::pairing::cluster::{ClusterBy, ClusterMode};
+use crate::runtime::store::live::{Change, LiveEvent};
 use crate::runtime::watch::WatchEvent;
 
 /// Everything the worker waits on, in one channel.
 pub(super) enum Input {
     Command(Command),
     Watch(WatchEvent),
+    /// What another process changed in a shared store, or its connection
+    /// lost and back.
+    Store(LiveEvent),
 }
 
 /// Everything pending at the start of a pass, coalesced.
@@ -42,6 +48,14 @@ pub(super) struct Batch {
     pub(super) states: Vec<WatchState>,
     pub(super) errors: Vec<WorkerError>,
     pub(super) warnings: Vec<String>,
+    /// Another process changed the curator's decisions: read them again.
+    pub(super) decisions_changed: bool,
+    /// Another process changed the overruled boilerplate.
+    pub(super) boilerplate_changed: bool,
+    /// The shared store's address, when its listener lost it.
+    pub(super) store_lost: Option<String>,
+    /// The shared store is reachable again after being lost.
+    pub(super) store_back: bool,
     pub(super) quit: bool,
 }
 
@@ -91,6 +105,21 @@ impl Batch {
                 WatchEvent::State(s) => self.states.push(s),
                 WatchEvent::Error(m) => self.errors.push(WorkerError::new(ErrorKind::Watch, m)),
                 WatchEvent::Warning(m) => self.warnings.push(m),
+            },
+            Input::Store(e) => match e {
+                LiveEvent::Changed(Change::Decisions) => self.decisions_changed = true,
+                LiveEvent::Changed(Change::Boilerplate) => self.boilerplate_changed = true,
+                // The folder on this machine is what this worker indexes:
+                // its watcher reports the files another process read.
+                LiveEvent::Changed(Change::Documents) => {}
+                LiveEvent::Lost(address) => {
+                    self.store_lost = Some(address);
+                    self.store_back = false;
+                }
+                LiveEvent::Back => {
+                    self.store_lost = None;
+                    self.store_back = true;
+                }
             },
         }
     }

@@ -39,6 +39,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
+use crate::runtime::store::StoreAddress;
 use crate::runtime::watch::{WatchConfig, Watcher};
 
 use batch::{Batch, Input};
@@ -56,8 +57,11 @@ pub struct WorkerConfig {
     pub engine: EngineConfig,
     /// What the library keeps and how it finds candidates.
     pub library: LibraryConfig,
-    /// Where the index lives (default: the platform data folder).
-    pub index_path: Option<PathBuf>,
+    /// Where the index lives: a file or a shared database (default: a
+    /// file in the platform data folder).
+    pub index: Option<StoreAddress>,
+    /// Who verdicts written to a shared database are recorded as.
+    pub curator: String,
     /// The watcher's quiet period (see [`crate::runtime::watch`]).
     pub quiet: Duration,
     /// The safety-net full rescan interval; zero turns it off.
@@ -90,7 +94,8 @@ impl WorkerConfig {
             root: root.into(),
             engine: EngineConfig::default(),
             library: LibraryConfig::default(),
-            index_path: None,
+            index: None,
+            curator: "doppel".to_owned(),
             quiet: crate::runtime::watch::DEFAULT_QUIET,
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
@@ -227,11 +232,12 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         bytes: 0,
     }));
     let engine = Engine::new(config.engine.clone());
-    let opened = FolderIndex::open(
+    let opened = FolderIndex::open_somewhere(
         &config.root,
         engine,
         config.library.clone(),
-        config.index_path.as_deref(),
+        config.index.as_ref(),
+        &config.curator,
     );
     let (mut index, report) = match opened {
         Ok(opened) => opened,
@@ -257,8 +263,15 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         watch.extra_ignores = config.extra_ignores.clone();
         Watcher::start_with(watch, move |e| input_tx.send(Input::Watch(e)).is_ok())
     });
-    // Only the forwarder and the watcher feed the channel from now on: it
-    // disconnects when both are gone.
+    // A shared store's changes by other processes, while the worker runs.
+    let listener = {
+        let input_tx = input_tx.clone();
+        index
+            .store()
+            .listen(move |e| input_tx.send(Input::Store(e)).is_ok())
+    };
+    // Only the forwarder, the watcher and the listener feed the channel
+    // from now on: it disconnects when they are gone.
     drop(input_tx);
     let pair_jobs = spawn_pair_helper(config.engine.clone(), updates.clone());
     let diff_jobs = spawn_diff_helper(
@@ -299,6 +312,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     worker.publish();
     worker.progress(Stage::Idle, 0, 0, 0);
     worker.run();
+    drop(listener);
     drop(watcher);
     drop(worker);
     send(Update::Stopped);
@@ -395,13 +409,32 @@ impl Worker {
             self.send(Update::Warning(message));
         }
         let mut changed = false;
+        if let Some(address) = batch.store_lost {
+            self.store_unreachable(&address);
+        }
+        // The outage may have hidden other curators' changes: read the
+        // decisions and the whole folder again.
+        let rescan = batch.rescan || batch.store_back;
+        if batch.decisions_changed || batch.store_back {
+            match self.index.reload_decisions() {
+                Ok(()) => changed = true,
+                Err(e) => self.index_error(&e, Some("reading the other curators' verdicts")),
+            }
+        }
+        if batch.boilerplate_changed {
+            self.send(Update::Warning(
+                "another curator changed the boilerplate rulings: they apply here when the \
+                 folder is opened again"
+                    .to_owned(),
+            ));
+        }
         // Before anything else of the batch can change the list they name.
         for (generation, passage, overrule) in batch.rulings {
             changed |= self.rule_boilerplate(generation, passage, overrule);
         }
         // Files moved out of (or back into) the folder: walk it again, as
         // after file events, so the snapshot shows the folder as it is.
-        let rescan = batch.rescan || !batch.moves.is_empty();
+        let rescan = rescan || !batch.moves.is_empty();
         for command in batch.moves {
             self.move_files(command);
         }
@@ -513,6 +546,20 @@ impl Worker {
         self.send(Update::Error(error));
     }
 
+    /// The shared store at `address` cannot be reached: pause as after a
+    /// storage failure (the folder is read again when it is back, or
+    /// after the pause's delay), saying so.
+    fn store_unreachable(&mut self, address: &str) {
+        let pause = pause::StoragePause::after_failure(
+            self.paused,
+            self.config.storage_retry,
+            Instant::now(),
+        );
+        tracing::warn!(%address, attempts = pause.attempts, "database unreachable");
+        self.paused = Some(pause);
+        self.send(Update::Watch(pause::unreachable(address)));
+    }
+
     /// Reconcile with the whole folder.
     fn reconcile(&mut self) -> Result<Vec<FileChange>, IndexError> {
         // Only a watcher's state goes back after the walk: without one,
@@ -545,7 +592,12 @@ impl Worker {
         if result.is_ok() && self.paused.take().is_some() {
             tracing::info!("index resumed");
         }
-        if let Some(state) = self.watch_state.clone() {
+        // A walk that failed for storage pauses (the pass says so next):
+        // the watcher's state comes back only when it resumes.
+        let pausing = result
+            .as_ref()
+            .is_err_and(|e| pause::paused_state(e).is_some());
+        if let Some(state) = self.watch_state.clone().filter(|_| !pausing) {
             self.send(Update::Watch(state));
         }
         result.map(|report| report.changes)

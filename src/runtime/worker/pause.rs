@@ -1,11 +1,15 @@
 //! Storage pauses. When the index cannot be written (the disk is full,
-//! another process holds the index too long, an I/O error), the files
+//! another process holds the index too long, an I/O error, a shared
+//! database unreachable: restarting, the network), the files
 //! still to read are not dropped until the next rescan: the worker says
 //! `paused: <reason>` (a [`WatchState::Paused`], which the TUI's status
 //! line and `watch --jsonl` show), reads the whole folder again after a
 //! delay that doubles from [`super::WorkerConfig::storage_retry`] up to
 //! [`MAX_DELAY`], and resumes by itself once a pass succeeds (what was
-//! committed before is found unchanged, so only the rest is read).
+//! committed before is found unchanged, so only the rest is read). A
+//! shared database's listener also says when it is lost and back: the
+//! worker pauses at once, and resumes (a new connection, the decisions and
+//! the folder read again) as soon as it is back.
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +56,9 @@ pub(super) fn paused_state(error: &IndexError) -> Option<WatchState> {
     let IndexError::Store(store) = error else {
         return None;
     };
+    if let Some(address) = store.unreachable_database() {
+        return Some(unreachable(address));
+    }
     let reason = if store.is_storage_full() {
         "disk full".to_owned()
     } else if store.is_busy() {
@@ -62,6 +69,14 @@ pub(super) fn paused_state(error: &IndexError) -> Option<WatchState> {
         return None;
     };
     Some(WatchState::Paused { reason })
+}
+
+/// The state of a worker whose shared store at `address` (shown without
+/// its password) cannot be reached.
+pub(super) fn unreachable(address: &str) -> WatchState {
+    WatchState::Paused {
+        reason: format!("database unreachable ({address})"),
+    }
 }
 
 /// SQLite's own I/O failure (`SQLITE_IOERR`).

@@ -99,6 +99,9 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
         Update::Watch(w) => {
             if state.watch.as_ref() != Some(&w) {
                 let text = match &w {
+                    WatchState::Watching if state.paused => {
+                        "resumed: watching for changes".to_owned()
+                    }
                     WatchState::Watching => "watching for changes".to_owned(),
                     WatchState::Scanning => "scanning the folder".to_owned(),
                     WatchState::Polling { reason } => format!("polling: {reason}"),
@@ -110,6 +113,11 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
                     }
                     _ => state.event(Level::Info, text),
                 }
+            }
+            match w {
+                WatchState::Paused { .. } => state.paused = true,
+                WatchState::Watching => state.paused = false,
+                _ => {}
             }
             state.watch = Some(w);
         }

@@ -21,6 +21,7 @@ use super::PgStore;
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
 use crate::pairing::library::PrintSource;
+use crate::runtime::store::live::Change;
 
 /// The columns [`raw_doc`] reads.
 const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
@@ -78,9 +79,13 @@ impl PgStore {
             }
         };
         let client = self.client.get_mut().unwrap_or_else(|e| e.into_inner());
+        super::reconnect_if_lost(client, &self.address);
         let mut tx = client.transaction().map_err(fail(context))?;
         let faults = self.faults.as_ref();
         let out = write(&mut Writer::new(&mut tx, self.collection, &address, faults))?;
+        // Delivered to the other processes' listeners on commit.
+        super::live::notify(&mut tx, self.collection, &self.sender, Change::Documents)
+            .map_err(fail(context))?;
         tx.commit().map_err(fail(context))?;
         Ok(out)
     }

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use super::PgStore;
-use crate::runtime::store::meta::Meta;
+use super::{live, PgStore};
+use crate::runtime::store::live::Change;
+use crate::runtime::store::meta::{Meta, META_OVERRULED};
 use crate::runtime::store::Result;
 
 impl Meta for PgStore {
@@ -20,7 +21,7 @@ impl Meta for PgStore {
 
     fn set_metas(&mut self, values: &[(&str, &str)]) -> Result<()> {
         let fail = |context: &str| self.fail(context.to_owned());
-        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        let mut client = self.client();
         let mut tx = client.transaction().map_err(fail("begin writing meta"))?;
         for (key, value) in values {
             tx.execute(
@@ -29,6 +30,11 @@ impl Meta for PgStore {
                 &[&self.collection, key, value],
             )
             .map_err(fail(&format!("write meta {key}")))?;
+        }
+        // The overruled passages change what every process shows.
+        if values.iter().any(|(key, _)| *key == META_OVERRULED) {
+            live::notify(&mut tx, self.collection, &self.sender, Change::Boilerplate)
+                .map_err(fail("announce the overruled passages"))?;
         }
         tx.commit().map_err(fail("commit meta"))
     }

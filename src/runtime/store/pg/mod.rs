@@ -23,6 +23,7 @@
 //! never moved aside as a bad SQLite file is.
 
 mod documents;
+mod live;
 mod meta;
 mod pairs;
 #[cfg(test)]
@@ -151,6 +152,9 @@ pub struct PgStore {
     corrupt: super::raw::CorruptPrints,
     /// Writes tests make fail ([`StoreFaults`]).
     faults: Option<StoreFaults>,
+    /// The token this store's change notifications carry, so its own
+    /// listener ignores them (`live`).
+    sender: String,
 }
 
 impl fmt::Debug for PgStore {
@@ -198,6 +202,7 @@ impl PgStore {
             place: address.to_string().into(),
             corrupt: Default::default(),
             faults: None,
+            sender: live::sender_token(),
         })
     }
 
@@ -253,11 +258,15 @@ impl PgStore {
         recorded_version(&mut *self.client()).map_err(self.fail("read the schema version"))
     }
 
-    /// The connection, for one operation.
+    /// The connection, for one operation; a new one if the last was lost
+    /// (the server restarted): if that fails too, the lost one, whose
+    /// operations fail as unreachable, so the caller waits and retries.
     fn client(&self) -> std::sync::MutexGuard<'_, Client> {
         // A panic while holding it leaves nothing half-done on the client
         // (a transaction not committed is rolled back when dropped).
-        self.client.lock().unwrap_or_else(|e| e.into_inner())
+        let mut client = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        reconnect_if_lost(&mut client, &self.address);
+        client
     }
 
     /// The error of `context` failing with the client's error.
@@ -278,6 +287,21 @@ impl PgStore {
             doc,
             reason,
         }
+    }
+}
+
+/// Replace `client` by a new connection to `address` when the server
+/// closed it; keep it (closed) when the server cannot be reached.
+fn reconnect_if_lost(client: &mut Client, address: &PgAddress) {
+    if !client.is_closed() {
+        return;
+    }
+    match address.config().connect(NoTls) {
+        Ok(fresh) => {
+            tracing::info!(%address, "reconnected");
+            *client = fresh;
+        }
+        Err(error) => tracing::debug!(%address, %error, "still unreachable"),
     }
 }
 

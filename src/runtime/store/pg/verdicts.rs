@@ -2,10 +2,12 @@
 //! path (not by row, as in SQLite, so they survive a file being indexed
 //! again), each recorded with the curator who made it and when: verdicts
 //! on pairs and the documents marked as keepers. A write is one statement,
-//! committed before it returns.
+//! committed before it returns, then announced to the other processes
+//! (`live`).
 
 use super::PgStore;
 use crate::doc::{CuratorVerdict, DocPath};
+use crate::runtime::store::live::Change;
 use crate::runtime::store::{now_ns, PairVerdictRecord, Result, StoreError};
 
 impl PgStore {
@@ -38,20 +40,24 @@ impl PgStore {
                     &now_ns(),
                 ],
             )
-            .map(drop)
-            .map_err(self.fail(format_args!("set verdict on {a} / {b}")))
+            .map_err(self.fail(format_args!("set verdict on {a} / {b}")))?;
+        self.announce(Change::Decisions)
     }
 
     /// Forget the verdict on two documents; `false` if there was none.
     pub fn clear_pair_verdict(&self, x: &DocPath, y: &DocPath) -> Result<bool> {
         let (a, b) = if x <= y { (x, y) } else { (y, x) };
-        self.client()
+        let cleared = self
+            .client()
             .execute(
                 "DELETE FROM pair_verdicts WHERE collection = $1 AND a = $2 AND b = $3",
                 &[&self.collection, &a.as_bytes(), &b.as_bytes()],
             )
-            .map(|n| n > 0)
-            .map_err(self.fail(format_args!("clear verdict on {a} / {b}")))
+            .map_err(self.fail(format_args!("clear verdict on {a} / {b}")))?;
+        if cleared > 0 {
+            self.announce(Change::Decisions)?;
+        }
+        Ok(cleared > 0)
     }
 
     /// Every pair verdict of the collection, ordered by path, with who set
@@ -101,9 +107,9 @@ impl PgStore {
                 &[&self.collection, &doc.as_bytes()],
             )
         };
-        written
-            .map(drop)
-            .map_err(self.fail(format_args!("mark {doc} as a keeper")))
+        drop(client);
+        written.map_err(self.fail(format_args!("mark {doc} as a keeper")))?;
+        self.announce(Change::Decisions)
     }
 
     /// Every document of the collection marked as a keeper, in byte order.

@@ -1,0 +1,144 @@
+//! Live changes on the team store, worker to worker: two workers on one
+//! folder and one PostgreSQL collection (in this process, so no terminal
+//! is needed), neither watching the folder, so only the store's
+//! notifications can tell one what the other did: a verdict, its
+//! clearing and a keeper mark made through one appear in the other's next
+//! snapshot; a boilerplate ruling `doppel boilerplate --store` makes is
+//! announced to a running worker. Skips without `DOPPEL_TEST_PG` unless
+//! `DOPPEL_TEST_PG_REQUIRED=1` (see `store_places`).
+#![cfg(feature = "postgres")]
+
+mod common;
+mod store_places;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doppel::doc::{CuratorVerdict, DocPath};
+use doppel::runtime::store::StoreAddress;
+use doppel::runtime::worker::protocol::Snapshot;
+use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+
+/// Bound of every wait (a loaded 2-core CI machine, debug build).
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A worker on `folder` keeping its index at `url`, as `curator`, not
+/// watching the folder.
+fn start(folder: &std::path::Path, url: &str, curator: &str) -> WorkerHandle {
+    let mut config = WorkerConfig::new(folder);
+    config.index = Some(StoreAddress::parse(url).unwrap());
+    config.curator = curator.to_owned();
+    config.watch = false;
+    config.rescan_every = Duration::ZERO;
+    spawn(config)
+}
+
+/// The first snapshot of `worker` for which `ok` holds (fails after
+/// [`WAIT`], naming `what`).
+fn snapshot(worker: &WorkerHandle, what: &str, ok: impl Fn(&Snapshot) -> bool) -> Arc<Snapshot> {
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match worker.updates.recv_timeout(left) {
+            Ok(Update::Snapshot(s)) if ok(&s) => return s,
+            Ok(Update::Error(e)) => eprintln!("worker error: {e}"),
+            Ok(_) => {}
+            Err(e) => panic!("no snapshot with {what} within {WAIT:?}: {e}"),
+        }
+    }
+}
+
+/// The members of the cluster holding `path`, representative first.
+fn cluster_of(s: &Snapshot, path: &str) -> Option<Vec<String>> {
+    let path = DocPath::from(path);
+    s.clusters
+        .iter()
+        .find(|c| c.members.iter().any(|m| m.path == path))
+        .map(|c| c.members.iter().map(|m| m.path.to_string()).collect())
+}
+
+#[test]
+fn a_verdict_through_one_worker_shows_in_the_others_next_snapshot() {
+    let Some(url) = store_places::postgres_url("live_workers") else {
+        return;
+    };
+    let f = common::fixture();
+    let alice = start(&f.folder, &url, "alice");
+    snapshot(&alice, "the folder indexed", |s| s.documents > 0);
+    let bob = start(&f.folder, &url, "bob");
+    let first = snapshot(&bob, "the folder loaded", |s| s.documents > 0);
+    let (a, b) = common::cluster_pair(&first, "misc/gettysburg.txt");
+
+    alice
+        .commands
+        .send(Command::SetPairVerdict {
+            a: a.clone(),
+            b: b.clone(),
+            verdict: Some(CuratorVerdict::NotDuplicate),
+        })
+        .unwrap();
+    let split = snapshot(&bob, "alice's verdict", |s| {
+        cluster_of(s, "misc/gettysburg.txt").is_none()
+    });
+    assert_eq!(split.documents, first.documents, "nothing read again");
+
+    alice
+        .commands
+        .send(Command::SetPairVerdict {
+            a,
+            b,
+            verdict: None,
+        })
+        .unwrap();
+    snapshot(&bob, "alice's verdict cleared", |s| {
+        cluster_of(s, "misc/gettysburg.txt").is_some()
+    });
+
+    // And the other way round, a keeper mark: it represents its cluster.
+    let kept = "misc/us-constitution.txt";
+    assert_ne!(
+        cluster_of(&first, kept).unwrap()[0],
+        kept,
+        "the fixture's representative is the other file"
+    );
+    bob.commands
+        .send(Command::SetKeeper {
+            path: DocPath::from(kept),
+            keeper: true,
+        })
+        .unwrap();
+    snapshot(&alice, "bob's keeper", |s| {
+        cluster_of(s, kept).is_some_and(|members| members[0] == kept)
+    });
+    alice.join();
+    bob.join();
+}
+
+#[test]
+fn another_curators_boilerplate_ruling_is_announced_to_a_running_worker() {
+    let Some(url) = store_places::postgres_url("live_boilerplate") else {
+        return;
+    };
+    let f = common::fixture();
+    let worker = start(&f.folder, &url, "alice");
+    let first = snapshot(&worker, "the folder indexed", |s| s.documents > 0);
+    assert!(
+        !first.boilerplate.passages.is_empty(),
+        "the sample corpus has boilerplate"
+    );
+    common::stdout_of(
+        common::doppel()
+            .args(["boilerplate", "--store", &url, "--overrule", "1"])
+            .arg(&f.folder),
+    );
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match worker.updates.recv_timeout(left) {
+            Ok(Update::Warning(message)) if message.contains("boilerplate rulings") => break,
+            Ok(_) => {}
+            Err(e) => panic!("no word of the ruling within {WAIT:?}: {e}"),
+        }
+    }
+    worker.join();
+}

@@ -171,13 +171,14 @@ fn scan_report_then(
         let (mut index, opened) = match &options.store {
             Some(address) => {
                 let address = StoreAddress::parse(address)?;
-                FolderIndex::open_at(root, engine, library_config, &address, &curator())?
+                FolderIndex::open_at(root, engine, library_config, &address, &config.curator())?
             }
             None => {
                 let index_path = index_path(config, options.decision.index.as_ref(), root)?;
                 FolderIndex::open(root, engine, library_config, index_path.as_deref())?
             }
         };
+        index.set_curator(&config.curator());
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
@@ -192,13 +193,4 @@ fn scan_report_then(
     };
     bar.finish_and_clear();
     Ok(report)
-}
-
-/// Who verdicts written to a shared store are recorded as: the login name
-/// (`USER`, else `USERNAME`), or `doppel` when neither is set.
-fn curator() -> String {
-    ["USER", "USERNAME"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "doppel".to_owned())
 }

@@ -82,5 +82,6 @@ pub fn worker_config(
     worker.read_limits = config.reading.limits();
     worker.cluster_by = by;
     worker.cluster_mode = mode;
+    worker.curator = Some(config.curator());
     Ok(worker)
 }

@@ -66,6 +66,9 @@ pub struct Config {
     /// Where `doppel act` moves the files it quarantines when no `--to`
     /// is given (never inside the folder acted on); `None`: `--to` needed.
     pub quarantine_dir: Option<PathBuf>,
+    /// Who this user's verdicts and keeper marks are recorded as
+    /// ([`Config::curator`]); `None`: the login name.
+    pub curator: Option<String>,
     /// The watcher's quiet period and rescan interval.
     pub watch: WatchSettings,
     /// Ignore globs besides the built-in temporary-file ones (see
@@ -87,6 +90,7 @@ impl Default for Config {
             library: LibraryConfig::default(),
             index_dir: None,
             quarantine_dir: None,
+            curator: None,
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
@@ -227,6 +231,8 @@ struct ConfigFile {
     index_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     quarantine_dir: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    curator: Option<String>,
     tokenizer: TokenizerConfig,
     idf: IdfSource,
     thresholds: Thresholds,
@@ -263,6 +269,7 @@ impl From<Config> for ConfigFile {
             library,
             index_dir,
             quarantine_dir,
+            curator,
             watch,
             ignore,
             clusters,
@@ -274,6 +281,7 @@ impl From<Config> for ConfigFile {
             ignore,
             index_dir,
             quarantine_dir,
+            curator,
             tokenizer,
             idf,
             thresholds,
@@ -296,6 +304,7 @@ impl From<ConfigFile> for Config {
             ignore,
             index_dir,
             quarantine_dir,
+            curator,
             tokenizer,
             idf,
             thresholds,
@@ -321,6 +330,7 @@ impl From<ConfigFile> for Config {
             library,
             index_dir,
             quarantine_dir,
+            curator,
             watch,
             ignore,
             clusters,
@@ -494,6 +504,14 @@ impl Config {
         for (id, value) in thresholds {
             self.set_threshold(id, value);
         }
+    }
+
+    /// Who this user's verdicts and keeper marks are recorded as: the
+    /// `curator` setting, else the login name.
+    pub fn curator(&self) -> String {
+        self.curator
+            .clone()
+            .unwrap_or_else(crate::runtime::store::login_name)
     }
 
     /// The index file of the folder `root` when `index-dir` is set: in that

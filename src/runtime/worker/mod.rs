@@ -79,6 +79,9 @@ pub struct WorkerConfig {
     /// Store writes a test makes fail.
     #[doc(hidden)]
     pub store_faults: Option<crate::runtime::store::StoreFaults>,
+    /// Who the verdicts and keeper marks made here are recorded as (the
+    /// configuration's `curator`); `None`: the login name.
+    pub curator: Option<String>,
 }
 
 impl WorkerConfig {
@@ -100,6 +103,7 @@ impl WorkerConfig {
             cluster_mode: ClusterMode::Components,
             storage_retry: Duration::from_secs(1),
             store_faults: None,
+            curator: None,
         }
     }
 }
@@ -249,6 +253,9 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
     index.set_extra_ignores(config.extra_ignores.clone());
     index.set_read_limits(config.read_limits);
     index.set_store_faults(config.store_faults.clone());
+    if let Some(curator) = &config.curator {
+        index.set_curator(curator);
+    }
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());

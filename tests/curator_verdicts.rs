@@ -212,15 +212,21 @@ fn an_index_from_before_curators_keeps_its_verdicts_as_the_unknown_curators() {
         vec![(String::new(), Some(Duplicate))]
     );
     assert_eq!(store.keepers().unwrap(), vec![d("a.txt")]);
+    // The index was one person's: the next curator to judge the pair takes
+    // the old verdict over instead of disputing it.
     store.set_curator("alice");
     store
         .set_pair_verdict(&d("a.txt"), &d("b.txt"), NotDuplicate)
         .unwrap();
     assert_eq!(
         current(&store),
+        vec![row("a.txt", "b.txt", "alice", NotDuplicate)]
+    );
+    assert_eq!(
+        history(&store, "a.txt", "b.txt"),
         vec![
-            row("a.txt", "b.txt", "", Duplicate),
-            row("a.txt", "b.txt", "alice", NotDuplicate)
+            (String::new(), Some(Duplicate)),
+            ("alice".into(), Some(NotDuplicate))
         ]
     );
 }

@@ -293,6 +293,8 @@ pub struct PairState {
     pub row: usize,
     /// Rows of the selected row's reason scrolled past.
     pub why_scroll: usize,
+    /// The verdict history shows in place of the reason (`v`).
+    pub history: bool,
 }
 
 /// A "not duplicate" sent and not yet seen in a snapshot.
@@ -658,6 +660,16 @@ impl AppState {
             Some(v) => *v,
             None => m.verdict,
         }
+    }
+
+    /// Whether the curators' verdicts on member `m` of `c` and its
+    /// representative differ, as the snapshot says (a mark of this session
+    /// shows instead until the next snapshot).
+    pub fn member_disputed(&self, c: &ClusterView, m: &MemberView) -> bool {
+        let Some(rep) = c.members.first() else {
+            return false;
+        };
+        m.disputed && !self.verdicts.contains_key(&pair_key(&rep.path, &m.path))
     }
 
     /// How many members of `c` the curator has judged against its

@@ -116,7 +116,9 @@ impl Verdicts {
         id_of: impl Fn(&DocPath) -> Option<DocId>,
     ) {
         let mut marks = self.marks(a, b).to_vec();
-        marks.retain(|m| m.curator != curator);
+        // A verdict from before curators were recorded (`""`) is taken over
+        // by the next curator who judges the pair (as the store does).
+        marks.retain(|m| m.curator != curator && !m.curator.is_empty());
         if let Some((verdict, at_ns)) = verdict {
             marks.push(CuratorMark {
                 curator: curator.to_owned(),

@@ -146,7 +146,7 @@ pub struct PairVerdictRecord {
 
 /// One entry of a pair's verdict history: a curator set or cleared their
 /// verdict.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct VerdictChange {
     /// Who (`""`: unknown).
     pub curator: String,

@@ -23,6 +23,12 @@ fn ordered<'a>(x: &'a DocPath, y: &'a DocPath) -> (&'a DocPath, &'a DocPath) {
     }
 }
 
+/// A verdict from before curators were recorded (curator `''`) was made
+/// on this index, a curator's own: the next curator to judge the pair takes
+/// it over rather than disputing it.
+const TAKE_OVER_UNKNOWN: &str =
+    "DELETE FROM pair_verdicts WHERE a = ?1 AND b = ?2 AND curator = ''";
+
 impl SqliteStore {
     /// Run a verdict write with `synchronous=FULL`: curator decisions cannot
     /// be recomputed from the folder, so their commit is made durable.
@@ -52,7 +58,8 @@ impl SqliteStore {
     }
 
     /// Record this store's curator's verdict on two documents (in either
-    /// order), replacing only their own; returns when (unix ns).
+    /// order), replacing only their own (and one from before curators were
+    /// recorded); returns when (unix ns).
     pub fn set_pair_verdict(
         &mut self,
         x: &DocPath,
@@ -73,6 +80,8 @@ impl SqliteStore {
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)
                 .ctx(&s.path, what())?;
+            tx.execute(TAKE_OVER_UNKNOWN, params![a.as_bytes(), b.as_bytes()])
+                .ctx(&s.path, what())?;
             tx.execute(
                 "INSERT INTO pair_verdicts (a, b, curator, verdict, set_at_ns) \
                  VALUES (?1, ?2, ?3, ?4, ?5) \
@@ -92,8 +101,9 @@ impl SqliteStore {
         Ok(at)
     }
 
-    /// Forget this store's curator's verdict on two documents (the other
-    /// curators' stay); `false` if they had none.
+    /// Forget this store's curator's verdict on two documents (and one
+    /// from before curators were recorded; the other curators' stay);
+    /// `false` if there was none.
     pub fn clear_pair_verdict(&mut self, x: &DocPath, y: &DocPath) -> Result<bool> {
         let (a, b) = ordered(x, y);
         self.durably(|s| {
@@ -104,7 +114,7 @@ impl SqliteStore {
                 .ctx(&s.path, what())?;
             let cleared = tx
                 .execute(
-                    "DELETE FROM pair_verdicts WHERE a = ?1 AND b = ?2 AND curator = ?3",
+                    "DELETE FROM pair_verdicts WHERE a = ?1 AND b = ?2 AND curator IN (?3, '')",
                     params![a.as_bytes(), b.as_bytes(), s.curator],
                 )
                 .ctx(&s.path, what())?

@@ -157,7 +157,7 @@ impl SqliteStore {
         .ctx(path, what())?;
         tx.execute("DELETE FROM doc_verdicts WHERE path = ?1", [from])
             .ctx(path, what())?;
-        let moved: Vec<(Vec<u8>, Vec<u8>, String, String, i64)> = collect_rows(
+        let moved: Vec<super::rows::VerdictRow> = collect_rows(
             &tx,
             "SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts WHERE a = ?1 OR b = ?1",
             [from],

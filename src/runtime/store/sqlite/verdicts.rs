@@ -135,7 +135,7 @@ impl SqliteStore {
     /// Every curator's current verdict on every pair, ordered by path, then
     /// time, then curator.
     pub fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
-        let raws: Vec<(Vec<u8>, Vec<u8>, String, String, i64)> = collect_rows(
+        let raws: Vec<super::rows::VerdictRow> = collect_rows(
             &self.conn,
             "SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts \
              ORDER BY a, b, set_at_ns, curator",

@@ -22,7 +22,7 @@ use doppel::runtime::store::VerdictChange;
 use doppel::runtime::worker::protocol::{
     PairCurators, PairDetail, Progress, Snapshot, Stage, WatchState,
 };
-use doppel::runtime::worker::Update;
+use doppel::runtime::worker::{Command, Update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -231,4 +231,69 @@ fn the_pair_screen_lists_each_curators_verdict_and_opens_the_history() {
         screen.join("\n")
     );
     insta::assert_snapshot!("disputed_pair_history_80x24", t.backend());
+
+    // Carol gives her own verdict: sent as hers, and the pair stays
+    // disputed while bob disagrees.
+    let press_y = |s: &mut AppState| {
+        let y = keymap::key(s, KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE)).unwrap();
+        update(s, y)
+    };
+    let hers = |sent: &[Command]| {
+        matches!(
+            sent,
+            [Command::SetPairVerdict {
+                verdict: Some(Duplicate),
+                ..
+            }]
+        )
+    };
+    let sent = press_y(&mut s);
+    assert!(hers(&sent), "{sent:?}");
+    let screen = rows(&draw(&s));
+    let line = row(&screen, "⚑ disputed");
+    assert!(line.contains("· you: dup"), "{line}");
+
+    // Alice and bob agree it is a duplicate, carol has said nothing: her
+    // `y` is still hers to record, not "already marked".
+    let agreed = PairDetail {
+        verdict: Some(Duplicate),
+        curators: PairCurators {
+            you: "carol".into(),
+            verdicts: vec![
+                CuratorMark {
+                    curator: "alice".into(),
+                    verdict: Duplicate,
+                    at_ns: at(3),
+                },
+                CuratorMark {
+                    curator: "bob".into(),
+                    verdict: Duplicate,
+                    at_ns: at(50),
+                },
+            ],
+            history: Vec::new(),
+        },
+        ..(**s.pair.detail.as_ref().unwrap()).clone()
+    };
+    let mut s = scanned(common::snapshot_of(&reopened(&folder, &index_path)), 80, 24);
+    s.focus = Focus::Members;
+    s.member_sel = s
+        .selected_cluster()
+        .unwrap()
+        .members
+        .iter()
+        .position(|m| m.path == UTF16)
+        .unwrap();
+    update(&mut s, Action::OpenPair);
+    update(&mut s, Action::Worker(Update::Pair(Arc::new(agreed))));
+    let screen = rows(&draw(&s));
+    let line = row(&screen, " curators · alice: dup");
+    assert!(!line.contains("disputed"), "{line}");
+    let sent = press_y(&mut s);
+    assert!(hers(&sent), "{sent:?}");
+}
+
+/// The index at `index_path` of `folder`, opened again.
+fn reopened(folder: &std::path::Path, index_path: &std::path::Path) -> FolderIndex {
+    common::indexed(folder, index_path)
 }

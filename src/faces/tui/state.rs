@@ -695,6 +695,31 @@ impl AppState {
             .and_then(|d| d.verdict)
     }
 
+    /// This session's curator's own verdict on a pair: their mark (or
+    /// undo) of this session, else theirs in the pair's detail when it is
+    /// on screen (one from before curators were recorded counts as theirs),
+    /// else what [`AppState::verdict`] knows (with one curator, the same).
+    pub fn my_verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
+        if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
+            return *v;
+        }
+        let detail = self
+            .pair
+            .detail
+            .as_deref()
+            .filter(|d| pair_key(&d.a, &d.b) == pair_key(a, b));
+        match detail {
+            Some(d) if d.curators.shared() => d
+                .curators
+                .verdicts
+                .iter()
+                .rev()
+                .find(|m| m.curator == d.curators.you || m.curator.is_empty())
+                .map(|m| m.verdict),
+            _ => self.verdict(a, b),
+        }
+    }
+
     /// The spec the worker last answered with differs from what was asked.
     pub fn spec_pending(&self) -> bool {
         self.thresholds.awaiting

@@ -85,7 +85,7 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         buf,
         l.header,
         4,
-        &curators::line(t, state.verdict(a, b), Some(&d.curators)),
+        &curators::line(t, state.my_verdict(a, b), Some(&d.curators)),
     );
     let r = reason_layout(state, d, body);
     table(state, d, r.table, buf);

@@ -741,3 +741,24 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn curator_names_who_verdicts_are_recorded_as() {
+    let config = parse("curator = \"Ada Lovelace\"\n").unwrap();
+    assert_eq!(config.curator(), "Ada Lovelace");
+    assert_eq!(Config::defaults().curator, None, "default: the login name");
+    for (bad, why) in [
+        ("curator = \"\"", "must name someone"),
+        (
+            "curator = \" ada\"",
+            "one line without leading or trailing spaces",
+        ),
+        ("curator = \"ada\\nbob\"", "one line"),
+        ("curator = \"x\" \ncurator2 = 1", "unknown field"),
+    ] {
+        let message = error(bad);
+        assert!(message.contains(why), "{bad}: {message}");
+    }
+    let long = format!("curator = \"{}\"", "a".repeat(65));
+    assert!(error(&long).contains("at most 64 characters"));
+}

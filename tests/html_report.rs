@@ -516,3 +516,90 @@ fn the_command_writes_outside_the_folder_and_keeps_an_existing_file() {
         .collect();
     assert_eq!(before, after);
 }
+
+/// Two curators disagree on a pair: the scan's JSON (through `doppel
+/// scan --format json`) gives each curator's verdict with its time and
+/// `disputed`, every other pair an empty list; the HTML page shows both
+/// verdicts, `disputed`, and counts it on the cluster's row.
+#[test]
+fn a_disputed_pair_shows_each_curators_verdict_in_the_json_and_the_page() {
+    let f = fixture();
+    let (emma, edited) = (
+        DocPath::from("austen/emma-ch1.txt"),
+        DocPath::from("edited/emma-ch1-edited.txt"),
+    );
+    let (mut index, _) = FolderIndex::open(
+        &f.folder,
+        Engine::new(EngineConfig::default()),
+        LibraryConfig::default(),
+        Some(&f.index),
+    )
+    .unwrap();
+    let reconciled = index.reconcile().unwrap();
+    index.set_curator("alice");
+    index
+        .set_pair_verdict(&emma, &edited, Some(CuratorVerdict::Duplicate))
+        .unwrap();
+    index.set_curator("bob");
+    index
+        .set_pair_verdict(&edited, &emma, Some(CuratorVerdict::NotDuplicate))
+        .unwrap();
+    let spec = ClusterSpec::from_engine(index.engine());
+    let scan = ScanReport::from_index(index, spec, &reconciled).unwrap();
+
+    let page = html::scan_report(
+        &scan,
+        &f.folder,
+        &EngineConfig::default(),
+        &Limits::default(),
+    );
+    let id = scan
+        .cluster_paths()
+        .iter()
+        .position(|c| c.contains(&emma))
+        .expect("disputed, the pair is left to the algorithms, which join it")
+        + 1;
+    let part = cluster_part(&page, id as u64);
+    assert!(part.contains("data-verdicts=\"1 disputed\""), "{part}");
+    let row = between(part, "A <code>austen/emma-ch1.txt</code>", "</tr>");
+    assert!(row.contains("<strong class=\"disputed\""), "{row}");
+    assert!(row.contains("alice: duplicate"), "{row}");
+    assert!(row.contains("bob: not a duplicate"), "{row}");
+    drop(scan);
+
+    let index_arg = f.index.to_str().unwrap();
+    let out = common::stdout_of(
+        doppel()
+            .args(["scan", "--format", "json", "--index", index_arg])
+            .arg(&f.folder),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let pairs = json["pairs"].as_array().unwrap();
+    let pair = pairs
+        .iter()
+        .find(|p| p["a"] == "austen/emma-ch1.txt" && p["b"] == "edited/emma-ch1-edited.txt")
+        .expect("the disputed pair is listed");
+    assert_eq!(pair["disputed"], true);
+    let verdicts = pair["verdicts"].as_array().unwrap();
+    let who: Vec<(&str, &str)> = verdicts
+        .iter()
+        .map(|v| {
+            (
+                v["curator"].as_str().unwrap(),
+                v["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(who, vec![("alice", "duplicate"), ("bob", "not-duplicate")]);
+    for v in verdicts {
+        let at = v["at"].as_str().unwrap();
+        assert!(humantime::parse_rfc3339(at).is_ok(), "{at}");
+    }
+    let others = pairs
+        .iter()
+        .filter(|p| p["b"] != "edited/emma-ch1-edited.txt");
+    for p in others {
+        assert_eq!(p["disputed"], false, "{p}");
+        assert_eq!(p["verdicts"], serde_json::json!([]), "{p}");
+    }
+}

@@ -289,7 +289,8 @@ fn curator_verdicts_override_and_survive_reindexing() {
     lib.set_pair_verdict(
         &copy_a.into(),
         &copy_b.into(),
-        Some(CuratorVerdict::NotDuplicate),
+        "alice",
+        Some((CuratorVerdict::NotDuplicate, 1)),
     );
     assert!(
         !together(&lib),
@@ -299,13 +300,36 @@ fn curator_verdicts_override_and_survive_reindexing() {
     let (path, fp, shingles) = docs.iter().find(|d| d.0 == copy_b).unwrap().clone();
     lib.upsert(&path, fp, shingles);
     assert!(!together(&lib));
-    lib.set_pair_verdict(&copy_a.into(), &copy_b.into(), None);
+    // A second curator who disagrees disputes the pair: undecided, the
+    // algorithms join the copies again, until one of them changes theirs.
+    lib.set_pair_verdict(
+        &copy_a.into(),
+        &copy_b.into(),
+        "bob",
+        Some((CuratorVerdict::Duplicate, 2)),
+    );
+    assert!(lib.is_disputed(&copy_a.into(), &copy_b.into()));
+    assert_eq!(lib.pair_verdict(&copy_a.into(), &copy_b.into()), None);
+    assert_eq!(lib.pair_marks(&copy_a.into(), &copy_b.into()).len(), 2);
+    assert!(together(&lib), "a disputed pair is left to the algorithms");
+    lib.set_pair_verdict(
+        &copy_a.into(),
+        &copy_b.into(),
+        "bob",
+        Some((CuratorVerdict::NotDuplicate, 3)),
+    );
+    assert!(!lib.is_disputed(&copy_a.into(), &copy_b.into()));
+    assert!(!together(&lib), "agreed again: the verdict holds");
+    lib.set_pair_verdict(&copy_a.into(), &copy_b.into(), "bob", None);
+    assert!(!together(&lib), "alice's verdict stays when bob clears his");
+    lib.set_pair_verdict(&copy_a.into(), &copy_b.into(), "alice", None);
     assert!(together(&lib));
     // A duplicate verdict joins documents no algorithm links.
     lib.set_pair_verdict(
         &"bible/ruth-kjv.txt".into(),
         &"bible/ruth-web.txt".into(),
-        Some(CuratorVerdict::Duplicate),
+        "alice",
+        Some((CuratorVerdict::Duplicate, 4)),
     );
     assert!(cluster_paths(&lib, &fusion())
         .iter()

@@ -194,9 +194,24 @@ fn a_corrupt_stored_fingerprint_met_on_open_is_read_again() {
     assert_eq!(resemblance(&index, ORIGINAL, COPY), Some(1.0));
 }
 
+/// The curator's tables as every schema before 6 had them (one verdict
+/// per pair, no curator, no history): the first step of each downgrade.
+const VERDICTS_BEFORE_6: &str = "
+    DROP TABLE pair_verdicts; DROP TABLE verdict_history; DROP TABLE doc_verdicts;
+    CREATE TABLE pair_verdicts (
+        a BLOB NOT NULL, b BLOB NOT NULL,
+        verdict TEXT NOT NULL CHECK (verdict IN ('duplicate', 'not-duplicate')),
+        set_at_ns INTEGER NOT NULL, PRIMARY KEY (a, b), CHECK (a < b)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE doc_verdicts (
+        path BLOB PRIMARY KEY, verdict TEXT NOT NULL CHECK (verdict IN ('keep')),
+        set_at_ns INTEGER NOT NULL
+    ) STRICT, WITHOUT ROWID;";
+
 /// An index of the sample corpus turned back into an older schema by
-/// `downgrade` (SQL), then opened: it must be migrated to this build's
-/// schema. Returns the fixture and the opened index (dropped first).
+/// `downgrade` (SQL, after [`VERDICTS_BEFORE_6`]), then opened: it must be
+/// migrated to this build's schema. Returns the fixture and the opened
+/// index (dropped first).
 fn migrated_from(downgrade: &str) -> (Fixture, FolderIndex) {
     let f = fixture();
     let mut index = open(&f);
@@ -204,7 +219,7 @@ fn migrated_from(downgrade: &str) -> (Fixture, FolderIndex) {
     drop(index);
     rusqlite::Connection::open(&f.index)
         .unwrap()
-        .execute_batch(downgrade)
+        .execute_batch(&format!("{VERDICTS_BEFORE_6}\n{downgrade}"))
         .unwrap();
     let index = open(&f);
     let version: i32 = rusqlite::Connection::open(&f.index)

@@ -423,6 +423,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
         },
         keeper: p.contains("rtl"),
         verdict: None,
+        disputed: false,
     };
     let mut clusters: Vec<ClusterView> = names
         .chunks(3)
@@ -435,6 +436,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             weakest: Some(0.42),
             agreeing: vec![AlgorithmId::Minhash],
             disagreement: true,
+            disputed: 0,
             newest: 7,
         })
         .collect();
@@ -448,6 +450,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             weakest: None,
             agreeing: Vec::new(),
             disagreement: false,
+            disputed: 0,
             newest: i,
         });
     }
@@ -507,6 +510,7 @@ fn hostile_detail(a: &DocPath, b: &DocPath) -> PairDetail {
             })
             .collect(),
         verdict: Some(CuratorVerdict::NotDuplicate),
+        curators: Default::default(),
         a_in_b: f64::NAN,
         b_in_a: 2.0,
         fusion: true,

@@ -16,7 +16,7 @@ use doppel::runtime::act::{self, Decisions, Filter, MarkState, Plan};
 use doppel::runtime::config::Config;
 
 use super::args::{DecisionOptions, FilterOptions, ManifestFormat};
-use super::settings::{curator, index_address, open_folder, settings, with_options};
+use super::settings::{index_address, open_folder, settings, with_options};
 
 /// Whether `doppel act` may move files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +52,7 @@ fn decisions(config: Config, root: &Path, options: &DecisionOptions) -> Result<D
         library_config,
         spec,
         index.as_ref(),
-        &curator(),
+        &config.curator(),
     )?)
 }
 

@@ -19,7 +19,7 @@ use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
 use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
-use super::settings::{curator, index_address, open_folder, settings};
+use super::settings::{index_address, open_folder, settings};
 
 /// Scan `dir` under `config` and print the report in `format`, its pairs
 /// only of `relations` when any are named.
@@ -204,7 +204,7 @@ fn scan_report_then(
             engine,
             library_config,
             address.as_ref(),
-            &curator(),
+            &config.curator(),
         )?;
         for message in opened.messages() {
             bar.suspend(|| eprintln!("doppel: {message}"));

@@ -83,15 +83,6 @@ pub fn index_address(
     Ok(index_path(config, index, root)?.map(StoreAddress::from))
 }
 
-/// Who verdicts written to a shared store are recorded as: the login name
-/// (`USER`, else `USERNAME`), or `doppel` when neither is set.
-pub fn curator() -> String {
-    ["USER", "USERNAME"]
-        .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| "doppel".to_owned())
-}
-
 /// The worker of `root` as `config` and the flags set it up: the engine,
 /// library, watch and ignore settings, the clusters' verdict and mode, and
 /// where the index is (`index`, the `--index` flag; `store`, `--store`).
@@ -106,7 +97,7 @@ pub fn worker_config(
     worker.engine = engine;
     worker.library = library;
     worker.index = index_address(config, index, store, root)?;
-    worker.curator = curator();
+    worker.curator = config.curator();
     worker.quiet = config.watch.quiet();
     worker.rescan_every = config.watch.rescan_every();
     worker.extra_ignores = config.ignore.clone();

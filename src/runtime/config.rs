@@ -70,6 +70,9 @@ pub struct Config {
     /// index is kept in, shared by a team, instead of a file per folder;
     /// `--index` or `--store` override it for one run. `None`: files.
     pub store: Option<String>,
+    /// Who this user's verdicts and keeper marks are recorded as
+    /// ([`Config::curator`]); `None`: the login name.
+    pub curator: Option<String>,
     /// The watcher's quiet period and rescan interval.
     pub watch: WatchSettings,
     /// Ignore globs besides the built-in temporary-file ones (see
@@ -92,6 +95,7 @@ impl Default for Config {
             index_dir: None,
             quarantine_dir: None,
             store: None,
+            curator: None,
             watch: WatchSettings::default(),
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
@@ -234,6 +238,7 @@ struct ConfigFile {
     quarantine_dir: Option<PathBuf>,
     #[serde(skip_serializing_if = "Option::is_none")]
     store: Option<String>,
+    curator: Option<String>,
     tokenizer: TokenizerConfig,
     idf: IdfSource,
     thresholds: Thresholds,
@@ -271,6 +276,7 @@ impl From<Config> for ConfigFile {
             index_dir,
             quarantine_dir,
             store,
+            curator,
             watch,
             ignore,
             clusters,
@@ -283,6 +289,7 @@ impl From<Config> for ConfigFile {
             index_dir,
             quarantine_dir,
             store,
+            curator,
             tokenizer,
             idf,
             thresholds,
@@ -306,6 +313,7 @@ impl From<ConfigFile> for Config {
             index_dir,
             quarantine_dir,
             store,
+            curator,
             tokenizer,
             idf,
             thresholds,
@@ -332,6 +340,7 @@ impl From<ConfigFile> for Config {
             index_dir,
             quarantine_dir,
             store,
+            curator,
             watch,
             ignore,
             clusters,
@@ -505,6 +514,14 @@ impl Config {
         for (id, value) in thresholds {
             self.set_threshold(id, value);
         }
+    }
+
+    /// Who this user's verdicts and keeper marks are recorded as: the
+    /// `curator` setting, else the login name.
+    pub fn curator(&self) -> String {
+        self.curator
+            .clone()
+            .unwrap_or_else(crate::runtime::store::login_name)
     }
 
     /// The index file of the folder `root` when `index-dir` is set: in that

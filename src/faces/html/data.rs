@@ -17,6 +17,7 @@ use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Relation, Side, Thresholds};
 use crate::faces::report::format_threshold;
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use crate::pairing::library::CuratorMark;
 use crate::runtime::scan::ScanReport;
 use crate::runtime::worker::protocol::Snapshot;
 
@@ -89,8 +90,14 @@ pub struct Pair {
     pub fusion: Option<bool>,
     /// The smaller document's share of shingles found in the larger.
     pub containment: Option<f64>,
-    /// The curator's verdict.
+    /// The verdict the curators agree on.
     pub verdict: Option<CuratorVerdict>,
+    /// Each curator's verdict, oldest first, where the source knows them
+    /// (a scan does; the review screen's snapshot only knows
+    /// [`Pair::disputed`]).
+    pub curators: Vec<CuratorMark>,
+    /// The curators' verdicts differ (the pair counts as undecided).
+    pub disputed: bool,
     /// How the two relate ("duplicate", "A ⊂ B" for a part and its whole,
     /// "related"); shown as a column when any pair has one (the TUI's
     /// snapshot does not carry it).
@@ -198,6 +205,8 @@ impl Report {
                 fusion: Some(p.verdict.fusion),
                 containment: p.verdict.containment,
                 verdict: lib.pair_verdict(&p.a, &p.b),
+                curators: lib.pair_marks(&p.a, &p.b).to_vec(),
+                disputed: lib.is_disputed(&p.a, &p.b),
                 relation: p.verdict.relation.map(relation_words),
                 diff: DiffCell::Pending,
                 a: p.a,
@@ -296,6 +305,8 @@ impl Report {
                                 .get(&AlgorithmId::Shingle)
                                 .and_then(Score::containment),
                             verdict: verdict(&rep, &m.path),
+                            curators: Vec::new(),
+                            disputed: m.disputed,
                             relation: None,
                             diff: DiffCell::Pending,
                         })

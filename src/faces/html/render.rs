@@ -16,7 +16,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::AlgorithmId;
-use crate::faces::report::format_score;
+use crate::faces::report::{format_score, rfc3339};
 
 use super::data::{Cluster, DiffCell, Pair, Report};
 use super::pair_diff::{PairDiff, Row, Word, WordClass};
@@ -93,6 +93,28 @@ fn verdict_words(v: Option<CuratorVerdict>) -> &'static str {
         Some(CuratorVerdict::Duplicate) => "duplicate",
         Some(CuratorVerdict::NotDuplicate) => "not a duplicate",
         None => "",
+    }
+}
+
+/// A pair's curator cell: the agreed verdict as it always read, or, when
+/// more than one curator judged the pair or they disagree, each curator's
+/// verdict with its time and `disputed`.
+fn curator_cell(pair: &Pair) -> Markup {
+    let shared = pair.curators.len() > 1 || pair.disputed;
+    html! {
+        @if !shared {
+            (verdict_words(pair.verdict))
+        } @else {
+            @if pair.disputed {
+                strong.disputed title="the curators' verdicts differ: the algorithms decide until they agree" { "disputed" }
+            }
+            @for m in &pair.curators {
+                br;
+                (if m.curator.is_empty() { "unknown" } else { m.curator.as_str() }) ": "
+                (verdict_words(Some(m.verdict)))
+                @if let Some(at) = rfc3339(m.at_ns) { " " time datetime=(at) { (at) } }
+            }
+        }
     }
 }
 
@@ -264,12 +286,17 @@ fn cluster_body(
             Some(CuratorVerdict::NotDuplicate) => (d, n + 1),
             None => (d, n),
         });
-    let verdicts = match (dup, not) {
+    let mut verdicts = match (dup, not) {
         (0, 0) => String::new(),
         (d, 0) => format!("{d} duplicate"),
         (0, n) => format!("{n} not a duplicate"),
         (d, n) => format!("{d} duplicate, {n} not"),
     };
+    let disputed = cluster.pairs.iter().filter(|p| p.disputed).count();
+    if disputed > 0 {
+        let sep = if verdicts.is_empty() { "" } else { ", " };
+        verdicts.push_str(&format!("{sep}{disputed} disputed"));
+    }
     let equal = lowest_equal(cluster);
     // What the filter searches: paths, agreeing algorithms, verdicts, kept.
     let mut search: Vec<String> = cluster
@@ -396,7 +423,7 @@ fn pair_row(report: &Report, cluster: usize, n: usize, pair: &Pair, relations: b
             }
             td.num { @if let Some(c) = pair.containment { (percent(c)) } }
             td { @match pair.fusion { Some(true) => strong { "duplicate" }, Some(false) => "no", None => "" } }
-            td { (verdict_words(pair.verdict)) }
+            td { (curator_cell(pair)) }
             @if relations { td { (pair.relation.as_deref().unwrap_or("")) } }
             td {
                 @match &pair.diff {

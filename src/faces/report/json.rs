@@ -12,10 +12,11 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use super::{cluster_by_name, lib_path, Result, JSON_FORMAT_VERSION};
-use crate::doc::DocPath;
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{EngineConfig, FusionRule, PairScores, Relation, Verdict};
 use crate::pairing::cluster::{ClusterMode, Role};
+use crate::pairing::library::{disputed, CuratorMark};
 use crate::runtime::boilerplate::PassageSummary;
 use crate::runtime::scan::ScanReport;
 
@@ -214,6 +215,43 @@ struct Pair<'a> {
     /// For `contains`: the side that holds the other, `a` or `b`.
     #[serde(skip_serializing_if = "Option::is_none")]
     whole: Option<&'static str>,
+    /// Each curator's current verdict on the pair, oldest first.
+    verdicts: Vec<CuratorJson<'a>>,
+    /// The curators' verdicts differ (the pair counts as undecided).
+    disputed: bool,
+}
+
+/// One curator's verdict on a pair, for the JSON `pairs`.
+#[derive(Serialize)]
+pub(super) struct CuratorJson<'a> {
+    /// Who (`""`: a verdict from before curators were recorded).
+    curator: &'a str,
+    verdict: CuratorVerdict,
+    /// When, RFC 3339 in UTC; null when unknown.
+    at: Option<String>,
+}
+
+impl<'a> CuratorJson<'a> {
+    /// The curators' verdicts on a pair, as the JSON writes them.
+    pub(super) fn all(marks: &'a [CuratorMark]) -> Vec<Self> {
+        marks
+            .iter()
+            .map(|m| CuratorJson {
+                curator: &m.curator,
+                verdict: m.verdict,
+                at: rfc3339(m.at_ns),
+            })
+            .collect()
+    }
+}
+
+/// Unix nanoseconds as RFC 3339 in UTC, to the second; `None` when unknown.
+pub(crate) fn rfc3339(at_ns: i64) -> Option<String> {
+    let secs = u64::try_from(at_ns / 1_000_000_000)
+        .ok()
+        .filter(|&s| s > 0)?;
+    let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+    Some(humantime::format_rfc3339_seconds(t).to_string())
 }
 
 /// The JSON `pairs`: the report's pairs, each judged as it is written.
@@ -227,6 +265,7 @@ impl Serialize for PairsJson<'_> {
         use serde::ser::SerializeSeq;
         let mut seq = serializer.serialize_seq(None)?;
         for p in self.report.reported_pairs() {
+            let marks = self.report.library.pair_marks(&p.a, &p.b);
             seq.serialize_element(&Pair {
                 a: &p.a,
                 b: &p.b,
@@ -236,6 +275,8 @@ impl Serialize for PairsJson<'_> {
                 relation: p.verdict.relation.map(Relation::as_str),
                 scores: ScoresJson(&p.scores),
                 whole: whole_side(p.verdict.relation),
+                verdicts: CuratorJson::all(marks),
+                disputed: disputed(marks),
             })?;
         }
         seq.end()

@@ -81,6 +81,9 @@ pub enum Action {
     ToggleFold,
     /// Between the diff's word view and line view.
     ToggleDiffMode,
+    /// The pair screen's verdict history in place of its reason panel, or
+    /// back.
+    ToggleVerdictHistory,
     /// Scroll the pair screen's reason panel a row.
     ScrollReason {
         /// Towards the end.

@@ -474,6 +474,7 @@ mod tests {
             passing: Vec::new(),
             keeper: false,
             verdict,
+            disputed: false,
         };
         let snap = Snapshot {
             clusters: vec![ClusterView {
@@ -484,6 +485,7 @@ mod tests {
                 weakest: None,
                 agreeing: Vec::new(),
                 disagreement: false,
+                disputed: 0,
                 newest: 0,
             }],
             ..empty_snapshot()

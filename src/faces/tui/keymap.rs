@@ -93,6 +93,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "J K",
         "scroll the reason when it is longer than its panel",
     ),
+    (
+        "Pair",
+        "v",
+        "every curator's verdict on the pair, set and cleared (and back)",
+    ),
     ("Pair", "d  Enter", "side-by-side diff of the pair"),
     (
         "Diff",
@@ -249,6 +254,7 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         {
             Action::NextFocus
         }
+        KeyCode::Char('v') if screen == Screen::Pair => Action::ToggleVerdictHistory,
         KeyCode::Char('J') if screen == Screen::Pair => Action::ScrollReason { down: true },
         KeyCode::Char('K') if screen == Screen::Pair => Action::ScrollReason { down: false },
         KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,

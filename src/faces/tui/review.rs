@@ -39,7 +39,7 @@ pub fn mark(state: &mut AppState, verdict: CuratorVerdict, out: &mut Vec<Command
         state.last_event = Some("no pair selected".into());
         return;
     };
-    let prev = state.verdict(&a, &b);
+    let prev = state.my_verdict(&a, &b);
     let word = match verdict {
         CuratorVerdict::Duplicate => "duplicate",
         CuratorVerdict::NotDuplicate => "not duplicate",

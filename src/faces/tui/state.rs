@@ -293,6 +293,8 @@ pub struct PairState {
     pub row: usize,
     /// Rows of the selected row's reason scrolled past.
     pub why_scroll: usize,
+    /// The verdict history shows in place of the reason (`v`).
+    pub history: bool,
 }
 
 /// A "not duplicate" sent and not yet seen in a snapshot.
@@ -664,6 +666,16 @@ impl AppState {
         }
     }
 
+    /// Whether the curators' verdicts on member `m` of `c` and its
+    /// representative differ, as the snapshot says (a mark of this session
+    /// shows instead until the next snapshot).
+    pub fn member_disputed(&self, c: &ClusterView, m: &MemberView) -> bool {
+        let Some(rep) = c.members.first() else {
+            return false;
+        };
+        m.disputed && !self.verdicts.contains_key(&pair_key(&rep.path, &m.path))
+    }
+
     /// How many members of `c` the curator has judged against its
     /// representative, of how many there are to judge.
     pub fn reviewed(&self, c: &ClusterView) -> (usize, usize) {
@@ -685,6 +697,31 @@ impl AppState {
             .as_deref()
             .filter(|d| pair_key(&d.a, &d.b) == pair_key(a, b))
             .and_then(|d| d.verdict)
+    }
+
+    /// This session's curator's own verdict on a pair: their mark (or
+    /// undo) of this session, else theirs in the pair's detail when it is
+    /// on screen (one from before curators were recorded counts as theirs),
+    /// else what [`AppState::verdict`] knows (with one curator, the same).
+    pub fn my_verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
+        if let Some(v) = self.verdicts.get(&pair_key(a, b)) {
+            return *v;
+        }
+        let detail = self
+            .pair
+            .detail
+            .as_deref()
+            .filter(|d| pair_key(&d.a, &d.b) == pair_key(a, b));
+        match detail {
+            Some(d) if d.curators.shared() => d
+                .curators
+                .verdicts
+                .iter()
+                .rev()
+                .find(|m| m.curator == d.curators.you || m.curator.is_empty())
+                .map(|m| m.verdict),
+            _ => self.verdict(a, b),
+        }
     }
 
     /// The spec the worker last answered with differs from what was asked.

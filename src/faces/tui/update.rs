@@ -144,6 +144,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         }
         Action::ToggleFold => diff::toggle_fold(state),
         Action::ToggleDiffMode => diff::toggle_mode(state),
+        Action::ToggleVerdictHistory => {
+            state.pair.history = !state.pair.history;
+            state.pair.why_scroll = 0;
+        }
         Action::ScrollReason { down } => {
             let s = &mut state.pair.why_scroll;
             *s = if down { *s + 1 } else { s.saturating_sub(1) };

@@ -50,6 +50,7 @@ use graph::PairGraph;
 pub use registry::DocInfo;
 use registry::Registry;
 use verdicts::Verdicts;
+pub use verdicts::{agreed, disputed, CuratorMark};
 
 /// What a library keeps and how it finds candidates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -279,16 +280,51 @@ impl Library {
 
     // -- the curator's decisions --------------------------------------------
 
-    /// Set (or, with `None`, clear) the curator's verdict on two documents,
-    /// held or not.
-    pub fn set_pair_verdict(&mut self, a: &DocPath, b: &DocPath, verdict: Option<CuratorVerdict>) {
+    /// Set (with `Some((verdict, at_ns))`) or clear `curator`'s verdict on
+    /// two documents, held or not; the other curators' stay.
+    pub fn set_pair_verdict(
+        &mut self,
+        a: &DocPath,
+        b: &DocPath,
+        curator: &str,
+        verdict: Option<(CuratorVerdict, i64)>,
+    ) {
         let registry = &self.registry;
-        self.verdicts.set_pair(a, b, verdict, |p| registry.id_of(p));
+        self.verdicts
+            .set_pair(a, b, curator, verdict, |p| registry.id_of(p));
     }
 
-    /// The curator's verdict on two documents.
+    /// Forget every curator's verdict on every pair (before they are read
+    /// again from the store).
+    pub fn clear_pair_verdicts(&mut self) {
+        self.verdicts.clear_pairs();
+    }
+
+    /// Forget every keeper mark (before they are read again).
+    pub fn clear_keepers(&mut self) {
+        self.verdicts.clear_keepers();
+    }
+
+    /// The verdict the curators agree on for two documents: `None` when
+    /// none judged them or they disagree ([`Library::is_disputed`]).
     pub fn pair_verdict(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
         self.verdicts.pair(a, b)
+    }
+
+    /// Each curator's current verdict on two documents, oldest first.
+    pub fn pair_marks(&self, a: &DocPath, b: &DocPath) -> &[CuratorMark] {
+        self.verdicts.marks(a, b)
+    }
+
+    /// Whether the curators' verdicts on two documents differ (the pair
+    /// then counts as undecided).
+    pub fn is_disputed(&self, a: &DocPath, b: &DocPath) -> bool {
+        disputed(self.verdicts.marks(a, b))
+    }
+
+    /// Every disputed pair, each once (`a < b`), in path order.
+    pub fn disputed_pairs(&self) -> impl Iterator<Item = (&DocPath, &DocPath)> {
+        self.verdicts.disputed_pairs()
     }
 
     /// Whether the curator marked `path` as its cluster's keeper.
@@ -300,23 +336,6 @@ impl Library {
     pub fn set_keeper(&mut self, path: &DocPath, keeper: bool) {
         let id = self.registry.id_of(path);
         self.verdicts.set_keeper(path, id, keeper);
-    }
-
-    /// Replace every verdict and keeper mark with `verdicts` and
-    /// `keepers` (the decisions as a shared store holds them after another
-    /// process changed them).
-    pub fn replace_decisions(
-        &mut self,
-        verdicts: impl IntoIterator<Item = (DocPath, DocPath, CuratorVerdict)>,
-        keepers: impl IntoIterator<Item = DocPath>,
-    ) {
-        self.verdicts = Default::default();
-        for (a, b, verdict) in verdicts {
-            self.set_pair_verdict(&a, &b, Some(verdict));
-        }
-        for path in keepers {
-            self.set_keeper(&path, true);
-        }
     }
 
     // -- clusters -------------------------------------------------------------

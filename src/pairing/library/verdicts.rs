@@ -1,20 +1,53 @@
-//! The curator's decisions as the library applies them: verdicts on pairs
-//! and keeper marks, kept by path (they outlive a document leaving and
-//! coming back) and, for the documents held now, by id, which the library
-//! keeps current as documents arrive and leave so that judging every pair
-//! looks verdicts up by id, without touching a path.
+//! The curators' decisions as the library applies them: each curator's
+//! verdict on a pair and the keeper marks, kept by path (they outlive a
+//! document leaving and coming back) and, for the documents held now, by
+//! id, which the library keeps current as documents arrive and leave so
+//! that judging every pair looks verdicts up by id, without touching a
+//! path.
+//!
+//! A pair's verdicts are one per curator. When they agree, that verdict
+//! pins the pair; when they differ the pair is *disputed* and clustering
+//! treats it as undecided (the algorithms decide) until a curator changes
+//! or clears theirs: neither curator's decision silently wins.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use serde::Serialize;
+
 use crate::doc::{CuratorVerdict, DocId, DocPath};
+
+/// One curator's current verdict on a pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CuratorMark {
+    /// Who (`""`: unknown, a verdict from before curators were recorded).
+    pub curator: String,
+    /// What they decided.
+    pub verdict: CuratorVerdict,
+    /// When (unix ns).
+    pub at_ns: i64,
+}
+
+/// The verdict a pair's curators agree on; `None` when there is none or
+/// they disagree.
+pub fn agreed(marks: &[CuratorMark]) -> Option<CuratorVerdict> {
+    let first = marks.first()?.verdict;
+    marks.iter().all(|m| m.verdict == first).then_some(first)
+}
+
+/// Whether a pair's curators' verdicts differ.
+pub fn disputed(marks: &[CuratorMark]) -> bool {
+    marks
+        .first()
+        .is_some_and(|first| marks.iter().any(|m| m.verdict != first.verdict))
+}
 
 /// Curator verdicts and keepers, by path and by id.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Verdicts {
-    /// Every pair verdict under both orders of its paths, so that a
-    /// document's verdicts are one range.
-    by_path: BTreeMap<(DocPath, DocPath), CuratorVerdict>,
-    /// The verdicts between documents held now, by ordered ids.
+    /// Every pair's curators' verdicts (oldest first) under both orders of
+    /// its paths, so that a document's verdicts are one range.
+    by_path: BTreeMap<(DocPath, DocPath), Vec<CuratorMark>>,
+    /// The agreed verdicts between documents held now, by ordered ids.
     by_id: HashMap<(DocId, DocId), CuratorVerdict>,
     keepers: HashSet<DocPath>,
     keeper_ids: HashSet<DocId>,
@@ -25,12 +58,19 @@ fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
 }
 
 impl Verdicts {
-    /// The verdict on two documents, by path.
+    /// The verdict the curators agree on for two documents, by path.
     pub fn pair(&self, a: &DocPath, b: &DocPath) -> Option<CuratorVerdict> {
-        self.by_path.get(&(a.clone(), b.clone())).copied()
+        agreed(self.marks(a, b))
     }
 
-    /// The verdicts between documents held now, by ordered ids.
+    /// Each curator's verdict on two documents, oldest first.
+    pub fn marks(&self, a: &DocPath, b: &DocPath) -> &[CuratorMark] {
+        self.by_path
+            .get(&(a.clone(), b.clone()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The agreed verdicts between documents held now, by ordered ids.
     pub fn by_id(&self) -> &HashMap<(DocId, DocId), CuratorVerdict> {
         &self.by_id
     }
@@ -44,44 +84,75 @@ impl Verdicts {
         self.keeper_ids.contains(&id)
     }
 
-    /// The other documents `path` has a verdict with.
+    /// Every disputed pair, each once (`a < b`).
+    pub fn disputed_pairs(&self) -> impl Iterator<Item = (&DocPath, &DocPath)> {
+        self.by_path
+            .iter()
+            .filter(|((a, b), marks)| a < b && disputed(marks))
+            .map(|((a, b), _)| (a, b))
+    }
+
+    /// The other documents `path` has an agreed verdict with.
     fn partners<'a>(
         &'a self,
         path: &DocPath,
-    ) -> impl Iterator<Item = (&'a DocPath, CuratorVerdict)> + 'a {
+    ) -> impl Iterator<Item = (&'a DocPath, Option<CuratorVerdict>)> + 'a {
         let path = path.clone();
         self.by_path
             .range((path.clone(), DocPath::default())..)
             .take_while(move |((first, _), _)| *first == path)
-            .map(|((_, other), &v)| (other, v))
+            .map(|((_, other), marks)| (other, agreed(marks)))
     }
 
-    /// Set (or, with `None`, clear) the verdict on `a` and `b`; `id_of`
-    /// finds the documents held now.
+    /// Set (with `Some((verdict, at_ns))`) or clear `curator`'s verdict on
+    /// `a` and `b`, leaving the other curators'; `id_of` finds the
+    /// documents held now.
     pub fn set_pair(
         &mut self,
         a: &DocPath,
         b: &DocPath,
-        verdict: Option<CuratorVerdict>,
+        curator: &str,
+        verdict: Option<(CuratorVerdict, i64)>,
         id_of: impl Fn(&DocPath) -> Option<DocId>,
     ) {
-        let ids = id_of(a).zip(id_of(b)).map(|(x, y)| ordered(x, y));
-        match verdict {
-            Some(v) => {
-                self.by_path.insert((a.clone(), b.clone()), v);
-                self.by_path.insert((b.clone(), a.clone()), v);
-                if let Some(ids) = ids {
-                    self.by_id.insert(ids, v);
-                }
-            }
-            None => {
-                self.by_path.remove(&(a.clone(), b.clone()));
-                self.by_path.remove(&(b.clone(), a.clone()));
-                if let Some(ids) = ids {
-                    self.by_id.remove(&ids);
-                }
-            }
+        let mut marks = self.marks(a, b).to_vec();
+        // A verdict from before curators were recorded (`""`) is taken over
+        // by the next curator who judges the pair (as the store does).
+        marks.retain(|m| m.curator != curator && !m.curator.is_empty());
+        if let Some((verdict, at_ns)) = verdict {
+            marks.push(CuratorMark {
+                curator: curator.to_owned(),
+                verdict,
+                at_ns,
+            });
+            marks.sort_by(|x, y| (x.at_ns, &x.curator).cmp(&(y.at_ns, &y.curator)));
         }
+        let effective = agreed(&marks);
+        if marks.is_empty() {
+            self.by_path.remove(&(a.clone(), b.clone()));
+            self.by_path.remove(&(b.clone(), a.clone()));
+        } else {
+            self.by_path.insert((a.clone(), b.clone()), marks.clone());
+            self.by_path.insert((b.clone(), a.clone()), marks);
+        }
+        if let Some(ids) = id_of(a).zip(id_of(b)).map(|(x, y)| ordered(x, y)) {
+            match effective {
+                Some(v) => self.by_id.insert(ids, v),
+                None => self.by_id.remove(&ids),
+            };
+        }
+    }
+
+    /// Forget every pair verdict (before they are read again).
+    pub fn clear_pairs(&mut self) {
+        self.by_path.clear();
+        self.by_id.clear();
+    }
+
+    /// Forget every keeper mark (before they are read again).
+    pub fn clear_keepers(&mut self) {
+        self.keepers.clear();
+        self.keeper_ids.clear();
     }
 
     /// Mark (or unmark) `path` as a keeper; `id` is its document if held.
@@ -97,8 +168,8 @@ impl Verdicts {
         }
     }
 
-    /// The document `path` is now held as `id`: its verdicts with held
-    /// documents and its keeper mark apply by id.
+    /// The document `path` is now held as `id`: its agreed verdicts with
+    /// held documents and its keeper mark apply by id.
     pub fn attach(&mut self, id: DocId, path: &DocPath, id_of: impl Fn(&DocPath) -> Option<DocId>) {
         if self.keepers.contains(path) {
             self.keeper_ids.insert(id);
@@ -108,7 +179,7 @@ impl Verdicts {
         }
         let found: Vec<((DocId, DocId), CuratorVerdict)> = self
             .partners(path)
-            .filter_map(|(other, v)| Some((ordered(id, id_of(other)?), v)))
+            .filter_map(|(other, v)| Some((ordered(id, id_of(other)?), v?)))
             .collect();
         self.by_id.extend(found);
     }
@@ -133,7 +204,7 @@ impl Verdicts {
         self.by_id = self
             .by_path
             .iter()
-            .filter_map(|((a, b), &v)| Some((ordered(id_of(a)?, id_of(b)?), v)))
+            .filter_map(|((a, b), marks)| Some((ordered(id_of(a)?, id_of(b)?), agreed(marks)?)))
             .collect();
         self.keeper_ids = self.keepers.iter().filter_map(&id_of).collect();
     }

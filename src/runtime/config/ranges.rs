@@ -221,6 +221,24 @@ fn check_imatch(table: &str, c: &crate::engine::algo::imatch::ImatchConfig) -> R
     at_least(&format!("{table}.min_terms"), c.min_terms, 1)
 }
 
+/// The longest `curator` name, in characters.
+const MAX_CURATOR: usize = 64;
+
+/// A curator's name is what every screen shows beside their verdicts:
+/// some visible text on one line, not too long to show.
+fn check_curator(name: &str) -> Result<(), Invalid> {
+    let problem = if name.trim().is_empty() {
+        "must name someone (leave it out for the login name)"
+    } else if name.trim() != name || name.chars().any(char::is_control) {
+        "must be one line without leading or trailing spaces"
+    } else if name.chars().count() > MAX_CURATOR {
+        "must be at most 64 characters"
+    } else {
+        return Ok(());
+    };
+    Err(Invalid::new("curator", quoted(name), problem))
+}
+
 /// Thresholds or floors (`table`) within each algorithm's range.
 fn check_thresholds(
     table: &str,
@@ -334,6 +352,9 @@ impl Config {
     /// Every setting within its range (see the module documentation);
     /// otherwise the first one that is not, by its key.
     pub fn check(&self) -> Result<(), Invalid> {
+        if let Some(curator) = &self.curator {
+            check_curator(curator)?;
+        }
         for glob in &self.ignore {
             crate::runtime::collection::check_ignore_glob(glob)
                 .map_err(|e| Invalid::new("ignore", quoted(glob), e.to_string()))?;

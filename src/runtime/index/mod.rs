@@ -41,7 +41,7 @@ use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::collection::Skip;
 use crate::runtime::reading::ReadLimits;
-use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
+use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store, VerdictChange};
 
 /// What [`FolderIndex::reconcile`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -308,7 +308,8 @@ impl FolderIndex {
     }
 
     /// [`FolderIndex::open_at`] `address`, or [`FolderIndex::open`] the
-    /// default file when there is none.
+    /// default file when there is none; verdicts and keeper marks made
+    /// through it are recorded as `curator`'s.
     pub fn open_somewhere(
         root: &Path,
         engine: Engine,
@@ -318,7 +319,11 @@ impl FolderIndex {
     ) -> Result<(Self, OpenReport)> {
         match address {
             Some(address) => Self::open_at(root, engine, library_config, address, curator),
-            None => Self::open(root, engine, library_config, None),
+            None => {
+                let (mut index, report) = Self::open(root, engine, library_config, None)?;
+                index.set_curator(curator);
+                Ok((index, report))
+            }
         }
     }
 
@@ -398,12 +403,7 @@ impl FolderIndex {
         for doc in store.take_corrupt() {
             stored.insert(doc, None);
         }
-        for v in store.pair_verdicts()? {
-            library.set_pair_verdict(&v.a, &v.b, Some(v.verdict));
-        }
-        for doc in store.keepers()? {
-            library.set_keeper(&doc, true);
-        }
+        read_verdicts(&store, &mut library)?;
         Ok((
             Self {
                 root,
@@ -604,32 +604,47 @@ impl FolderIndex {
         self.root.join(doc.to_relative_path())
     }
 
-    /// Record a curator's verdict on a pair (persisted, applied at once).
+    /// Record this index's curator's verdict on a pair, or clear theirs
+    /// (persisted with its history, applied at once); another curator's
+    /// verdict on it stays.
     pub fn set_pair_verdict(
         &mut self,
         a: &DocPath,
         b: &DocPath,
         verdict: Option<CuratorVerdict>,
     ) -> Result<()> {
-        match verdict {
-            Some(v) => self.store.set_pair_verdict(a, b, v)?,
+        let set = match verdict {
+            Some(v) => Some((v, self.store.set_pair_verdict(a, b, v)?)),
             None => {
                 self.store.clear_pair_verdict(a, b)?;
+                None
             }
-        }
-        self.library.set_pair_verdict(a, b, verdict);
+        };
+        let curator = self.store.curator().to_owned();
+        self.library.set_pair_verdict(a, b, &curator, set);
         Ok(())
     }
 
-    /// Read the curator's decisions (pair verdicts and keepers) from the
-    /// store again, replacing those held: another process sharing the
-    /// store changed them.
-    pub fn reload_decisions(&mut self) -> Result<()> {
-        let verdicts = self.store.pair_verdicts()?;
-        let keepers = self.store.keepers()?;
-        self.library
-            .replace_decisions(verdicts.into_iter().map(|v| (v.a, v.b, v.verdict)), keepers);
-        Ok(())
+    /// Who this index's verdicts and keeper marks are recorded as.
+    pub fn curator(&self) -> &str {
+        self.store.curator()
+    }
+
+    /// Record the verdicts and keeper marks made from now on as
+    /// `curator`'s (the configuration's `curator`).
+    pub fn set_curator(&mut self, curator: &str) {
+        self.store.set_curator(curator);
+    }
+
+    /// Every set and clear of a verdict on two documents, oldest first.
+    pub fn pair_verdict_history(&self, a: &DocPath, b: &DocPath) -> Result<Vec<VerdictChange>> {
+        Ok(self.store.pair_verdict_history(a, b)?)
+    }
+
+    /// Read every curator's verdicts and the keeper marks from the store
+    /// again (another process may have changed them).
+    pub fn reload_verdicts(&mut self) -> Result<()> {
+        read_verdicts(&self.store, &mut self.library)
     }
 
     /// Mark a document as its cluster's keeper (persisted; it represents
@@ -648,6 +663,20 @@ impl FolderIndex {
         }
         Ok(self.store.full_prints(&[doc])?.pop().flatten())
     }
+}
+
+/// Put the store's verdicts (every curator's) and keeper marks in
+/// `library`, in place of those it had.
+fn read_verdicts(store: &Store, library: &mut Library) -> Result<()> {
+    library.clear_pair_verdicts();
+    for v in store.pair_verdicts()? {
+        library.set_pair_verdict(&v.a, &v.b, &v.curator, Some((v.verdict, v.set_at_ns)));
+    }
+    library.clear_keepers();
+    for doc in store.keepers()? {
+        library.set_keeper(&doc, true);
+    }
+    Ok(())
 }
 
 /// Documents read back and filed at a time when stored pairs cannot be

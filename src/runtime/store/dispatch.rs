@@ -13,7 +13,7 @@ use super::sqlite::SqliteStore;
 use super::{
     Backend, DocEntry, DocRecord, DocSummary, KeptText, OpenReport, OverruledPassage, PairUpdate,
     PairVerdictRecord, PendingCheck, Result, RowId, ScoreList, Store, StoreAddress, StoreError,
-    StoreFaults, StoredBoilerplate,
+    StoreFaults, StoredBoilerplate, VerdictChange,
 };
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, PairScores};
@@ -464,33 +464,47 @@ impl Store {
     }
 
     // verdicts
-    /// Record the curator's verdict on two documents (in either order).
+    /// Who this store's verdicts and keeper marks are recorded as (the
+    /// login name unless set).
+    pub fn curator(&self) -> &str {
+        dispatch!(self, s => s.curator())
+    }
+
+    /// Record the verdicts and keeper marks written from now on as
+    /// `curator`'s (the configuration's `curator`).
+    pub fn set_curator(&mut self, curator: &str) {
+        dispatch!(mut self, s => s.set_curator(curator))
+    }
+
+    /// Record this store's curator's verdict on two documents (in either
+    /// order), replacing only their own, and append it to the pair's
+    /// history; returns when (unix ns).
     pub fn set_pair_verdict(
         &mut self,
         x: &DocPath,
         y: &DocPath,
         verdict: CuratorVerdict,
-    ) -> Result<()> {
+    ) -> Result<i64> {
         dispatch!(mut self, s => s.set_pair_verdict(x, y, verdict))
     }
 
-    /// Forget the verdict on two documents; `false` if there was none.
+    /// Forget this store's curator's verdict on two documents (another
+    /// curator's stays) and append the clearing to the pair's history;
+    /// `false` if they had none.
     pub fn clear_pair_verdict(&mut self, x: &DocPath, y: &DocPath) -> Result<bool> {
         dispatch!(mut self, s => s.clear_pair_verdict(x, y))
     }
 
-    /// Every pair verdict, ordered by path.
+    /// Every curator's current verdict on every pair, ordered by path, then
+    /// time, then curator.
     pub fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
-        match &self.backend {
-            Backend::Sqlite(s) => s.pair_verdicts(),
-            // Who set each is the team store's to show; the record is the same.
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(s) => Ok(s
-                .pair_verdicts()?
-                .into_iter()
-                .map(|(record, _curator)| record)
-                .collect()),
-        }
+        dispatch!(self, s => s.pair_verdicts())
+    }
+
+    /// Every set and clear of a verdict on two documents (in either order),
+    /// oldest first.
+    pub fn pair_verdict_history(&self, x: &DocPath, y: &DocPath) -> Result<Vec<VerdictChange>> {
+        dispatch!(self, s => s.pair_verdict_history(x, y))
     }
 
     /// Mark (or unmark) a document as its cluster's keeper.

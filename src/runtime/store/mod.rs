@@ -94,7 +94,7 @@ pub use error::{OpenProblem, Result, StoreError};
 pub use pg::{PgStore, PG_SCHEMA_VERSION};
 pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
-    RowId, StoredBoilerplate, ENTRY_FORMAT,
+    RowId, StoredBoilerplate, VerdictChange, ENTRY_FORMAT,
 };
 pub use sqlite::{MovedAside, OpenReport, PendingCheck, STALE_CTIME};
 pub use texts::{KeptText, StoredText};
@@ -108,11 +108,17 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// `PRAGMA user_version` of the schema this build writes and reads (2:
 /// fingerprints apart from `documents`, and stored library entries; 3: a
 /// checksum beside each fingerprint blob; 4: each document's part in
-/// boilerplate learning; 5: the kept texts of documents with boilerplate).
-/// A version-2 to -4 index is migrated when opened read-write (its
-/// fingerprints are stale then anyway: the configuration key names the
-/// schema).
-pub const SCHEMA_VERSION: i32 = 5;
+/// boilerplate learning; 5: the kept texts of documents with boilerplate;
+/// 6: a verdict per pair and curator, with their history, and the curator
+/// of each keeper mark). A version-2 to -5 index is migrated when opened
+/// read-write (the fingerprints of one before 5 are stale then anyway: the
+/// configuration key names [`PRINTS_SCHEMA`]).
+pub const SCHEMA_VERSION: i32 = 6;
+
+/// The schema version whose fingerprint tables the configuration key
+/// names: version 6 changed only the curator's tables, which must not make
+/// every file be read again.
+pub const PRINTS_SCHEMA: i32 = 5;
 
 /// The seed of the checksum stored beside each fingerprint blob
 /// ([`blob_checksum`]).
@@ -252,7 +258,7 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 pub const FINGERPRINT_FORMAT: u32 = 10;
 
 /// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
-/// the crate version, [`SCHEMA_VERSION`] and [`FINGERPRINT_FORMAT`] (a new
+/// the crate version, [`PRINTS_SCHEMA`] and [`FINGERPRINT_FORMAT`] (a new
 /// build may change the fingerprint encoding, so it re-fingerprints rather
 /// than misread).
 pub fn engine_config_hash(config: &EngineConfig) -> String {
@@ -266,10 +272,20 @@ pub fn engine_config_hash(config: &EngineConfig) -> String {
     );
     let json = serde_json::to_string(&relevant).unwrap_or_else(|_| format!("{relevant:?}"));
     let keyed = format!(
-        "doppel {} schema {SCHEMA_VERSION} fingerprints {FINGERPRINT_FORMAT}\n{json}",
+        "doppel {} schema {PRINTS_SCHEMA} fingerprints {FINGERPRINT_FORMAT}\n{json}",
         env!("CARGO_PKG_VERSION")
     );
     format!("{:016x}", hash64(keyed.as_bytes(), 0))
+}
+
+/// Who verdicts are recorded as when the configuration names no curator:
+/// the login name (`USER`, else `USERNAME`), or `doppel` when neither is
+/// set.
+pub fn login_name() -> String {
+    ["USER", "USERNAME"]
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "doppel".to_owned())
 }
 
 /// Now as unix nanoseconds (for `first_seen_ns`).

@@ -127,17 +127,33 @@ pub struct DocSummary {
 /// document's path and `engine.compare(this, other)`.
 pub type PairUpdate = (DocPath, PairScores);
 
-/// A stored pair verdict; `a < b` bytewise.
+/// One curator's current verdict on a pair; `a < b` bytewise. A pair has
+/// one per curator who judged it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PairVerdictRecord {
     /// The first document (in byte order).
     pub a: DocPath,
     /// The second document.
     pub b: DocPath,
+    /// Who decided (`""`: unknown, a verdict from before curators were
+    /// recorded).
+    pub curator: String,
     /// What the curator decided.
     pub verdict: CuratorVerdict,
     /// When (unix ns).
     pub set_at_ns: i64,
+}
+
+/// One entry of a pair's verdict history: a curator set or cleared their
+/// verdict.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct VerdictChange {
+    /// Who (`""`: unknown).
+    pub curator: String,
+    /// The verdict set, or `None` for cleared.
+    pub verdict: Option<CuratorVerdict>,
+    /// When (unix ns).
+    pub at_ns: i64,
 }
 
 /// A learned passage the curator ruled is not boilerplate: its shingles

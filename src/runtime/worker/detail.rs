@@ -15,7 +15,7 @@ use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 
-use super::protocol::{PairDetail, ScoreRow};
+use super::protocol::{PairCurators, PairDetail, ScoreRow};
 
 /// Everything needed to describe a pair, copied out of the index.
 #[derive(Debug, Clone)]
@@ -32,6 +32,7 @@ pub(crate) struct PairJob {
     pub spec: ClusterSpec,
     pub library: LibraryConfig,
     pub verdict: Option<CuratorVerdict>,
+    pub curators: PairCurators,
     /// How much of each side is learned boilerplate.
     pub boilerplate: [SideBoilerplate; 2],
     /// Each side's boilerplate spans: the exact measures, like the
@@ -119,6 +120,7 @@ pub(crate) fn pair_detail(engine: &Engine, job: &PairJob) -> PairDetail {
         b: job.b.clone(),
         rows,
         verdict: job.verdict,
+        curators: job.curators.clone(),
         a_in_b,
         b_in_a,
         fusion,

@@ -92,6 +92,7 @@ pub fn neighbours(
                     Some(Neighbour {
                         path: info.path.clone(),
                         verdict: lib.pair_verdict(doc, &info.path),
+                        disputed: lib.is_disputed(doc, &info.path),
                         fusion: v.fusion,
                         passing: v.passing,
                         failing,

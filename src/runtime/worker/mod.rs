@@ -60,7 +60,8 @@ pub struct WorkerConfig {
     /// Where the index lives: a file or a shared database (default: a
     /// file in the platform data folder).
     pub index: Option<StoreAddress>,
-    /// Who verdicts written to a shared database are recorded as.
+    /// Who the verdicts and keeper marks made here are recorded as (the
+    /// configuration's `curator`; default: the login name).
     pub curator: String,
     /// The watcher's quiet period (see [`crate::runtime::watch`]).
     pub quiet: Duration,
@@ -95,7 +96,7 @@ impl WorkerConfig {
             engine: EngineConfig::default(),
             library: LibraryConfig::default(),
             index: None,
-            curator: "doppel".to_owned(),
+            curator: crate::runtime::store::login_name(),
             quiet: crate::runtime::watch::DEFAULT_QUIET,
             rescan_every: crate::runtime::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
@@ -416,7 +417,7 @@ impl Worker {
         // decisions and the whole folder again.
         let rescan = batch.rescan || batch.store_back;
         if batch.decisions_changed || batch.store_back {
-            match self.index.reload_decisions() {
+            match self.index.reload_verdicts() {
                 Ok(()) => changed = true,
                 Err(e) => self.index_error(&e, Some("reading the other curators' verdicts")),
             }

@@ -13,9 +13,10 @@ use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{PairScores, Thresholds};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
-use crate::pairing::library::Histograms;
+use crate::pairing::library::{CuratorMark, Histograms};
 use crate::runtime::boilerplate::SideBoilerplate;
 use crate::runtime::index::IndexError;
+use crate::runtime::store::VerdictChange;
 pub use crate::runtime::watch::WatchState;
 
 /// What a front end asks of the worker.
@@ -352,9 +353,11 @@ pub struct MemberView {
     pub passing: Vec<AlgorithmId>,
     /// The curator marked it as its cluster's keeper.
     pub keeper: bool,
-    /// The curator's verdict on it and the representative (`None` for the
-    /// representative, or not judged yet).
+    /// The verdict the curators agree on for it and the representative
+    /// (`None` for the representative, not judged yet, or disputed).
     pub verdict: Option<CuratorVerdict>,
+    /// The curators' verdicts on it and the representative differ.
+    pub disputed: bool,
 }
 
 /// A cluster as a front end shows it.
@@ -368,6 +371,8 @@ pub struct ClusterView {
     pub agreeing: Vec<AlgorithmId>,
     /// Some algorithm passes on some links and not on others.
     pub disagreement: bool,
+    /// Pairs of its members the curators' verdicts differ on.
+    pub disputed: usize,
     /// Arrival order of the newest member (for "sort by newest").
     pub newest: u64,
 }
@@ -437,8 +442,10 @@ pub struct Neighbour {
     pub failing: Vec<AlgorithmId>,
     /// The fusion verdict under the current spec.
     pub fusion: bool,
-    /// The curator's verdict on the pair (pinned), if any.
+    /// The verdict the curators agree on for the pair (pinned), if any.
     pub verdict: Option<CuratorVerdict>,
+    /// The curators' verdicts on the pair differ.
+    pub disputed: bool,
     /// Mean similarity over the algorithms that scored the pair, in [0, 1]
     /// (the neighbours' order).
     pub similarity: f64,
@@ -475,6 +482,35 @@ pub struct ScoreRow {
     pub reason: String,
 }
 
+/// The curators' side of a pair, for the pair screen: who "you" are, each
+/// curator's current verdict and every set and clear.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PairCurators {
+    /// Who this session's verdicts are recorded as.
+    pub you: String,
+    /// Each curator's current verdict, oldest first.
+    pub verdicts: Vec<CuratorMark>,
+    /// Every set and clear of a verdict on the pair, oldest first.
+    pub history: Vec<VerdictChange>,
+}
+
+impl PairCurators {
+    /// The curators' current verdicts differ (the pair counts as
+    /// undecided).
+    pub fn disputed(&self) -> bool {
+        crate::pairing::library::disputed(&self.verdicts)
+    }
+
+    /// A named curator other than you has a verdict on the pair, or had
+    /// one (a verdict from before curators were recorded is not
+    /// someone else's: it was made on this index).
+    pub fn shared(&self) -> bool {
+        let other = |c: &str| !c.is_empty() && c != self.you;
+        self.verdicts.iter().any(|m| other(&m.curator))
+            || self.history.iter().any(|c| other(&c.curator))
+    }
+}
+
 /// Every algorithm's view of one pair, for the pair screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairDetail {
@@ -486,8 +522,10 @@ pub struct PairDetail {
     pub b: DocPath,
     /// One row per algorithm.
     pub rows: Vec<ScoreRow>,
-    /// The curator's verdict, if any.
+    /// The verdict the curators agree on, if any.
     pub verdict: Option<CuratorVerdict>,
+    /// Each curator's verdict and the pair's history.
+    pub curators: PairCurators,
     /// Share of A's shingles in B ...
     pub a_in_b: f64,
     /// ... and of B's in A.

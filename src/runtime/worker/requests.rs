@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::detail::{self, PairJob};
 use super::diff;
-use super::protocol::{DiffView, ErrorKind, Update, WorkerError};
+use super::protocol::{DiffView, ErrorKind, PairCurators, Update, WorkerError};
 use super::Worker;
 use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
@@ -91,6 +91,13 @@ impl Worker {
             spec: self.spec.clone(),
             library: lib.config().clone(),
             verdict: lib.pair_verdict(&a, &b),
+            curators: PairCurators {
+                you: self.index.curator().to_owned(),
+                verdicts: lib.pair_marks(&a, &b).to_vec(),
+                // Without its history the pair screen still shows each
+                // curator's verdict.
+                history: self.index.pair_verdict_history(&a, &b).unwrap_or_default(),
+            },
             a,
             b,
         };

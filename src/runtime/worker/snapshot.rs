@@ -41,6 +41,9 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
                         verdict: rep_path
                             .filter(|_| m != rep)
                             .and_then(|r| lib.pair_verdict(r, &doc.path)),
+                        disputed: rep_path
+                            .filter(|_| m != rep)
+                            .is_some_and(|r| lib.is_disputed(r, &doc.path)),
                     })
                 })
                 .collect();
@@ -49,6 +52,7 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
                 weakest: c.weakest.map(|(_, _, w)| w),
                 agreeing: c.agreeing.clone(),
                 disagreement: c.disagreement,
+                disputed: 0,
                 newest: c
                     .members
                     .iter()
@@ -59,6 +63,8 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
             }
         })
         .collect();
+    let mut clusters = clusters;
+    count_disputes(&mut clusters, lib);
     let clustered: std::collections::HashSet<&DocPath> = clusters
         .iter()
         .flat_map(|c: &ClusterView| c.members.iter().map(|m| &m.path))
@@ -89,5 +95,30 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
         verdicts_applied: 0,
         // Needs the index mutably (it caches it); set where it publishes.
         boilerplate: Default::default(),
+    }
+}
+
+/// Count in each cluster the pairs of its members the curators' verdicts
+/// differ on (one pass over the disputed pairs, which are few).
+fn count_disputes(clusters: &mut [ClusterView], lib: &crate::pairing::library::Library) {
+    let mut disputed = lib.disputed_pairs().peekable();
+    if disputed.peek().is_none() {
+        return;
+    }
+    let cluster_of: std::collections::HashMap<&DocPath, usize> = clusters
+        .iter()
+        .enumerate()
+        .flat_map(|(i, c)| c.members.iter().map(move |m| (&m.path, i)))
+        .collect();
+    let mut counts = vec![0; clusters.len()];
+    for (a, b) in disputed {
+        if let (Some(&i), Some(&j)) = (cluster_of.get(a), cluster_of.get(b)) {
+            if i == j {
+                counts[i] += 1;
+            }
+        }
+    }
+    for (c, n) in clusters.iter_mut().zip(counts) {
+        c.disputed = n;
     }
 }

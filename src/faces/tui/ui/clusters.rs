@@ -94,7 +94,11 @@ fn list(state: &AppState, area: Rect, buf: &mut Buffer) {
             .unwrap_or_default();
         let weakest = c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"));
         let lowest = lowest_member(c, by, n_alg);
-        let mark = if c.disagreement {
+        // Curators disagreeing is theirs to settle: it shows before the
+        // algorithms disagreeing.
+        let mark = if c.disputed > 0 {
+            Span::styled("⚑", t.warn())
+        } else if c.disagreement {
             Span::styled("≠", t.warn())
         } else {
             Span::raw(" ")
@@ -276,13 +280,20 @@ const ANCHOR: &str = "◆ ";
 /// Width of the members' verdict column.
 const VERDICT_W: usize = 9;
 
+/// A pair the curators' verdicts differ on, in a list's verdict column.
+pub(crate) const DISPUTED: &str = "⚑ differ";
+
 /// The curator's verdict on a member and the representative, in words
 /// (colour only repeats them): `⚑ dup`, `⚑ not dup` (pinned: it overrides
-/// every algorithm), or `–` unjudged.
+/// every algorithm), `⚑ differ` (the curators' verdicts differ: the
+/// algorithms decide until they agree), or `–` unjudged.
 fn verdict_cell(state: &AppState, c: &ClusterView, m: &MemberView) -> Span<'static> {
     let t = state.theme;
     if c.members.first().is_some_and(|r| r.path == m.path) {
         return Span::raw(cell("", VERDICT_W));
+    }
+    if state.member_disputed(c, m) {
+        return Span::styled(cell(DISPUTED, VERDICT_W), t.warn());
     }
     match state.member_verdict(c, m) {
         Some(CuratorVerdict::Duplicate) => Span::styled(cell("⚑ dup", VERDICT_W), t.pass()),

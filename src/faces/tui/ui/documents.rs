@@ -292,6 +292,7 @@ fn neighbour_line(state: &AppState, nb: &Neighbour, path_w: usize) -> Line<'stat
     }
     spans.push(Span::raw(" "));
     spans.push(match nb.verdict {
+        _ if nb.disputed => Span::styled(cell(super::clusters::DISPUTED, VERDICT_W), t.warn()),
         Some(CuratorVerdict::Duplicate) => Span::styled(cell("⚑ dup", VERDICT_W), t.pass()),
         Some(CuratorVerdict::NotDuplicate) => Span::styled(cell("⚑ not", VERDICT_W), t.error()),
         None => Span::styled(cell("–", VERDICT_W), t.dim()),
@@ -319,6 +320,7 @@ fn selected_detail(state: &AppState, w: usize) -> Vec<Line<'static>> {
     };
     let mut lines = Vec::new();
     let verdict = match nb.verdict {
+        _ if nb.disputed => "the curators disagree: the algorithms decide · ",
         Some(CuratorVerdict::Duplicate) => "pinned duplicate by the curator · ",
         Some(CuratorVerdict::NotDuplicate) => "pinned not duplicate by the curator · ",
         None => "",

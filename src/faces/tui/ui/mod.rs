@@ -10,6 +10,7 @@ pub(crate) mod acting;
 pub(crate) mod boilerplate;
 pub(crate) mod chrome;
 pub(crate) mod clusters;
+pub(crate) mod curators;
 pub(crate) mod diff;
 pub(crate) mod documents;
 pub(crate) mod help;

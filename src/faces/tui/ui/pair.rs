@@ -6,8 +6,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{block, cell, fill, hint, put, rcell, threshold_text, Theme};
-use crate::doc::CuratorVerdict;
+use super::{block, cell, curators, fill, hint, put, rcell, threshold_text, Theme};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet};
 use crate::engine::{Containments, Relation, Side};
 use crate::faces::report::format_score;
@@ -82,10 +81,19 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         3,
         &votes_line(t, d, spec, &state.algorithms, w),
     );
-    put(buf, l.header, 4, &curator_line(t, state.verdict(a, b)));
+    put(
+        buf,
+        l.header,
+        4,
+        &curators::line(t, state.my_verdict(a, b), Some(&d.curators)),
+    );
     let r = reason_layout(state, d, body);
     table(state, d, r.table, buf);
-    reason(state, d, &r, buf);
+    if state.pair.history {
+        curators::history(state, &r, buf);
+    } else {
+        reason(state, d, &r, buf);
+    }
 }
 
 /// The score table and the reason panel below it, and the reason's text
@@ -110,7 +118,12 @@ impl ReasonLayout {
 /// keeps its header and three rows); what still does not fit scrolls.
 pub fn reason_layout(state: &AppState, d: &PairDetail, body: Rect) -> ReasonLayout {
     let l = layout::pair(body);
-    let rows: Vec<String> = why_text(d.rows.get(state.pair.row))
+    let text = if state.pair.history {
+        curators::history_rows(&d.curators)
+    } else {
+        why_text(d.rows.get(state.pair.row))
+    };
+    let rows: Vec<String> = text
         .iter()
         .flat_map(|p| text::wrap(p, usize::from(l.reason.width.saturating_sub(2))))
         .collect();
@@ -288,19 +301,6 @@ fn relation_words(d: &PairDetail, spec: &ClusterSpec) -> Option<String> {
         Relation::Related => Some("related".to_owned()),
         Relation::Duplicate => None,
     }
-}
-
-fn curator_line(t: Theme, v: Option<CuratorVerdict>) -> Line<'static> {
-    let (word, style) = match v {
-        Some(CuratorVerdict::Duplicate) => ("duplicate", t.pass()),
-        Some(CuratorVerdict::NotDuplicate) => ("not duplicate", t.error()),
-        None => ("no verdict", t.dim()),
-    };
-    Line::from(vec![
-        Span::raw(" curator: "),
-        Span::styled(word, style),
-        Span::styled("  (y duplicate · x not · u undo · d diff)", t.dim()),
-    ])
 }
 
 fn table(state: &AppState, d: &PairDetail, area: Rect, buf: &mut Buffer) {

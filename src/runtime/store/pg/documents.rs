@@ -211,9 +211,8 @@ impl PgStore {
                 };
                 tx.execute(
                     "INSERT INTO pair_verdicts (collection, a, b, verdict, curator, set_at_ns) \
-                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (collection, a, b) DO UPDATE \
-                     SET verdict = excluded.verdict, curator = excluded.curator, \
-                     set_at_ns = excluded.set_at_ns",
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (collection, a, b, curator) \
+                     DO UPDATE SET verdict = excluded.verdict, set_at_ns = excluded.set_at_ns",
                     &[
                         &collection,
                         &x,
@@ -225,6 +224,26 @@ impl PgStore {
                 )
                 .map_err(fail)?;
             }
+            // So does their history (in byte order again; none between the
+            // two names of one file).
+            tx.execute(
+                "UPDATE verdict_history SET \
+                     a = CASE WHEN a = $2 THEN $3 ELSE a END, \
+                     b = CASE WHEN b = $2 THEN $3 ELSE b END \
+                 WHERE collection = $1 AND (a = $2 OR b = $2)",
+                &[&collection, &from, &to],
+            )
+            .map_err(fail)?;
+            tx.execute(
+                "UPDATE verdict_history SET a = b, b = a WHERE collection = $1 AND a > b",
+                &[&collection],
+            )
+            .map_err(fail)?;
+            tx.execute(
+                "DELETE FROM verdict_history WHERE collection = $1 AND a = b",
+                &[&collection],
+            )
+            .map_err(fail)?;
             Ok(true)
         })
     }

@@ -39,7 +39,7 @@ use postgres::{Client, NoTls};
 use super::{PgAddress, Result, StoreError, StoreFaults};
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
-pub const PG_SCHEMA_VERSION: i32 = 1;
+pub const PG_SCHEMA_VERSION: i32 = 2;
 
 /// The advisory lock key opening takes while it migrates ("doppel" in
 /// ASCII), so concurrent openers apply each migration once.
@@ -133,6 +133,27 @@ CREATE TABLE doc_verdicts (
     set_at_ns  bigint NOT NULL,
     PRIMARY KEY (collection, path)
 );
+",
+    // A verdict per pair and curator (a second curator's never replaces
+    // the first's), and the history of every set and clear, seeded with
+    // the verdicts there are.
+    "
+ALTER TABLE pair_verdicts DROP CONSTRAINT pair_verdicts_pkey;
+ALTER TABLE pair_verdicts ADD PRIMARY KEY (collection, a, b, curator);
+
+CREATE TABLE verdict_history (
+    seq        bigserial PRIMARY KEY,
+    collection bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    a          bytea NOT NULL,
+    b          bytea NOT NULL,
+    curator    text NOT NULL,
+    verdict    text CHECK (verdict IN ('duplicate', 'not-duplicate')),
+    at_ns      bigint NOT NULL
+);
+CREATE INDEX verdict_history_by_pair ON verdict_history(collection, a, b, seq);
+INSERT INTO verdict_history (collection, a, b, curator, verdict, at_ns)
+    SELECT collection, a, b, curator, verdict, set_at_ns FROM pair_verdicts
+    ORDER BY set_at_ns;
 ",
 ];
 
@@ -251,6 +272,11 @@ impl PgStore {
     /// The curator this store's verdicts are recorded as.
     pub fn curator(&self) -> &str {
         &self.curator
+    }
+
+    /// Record the verdicts written from now on as `curator`'s.
+    pub fn set_curator(&mut self, curator: &str) {
+        curator.clone_into(&mut self.curator);
     }
 
     /// The schema version the database records.

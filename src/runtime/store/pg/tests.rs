@@ -101,7 +101,11 @@ fn a_newer_schema_is_refused_in_one_line_and_left_as_it_is() {
         )
         .map(|r| (r.get(0), r.get(1)))
         .unwrap();
-    assert_eq!((versions, collections), (2, 1), "nothing moved or dropped");
+    assert_eq!(
+        (versions, collections),
+        (i64::from(PG_SCHEMA_VERSION) + 1, 1),
+        "nothing moved or dropped"
+    );
 }
 
 #[test]
@@ -152,7 +156,7 @@ fn verdicts_are_kept_per_collection_with_their_curator() {
         .pair_verdicts()
         .unwrap()
         .into_iter()
-        .map(|(r, curator)| (r.a, r.b, r.verdict, curator))
+        .map(|r| (r.a, r.b, r.verdict, r.curator))
         .collect();
     assert_eq!(
         seen,
@@ -175,16 +179,25 @@ fn verdicts_are_kept_per_collection_with_their_curator() {
     // The other folder's are its own.
     let other = elsewhere.pair_verdicts().unwrap();
     assert_eq!(other.len(), 1);
-    assert_eq!(other[0].0.verdict, CuratorVerdict::NotDuplicate);
+    assert_eq!(other[0].verdict, CuratorVerdict::NotDuplicate);
     assert!(elsewhere.keepers().unwrap().is_empty());
 
-    // A second verdict on a pair replaces the first, with its curator.
+    // A second curator's verdict on a pair stands beside the first's.
     bob.set_pair_verdict(&x, &y, CuratorVerdict::NotDuplicate)
         .unwrap();
-    let (first, curator) = alice.pair_verdicts().unwrap().remove(0);
+    let on_xy: Vec<_> = alice
+        .pair_verdicts()
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.b == x)
+        .map(|r| (r.curator, r.verdict))
+        .collect();
     assert_eq!(
-        (first.verdict, curator.as_str()),
-        (CuratorVerdict::NotDuplicate, "bob")
+        on_xy,
+        vec![
+            ("alice".to_owned(), CuratorVerdict::Duplicate),
+            ("bob".to_owned(), CuratorVerdict::NotDuplicate)
+        ]
     );
 
     assert!(alice.clear_pair_verdict(&y, &x).unwrap());
@@ -197,6 +210,49 @@ fn verdicts_are_kept_per_collection_with_their_curator() {
     assert!(alice
         .set_pair_verdict(&x, &x, CuratorVerdict::Duplicate)
         .is_err());
+}
+
+#[test]
+fn a_version_1_database_keeps_its_verdicts_as_their_curators_history() {
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_migrate_v1");
+    let mut client = connect(&address);
+    // A database as the first schema left it, with one verdict.
+    client
+        .batch_execute(&format!(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, \
+                 applied_at timestamptz NOT NULL DEFAULT now()); \
+             {} \
+             INSERT INTO schema_migrations (version) VALUES (1); \
+             INSERT INTO collections (name) VALUES ('/srv/letters'); \
+             INSERT INTO pair_verdicts (collection, a, b, verdict, curator, set_at_ns) \
+                 SELECT id, 'a.txt', 'b.txt', 'duplicate', 'alice', 42 FROM collections;",
+            MIGRATIONS[0]
+        ))
+        .unwrap();
+    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    assert_eq!(bob.schema_version().unwrap(), PG_SCHEMA_VERSION);
+    let (a, b) = (DocPath::from("a.txt"), DocPath::from("b.txt"));
+    bob.set_pair_verdict(&a, &b, CuratorVerdict::NotDuplicate)
+        .unwrap();
+    let kept: Vec<_> = bob
+        .pair_verdicts()
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.curator, r.verdict))
+        .collect();
+    assert_eq!(
+        kept,
+        vec![
+            ("alice".to_owned(), CuratorVerdict::Duplicate),
+            ("bob".to_owned(), CuratorVerdict::NotDuplicate)
+        ],
+        "alice's verdict from before the migration stays beside bob's"
+    );
+    let history = bob.pair_verdict_history(&b, &a).unwrap();
+    assert_eq!(history[0].curator, "alice");
+    assert_eq!(history[0].at_ns, 42);
+    assert_eq!(history.len(), 2);
 }
 
 #[test]

@@ -150,23 +150,23 @@ impl SqliteStore {
         .ctx(path, what())?;
         // Verdicts follow the file.
         tx.execute(
-            "INSERT OR REPLACE INTO doc_verdicts (path, verdict, set_at_ns) \
-             SELECT ?2, verdict, set_at_ns FROM doc_verdicts WHERE path = ?1",
+            "INSERT OR REPLACE INTO doc_verdicts (path, verdict, curator, set_at_ns) \
+             SELECT ?2, verdict, curator, set_at_ns FROM doc_verdicts WHERE path = ?1",
             params![from, to],
         )
         .ctx(path, what())?;
         tx.execute("DELETE FROM doc_verdicts WHERE path = ?1", [from])
             .ctx(path, what())?;
-        let moved: Vec<(Vec<u8>, Vec<u8>, String, i64)> = collect_rows(
+        let moved: Vec<super::rows::VerdictRow> = collect_rows(
             &tx,
-            "SELECT a, b, verdict, set_at_ns FROM pair_verdicts WHERE a = ?1 OR b = ?1",
+            "SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts WHERE a = ?1 OR b = ?1",
             [from],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
         .ctx(path, what())?;
         tx.execute("DELETE FROM pair_verdicts WHERE a = ?1 OR b = ?1", [from])
             .ctx(path, what())?;
-        for (a, b, verdict, set_at) in moved {
+        for (a, b, curator, verdict, set_at) in moved {
             let other = if a == from { b } else { a };
             if other == to {
                 continue; // a verdict between the two names of one file
@@ -177,12 +177,27 @@ impl SqliteStore {
                 (to, other.as_slice())
             };
             tx.execute(
-                "INSERT OR REPLACE INTO pair_verdicts (a, b, verdict, set_at_ns) \
-                 VALUES (?1, ?2, ?3, ?4)",
-                params![x, y, verdict, set_at],
+                "INSERT OR REPLACE INTO pair_verdicts (a, b, curator, verdict, set_at_ns) \
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![x, y, curator, verdict, set_at],
             )
             .ctx(path, what())?;
         }
+        // So does their history (in byte order again; none between the
+        // two names of one file).
+        tx.execute(
+            "UPDATE verdict_history SET \
+                 a = CASE WHEN a = ?1 THEN ?2 ELSE a END, \
+                 b = CASE WHEN b = ?1 THEN ?2 ELSE b END \
+             WHERE a = ?1 OR b = ?1",
+            params![from, to],
+        )
+        .ctx(path, what())?;
+        tx.execute_batch(
+            "UPDATE verdict_history SET a = b, b = a WHERE a > b; \
+             DELETE FROM verdict_history WHERE a = b;",
+        )
+        .ctx(path, what())?;
         tx.commit().ctx(path, what())?;
         Ok(true)
     }

@@ -49,6 +49,8 @@ pub struct SqliteStore {
     /// Documents whose stored fingerprints failed their checksum since the
     /// last [`SqliteStore::take_corrupt`] (read as missing).
     corrupt: super::raw::CorruptPrints,
+    /// Who this store's verdicts are recorded as.
+    curator: String,
     /// Writes tests make fail ([`StoreFaults`]).
     faults: Option<StoreFaults>,
 }

@@ -74,17 +74,61 @@ CREATE INDEX pairs_by_b ON pairs(b);
 CREATE TABLE pair_verdicts (
     a         BLOB NOT NULL,
     b         BLOB NOT NULL,
+    curator   TEXT NOT NULL,
     verdict   TEXT NOT NULL CHECK (verdict IN ('duplicate', 'not-duplicate')),
     set_at_ns INTEGER NOT NULL,
-    PRIMARY KEY (a, b),
+    PRIMARY KEY (a, b, curator),
     CHECK (a < b)
 ) STRICT, WITHOUT ROWID;
+
+CREATE TABLE verdict_history (
+    seq     INTEGER PRIMARY KEY,
+    a       BLOB NOT NULL,
+    b       BLOB NOT NULL,
+    curator TEXT NOT NULL,
+    verdict TEXT CHECK (verdict IN ('duplicate', 'not-duplicate')),
+    at_ns   INTEGER NOT NULL
+) STRICT;
+CREATE INDEX verdict_history_by_pair ON verdict_history(a, b, seq);
 
 CREATE TABLE doc_verdicts (
     path      BLOB PRIMARY KEY,
     verdict   TEXT NOT NULL CHECK (verdict IN ('keep')),
+    curator   TEXT NOT NULL DEFAULT '',
     set_at_ns INTEGER NOT NULL
 ) STRICT, WITHOUT ROWID;
+";
+
+/// Version 5 to 6: one verdict per pair and curator (a verdict from before
+/// is the unknown curator `''`'s, at the time it was set), the history of
+/// every set and clear (seeded with the verdicts there are), and the
+/// curator of each keeper mark.
+const VERDICTS_PER_CURATOR: &str = "
+CREATE TABLE pair_verdicts_by_curator (
+    a         BLOB NOT NULL,
+    b         BLOB NOT NULL,
+    curator   TEXT NOT NULL,
+    verdict   TEXT NOT NULL CHECK (verdict IN ('duplicate', 'not-duplicate')),
+    set_at_ns INTEGER NOT NULL,
+    PRIMARY KEY (a, b, curator),
+    CHECK (a < b)
+) STRICT, WITHOUT ROWID;
+INSERT INTO pair_verdicts_by_curator (a, b, curator, verdict, set_at_ns)
+    SELECT a, b, '', verdict, set_at_ns FROM pair_verdicts;
+DROP TABLE pair_verdicts;
+ALTER TABLE pair_verdicts_by_curator RENAME TO pair_verdicts;
+CREATE TABLE verdict_history (
+    seq     INTEGER PRIMARY KEY,
+    a       BLOB NOT NULL,
+    b       BLOB NOT NULL,
+    curator TEXT NOT NULL,
+    verdict TEXT CHECK (verdict IN ('duplicate', 'not-duplicate')),
+    at_ns   INTEGER NOT NULL
+) STRICT;
+CREATE INDEX verdict_history_by_pair ON verdict_history(a, b, seq);
+INSERT INTO verdict_history (a, b, curator, verdict, at_ns)
+    SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts ORDER BY set_at_ns;
+ALTER TABLE doc_verdicts ADD COLUMN curator TEXT NOT NULL DEFAULT '';
 ";
 
 /// An unusable index file that [`Store::open`](crate::runtime::store::Store::open) renamed before creating a fresh one.
@@ -417,6 +461,7 @@ impl SqliteStore {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
+            curator: crate::runtime::store::login_name(),
             faults: None,
         };
         if fresh {
@@ -508,6 +553,7 @@ impl SqliteStore {
             conn,
             path: path.to_path_buf(),
             corrupt: Default::default(),
+            curator: crate::runtime::store::login_name(),
             faults: None,
         })
     }
@@ -581,9 +627,10 @@ impl SqliteStore {
     }
 }
 
-/// Bring a version-2, -3 or -4 index to this schema: a checksum column
+/// Bring a version-2 to -5 index to this schema: a checksum column
 /// beside the fingerprint blobs (3), a table of each document's part in
-/// boilerplate learning (4) and one of kept texts (5). Rows written before
+/// boilerplate learning (4), one of kept texts (5) and verdicts per curator
+/// with their history (6, [`VERDICTS_PER_CURATOR`]). Rows written before 3
 /// have no checksum and read as missing (their fingerprints are of another
 /// configuration key anyway: it names the schema, so every file is read
 /// again and keeps its text then).
@@ -609,6 +656,7 @@ fn migrate_from(
              text     BLOB NOT NULL, \
              checksum INTEGER NOT NULL \
          ) STRICT; \
+         {VERDICTS_PER_CURATOR} \
          PRAGMA user_version = {SCHEMA_VERSION}; \
          COMMIT;"
     ))
@@ -662,6 +710,7 @@ fn build_new_index(building: &Path) -> std::result::Result<(), OpenFailure> {
         conn,
         path: building.to_path_buf(),
         corrupt: Default::default(),
+        curator: crate::runtime::store::login_name(),
         faults: None,
     };
     store.init_schema().map_err(OpenFailure::Fatal)?;

@@ -19,6 +19,9 @@ pub(crate) fn collect_rows<T, P: Params>(
     rows.collect()
 }
 
+/// A `pair_verdicts` row: `(a, b, curator, verdict, set_at_ns)`.
+pub(crate) type VerdictRow = (Vec<u8>, Vec<u8>, String, String, i64);
+
 /// Insert one pair: `(a, b, scores)` with a < b, see [`pair_row`].
 pub(crate) const INSERT_PAIR: &str = "INSERT INTO pairs (a, b, scores) VALUES (?1, ?2, ?3)";
 

@@ -191,6 +191,16 @@ pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
     Ok((id.parse()?, value))
 }
 
+/// A claim timeout in seconds: positive and finite.
+#[cfg(feature = "postgres")]
+fn parse_claim_timeout(s: &str) -> Result<f64, String> {
+    let secs: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(format!("{s} is not a positive number of seconds"));
+    }
+    Ok(secs)
+}
+
 #[derive(Subcommand)]
 pub enum Command {
     /// Scan a folder and print its duplicate clusters and pairs.
@@ -236,6 +246,29 @@ pub enum Command {
         /// Undo the overrule of passage N of the list.
         #[arg(long, value_name = "N", conflicts_with = "no_index")]
         restore: Option<usize>,
+    },
+    /// Fingerprint a share of a folder into a PostgreSQL store, splitting
+    /// the work with every other `doppel ingest` on the same folder and
+    /// database (each file read once; a stopped process's files taken
+    /// over), then pair it (one process does).
+    #[cfg(feature = "postgres")]
+    Ingest {
+        /// Folder to ingest (the same path on every machine).
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+        /// A claim whose process has not shown signs of life for this
+        /// many seconds is taken over.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0,
+              value_parser = parse_claim_timeout)]
+        claim_timeout: f64,
+        /// Files claimed at a time (tests: small, so processes interleave).
+        #[arg(long, hide = true, value_name = "N", default_value_t = 1024,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        claim_files: u32,
+        #[command(flatten)]
+        options: ScanOptions,
     },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.

@@ -196,7 +196,7 @@ fn scan_report_then(
 
 /// Who verdicts written to a shared store are recorded as: the login name
 /// (`USER`, else `USERNAME`), or `doppel` when neither is set.
-fn curator() -> String {
+pub fn curator() -> String {
     ["USER", "USERNAME"]
         .iter()
         .find_map(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))

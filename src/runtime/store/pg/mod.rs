@@ -22,6 +22,7 @@
 //! ([`StoreError::NewerSchema`]) and left exactly as it is: it is shared,
 //! never moved aside as a bad SQLite file is.
 
+mod claims;
 mod documents;
 mod meta;
 mod pairs;
@@ -35,11 +36,13 @@ use std::path::{Path, PathBuf};
 
 use postgres::{Client, NoTls};
 
+pub use claims::{ClaimHeartbeat, Claimed, PairingLock, WorkLeft};
+
 use super::{PgAddress, Result, StoreError, StoreFaults};
 use crate::doc::DocPath;
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
-pub const PG_SCHEMA_VERSION: i32 = 1;
+pub const PG_SCHEMA_VERSION: i32 = 2;
 
 /// The advisory lock key opening takes while it migrates ("doppel" in
 /// ASCII), so concurrent openers apply each migration once.
@@ -134,6 +137,8 @@ CREATE TABLE doc_verdicts (
     PRIMARY KEY (collection, path)
 );
 ",
+    // 2: the claims `doppel ingest` processes split a collection with.
+    claims::CLAIMS_MIGRATION,
 ];
 
 /// A connection to one collection of a doppel database.
@@ -152,6 +157,8 @@ pub struct PgStore {
     corrupt: std::sync::Mutex<Vec<DocPath>>,
     /// Writes tests make fail ([`StoreFaults`]).
     faults: Option<StoreFaults>,
+    /// Claims to release with the next document commit (`claims`).
+    release: Option<claims::PendingRelease>,
 }
 
 impl fmt::Debug for PgStore {
@@ -199,6 +206,7 @@ impl PgStore {
             place: address.to_string().into(),
             corrupt: std::sync::Mutex::default(),
             faults: None,
+            release: None,
         })
     }
 

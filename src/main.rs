@@ -176,10 +176,10 @@ fn run(cli: Cli) -> Result<()> {
             claim_files,
             options,
         }) => cli::ingest::ingest(
-            &load_with(&options)?,
+            &load_with(&options.scan_options())?,
             &dir,
             format,
-            &options,
+            &options.store,
             std::time::Duration::from_secs_f64(claim_timeout),
             claim_files as usize,
         ),

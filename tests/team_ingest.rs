@@ -133,3 +133,21 @@ fn a_killed_claimers_files_are_taken_over_after_the_timeout() {
     let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
     assert_eq!(next["fingerprinted"].as_u64(), Some(documents), "{next}");
 }
+
+#[test]
+fn ingest_into_a_file_says_it_needs_a_team_store() {
+    let f = fixture();
+    let out = doppel()
+        .args(["ingest", "--store"])
+        .arg(&f.index)
+        .arg(&f.folder)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("through a PostgreSQL store: give --store postgres://"),
+        "{stderr}"
+    );
+    assert!(!f.index.exists(), "no index file made");
+}

@@ -161,6 +161,43 @@ impl DecisionOptions {
     }
 }
 
+/// What `ingest` fingerprints with (as every curator's scan of the
+/// collection must, or their scan reads every file again) and where.
+#[cfg(feature = "postgres")]
+#[derive(clap::Args)]
+pub struct IngestOptions {
+    /// The PostgreSQL database every process shares
+    /// (`postgres://user@host/db`; the folder is one collection in it).
+    #[arg(long, value_name = "URL", required = true)]
+    pub store: String,
+    /// Compute only these algorithms (comma-separated ids; overrides the
+    /// config file's `enabled`, by default all).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<AlgorithmId>,
+    /// Override a threshold, in the algorithm's unit and range, e.g.
+    /// `--threshold minhash=0.8` (repeatable).
+    #[arg(long = "threshold", value_parser = parse_threshold)]
+    pub thresholds: Vec<(AlgorithmId, f64)>,
+    /// Your own boilerplate: every file in this folder (outside DIR) is
+    /// left out of every document that carries its text (overrides the
+    /// config file's boilerplate.user-dir).
+    #[arg(long, value_name = "DIR")]
+    pub boilerplate_dir: Option<PathBuf>,
+}
+
+#[cfg(feature = "postgres")]
+impl IngestOptions {
+    /// The same settings as scan options (through the store).
+    pub fn scan_options(&self) -> ScanOptions {
+        let mut options = ScanOptions::with_index(None);
+        options.decision.algorithms = self.algorithms.clone();
+        options.decision.thresholds = self.thresholds.clone();
+        options.boilerplate_dir = self.boilerplate_dir.clone();
+        options.store = Some(self.store.clone());
+        options
+    }
+}
+
 /// Which clusters `act` and `manifest` take (default: all).
 #[derive(clap::Args)]
 pub struct FilterOptions {
@@ -268,7 +305,7 @@ pub enum Command {
               value_parser = clap::value_parser!(u32).range(1..))]
         claim_files: u32,
         #[command(flatten)]
-        options: ScanOptions,
+        options: IngestOptions,
     },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.

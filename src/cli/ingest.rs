@@ -16,7 +16,7 @@ use doppel::runtime::config::Config;
 use doppel::runtime::index::{pair_when_done, FolderIndex, IngestOptions};
 use doppel::runtime::store::StoreAddress;
 
-use super::args::{ListFormat, ScanOptions};
+use super::args::ListFormat;
 use super::progress::spinner;
 use super::scan::curator;
 use super::settings::{open_folder, settings};
@@ -30,18 +30,16 @@ pub fn ingest(
     config: &Config,
     dir: &Path,
     format: ListFormat,
-    options: &ScanOptions,
+    store: &str,
     claim_timeout: Duration,
     claim_files: usize,
 ) -> Result<()> {
     let root = open_folder(dir)?;
-    let Some(store) = &options.store else {
-        anyhow::bail!(
-            "ingest shares the work between processes through a PostgreSQL store: \
-             give --store postgres://…"
-        );
-    };
     let address = StoreAddress::parse(store)?;
+    if let StoreAddress::File(_) = address {
+        // Refused before a file is made there.
+        return Err(doppel::runtime::index::IndexError::NeedsTeamStore.into());
+    }
     let (engine_config, library_config, _, _) = settings(config);
     let open = || -> Result<FolderIndex> {
         let engine = Engine::new(engine_config.clone());
@@ -61,6 +59,7 @@ pub fn ingest(
     };
     let hold = std::env::var_os(HOLD_AFTER_CLAIM).is_some();
     let bar = spinner("fingerprinting");
+    let started = std::time::Instant::now();
     let share = index.fingerprint_share(&share_options, &mut |files| {
         bar.inc(files as u64);
         if hold {
@@ -73,6 +72,7 @@ pub fn ingest(
     let (team, collection) = index.team_place().expect("opened on a team store");
     // The pairing pass opens the collection afresh, with every document.
     drop(index);
+    let fingerprinting = started.elapsed();
     bar.set_message("pairing");
     let paired = pair_when_done(&team, collection, || {
         let mut index = open()?;
@@ -80,6 +80,7 @@ pub fn ingest(
         index.reconcile()?;
         anyhow::Ok(index.library().len())
     })?;
+    let pairing = started.elapsed() - fingerprinting;
     bar.finish_and_clear();
     let by_others = share.by_others();
     let mut out = std::io::stdout().lock();
@@ -92,7 +93,12 @@ pub fn ingest(
                 share.fingerprinted, share.taken_over, by_others
             )?;
             match paired {
-                Some(documents) => writeln!(out, "paired {documents} documents here")?,
+                Some(documents) => writeln!(
+                    out,
+                    "paired {documents} documents here in {:.1} s (fingerprinting took {:.1} s)",
+                    pairing.as_secs_f64(),
+                    fingerprinting.as_secs_f64()
+                )?,
                 None => writeln!(out, "another process pairs the collection")?,
             }
         }
@@ -103,6 +109,10 @@ pub fn ingest(
                 "by_others": by_others,
                 "paired_here": paired.is_some(),
                 "documents": paired,
+                "seconds": {
+                    "fingerprinting": fingerprinting.as_secs_f64(),
+                    "pairing": paired.is_some().then(|| pairing.as_secs_f64()),
+                },
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
         }

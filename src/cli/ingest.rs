@@ -111,7 +111,7 @@ pub fn ingest(
                 "documents": paired,
                 "seconds": {
                     "fingerprinting": fingerprinting.as_secs_f64(),
-                    "pairing": paired.is_some().then(|| pairing.as_secs_f64()),
+                    "pairing": paired.is_some().then_some(pairing.as_secs_f64()),
                 },
             });
             writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;

@@ -170,6 +170,21 @@ fn run(cli: Cli) -> Result<()> {
             options.decision.store = store;
             cli::scan::boilerplate(&load_with(&options)?, &dir, format, &options, ruling)
         }
+        #[cfg(feature = "postgres")]
+        Some(Command::Ingest {
+            dir,
+            format,
+            claim_timeout,
+            claim_files,
+            options,
+        }) => cli::ingest::ingest(
+            &load_with(&options.scan_options())?,
+            &dir,
+            format,
+            &options.store,
+            std::time::Duration::from_secs_f64(claim_timeout),
+            claim_files as usize,
+        ),
         Some(Command::Report {
             dir,
             html,

@@ -161,6 +161,43 @@ impl DecisionOptions {
     }
 }
 
+/// What `ingest` fingerprints with (as every curator's scan of the
+/// collection must, or their scan reads every file again) and where.
+#[cfg(feature = "postgres")]
+#[derive(clap::Args)]
+pub struct IngestOptions {
+    /// The PostgreSQL database every process shares
+    /// (`postgres://user@host/db`; the folder is one collection in it).
+    #[arg(long, value_name = "URL", required = true)]
+    pub store: String,
+    /// Compute only these algorithms (comma-separated ids; overrides the
+    /// config file's `enabled`, by default all).
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<AlgorithmId>,
+    /// Override a threshold, in the algorithm's unit and range, e.g.
+    /// `--threshold minhash=0.8` (repeatable).
+    #[arg(long = "threshold", value_parser = parse_threshold)]
+    pub thresholds: Vec<(AlgorithmId, f64)>,
+    /// Your own boilerplate: every file in this folder (outside DIR) is
+    /// left out of every document that carries its text (overrides the
+    /// config file's boilerplate.user-dir).
+    #[arg(long, value_name = "DIR")]
+    pub boilerplate_dir: Option<PathBuf>,
+}
+
+#[cfg(feature = "postgres")]
+impl IngestOptions {
+    /// The same settings as scan options (through the store).
+    pub fn scan_options(&self) -> ScanOptions {
+        let mut options = ScanOptions::with_index(None);
+        options.decision.algorithms = self.algorithms.clone();
+        options.decision.thresholds = self.thresholds.clone();
+        options.boilerplate_dir = self.boilerplate_dir.clone();
+        options.decision.store = Some(self.store.clone());
+        options
+    }
+}
+
 /// Which clusters `act` and `manifest` take (default: all).
 #[derive(clap::Args)]
 pub struct FilterOptions {
@@ -189,6 +226,16 @@ pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
         return Err(format!("{value} is not a finite number"));
     }
     Ok((id.parse()?, value))
+}
+
+/// A claim timeout in seconds: positive and finite.
+#[cfg(feature = "postgres")]
+fn parse_claim_timeout(s: &str) -> Result<f64, String> {
+    let secs: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if !(secs.is_finite() && secs > 0.0) {
+        return Err(format!("{s} is not a positive number of seconds"));
+    }
+    Ok(secs)
 }
 
 #[derive(Subcommand)]
@@ -241,6 +288,29 @@ pub enum Command {
         /// Undo the overrule of passage N of the list.
         #[arg(long, value_name = "N", conflicts_with = "no_index")]
         restore: Option<usize>,
+    },
+    /// Fingerprint a share of a folder into a PostgreSQL store, splitting
+    /// the work with every other `doppel ingest` on the same folder and
+    /// database (each file read once; a stopped process's files taken
+    /// over), then pair it (one process does).
+    #[cfg(feature = "postgres")]
+    Ingest {
+        /// Folder to ingest (the same path on every machine).
+        dir: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ListFormat,
+        /// A claim whose process has not shown signs of life for this
+        /// many seconds is taken over.
+        #[arg(long, value_name = "SECS", default_value_t = 30.0,
+              value_parser = parse_claim_timeout)]
+        claim_timeout: f64,
+        /// Files claimed at a time (tests: small, so processes interleave).
+        #[arg(long, hide = true, value_name = "N", default_value_t = 1024,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        claim_files: u32,
+        #[command(flatten)]
+        options: IngestOptions,
     },
     /// Write the scan as one self-contained HTML file for colleagues:
     /// clusters, members, every pair's scores, verdicts and word diff.

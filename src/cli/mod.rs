@@ -11,6 +11,8 @@ pub mod config;
 pub mod eval;
 pub mod idf_table;
 pub mod index;
+#[cfg(feature = "postgres")]
+pub mod ingest;
 pub mod log;
 pub mod progress;
 pub mod report;

@@ -44,6 +44,13 @@ pub enum IndexError {
         /// The folder it was opened for.
         root: PathBuf,
     },
+    /// Sharing a collection's work between processes (`doppel ingest`)
+    /// needs a store they all reach.
+    #[error(
+        "ingest shares the work between processes through a PostgreSQL store: \
+         give --store postgres://…"
+    )]
+    NeedsTeamStore,
     /// The user's boilerplate folder cannot be used.
     #[error(transparent)]
     UserBoilerplate(#[from] crate::runtime::boilerplate::user::UserDirError),

@@ -44,7 +44,7 @@ impl FolderIndex {
 
     /// The learner, built from the stored samples the first time; `None`
     /// when learning is off.
-    fn learner(&mut self) -> Result<Option<&mut Learner<DocPath>>> {
+    pub(super) fn learner(&mut self) -> Result<Option<&mut Learner<DocPath>>> {
         let Some(config) = config_of(&self.engine, self.library.config()) else {
             return Ok(None);
         };

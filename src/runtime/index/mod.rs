@@ -24,10 +24,14 @@
 //! the store, the changes reported and the curator's verdicts. Opening is
 //! here; keeping the index equal to the folder is in `sync`.
 
+#[cfg(feature = "postgres")]
+mod claimed;
 mod error;
 mod learn;
 mod sync;
 
+#[cfg(feature = "postgres")]
+pub use claimed::{pair_when_done, IngestOptions, ShareReport};
 pub use error::{IndexError, Result};
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -179,6 +183,10 @@ pub struct FolderIndex {
     /// when the reconcile has read every file (a fresh index's scan, see
     /// `sync`).
     pair_later: bool,
+    /// The first-seen time arriving documents get instead of the commit's
+    /// (`claimed`: the time their claims were queued, so documents read by
+    /// several processes arrive in path order as one process's would).
+    arrival_ns: Option<i64>,
     /// Files read and committed together by a reconcile (`sync`'s
     /// `CHUNK_FILES` but in tests).
     chunk_files: usize,
@@ -420,6 +428,7 @@ impl FolderIndex {
                 respan: BTreeSet::new(),
                 report: None,
                 pair_later: false,
+                arrival_ns: None,
                 chunk_files: sync::CHUNK_FILES,
                 read_limits: ReadLimits::default(),
                 reader: None,

@@ -577,7 +577,7 @@ impl FolderIndex {
                 continue;
             }
             let doc = entry.doc;
-            record.first_seen_ns = now;
+            record.first_seen_ns = self.arrival_ns.unwrap_or(now);
             let pairs = match (&record.status, self.library.id_of(&doc)) {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
                     record.entry = record.fingerprints.as_ref().map(|f| DocEntry {

@@ -107,9 +107,16 @@ impl PgAddress {
     /// Parse a `postgres://` URL (the client's syntax: percent-encoded
     /// parts, `host=` for a Unix socket folder, `PGPASSWORD`-style
     /// settings in the query).
+    ///
+    /// The password is the URL's; without one, `PGPASSWORD`'s; without
+    /// that, the first matching line of the password file (`PGPASSFILE`,
+    /// else `~/.pgpass`; ignored, as libpq does, when others may read
+    /// it), as libpq looks for it.
     pub fn parse(text: &str) -> Result<PgAddress> {
         text.parse::<postgres::Config>()
-            .map(|config| PgAddress { config })
+            .map(|config| PgAddress {
+                config: with_password(config),
+            })
             .map_err(|error| StoreError::Postgres {
                 address: without_password(text),
                 context: "read the address".into(),
@@ -121,6 +128,73 @@ impl PgAddress {
     pub fn config(&self) -> &postgres::Config {
         &self.config
     }
+}
+
+/// `config` with its password from the environment or the password file
+/// when it has none (see [`PgAddress::parse`]).
+#[cfg(feature = "postgres")]
+fn with_password(mut config: postgres::Config) -> postgres::Config {
+    if config.get_password().is_some() {
+        return config;
+    }
+    if let Some(password) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
+        config.password(password.as_encoded_bytes());
+    } else if let Some(password) = password_file_entry(&config) {
+        config.password(password);
+    }
+    config
+}
+
+/// The password the password file holds for `config`'s first host, port,
+/// database and user (defaults as libpq's: port 5432, the login name, the
+/// database named after the user; a Unix socket is `localhost`).
+#[cfg(feature = "postgres")]
+fn password_file_entry(config: &postgres::Config) -> Option<String> {
+    use postgres::config::Host;
+    use postgres_secrets::PgPass;
+    let path = PgPass::locate()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).ok()?.permissions().mode();
+        if mode & 0o077 != 0 {
+            tracing::warn!(
+                path = %path.display(),
+                "password file ignored: others may read it (chmod 0600 it)"
+            );
+            return None;
+        }
+    }
+    let file = match PgPass::open(&path) {
+        Ok(file) => file,
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "password file unreadable");
+            return None;
+        }
+    };
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(name)) => name.clone(),
+        Some(Host::Unix(_)) | None => "localhost".to_owned(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config
+        .get_user()
+        .map(str::to_owned)
+        .or_else(|| std::env::var("USER").ok())?;
+    let database = config.get_dbname().unwrap_or(&user).to_owned();
+    let found = file
+        .query()
+        .hostname(host)
+        .ok()?
+        .port(port)
+        .ok()?
+        .database(database)
+        .ok()?
+        .username(user)
+        .ok()?
+        .find()
+        .ok()??;
+    Some(found.password)
 }
 
 #[cfg(feature = "postgres")]

@@ -96,6 +96,16 @@ impl Store {
         }
     }
 
+    /// The PostgreSQL backend, for what only a team store does (claims,
+    /// see `pg::claims`); `None` for an SQLite file.
+    #[cfg(feature = "postgres")]
+    pub fn team(&mut self) -> Option<&mut PgStore> {
+        match &mut self.backend {
+            Backend::Postgres(s) => Some(s),
+            Backend::Sqlite(_) => None,
+        }
+    }
+
     /// The backend's kind, for messages and tests: `"sqlite"` or
     /// `"postgres"`.
     pub fn backend_name(&self) -> &'static str {

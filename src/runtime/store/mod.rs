@@ -91,7 +91,7 @@ pub use address::{without_password, StoreAddress};
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 #[cfg(feature = "postgres")]
-pub use pg::{PgStore, PG_SCHEMA_VERSION};
+pub use pg::{ClaimHeartbeat, Claimed, PairingLock, PgStore, WorkLeft, PG_SCHEMA_VERSION};
 pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
     RowId, StoredBoilerplate, VerdictChange, ENTRY_FORMAT,

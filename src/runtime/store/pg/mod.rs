@@ -22,6 +22,7 @@
 //! ([`StoreError::NewerSchema`]) and left exactly as it is: it is shared,
 //! never moved aside as a bad SQLite file is.
 
+mod claims;
 mod documents;
 mod live;
 mod meta;
@@ -36,10 +37,12 @@ use std::path::{Path, PathBuf};
 
 use postgres::{Client, NoTls};
 
+pub use claims::{ClaimHeartbeat, Claimed, PairingLock, WorkLeft};
+
 use super::{PgAddress, Result, StoreError, StoreFaults};
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
-pub const PG_SCHEMA_VERSION: i32 = 2;
+pub const PG_SCHEMA_VERSION: i32 = 3;
 
 /// The advisory lock key opening takes while it migrates ("doppel" in
 /// ASCII), so concurrent openers apply each migration once.
@@ -155,6 +158,8 @@ INSERT INTO verdict_history (collection, a, b, curator, verdict, at_ns)
     SELECT collection, a, b, curator, verdict, set_at_ns FROM pair_verdicts
     ORDER BY set_at_ns;
 ",
+    // 3: the claims `doppel ingest` processes split a collection with.
+    claims::CLAIMS_MIGRATION,
 ];
 
 /// A connection to one collection of a doppel database.
@@ -176,6 +181,8 @@ pub struct PgStore {
     /// The token this store's change notifications carry, so its own
     /// listener ignores them (`live`).
     sender: String,
+    /// Claims to release with the next document commit (`claims`).
+    release: Option<claims::PendingRelease>,
 }
 
 impl fmt::Debug for PgStore {
@@ -224,6 +231,7 @@ impl PgStore {
             corrupt: Default::default(),
             faults: None,
             sender: live::sender_token(),
+            release: None,
         })
     }
 

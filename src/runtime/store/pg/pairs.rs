@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use super::super::codec::{pair_row, scores_from_blob, to_blob, u64_from_sql};
 use super::super::texts::KeptText;
 use super::super::{DocEntry, DocRecord, PairUpdate, Result, RowId, ScoreList, StoreError};
-use super::writer::{INSERT_PAIR, PUT_ENTRY};
+use super::writer::{Writer, INSERT_PAIR, PUT_ENTRY};
 use super::PgStore;
 use crate::doc::DocPath;
 use crate::engine::PairScores;
@@ -26,6 +26,43 @@ impl PgStore {
         docs: &[(DocRecord, Vec<PairUpdate>)],
         touched: &[(DocPath, Vec<PairUpdate>)],
     ) -> Result<Vec<RowId>> {
+        let mut release = self.release.take();
+        let collection = self.collection;
+        let result = self.write("commit batch update", |w| {
+            // Claims released here decide which documents are written
+            // (`claims`): one still claimed by this process, or all.
+            let kept = PgStore::release_in(release.as_mut(), w.transaction(), collection).map_err(
+                |error| StoreError::Postgres {
+                    address: w.address().to_owned(),
+                    context: "release claimed files".into(),
+                    error,
+                },
+            )?;
+            let Some(kept) = kept else {
+                return Self::write_batch(w, stale, docs, touched);
+            };
+            let docs: Vec<(DocRecord, Vec<PairUpdate>)> = docs
+                .iter()
+                .filter(|(rec, _)| kept.contains(&rec.path))
+                .cloned()
+                .collect();
+            Self::write_batch(w, stale, &docs, touched)
+        });
+        if let (Err(_), Some(pending)) = (&result, release.as_mut()) {
+            // Rolled back: nothing was released.
+            pending.rolled_back();
+        }
+        self.release = release;
+        result
+    }
+
+    /// `commit_batch`'s writes, in `w`'s transaction.
+    fn write_batch(
+        w: &mut Writer<'_, '_>,
+        stale: &[DocPath],
+        docs: &[(DocRecord, Vec<PairUpdate>)],
+        touched: &[(DocPath, Vec<PairUpdate>)],
+    ) -> Result<Vec<RowId>> {
         // Distinct paths (as a reconcile's chunk has) go in one statement
         // per table; anything else one row at a time.
         let distinct = docs
@@ -34,7 +71,7 @@ impl PgStore {
             .collect::<std::collections::HashSet<_>>()
             .len()
             == docs.len();
-        self.write("commit batch update", |w| {
+        {
             w.mark_stale(stale)?;
             for _ in docs {
                 // A failure here rolls back the documents before it too.
@@ -51,7 +88,7 @@ impl PgStore {
                 w.replace_pairs_of(doc, pairs)?;
             }
             Ok(ids)
-        })
+        }
     }
 
     /// Forget every stored library entry of the collection.

@@ -8,7 +8,7 @@ use postgres::{Client, NoTls};
 
 use super::*;
 use crate::doc::{CuratorVerdict, DocPath};
-use crate::runtime::store::StoreAddress;
+use crate::runtime::store::{DocRecord, DocStatus, PairUpdate, StoreAddress};
 
 /// The test server's URL; `None` (skip) when none is set and none is
 /// required.
@@ -294,4 +294,87 @@ fn meta_values_round_trip_per_collection() {
     assert_eq!(minutes.config_hash().unwrap().as_deref(), Some("ffff"));
     assert!(minutes.overruled_passages().unwrap().is_empty());
     assert_eq!(minutes.folder().unwrap(), None);
+}
+
+/// A skipped document's record at `path` (the least a commit writes).
+fn skipped_record(path: &str, identity: crate::doc::FileIdentity) -> DocRecord {
+    DocRecord {
+        id: None,
+        path: DocPath::from(path.as_bytes()),
+        identity,
+        content_hash: 0,
+        first_seen_ns: 1,
+        status: DocStatus::Skipped {
+            reason: "empty".into(),
+        },
+        encoding: None,
+        fingerprints: None,
+        terms: Vec::new(),
+        shingles: 0,
+        entry: None,
+        boilerplate: None,
+        text: None,
+    }
+}
+
+#[test]
+fn a_claim_is_taken_over_only_once_stale_and_a_lost_claim_writes_nothing() {
+    use std::time::Duration;
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_claims");
+    let mut x = PgStore::open(&address, "/srv/collection", "x").unwrap();
+    let mut y = PgStore::open(&address, "/srv/collection", "y").unwrap();
+    let identity = crate::doc::FileIdentity {
+        size: 5,
+        mtime_ns: 7,
+        ..Default::default()
+    };
+    let docs: Vec<(DocPath, _)> = ["a", "b", "c"]
+        .iter()
+        .map(|p| (DocPath::from(p.as_bytes()), identity))
+        .collect();
+    x.queue_work(&docs, 42, true).unwrap();
+    // Queued twice, held once.
+    y.queue_work(&docs, 43, true).unwrap();
+    let minute = Duration::from_secs(60);
+    let held = x.claim_work("x", 2, minute).unwrap();
+    let names = |c: &[Claimed]| c.iter().map(|c| c.doc.to_string()).collect::<Vec<_>>();
+    assert_eq!(names(&held), ["a", "b"]);
+    assert!(held.iter().all(|c| c.queued_ns == 42 && !c.taken_over));
+    // Fresh claims are not y's to take; the free one is.
+    let free = y.claim_work("y", 10, minute).unwrap();
+    assert_eq!(names(&free), ["c"]);
+    assert_eq!(
+        y.work_left("y", minute).unwrap(),
+        WorkLeft {
+            claimable: 0,
+            held_by_others: 2
+        }
+    );
+    // With no time allowed, x's claims are stale: y takes them over.
+    let taken = y.claim_work("y", 10, Duration::ZERO).unwrap();
+    assert_eq!(names(&taken), ["a", "b"]);
+    assert!(taken.iter().all(|c| c.taken_over));
+    // x's commit of its lost claims writes none of their documents.
+    let records: Vec<(DocRecord, Vec<PairUpdate>)> = ["a", "b"]
+        .iter()
+        .map(|p| (skipped_record(p, identity), Vec::new()))
+        .collect();
+    x.release_with_next_commit("x", records.iter().map(|r| r.0.path.clone()).collect());
+    x.commit_batch(&[], &records, &[]).unwrap();
+    assert_eq!(x.finish_release().unwrap(), 0);
+    assert_eq!(x.document_count().unwrap(), 0, "nothing written twice");
+    // y's commit writes all three and leaves no work.
+    let records: Vec<(DocRecord, Vec<PairUpdate>)> = ["a", "b", "c"]
+        .iter()
+        .map(|p| (skipped_record(p, identity), Vec::new()))
+        .collect();
+    y.release_with_next_commit("y", records.iter().map(|r| r.0.path.clone()).collect());
+    y.commit_batch(&[], &records, &[]).unwrap();
+    assert_eq!(y.finish_release().unwrap(), 3);
+    assert_eq!(y.document_count().unwrap(), 3);
+    assert_eq!(y.work_left("y", minute).unwrap(), WorkLeft::default());
+    // Queued again as they are stored: already done, nothing to claim.
+    x.queue_work(&docs, 44, true).unwrap();
+    assert_eq!(x.work_left("x", minute).unwrap(), WorkLeft::default());
 }

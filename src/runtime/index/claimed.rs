@@ -1,0 +1,237 @@
+//! `doppel ingest`: one collection fingerprinted by several processes
+//! (on one machine or many) through the team store's claims
+//! (`store::pg`'s `claims`), then paired once.
+//!
+//! Each process lists the folder, queues the files its index does not
+//! hold as they are, and claims chunks of the queue until none is left:
+//! a claimed chunk is read and fingerprinted as a reconcile's chunk is
+//! (`sync`'s `ingest_all` and `commit_all`, documents filed unpaired),
+//! and written in the transaction that releases its claims. When nothing
+//! is left to claim and no other live process holds a claim, fingerprinting
+//! is over; the process that then takes the pairing lock opens the
+//! collection afresh, which pairs every document from the stored
+//! fingerprints at once (the same pass a fresh index's reconcile ends
+//! with) and reconciles (files gone, special files, boilerplate). The
+//! others exit. A process killed at any point loses nothing: its claims'
+//! heartbeat stops and another process takes them over after the timeout.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::{FolderIndex, IndexError, Result};
+use crate::doc::{DocPath, FileIdentity};
+use crate::runtime::collection::{list_files_with, FileEntry};
+use crate::runtime::store::{self, ClaimHeartbeat, PairingLock, PgStore};
+
+/// How a process takes part in an ingest.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// This process's name in the claims (unique among the processes).
+    pub claimer: String,
+    /// A claim whose heartbeat is older than this is taken over.
+    pub claim_timeout: Duration,
+    /// Files claimed (and committed) at a time.
+    pub chunk_files: usize,
+}
+
+impl IngestOptions {
+    /// The default claim timeout: a live process beats every third of it.
+    pub const DEFAULT_CLAIM_TIMEOUT: Duration = Duration::from_secs(30);
+
+    /// Options for a process named after this host and process id.
+    pub fn for_this_process(claim_timeout: Duration) -> IngestOptions {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_owned())
+            .unwrap_or_else(|_| "host".to_owned());
+        IngestOptions {
+            claimer: format!("{host}:{}:{}", std::process::id(), store::now_ns()),
+            claim_timeout,
+            chunk_files: super::sync::CHUNK_FILES,
+        }
+    }
+}
+
+/// What one process's share of an ingest was.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ShareReport {
+    /// Files this process needed read when it looked.
+    pub needed: usize,
+    /// Of all files, those this process fingerprinted and wrote.
+    pub fingerprinted: usize,
+    /// Of those, files taken over from a process whose heartbeat stopped.
+    pub taken_over: usize,
+}
+
+impl ShareReport {
+    /// Files this process needed read that other processes fingerprinted.
+    pub fn by_others(&self) -> usize {
+        self.needed.saturating_sub(self.fingerprinted)
+    }
+}
+
+impl FolderIndex {
+    /// Fingerprint this process's share of the folder through the team
+    /// store's claims, returning once no file is left to claim and no
+    /// other live process holds one; `after_claim` hears of every chunk
+    /// claimed (the number of files) before it is read. Needs a
+    /// PostgreSQL store. Pairs nothing: see [`pair_when_done`].
+    pub fn fingerprint_share(
+        &mut self,
+        options: &IngestOptions,
+        after_claim: &mut dyn FnMut(usize),
+    ) -> Result<ShareReport> {
+        if !self.root.is_dir() {
+            return Err(IndexError::Unavailable {
+                root: self.root.clone(),
+            });
+        }
+        let address = self.store.team().map(|t| t.address().clone());
+        let Some(address) = address else {
+            return Err(IndexError::NeedsTeamStore);
+        };
+        let (files, _problems) = list_files_with(&self.root, &self.extra_ignores);
+        let to_read: Vec<FileEntry> = files
+            .into_iter()
+            .filter(|f| self.stale || self.stored.get(&f.doc) != Some(&Some(f.identity)))
+            .collect();
+        let mut report = ShareReport {
+            needed: to_read.len(),
+            ..ShareReport::default()
+        };
+        let queued: Vec<(DocPath, FileIdentity)> = to_read
+            .iter()
+            .map(|f| (f.doc.clone(), f.identity))
+            .collect();
+        // Under another configuration every stored document is out of
+        // date, whatever its identity.
+        let drop_done = !self.stale;
+        let team = self.team();
+        team.queue_work(&queued, store::now_ns(), drop_done)?;
+        drop(queued);
+        let collection = team.collection_id();
+        let mut listed: HashMap<DocPath, FileEntry> =
+            to_read.into_iter().map(|f| (f.doc.clone(), f)).collect();
+        let _heartbeat = ClaimHeartbeat::start(
+            &address,
+            collection,
+            &options.claimer,
+            options.claim_timeout / 3,
+        )?;
+        let mut invalidated = false;
+        loop {
+            let claimed = self.team().claim_work(
+                &options.claimer,
+                options.chunk_files,
+                options.claim_timeout,
+            )?;
+            if claimed.is_empty() {
+                let left = self
+                    .team()
+                    .work_left(&options.claimer, options.claim_timeout)?;
+                if left.claimable == 0 && left.held_by_others == 0 {
+                    break;
+                }
+                // Others are reading: their claims are released or go
+                // stale (and are claimable) soon.
+                std::thread::sleep(options.claim_timeout.min(Duration::from_secs(4)) / 4);
+                continue;
+            }
+            after_claim(claimed.len());
+            if !invalidated {
+                // The stored pairs no longer cover every document: until
+                // the pairing pass they read as out of date.
+                self.store.replace_pairs(std::iter::empty(), "")?;
+                invalidated = true;
+            }
+            report.taken_over += claimed.iter().filter(|c| c.taken_over).count();
+            let arrival = claimed.iter().map(|c| c.queued_ns).min();
+            let docs: Vec<DocPath> = claimed.iter().map(|c| c.doc.clone()).collect();
+            let entries: Vec<FileEntry> = claimed
+                .into_iter()
+                .filter_map(|c| listed.remove(&c.doc).or_else(|| self.entry_now(&c.doc)))
+                .collect();
+            self.team().release_with_next_commit(&options.claimer, docs);
+            self.pair_later = true;
+            self.arrival_ns = arrival;
+            let ingested = self.ingest_all(entries);
+            let committed = self.commit_all(ingested);
+            self.pair_later = false;
+            self.arrival_ns = None;
+            committed?;
+            report.fingerprinted += self.team().finish_release()?;
+        }
+        if self.stale {
+            // Every file has been read under the current configuration.
+            self.store.set_config_hash(&self.config_hash)?;
+            self.stale = false;
+        }
+        Ok(report)
+    }
+
+    /// Queue to be fingerprinted again every document whose stored
+    /// boilerplate spans are not what the learner over every document
+    /// finds: each process learned from the documents it had seen, so a
+    /// document may have been fingerprinted under spans others' documents
+    /// have moved since. The next reconcile settles them (from their kept
+    /// text, else their file). Returns how many were queued.
+    pub fn queue_moved_boilerplate(&mut self) -> Result<usize> {
+        let stored = self.store.boilerplate()?;
+        let Some(learner) = self.learner()? else {
+            return Ok(0);
+        };
+        let moved: Vec<DocPath> = stored
+            .into_iter()
+            .filter(|(doc, b)| learner.spans(doc) != b.found.spans.as_slice())
+            .map(|(doc, _)| doc)
+            .collect();
+        let queued = moved.len();
+        self.respan.extend(moved);
+        Ok(queued)
+    }
+
+    /// The team store (checked by [`FolderIndex::fingerprint_share`]).
+    fn team(&mut self) -> &mut PgStore {
+        self.store.team().expect("a team store")
+    }
+
+    /// A file another process queued but this one did not list: as it is
+    /// now (`None` when it is no longer a file; the pairing process's
+    /// reconcile sees to it).
+    fn entry_now(&self, doc: &DocPath) -> Option<FileEntry> {
+        let path = self.root.join(doc.to_relative_path());
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        meta.is_file().then(|| {
+            let identity = FileIdentity::from_metadata(&meta);
+            FileEntry {
+                path,
+                doc: doc.clone(),
+                bytes: identity.size,
+                identity,
+            }
+        })
+    }
+
+    /// The database address and collection of a team store.
+    pub fn team_place(&mut self) -> Option<(store::PgAddress, i64)> {
+        self.store
+            .team()
+            .map(|t| (t.address().clone(), t.collection_id()))
+    }
+}
+
+/// After [`FolderIndex::fingerprint_share`]: take the collection's pairing
+/// lock and, if no other process holds it, run `pair` (which opens the
+/// collection afresh: see the module's text) under it. `None` when another
+/// process pairs.
+pub fn pair_when_done<T, E: From<store::StoreError>>(
+    address: &store::PgAddress,
+    collection: i64,
+    pair: impl FnOnce() -> std::result::Result<T, E>,
+) -> std::result::Result<Option<T>, E> {
+    let Some(lock) = PairingLock::try_take(address, collection)? else {
+        return Ok(None);
+    };
+    let paired = pair()?;
+    drop(lock);
+    Ok(Some(paired))
+}

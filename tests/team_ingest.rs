@@ -1,0 +1,153 @@
+//! `doppel ingest DIR --store postgres://…` on several processes: every
+//! file is fingerprinted by exactly one of them, a process killed while
+//! holding claims has its files taken over once its heartbeat is older
+//! than the timeout, and the collection ends with the pairs and clusters
+//! of one SQLite scan. Skips without `DOPPEL_TEST_PG` unless
+//! `DOPPEL_TEST_PG_REQUIRED=1` (see `store_places`).
+#![cfg(feature = "postgres")]
+
+mod common;
+mod store_places;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use common::{doppel, fixture, stdout_of};
+
+/// `doppel scan FOLDER --format json EXTRA`'s report.
+fn scan(folder: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = stdout_of(
+        doppel()
+            .args(["scan", "--format", "json"])
+            .args(extra)
+            .arg(folder),
+    );
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// `doppel ingest FOLDER --store URL --format json`, claiming two files
+/// at a time (so processes interleave), with `extra` flags.
+fn ingest(folder: &Path, url: &str, extra: &[&str]) -> Command {
+    let mut command = doppel();
+    command
+        .args([
+            "ingest",
+            "--format",
+            "json",
+            "--claim-files",
+            "2",
+            "--store",
+            url,
+        ])
+        .args(extra)
+        .arg(folder)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// A finished ingest's JSON report; the run must succeed.
+fn report_of(child: Child) -> serde_json::Value {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The team store's report equals the SQLite file's: pairs, clusters and
+/// documents; returns how many documents (indexed or skipped) there are.
+fn assert_same_as_sqlite(folder: &Path, index: &Path, url: &str) -> u64 {
+    let through_file = scan(folder, &["--index", &index.display().to_string()]);
+    assert!(
+        through_file["pairs"]
+            .as_array()
+            .is_some_and(|p| !p.is_empty()),
+        "the sample corpus has pairs: {through_file}"
+    );
+    let through_postgres = scan(folder, &["--store", url]);
+    for part in ["pairs", "clusters", "documents"] {
+        assert_eq!(through_postgres[part], through_file[part], "{part}");
+    }
+    through_file["documents"].as_array().unwrap().len() as u64
+}
+
+#[test]
+fn two_ingest_processes_read_each_file_once_and_pair_as_one_sqlite_scan() {
+    let Some(url) = store_places::postgres_url("ingest_two") else {
+        return;
+    };
+    let f = fixture();
+    let first = ingest(&f.folder, &url, &[]).spawn().unwrap();
+    let second = ingest(&f.folder, &url, &[]).spawn().unwrap();
+    let (first, second) = (report_of(first), report_of(second));
+    let fingerprinted =
+        first["fingerprinted"].as_u64().unwrap() + second["fingerprinted"].as_u64().unwrap();
+    assert!(
+        first["paired_here"] == true || second["paired_here"] == true,
+        "one of them paired: {first} {second}"
+    );
+    let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
+    assert_eq!(
+        fingerprinted, documents,
+        "every file fingerprinted exactly once: {first} {second}"
+    );
+}
+
+#[test]
+fn a_killed_claimers_files_are_taken_over_after_the_timeout() {
+    let Some(url) = store_places::postgres_url("ingest_killed") else {
+        return;
+    };
+    let f = fixture();
+    // The first process claims two files and stops there (the hidden
+    // hook), its claims held; then it is killed without a word.
+    let mut claimer = ingest(&f.folder, &url, &[])
+        .env("DOPPEL_TEST_HOLD_AFTER_CLAIM", "1")
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(claimer.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("holding") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the claimer ended before claiming"
+        );
+    }
+    assert!(line.contains("holding 2 claimed files"), "{line}");
+    claimer.kill().unwrap(); // SIGKILL
+    claimer.wait().unwrap();
+    // The next process waits until the dead claims are a second old and
+    // takes them over: it reads every file, and nothing is lost.
+    let next = report_of(
+        ingest(&f.folder, &url, &["--claim-timeout", "1"])
+            .spawn()
+            .unwrap(),
+    );
+    assert_eq!(next["taken_over"], 2, "{next}");
+    assert_eq!(next["paired_here"], true, "{next}");
+    let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
+    assert_eq!(next["fingerprinted"].as_u64(), Some(documents), "{next}");
+}
+
+#[test]
+fn ingest_into_a_file_says_it_needs_a_team_store() {
+    let f = fixture();
+    let out = doppel()
+        .args(["ingest", "--store"])
+        .arg(&f.index)
+        .arg(&f.folder)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("through a PostgreSQL store: give --store postgres://"),
+        "{stderr}"
+    );
+    assert!(!f.index.exists(), "no index file made");
+}

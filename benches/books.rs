@@ -80,7 +80,8 @@ fn main() {
         engine.reference_weights(),
         LibraryConfig::default(),
         spec,
-    );
+    )
+    .expect("scan");
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds().unwrap_or(0.0) - cpu_before;
     let bytes: u64 = report.docs.iter().map(|d| d.bytes).sum();

@@ -44,7 +44,7 @@ fn write(library: &LibraryCollection, dir: &Path, keep: impl Fn(&str) -> bool) {
 fn scan(dir: &Path, config: LibraryConfig) -> ScanReport {
     let engine = Engine::default();
     let spec = ClusterSpec::from_engine(&engine);
-    scan_folder(dir, &engine, engine.reference_weights(), config, spec)
+    scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan")
 }
 
 /// The fusion pairs of a report.
@@ -476,7 +476,8 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
         LibraryConfig::default(),
         ClusterSpec::from_engine(&engine),
         &hooks,
-    );
+    )
+    .expect("scan");
     assert!(scanned.docs.iter().all(|d| d.skipped.is_none()));
     assert!(absent(&scanned, &big), "{big} is big: not learned from");
     for doc in scanned.boilerplate.documents.keys() {

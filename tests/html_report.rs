@@ -30,6 +30,7 @@ fn scan(root: &Path) -> ScanReport {
         LibraryConfig::default(),
         spec,
     )
+    .expect("scan")
 }
 
 /// The sample corpus's scan, its JSON and its page.

@@ -207,7 +207,8 @@ fn assert_equals_fresh(index: &FolderIndex, world: &World) -> Result<(), TestCas
         engine.reference_weights(),
         world.library.clone(),
         ClusterSpec::from_engine(engine),
-    );
+    )
+    .expect("scan");
     prop_assert_eq!(
         common::scored_pairs(index.library()),
         common::scored_pairs(&fresh.library)
@@ -365,7 +366,8 @@ fn a_fresh_index_gathers_each_document_once() {
         engine.reference_weights(),
         world.library.clone(),
         ClusterSpec::from_engine(engine),
-    );
+    )
+    .expect("scan");
     assert_eq!(scan.library.gathered(), 40);
     assert_eq!(index.library().gathered(), 40, "one lookup per document");
     assert_equals_fresh(&index, &world).unwrap();

@@ -170,7 +170,8 @@ fn render(dir: &std::path::Path, spec: ClusterSpec) -> (Value, Vec<(String, Stri
         engine.reference_weights(),
         LibraryConfig::default(),
         spec,
-    );
+    )
+    .expect("scan");
     let json = serde_json::from_str(&report::json(&scan, dir, engine.config()).unwrap()).unwrap();
     (json, csv_pairs(&report::csv(&scan).unwrap()))
 }

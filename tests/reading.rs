@@ -47,7 +47,7 @@ fn scan_with(root: &Path, limits: ReadLimits, config: LibraryConfig) -> ScanRepo
     };
     let spec = ClusterSpec::from_engine(&engine);
     let weights = engine.reference_weights();
-    scan_folder_with(root, &engine, weights, config, spec, &hooks)
+    scan_folder_with(root, &engine, weights, config, spec, &hooks).expect("scan")
 }
 
 fn indexed(root: &Path, index: &Path, limits: ReadLimits) -> ScanReport {

@@ -49,7 +49,7 @@ fn scan(dir: &Path) -> (ScanReport, Engine) {
     config.floors.0.insert(AlgorithmId::Shingle, 0.0);
     config.floors.0.insert(AlgorithmId::Winnow, 0.0);
     let spec = ClusterSpec::from_engine(&engine);
-    let report = scan_folder(dir, &engine, engine.reference_weights(), config, spec);
+    let report = scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan");
     (report, engine)
 }
 
@@ -151,7 +151,8 @@ fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
         engine.reference_weights(),
         LibraryConfig::default(),
         ClusterSpec::from_engine(&engine),
-    );
+    )
+    .expect("scan");
     assert!(!kept(&report, "emma-quoting.txt", "moby.txt"));
     let pairs = report.pairs();
     assert!(
@@ -184,7 +185,8 @@ fn si_alone_keeps_a_pair_sharing_text_in_substance() {
         engine.reference_weights(),
         LibraryConfig::default(),
         ClusterSpec::from_engine(&engine),
-    );
+    )
+    .expect("scan");
     let pairs = report.pairs();
     assert_eq!(pairs.len(), 1, "the pair is kept and printed");
     let containment = pairs[0].verdict.containment.unwrap();

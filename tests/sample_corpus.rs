@@ -40,7 +40,8 @@ fn setup() -> &'static (Expected, ScanReport) {
             engine.reference_weights(),
             LibraryConfig::default(),
             spec,
-        );
+        )
+        .expect("scan");
         (expected, report)
     })
 }

@@ -17,7 +17,7 @@ use common::sample_corpus;
 
 fn text_of(dir: &Path, spec: ClusterSpec, config: LibraryConfig) -> String {
     let engine = Engine::default();
-    let scan = scan_folder(dir, &engine, engine.reference_weights(), config, spec);
+    let scan = scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan");
     report::text(&scan)
 }
 
@@ -117,6 +117,7 @@ fn the_si_cap_note_appears_only_when_clustering_by_si() {
         config.clone(),
         fusion.clone(),
     )
+    .expect("scan")
     .library
     .si_capped();
     assert!(capped > 0, "no document's si candidates were capped");

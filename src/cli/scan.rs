@@ -191,7 +191,7 @@ fn scan_report_then(
             library_config,
             spec,
             &hooks,
-        )
+        )?
     } else {
         let address = index_address(
             config,

@@ -12,6 +12,7 @@ pub mod index;
 pub mod index_files;
 pub mod reading;
 pub mod scan;
+pub mod spill;
 pub mod store;
 pub mod watch;
 pub mod worker;

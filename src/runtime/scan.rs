@@ -13,7 +13,7 @@ use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
 use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
-use crate::pairing::library::{Library, LibraryConfig, NoPrints};
+use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
@@ -21,6 +21,7 @@ use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, R
 use crate::runtime::reading::{
     read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
 };
+use crate::runtime::spill::{SpillError, SpilledPrints};
 use crate::runtime::store::DocStatus;
 
 /// One file of the scanned folder.
@@ -268,14 +269,16 @@ pub fn fingerprint_file(
     ))
 }
 
-/// Scan `root` with `engine`, weighting terms with `weights`.
+/// Scan `root` with `engine`, weighting terms with `weights`. Fails only
+/// when the temporary file the documents' full fingerprints are spilled to
+/// ([`SpilledPrints`]) cannot be written or read back.
 pub fn scan_folder(
     root: &Path,
     engine: &Engine,
     weights: &dyn TermWeights,
     config: LibraryConfig,
     spec: ClusterSpec,
-) -> ScanReport {
+) -> Result<ScanReport, SpillError> {
     scan_folder_with(root, engine, weights, config, spec, &ScanHooks::default())
 }
 
@@ -318,8 +321,12 @@ pub fn scan_folder_with(
     config: LibraryConfig,
     spec: ClusterSpec,
     hooks: &ScanHooks<'_>,
-) -> ScanReport {
+) -> Result<ScanReport, SpillError> {
     use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+    // Each file's full fingerprints go to the spill as it is read: the
+    // scan holds per document only what pairing keeps (hot prints and
+    // candidate keys), not its shingle and winnowing sets.
+    let spill = SpilledPrints::new()?;
     let (files, problems) = list_files_with(root, hooks.extra_ignores);
     let total = files.len();
     let total_bytes = files.iter().map(|f| f.bytes).sum();
@@ -351,12 +358,12 @@ pub fn scan_folder_with(
                 &hooks.limits,
                 sampling,
             )
-            // Only the fingerprints and samples are kept: holding every
-            // file's text until all are read would hold the whole folder
-            // (the few with boilerplate are read again).
+            // Only the samples are kept, the fingerprints spilled: holding
+            // every file's text until all are read would hold the whole
+            // folder (the few with boilerplate are read again).
             .map(|read| Kept {
                 encoding: read.encoding,
-                fingerprints: read.printed.fingerprints,
+                spilled: spill.put(&file.doc, &read.printed.fingerprints),
                 shingles: read.printed.shingles,
                 samples: read.sampled.map(|taken| taken.samples),
             });
@@ -378,7 +385,8 @@ pub fn scan_folder_with(
     for (file, result) in results {
         let (encoding, skipped) = match result {
             Ok(read) => {
-                indexed.push((file.doc.clone(), read.fingerprints, read.shingles));
+                read.spilled?;
+                indexed.push((file.doc.clone(), read.shingles));
                 if let Some(samples) = read.samples {
                     sampled.insert(file.doc.clone(), samples);
                     files_of.insert(&file.doc, &file.path);
@@ -404,84 +412,133 @@ pub fn scan_folder_with(
         Some(learner) => learn_boilerplate(
             engine,
             learner,
-            hooks.user_boilerplate,
-            &hooks.limits,
+            hooks,
             sampled,
             &files_of,
+            &spill,
             &mut indexed,
-        ),
+        )?,
         None => BoilerplateReport::default(),
     };
     drop(files_of);
-    // One batch into an empty library: no document was added before, so
-    // no fingerprints are read back.
-    let mut library = Library::new(engine, config);
-    let Ok(()) = library.extend(engine, indexed, &NoPrints);
+    let library = pair_spilled(engine, config, indexed, &spill)?;
     let clusters = library.clusters(&spec);
-    ScanReport {
+    Ok(ScanReport {
         docs,
         library,
         spec,
         clusters,
         boilerplate,
         only_relations: None,
+    })
+}
+
+/// Spilled bytes of full fingerprints filed in the candidate tables at a
+/// time by [`pair_spilled`].
+const ADMIT_BYTES: u64 = 64 << 20;
+
+/// The library of the `indexed` documents (in arrival order, with their
+/// distinct shingles), whose full fingerprints are in `spill`: filed in
+/// the candidate tables a few at a time, then paired as one batch would
+/// be ([`Library::admit_unpaired`], [`Library::pair_unpaired`]), each
+/// step reading back only the fingerprints it needs.
+fn pair_spilled(
+    engine: &Engine,
+    config: LibraryConfig,
+    indexed: Vec<(DocPath, usize)>,
+    spill: &SpilledPrints,
+) -> Result<Library, SpillError> {
+    let mut library = Library::new(engine, config);
+    let mut rest = indexed.as_slice();
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let take = rest
+            .iter()
+            .take_while(|(path, _)| {
+                let fits = bytes == 0 || bytes < ADMIT_BYTES;
+                bytes += spill.spilled_bytes(path);
+                fits
+            })
+            .count();
+        let (chunk, after) = rest.split_at(take);
+        rest = after;
+        let paths: Vec<&DocPath> = chunk.iter().map(|(path, _)| path).collect();
+        let docs = chunk
+            .iter()
+            .zip(spill.full_prints(&paths)?)
+            .map(|((path, shingles), prints)| {
+                let prints = prints.ok_or_else(|| SpillError::Read {
+                    path: path.clone(),
+                    reason: "it was never written".into(),
+                })?;
+                Ok((path.clone(), prints, *shingles))
+            })
+            .collect::<Result<Vec<_>, SpillError>>()?;
+        library.admit_unpaired(engine, docs, spill)?;
     }
+    library.pair_unpaired(engine, spill)?;
+    Ok(library)
 }
 
 /// What a one-shot scan keeps of a file it read: no text.
 struct Kept {
     encoding: &'static str,
-    fingerprints: Fingerprints,
+    /// Whether its fingerprints were written to the spill.
+    spilled: Result<(), SpillError>,
     shingles: usize,
     /// Its samples for the boilerplate learner, when it was sampled.
     samples: Option<DocSamples>,
 }
 
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
-/// `files_of`; big files are not among them) and fingerprint every
-/// document that has some over its body (read again, and only while it is
-/// not big under `limits`: only those documents pay), replacing its prints
-/// in `indexed`. The samples move into the learner (one copy, dropped
-/// when this returns: pairing does not need them).
+/// `files_of`; big files are not among them), the user's boilerplate
+/// (`hooks`) pinned, and fingerprint every document that has some over
+/// its body (read again, and only while it is not big under
+/// `hooks.limits`: only those documents pay), replacing its prints in
+/// `spill` and its shingle count in `indexed`. The samples move into the
+/// learner (one copy, dropped when this returns: pairing does not need
+/// them).
 fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
-    user: Option<&UserBoilerplate>,
-    limits: &ReadLimits,
+    hooks: &ScanHooks<'_>,
     sampled: BTreeMap<DocPath, DocSamples>,
     files_of: &HashMap<&DocPath, &Path>,
-    indexed: &mut [(DocPath, Fingerprints, usize)],
-) -> BoilerplateReport {
+    spill: &SpilledPrints,
+    indexed: &mut [(DocPath, usize)],
+) -> Result<BoilerplateReport, SpillError> {
     // The incremental learner in batches is faster than `learn` from
     // scratch (which it always equals): each batch recomputes only what it
     // reaches.
     let mut learner = Learner::new(config.clone());
-    if let Some(user) = user {
+    let limits = &hooks.limits;
+    if let Some(user) = hooks.user_boilerplate {
         user.pin(&mut learner);
     }
     learner.add_in_batches(sampled);
     let learned = learner.snapshot();
-    let bodies: HashMap<&DocPath, (Fingerprints, usize, DocBoilerplate)> = learned
+    // Each body's prints are spilled as they are made: most books of a
+    // collection have some boilerplate.
+    let bodies: HashMap<&DocPath, (usize, DocBoilerplate)> = learned
         .spans
         .par_iter()
         .filter_map(|(doc, spans)| {
             let text = read_small_text(files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
             let words = learner.samples(doc)?.words;
-            let body = boilerplate::body_prints(engine, &text, words, spans)?;
-            Some((doc, body))
+            let (body, count, found) = boilerplate::body_prints(engine, &text, words, spans)?;
+            Some(spill.put(doc, &body).map(|()| (doc, (count, found))))
         })
-        .collect();
-    for (doc, fingerprints, shingles) in indexed.iter_mut() {
-        if let Some((body, count, _)) = bodies.get(doc) {
-            *fingerprints = body.clone();
+        .collect::<Result<_, SpillError>>()?;
+    for (doc, shingles) in indexed.iter_mut() {
+        if let Some((count, _)) = bodies.get(doc) {
             *shingles = *count;
         }
     }
-    BoilerplateReport::new(
+    Ok(BoilerplateReport::new(
         bodies
             .iter()
-            .filter_map(|(doc, (_, _, found))| Some((*doc, learner.samples(doc)?, found))),
+            .filter_map(|(doc, (_, found))| Some((*doc, learner.samples(doc)?, found))),
         config.shingle_words,
         &learner.pinned(),
-    )
+    ))
 }

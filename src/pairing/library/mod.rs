@@ -19,9 +19,9 @@
 //!
 //! A library keeps only each document's [`HotPrints`] (about 0.3 KB); every
 //! operation that needs full fingerprints reads them from the
-//! [`PrintSource`] it is given: an index's store, [`MemoryPrints`], or
-//! [`NoPrints`] for a library that takes one batch of documents and never
-//! changes (a one-shot scan). Moving a threshold anywhere at or above the
+//! [`PrintSource`] it is given: an index's store, a one-shot scan's
+//! temporary file, [`MemoryPrints`], or [`NoPrints`] for a library that
+//! takes one batch of documents and never changes. Moving a threshold anywhere at or above the
 //! floors re-clusters from the kept pairs without touching fingerprints;
 //! [`Library::floors_allow`] tells when a requested threshold is looser
 //! than a floor and candidates must be re-gathered with

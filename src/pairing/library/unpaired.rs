@@ -25,6 +25,12 @@ use crate::pairing::candidates::Affected;
 /// together.
 const PAIR_SLICE: usize = 2048;
 
+/// ... and at most about this many distinct shingles among them (a slice
+/// of at least one document): full fingerprints take a few bytes per
+/// shingle, so a slice of whole books holds tens of megabytes, not the
+/// collection.
+const PAIR_SLICE_SHINGLES: usize = 4 << 20;
+
 impl Library {
     /// File documents in the candidate tables without pairing them: until
     /// [`Library::pair_unpaired`] (which any other change runs first), they
@@ -62,6 +68,16 @@ impl Library {
         Ok(())
     }
 
+    /// `ids` cut into slices of [`PAIR_SLICE`] documents and
+    /// [`PAIR_SLICE_SHINGLES`] shingles at most, as `(start, end)`.
+    fn pair_slices(&self, ids: &[DocId]) -> Vec<(usize, usize)> {
+        let sizes: Vec<usize> = ids
+            .iter()
+            .map(|&id| self.doc(id).map_or(0, |d| d.shingles))
+            .collect();
+        slices(&sizes, PAIR_SLICE, PAIR_SLICE_SHINGLES)
+    }
+
     /// Whether documents wait for [`Library::pair_unpaired`].
     pub fn has_unpaired(&self) -> bool {
         !self.unpaired.is_empty()
@@ -70,7 +86,8 @@ impl Library {
     /// Pair every document filed by [`Library::admit_unpaired`], each
     /// against those that arrived before it, as one [`Library::extend`]
     /// of them all would; their full fingerprints are read from `source`
-    /// (2,048 documents and their candidates at a time), which
+    /// (2,048 documents, or about 4 M shingles' worth, and their
+    /// candidates at a time), which
     /// must have them all by now (a document it has none of stays without
     /// pairs). Adding or removing a document runs it first.
     pub fn pair_unpaired<S: PrintSource + ?Sized>(
@@ -87,7 +104,8 @@ impl Library {
         for (i, &id) in ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
-        for (slice, start) in ids.chunks(PAIR_SLICE).zip((0..).step_by(PAIR_SLICE)) {
+        for (start, end) in self.pair_slices(&ids) {
+            let slice = &ids[start..end];
             // Those after a failed read wait for the next call, which pairs
             // them against every document before them, paired or not.
             let mine = match self.full_prints_of(slice, source) {
@@ -148,5 +166,57 @@ impl Library {
             }
         }
         Ok(())
+    }
+}
+
+/// Consecutive `(start, end)` ranges covering `sizes` in order, each of
+/// at most `max_len` items whose sizes sum to at most `max_size`, but for
+/// a single item bigger than that, which has a range of its own.
+fn slices(sizes: &[usize], max_len: usize, max_size: usize) -> Vec<(usize, usize)> {
+    let mut slices = Vec::new();
+    let (mut start, mut total) = (0, 0);
+    for (i, &size) in sizes.iter().enumerate() {
+        if i > start && (i - start == max_len || total + size > max_size) {
+            slices.push((start, i));
+            (start, total) = (i, 0);
+        }
+        total += size;
+    }
+    if start < sizes.len() {
+        slices.push((start, sizes.len()));
+    }
+    slices
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slices;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The slices cover every document once, in order, none empty;
+        /// each keeps within both bounds unless it is one document; and
+        /// each is as long as the bounds allow (the next document would
+        /// break one), so whole books do not make a slice apiece.
+        #[test]
+        fn pair_slices_cover_in_order_within_bounds(
+            sizes in prop::collection::vec(0usize..50, 0..60),
+            max_len in 1usize..8,
+            max_size in 1usize..120,
+        ) {
+            let cut = slices(&sizes, max_len, max_size);
+            let mut next = 0;
+            for &(start, end) in &cut {
+                prop_assert_eq!(start, next);
+                prop_assert!(end > start);
+                let total: usize = sizes[start..end].iter().sum();
+                prop_assert!(end - start == 1 || (end - start <= max_len && total <= max_size));
+                if end < sizes.len() {
+                    prop_assert!(end - start == max_len || total + sizes[end] > max_size);
+                }
+                next = end;
+            }
+            prop_assert_eq!(next, sizes.len());
+        }
     }
 }

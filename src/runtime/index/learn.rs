@@ -297,6 +297,7 @@ fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: Kep
         record,
         changed: false,
         learned: Some((sampled.text, sampled.samples)),
+        adopted: false,
     }
 }
 

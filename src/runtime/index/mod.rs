@@ -25,6 +25,8 @@
 //! here; keeping the index equal to the folder is in `sync`.
 
 #[cfg(feature = "postgres")]
+mod adopt;
+#[cfg(feature = "postgres")]
 mod claimed;
 mod error;
 mod learn;

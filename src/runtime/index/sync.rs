@@ -62,6 +62,27 @@ pub(super) struct Ingested {
     /// Its decoded text and samples, kept until its boilerplate is known
     /// (when learning).
     pub(super) learned: Option<(String, DocSamples)>,
+    /// Taken from the team store as another process wrote it, not read
+    /// (`adopt`): its row is not written again, only its pairs.
+    pub(super) adopted: bool,
+}
+
+/// Commits what was read or taken ([`FolderIndex::commit_all`], or a
+/// reconcile's chunk commit that also counts).
+pub(super) type Commit<'a> =
+    dyn FnMut(&mut FolderIndex, Vec<Ingested>) -> Result<Vec<FileChange>> + 'a;
+
+#[cfg(not(feature = "postgres"))]
+impl FolderIndex {
+    /// Read and commit `entries` (a build without the team store).
+    pub(super) fn ingest_shared(
+        &mut self,
+        entries: Vec<FileEntry>,
+        commit: &mut Commit<'_>,
+    ) -> Result<Vec<FileChange>> {
+        let ingested = self.ingest_all(entries);
+        commit(self, ingested)
+    }
 }
 
 impl FolderIndex {
@@ -190,15 +211,17 @@ impl FolderIndex {
             if chunk.is_empty() {
                 return Ok(());
             }
-            let ingested = self.ingest_all(chunk);
-            for item in &ingested {
-                state.done += 1;
-                state.bytes += item.entry.bytes;
-                if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
-                    report.skipped += 1;
+            let changes = self.ingest_shared(chunk, &mut |index, ingested| {
+                for item in &ingested {
+                    state.done += 1;
+                    state.bytes += item.entry.bytes;
+                    if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
+                        report.skipped += 1;
+                    }
                 }
-            }
-            report.changes.extend(self.commit_all(ingested)?);
+                index.commit_all(ingested)
+            })?;
+            report.changes.extend(changes);
             if !progress(*state) {
                 report.cancelled = true;
                 return Ok(());
@@ -230,6 +253,32 @@ impl FolderIndex {
         let hash = super::pairs_config_hash(&self.config_hash, library.config());
         self.store.replace_pairs(pairs, &hash)?;
         Ok(())
+    }
+
+    /// The documents the store holds under another identity than this
+    /// process last saw (another process indexed, changed or forgot
+    /// them), as paths for [`FolderIndex::sync_paths`]. Only sizes and
+    /// modification times are compared: other machines see other inodes.
+    pub fn changed_in_store(&self) -> Result<Vec<PathBuf>> {
+        let in_store = self.store.stat_index()?;
+        let differs =
+            |a: &FileIdentity, b: &FileIdentity| a.size != b.size || a.mtime_ns != b.mtime_ns;
+        let mut docs: HashSet<&DocPath> = in_store
+            .iter()
+            .filter(|(doc, theirs)| match self.stored.get(*doc) {
+                Some(Some(ours)) => differs(ours, theirs),
+                _ => true,
+            })
+            .map(|(doc, _)| doc)
+            .collect();
+        docs.extend(
+            self.stored
+                .keys()
+                .filter(|doc| !in_store.contains_key(*doc)),
+        );
+        let mut paths: Vec<_> = docs.into_iter().map(|doc| self.path_of(doc)).collect();
+        paths.sort();
+        Ok(paths)
     }
 
     /// Whether a listed file is as it was read (its identity unchanged and
@@ -329,10 +378,10 @@ impl FolderIndex {
         )
     }
 
-    /// Read files and commit them ([`FolderIndex::commit_all`]).
+    /// Read files (or, on a team store, take those another process read
+    /// from it) and commit them ([`FolderIndex::commit_all`]).
     pub(super) fn read_and_commit(&mut self, entries: Vec<FileEntry>) -> Result<Vec<FileChange>> {
-        let ingested = self.ingest_all(entries);
-        self.commit_all(ingested)
+        self.ingest_shared(entries, &mut |index, ingested| index.commit_all(ingested))
     }
 
     /// Tell the learner about the ingested files and fingerprint those with
@@ -343,20 +392,40 @@ impl FolderIndex {
         let mut adds = Vec::new();
         let mut removes = Vec::new();
         let mut at = Vec::new();
+        // Documents taken from the team store with the spans they were
+        // fingerprinted without.
+        let mut taken = Vec::new();
         for (i, item) in items.iter_mut().enumerate() {
             if item.changed {
                 continue;
             }
-            match (&item.record.status, &item.learned) {
-                (DocStatus::Indexed, Some((_, samples))) => {
+            match (&item.record.status, &item.learned, &item.record.boilerplate) {
+                (DocStatus::Indexed, Some((_, samples)), _) => {
                     adds.push((item.entry.doc.clone(), samples.clone()));
                     at.push(i);
+                }
+                (DocStatus::Indexed, None, Some(stored)) if item.adopted => {
+                    taken.push((
+                        (item.entry.doc.clone(), stored.samples.clone()),
+                        stored.found.spans.clone(),
+                    ));
                 }
                 _ => removes.push(item.entry.doc.clone()),
             }
         }
         removes.retain(|doc| self.library.id_of(doc).is_some());
-        let spans = self.learn(adds, removes)?;
+        let (taken_adds, taken_spans): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
+        let taken_docs: Vec<DocPath> = taken_adds.iter().map(|(doc, _)| doc.clone()).collect();
+        adds.extend(taken_adds);
+        let mut spans = self.learn(adds, removes)?;
+        // Learned here otherwise than where it was fingerprinted: made
+        // again over its body here, as a document whose spans moved.
+        let ours = spans.split_off(at.len().min(spans.len()));
+        for ((doc, theirs), ours) in taken_docs.into_iter().zip(taken_spans).zip(ours) {
+            if ours != theirs {
+                self.respan.insert(doc);
+            }
+        }
         let engine = &self.engine;
         let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
         bodies.retain(|(i, spans)| {
@@ -561,6 +630,10 @@ impl FolderIndex {
         }
         let mut changes = Vec::new();
         let mut writes: Vec<(DocRecord, Vec<PairUpdate>)> = Vec::with_capacity(items.len());
+        // Documents taken from the team store: their rows stand as written
+        // there, their pairs are written as this library verified them.
+        let mut taken_pairs: Vec<(DocPath, Vec<PairUpdate>)> = Vec::new();
+        let mut taken_identities = Vec::new();
         // One first-seen time for the batch: the store keeps an existing
         // row's own, and files are written sorted by path, so "earliest
         // seen" stays deterministic on reopen.
@@ -570,6 +643,7 @@ impl FolderIndex {
                 entry,
                 mut record,
                 changed,
+                adopted: item_adopted,
                 ..
             } = item;
             if changed {
@@ -577,6 +651,15 @@ impl FolderIndex {
                 continue;
             }
             let doc = entry.doc;
+            if item_adopted {
+                if let Some(id) = self.library.id_of(&doc).filter(|_| unwritten.remove(&doc)) {
+                    self.skipped.remove(&doc);
+                    changes.push(FileChange::Indexed { path: doc.clone() });
+                    taken_pairs.push((doc.clone(), self.pairs_of(id)));
+                    taken_identities.push((doc, record.identity));
+                }
+                continue;
+            }
             record.first_seen_ns = self.arrival_ns.unwrap_or(now);
             let pairs = match (&record.status, self.library.id_of(&doc)) {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
@@ -604,7 +687,10 @@ impl FolderIndex {
             };
             writes.push((record, pairs));
         }
-        let touched = self.touched_pairs();
+        let mut touched = self.touched_pairs();
+        let taken_docs: HashSet<DocPath> = taken_pairs.iter().map(|(doc, _)| doc.clone()).collect();
+        touched.retain(|(doc, _)| !taken_docs.contains(doc));
+        touched.extend(taken_pairs);
         // Held documents whose boilerplate moved are read again before this
         // returns; marked in the same transaction, a crash before then
         // leaves them to the next run instead of stale.
@@ -612,6 +698,9 @@ impl FolderIndex {
         self.store.commit_batch(&stale, &writes, &touched)?;
         for (record, _) in writes {
             self.stored.insert(record.path, Some(record.identity));
+        }
+        for (doc, identity) in taken_identities {
+            self.stored.insert(doc, Some(identity));
         }
         Ok(changes)
     }
@@ -736,6 +825,7 @@ fn ingest(
         record,
         changed,
         learned,
+        adopted: false,
     }
 }
 

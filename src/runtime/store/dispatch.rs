@@ -106,6 +106,17 @@ impl Store {
         }
     }
 
+    /// The PostgreSQL backend, for what only a team store does that needs
+    /// no writing (document locks, see `pg::doc_locks`); `None` for an
+    /// SQLite file.
+    #[cfg(feature = "postgres")]
+    pub fn shared(&self) -> Option<&PgStore> {
+        match &self.backend {
+            Backend::Postgres(s) => Some(s),
+            Backend::Sqlite(_) => None,
+        }
+    }
+
     /// The backend's kind, for messages and tests: `"sqlite"` or
     /// `"postgres"`.
     pub fn backend_name(&self) -> &'static str {

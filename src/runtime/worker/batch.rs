@@ -50,6 +50,9 @@ pub(super) struct Batch {
     pub(super) warnings: Vec<String>,
     /// Another process changed the curator's decisions: read them again.
     pub(super) decisions_changed: bool,
+    /// Another process indexed, changed or forgot documents: take them
+    /// from the store.
+    pub(super) documents_changed: bool,
     /// Another process changed the overruled boilerplate.
     pub(super) boilerplate_changed: bool,
     /// The shared store's address, when its listener lost it.
@@ -109,9 +112,7 @@ impl Batch {
             Input::Store(e) => match e {
                 LiveEvent::Changed(Change::Decisions) => self.decisions_changed = true,
                 LiveEvent::Changed(Change::Boilerplate) => self.boilerplate_changed = true,
-                // The folder on this machine is what this worker indexes:
-                // its watcher reports the files another process read.
-                LiveEvent::Changed(Change::Documents) => {}
+                LiveEvent::Changed(Change::Documents) => self.documents_changed = true,
                 LiveEvent::Lost(address) => {
                     self.store_lost = Some(address);
                     self.store_back = false;

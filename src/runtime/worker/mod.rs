@@ -439,7 +439,17 @@ impl Worker {
         for command in batch.moves {
             self.move_files(command);
         }
-        let paths: Vec<PathBuf> = batch.paths.into_iter().collect();
+        let mut paths = batch.paths;
+        if batch.documents_changed && !rescan {
+            // Another process's files, as its commits left them in the
+            // store: looked at as if this watcher had reported them (taken
+            // from the store, not read again).
+            match self.index.changed_in_store() {
+                Ok(changed) => paths.extend(changed),
+                Err(e) => self.index_error(&e, Some("reading what the other processes indexed")),
+            }
+        }
+        let paths: Vec<PathBuf> = paths.into_iter().collect();
         let result = if rescan {
             // A reconcile looks at every path anyway.
             self.reconcile()

@@ -23,6 +23,7 @@
 //! never moved aside as a bad SQLite file is.
 
 mod claims;
+mod doc_locks;
 mod documents;
 mod live;
 mod meta;

@@ -4,7 +4,8 @@
 //! notifications can tell one what the other did: a verdict, its
 //! clearing and a keeper mark made through one appear in the other's next
 //! snapshot; a boilerplate ruling `doppel boilerplate --store` makes is
-//! announced to a running worker. Skips without `DOPPEL_TEST_PG` unless
+//! announced to a running worker; thresholds saved for the team apply in
+//! the other worker and in one started later. Skips without `DOPPEL_TEST_PG` unless
 //! `DOPPEL_TEST_PG_REQUIRED=1` (see `store_places`).
 #![cfg(feature = "postgres")]
 
@@ -141,4 +142,63 @@ fn another_curators_boilerplate_ruling_is_announced_to_a_running_worker() {
         }
     }
     worker.join();
+}
+
+/// The first `Update::TeamThresholds` of `worker` (fails after [`WAIT`]).
+fn team_thresholds(worker: &WorkerHandle) -> (Arc<doppel::runtime::store::SharedThresholds>, bool) {
+    let end = Instant::now() + WAIT;
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match worker.updates.recv_timeout(left) {
+            Ok(Update::TeamThresholds { saved, by_you }) => return (saved, by_you),
+            Ok(_) => {}
+            Err(e) => panic!("no team thresholds within {WAIT:?}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn thresholds_saved_for_the_team_apply_in_every_worker_and_in_one_started_later() {
+    use doppel::engine::algo::AlgorithmId;
+
+    let Some(url) = store_places::postgres_url("live_thresholds") else {
+        return;
+    };
+    let f = common::fixture();
+    let alice = start(&f.folder, &url, "alice");
+    let first = snapshot(&alice, "the folder indexed", |s| s.documents > 0);
+    let bob = start(&f.folder, &url, "bob");
+    snapshot(&bob, "the folder loaded", |s| s.documents > 0);
+
+    // Stricter MinHash: the Gettysburg pair (MinHash 0.85) no longer
+    // clusters by it alone.
+    let mut team = first.spec.thresholds.clone();
+    team.set(AlgorithmId::Minhash, 0.99);
+    assert_ne!(team, first.spec.thresholds);
+    alice
+        .commands
+        .send(Command::ShareThresholds {
+            thresholds: team.clone(),
+        })
+        .unwrap();
+    let (saved, by_you) = team_thresholds(&alice);
+    assert!(by_you);
+    assert_eq!(
+        (saved.curator.as_str(), &saved.thresholds),
+        ("alice", &team)
+    );
+
+    let (saved, by_you) = team_thresholds(&bob);
+    assert!(!by_you, "alice saved them");
+    assert_eq!(saved.curator, "alice");
+    snapshot(&bob, "the team's thresholds", |s| s.spec.thresholds == team);
+
+    let carol = start(&f.folder, &url, "carol");
+    let (saved, _) = team_thresholds(&carol);
+    assert_eq!(saved.thresholds, team);
+    let opened = snapshot(&carol, "the folder loaded", |s| s.documents > 0);
+    assert_eq!(opened.spec.thresholds, team, "started from the team's");
+    alice.join();
+    bob.join();
+    carol.join();
 }

@@ -139,3 +139,51 @@ fn s_saves_the_thresholds_into_the_config_file() {
     assert_eq!(config.watch.quiet_ms, 700);
     assert!(s.log.iter().any(|l| l.text.contains("thresholds saved to")));
 }
+
+/// On a team store (issue 17): `S` also asks the worker to save the
+/// thresholds for the team; the team's thresholds another curator saved
+/// are shown at once, said with who and when, and the screen's thresholds
+/// are unsaved against them from then on.
+#[test]
+fn the_teams_saved_thresholds_show_and_s_shares_the_screens() {
+    use doppel::runtime::store::SharedThresholds;
+    use doppel::runtime::worker::Update;
+    use std::sync::Arc;
+
+    let mut s = state(PathBuf::from("/home/curator/.config/doppel/config.toml"));
+    press(&mut s, '4');
+    press(&mut s, 'j');
+    press(&mut s, 'l');
+    let tuned = s.thresholds.thresholds.clone();
+    let sent = press(&mut s, 'S');
+    assert!(
+        sent.iter()
+            .any(|c| matches!(c, Command::ShareThresholds { thresholds } if *thresholds == tuned)),
+        "{sent:?}"
+    );
+
+    let mut team = tuned.clone();
+    team.set(AlgorithmId::Minhash, 0.97);
+    let saved = SharedThresholds {
+        curator: "alice".into(),
+        // 2026-11-27 09:03:11 UTC.
+        at_ns: 1_795_770_191_000_000_000,
+        thresholds: team.clone(),
+    };
+    update(
+        &mut s,
+        Action::Worker(Update::TeamThresholds {
+            saved: Arc::new(saved),
+            by_you: false,
+        }),
+    );
+    assert_eq!(s.thresholds.thresholds, team, "shown at once");
+    assert_eq!(s.defaults, team, "unsaved against the team's");
+    let (level, notice) = s.notice.clone().expect("said");
+    assert_eq!(level, Level::Info);
+    assert_eq!(
+        notice,
+        "the team's thresholds, saved by alice 2026-11-27 09:03, apply"
+    );
+    assert!(!screen(&s).contains("unsaved"));
+}

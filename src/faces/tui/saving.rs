@@ -6,6 +6,8 @@
 use std::path::PathBuf;
 
 use super::state::{AppState, Effect, Level};
+use super::ui::curators;
+use crate::runtime::store::SharedThresholds;
 use crate::runtime::worker::Command;
 
 /// Whether the thresholds on screen differ from those the session started
@@ -14,8 +16,13 @@ pub fn unsaved(state: &AppState) -> bool {
     state.thresholds.thresholds != state.defaults
 }
 
-/// `S`: ask the loop to write the thresholds into the config file.
-pub fn save(state: &mut AppState) {
+/// `S`: ask the loop to write the thresholds into the config file, and
+/// the worker to save them for the team (on a team store; a file index
+/// ignores it).
+pub fn save(state: &mut AppState, out: &mut Vec<Command>) {
+    out.push(Command::ShareThresholds {
+        thresholds: state.thresholds.thresholds.clone(),
+    });
     let Some(path) = state.config_file.clone() else {
         state.notify(
             Level::Warn,
@@ -41,6 +48,33 @@ pub fn saved(state: &mut AppState, result: Result<PathBuf, String>) {
         }
         Err(e) => state.notify(Level::Error, format!("thresholds not saved: {e}")),
     }
+}
+
+/// Thresholds saved for the team on a team store: through this screen
+/// (`by_you`), or by another curator, or found saved when the worker
+/// started, in which case the worker clusters by them and the screen
+/// shows them. Either way they are what the screen's thresholds are
+/// unsaved against.
+pub fn team_saved(state: &mut AppState, saved: &SharedThresholds, by_you: bool) {
+    state.defaults = saved.thresholds.clone();
+    if by_you {
+        state.notify(Level::Info, "thresholds saved for the team");
+        return;
+    }
+    let t = &mut state.thresholds;
+    if t.thresholds != saved.thresholds {
+        t.thresholds = saved.thresholds.clone();
+        // The worker applies them: the next snapshot has them.
+        t.awaiting = true;
+    }
+    state.notify(
+        Level::Info,
+        format!(
+            "the team's thresholds, saved by {} {}, apply",
+            curators::name(&saved.curator),
+            curators::when(saved.at_ns)
+        ),
+    );
 }
 
 /// `q`: quit, unless tuned thresholds are unsaved and this is the first

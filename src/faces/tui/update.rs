@@ -79,7 +79,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::ConfirmQuarantine | Action::ToggleBoilerplate | Action::ToggleOverrule => {}
         Action::UndoQuarantine => acting::undo(state, &mut out),
         Action::AskQuit => saving::ask_quit(state, &mut out),
-        Action::SaveThresholds => saving::save(state),
+        Action::SaveThresholds => saving::save(state, &mut out),
         Action::ThresholdsSaved(result) => saving::saved(state, result),
         Action::Quit => {
             state.quit = true;

@@ -666,6 +666,12 @@ impl FolderIndex {
         Ok(())
     }
 
+    /// Save thresholds for everyone reviewing the collection (a team
+    /// store announces them to the other processes).
+    pub fn share_thresholds(&mut self, saved: &store::SharedThresholds) -> Result<()> {
+        Ok(self.store.set_shared_thresholds(saved)?)
+    }
+
     /// Fingerprints of an indexed document (read from the store: the
     /// library keeps only their hot part).
     pub fn fingerprints(&self, doc: &DocPath) -> Result<Option<Fingerprints>> {

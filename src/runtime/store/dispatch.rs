@@ -12,8 +12,8 @@ use super::pg::PgStore;
 use super::sqlite::SqliteStore;
 use super::{
     Backend, DocEntry, DocRecord, DocSummary, KeptText, OpenReport, OverruledPassage, PairUpdate,
-    PairVerdictRecord, PendingCheck, Result, RowId, ScoreList, Store, StoreAddress, StoreError,
-    StoreFaults, StoredBoilerplate, VerdictChange,
+    PairVerdictRecord, PendingCheck, Result, RowId, ScoreList, SharedThresholds, Store,
+    StoreAddress, StoreError, StoreFaults, StoredBoilerplate, VerdictChange,
 };
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, PairScores};
@@ -115,6 +115,12 @@ impl Store {
             Backend::Postgres(s) => Some(s),
             Backend::Sqlite(_) => None,
         }
+    }
+
+    /// Whether several processes may share this store (a team store):
+    /// what they save for the team is shared through it.
+    pub fn is_shared(&self) -> bool {
+        self.backend_name() != "sqlite"
     }
 
     /// The backend's kind, for messages and tests: `"sqlite"` or
@@ -230,6 +236,17 @@ impl Store {
     /// [`Store::idf_generation`]).
     pub fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
         dispatch!(mut self, s => s.set_idf_generation(generation))
+    }
+
+    /// The thresholds a curator last saved for the team, if any.
+    pub fn shared_thresholds(&self) -> Result<Option<SharedThresholds>> {
+        dispatch!(self, s => s.shared_thresholds())
+    }
+
+    /// Record the thresholds saved for the team; on a team store, every
+    /// other process following the collection hears of it.
+    pub fn set_shared_thresholds(&mut self, shared: &SharedThresholds) -> Result<()> {
+        dispatch!(mut self, s => s.set_shared_thresholds(shared))
     }
 
     /// The passages the curator overruled, in the order they were.

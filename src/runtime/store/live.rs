@@ -15,6 +15,8 @@ pub enum Change {
     Boilerplate,
     /// Documents and their pairs.
     Documents,
+    /// The thresholds a curator saved for the team.
+    Thresholds,
 }
 
 impl Change {
@@ -24,14 +26,20 @@ impl Change {
             Change::Decisions => "decisions",
             Change::Boilerplate => "boilerplate",
             Change::Documents => "documents",
+            Change::Thresholds => "thresholds",
         }
     }
 
     /// The change a payload's word names, if any.
     pub fn parse(word: &str) -> Option<Change> {
-        [Change::Decisions, Change::Boilerplate, Change::Documents]
-            .into_iter()
-            .find(|c| c.as_str() == word)
+        [
+            Change::Decisions,
+            Change::Boilerplate,
+            Change::Documents,
+            Change::Thresholds,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == word)
     }
 }
 

@@ -20,6 +20,22 @@ const META_LAST_USED: &str = "last_used_ns";
 /// `meta` key of the curator's overruled boilerplate passages (JSON).
 pub(super) const META_OVERRULED: &str = "boilerplate_overruled";
 
+/// `meta` key of the thresholds a curator saved for the whole team (JSON
+/// [`SharedThresholds`]).
+pub(super) const META_SHARED_THRESHOLDS: &str = "shared_thresholds";
+
+/// The thresholds one curator saved for everyone reviewing the collection:
+/// a team store's review screens and `watch` processes cluster by them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SharedThresholds {
+    /// Who saved them.
+    pub curator: String,
+    /// When (unix ns).
+    pub at_ns: i64,
+    /// The thresholds, each in its algorithm's own unit.
+    pub thresholds: crate::engine::Thresholds,
+}
+
 /// A backend's `meta` table (keyed by its collection where it has
 /// several), and the typed values kept in it.
 pub(super) trait Meta {
@@ -89,6 +105,26 @@ pub(super) trait Meta {
     fn set_overruled_passages(&mut self, passages: &[OverruledPassage]) -> Result<()> {
         let json = serde_json::to_string(passages).expect("plain data serializes");
         self.set_metas(&[(META_OVERRULED, &json)])
+    }
+
+    /// The thresholds a curator last saved for the team, if any.
+    fn shared_thresholds(&self) -> Result<Option<SharedThresholds>> {
+        let Some(v) = self.meta(META_SHARED_THRESHOLDS)? else {
+            return Ok(None);
+        };
+        serde_json::from_str(&v)
+            .map(Some)
+            .map_err(|e| StoreError::Decode {
+                path: self.meta_place(),
+                doc: "(meta)".into(),
+                reason: format!("{META_SHARED_THRESHOLDS}: {e}"),
+            })
+    }
+
+    /// Record the thresholds saved for the team (replacing the last).
+    fn set_shared_thresholds(&mut self, shared: &SharedThresholds) -> Result<()> {
+        let json = serde_json::to_string(shared).expect("plain data serializes");
+        self.set_metas(&[(META_SHARED_THRESHOLDS, &json)])
     }
 
     /// The canonical folder this index was made for; `None` for an index

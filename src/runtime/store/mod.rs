@@ -70,6 +70,7 @@ mod dispatch;
 mod error;
 pub mod live;
 mod meta;
+pub use meta::SharedThresholds;
 #[cfg(feature = "postgres")]
 mod pg;
 mod raw;

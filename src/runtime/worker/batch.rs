@@ -53,6 +53,10 @@ pub(super) struct Batch {
     /// Another process indexed, changed or forgot documents: take them
     /// from the store.
     pub(super) documents_changed: bool,
+    /// Thresholds to save for the team.
+    pub(super) share: Option<crate::engine::Thresholds>,
+    /// Another curator saved thresholds for the team: apply them.
+    pub(super) team_thresholds_changed: bool,
     /// Another process changed the overruled boilerplate.
     pub(super) boilerplate_changed: bool,
     /// The shared store's address, when its listener lost it.
@@ -97,6 +101,7 @@ impl Batch {
                     passage,
                     overrule,
                 } => self.rulings.push((generation, passage, overrule)),
+                Command::ShareThresholds { thresholds } => self.share = Some(thresholds),
                 Command::Rescan => self.rescan = true,
                 Command::Quit => self.quit = true,
             },
@@ -113,6 +118,7 @@ impl Batch {
                 LiveEvent::Changed(Change::Decisions) => self.decisions_changed = true,
                 LiveEvent::Changed(Change::Boilerplate) => self.boilerplate_changed = true,
                 LiveEvent::Changed(Change::Documents) => self.documents_changed = true,
+                LiveEvent::Changed(Change::Thresholds) => self.team_thresholds_changed = true,
                 LiveEvent::Lost(address) => {
                     self.store_lost = Some(address);
                     self.store_back = false;

@@ -24,8 +24,9 @@ pub mod pause;
 pub mod protocol;
 mod requests;
 pub mod snapshot;
+mod team;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::sync::Arc;
@@ -34,6 +35,7 @@ use std::time::{Duration, Instant};
 
 use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
+use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
@@ -304,6 +306,10 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         verdicts_applied: 0,
         paused: None,
     };
+    // The team's saved thresholds, before the first snapshot.
+    if let Some(thresholds) = worker.team_thresholds() {
+        worker.move_thresholds(&thresholds);
+    }
     match worker.reconcile() {
         Ok(changes) => {
             worker.note_changes(changes, &[]);
@@ -395,6 +401,29 @@ impl Worker {
         }
     }
 
+    /// Cluster by `thresholds` from now on, gathering candidates again
+    /// first when one is looser than its floor.
+    fn move_thresholds(&mut self, thresholds: &BTreeMap<AlgorithmId, f64>) {
+        let mut floors = self.index.library().config().floors.clone();
+        let mut lower = false;
+        for (&id, &value) in thresholds {
+            self.spec.thresholds.set(id, value);
+            if !self.index.library().floors_allow(id, value) {
+                floors.set(id, value);
+                lower = true;
+            }
+        }
+        if lower {
+            self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
+            if let Err(e) = self.index.regather(floors) {
+                self.index_error(
+                    &e,
+                    Some("gathering candidates for the looser threshold failed"),
+                );
+            }
+        }
+    }
+
     /// One pass over a coalesced batch.
     #[tracing::instrument(level = "debug", name = "worker.pass", skip_all, fields(paths = batch.paths.len(), rescan = batch.rescan))]
     fn pass(&mut self, batch: Batch) {
@@ -482,25 +511,16 @@ impl Worker {
                 Err(e) => self.index_error(&e, Some(&format!("keep {path}"))),
             }
         }
-        if !batch.thresholds.is_empty() {
-            let mut floors = self.index.library().config().floors.clone();
-            let mut lower = false;
-            for (&id, &value) in &batch.thresholds {
-                self.spec.thresholds.set(id, value);
-                if !self.index.library().floors_allow(id, value) {
-                    floors.set(id, value);
-                    lower = true;
-                }
-            }
-            if lower {
-                self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
-                if let Err(e) = self.index.regather(floors) {
-                    self.index_error(
-                        &e,
-                        Some("gathering candidates for the looser threshold failed"),
-                    );
-                }
-            }
+        if let Some(thresholds) = batch.share {
+            self.share_thresholds(thresholds);
+        }
+        let mut thresholds = batch.thresholds;
+        if batch.team_thresholds_changed {
+            // Another curator's save replaces this screen's moves.
+            thresholds = self.team_thresholds().unwrap_or(thresholds);
+        }
+        if !thresholds.is_empty() {
+            self.move_thresholds(&thresholds);
             changed = true;
         }
         if let Some(by) = batch.cluster_by {

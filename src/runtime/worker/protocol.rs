@@ -117,6 +117,13 @@ pub enum Command {
         /// Not boilerplate (`true`) or boilerplate again.
         overrule: bool,
     },
+    /// Save these thresholds for everyone reviewing the collection, when
+    /// the index is a team store ([`Update::TeamThresholds`] answers;
+    /// nothing happens on a file index, which is one curator's).
+    ShareThresholds {
+        /// The thresholds, each in its algorithm's own unit.
+        thresholds: crate::engine::Thresholds,
+    },
     /// Walk the whole folder again.
     Rescan,
     /// Close the index and stop ([`Update::Stopped`] follows).
@@ -166,6 +173,16 @@ pub enum Update {
     /// A problem worth showing, of a kind a front end can act on (never
     /// fatal to the worker unless [`Update::Stopped`] follows).
     Error(WorkerError),
+    /// Thresholds saved for the team on a team store: by this worker's
+    /// curator ([`Command::ShareThresholds`]), or by another curator, or
+    /// found saved when the worker started, in which case they are
+    /// applied (the next snapshot's spec has them).
+    TeamThresholds {
+        /// The thresholds and who saved them when.
+        saved: Arc<crate::runtime::store::SharedThresholds>,
+        /// Saved through this worker.
+        by_you: bool,
+    },
     /// Something the curator should know that is not a failure (an index
     /// moved aside and started afresh, polling instead of watching, a file
     /// that keeps changing).
@@ -294,10 +311,12 @@ pub mod jsonl_event {
     pub const ERROR: &str = "error";
     /// Not a failure, worth knowing.
     pub const WARNING: &str = "warning";
+    /// Thresholds saved for the team (who, when, the values), now applied.
+    pub const THRESHOLDS: &str = "thresholds";
     /// The last line.
     pub const STOPPED: &str = "stopped";
     /// Every one of them.
-    pub const ALL: [&str; 11] = [
+    pub const ALL: [&str; 12] = [
         INDEXED,
         REMOVED,
         SKIPPED,
@@ -308,6 +327,7 @@ pub mod jsonl_event {
         WATCH,
         ERROR,
         WARNING,
+        THRESHOLDS,
         STOPPED,
     ];
 }

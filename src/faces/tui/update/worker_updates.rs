@@ -9,6 +9,7 @@ use super::opening::{answers, current_generation};
 use crate::faces::tui::acting;
 use crate::faces::tui::documents;
 use crate::faces::tui::review;
+use crate::faces::tui::saving;
 use crate::faces::tui::state::{AppState, Level, Screen};
 use crate::faces::tui::text::doc_path;
 use crate::runtime::worker::protocol::{Snapshot, Stage, WatchState};
@@ -132,6 +133,7 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
             state.notify(Level::Error, e.message);
         }
         Update::Warning(message) => state.notify(Level::Warn, message),
+        Update::TeamThresholds { saved, by_you } => saving::team_saved(state, &saved, by_you),
         Update::Stopped => {
             state.worker_running = false;
             if !state.quit {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{live, PgStore};
 use crate::runtime::store::live::Change;
-use crate::runtime::store::meta::{Meta, META_OVERRULED};
+use crate::runtime::store::meta::{Meta, META_OVERRULED, META_SHARED_THRESHOLDS};
 use crate::runtime::store::Result;
 
 impl Meta for PgStore {
@@ -35,6 +35,11 @@ impl Meta for PgStore {
         if values.iter().any(|(key, _)| *key == META_OVERRULED) {
             live::notify(&mut tx, self.collection, &self.sender, Change::Boilerplate)
                 .map_err(fail("announce the overruled passages"))?;
+        }
+        // So do the thresholds saved for the team.
+        if values.iter().any(|(key, _)| *key == META_SHARED_THRESHOLDS) {
+            live::notify(&mut tx, self.collection, &self.sender, Change::Thresholds)
+                .map_err(fail("announce the team's thresholds"))?;
         }
         tx.commit().map_err(fail("commit meta"))
     }

@@ -28,6 +28,7 @@
 mod adopt;
 #[cfg(feature = "postgres")]
 mod claimed;
+mod commit;
 mod error;
 mod learn;
 mod sync;

@@ -130,17 +130,27 @@ impl PgStore {
         Ok(self.remove_documents(std::slice::from_ref(doc))? == 1)
     }
 
-    /// Remove many documents in one transaction; returns how many existed.
+    /// Remove many documents in one transaction, which tells the other
+    /// processes; returns how many existed.
     pub fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
         let collection = self.collection;
         let paths: Vec<&[u8]> = docs.iter().map(DocPath::as_bytes).collect();
-        let removed = self
-            .client()
+        let fail = |context: &str| self.fail(context.to_owned());
+        let mut client = self.client();
+        let mut tx = client
+            .transaction()
+            .map_err(fail("begin removing documents"))?;
+        let removed = tx
             .execute(
                 "DELETE FROM documents WHERE collection = $1 AND path = ANY($2)",
                 &[&collection, &paths],
             )
-            .map_err(self.fail("remove documents"))?;
+            .map_err(fail("remove documents"))?;
+        if removed > 0 {
+            super::live::notify(&mut tx, collection, &self.sender, Change::Documents)
+                .map_err(fail("announce the documents removed"))?;
+        }
+        tx.commit().map_err(fail("commit removing documents"))?;
         Ok(usize::try_from(removed).unwrap_or(usize::MAX))
     }
 

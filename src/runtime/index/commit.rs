@@ -1,0 +1,243 @@
+//! Applying what a reconcile or a watcher's paths read (or took from the
+//! team store): the learner told and the bodies of documents with
+//! boilerplate fingerprinted, the library extended (or, for a fresh index,
+//! the documents filed to be paired later), and everything written in one
+//! store transaction with the pairs the arrival changed.
+
+use std::collections::HashSet;
+
+use rayon::prelude::*;
+
+use super::sync::Ingested;
+use super::{FileChange, FolderIndex, Result};
+use crate::doc::{DocId, DocPath};
+use crate::engine::Fingerprints;
+use crate::pairing::boilerplate::Span;
+use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
+use crate::runtime::store::{
+    self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate, StoredText,
+};
+
+impl FolderIndex {
+    /// Tell the learner about the ingested files and fingerprint those with
+    /// boilerplate over their body (in parallel); their text is kept
+    /// compressed in their record ([`FolderIndex::keeps_text`]), the others'
+    /// dropped here.
+    fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
+        let mut adds = Vec::new();
+        let mut removes = Vec::new();
+        let mut at = Vec::new();
+        // Documents taken from the team store with the spans they were
+        // fingerprinted without.
+        let mut taken = Vec::new();
+        for (i, item) in items.iter_mut().enumerate() {
+            if item.changed {
+                continue;
+            }
+            match (&item.record.status, &item.learned, &item.record.boilerplate) {
+                (DocStatus::Indexed, Some((_, samples)), _) => {
+                    adds.push((item.entry.doc.clone(), samples.clone()));
+                    at.push(i);
+                }
+                (DocStatus::Indexed, None, Some(stored)) if item.adopted => {
+                    taken.push((
+                        (item.entry.doc.clone(), stored.samples.clone()),
+                        stored.found.spans.clone(),
+                    ));
+                }
+                _ => removes.push(item.entry.doc.clone()),
+            }
+        }
+        removes.retain(|doc| self.library.id_of(doc).is_some());
+        let (taken_adds, taken_spans): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
+        let taken_docs: Vec<DocPath> = taken_adds.iter().map(|(doc, _)| doc.clone()).collect();
+        adds.extend(taken_adds);
+        let mut spans = self.learn(adds, removes)?;
+        // Learned here otherwise than where it was fingerprinted: made
+        // again over its body here, as a document whose spans moved.
+        let ours = spans.split_off(at.len().min(spans.len()));
+        for ((doc, theirs), ours) in taken_docs.into_iter().zip(taken_spans).zip(ours) {
+            if ours != theirs {
+                self.respan.insert(doc);
+            }
+        }
+        let engine = &self.engine;
+        let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
+        bodies.retain(|(i, spans)| {
+            let (_, samples) = items[*i].learned.as_ref().expect("sampled above");
+            self.keeps_text(samples, spans)
+        });
+        let made: Vec<_> = bodies
+            .into_par_iter()
+            .map(|(i, spans)| {
+                let (text, samples) = items[i].learned.as_ref().expect("sampled above");
+                let body = (!spans.is_empty())
+                    .then(|| body_prints(engine, text, samples.words, &spans))
+                    .flatten();
+                (i, body, StoredText::compress(text))
+            })
+            .collect();
+        for item in items.iter_mut() {
+            if let Some((_, samples)) = item.learned.take() {
+                let found = DocBoilerplate {
+                    document_words: samples.words,
+                    ..DocBoilerplate::default()
+                };
+                item.record.boilerplate = Some(StoredBoilerplate { samples, found });
+            }
+        }
+        for (i, body, text) in made {
+            items[i].record.text = text;
+            if let Some((fingerprints, shingles, found)) = body {
+                let record = &mut items[i].record;
+                record.fingerprints = Some(fingerprints);
+                record.shingles = shingles as u32;
+                if let Some(b) = record.boilerplate.as_mut() {
+                    b.found = found;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Apply ingested files, in order, to the library and the store. The
+    /// indexed ones enter the library together (their candidates verified
+    /// in parallel, see [`crate::pairing::library::Library::extend`]); then
+    /// all of them are written in one store transaction
+    /// ([`crate::runtime::store::Store::commit_batch`]), each with its pairs
+    /// to the files written before it, followed by the pairs their arrival
+    /// changed: a crash leaves every file of the batch as it was. A file that
+    /// changed while being read is not committed.
+    #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
+    pub(super) fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
+        if self.learning() {
+            self.learn_ingested(&mut items)?;
+        }
+        let arriving: Vec<(DocPath, Fingerprints, usize)> = items
+            .iter()
+            .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)
+            .filter_map(|i| {
+                let fp = i.record.fingerprints.clone()?;
+                Some((i.entry.doc.clone(), fp, i.record.shingles as usize))
+            })
+            .collect();
+        // Documents in the library but not yet in the store: pairs with
+        // them are written with their own document.
+        let mut unwritten: HashSet<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
+        if arriving.is_empty() {
+        } else if self.pair_later {
+            self.library
+                .admit_unpaired(&self.engine, arriving, &self.store)?;
+        } else {
+            self.library.extend(&self.engine, arriving, &self.store)?;
+        }
+        let mut changes = Vec::new();
+        let mut writes: Vec<(DocRecord, Vec<PairUpdate>)> = Vec::with_capacity(items.len());
+        // Documents taken from the team store: their rows stand as written
+        // there, their pairs are written as this library verified them.
+        let mut taken_pairs: Vec<(DocPath, Vec<PairUpdate>)> = Vec::new();
+        let mut taken_identities = Vec::new();
+        // One first-seen time for the batch: the store keeps an existing
+        // row's own, and files are written sorted by path, so "earliest
+        // seen" stays deterministic on reopen.
+        let now = store::now_ns();
+        for item in items {
+            let Ingested {
+                entry,
+                mut record,
+                changed,
+                adopted: item_adopted,
+                ..
+            } = item;
+            if changed {
+                changes.push(FileChange::Retry { path: entry.path });
+                continue;
+            }
+            let doc = entry.doc;
+            if item_adopted {
+                if let Some(id) = self.library.id_of(&doc).filter(|_| unwritten.remove(&doc)) {
+                    self.skipped.remove(&doc);
+                    changes.push(FileChange::Indexed { path: doc.clone() });
+                    taken_pairs.push((doc.clone(), self.pairs_of(id)));
+                    taken_identities.push((doc, record.identity));
+                }
+                continue;
+            }
+            record.first_seen_ns = self.arrival_ns.unwrap_or(now);
+            let pairs = match (&record.status, self.library.id_of(&doc)) {
+                (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
+                    record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
+                        hot: f.hot(),
+                        keys: self.library.doc_keys(f),
+                    });
+                    self.skipped.remove(&doc);
+                    changes.push(FileChange::Indexed { path: doc.clone() });
+                    self.pairs_of(id)
+                        .into_iter()
+                        .filter(|(other, _)| !unwritten.contains(other))
+                        .collect()
+                }
+                (DocStatus::Skipped { reason }, _) => {
+                    self.library.remove(&self.engine, &doc, &self.store)?;
+                    self.skipped.insert(doc.clone(), reason.clone());
+                    changes.push(FileChange::Skipped {
+                        path: doc.clone(),
+                        reason: reason.clone(),
+                    });
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            writes.push((record, pairs));
+        }
+        let mut touched = self.touched_pairs();
+        let taken_docs: HashSet<DocPath> = taken_pairs.iter().map(|(doc, _)| doc.clone()).collect();
+        touched.retain(|(doc, _)| !taken_docs.contains(doc));
+        touched.extend(taken_pairs);
+        // Held documents whose boilerplate moved are read again before this
+        // returns; marked in the same transaction, a crash before then
+        // leaves them to the next run instead of stale.
+        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        self.store.commit_batch(&stale, &writes, &touched)?;
+        for (record, _) in writes {
+            self.stored.insert(record.path, Some(record.identity));
+        }
+        for (doc, identity) in taken_identities {
+            self.stored.insert(doc, Some(identity));
+        }
+        Ok(changes)
+    }
+
+    /// The pairs of the documents whose pairs changed because others
+    /// changed (candidates gathered again, see
+    /// [`crate::pairing::library::Library::take_touched`]), to write again.
+    fn touched_pairs(&mut self) -> Vec<(DocPath, Vec<PairUpdate>)> {
+        self.library
+            .take_touched()
+            .into_iter()
+            .filter_map(|doc| {
+                let id = self.library.id_of(&doc)?;
+                Some((doc, self.pairs_of(id)))
+            })
+            .collect()
+    }
+
+    /// Write again the pairs of the documents whose pairs changed because
+    /// others changed ([`FolderIndex::touched_pairs`]), marking the held
+    /// documents whose boilerplate moved to be read again (see
+    /// [`FolderIndex::commit_all`]).
+    pub(super) fn write_touched(&mut self) -> Result<()> {
+        let touched = self.touched_pairs();
+        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        self.store.commit_batch(&stale, &[], &touched)?;
+        Ok(())
+    }
+
+    /// The kept pairs of one document, oriented from it.
+    fn pairs_of(&self, id: DocId) -> Vec<PairUpdate> {
+        self.library
+            .neighbours(id)
+            .filter_map(|(other, scores)| Some((self.library.doc(other)?.path.clone(), scores)))
+            .collect()
+    }
+}

@@ -3,8 +3,8 @@
 //! is needed), neither watching the folder, so only the store's
 //! notifications can tell one what the other did: a verdict, its
 //! clearing and a keeper mark made through one appear in the other's next
-//! snapshot; a boilerplate ruling `doppel boilerplate --store` makes is
-//! announced to a running worker; thresholds saved for the team apply in
+//! snapshot; a boilerplate ruling `doppel boilerplate --store` makes
+//! applies in a running worker; thresholds saved for the team apply in
 //! the other worker and in one started later. Skips without `DOPPEL_TEST_PG` unless
 //! `DOPPEL_TEST_PG_REQUIRED=1` (see `store_places`).
 #![cfg(feature = "postgres")]
@@ -116,7 +116,7 @@ fn a_verdict_through_one_worker_shows_in_the_others_next_snapshot() {
 }
 
 #[test]
-fn another_curators_boilerplate_ruling_is_announced_to_a_running_worker() {
+fn another_curators_boilerplate_ruling_applies_in_a_running_worker() {
     let Some(url) = store_places::postgres_url("live_boilerplate") else {
         return;
     };
@@ -136,11 +136,27 @@ fn another_curators_boilerplate_ruling_is_announced_to_a_running_worker() {
     loop {
         let left = end.saturating_duration_since(Instant::now());
         match worker.updates.recv_timeout(left) {
-            Ok(Update::Warning(message)) if message.contains("boilerplate rulings") => break,
+            Ok(Update::Warning(message)) if message.contains("boilerplate rulings: applied") => {
+                break
+            }
             Ok(_) => {}
             Err(e) => panic!("no word of the ruling within {WAIT:?}: {e}"),
         }
     }
+    // Applied without reopening: the passage is listed as overruled, and
+    // its documents no longer carry it.
+    let ruled = &first.boilerplate.passages[0];
+    let after = snapshot(&worker, "the ruling applied", |s| {
+        s.boilerplate
+            .passages
+            .iter()
+            .any(|p| p.hashes == ruled.hashes && p.overruled)
+    });
+    assert_eq!(after.documents, first.documents);
+    assert_ne!(
+        after.boilerplate.documents, first.boilerplate.documents,
+        "the documents holding the passage were fingerprinted again"
+    );
     worker.join();
 }
 

@@ -222,6 +222,22 @@ impl FolderIndex {
         .with_overruled(self.store.overruled_passages()?.iter().map(listed)))
     }
 
+    /// Apply the overruled passages as the store now records them
+    /// (another process ruled on the team store): the documents whose spans
+    /// move are fingerprinted again over their new body, from their kept
+    /// texts. Returns what changed.
+    pub fn reload_rulings(&mut self) -> Result<Vec<super::FileChange>> {
+        self.report = None;
+        let overruled = self.store.overruled_passages()?;
+        let Some(learner) = self.learner()? else {
+            return Ok(Vec::new());
+        };
+        let moved = learner.set_overruled(overruled_hashes(&overruled));
+        tracing::info!(moved = moved.len(), "another process's boilerplate rulings");
+        self.respan.extend(moved);
+        self.settle_boilerplate()
+    }
+
     /// The curator's "not boilerplate" on a learned `passage` (`overrule`
     /// true), or its undoing (false): recorded in the store and applied at
     /// once. The documents whose spans move (those holding the passage)

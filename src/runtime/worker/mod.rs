@@ -452,11 +452,18 @@ impl Worker {
             }
         }
         if batch.boilerplate_changed {
-            self.send(Update::Warning(
-                "another curator changed the boilerplate rulings: they apply here when the \
-                 folder is opened again"
-                    .to_owned(),
-            ));
+            match self.index.reload_rulings() {
+                Ok(changes) => {
+                    self.note_changes(changes, &[]);
+                    changed = true;
+                    self.send(Update::Warning(
+                        "another curator changed the boilerplate rulings: applied".to_owned(),
+                    ));
+                }
+                Err(e) => {
+                    self.index_error(&e, Some("applying another curator's boilerplate rulings"))
+                }
+            }
         }
         // Before anything else of the batch can change the list they name.
         for (generation, passage, overrule) in batch.rulings {

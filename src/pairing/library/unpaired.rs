@@ -78,6 +78,19 @@ impl Library {
         slices(&sizes, PAIR_SLICE, PAIR_SLICE_SHINGLES)
     }
 
+    /// Treat every document held as filed and not yet paired, in arrival
+    /// order: a library restored from stored entries whose pairs were
+    /// never made (see [`Library::restore_doc`]), to be paired by
+    /// [`Library::pair_unpaired`] as if [`Library::admit_unpaired`] had
+    /// filed them. Only while it keeps no pair.
+    pub fn unpair_all(&mut self) {
+        debug_assert_eq!(self.pair_count(), 0, "unpaired while keeping pairs");
+        self.tables.fill_restored();
+        let mut ids: Vec<(u64, DocId)> = self.documents().map(|(id, d)| (d.seen, id)).collect();
+        ids.sort_unstable();
+        self.unpaired = ids.into_iter().map(|(_, id)| id).collect();
+    }
+
     /// Whether documents wait for [`Library::pair_unpaired`].
     pub fn has_unpaired(&self) -> bool {
         !self.unpaired.is_empty()

@@ -139,8 +139,23 @@ impl FolderIndex {
             after_claim(claimed.len());
             if !invalidated {
                 // The stored pairs no longer cover every document: until
-                // the pairing pass they read as out of date.
-                self.store.replace_pairs(std::iter::empty(), "")?;
+                // the pairing pass they read as out of date. When every
+                // stored entry is this configuration's, the pairing pass
+                // files the documents from them (a key it recognizes);
+                // otherwise it makes every entry again.
+                let pairs_hash = super::pairs_config_hash(&self.config_hash, self.library.config());
+                let unpaired = super::unpaired_hash(&pairs_hash);
+                let stored = self.store.pairs_hash()?;
+                let entries_current = !self.stale
+                    && (self.library.is_empty()
+                        || stored.as_deref() == Some(pairs_hash.as_str())
+                        || stored.as_deref() == Some(unpaired.as_str()));
+                let key = if entries_current {
+                    unpaired.as_str()
+                } else {
+                    ""
+                };
+                self.store.replace_pairs(std::iter::empty(), key)?;
                 invalidated = true;
             }
             report.taken_over += claimed.iter().filter(|c| c.taken_over).count();

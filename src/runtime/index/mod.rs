@@ -130,6 +130,10 @@ struct Rewrite {
     /// The stored documents by row; those the library does not hold (no
     /// fingerprints stored) get no entry.
     rows: Vec<(RowId, DocPath)>,
+    /// The stored entries are the current configuration's already (the
+    /// documents were filed from them and only paired): only the pairs
+    /// are written.
+    entries_current: bool,
 }
 
 impl MetaWrites {
@@ -379,10 +383,34 @@ impl FolderIndex {
         // candidates again, and write entries and pairs back once the
         // integrity check has passed (see `rewrite_stored_library`).
         let pairs_hash = pairs_config_hash(&config_hash, library.config());
-        let current = !stale && store.pairs_hash()?.as_deref() == Some(pairs_hash.as_str());
-        let restored = current && Self::restore(&store, &mut library, &indexed)?;
-        tracing::info!(documents = indexed.len(), stale, restored, "index loaded");
-        if !restored {
+        let stored_hash = store.pairs_hash()?;
+        let current = !stale && stored_hash.as_deref() == Some(pairs_hash.as_str());
+        // Documents filed under the current configuration and never paired
+        // (a fresh index's scan or an ingest stopped before pairing, or
+        // an ingest's pairing pass): filed from their stored entries, then
+        // paired, each against those before it.
+        let unpaired =
+            !stale && stored_hash.as_deref() == Some(unpaired_hash(&pairs_hash).as_str());
+        let restored = (current || unpaired) && Self::restore(&store, &mut library, &indexed)?;
+        tracing::info!(
+            documents = indexed.len(),
+            stale,
+            restored,
+            unpaired,
+            "index loaded"
+        );
+        if restored && unpaired {
+            library.unpair_all();
+            library.pair_unpaired(&engine, &store)?;
+            writes.rewrite = Some(Rewrite {
+                pairs_hash,
+                rows: indexed
+                    .into_iter()
+                    .map(|(row, doc, _)| (row, doc))
+                    .collect(),
+                entries_current: true,
+            });
+        } else if !restored {
             // Filed a chunk at a time, then verified all at once, each
             // against the documents before it (read back from the store).
             library = Library::new(&engine, library_config);
@@ -407,6 +435,7 @@ impl FolderIndex {
                     .into_iter()
                     .map(|(row, doc, _)| (row, doc))
                     .collect(),
+                entries_current: false,
             });
         }
         // Fingerprints that failed their checksum were read as missing:
@@ -497,9 +526,34 @@ impl FolderIndex {
     /// missing, so an interrupted rewrite only means verifying again at the
     /// next open.
     fn rewrite_stored_library(&mut self, rewrite: Rewrite) -> Result<()> {
-        self.store.clear_entries()?;
         let mut row_of: HashMap<DocId, RowId> = HashMap::with_capacity(rewrite.rows.len());
-        for chunk in rewrite.rows.chunks(LOAD_CHUNK) {
+        if rewrite.entries_current {
+            row_of.extend(
+                rewrite
+                    .rows
+                    .iter()
+                    .filter_map(|(row, doc)| Some((self.library.id_of(doc)?, *row))),
+            );
+        } else {
+            self.rewrite_entries(&rewrite.rows, &mut row_of)?;
+        }
+        let pairs = self
+            .library
+            .pairs()
+            .filter_map(|(a, b, scores)| Some((*row_of.get(&a)?, *row_of.get(&b)?, scores)));
+        self.store.replace_pairs(pairs, &rewrite.pairs_hash)?;
+        Ok(())
+    }
+
+    /// Write every held document's library entry again from its stored
+    /// fingerprints, noting each one's row in `row_of`.
+    fn rewrite_entries(
+        &mut self,
+        rows: &[(RowId, DocPath)],
+        row_of: &mut HashMap<DocId, RowId>,
+    ) -> Result<()> {
+        self.store.clear_entries()?;
+        for chunk in rows.chunks(LOAD_CHUNK) {
             let paths: Vec<&DocPath> = chunk.iter().map(|(_, doc)| doc).collect();
             let mut entries = Vec::with_capacity(chunk.len());
             for ((row, doc), prints) in chunk.iter().zip(self.store.full_prints(&paths)?) {
@@ -516,11 +570,6 @@ impl FolderIndex {
             }
             self.store.put_entries(&entries)?;
         }
-        let pairs = self
-            .library
-            .pairs()
-            .filter_map(|(a, b, scores)| Some((*row_of.get(&a)?, *row_of.get(&b)?, scores)));
-        self.store.replace_pairs(pairs, &rewrite.pairs_hash)?;
         Ok(())
     }
 
@@ -738,6 +787,14 @@ fn prints_config_hash(
 /// the SimHash family's evidence alone
 /// ([`crate::pairing::candidates::LONG_DOCUMENT_SHINGLES`]).
 const PAIRING_RULE: u32 = 3;
+
+/// What the stored pairs' key says while documents wait to be paired (a
+/// fresh index's reconcile, an ingest): their library entries were written
+/// under the configuration `pairs_hash` names, so an open files them from
+/// the entries and pairs them, writing only the pairs.
+fn unpaired_hash(pairs_hash: &str) -> String {
+    format!("unpaired:{pairs_hash}")
+}
 
 fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();

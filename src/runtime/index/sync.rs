@@ -136,8 +136,13 @@ impl FolderIndex {
         // candidates again.
         let fresh = self.library.is_empty() && !to_read.is_empty();
         if fresh {
-            // An empty key matches no configuration's (no pair is stored).
-            self.store.replace_pairs(std::iter::empty(), "")?;
+            // No pair is stored: an open before the pairing below files
+            // the documents from their entries and pairs them.
+            let unpaired = super::unpaired_hash(&super::pairs_config_hash(
+                &self.config_hash,
+                self.library.config(),
+            ));
+            self.store.replace_pairs(std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
         let read = self.read_chunks(to_read, &mut report, &mut state, progress);

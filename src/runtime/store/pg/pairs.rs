@@ -8,10 +8,13 @@ use rayon::prelude::*;
 use super::super::codec::{pair_row, scores_from_blob, to_blob, u64_from_sql};
 use super::super::texts::KeptText;
 use super::super::{DocEntry, DocRecord, PairUpdate, Result, RowId, ScoreList, StoreError};
-use super::writer::{Writer, INSERT_PAIR, PUT_ENTRY};
+use super::writer::{Writer, PUT_ENTRY};
 use super::PgStore;
 use crate::doc::DocPath;
 use crate::engine::PairScores;
+
+/// Pairs written by one statement when all of a collection's are replaced.
+const PAIRS_PER_STATEMENT: usize = 8192;
 
 /// Rows decoded (and handed on) at a time by the `_each` reads.
 pub(super) const CHUNK: usize = 4096;
@@ -151,13 +154,25 @@ impl PgStore {
                 &[&collection],
             )
             .map_err(fail("delete stored pairs"))?;
+            // A statement per chunk of pairs, as columns: one round trip
+            // for thousands of pairs (110k texts keep tens of thousands).
             let insert = tx
-                .prepare(INSERT_PAIR)
+                .prepare(
+                    "INSERT INTO pairs (a, b, scores) \
+                     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bytea[])",
+                )
                 .map_err(fail("prepare pair insert"))?;
-            for (RowId(x), RowId(y), scores) in pairs {
-                let (a, b, blob) = pair_row(x, y, &scores);
-                tx.execute(&insert, &[&a, &b, &blob])
-                    .map_err(fail("write a pair"))?;
+            let mut pairs = pairs.into_iter().peekable();
+            while pairs.peek().is_some() {
+                let (mut a, mut b, mut blobs) = (Vec::new(), Vec::new(), Vec::new());
+                for (RowId(x), RowId(y), scores) in pairs.by_ref().take(PAIRS_PER_STATEMENT) {
+                    let (x, y, blob) = pair_row(x, y, &scores);
+                    a.push(x);
+                    b.push(y);
+                    blobs.push(blob);
+                }
+                tx.execute(&insert, &[&a, &b, &blobs])
+                    .map_err(fail("write pairs"))?;
             }
             tx.execute(
                 "INSERT INTO meta (collection, key, value) VALUES ($1, 'pairs_hash', $2) \

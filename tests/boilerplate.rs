@@ -603,12 +603,7 @@ fn state(index: &FolderIndex) -> String {
 fn counted(dir: &Path, at: &Path) -> (FolderIndex, Arc<AtomicUsize>) {
     let (mut index, _) =
         FolderIndex::open(dir, Engine::default(), LibraryConfig::default(), Some(at)).unwrap();
-    let reads = Arc::new(AtomicUsize::new(0));
-    let counter = reads.clone();
-    index.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        doppel::runtime::collection::read_bytes(path, cap)
-    }));
+    let reads = common::count_reads(&mut index);
     (index, reads)
 }
 

@@ -16,23 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::runtime::store::StoreAddress;
 use doppel::runtime::worker::protocol::Snapshot;
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel::runtime::worker::{Command, Update, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
 const WAIT: Duration = Duration::from_secs(60);
-
-/// A worker on `folder` keeping its index at `url`, as `curator`, not
-/// watching the folder.
-fn start(folder: &std::path::Path, url: &str, curator: &str) -> WorkerHandle {
-    let mut config = WorkerConfig::new(folder);
-    config.index = Some(StoreAddress::parse(url).unwrap());
-    config.curator = curator.to_owned();
-    config.watch = false;
-    config.rescan_every = Duration::ZERO;
-    spawn(config)
-}
 
 /// The first snapshot of `worker` for which `ok` holds (fails after
 /// [`WAIT`], naming `what`).
@@ -64,9 +52,9 @@ fn a_verdict_through_one_worker_shows_in_the_others_next_snapshot() {
         return;
     };
     let f = common::fixture();
-    let alice = start(&f.folder, &url, "alice");
+    let alice = common::team_worker(&f.folder, &url, "alice");
     snapshot(&alice, "the folder indexed", |s| s.documents > 0);
-    let bob = start(&f.folder, &url, "bob");
+    let bob = common::team_worker(&f.folder, &url, "bob");
     let first = snapshot(&bob, "the folder loaded", |s| s.documents > 0);
     let (a, b) = common::cluster_pair(&first, "misc/gettysburg.txt");
 
@@ -121,7 +109,7 @@ fn another_curators_boilerplate_ruling_applies_in_a_running_worker() {
         return;
     };
     let f = common::fixture();
-    let worker = start(&f.folder, &url, "alice");
+    let worker = common::team_worker(&f.folder, &url, "alice");
     let first = snapshot(&worker, "the folder indexed", |s| s.documents > 0);
     assert!(
         !first.boilerplate.passages.is_empty(),
@@ -160,17 +148,13 @@ fn another_curators_boilerplate_ruling_applies_in_a_running_worker() {
     worker.join();
 }
 
-/// The first `Update::TeamThresholds` of `worker` (fails after [`WAIT`]).
+/// The first `Update::TeamThresholds` of `worker`: what was saved, and
+/// whether through it.
 fn team_thresholds(worker: &WorkerHandle) -> (Arc<doppel::runtime::store::SharedThresholds>, bool) {
-    let end = Instant::now() + WAIT;
-    loop {
-        let left = end.saturating_duration_since(Instant::now());
-        match worker.updates.recv_timeout(left) {
-            Ok(Update::TeamThresholds { saved, by_you }) => return (saved, by_you),
-            Ok(_) => {}
-            Err(e) => panic!("no team thresholds within {WAIT:?}: {e}"),
-        }
-    }
+    common::wait_for_update(worker, "team thresholds", |update| match update {
+        Update::TeamThresholds { saved, by_you } => Some((saved, by_you)),
+        _ => None,
+    })
 }
 
 #[test]
@@ -181,9 +165,9 @@ fn thresholds_saved_for_the_team_apply_in_every_worker_and_in_one_started_later(
         return;
     };
     let f = common::fixture();
-    let alice = start(&f.folder, &url, "alice");
+    let alice = common::team_worker(&f.folder, &url, "alice");
     let first = snapshot(&alice, "the folder indexed", |s| s.documents > 0);
-    let bob = start(&f.folder, &url, "bob");
+    let bob = common::team_worker(&f.folder, &url, "bob");
     snapshot(&bob, "the folder loaded", |s| s.documents > 0);
 
     // Stricter MinHash: the Gettysburg pair (MinHash 0.85) no longer
@@ -209,7 +193,7 @@ fn thresholds_saved_for_the_team_apply_in_every_worker_and_in_one_started_later(
     assert_eq!(saved.curator, "alice");
     snapshot(&bob, "the team's thresholds", |s| s.spec.thresholds == team);
 
-    let carol = start(&f.folder, &url, "carol");
+    let carol = common::team_worker(&f.folder, &url, "carol");
     let (saved, _) = team_thresholds(&carol);
     assert_eq!(saved.thresholds, team);
     let opened = snapshot(&carol, "the folder loaded", |s| s.documents > 0);

@@ -20,7 +20,7 @@ use doppel::engine::Engine;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::FolderIndex;
 use doppel::runtime::store::StoreAddress;
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel::runtime::worker::{Command, Update, WorkerHandle};
 
 /// A near-duplicate of the sample corpus's Gettysburg address.
 const COPY: &str = "misc/gettysburg-reprint.txt";
@@ -37,12 +37,7 @@ fn counted(folder: &Path, url: &str, curator: &str) -> (FolderIndex, Arc<AtomicU
         curator,
     )
     .unwrap();
-    let reads = Arc::new(AtomicUsize::new(0));
-    let counter = reads.clone();
-    index.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
-        counter.fetch_add(1, Ordering::SeqCst);
-        doppel::runtime::collection::read_bytes(path, cap)
-    }));
+    let reads = common::count_reads(&mut index);
     (index, reads)
 }
 
@@ -130,37 +125,53 @@ fn what_one_process_indexed_the_other_takes_from_the_store_without_reading() {
     assert_eq!(reads(&bob_reads), 0);
 }
 
-/// Alice's index with a reader that, for the reprint, says so on
-/// `started` and waits for `go` (then reads it, or panics when `die`).
-fn held_reader(
+/// Alice, whose reader stops at the reprint until told to go on (then
+/// reads it, or panics when `die`), and Bob, both with the fixture
+/// indexed; the reprint is written. Alice is syncing it on a thread of her
+/// own (which ends with her index) and holds its lock; Bob is syncing it
+/// on another, and must be waiting for her. Returns Alice's thread, Bob's
+/// thread, the sender that lets Alice's read go on, and Bob's read count.
+#[allow(clippy::type_complexity)]
+fn racing(
     folder: &Path,
     url: &str,
-    started: mpsc::Sender<()>,
-    go: mpsc::Receiver<()>,
     die: bool,
-) -> FolderIndex {
+) -> (
+    std::thread::JoinHandle<FolderIndex>,
+    std::thread::JoinHandle<FolderIndex>,
+    mpsc::Sender<()>,
+    Arc<AtomicUsize>,
+) {
+    let (started, on_start) = mpsc::channel();
+    let (go, on_go) = mpsc::channel::<()>();
     let (mut alice, _) = counted(folder, url, "alice");
-    let go = Mutex::new(go);
+    let on_go = Mutex::new(on_go);
     alice.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
         if path.ends_with(COPY) {
             started.send(()).unwrap();
-            go.lock().unwrap().recv().unwrap();
+            on_go.lock().unwrap().recv().unwrap();
             assert!(!die, "alice's process dies while reading");
         }
         doppel::runtime::collection::read_bytes(path, cap)
     }));
-    alice
-}
+    alice.reconcile().unwrap();
+    let (mut bob, bob_reads) = counted(folder, url, "bob");
+    bob.reconcile().unwrap();
 
-/// Run `sync` on a thread; fails unless it is still waiting after a while
-/// (it must wait for alice's read).
-fn waiting<T: Send + 'static>(
-    sync: impl FnOnce() -> T + Send + 'static,
-) -> std::thread::JoinHandle<T> {
-    let thread = std::thread::spawn(sync);
+    let copy = write_copy(folder, "Reprinted by the Gazette.");
+    let alice_copy = copy.clone();
+    let alice = std::thread::spawn(move || {
+        alice.sync_paths(&[alice_copy]).unwrap();
+        alice
+    });
+    on_start.recv().unwrap();
+    let bob = std::thread::spawn(move || {
+        bob.sync_paths(&[copy]).unwrap();
+        bob
+    });
     std::thread::sleep(Duration::from_millis(500));
-    assert!(!thread.is_finished(), "bob did not wait for alice's read");
-    thread
+    assert!(!bob.is_finished(), "bob did not wait for alice's read");
+    (alice, bob, go, bob_reads)
 }
 
 #[test]
@@ -169,25 +180,7 @@ fn a_file_another_process_is_reading_is_waited_for_then_taken_from_the_store() {
         return;
     };
     let f = common::fixture();
-    let (started, on_start) = mpsc::channel();
-    let (go, on_go) = mpsc::channel();
-    let mut alice = held_reader(&f.folder, &url, started, on_go, false);
-    alice.reconcile().unwrap();
-    let (mut bob, bob_reads) = counted(&f.folder, &url, "bob");
-    bob.reconcile().unwrap();
-
-    let copy = write_copy(&f.folder, "Reprinted by the Gazette.");
-    let alice_copy = copy.clone();
-    let alice = std::thread::spawn(move || {
-        alice.sync_paths(&[alice_copy]).unwrap();
-        alice
-    });
-    on_start.recv().unwrap();
-    let bob_copy = copy.clone();
-    let bob = waiting(move || {
-        bob.sync_paths(&[bob_copy]).unwrap();
-        bob
-    });
+    let (alice, bob, go, bob_reads) = racing(&f.folder, &url, false);
     go.send(()).unwrap();
     let alice = alice.join().unwrap();
     let bob = bob.join().unwrap();
@@ -205,59 +198,28 @@ fn a_file_whose_reader_died_is_read_by_the_process_that_waited() {
         return;
     };
     let f = common::fixture();
-    let (started, on_start) = mpsc::channel();
-    let (go, on_go) = mpsc::channel();
-    let mut alice = held_reader(&f.folder, &url, started, on_go, true);
-    alice.reconcile().unwrap();
-    let (mut bob, bob_reads) = counted(&f.folder, &url, "bob");
-    bob.reconcile().unwrap();
-
-    let copy = write_copy(&f.folder, "Reprinted by the Gazette.");
-    let alice_copy = copy.clone();
+    let (alice, bob, go, bob_reads) = racing(&f.folder, &url, true);
+    let released = Instant::now();
     // Alice's index (and its connection, and so its locks) goes with
     // the thread that panics.
-    let alice = std::thread::spawn(move || alice.sync_paths(&[alice_copy]).map(|_| ()));
-    on_start.recv().unwrap();
-    let bob_copy = copy.clone();
-    let started_waiting = Instant::now();
-    let bob = waiting(move || {
-        bob.sync_paths(&[bob_copy]).unwrap();
-        bob
-    });
     go.send(()).unwrap();
     assert!(alice.join().is_err(), "alice's reader died");
     let bob = bob.join().unwrap();
     assert_eq!(reads(&bob_reads), 1, "bob read the file alice could not");
     assert!(bob.library().id_of(&COPY.into()).is_some());
     assert!(
-        started_waiting.elapsed() < Duration::from_secs(20),
+        released.elapsed() < Duration::from_secs(20),
         "bob did not wait out a timeout: the lock went with alice's connection"
     );
-}
-
-/// A worker on `folder` keeping its index at `url`, not watching it.
-fn start(folder: &Path, url: &str, curator: &str) -> WorkerHandle {
-    let mut config = WorkerConfig::new(folder);
-    config.index = Some(StoreAddress::parse(url).unwrap());
-    config.curator = curator.to_owned();
-    config.watch = false;
-    config.rescan_every = Duration::ZERO;
-    spawn(config)
 }
 
 /// The documents of `worker`'s first snapshot with `ok` of them (fails
 /// after a minute, naming `what`).
 fn documents(worker: &WorkerHandle, what: &str, ok: impl Fn(usize) -> bool) -> usize {
-    let wait = Duration::from_secs(60);
-    let end = Instant::now() + wait;
-    loop {
-        let left = end.saturating_duration_since(Instant::now());
-        match worker.updates.recv_timeout(left) {
-            Ok(Update::Snapshot(s)) if ok(s.documents) => return s.documents,
-            Ok(_) => {}
-            Err(e) => panic!("no snapshot with {what} within {wait:?}: {e}"),
-        }
-    }
+    common::wait_for_update(worker, what, |update| match update {
+        Update::Snapshot(s) if ok(s.documents) => Some(s.documents),
+        _ => None,
+    })
 }
 
 #[test]
@@ -266,9 +228,9 @@ fn a_worker_shows_the_documents_another_process_indexed_without_watching() {
         return;
     };
     let f = common::fixture();
-    let alice = start(&f.folder, &url, "alice");
+    let alice = common::team_worker(&f.folder, &url, "alice");
     let first = documents(&alice, "the folder indexed", |n| n > 0);
-    let bob = start(&f.folder, &url, "bob");
+    let bob = common::team_worker(&f.folder, &url, "bob");
     documents(&bob, "the folder loaded", |n| n == first);
 
     write_copy(&f.folder, "Reprinted by the Gazette.");

@@ -264,3 +264,31 @@ pub fn wait_for_update<T>(
         }
     }
 }
+
+/// Make `index` read its files through a reader that counts them; the
+/// count.
+pub fn count_reads(index: &mut FolderIndex) -> Arc<std::sync::atomic::AtomicUsize> {
+    let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = reads.clone();
+    index.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
+        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        doppel::runtime::collection::read_bytes(path, cap)
+    }));
+    reads
+}
+
+/// A worker on `folder` keeping its index in the team store at `url`, as
+/// `curator`, not watching the folder: only the store's notifications
+/// tell it what other processes did.
+pub fn team_worker(
+    folder: &Path,
+    url: &str,
+    curator: &str,
+) -> doppel::runtime::worker::WorkerHandle {
+    let mut config = WorkerConfig::new(folder);
+    config.index = Some(doppel::runtime::store::StoreAddress::parse(url).unwrap());
+    config.curator = curator.to_owned();
+    config.watch = false;
+    config.rescan_every = Duration::ZERO;
+    spawn(config)
+}

@@ -3,7 +3,8 @@
 //! processes following one collection (on one machine or many) read each
 //! new or changed file once.
 //!
-//! Before it reads files, a process on a team store takes their document
+//! Before it reads files (`ingest_locked`, which `sync`'s `ingest_shared`
+//! calls on a team store), a process takes their document
 //! locks (`store::pg`'s `doc_locks`) without waiting; it reads the ones it
 //! got (or takes them from the store, below), commits them, and gives the
 //! locks back. A file whose lock another process holds is being read
@@ -42,17 +43,12 @@ const WAIT_FOR_OTHERS: Duration = Duration::from_secs(30);
 impl FolderIndex {
     /// Read `entries` (or take them from the team store) and `commit`
     /// them, each file read by one process of those following the
-    /// collection (see the module documentation). On a file index, read
-    /// and commit them.
-    pub(super) fn ingest_shared(
+    /// collection (see the module documentation). Only on a team store.
+    pub(super) fn ingest_locked(
         &mut self,
         entries: Vec<FileEntry>,
         commit: &mut Commit<'_>,
     ) -> Result<Vec<FileChange>> {
-        if self.store.shared().is_none() || entries.is_empty() {
-            let ingested = self.ingest_all(entries);
-            return commit(self, ingested);
-        }
         let docs: Vec<&DocPath> = entries.iter().map(|e| &e.doc).collect();
         let taken = self.team_store().try_lock_documents(&docs)?;
         let (mine, theirs): (Vec<_>, Vec<_>) = entries

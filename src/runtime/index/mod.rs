@@ -136,6 +136,21 @@ struct Rewrite {
     entries_current: bool,
 }
 
+impl Rewrite {
+    /// The rewrite of the `indexed` documents' pairs (and, unless
+    /// `entries_current`, entries) under `pairs_hash`.
+    fn of(pairs_hash: String, indexed: Vec<StoredDoc>, entries_current: bool) -> Rewrite {
+        Rewrite {
+            pairs_hash,
+            rows: indexed
+                .into_iter()
+                .map(|(row, doc, _)| (row, doc))
+                .collect(),
+            entries_current,
+        }
+    }
+}
+
 impl MetaWrites {
     fn apply(self, index: &mut FolderIndex) -> Result<()> {
         index.store.record_use(&index.root)?;
@@ -402,14 +417,7 @@ impl FolderIndex {
         if restored && unpaired {
             library.unpair_all();
             library.pair_unpaired(&engine, &store)?;
-            writes.rewrite = Some(Rewrite {
-                pairs_hash,
-                rows: indexed
-                    .into_iter()
-                    .map(|(row, doc, _)| (row, doc))
-                    .collect(),
-                entries_current: true,
-            });
+            writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, true));
         } else if !restored {
             // Filed a chunk at a time, then verified all at once, each
             // against the documents before it (read back from the store).
@@ -429,14 +437,7 @@ impl FolderIndex {
                 library.admit_unpaired(&engine, docs, &store)?;
             }
             library.pair_unpaired(&engine, &store)?;
-            writes.rewrite = Some(Rewrite {
-                pairs_hash,
-                rows: indexed
-                    .into_iter()
-                    .map(|(row, doc, _)| (row, doc))
-                    .collect(),
-                entries_current: false,
-            });
+            writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
         }
         // Fingerprints that failed their checksum were read as missing:
         // their files are read again (`stored` says so already).

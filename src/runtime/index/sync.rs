@@ -68,19 +68,6 @@ pub(super) struct Ingested {
 pub(super) type Commit<'a> =
     dyn FnMut(&mut FolderIndex, Vec<Ingested>) -> Result<Vec<FileChange>> + 'a;
 
-#[cfg(not(feature = "postgres"))]
-impl FolderIndex {
-    /// Read and commit `entries` (a build without the team store).
-    pub(super) fn ingest_shared(
-        &mut self,
-        entries: Vec<FileEntry>,
-        commit: &mut Commit<'_>,
-    ) -> Result<Vec<FileChange>> {
-        let ingested = self.ingest_all(entries);
-        commit(self, ingested)
-    }
-}
-
 impl FolderIndex {
     /// Bring the index in line with the folder: read new and changed files
     /// (in parallel), forget vanished ones.
@@ -377,6 +364,22 @@ impl FolderIndex {
             limits,
             |entry| ingest(engine, limits, reader.as_ref(), library, entry),
         )
+    }
+
+    /// Read `entries` and `commit` them; on a team store, each file is
+    /// read by one process of those following the collection, the others
+    /// taking it from the store (`adopt`).
+    pub(super) fn ingest_shared(
+        &mut self,
+        entries: Vec<FileEntry>,
+        commit: &mut Commit<'_>,
+    ) -> Result<Vec<FileChange>> {
+        #[cfg(feature = "postgres")]
+        if self.store.shared().is_some() && !entries.is_empty() {
+            return self.ingest_locked(entries, commit);
+        }
+        let ingested = self.ingest_all(entries);
+        commit(self, ingested)
     }
 
     /// Read files (or, on a team store, take those another process read

@@ -36,21 +36,7 @@ impl PgStore {
     /// without waiting; whether each was taken, in order. A lock taken
     /// must be given back with [`PgStore::unlock_documents`].
     pub fn try_lock_documents(&self, docs: &[&DocPath]) -> Result<Vec<bool>> {
-        if docs.is_empty() {
-            return Ok(Vec::new());
-        }
-        let keys: Vec<i32> = docs.iter().map(|doc| path_key(doc)).collect();
-        let rows = self
-            .client()
-            .query(
-                &format!(
-                    "SELECT pg_try_advisory_lock({FIRST_KEY}, k) \
-                     FROM unnest($2::integer[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
-                ),
-                &[&self.collection.to_string(), &keys],
-            )
-            .map_err(self.fail("lock documents"))?;
-        Ok(rows.iter().map(|row| row.get(0)).collect())
+        self.each_lock("pg_try_advisory_lock", docs, "lock documents")
     }
 
     /// Wait at most `wait` for the lock of `doc`; whether it was taken.
@@ -71,19 +57,27 @@ impl PgStore {
     /// taken). A lock the server no longer holds (the connection was lost
     /// since) is no error.
     pub fn unlock_documents(&self, docs: &[&DocPath]) -> Result<()> {
+        self.each_lock("pg_advisory_unlock", docs, "unlock documents")
+            .map(drop)
+    }
+
+    /// `function` (an advisory lock function of two keys) on the lock of
+    /// each of `docs`, in order, in one statement; what it said of each.
+    fn each_lock(&self, function: &str, docs: &[&DocPath], context: &str) -> Result<Vec<bool>> {
         if docs.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let keys: Vec<i32> = docs.iter().map(|doc| path_key(doc)).collect();
-        self.client()
-            .execute(
+        let rows = self
+            .client()
+            .query(
                 &format!(
-                    "SELECT pg_advisory_unlock({FIRST_KEY}, k) \
+                    "SELECT {function}({FIRST_KEY}, k) \
                      FROM unnest($2::integer[]) WITH ORDINALITY AS t(k, i) ORDER BY i"
                 ),
                 &[&self.collection.to_string(), &keys],
             )
-            .map_err(self.fail("unlock documents"))?;
-        Ok(())
+            .map_err(self.fail(context))?;
+        Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 }

@@ -776,3 +776,38 @@ fn a_document_arriving_under_an_overrule_is_restored_without_reading_it() {
     assert_eq!(read, 0);
     assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
 }
+
+/// A one-shot scan reads its files a chunk at a time while the learner
+/// takes the chunk before: read two files at a time, a scan learns and
+/// pairs exactly what it does reading them all at once (the same passages
+/// and spans, the same JSON report).
+#[test]
+fn a_scan_read_in_small_chunks_learns_and_pairs_as_in_one() {
+    let f = common::fixture();
+    let engine = Engine::default();
+    let scan_in = |files: usize| {
+        let hooks = ScanHooks {
+            read_chunk_files: Some(files),
+            ..ScanHooks::default()
+        };
+        let scan = scan_folder_with(
+            &f.folder,
+            &engine,
+            engine.reference_weights(),
+            LibraryConfig::default(),
+            ClusterSpec::from_engine(&engine),
+            &hooks,
+        )
+        .expect("scan");
+        let json = doppel::faces::report::json(&scan, &f.folder, engine.config()).unwrap();
+        assert!(
+            !scan.boilerplate.passages.is_empty(),
+            "the fixture has boilerplate"
+        );
+        (format!("{:#?}", scan.boilerplate), json)
+    };
+    let (whole_learned, whole_json) = scan_in(usize::MAX);
+    let (chunked_learned, chunked_json) = scan_in(2);
+    assert_eq!(chunked_learned, whole_learned);
+    assert_eq!(chunked_json, whole_json);
+}

@@ -183,6 +183,7 @@ fn scan_report_then(
             progress: Some(&progress),
             limits: config.reading.limits(),
             user_boilerplate: user.as_ref(),
+            read_chunk_files: None,
         };
         scan_folder_with(
             root,

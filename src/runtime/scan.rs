@@ -2,7 +2,7 @@
 //! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -11,12 +11,12 @@ use crate::doc::{DocId, DocPath};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::stats::TermWeights;
 use crate::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
-use crate::pairing::boilerplate::{BoilerplateConfig, DocSamples, Learner};
+use crate::pairing::boilerplate::{Batches, BoilerplateConfig, DocSamples, Learner};
 use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
-use crate::runtime::collection::{list_files_with, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{list_files_with, FileEntry, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::runtime::reading::{
     read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
@@ -297,6 +297,9 @@ pub struct ScanHooks<'a> {
     /// The user's boilerplate folder, read
     /// ([`boilerplate::user::UserBoilerplate::load`]): pinned while learning.
     pub user_boilerplate: Option<&'a UserBoilerplate>,
+    /// Files read together at most (`None`: [`READ_CHUNK_FILES`]); tests
+    /// make several chunks of a small folder.
+    pub read_chunk_files: Option<usize>,
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -305,6 +308,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
             .field("extra_ignores", &self.extra_ignores)
             .field("progress", &self.progress.is_some())
             .field("limits", &self.limits)
+            .field("read_chunk_files", &self.read_chunk_files)
             .field(
                 "user_boilerplate",
                 &self.user_boilerplate.map(|u| u.files.len()),
@@ -344,81 +348,112 @@ pub fn scan_folder_with(
     // part in learning: `crate::runtime::reading`).
     let learning = boilerplate::config_of(engine, &config);
     let sampling = learning.is_some().then_some(&config);
-    let results: Vec<_> = read_all(
-        files.iter().collect(),
-        |file| file.bytes,
-        &hooks.limits,
-        |file| {
-            let result = read_document_sampled(
-                &file.path,
-                DEFAULT_SIZE_CAP,
-                engine,
-                weights,
-                PrintOptions::default(),
-                &hooks.limits,
-                sampling,
-            )
-            // Only the samples are kept, the fingerprints spilled: holding
-            // every file's text until all are read would hold the whole
-            // folder (the few with boilerplate are read again).
-            .map(|read| Kept {
-                encoding: read.encoding,
-                spilled: spill.put(&file.doc, &read.printed.fingerprints),
-                shingles: read.printed.shingles,
-                samples: read.sampled.map(|taken| taken.samples),
+    let read_one = |file: &FileEntry| {
+        let result = read_document_sampled(
+            &file.path,
+            DEFAULT_SIZE_CAP,
+            engine,
+            weights,
+            PrintOptions::default(),
+            &hooks.limits,
+            sampling,
+        )
+        // Only the samples are kept, the fingerprints spilled: holding
+        // every file's text until all are read would hold the whole
+        // folder (the few with boilerplate are read again).
+        .map(|read| Kept {
+            encoding: read.encoding,
+            spilled: spill.put(&file.doc, &read.printed.fingerprints),
+            shingles: read.printed.shingles,
+            samples: read.sampled.map(|taken| taken.samples),
+        });
+        if let Some(progress) = hooks.progress {
+            progress(ReadProgress {
+                done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                total,
+                bytes: bytes.fetch_add(file.bytes, Ordering::Relaxed) + file.bytes,
+                total_bytes,
             });
-            if let Some(progress) = hooks.progress {
-                progress(ReadProgress {
-                    done: done.fetch_add(1, Ordering::Relaxed) + 1,
-                    total,
-                    bytes: bytes.fetch_add(file.bytes, Ordering::Relaxed) + file.bytes,
-                    total_bytes,
+        }
+        result
+    };
+    let mut docs = Vec::with_capacity(files.len() + problems.len());
+    let mut indexed = Vec::new();
+    let mut files_of: HashMap<&DocPath, &Path> = HashMap::new();
+    // The learner takes each chunk's samples, in file order, on a thread
+    // of its own while the next chunk is read: its batches are those of
+    // one pass over every file (the same order), and its work, serial,
+    // overlaps the reading instead of following it.
+    let learner = std::thread::scope(|scope| -> Result<_, SpillError> {
+        let (to_learner, chunks) = std::sync::mpsc::sync_channel::<Vec<(DocPath, DocSamples)>>(1);
+        let learner = learning.as_ref().map(|config| {
+            let mut learner = Learner::new(config.clone());
+            if let Some(user) = hooks.user_boilerplate {
+                user.pin(&mut learner);
+            }
+            scope.spawn(move || {
+                let mut batches = Batches::default();
+                for chunk in chunks {
+                    for (doc, samples) in chunk {
+                        learner.add_batched(&mut batches, doc, samples);
+                    }
+                }
+                learner.finish_batches(batches);
+                learner
+            })
+        });
+        let mut rest = files.as_slice();
+        while !rest.is_empty() {
+            let most = hooks.read_chunk_files.unwrap_or(READ_CHUNK_FILES);
+            let (chunk, after) = rest.split_at(read_chunk_len(rest, most));
+            rest = after;
+            let mut sampled = Vec::new();
+            let results = read_all(chunk.iter().collect(), |f| f.bytes, &hooks.limits, read_one);
+            for (file, result) in chunk.iter().zip(results) {
+                let (encoding, skipped) = match result {
+                    Ok(read) => {
+                        read.spilled?;
+                        indexed.push((file.doc.clone(), read.shingles));
+                        if let Some(samples) = read.samples {
+                            sampled.push((file.doc.clone(), samples));
+                            files_of.insert(&file.doc, &file.path);
+                        }
+                        (Some(read.encoding.to_owned()), None)
+                    }
+                    Err(skip) => (None, Some(skip)),
+                };
+                docs.push(ScannedDoc {
+                    path: file.doc.clone(),
+                    bytes: file.bytes,
+                    encoding,
+                    skipped,
                 });
             }
-            (file, result)
-        },
-    );
-    let mut docs = Vec::with_capacity(results.len() + problems.len());
-    let mut indexed = Vec::new();
-    let mut sampled: BTreeMap<DocPath, DocSamples> = BTreeMap::new();
-    let mut files_of: HashMap<&DocPath, &Path> = HashMap::new();
-    for (file, result) in results {
-        let (encoding, skipped) = match result {
-            Ok(read) => {
-                read.spilled?;
-                indexed.push((file.doc.clone(), read.shingles));
-                if let Some(samples) = read.samples {
-                    sampled.insert(file.doc.clone(), samples);
-                    files_of.insert(&file.doc, &file.path);
-                }
-                (Some(read.encoding.to_owned()), None)
+            if !sampled.is_empty() {
+                // Gone only if the learner panicked, which its join says.
+                let _ = to_learner.send(sampled);
             }
-            Err(skip) => (None, Some(skip)),
-        };
-        docs.push(ScannedDoc {
-            path: file.doc.clone(),
-            bytes: file.bytes,
-            encoding,
-            skipped,
-        });
-    }
+        }
+        drop(to_learner);
+        Ok(learner.map(|thread| thread.join().expect("the boilerplate learner panicked")))
+    })?;
     docs.extend(problems.into_iter().map(|(path, skip)| ScannedDoc {
         path,
         bytes: 0,
         encoding: None,
         skipped: Some(skip),
     }));
-    let boilerplate = match &learning {
-        Some(learner) => learn_boilerplate(
+    let boilerplate = match (&learning, learner) {
+        (Some(config), Some(learner)) => learn_boilerplate(
             engine,
-            learner,
+            config,
             hooks,
-            sampled,
+            learner,
             &files_of,
             &spill,
             &mut indexed,
         )?,
-        None => BoilerplateReport::default(),
+        _ => BoilerplateReport::default(),
     };
     drop(files_of);
     let library = pair_spilled(engine, config, indexed, &spill)?;
@@ -431,6 +466,29 @@ pub fn scan_folder_with(
         boilerplate,
         only_relations: None,
     })
+}
+
+/// Files read together, at most (and at most [`READ_CHUNK_BYTES`] of
+/// them, but always one): the learner takes a chunk's samples while the
+/// next is read.
+pub const READ_CHUNK_FILES: usize = 1024;
+
+/// Bytes of files read together, at most.
+const READ_CHUNK_BYTES: u64 = 16 << 20;
+
+/// How many of `files` the next chunk read together takes: `most` files
+/// and [`READ_CHUNK_BYTES`] at most, but always one.
+fn read_chunk_len(files: &[FileEntry], most: usize) -> usize {
+    let mut bytes = 0;
+    let fits = files
+        .iter()
+        .take(most)
+        .take_while(|f| {
+            bytes += f.bytes;
+            bytes <= READ_CHUNK_BYTES
+        })
+        .count();
+    fits.max(1)
 }
 
 /// Spilled bytes of full fingerprints filed in the candidate tables at a
@@ -502,20 +560,12 @@ fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
     hooks: &ScanHooks<'_>,
-    sampled: BTreeMap<DocPath, DocSamples>,
+    learner: Learner<DocPath>,
     files_of: &HashMap<&DocPath, &Path>,
     spill: &SpilledPrints,
     indexed: &mut [(DocPath, usize)],
 ) -> Result<BoilerplateReport, SpillError> {
-    // The incremental learner in batches is faster than `learn` from
-    // scratch (which it always equals): each batch recomputes only what it
-    // reaches.
-    let mut learner = Learner::new(config.clone());
     let limits = &hooks.limits;
-    if let Some(user) = hooks.user_boilerplate {
-        user.pin(&mut learner);
-    }
-    learner.add_in_batches(sampled);
     let learned = learner.snapshot();
     // Each body's prints are spilled as they are made: most books of a
     // collection have some boilerplate.

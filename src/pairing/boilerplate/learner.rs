@@ -49,6 +49,23 @@ struct Doc<K> {
     spans: Vec<Span>,
 }
 
+/// Documents waiting to be added as one batch ([`Learner::add_batched`]).
+#[derive(Debug)]
+pub struct Batches<K> {
+    docs: Vec<(K, DocSamples)>,
+    /// Their samples.
+    samples: usize,
+}
+
+impl<K> Default for Batches<K> {
+    fn default() -> Self {
+        Batches {
+            docs: Vec::new(),
+            samples: 0,
+        }
+    }
+}
+
 /// The incremental learner (module docs). Documents are keyed by `K` (a
 /// path); everything it reports is by key and independent of the order
 /// documents came in.
@@ -201,17 +218,29 @@ impl<K: Ord + Clone + Hash> Learner<K> {
     /// with its samples (512 whole books are ~5 million), and batches learn
     /// exactly what one update would.
     pub fn add_in_batches(&mut self, docs: impl IntoIterator<Item = (K, DocSamples)>) {
-        let mut batch = Vec::with_capacity(Self::BATCH_DOCUMENTS);
-        let mut batch_samples = 0;
+        let mut batches = Batches::default();
         for (key, samples) in docs {
-            batch_samples += samples.samples.len();
-            batch.push((key, samples));
-            if batch.len() == Self::BATCH_DOCUMENTS || batch_samples >= Self::BATCH_SAMPLES {
-                self.update(std::mem::take(&mut batch), Vec::new());
-                batch_samples = 0;
-            }
+            self.add_batched(&mut batches, key, samples);
         }
-        self.update(batch, Vec::new());
+        self.finish_batches(batches);
+    }
+
+    /// [`Learner::add_in_batches`] a document at a time, as documents come
+    /// (a scan feeds its reading's in order): added to `batches`, which is
+    /// applied once full; [`Learner::finish_batches`] applies the rest. The
+    /// same documents in the same order make the same batches.
+    pub fn add_batched(&mut self, batches: &mut Batches<K>, key: K, samples: DocSamples) {
+        batches.samples += samples.samples.len();
+        batches.docs.push((key, samples));
+        if batches.docs.len() == Self::BATCH_DOCUMENTS || batches.samples >= Self::BATCH_SAMPLES {
+            self.update(std::mem::take(&mut batches.docs), Vec::new());
+            batches.samples = 0;
+        }
+    }
+
+    /// Apply what `batches` still holds ([`Learner::add_batched`]).
+    pub fn finish_batches(&mut self, batches: Batches<K>) {
+        self.update(batches.docs, Vec::new());
     }
 
     /// Add or replace one document; see [`Learner::update`].

@@ -60,7 +60,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use learner::Learner;
+pub use learner::{Batches, Learner};
 pub use passages::{passages, Passage, PassageSpan};
 pub use runs::{candidate_runs, remainder, spans, substantial_remainder};
 pub use scratch::learn;

@@ -171,7 +171,8 @@ type StoredDoc = (RowId, DocPath, usize);
 /// A folder, its store and its library, kept equal to each other.
 pub struct FolderIndex {
     root: PathBuf,
-    engine: Engine,
+    /// Shared with a reconcile's reading thread (`sync`).
+    engine: std::sync::Arc<Engine>,
     store: Store,
     library: Library,
     /// Every document the store has a row of, with the identity it was read
@@ -448,7 +449,7 @@ impl FolderIndex {
         Ok((
             Self {
                 root,
-                engine,
+                engine: std::sync::Arc::new(engine),
                 store,
                 library,
                 stored,

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
@@ -46,6 +47,50 @@ fn next_chunk(
         chunk.push(file);
     }
     chunk
+}
+
+/// What reading files needs of an index, apart from it: a reconcile's
+/// thread reading the next chunk holds it while the index commits the last.
+#[derive(Clone)]
+struct Reading {
+    engine: Arc<Engine>,
+    limits: ReadLimits,
+    reader: Option<FileReader>,
+    /// The library's settings, when learning boilerplate (files are
+    /// sampled for the learner).
+    learning: Option<LibraryConfig>,
+}
+
+impl Reading {
+    /// Read files, the small ones in parallel and the big ones one at a
+    /// time ([`read_all`]; see [`ingest`]).
+    fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
+        read_all(
+            entries,
+            |entry| entry.bytes,
+            &self.limits,
+            |entry| {
+                ingest(
+                    &self.engine,
+                    &self.limits,
+                    self.reader.as_ref(),
+                    self.learning.as_ref(),
+                    entry,
+                )
+            },
+        )
+    }
+}
+
+/// Count a chunk's files into `state` (read) and `report` (skipped).
+fn count_read(items: &[Ingested], report: &mut ReconcileReport, state: &mut ReadProgress) {
+    for item in items {
+        state.done += 1;
+        state.bytes += item.entry.bytes;
+        if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
+            report.skipped += 1;
+        }
+    }
 }
 
 /// The outcome of reading one file (or of fingerprinting its kept text
@@ -183,7 +228,11 @@ impl FolderIndex {
     }
 
     /// Read `to_read` and commit it a chunk at a time, reporting to
-    /// `progress` after each ([`FolderIndex::reconcile_with`]).
+    /// `progress` after each ([`FolderIndex::reconcile_with`]). On a file
+    /// index the next chunk is read on a thread of its own while this one
+    /// is committed (the learner and the store's transaction are serial
+    /// work the reading overlaps); on a team store each chunk takes its
+    /// files' locks first (`adopt`).
     fn read_chunks(
         &mut self,
         to_read: Vec<FileEntry>,
@@ -194,27 +243,47 @@ impl FolderIndex {
         // Entries are moved into their chunk, so each one's paths are
         // freed once it is committed (100k of them are ~20 MB).
         let mut to_read = to_read.into_iter().peekable();
-        loop {
-            let chunk = next_chunk(&mut to_read, self.chunk_files);
-            if chunk.is_empty() {
-                return Ok(());
-            }
-            let changes = self.ingest_shared(chunk, &mut |index, ingested| {
-                for item in &ingested {
-                    state.done += 1;
-                    state.bytes += item.entry.bytes;
-                    if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
-                        report.skipped += 1;
-                    }
+        let most = self.chunk_files;
+        if self.store.is_shared() {
+            loop {
+                let chunk = next_chunk(&mut to_read, most);
+                if chunk.is_empty() {
+                    return Ok(());
                 }
-                index.commit_all(ingested)
-            })?;
-            report.changes.extend(changes);
-            if !progress(*state) {
-                report.cancelled = true;
-                return Ok(());
+                let changes = self.ingest_shared(chunk, &mut |index, ingested| {
+                    count_read(&ingested, report, state);
+                    index.commit_all(ingested)
+                })?;
+                report.changes.extend(changes);
+                if !progress(*state) {
+                    report.cancelled = true;
+                    return Ok(());
+                }
             }
         }
+        let reading = self.reading();
+        std::thread::scope(|scope| {
+            let read_ahead = |chunk: Vec<FileEntry>| {
+                let reading = reading.clone();
+                (!chunk.is_empty()).then(|| scope.spawn(move || reading.ingest_all(chunk)))
+            };
+            let mut ahead = read_ahead(next_chunk(&mut to_read, most));
+            while let Some(reading_now) = ahead.take() {
+                let ingested = reading_now
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                ahead = read_ahead(next_chunk(&mut to_read, most));
+                count_read(&ingested, report, state);
+                report.changes.extend(self.commit_all(ingested)?);
+                if !progress(*state) {
+                    // The chunk read ahead is dropped: the next reconcile
+                    // reads it.
+                    report.cancelled = true;
+                    return Ok(());
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Pair the documents a fresh reconcile filed unpaired (reading their
@@ -356,14 +425,17 @@ impl FolderIndex {
     /// Read files, the small ones in parallel and the big ones one at a
     /// time ([`read_all`]; see [`ingest`]).
     pub(super) fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
-        let (engine, limits, reader) = (&self.engine, &self.read_limits, &self.reader);
-        let library = self.learning().then(|| self.library.config());
-        read_all(
-            entries,
-            |entry| entry.bytes,
-            limits,
-            |entry| ingest(engine, limits, reader.as_ref(), library, entry),
-        )
+        self.reading().ingest_all(entries)
+    }
+
+    /// What reading files needs of this index.
+    fn reading(&self) -> Reading {
+        Reading {
+            engine: Arc::clone(&self.engine),
+            limits: self.read_limits,
+            reader: self.reader.clone(),
+            learning: self.learning().then(|| self.library.config().clone()),
+        }
     }
 
     /// Read `entries` and `commit` them; on a team store, each file is

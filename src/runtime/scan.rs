@@ -474,7 +474,7 @@ pub fn scan_folder_with(
 pub const READ_CHUNK_FILES: usize = 1024;
 
 /// Bytes of files read together, at most.
-const READ_CHUNK_BYTES: u64 = 16 << 20;
+pub const READ_CHUNK_BYTES: u64 = 16 << 20;
 
 /// How many of `files` the next chunk read together takes: `most` files
 /// and [`READ_CHUNK_BYTES`] at most, but always one.

@@ -47,6 +47,13 @@ fn scan(dir: &Path, config: LibraryConfig) -> ScanReport {
     scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan")
 }
 
+/// A scan of `dir` under the default library settings, with `hooks`.
+fn scan_hooked(dir: &Path, engine: &Engine, hooks: &ScanHooks<'_>) -> ScanReport {
+    let spec = ClusterSpec::from_engine(engine);
+    let weights = engine.reference_weights();
+    scan_folder_with(dir, engine, weights, LibraryConfig::default(), spec, hooks).expect("scan")
+}
+
 /// The fusion pairs of a report.
 fn fused(report: &ScanReport) -> BTreeSet<(String, String)> {
     report
@@ -469,15 +476,7 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
         limits,
         ..ScanHooks::default()
     };
-    let scanned = scan_folder_with(
-        &dir,
-        &engine,
-        engine.reference_weights(),
-        LibraryConfig::default(),
-        ClusterSpec::from_engine(&engine),
-        &hooks,
-    )
-    .expect("scan");
+    let scanned = scan_hooked(&dir, &engine, &hooks);
     assert!(scanned.docs.iter().all(|d| d.skipped.is_none()));
     assert!(absent(&scanned, &big), "{big} is big: not learned from");
     for doc in scanned.boilerplate.documents.keys() {
@@ -790,15 +789,7 @@ fn a_scan_read_in_small_chunks_learns_and_pairs_as_in_one() {
             read_chunk_files: Some(files),
             ..ScanHooks::default()
         };
-        let scan = scan_folder_with(
-            &f.folder,
-            &engine,
-            engine.reference_weights(),
-            LibraryConfig::default(),
-            ClusterSpec::from_engine(&engine),
-            &hooks,
-        )
-        .expect("scan");
+        let scan = scan_hooked(&f.folder, &engine, &hooks);
         let json = doppel::faces::report::json(&scan, &f.folder, engine.config()).unwrap();
         assert!(
             !scan.boilerplate.passages.is_empty(),

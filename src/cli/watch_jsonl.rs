@@ -129,7 +129,7 @@ pub fn watch_jsonl(
             }
             Update::Warning(message) => Some(json!({"event": event::WARNING, "message": message})),
             Update::TeamThresholds { saved, .. } => Some(json!({"event": event::THRESHOLDS,
-                "curator": saved.curator, "at": rfc3339(saved.at_ns),
+                "curator": saved.curator, "at": doppel::faces::report::rfc3339(saved.at_ns),
                 "thresholds": saved.thresholds})),
             // Answers to requests `watch` never sends.
             Update::Pair(_)
@@ -175,10 +175,4 @@ impl Drop for JoinOnDrop {
             handle.join();
         }
     }
-}
-
-/// A time in unix ns as RFC 3339 (UTC, seconds).
-fn rfc3339(at_ns: i64) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(at_ns.max(0) as u64);
-    humantime::format_rfc3339_seconds(at).to_string()
 }

@@ -306,6 +306,35 @@ pub fn read_small_text(path: &Path, cap: u64, limits: &ReadLimits) -> Option<Str
     decode_owned(bytes).ok().map(|decoded| decoded.text)
 }
 
+/// At most this many files are read together (in parallel) and then
+/// handled together: a reconcile commits them in one transaction (each
+/// chunk's arrival makes the library gather some held documents'
+/// candidates again, so few large chunks cost far less than many small
+/// ones), a one-shot scan hands their samples to the learner at once.
+pub const CHUNK_FILES: usize = 1024;
+
+/// ... and at most this many bytes of them (a chunk's fingerprints and
+/// learner samples are held until it is handled), but always one file.
+pub const CHUNK_BYTES: u64 = 16 << 20;
+
+/// The next chunk of `items`: at most `most` of them ([`CHUNK_FILES`] but
+/// in tests) and [`CHUNK_BYTES`] of their `bytes`, but always one.
+pub fn next_chunk<T>(
+    items: &mut std::iter::Peekable<impl Iterator<Item = T>>,
+    bytes: impl Fn(&T) -> u64,
+    most: usize,
+) -> Vec<T> {
+    let mut chunk = Vec::new();
+    let mut total = 0;
+    while let Some(item) = items
+        .next_if(|i| chunk.is_empty() || (chunk.len() < most && total + bytes(i) <= CHUNK_BYTES))
+    {
+        total += bytes(&item);
+        chunk.push(item);
+    }
+    chunk
+}
+
 /// `read` of every item, in the items' order: the small ones in parallel,
 /// then the big ones ([`ReadLimits::is_big`] of `bytes`) one after the
 /// other on this thread, so only one big file is in memory at a time.
@@ -328,4 +357,43 @@ pub fn read_all<T: Send, R: Send>(
     results.extend(big.into_iter().map(|(at, item)| (at, read(item))));
     results.sort_unstable_by_key(|&(at, _)| at);
     results.into_iter().map(|(_, result)| result).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sizes of the chunks `next_chunk` cuts `sizes` into.
+    fn chunk_sizes(sizes: &[u64]) -> Vec<usize> {
+        let mut items = sizes.iter().enumerate().peekable();
+        std::iter::from_fn(|| {
+            Some(next_chunk(&mut items, |(_, b)| **b, CHUNK_FILES)).filter(|c| !c.is_empty())
+        })
+        .map(|c| c.len())
+        .collect()
+    }
+
+    /// Chunks hold at most [`CHUNK_FILES`] files and [`CHUNK_BYTES`]
+    /// bytes, a file bigger than the budget goes alone, and every file is
+    /// in exactly one chunk, in order.
+    #[test]
+    fn chunks_are_bounded_by_files_and_bytes_and_keep_every_file() {
+        assert_eq!(
+            chunk_sizes(&[10; 2500]),
+            vec![CHUNK_FILES, CHUNK_FILES, 452]
+        );
+        let half = CHUNK_BYTES / 2;
+        let mixed = [half, half, 1, CHUNK_BYTES * 3, 1];
+        assert_eq!(chunk_sizes(&mixed), vec![2, 1, 1, 1]);
+        let mut items = mixed.iter().enumerate().peekable();
+        let mut order = Vec::new();
+        loop {
+            let chunk = next_chunk(&mut items, |(_, b)| **b, CHUNK_FILES);
+            if chunk.is_empty() {
+                break;
+            }
+            order.extend(chunk.into_iter().map(|(i, _)| i));
+        }
+        assert_eq!(order, [0, 1, 2, 3, 4]);
+    }
 }

@@ -19,7 +19,8 @@ use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
 use crate::runtime::collection::{list_files_with, FileEntry, Skip, DEFAULT_SIZE_CAP};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::runtime::reading::{
-    read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
+    next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
+    CHUNK_FILES,
 };
 use crate::runtime::spill::{SpillError, SpilledPrints};
 use crate::runtime::store::DocStatus;
@@ -297,7 +298,7 @@ pub struct ScanHooks<'a> {
     /// The user's boilerplate folder, read
     /// ([`boilerplate::user::UserBoilerplate::load`]): pinned while learning.
     pub user_boilerplate: Option<&'a UserBoilerplate>,
-    /// Files read together at most (`None`: [`READ_CHUNK_FILES`]); tests
+    /// Files read together at most (`None`: [`CHUNK_FILES`]); tests
     /// make several chunks of a small folder.
     pub read_chunk_files: Option<usize>,
 }
@@ -402,14 +403,16 @@ pub fn scan_folder_with(
                 learner
             })
         });
-        let mut rest = files.as_slice();
-        while !rest.is_empty() {
-            let most = hooks.read_chunk_files.unwrap_or(READ_CHUNK_FILES);
-            let (chunk, after) = rest.split_at(read_chunk_len(rest, most));
-            rest = after;
+        let most = hooks.read_chunk_files.unwrap_or(CHUNK_FILES);
+        let mut rest = files.iter().peekable();
+        loop {
+            let chunk = next_chunk(&mut rest, |f| f.bytes, most);
+            if chunk.is_empty() {
+                break;
+            }
             let mut sampled = Vec::new();
-            let results = read_all(chunk.iter().collect(), |f| f.bytes, &hooks.limits, read_one);
-            for (file, result) in chunk.iter().zip(results) {
+            let results = read_all(chunk.clone(), |f| f.bytes, &hooks.limits, read_one);
+            for (file, result) in chunk.into_iter().zip(results) {
                 let (encoding, skipped) = match result {
                     Ok(read) => {
                         read.spilled?;
@@ -466,29 +469,6 @@ pub fn scan_folder_with(
         boilerplate,
         only_relations: None,
     })
-}
-
-/// Files read together, at most (and at most [`READ_CHUNK_BYTES`] of
-/// them, but always one): the learner takes a chunk's samples while the
-/// next is read.
-pub const READ_CHUNK_FILES: usize = 1024;
-
-/// Bytes of files read together, at most.
-pub const READ_CHUNK_BYTES: u64 = 16 << 20;
-
-/// How many of `files` the next chunk read together takes: `most` files
-/// and [`READ_CHUNK_BYTES`] at most, but always one.
-fn read_chunk_len(files: &[FileEntry], most: usize) -> usize {
-    let mut bytes = 0;
-    let fits = files
-        .iter()
-        .take(most)
-        .take_while(|f| {
-            bytes += f.bytes;
-            bytes <= READ_CHUNK_BYTES
-        })
-        .count();
-    fits.max(1)
 }
 
 /// Spilled bytes of full fingerprints filed in the candidate tables at a

@@ -245,8 +245,9 @@ impl<'a> CuratorJson<'a> {
     }
 }
 
-/// Unix nanoseconds as RFC 3339 in UTC, to the second; `None` when unknown.
-pub(crate) fn rfc3339(at_ns: i64) -> Option<String> {
+/// Unix nanoseconds as RFC 3339 in UTC, to the second; `None` when unknown
+/// (the times of the JSON reports, the HTML report and `watch --jsonl`).
+pub fn rfc3339(at_ns: i64) -> Option<String> {
     let secs = u64::try_from(at_ns / 1_000_000_000)
         .ok()
         .filter(|&s| s > 0)?;

@@ -17,7 +17,7 @@ use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::scan::ScanReport;
 
 mod json;
-pub(crate) use json::rfc3339;
+pub use json::rfc3339;
 pub use json::{csv, csv_to, json, json_to};
 use json::{duplicate_by, whole_side, ScoresJson};
 

@@ -19,7 +19,7 @@ use crate::pairing::cluster::ClusterSpec;
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FolderIndex, ReconcileReport};
 use crate::runtime::scan::ScanReport;
-use crate::runtime::store::{content_hash, Store, StoreAddress, StoreError};
+use crate::runtime::store::{file_content_hash, Store, StoreAddress, StoreError};
 
 use super::Result;
 
@@ -415,8 +415,8 @@ fn check(file: &Path, recorded: &Recorded) -> MarkState {
     if now.size != then.size || now.mtime_ns != then.mtime_ns {
         return MarkState::Changed("size or modification time differs from the index".into());
     }
-    match std::fs::read(file) {
-        Ok(bytes) if content_hash(&bytes) == recorded.content_hash => MarkState::Ready,
+    match file_content_hash(file) {
+        Ok((hash, _)) if hash == recorded.content_hash => MarkState::Ready,
         Ok(_) => MarkState::Changed("its content differs from the index".into()),
         Err(e) => MarkState::Changed(format!("cannot be read: {e}")),
     }

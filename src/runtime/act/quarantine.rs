@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::doc::{DocPath, FileIdentity};
-use crate::runtime::store::{content_hash, now_ns, resolve_lenient};
+use crate::runtime::store::{file_content_hash, now_ns, resolve_lenient};
 
 use super::journal::{self, Entry, Writer, JOURNAL_PREFIX, JOURNAL_VERSION};
 use super::plan::Plan;
@@ -271,8 +271,7 @@ fn put_back(held: &Path, home: &Path, expected: &Expected) -> Result<PutBack, St
 
 /// Whether the file at `path` has the expected size and content.
 fn matches_bytes(path: &Path, expected: &Expected) -> bool {
-    fs::read(path)
-        .is_ok_and(|b| b.len() as u64 == expected.size && content_hash(&b) == expected.hash)
+    file_content_hash(path).is_ok_and(|(hash, len)| len == expected.size && hash == expected.hash)
 }
 
 /// How [`transfer`] may move a file.
@@ -322,8 +321,8 @@ fn copy_across(from: &Path, to: &Path, expected: &Expected) -> io::Result<()> {
         copy.set_modified(system_time(expected.mtime_ns))?;
         copy.sync_all()?;
         drop(copy);
-        let bytes = fs::read(&partial)?;
-        if bytes.len() as u64 != expected.size || content_hash(&bytes) != expected.hash {
+        let (hash, len) = file_content_hash(&partial)?;
+        if len != expected.size || hash != expected.hash {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "the copy does not match the file's recorded bytes",
@@ -380,6 +379,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::store::content_hash;
 
     fn expected_of(path: &Path) -> Expected {
         let meta = fs::metadata(path).unwrap();

@@ -25,7 +25,6 @@
 //! process wrote it; only its pairs are written again, as this library
 //! verified them.
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -34,7 +33,7 @@ use super::sync::{Commit, Ingested};
 use super::{FileChange, FolderIndex, Result};
 use crate::doc::{DocPath, FileIdentity};
 use crate::runtime::collection::FileEntry;
-use crate::runtime::store::{DocRecord, DocStatus};
+use crate::runtime::store::{self, DocRecord, DocStatus};
 
 /// How long a process waits for the files other processes are reading
 /// before it reads them itself (a very big file on a slow drive).
@@ -194,21 +193,10 @@ impl FolderIndex {
 }
 
 /// Whether the file of `entry` still has its listed identity and its bytes
-/// hash to `content_hash` ([`crate::runtime::store::content_hash`]).
+/// hash to `content_hash` ([`store::file_content_hash`]).
 fn hash_unchanged(entry: &FileEntry, content_hash: u64) -> bool {
-    let Ok(mut file) = std::fs::File::open(&entry.path) else {
-        return false;
-    };
-    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(0);
-    let mut buffer = vec![0u8; 1 << 20];
-    loop {
-        match file.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => hasher.update(&buffer[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
-        }
-    }
+    let hashed = store::file_content_hash(&entry.path);
     let after = std::fs::symlink_metadata(&entry.path).map(|m| FileIdentity::from_metadata(&m));
-    hasher.digest() == content_hash && after.is_ok_and(|after| after == entry.identity)
+    hashed.is_ok_and(|(hash, _)| hash == content_hash)
+        && after.is_ok_and(|after| after == entry.identity)
 }

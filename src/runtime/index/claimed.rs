@@ -46,7 +46,7 @@ impl IngestOptions {
         IngestOptions {
             claimer: format!("{host}:{}:{}", std::process::id(), store::now_ns()),
             claim_timeout,
-            chunk_files: super::sync::CHUNK_FILES,
+            chunk_files: crate::runtime::reading::CHUNK_FILES,
         }
     }
 }
@@ -143,7 +143,7 @@ impl FolderIndex {
                 // stored entry is this configuration's, the pairing pass
                 // files the documents from them (a key it recognizes);
                 // otherwise it makes every entry again.
-                let pairs_hash = super::pairs_config_hash(&self.config_hash, self.library.config());
+                let pairs_hash = self.pairs_key();
                 let unpaired = super::unpaired_hash(&pairs_hash);
                 let stored = self.store.pairs_hash()?;
                 let entries_current = !self.stale

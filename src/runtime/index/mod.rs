@@ -211,7 +211,7 @@ pub struct FolderIndex {
     /// several processes arrive in path order as one process's would).
     arrival_ns: Option<i64>,
     /// Files read and committed together by a reconcile (`sync`'s
-    /// `CHUNK_FILES` but in tests).
+    /// `reading::CHUNK_FILES` but in tests).
     chunk_files: usize,
     /// How big files are read.
     read_limits: ReadLimits,
@@ -463,7 +463,7 @@ impl FolderIndex {
                 report: None,
                 pair_later: false,
                 arrival_ns: None,
-                chunk_files: sync::CHUNK_FILES,
+                chunk_files: crate::runtime::reading::CHUNK_FILES,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },
@@ -716,6 +716,12 @@ impl FolderIndex {
         self.store.set_keeper(doc, keeper)?;
         self.library.set_keeper(doc, keeper);
         Ok(())
+    }
+
+    /// The key the stored pairs are kept under in this index's
+    /// configuration ([`Store::pairs_hash`]).
+    fn pairs_key(&self) -> String {
+        pairs_config_hash(&self.config_hash, self.library.config())
     }
 
     /// Save thresholds for everyone reviewing the collection (a team

@@ -19,35 +19,10 @@ use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
-use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
+use crate::runtime::reading::{
+    next_chunk, print_bytes_sampled, read_all, read_document_sampled, ReadLimits,
+};
 use crate::runtime::store::{DocRecord, DocStatus, RowId};
-
-/// At most this many files are read (in parallel), enter the library and
-/// are committed together, between two progress reports. Each chunk's
-/// arrival makes the library gather some held documents' candidates again,
-/// so few large chunks cost far less than many small ones.
-pub(super) const CHUNK_FILES: usize = 1024;
-
-/// ... and at most this many bytes of them (a chunk's fingerprints and
-/// learner samples are held until it is committed), but always one file.
-const CHUNK_BYTES: u64 = 16 << 20;
-
-/// The next chunk of `files`: at most `most` files ([`CHUNK_FILES`]
-/// but in tests) and [`CHUNK_BYTES`].
-fn next_chunk(
-    files: &mut std::iter::Peekable<std::vec::IntoIter<FileEntry>>,
-    most: usize,
-) -> Vec<FileEntry> {
-    let mut chunk = Vec::new();
-    let mut bytes = 0;
-    while let Some(file) = files
-        .next_if(|f| chunk.is_empty() || (chunk.len() < most && bytes + f.bytes <= CHUNK_BYTES))
-    {
-        bytes += file.bytes;
-        chunk.push(file);
-    }
-    chunk
-}
 
 /// What reading files needs of an index, apart from it: a reconcile's
 /// thread reading the next chunk holds it while the index commits the last.
@@ -170,10 +145,7 @@ impl FolderIndex {
         if fresh {
             // No pair is stored: an open before the pairing below files
             // the documents from their entries and pairs them.
-            let unpaired = super::unpaired_hash(&super::pairs_config_hash(
-                &self.config_hash,
-                self.library.config(),
-            ));
+            let unpaired = super::unpaired_hash(&self.pairs_key());
             self.store.replace_pairs(std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
@@ -246,7 +218,7 @@ impl FolderIndex {
         let most = self.chunk_files;
         if self.store.is_shared() {
             loop {
-                let chunk = next_chunk(&mut to_read, most);
+                let chunk = next_chunk(&mut to_read, |f| f.bytes, most);
                 if chunk.is_empty() {
                     return Ok(());
                 }
@@ -267,12 +239,12 @@ impl FolderIndex {
                 let reading = reading.clone();
                 (!chunk.is_empty()).then(|| scope.spawn(move || reading.ingest_all(chunk)))
             };
-            let mut ahead = read_ahead(next_chunk(&mut to_read, most));
+            let mut ahead = read_ahead(next_chunk(&mut to_read, |f| f.bytes, most));
             while let Some(reading_now) = ahead.take() {
                 let ingested = reading_now
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                ahead = read_ahead(next_chunk(&mut to_read, most));
+                ahead = read_ahead(next_chunk(&mut to_read, |f| f.bytes, most));
                 count_read(&ingested, report, state);
                 report.changes.extend(self.commit_all(ingested)?);
                 if !progress(*state) {
@@ -307,7 +279,7 @@ impl FolderIndex {
         let pairs = library
             .pairs()
             .filter_map(|(a, b, scores)| Some((row(a)?, row(b)?, scores)));
-        let hash = super::pairs_config_hash(&self.config_hash, library.config());
+        let hash = self.pairs_key();
         self.store.replace_pairs(pairs, &hash)?;
         Ok(())
     }
@@ -689,53 +661,4 @@ fn is_gone(e: &std::io::Error) -> bool {
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn file(name: &str, bytes: u64) -> FileEntry {
-        FileEntry {
-            path: PathBuf::from(name),
-            doc: DocPath::from(name.as_bytes()),
-            bytes,
-            identity: FileIdentity::default(),
-        }
-    }
-
-    fn chunk_sizes(files: Vec<FileEntry>) -> Vec<usize> {
-        let mut files = files.into_iter().peekable();
-        std::iter::from_fn(|| Some(next_chunk(&mut files, CHUNK_FILES)).filter(|c| !c.is_empty()))
-            .map(|c| c.len())
-            .collect()
-    }
-
-    /// Chunks hold at most [`CHUNK_FILES`] files and [`CHUNK_BYTES`]
-    /// bytes, a file bigger than the budget goes alone, and every file is
-    /// in exactly one chunk, in order.
-    #[test]
-    fn chunks_are_bounded_by_files_and_bytes_and_keep_every_file() {
-        let small: Vec<FileEntry> = (0..2500).map(|i| file(&format!("{i:05}"), 10)).collect();
-        assert_eq!(chunk_sizes(small), vec![CHUNK_FILES, CHUNK_FILES, 452]);
-        let half = CHUNK_BYTES / 2;
-        let mixed = vec![
-            file("a", half),
-            file("b", half),
-            file("c", 1),
-            file("d", CHUNK_BYTES * 3),
-            file("e", 1),
-        ];
-        assert_eq!(chunk_sizes(mixed.clone()), vec![2, 1, 1, 1]);
-        let mut files = mixed.into_iter().peekable();
-        let mut order = Vec::new();
-        loop {
-            let chunk = next_chunk(&mut files, CHUNK_FILES);
-            if chunk.is_empty() {
-                break;
-            }
-            order.extend(chunk.into_iter().map(|f| f.doc.to_string()));
-        }
-        assert_eq!(order, ["a", "b", "c", "d", "e"]);
-    }
 }

@@ -120,7 +120,7 @@ impl Store {
     /// Whether several processes may share this store (a team store):
     /// what they save for the team is shared through it.
     pub fn is_shared(&self) -> bool {
-        self.backend_name() != "sqlite"
+        !matches!(self.backend, Backend::Sqlite(_))
     }
 
     /// The backend's kind, for messages and tests: `"sqlite"` or

@@ -248,6 +248,27 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     hash64(bytes, 0)
 }
 
+/// [`content_hash`] of the file at `path` and its length in bytes, read a
+/// MiB at a time (a big file is never held whole).
+pub fn file_content_hash(path: &Path) -> std::io::Result<(u64, u64)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(0);
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => return Ok((hasher.digest(), len)),
+            Ok(n) => {
+                hasher.update(&buffer[..n]);
+                len += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// The encoding of [`crate::engine::Fingerprints`] blobs; bumped whenever a fingerprint
 /// type changes (2: winnowing keeps hashes only, not positions; 3: hash
 /// lists as little-endian bytes; 4: shingle sets of 32-bit values; 5:

@@ -593,3 +593,92 @@ fn histograms_are_sorted_and_follow_the_pairs() {
     assert_eq!(after[&AlgorithmId::Minhash].len(), lib.pairs().count());
     assert!(after[&AlgorithmId::Minhash].len() < minhash.len());
 }
+
+/// A source whose `fail_at`-th read (from 0) fails, as a store whose disk
+/// fails while a fresh index pairs its documents.
+struct FailingRead {
+    prints: MemoryPrints,
+    reads: std::cell::Cell<usize>,
+    fail_at: usize,
+}
+
+impl doppel::pairing::library::PrintSource for FailingRead {
+    type Error = String;
+
+    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, String> {
+        let read = self.reads.get();
+        self.reads.set(read + 1);
+        if read == self.fail_at {
+            return Err(format!("read {read} failed"));
+        }
+        let Ok(prints) = self.prints.full_prints(paths);
+        Ok(prints)
+    }
+}
+
+/// Documents filed unpaired and paired all at once (a fresh index) are
+/// paired a slice of 2,048 at a time, the next slice's prints read while
+/// one is verified. A read that fails at any point of that returns its
+/// error and leaves the documents not yet paired for the next call, which
+/// ends with exactly the pairs of an uninterrupted pairing.
+#[test]
+fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
+    let mut rng = doppel::hash::SplitMix64::new(7);
+    let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
+    let mut texts: Vec<String> = (0..1_900)
+        .map(|_| {
+            (0..40)
+                .map(|_| words[rng.below(words.len() as u64) as usize].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    // Copies with one word changed, of documents in the first slice,
+    // spread over both slices.
+    for _ in 0..250 {
+        let source = rng.below(1_500) as usize;
+        let mut copy: Vec<&str> = texts[source].split(' ').collect();
+        copy[20] = "changed";
+        let at = 1_000 + rng.below(texts.len() as u64 - 1_000) as usize;
+        texts.insert(at, copy.join(" "));
+    }
+    let docs: Vec<(DocPath, Fingerprints, usize)> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let (fp, shingles) = fingerprint(text);
+            (DocPath::from(format!("{i:05}.txt").as_str()), fp, shingles)
+        })
+        .collect();
+    let prints = MemoryPrints(
+        docs.iter()
+            .map(|(path, fp, _)| (path.clone(), fp.clone()))
+            .collect(),
+    );
+    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
+    let Ok(()) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
+    let expected = pair_paths(&whole);
+    assert!(
+        expected.len() >= 250,
+        "the copies are found: {}",
+        expected.len()
+    );
+    // Reads: the first slice's prints, its candidates', the second
+    // slice's (while the first is verified), its candidates'.
+    for fail_at in 0..4 {
+        let source = FailingRead {
+            prints: prints.clone(),
+            reads: std::cell::Cell::new(0),
+            fail_at,
+        };
+        let mut lib = Library::new(&ENGINE, LibraryConfig::default());
+        lib.admit_unpaired(&ENGINE, docs.clone(), &source).unwrap();
+        let failed = lib.pair_unpaired(&ENGINE, &source);
+        assert_eq!(failed, Err(format!("read {fail_at} failed")));
+        assert!(lib.has_unpaired(), "read {fail_at}: documents wait");
+        lib.pair_unpaired(&ENGINE, &source).unwrap();
+        assert!(!lib.has_unpaired());
+        assert_eq!(pair_paths(&lib), expected, "failed at read {fail_at}");
+    }
+}

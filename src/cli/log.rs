@@ -20,8 +20,12 @@ pub fn init(file: Option<&Path>, under_tui: bool) -> Result<()> {
     }
     let filter = EnvFilter::try_new(filter.as_deref().unwrap_or("doppel=info"))
         .with_context(|| format!("{LOG_FILTER} is not a log filter"))?;
+    // A span's close event says how long it took (`time.busy`): the stages
+    // of a scan (reading, learning, committing, pairing) can be timed from
+    // the log alone.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
         .with_ansi(false);
     match file {
         Some(path) => {

@@ -179,6 +179,7 @@ impl ScanReport {
     /// [`FolderIndex::reconcile`] reported), which it closes. A file that
     /// changed while it was read is listed with that reason (the index keeps
     /// what it had of it, if anything, but this report does not).
+    #[tracing::instrument(level = "debug", name = "scan.from_index", skip_all)]
     pub fn from_index(
         index: FolderIndex,
         spec: ClusterSpec,

@@ -117,11 +117,18 @@ impl Library {
         for (i, &id) in ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
-        for (start, end) in self.pair_slices(&ids) {
+        let slices = self.pair_slices(&ids);
+        // The next slice's prints are read while this one is verified (on
+        // the pool): reading them is serial work on this thread.
+        let mut next_mine = match slices.first() {
+            Some(&(start, end)) => Some(self.full_prints_of(&ids[start..end], source)),
+            None => None,
+        };
+        for (i, &(start, end)) in slices.iter().enumerate() {
             let slice = &ids[start..end];
             // Those after a failed read wait for the next call, which pairs
             // them against every document before them, paired or not.
-            let mine = match self.full_prints_of(slice, source) {
+            let mine = match next_mine.take().expect("read before its turn") {
                 Ok(mine) => mine,
                 Err(e) => {
                     self.unpaired = ids[start..].to_vec();
@@ -161,18 +168,30 @@ impl Library {
                 }
             };
             let compared = AtomicU64::new(0);
-            let verified: Vec<_> = slice
-                .par_iter()
-                .zip(promising)
-                .filter_map(|(&id, others)| {
-                    let full = mine.get(&id)?;
-                    let theirs = |other: &DocId| mine.get(other).or_else(|| loaded.get(other));
-                    Some((
-                        id,
-                        self.verify_against(engine, (id, full), others, theirs, &compared),
-                    ))
-                })
-                .collect();
+            let this = &*self;
+            let verified: Vec<_> = std::thread::scope(|scope| {
+                let verifying = scope.spawn(|| {
+                    slice
+                        .par_iter()
+                        .zip(promising)
+                        .filter_map(|(&id, others)| {
+                            let full = mine.get(&id)?;
+                            let theirs =
+                                |other: &DocId| mine.get(other).or_else(|| loaded.get(other));
+                            Some((
+                                id,
+                                this.verify_against(engine, (id, full), others, theirs, &compared),
+                            ))
+                        })
+                        .collect()
+                });
+                next_mine = slices
+                    .get(i + 1)
+                    .map(|&(start, end)| this.full_prints_of(&ids[start..end], source));
+                verifying
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
             self.compared += compared.into_inner();
             for (id, pairs) in verified {
                 self.add_pairs(id, pairs);

@@ -73,6 +73,7 @@ impl FolderIndex {
     /// every arriving document's spans, in order (empty when learning is
     /// off). Documents already indexed whose spans moved are queued to be
     /// read again.
+    #[tracing::instrument(level = "debug", name = "index.learn", skip_all, fields(adds = adds.len()))]
     pub(super) fn learn(
         &mut self,
         adds: Vec<(DocPath, DocSamples)>,

@@ -39,6 +39,7 @@ struct Reading {
 impl Reading {
     /// Read files, the small ones in parallel and the big ones one at a
     /// time ([`read_all`]; see [`ingest`]).
+    #[tracing::instrument(level = "debug", name = "index.read", skip_all, fields(files = entries.len()))]
     fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
         read_all(
             entries,
@@ -233,11 +234,28 @@ impl FolderIndex {
                 }
             }
         }
+        if to_read.peek().is_none() {
+            return Ok(());
+        }
         let reading = self.reading();
+        // The reading has a pool of its own: the commit's parallel work
+        // (candidate keys, bodies) does not queue behind the next chunk's
+        // files, and the readers go on while a chunk is committed.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .thread_name(|i| format!("doppel-read-{i}"))
+            .build()
+            .ok();
         std::thread::scope(|scope| {
+            let pool = pool.as_ref();
             let read_ahead = |chunk: Vec<FileEntry>| {
                 let reading = reading.clone();
-                (!chunk.is_empty()).then(|| scope.spawn(move || reading.ingest_all(chunk)))
+                (!chunk.is_empty()).then(|| {
+                    scope.spawn(move || match pool {
+                        Some(pool) => pool.install(|| reading.ingest_all(chunk)),
+                        None => reading.ingest_all(chunk),
+                    })
+                })
             };
             let mut ahead = read_ahead(next_chunk(&mut to_read, |f| f.bytes, most));
             while let Some(reading_now) = ahead.take() {
@@ -263,6 +281,7 @@ impl FolderIndex {
     /// them current in the same transaction. Until then the stored pairs
     /// read as out of date, so a run killed before this verifies every
     /// document again when it next opens the index.
+    #[tracing::instrument(level = "debug", name = "index.pair_fresh", skip_all)]
     fn pair_fresh(&mut self) -> Result<()> {
         if !self.library.has_unpaired() {
             return Ok(());

@@ -415,6 +415,7 @@ impl Store {
     /// then give each of `touched` (documents in the index or in `docs`)
     /// exactly the pairs listed, as [`Store::replace_pairs_of`] does: all
     /// in one transaction. Returns the ids of `docs`.
+    #[tracing::instrument(level = "debug", name = "store.commit_batch", skip_all, fields(docs = docs.len()))]
     pub fn commit_batch(
         &mut self,
         stale: &[DocPath],

@@ -41,12 +41,28 @@ impl Engine {
     /// When memory for the fingerprints cannot be had (as any allocation
     /// failure would end the process); [`Fingerprinter`] reports it instead.
     pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
-        let mut printer = Fingerprinter::new(self, weights, PrintOptions::default());
+        self.print(doc, weights, PrintOptions::default())
+            .fingerprints
+    }
+
+    /// [`Engine::fingerprint`] with the measures `options` asks for, made
+    /// in the same pass (the distinct shingles are counted while the
+    /// fingerprints are made, not sorted again afterwards).
+    ///
+    /// # Panics
+    ///
+    /// As [`Engine::fingerprint`].
+    pub fn print(
+        &self,
+        doc: &Analysis,
+        weights: &dyn TermWeights,
+        options: PrintOptions,
+    ) -> Printed {
+        let mut printer = Fingerprinter::new(self, weights, options);
         printer
             .push(doc)
             .and_then(|()| printer.finish())
             .expect("memory for a document's fingerprints")
-            .fingerprints
     }
 }
 

@@ -33,7 +33,6 @@ use serde::{Deserialize, Serialize};
 use crate::doc::FileIdentity;
 use crate::engine::document::PIECE_BYTES;
 use crate::engine::fingerprinter::{PrintOptions, Printed};
-use crate::engine::measure::shingle_set;
 use crate::engine::stats::TermWeights;
 use crate::engine::text::decode::{decode_owned, DecodeError};
 use crate::engine::Engine;
@@ -279,18 +278,8 @@ fn print_and_sample(
     library: &LibraryConfig,
 ) -> (Printed, DocSamples) {
     let analysis = engine.analyze(text);
-    let fingerprints = engine.fingerprint(&analysis, weights);
-    let shingles = engine.shingle_count(&analysis, &fingerprints);
-    let all_shingles = options.count_all_shingles.then(|| {
-        let shingle = &engine.config().algorithms.shingle;
-        shingle_set(&analysis, shingle.w, shingle.seed).len()
-    });
+    let printed = engine.print(&analysis, weights, options);
     let samples = boilerplate::samples(engine, &analysis, library);
-    let printed = Printed {
-        fingerprints,
-        shingles,
-        all_shingles,
-    };
     (printed, samples)
 }
 

@@ -547,8 +547,10 @@ impl CandidateTables {
 
     /// [`CandidateTables::insert`] of many documents: their keys are derived
     /// in parallel a chunk at a time, then all are filed in one batch.
-    pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) {
-        self.insert_many_noting(docs, |_| {});
+    /// Returns each document's keys ([`CandidateTables::doc_keys`]), in
+    /// order: what an index stores beside its fingerprints.
+    pub fn insert_many(&mut self, docs: &[(DocId, &Fingerprints)]) -> Vec<DocKeys> {
+        self.insert_many_noting(docs, |_| {})
     }
 
     /// [`CandidateTables::insert_many`], showing `note` each document's
@@ -557,20 +559,23 @@ impl CandidateTables {
         &mut self,
         docs: &[(DocId, &Fingerprints)],
         mut note: impl FnMut(&[u32]),
-    ) {
+    ) -> Vec<DocKeys> {
         self.fill_restored();
         let mut batch = self.tables.batch(docs.len() * 300);
+        let mut filed = Vec::with_capacity(docs.len());
         for chunk in docs.chunks(4096) {
             let keyed: Vec<(DocKeys, Option<u64>)> = chunk
                 .par_iter()
                 .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
                 .collect();
-            for (&(id, _), (keys, si)) in chunk.iter().zip(&keyed) {
+            for (&(id, _), (keys, si)) in chunk.iter().zip(keyed) {
                 note(&keys.slots);
-                self.file_into(&mut batch, id, keys, *si);
+                self.file_into(&mut batch, id, &keys, si);
+                filed.push(keys);
             }
         }
         self.tables.file_batch(batch);
+        filed
     }
 
     /// File the documents gathered in `restore` (a reopen, into an empty

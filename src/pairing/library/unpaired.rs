@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use super::{Library, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::{Engine, Fingerprints};
-use crate::pairing::candidates::Affected;
+use crate::pairing::candidates::{Affected, DocKeys};
 
 /// Documents paired together by [`Library::pair_unpaired`]: their full
 /// fingerprints (and those of their candidates before them) are held
@@ -37,18 +37,21 @@ impl Library {
     /// have no pairs. Only into a library whose every document is
     /// unpaired (an empty one to begin with), and only new paths: otherwise
     /// it pairs what it holds and adds `docs` with [`Library::extend`].
+    /// Returns the documents' keys in the tables, in order
+    /// ([`crate::pairing::candidates::CandidateTables::doc_keys`]); none when it
+    /// extended instead.
     pub fn admit_unpaired<S: PrintSource + ?Sized>(
         &mut self,
         engine: &Engine,
         docs: Vec<(DocPath, Fingerprints, usize)>,
         source: &S,
-    ) -> Result<(), S::Error> {
+    ) -> Result<Vec<DocKeys>, S::Error> {
         let mut paths = std::collections::HashSet::with_capacity(docs.len());
         let only_new = docs
             .iter()
             .all(|(path, _, _)| self.id_of(path).is_none() && paths.insert(path));
         if self.unpaired.len() != self.len() || !only_new {
-            return self.extend(engine, docs, source);
+            return self.extend(engine, docs, source).map(|()| Vec::new());
         }
         let mut filed = Vec::with_capacity(docs.len());
         for (path, fingerprints, shingles) in docs {
@@ -64,8 +67,7 @@ impl Library {
             filed.push((id, fingerprints));
         }
         let filed: Vec<(DocId, &Fingerprints)> = filed.iter().map(|(id, f)| (*id, f)).collect();
-        self.tables.insert_many(&filed);
-        Ok(())
+        Ok(self.tables.insert_many(&filed))
     }
 
     /// `ids` cut into slices of [`PAIR_SLICE`] documents and

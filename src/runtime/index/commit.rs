@@ -4,7 +4,7 @@
 //! the documents filed to be paired later), and everything written in one
 //! store transaction with the pairs the arrival changed.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rayon::prelude::*;
 
@@ -13,6 +13,7 @@ use super::{FileChange, FolderIndex, Result};
 use crate::doc::{DocId, DocPath};
 use crate::engine::Fingerprints;
 use crate::pairing::boilerplate::Span;
+use crate::pairing::candidates::DocKeys;
 use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
 use crate::runtime::store::{
     self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate, StoredText,
@@ -124,10 +125,17 @@ impl FolderIndex {
         // Documents in the library but not yet in the store: pairs with
         // them are written with their own document.
         let mut unwritten: HashSet<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
+        // The keys the library filed, by path: stored with each document
+        // instead of derived again (for the documents it extended with,
+        // they are derived below).
+        let mut filed_keys: HashMap<DocPath, DocKeys> = HashMap::new();
         if arriving.is_empty() {
         } else if self.pair_later {
-            self.library
+            let paths: Vec<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
+            let keys = self
+                .library
                 .admit_unpaired(&self.engine, arriving, &self.store)?;
+            filed_keys.extend(paths.into_iter().zip(keys));
         } else {
             self.library.extend(&self.engine, arriving, &self.store)?;
         }
@@ -168,7 +176,9 @@ impl FolderIndex {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
                     record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
                         hot: f.hot(),
-                        keys: self.library.doc_keys(f),
+                        keys: filed_keys
+                            .remove(&doc)
+                            .unwrap_or_else(|| self.library.doc_keys(f)),
                     });
                     self.skipped.remove(&doc);
                     changes.push(FileChange::Indexed { path: doc.clone() });

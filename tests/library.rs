@@ -656,7 +656,12 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
             .collect(),
     );
     let mut whole = Library::new(&ENGINE, LibraryConfig::default());
-    let Ok(()) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    // The keys it filed, in order, are those an index stores for each.
+    assert_eq!(keys.len(), docs.len());
+    for ((_, fp, _), keys) in docs.iter().zip(&keys) {
+        assert_eq!(*keys, whole.doc_keys(fp));
+    }
     let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
     let expected = pair_paths(&whole);
     assert!(

@@ -122,10 +122,9 @@ impl Library {
         let slices = self.pair_slices(&ids);
         // The next slice's prints are read while this one is verified (on
         // the pool): reading them is serial work on this thread.
-        let mut next_mine = match slices.first() {
-            Some(&(start, end)) => Some(self.full_prints_of(&ids[start..end], source)),
-            None => None,
-        };
+        let mut next_mine = slices
+            .first()
+            .map(|&(start, end)| self.full_prints_of(&ids[start..end], source));
         for (i, &(start, end)) in slices.iter().enumerate() {
             let slice = &ids[start..end];
             // Those after a failed read wait for the next call, which pairs

@@ -802,3 +802,49 @@ fn a_scan_read_in_small_chunks_learns_and_pairs_as_in_one() {
     assert_eq!(chunked_learned, whole_learned);
     assert_eq!(chunked_json, whole_json);
 }
+
+/// A reconcile learns each chunk while the one before it is committed.
+/// Cancelled after a chunk, what it learned ahead was never committed:
+/// when those files are gone before the next reconcile, the boilerplate
+/// learned from what arrives after must not count them (here the Riverbank
+/// licence, whose other two texts are committed first). The index ends as
+/// a fresh index of what is left.
+#[test]
+fn a_cancelled_reconcile_forgets_what_it_learned_ahead_of_its_commits() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    write(library, &dir, |_| true);
+    let open = |at: &str| {
+        let at = tmp.path().join(at);
+        FolderIndex::open(&dir, Engine::default(), LibraryConfig::default(), Some(&at))
+            .unwrap()
+            .0
+    };
+    let mut index = open("index.sqlite");
+    index.set_chunk_files(2);
+    let riverbank = dir.join("hard-cases/riverbank");
+    assert!(riverbank.join("1932_herbert_hoover_r.txt").exists());
+    // Two files at a time in path order, the two Hoover texts are the 11th
+    // and 12th: stop once they are committed.
+    let report = index
+        .reconcile_with(&mut |p| {
+            if p.done >= 12 {
+                // Time for the next chunk (Obadiah and Jude) to be learned.
+                std::thread::sleep(std::time::Duration::from_millis(300));
+            }
+            p.done < 12
+        })
+        .unwrap();
+    assert!(report.cancelled);
+    let gone = ["31_Obadiah.txt", "65_Jude.txt"];
+    for name in gone {
+        let doc = DocPath::from_relative(Path::new("hard-cases/riverbank").join(name).as_path());
+        assert!(index.library().id_of(&doc).is_none(), "{name} uncommitted");
+        std::fs::remove_file(riverbank.join(name)).unwrap();
+    }
+    index.reconcile().unwrap();
+    let mut fresh = open("fresh.sqlite");
+    fresh.reconcile().unwrap();
+    assert_eq!(state(&index), state(&fresh));
+}

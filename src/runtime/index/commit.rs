@@ -6,99 +6,32 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rayon::prelude::*;
-
+use super::learn::learn_chunk;
 use super::sync::Ingested;
 use super::{FileChange, FolderIndex, Result};
 use crate::doc::{DocId, DocPath};
 use crate::engine::Fingerprints;
-use crate::pairing::boilerplate::Span;
 use crate::pairing::candidates::DocKeys;
-use crate::runtime::boilerplate::{body_prints, DocBoilerplate};
-use crate::runtime::store::{
-    self, DocEntry, DocRecord, DocStatus, PairUpdate, StoredBoilerplate, StoredText,
-};
+use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
 
 impl FolderIndex {
-    /// Tell the learner about the ingested files and fingerprint those with
-    /// boilerplate over their body (in parallel); their text is kept
-    /// compressed in their record ([`FolderIndex::keeps_text`]), the others'
-    /// dropped here.
+    /// Tell the learner about the ingested files ([`learn_chunk`]), the
+    /// documents whose spans that moved queued to be read again.
     fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
-        let mut adds = Vec::new();
-        let mut removes = Vec::new();
-        let mut at = Vec::new();
-        // Documents taken from the team store with the spans they were
-        // fingerprinted without.
-        let mut taken = Vec::new();
-        for (i, item) in items.iter_mut().enumerate() {
-            if item.changed {
-                continue;
-            }
-            match (&item.record.status, &item.learned, &item.record.boilerplate) {
-                (DocStatus::Indexed, Some((_, samples)), _) => {
-                    adds.push((item.entry.doc.clone(), samples.clone()));
-                    at.push(i);
-                }
-                (DocStatus::Indexed, None, Some(stored)) if item.adopted => {
-                    taken.push((
-                        (item.entry.doc.clone(), stored.samples.clone()),
-                        stored.found.spans.clone(),
-                    ));
-                }
-                _ => removes.push(item.entry.doc.clone()),
-            }
-        }
-        removes.retain(|doc| self.library.id_of(doc).is_some());
-        let (taken_adds, taken_spans): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
-        let taken_docs: Vec<DocPath> = taken_adds.iter().map(|(doc, _)| doc.clone()).collect();
-        adds.extend(taken_adds);
-        let mut spans = self.learn(adds, removes)?;
-        // Learned here otherwise than where it was fingerprinted: made
-        // again over its body here, as a document whose spans moved.
-        let ours = spans.split_off(at.len().min(spans.len()));
-        for ((doc, theirs), ours) in taken_docs.into_iter().zip(taken_spans).zip(ours) {
-            if ours != theirs {
-                self.respan.insert(doc);
-            }
-        }
-        let engine = &self.engine;
-        let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
-        bodies.retain(|(i, spans)| {
-            let (_, samples) = items[*i].learned.as_ref().expect("sampled above");
-            self.keeps_text(samples, spans)
-        });
-        let made: Vec<_> = bodies
-            .into_par_iter()
-            .map(|(i, spans)| {
-                let (text, samples) = items[i].learned.as_ref().expect("sampled above");
-                let body = (!spans.is_empty())
-                    .then(|| body_prints(engine, text, samples.words, &spans))
-                    .flatten();
-                (i, body, StoredText::compress(text))
-            })
-            .collect();
-        for item in items.iter_mut() {
-            if let Some((_, samples)) = item.learned.take() {
-                let found = DocBoilerplate {
-                    document_words: samples.words,
-                    ..DocBoilerplate::default()
-                };
-                item.record.boilerplate = Some(StoredBoilerplate { samples, found });
-            }
-        }
-        for (i, body, text) in made {
-            items[i].record.text = text;
-            if let Some((fingerprints, shingles, found)) = body {
-                let record = &mut items[i].record;
-                record.fingerprints = Some(fingerprints);
-                record.shingles = shingles as u32;
-                if let Some(b) = record.boilerplate.as_mut() {
-                    b.found = found;
-                }
-            }
-        }
+        let engine = std::sync::Arc::clone(&self.engine);
+        let Some(learner) = self.learner()? else {
+            return Ok(());
+        };
+        let moved = learn_chunk(learner, &engine, items);
+        self.note_moved(moved);
         Ok(())
+    }
+
+    /// Documents a chunk's learning moved the spans of: read again before
+    /// the reconcile or sync returns, marked stale by the next commit.
+    pub(super) fn note_moved(&mut self, moved: Vec<DocPath>) {
+        self.report = None;
+        self.respan.extend(moved);
     }
 
     /// Apply ingested files, in order, to the library and the store. The
@@ -109,11 +42,17 @@ impl FolderIndex {
     /// to the files written before it, followed by the pairs their arrival
     /// changed: a crash leaves every file of the batch as it was. A file that
     /// changed while being read is not committed.
-    #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
     pub(super) fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
         if self.learning() {
             self.learn_ingested(&mut items)?;
         }
+        self.commit_learned(items)
+    }
+
+    /// [`FolderIndex::commit_all`] of files the learner has been told
+    /// about ([`learn_chunk`], when learning).
+    #[tracing::instrument(level = "debug", name = "index.commit", skip_all, fields(files = items.len()))]
+    pub(super) fn commit_learned(&mut self, items: Vec<Ingested>) -> Result<Vec<FileChange>> {
         let arriving: Vec<(DocPath, Fingerprints, usize)> = items
             .iter()
             .filter(|i| !i.changed && i.record.status == DocStatus::Indexed)

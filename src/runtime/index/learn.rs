@@ -12,6 +12,8 @@
 //! moved because others arrived, or its text failed its checksum) is read
 //! again from its file.
 
+use std::collections::HashSet;
+
 use rayon::prelude::*;
 
 use super::sync::Ingested;
@@ -22,11 +24,15 @@ use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::user::UserBoilerplate;
-use crate::runtime::boilerplate::{config_of, BoilerplateReport, PassageSummary};
+use crate::runtime::boilerplate::{
+    body_prints, config_of, BoilerplateReport, DocBoilerplate, PassageSummary,
+};
 use crate::runtime::collection::FileEntry;
 use crate::runtime::reading::print_text_sampled;
 use crate::runtime::store::StoreError;
-use crate::runtime::store::{DocRecord, DocStatus, KeptText, OverruledPassage};
+use crate::runtime::store::{
+    DocRecord, DocStatus, KeptText, OverruledPassage, StoredBoilerplate, StoredText,
+};
 
 /// Rounds of fingerprinting again documents whose spans moved; each
 /// round's reads change no samples, so one round settles it, the rest is a
@@ -69,29 +75,15 @@ impl FolderIndex {
         Ok(self.learner.as_mut())
     }
 
-    /// Tell the learner about arriving (or changed) and leaving documents;
-    /// every arriving document's spans, in order (empty when learning is
-    /// off). Documents already indexed whose spans moved are queued to be
-    /// read again.
-    #[tracing::instrument(level = "debug", name = "index.learn", skip_all, fields(adds = adds.len()))]
-    pub(super) fn learn(
-        &mut self,
-        adds: Vec<(DocPath, DocSamples)>,
-        removes: Vec<DocPath>,
-    ) -> Result<Vec<Vec<Span>>> {
-        let keys: Vec<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
+    /// Tell the learner `doc` left; documents whose spans that moved are
+    /// queued to be read again.
+    pub(super) fn unlearn(&mut self, doc: &DocPath) -> Result<()> {
         let Some(learner) = self.learner()? else {
-            return Ok(vec![Vec::new(); keys.len()]);
+            return Ok(());
         };
-        if adds.is_empty() && removes.is_empty() {
-            return Ok(Vec::new());
-        }
-        let moved = learner.update(adds, removes);
-        let spans = keys.iter().map(|k| learner.spans(k).to_vec()).collect();
-        self.report = None;
-        self.respan
-            .extend(moved.into_iter().filter(|d| !keys.contains(d)));
-        Ok(spans)
+        let (_, moved) = learn_spans(learner, Vec::new(), vec![doc.clone()]);
+        self.note_moved(moved);
+        Ok(())
     }
 
     /// Fingerprint again, over its new body, every document whose spans
@@ -153,20 +145,6 @@ impl FolderIndex {
             }
         }
         Ok(changes)
-    }
-
-    /// Whether a document keeps its text in the store: it has boilerplate
-    /// `spans`, or holds a shingle the curator overruled (restoring the
-    /// passage gives it spans again). Rulings only move such documents.
-    pub(super) fn keeps_text(&self, samples: &DocSamples, spans: &[Span]) -> bool {
-        if !spans.is_empty() {
-            return true;
-        }
-        let Some(learner) = &self.learner else {
-            return false;
-        };
-        let overruled = learner.overruled();
-        !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
     }
 
     /// [`FolderIndex::boilerplate_report`], kept until the learned
@@ -349,4 +327,122 @@ fn listed(o: &OverruledPassage) -> PassageSummary {
         members: Vec::new(),
         hashes: o.hashes.clone(),
     }
+}
+
+/// Tell `learner` about ingested files, in order (their samples added, the
+/// samples of indexed files that became skipped removed), and fingerprint
+/// those with boilerplate over their body (in parallel); their text is
+/// kept compressed in their record ([`keeps_text`]), the others' dropped
+/// here. Returns the documents already indexed whose spans moved (to read
+/// again). Needs nothing of the index but its learner, so a reconcile runs
+/// it on a thread of its own, a chunk ahead of the commit.
+pub(super) fn learn_chunk(
+    learner: &mut Learner<DocPath>,
+    engine: &Engine,
+    items: &mut [Ingested],
+) -> Vec<DocPath> {
+    let mut adds = Vec::new();
+    let mut removes = Vec::new();
+    let mut at = Vec::new();
+    // Documents taken from the team store with the spans they were
+    // fingerprinted without.
+    let mut taken = Vec::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        if item.changed {
+            continue;
+        }
+        match (&item.record.status, &item.learned, &item.record.boilerplate) {
+            (DocStatus::Indexed, Some((_, samples)), _) => {
+                adds.push((item.entry.doc.clone(), samples.clone()));
+                at.push(i);
+            }
+            (DocStatus::Indexed, None, Some(stored)) if item.adopted => {
+                taken.push((
+                    (item.entry.doc.clone(), stored.samples.clone()),
+                    stored.found.spans.clone(),
+                ));
+            }
+            _ => removes.push(item.entry.doc.clone()),
+        }
+    }
+    // The learner holds exactly the indexed documents.
+    removes.retain(|doc| learner.samples(doc).is_some());
+    let (taken_adds, taken_spans): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
+    let taken_docs: Vec<DocPath> = taken_adds.iter().map(|(doc, _)| doc.clone()).collect();
+    adds.extend(taken_adds);
+    let (mut spans, mut moved) = learn_spans(learner, adds, removes);
+    // Learned here otherwise than where it was fingerprinted: made again
+    // over its body here, as a document whose spans moved.
+    let ours = spans.split_off(at.len().min(spans.len()));
+    for ((doc, theirs), ours) in taken_docs.into_iter().zip(taken_spans).zip(ours) {
+        if ours != theirs {
+            moved.push(doc);
+        }
+    }
+    let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
+    bodies.retain(|(i, spans)| {
+        let (_, samples) = items[*i].learned.as_ref().expect("sampled above");
+        keeps_text(learner, samples, spans)
+    });
+    let made: Vec<_> = bodies
+        .into_par_iter()
+        .map(|(i, spans)| {
+            let (text, samples) = items[i].learned.as_ref().expect("sampled above");
+            let body = (!spans.is_empty())
+                .then(|| body_prints(engine, text, samples.words, &spans))
+                .flatten();
+            (i, body, StoredText::compress(text))
+        })
+        .collect();
+    for item in items.iter_mut() {
+        if let Some((_, samples)) = item.learned.take() {
+            let found = DocBoilerplate {
+                document_words: samples.words,
+                ..DocBoilerplate::default()
+            };
+            item.record.boilerplate = Some(StoredBoilerplate { samples, found });
+        }
+    }
+    for (i, body, text) in made {
+        items[i].record.text = text;
+        if let Some((fingerprints, shingles, found)) = body {
+            let record = &mut items[i].record;
+            record.fingerprints = Some(fingerprints);
+            record.shingles = shingles as u32;
+            if let Some(b) = record.boilerplate.as_mut() {
+                b.found = found;
+            }
+        }
+    }
+    moved
+}
+
+/// The learner told about `adds` and `removes`: every added document's
+/// spans, in order, and the other documents whose spans moved.
+#[tracing::instrument(level = "debug", name = "index.learn", skip_all, fields(adds = adds.len()))]
+fn learn_spans(
+    learner: &mut Learner<DocPath>,
+    adds: Vec<(DocPath, DocSamples)>,
+    removes: Vec<DocPath>,
+) -> (Vec<Vec<Span>>, Vec<DocPath>) {
+    if adds.is_empty() && removes.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let keys: HashSet<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
+    let order: Vec<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
+    let moved = learner.update(adds, removes);
+    let spans = order.iter().map(|k| learner.spans(k).to_vec()).collect();
+    let moved = moved.into_iter().filter(|d| !keys.contains(d)).collect();
+    (spans, moved)
+}
+
+/// Whether a document keeps its text in the store: it has boilerplate
+/// `spans`, or holds a shingle the curator overruled (restoring the
+/// passage gives it spans again). Rulings only move such documents.
+fn keeps_text(learner: &Learner<DocPath>, samples: &DocSamples, spans: &[Span]) -> bool {
+    if !spans.is_empty() {
+        return true;
+    }
+    let overruled = learner.overruled();
+    !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
 }

@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 
+use super::learn::learn_chunk;
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
 };
@@ -82,6 +83,13 @@ pub(super) struct Ingested {
     /// Taken from the team store as another process wrote it, not read
     /// (`adopt`): its row is not written again, only its pairs.
     pub(super) adopted: bool,
+}
+
+/// A chunk the learner has been told about, on its way to be committed,
+/// with the indexed documents whose spans its learning moved.
+struct Learned {
+    items: Vec<Ingested>,
+    moved: Vec<DocPath>,
 }
 
 /// Commits what was read or taken ([`FolderIndex::commit_all`], or a
@@ -202,9 +210,10 @@ impl FolderIndex {
 
     /// Read `to_read` and commit it a chunk at a time, reporting to
     /// `progress` after each ([`FolderIndex::reconcile_with`]). On a file
-    /// index the next chunk is read on a thread of its own while this one
-    /// is committed (the learner and the store's transaction are serial
-    /// work the reading overlaps); on a team store each chunk takes its
+    /// index three stages run at once, each on a thread of its own and in
+    /// file order: a chunk is read, the one before it learned
+    /// ([`learn_chunk`]), the one before that committed (the library and
+    /// the store's transaction); on a team store each chunk takes its
     /// files' locks first (`adopt`).
     fn read_chunks(
         &mut self,
@@ -246,34 +255,76 @@ impl FolderIndex {
             .thread_name(|i| format!("doppel-read-{i}"))
             .build()
             .ok();
-        std::thread::scope(|scope| {
-            let pool = pool.as_ref();
-            let read_ahead = |chunk: Vec<FileEntry>| {
-                let reading = reading.clone();
-                (!chunk.is_empty()).then(|| {
-                    scope.spawn(move || match pool {
-                        Some(pool) => pool.install(|| reading.ingest_all(chunk)),
-                        None => reading.ingest_all(chunk),
-                    })
-                })
-            };
-            let mut ahead = read_ahead(next_chunk(&mut to_read, |f| f.bytes, most));
-            while let Some(reading_now) = ahead.take() {
-                let ingested = reading_now
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                ahead = read_ahead(next_chunk(&mut to_read, |f| f.bytes, most));
-                count_read(&ingested, report, state);
-                report.changes.extend(self.commit_all(ingested)?);
+        // The learner is lent to a thread of its own that learns each chunk
+        // (in order) while the one before it is committed; it comes back
+        // once every chunk it learned is committed. Cut short (cancelled,
+        // failed), it may have learned a chunk not committed: it is dropped
+        // then, to be built again from the store when next needed.
+        if self.learning() {
+            self.learner()?;
+        }
+        let mut learner = self.learner.take();
+        let engine = Arc::clone(&self.engine);
+        let committed_all = std::thread::scope(|scope| {
+            let (read_tx, read_rx) = mpsc::sync_channel::<Vec<Ingested>>(0);
+            let (learned_tx, learned_rx) = mpsc::sync_channel::<Learned>(0);
+            let reader = scope.spawn(move || loop {
+                let chunk = next_chunk(&mut to_read, |f| f.bytes, most);
+                if chunk.is_empty() {
+                    break;
+                }
+                let items = match &pool {
+                    Some(pool) => pool.install(|| reading.ingest_all(chunk)),
+                    None => reading.ingest_all(chunk),
+                };
+                if read_tx.send(items).is_err() {
+                    break;
+                }
+            });
+            let (learner, engine) = (&mut learner, &engine);
+            let learning = scope.spawn(move || {
+                for mut items in read_rx {
+                    let moved = match learner.as_mut() {
+                        Some(learner) => learn_chunk(learner, engine, &mut items),
+                        None => Vec::new(),
+                    };
+                    if learned_tx.send(Learned { items, moved }).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut committed_all = Ok(true);
+            for Learned { items, moved } in learned_rx.iter() {
+                count_read(&items, report, state);
+                self.note_moved(moved);
+                match self.commit_learned(items) {
+                    Ok(changes) => report.changes.extend(changes),
+                    Err(error) => {
+                        committed_all = Err(error);
+                        break;
+                    }
+                }
                 if !progress(*state) {
-                    // The chunk read ahead is dropped: the next reconcile
-                    // reads it.
+                    // The chunks read or learned ahead are dropped: the
+                    // next reconcile reads them.
                     report.cancelled = true;
-                    return Ok(());
+                    committed_all = Ok(false);
+                    break;
                 }
             }
-            Ok(())
-        })
+            // Stops the learning thread, which stops the reading one.
+            drop(learned_rx);
+            for stage in [reader, learning] {
+                if let Err(panic) = stage.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+            committed_all
+        });
+        if let Ok(true) = committed_all {
+            self.learner = learner;
+        }
+        committed_all.map(|_| ())
     }
 
     /// Pair the documents a fresh reconcile filed unpaired (reading their
@@ -586,7 +637,7 @@ impl FolderIndex {
     /// Forget a file that is gone from the folder.
     fn forget(&mut self, doc: &DocPath) -> Result<()> {
         if self.learning() && self.library.id_of(doc).is_some() {
-            self.learn(Vec::new(), vec![doc.clone()])?;
+            self.unlearn(doc)?;
         }
         self.library.remove(&self.engine, doc, &self.store)?;
         self.skipped.remove(doc);

@@ -304,16 +304,25 @@ pub struct Restore {
 impl Restore {
     /// Gather document `id`'s keys (and SI index) to be filed.
     pub fn add(&mut self, id: DocId, keys: &DocKeys, si: Option<u64>) {
+        self.add_slots(id, &keys.slots);
+        self.counts.push((id, keys.counts));
+        if let Some(si) = si {
+            self.si.push((si, id));
+        }
+    }
+
+    /// Gather document `id`'s `slots` into their groups' arenas.
+    fn add_slots(&mut self, id: DocId, slots: &[u32]) {
         if self.arenas.is_empty() {
             self.arenas = vec![Arena::default(); Table::SHARDS / Table::GROUP];
         }
         // A document's slots are stored sorted, so each group's (the top
         // bits) are a run of them.
         let sorted;
-        let mut slots = &keys.slots[..];
+        let mut slots = slots;
         if !slots.is_sorted() {
             sorted = {
-                let mut s = keys.slots.clone();
+                let mut s = slots.to_vec();
                 s.sort_unstable();
                 s
             };
@@ -328,10 +337,6 @@ impl Restore {
             }
             slots = &slots[end..];
             debug_assert!(g + 1 < groups || slots.is_empty());
-        }
-        self.counts.push((id, keys.counts));
-        if let Some(si) = si {
-            self.si.push((si, id));
         }
     }
 }
@@ -575,6 +580,41 @@ impl CandidateTables {
             }
         }
         self.tables.file_batch(batch);
+        filed
+    }
+
+    /// [`CandidateTables::insert_many`] of documents to be paired later
+    /// ([`crate::pairing::library::Library::admit_unpaired`]). Into tables
+    /// that hold nothing filed yet (a fresh library, or a reopen's slots not
+    /// yet filled), their slots are gathered as a reopen's are
+    /// ([`Restore`]) and filled in at once, a counting sort per group of
+    /// shards, when first needed: not merged into the tables chunk after
+    /// chunk. The same postings in the same order either way.
+    pub fn insert_many_later(&mut self, docs: &[(DocId, &Fingerprints)]) -> Vec<DocKeys> {
+        let nothing_filed = match &self.unfiled {
+            Some(restore) => restore.filled == 0,
+            None => self.tables.is_empty(),
+        };
+        if !nothing_filed {
+            return self.insert_many(docs);
+        }
+        let mut filed = Vec::with_capacity(docs.len());
+        for chunk in docs.chunks(4096) {
+            let keyed: Vec<(DocKeys, Option<u64>)> = chunk
+                .par_iter()
+                .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
+                .collect();
+            for (&(id, _), (keys, si)) in chunk.iter().zip(keyed) {
+                self.set_key_counts(id, keys.counts);
+                if let Some(si) = si {
+                    self.si.insert((si, id));
+                }
+                self.unfiled
+                    .get_or_insert_with(Restore::default)
+                    .add_slots(id, &keys.slots);
+                filed.push(keys);
+            }
+        }
         filed
     }
 

@@ -100,6 +100,13 @@ impl Table {
         }
     }
 
+    /// Whether no posting is filed.
+    pub fn is_empty(&self) -> bool {
+        self.shards
+            .iter()
+            .all(|s| s.ids.is_empty() && s.recent.is_empty())
+    }
+
     /// An empty batch of postings for [`Table::file_batch`], one list per
     /// shard, with room for about `expected` in all.
     pub fn batch(&self, expected: usize) -> Vec<Vec<(u32, DocId)>> {

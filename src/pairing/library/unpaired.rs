@@ -1,9 +1,11 @@
 //! Documents filed now and paired later, all at once: how a fresh index
-//! takes a whole folder. Each chunk of files enters the candidate tables as
-//! it is read ([`Library::admit_unpaired`]), and only once every chunk is in
-//! does [`Library::pair_unpaired`] gather each document's candidates, once,
-//! against the documents that arrived before it, a slice of documents at a
-//! time with their full fingerprints read back from the [`PrintSource`].
+//! takes a whole folder. Each chunk of files is filed as it is read
+//! ([`Library::admit_unpaired`]: its keys are gathered, and the candidate
+//! tables filled with all of them when pairing starts), and only once every
+//! chunk is in does [`Library::pair_unpaired`] gather each document's
+//! candidates, once, against the documents that arrived before it, a slice
+//! of documents at a time with their full fingerprints read back from the
+//! [`PrintSource`].
 //!
 //! That is [`Library::extend`] of one batch, so the pairs are exactly the
 //! ones adding the documents chunk by chunk keeps; but a chunk's arrival
@@ -67,7 +69,7 @@ impl Library {
             filed.push((id, fingerprints));
         }
         let filed: Vec<(DocId, &Fingerprints)> = filed.iter().map(|(id, f)| (*id, f)).collect();
-        Ok(self.tables.insert_many(&filed))
+        Ok(self.tables.insert_many_later(&filed))
     }
 
     /// `ids` cut into slices of [`PAIR_SLICE`] documents and
@@ -113,6 +115,7 @@ impl Library {
         if self.unpaired.is_empty() {
             return Ok(());
         }
+        self.tables.fill_restored();
         let ids = std::mem::take(&mut self.unpaired);
         // Position in arrival order by dense id (MAX: not among them).
         let mut arrival = vec![usize::MAX; self.registry.id_bound()];

@@ -382,3 +382,53 @@ proptest! {
         check_invariants(&bytes)?;
     }
 }
+
+/// The definition [`control_count`] counts by, a byte at a time.
+fn controls_byte_by_byte(utf8: &[u8]) -> (usize, usize) {
+    let mut chars = 0usize;
+    let mut controls = 0usize;
+    for (i, &b) in utf8.iter().enumerate() {
+        if b & 0xC0 != 0x80 {
+            if chars == CONTROL_SCAN_CHARS {
+                break;
+            }
+            chars += 1;
+        }
+        match b {
+            b'\t' | b'\n' | b'\r' | 0x0C => {}
+            0x00..=0x1F | 0x7F => controls += 1,
+            0xC2 if matches!(utf8.get(i + 1), Some(0x80..=0x9F)) => controls += 1,
+            _ => {}
+        }
+    }
+    (controls, chars)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Counted in passes, the control characters are those counted a byte
+    /// at a time, among as many characters: in short texts, and where the
+    /// first 64 Ki characters end among ASCII, multi-byte characters and
+    /// controls (C0, DEL, C1), at ratios near the 10 % line.
+    #[test]
+    fn control_counts_equal_the_byte_at_a_time_definition(
+        unit in prop_oneof![
+            Just("\u{1}aaaaaaaa"), Just("\u{1}aaaaaaaaa"), Just("\u{85}ééééééééé"),
+            Just("\u{7f}aaaaaaaaaé"), Just("\tabc"), Just("aé€𝄞"),
+        ],
+        before in prop_oneof![Just(0usize), (CONTROL_SCAN_CHARS - 300)..(CONTROL_SCAN_CHARS + 30)],
+        pieces in proptest::collection::vec(
+            prop_oneof![Just("a"), Just("é"), Just("\u{85}"), Just("\u{9f}"), Just("\u{a0}"),
+                Just("\u{1}"), Just("\u{7f}"), Just("\n"), Just("€"), Just("𝄞")],
+            0..400,
+        ),
+    ) {
+        let unit_chars = unit.chars().count();
+        let mut text = unit.repeat(before / unit_chars);
+        text.extend(unit.chars().take(before % unit_chars));
+        text.push_str(&pieces.concat());
+        let bytes = text.as_bytes();
+        prop_assert_eq!(control_count(bytes), controls_byte_by_byte(bytes));
+    }
+}

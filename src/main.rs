@@ -23,6 +23,12 @@ use doppel::runtime::config::Config;
 
 mod cli;
 
+/// mimalloc: the pipeline makes many small, short-lived allocations on
+/// several threads at once, where glibc's allocator spent ~10 % of a
+/// scan's CPU (BENCHMARKS, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use cli::args::{Cli, Command, ScanOptions};
 use cli::{settings, usage};
 

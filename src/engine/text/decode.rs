@@ -366,7 +366,7 @@ fn utf16_heuristic(bytes: &[u8]) -> Option<&'static Encoding> {
     // SNIFF_BYTES is even, so the sample stays aligned to code units.
     let sample = &bytes[..bytes.len().min(SNIFF_BYTES)];
     // Neither side can be 30% zeros without a zero (most files).
-    if memchr::memchr(0, sample).is_none() {
+    if !sample.contains(&0) {
         return None;
     }
     let units = sample.len() / 2;

@@ -212,6 +212,7 @@ fn scan_report_then(
         }
         index.set_extra_ignores(config.ignore.clone());
         index.set_read_limits(config.reading.limits());
+        index.set_one_shot(true);
         let reconciled = index.reconcile_with(&mut |p| {
             show_progress(&bar, p);
             true

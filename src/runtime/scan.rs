@@ -181,10 +181,12 @@ impl ScanReport {
     /// what it had of it, if anything, but this report does not).
     #[tracing::instrument(level = "debug", name = "scan.from_index", skip_all)]
     pub fn from_index(
-        index: FolderIndex,
+        mut index: FolderIndex,
         spec: ClusterSpec,
         reconciled: &ReconcileReport,
     ) -> Result<Self, IndexError> {
+        // The report is read from the store and the library alone.
+        index.drop_learner();
         let changed: std::collections::HashSet<DocPath> = reconciled
             .changes
             .iter()

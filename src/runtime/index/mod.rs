@@ -213,6 +213,9 @@ pub struct FolderIndex {
     /// Files read and committed together by a reconcile (`sync`'s
     /// `reading::CHUNK_FILES` but in tests).
     chunk_files: usize,
+    /// Nothing changes after the next reconcile (a one-shot `scan`): the
+    /// learner is freed when it is done with ([`FolderIndex::set_one_shot`]).
+    one_shot: bool,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -464,6 +467,7 @@ impl FolderIndex {
                 pair_later: false,
                 arrival_ns: None,
                 chunk_files: crate::runtime::reading::CHUNK_FILES,
+                one_shot: false,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },
@@ -630,6 +634,28 @@ impl FolderIndex {
             self.library.remove(&self.engine, doc, &self.store)?;
         }
         Ok(self.library)
+    }
+
+    /// Free the boilerplate learner (~2 KB a document; at 110k texts
+    /// ~220 MiB) where nothing will change any more (a one-shot scan's
+    /// report); the next change builds it again from the store.
+    pub fn drop_learner(&mut self) {
+        self.learner = None;
+    }
+
+    /// Whether the boilerplate learner is in memory (it is built from the
+    /// store when a change first needs it).
+    pub fn holds_learner(&self) -> bool {
+        self.learner.is_some()
+    }
+
+    /// Say that nothing but a report follows the next reconcile (a
+    /// one-shot `scan`, not a watcher): a fresh reconcile then frees the
+    /// learner before it pairs, unless documents wait to be fingerprinted
+    /// again over new boilerplate, and a later change builds it again from
+    /// the store.
+    pub fn set_one_shot(&mut self, one_shot: bool) {
+        self.one_shot = one_shot;
     }
 
     /// The store.

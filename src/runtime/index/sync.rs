@@ -161,6 +161,11 @@ impl FolderIndex {
         let read = self.read_chunks(to_read, &mut report, &mut state, progress);
         if fresh {
             self.pair_later = false;
+            if self.one_shot && self.respan.is_empty() {
+                // Pairing's memory comes on top of the learner's: nothing
+                // needs it now.
+                self.learner = None;
+            }
             let paired = self.pair_fresh();
             read?;
             paired?;
@@ -321,6 +326,14 @@ impl FolderIndex {
             }
             committed_all
         });
+        if let Some(learner) = &learner {
+            let (shared, own) = learner.heap_bytes();
+            tracing::debug!(
+                documents = learner.len(),
+                heap_mib = (shared + own) >> 20,
+                "boilerplate learner"
+            );
+        }
         if let Ok(true) = committed_all {
             self.learner = learner;
         }

@@ -209,6 +209,12 @@ fn the_switch_turns_learning_off() {
     )));
 }
 
+/// Two of the four texts under the Riverbank licence, and the e-texts: too
+/// few to learn the licence from, until the other two arrive.
+fn two_riverbank_texts_and_the_etexts(path: &str) -> bool {
+    path.contains("Obadiah") || path.contains("Jude") || path.starts_with("etexts/")
+}
+
 /// The report of the index at `index` over `dir` after a reconcile.
 fn indexed(dir: &Path, index: &Path) -> (ScanReport, usize) {
     let engine = Engine::default();
@@ -231,7 +237,7 @@ fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unrea
     // Two of the four Riverbank texts first: the licence is not learned
     // yet (two documents), then the rest arrives and the first two must be
     // read again and fingerprinted over their bodies.
-    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    let first = two_riverbank_texts_and_the_etexts;
     write(library, &dir, first);
     let (report, _) = indexed(&dir, &index);
     assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
@@ -263,7 +269,7 @@ fn documents_whose_boilerplate_moved_are_read_again_after_an_interrupted_run() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
     let index = tmp.path().join("index.sqlite");
-    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    let first = two_riverbank_texts_and_the_etexts;
     write(library, &dir, first);
     let (_, read) = indexed(&dir, &index);
     assert!(read > 0);
@@ -858,7 +864,7 @@ fn a_one_shot_index_frees_its_learner_and_builds_it_again_when_changed() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
     let at = tmp.path().join("index.sqlite");
-    let first = |p: &str| p.contains("Obadiah") || p.contains("Jude") || p.starts_with("etexts/");
+    let first = two_riverbank_texts_and_the_etexts;
     write(library, &dir, first);
     let spec = ClusterSpec::from_engine(&Engine::default());
     let (mut index, _) =
@@ -866,15 +872,11 @@ fn a_one_shot_index_frees_its_learner_and_builds_it_again_when_changed() {
     index.set_one_shot(true);
     let reconciled = index.reconcile().unwrap();
     assert!(!index.holds_learner(), "freed before pairing");
-    let report = ScanReport::from_index(index, spec.clone(), &reconciled).unwrap();
+    let report = ScanReport::from_index(index, spec, &reconciled).unwrap();
     assert_eq!(seen(&report), seen(&scan(&dir, LibraryConfig::default())));
     // The rest arrives: the Riverbank licence is learned from all four.
     write(library, &dir, |p| !first(p));
-    let (mut index, _) =
-        FolderIndex::open(&dir, Engine::default(), LibraryConfig::default(), Some(&at)).unwrap();
-    let reconciled = index.reconcile().unwrap();
-    assert!(index.holds_learner(), "built again from the store");
-    let report = ScanReport::from_index(index, spec, &reconciled).unwrap();
+    let (report, _) = indexed(&dir, &at);
     let whole = scan(&dir, LibraryConfig::default());
     assert!(!whole.boilerplate.passages.is_empty());
     assert_eq!(seen(&report), seen(&whole));

@@ -567,6 +567,21 @@ impl CandidateTables {
     ) -> Vec<DocKeys> {
         self.fill_restored();
         let mut batch = self.tables.batch(docs.len() * 300);
+        let filed = self.keyed_in_chunks(docs, |tables, id, keys, si| {
+            note(&keys.slots);
+            tables.file_into(&mut batch, id, keys, si);
+        });
+        self.tables.file_batch(batch);
+        filed
+    }
+
+    /// Each document's keys and SI index, derived in parallel a chunk at a
+    /// time and handed to `file`, in order; the keys, in order.
+    fn keyed_in_chunks(
+        &mut self,
+        docs: &[(DocId, &Fingerprints)],
+        mut file: impl FnMut(&mut Self, DocId, &DocKeys, Option<u64>),
+    ) -> Vec<DocKeys> {
         let mut filed = Vec::with_capacity(docs.len());
         for chunk in docs.chunks(4096) {
             let keyed: Vec<(DocKeys, Option<u64>)> = chunk
@@ -574,12 +589,10 @@ impl CandidateTables {
                 .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
                 .collect();
             for (&(id, _), (keys, si)) in chunk.iter().zip(keyed) {
-                note(&keys.slots);
-                self.file_into(&mut batch, id, &keys, si);
+                file(self, id, &keys, si);
                 filed.push(keys);
             }
         }
-        self.tables.file_batch(batch);
         filed
     }
 
@@ -598,24 +611,16 @@ impl CandidateTables {
         if !nothing_filed {
             return self.insert_many(docs);
         }
-        let mut filed = Vec::with_capacity(docs.len());
-        for chunk in docs.chunks(4096) {
-            let keyed: Vec<(DocKeys, Option<u64>)> = chunk
-                .par_iter()
-                .map(|&(_, f)| (self.doc_keys(f), si_index(f)))
-                .collect();
-            for (&(id, _), (keys, si)) in chunk.iter().zip(keyed) {
-                self.set_key_counts(id, keys.counts);
-                if let Some(si) = si {
-                    self.si.insert((si, id));
-                }
-                self.unfiled
-                    .get_or_insert_with(Restore::default)
-                    .add_slots(id, &keys.slots);
-                filed.push(keys);
+        self.keyed_in_chunks(docs, |tables, id, keys, si| {
+            tables.set_key_counts(id, keys.counts);
+            if let Some(si) = si {
+                tables.si.insert((si, id));
             }
-        }
-        filed
+            tables
+                .unfiled
+                .get_or_insert_with(Restore::default)
+                .add_slots(id, &keys.slots);
+        })
     }
 
     /// File the documents gathered in `restore` (a reopen, into an empty

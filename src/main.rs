@@ -24,8 +24,9 @@ use doppel::runtime::config::Config;
 mod cli;
 
 /// mimalloc: the pipeline makes many small, short-lived allocations on
-/// several threads at once, where glibc's allocator spent ~10 % of a
-/// scan's CPU (BENCHMARKS, "The allocator").
+/// several threads at once, where glibc's allocator spent 8-12 % of a
+/// scan's CPU (BENCHMARKS, "Three stages, deferred filing, decoding and
+/// the allocator").
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -428,11 +428,11 @@ fn learn_spans(
     if adds.is_empty() && removes.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let keys: HashSet<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
     let order: Vec<DocPath> = adds.iter().map(|(d, _)| d.clone()).collect();
     let moved = learner.update(adds, removes);
     let spans = order.iter().map(|k| learner.spans(k).to_vec()).collect();
-    let moved = moved.into_iter().filter(|d| !keys.contains(d)).collect();
+    let added: HashSet<&DocPath> = order.iter().collect();
+    let moved = moved.into_iter().filter(|d| !added.contains(d)).collect();
     (spans, moved)
 }
 

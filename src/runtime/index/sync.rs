@@ -164,7 +164,7 @@ impl FolderIndex {
             if self.one_shot && self.respan.is_empty() {
                 // Pairing's memory comes on top of the learner's: nothing
                 // needs it now.
-                self.learner = None;
+                self.drop_learner();
             }
             let paired = self.pair_fresh();
             read?;
@@ -326,7 +326,11 @@ impl FolderIndex {
             }
             committed_all
         });
-        if let Some(learner) = &learner {
+        // Its size walks every document: only when it is logged.
+        if let Some(learner) = learner
+            .as_ref()
+            .filter(|_| tracing::enabled!(tracing::Level::DEBUG))
+        {
             let (shared, own) = learner.heap_bytes();
             tracing::debug!(
                 documents = learner.len(),

@@ -881,3 +881,80 @@ fn a_one_shot_index_frees_its_learner_and_builds_it_again_when_changed() {
     assert!(!whole.boilerplate.passages.is_empty());
     assert_eq!(seen(&report), seen(&whole));
 }
+
+/// The review screens show the boilerplate report kept between events: it
+/// must equal the one read again from the store after every event, and an
+/// event that touches no boilerplate must not rebuild it (that read takes
+/// most of a watcher event's time in a large folder).
+#[test]
+fn the_kept_boilerplate_report_follows_every_event_and_survives_the_plain_ones() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    let first = two_riverbank_texts_and_the_etexts;
+    write(library, &dir, first);
+    let (mut folder, _) = FolderIndex::open(
+        &dir,
+        Engine::default(),
+        LibraryConfig::default(),
+        Some(&index),
+    )
+    .unwrap();
+    folder.reconcile().unwrap();
+    let mut rest: Vec<&str> = library
+        .documents
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !first(p))
+        .collect();
+    rest.sort();
+    write(library, &dir, |p| !first(p));
+    let mut kept_over_plain_events = 0;
+    let mut event = |folder: &mut FolderIndex, path: &Path| {
+        let before = folder.boilerplate_cached().unwrap();
+        folder.sync_paths(&[path.to_path_buf()]).unwrap();
+        let after = folder.boilerplate_cached().unwrap();
+        assert_eq!(
+            *after,
+            folder.boilerplate_report().unwrap(),
+            "after the event on {}",
+            path.display()
+        );
+        if Arc::ptr_eq(&before, &after) {
+            kept_over_plain_events += 1;
+        }
+    };
+    let root = folder.root().to_path_buf();
+    for path in &rest {
+        event(&mut folder, &root.join(path));
+    }
+    // A document with boilerplate changes, then leaves; a plain one leaves.
+    let riverbank = root.join("hard-cases/riverbank/65_Jude.txt");
+    let text = std::fs::read_to_string(&riverbank).unwrap();
+    std::fs::write(&riverbank, text.replacen(' ', "  ", 40) + "\nAmen.\n").unwrap();
+    event(&mut folder, &riverbank);
+    std::fs::remove_file(&riverbank).unwrap();
+    event(&mut folder, &riverbank);
+    // One of many e-texts under one licence: no other document's spans
+    // move, but the passage's count drops.
+    let etext = library
+        .documents
+        .iter()
+        .find(|d| d.path.starts_with("etexts/") && d.boilerplate.is_some())
+        .map(|d| root.join(&d.path))
+        .unwrap();
+    std::fs::remove_file(&etext).unwrap();
+    event(&mut folder, &etext);
+    let plain = root.join(rest.iter().find(|p| !p.contains("riverbank")).unwrap());
+    std::fs::remove_file(&plain).unwrap();
+    event(&mut folder, &plain);
+    assert!(
+        !folder.boilerplate_report().unwrap().passages.is_empty(),
+        "the licences were learned"
+    );
+    assert!(
+        kept_over_plain_events > 0,
+        "some events touched no boilerplate and kept the report"
+    );
+}

@@ -18,18 +18,28 @@ impl CandidateTables {
     /// The filed SI indexes within `si_range` of `value`, nearest first
     /// (document `id` left out), walking out both ways.
     fn si_by_distance(&self, id: DocId, value: u64) -> impl Iterator<Item = (u64, DocId)> + '_ {
-        let mut below = self
-            .si
-            .range(..(value, id))
-            .rev()
-            .copied()
-            .take_while(move |&(v, _)| self.si_in_band(value, v))
-            .peekable();
-        let mut above = self
+        let below = self.si.range(..(value, id)).rev().copied();
+        let above = self
             .si
             .range((value, id)..)
             .copied()
-            .filter(move |&(_, d)| d != id)
+            .filter(move |&(_, d)| d != id);
+        self.nearest_first(value, below, above)
+    }
+
+    /// Merge the filed indexes `below` (walking down from `value`) and
+    /// `above` (walking up) into one walk nearest first, with each one's
+    /// distance to `value`, until both leave `si_range`.
+    fn nearest_first<'a>(
+        &'a self,
+        value: u64,
+        below: impl Iterator<Item = (u64, DocId)> + 'a,
+        above: impl Iterator<Item = (u64, DocId)> + 'a,
+    ) -> impl Iterator<Item = (u64, DocId)> + 'a {
+        let mut below = below
+            .take_while(move |&(v, _)| self.si_in_band(value, v))
+            .peekable();
+        let mut above = above
             .take_while(move |&(v, _)| self.si_in_band(value, v))
             .peekable();
         std::iter::from_fn(move || {
@@ -53,9 +63,18 @@ impl CandidateTables {
     /// as near as the last (ties are never broken by arrival), and whether
     /// the cap cut some off.
     pub fn si_near(&self, id: DocId, value: u64) -> (Vec<DocId>, bool) {
+        self.capped_nearest(self.si_by_distance(id, value))
+    }
+
+    /// The first `si_cap` of a walk nearest first, and those as near as
+    /// the last of them; and whether the walk went on past them.
+    fn capped_nearest(
+        &self,
+        by_distance: impl Iterator<Item = (u64, DocId)>,
+    ) -> (Vec<DocId>, bool) {
         let mut near = Vec::new();
         let mut last = None;
-        for (distance, d) in self.si_by_distance(id, value) {
+        for (distance, d) in by_distance {
             if near.len() >= self.config.si_cap && last != Some(distance) {
                 return (near, true);
             }
@@ -128,10 +147,18 @@ impl CandidateTables {
 
     /// Documents whose SI proposals the cap cut: more documents within
     /// `si_range` than it keeps.
+    /// Every snapshot shows it: walked over the filed indexes in order, as
+    /// a slice, not with two tree lookups per document (~0.1 s at 110k).
     pub fn si_capped(&self) -> usize {
-        self.si
-            .iter()
-            .filter(|&&(v, id)| self.si_near(id, v).1)
+        let filed: Vec<(u64, DocId)> = self.si.iter().copied().collect();
+        (0..filed.len())
+            .filter(|&i| {
+                let value = filed[i].0;
+                let below = filed[..i].iter().rev().copied();
+                let above = filed[i + 1..].iter().copied();
+                self.capped_nearest(self.nearest_first(value, below, above))
+                    .1
+            })
             .count()
     }
 
@@ -141,5 +168,39 @@ impl CandidateTables {
         let mut out = self.si_near(id, value).0;
         out.extend(self.si_reverse(id, value));
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::super::{CandidateConfig, CandidateTables};
+    use crate::doc::DocId;
+
+    proptest! {
+        /// The count every snapshot shows equals its definition: the
+        /// documents whose own proposals the cap cut. Indexes drawn from a
+        /// narrow range, so ties and crowded bands are common.
+        #[test]
+        fn the_capped_count_is_the_documents_whose_proposals_were_cut(
+            values in proptest::collection::vec(0u64..60, 0..80),
+            si_cap in 0usize..4,
+            si_range in 0.0f64..0.5,
+        ) {
+            let config = CandidateConfig { si_cap, si_range, ..CandidateConfig::default() };
+            let mut tables = CandidateTables::new(config, 128, 0.5, &[]);
+            tables.si = values
+                .iter()
+                .enumerate()
+                .map(|(id, &v)| (v, id as DocId))
+                .collect();
+            let defined = tables
+                .si
+                .iter()
+                .filter(|&&(v, id)| tables.si_near(id, v).1)
+                .count();
+            prop_assert_eq!(tables.si_capped(), defined);
+        }
     }
 }

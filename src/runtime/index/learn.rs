@@ -83,6 +83,7 @@ impl FolderIndex {
         };
         let (_, moved) = learn_spans(learner, Vec::new(), vec![doc.clone()]);
         self.note_moved(moved);
+        self.note_report_touched(doc, false);
         Ok(())
     }
 

@@ -200,7 +200,8 @@ pub struct FolderIndex {
     /// fingerprinted: read again and fingerprinted over their new body
     /// before a reconcile or sync returns.
     respan: BTreeSet<DocPath>,
-    /// The boilerplate report, kept until the learner next changes.
+    /// The boilerplate report, kept until a change reaches it (spans moved,
+    /// or a document with spans arrived, changed or left).
     report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
     /// Arriving documents are filed unpaired, to be paired all at once
     /// when the reconcile has read every file (a fresh index's scan, see

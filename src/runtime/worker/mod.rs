@@ -694,6 +694,7 @@ impl Worker {
     }
 
     /// Bump the generation and send the snapshot.
+    #[tracing::instrument(level = "debug", name = "worker.publish", skip_all, fields(generation = self.generation + 1))]
     fn publish(&mut self) {
         self.unpublished = false;
         self.last_published = Instant::now();

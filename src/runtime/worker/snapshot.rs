@@ -12,8 +12,8 @@ use crate::runtime::index::FolderIndex;
 /// The snapshot of an index under `spec`, for `generation`.
 pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapshot {
     let lib = index.library();
-    let clusters: Vec<ClusterView> = lib
-        .clusters(spec)
+    let found = tracing::debug_span!("snapshot.clusters").in_scope(|| lib.clusters(spec));
+    let clusters: Vec<ClusterView> = found
         .into_par_iter()
         .map(|c| {
             let rep = c.representative();
@@ -87,7 +87,7 @@ pub fn build(index: &FolderIndex, spec: &ClusterSpec, generation: u64) -> Snapsh
             .iter()
             .map(|(p, r)| (p.clone(), r.clone()))
             .collect(),
-        histograms: lib.histograms(),
+        histograms: tracing::debug_span!("snapshot.histograms").in_scope(|| lib.histograms()),
         floors: lib.config().floors.clone(),
         si_capped: lib.si_capped(),
         unclustered,

@@ -74,6 +74,24 @@ fn together(s: &Snapshot, a: &str, b: &str) -> bool {
 }
 
 /// The text of `original` with every 40th word replaced.
+/// Every document of a snapshot is listed once: in a cluster, or among
+/// the unclustered (sorted, so the documents screen lists them in order).
+fn assert_every_document_listed_once(s: &Snapshot) {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for m in s.clusters.iter().flat_map(|c| &c.members) {
+        assert!(
+            seen.insert(m.path.to_string()),
+            "{} clustered twice",
+            m.path
+        );
+    }
+    for p in &s.unclustered {
+        assert!(seen.insert(p.to_string()), "{p} both clustered and not");
+    }
+    assert_eq!(seen.len(), s.documents, "every document listed");
+    assert!(s.unclustered.is_sorted(), "the unclustered in path order");
+}
+
 fn near_duplicate(original: &Path) -> String {
     let text = fs::read_to_string(original).unwrap();
     text.split(' ')
@@ -146,6 +164,10 @@ fn a_dropped_near_duplicate_joins_its_original_and_a_stricter_threshold_splits_i
     });
     assert!(split.generation > by_minhash.generation);
     assert!(!together(&split, original, copy), "{:?}", clusters(&split));
+    for s in [&first, &joined, &by_minhash, &split] {
+        assert_every_document_listed_once(s);
+    }
+    assert!(split.unclustered.iter().any(|p| *p == copy));
     // Exact re-encodings of the original still pass.
     assert!(together(
         &split,

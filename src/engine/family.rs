@@ -34,7 +34,7 @@ impl Family {
     ];
 
     /// The family `id` belongs to.
-    pub fn of(id: AlgorithmId) -> Family {
+    pub const fn of(id: AlgorithmId) -> Family {
         use AlgorithmId as Id;
         match id {
             Id::Exact | Id::Shingle | Id::Minhash | Id::Supershingle | Id::Winnow => {
@@ -66,11 +66,49 @@ impl Family {
         }
     }
 
-    /// Its algorithms.
+    /// Its algorithms (a constant: the pair table's judge asks for every
+    /// family of every pair it judges).
     pub fn members(self) -> AlgorithmSet {
-        AlgorithmId::ALL
-            .into_iter()
-            .filter(|&id| Family::of(id) == self)
-            .collect()
+        const MEMBERS: [AlgorithmSet; 4] = [
+            members_of(Family::Passages),
+            members_of(Family::Vocabulary),
+            members_of(Family::Signatures),
+            members_of(Family::Si),
+        ];
+        MEMBERS[self as usize]
+    }
+}
+
+/// The algorithms of `family`, worked out at compile time.
+const fn members_of(family: Family) -> AlgorithmSet {
+    let mut set = AlgorithmSet::EMPTY;
+    let mut i = 0;
+    while i < AlgorithmId::ALL.len() {
+        let id = AlgorithmId::ALL[i];
+        if Family::of(id) as u8 == family as u8 {
+            set = set.with(id);
+        }
+        i += 1;
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_is_a_member_of_its_own_family_only() {
+        for family in Family::ALL {
+            for id in AlgorithmId::ALL {
+                assert_eq!(
+                    family.members().contains(id),
+                    Family::of(id) == family,
+                    "{} in {}",
+                    id.as_str(),
+                    family.as_str()
+                );
+            }
+        }
     }
 }

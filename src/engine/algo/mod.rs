@@ -79,6 +79,14 @@ pub enum AlgorithmId {
 pub struct AlgorithmSet(u16);
 
 impl AlgorithmSet {
+    /// No algorithm.
+    pub const EMPTY: AlgorithmSet = AlgorithmSet(0);
+
+    /// The set with `id` added (usable in constants).
+    pub const fn with(self, id: AlgorithmId) -> AlgorithmSet {
+        AlgorithmSet(self.0 | 1 << id as u16)
+    }
+
     /// Add `id`.
     pub fn insert(&mut self, id: AlgorithmId) {
         self.0 |= 1 << id as u16;

@@ -246,18 +246,64 @@ pub fn links(
         })
         .collect();
     for (&(a, b), &v) in curator {
-        if v == CuratorVerdict::Duplicate && a != b && !pairs.contains(a, b) {
-            links.push(Link {
-                a,
-                b,
-                passing: AlgorithmSet::default(),
-                strength: 1.0,
-                relation: None,
-                containments: None,
-            });
+        if !pairs.contains(a, b) {
+            links.extend(curator_link(a, b, v));
         }
     }
     links.par_sort_unstable_by_key(|l| (l.a, l.b));
+    links
+}
+
+/// The link the curator's verdict `v` makes between two documents no kept
+/// pair holds: "duplicate" links them.
+fn curator_link(a: DocId, b: DocId, v: CuratorVerdict) -> Option<Link> {
+    (v == CuratorVerdict::Duplicate && a != b).then_some(Link {
+        a,
+        b,
+        passing: AlgorithmSet::default(),
+        strength: 1.0,
+        relation: None,
+        containments: None,
+    })
+}
+
+/// [`links`] brought up to date from `old`, the links under the same
+/// `spec` and `curator` verdicts before the pairs `touched` (a < b) were
+/// inserted, replaced or removed: only those are judged again, the rest
+/// are copied, so a snapshot after one file's arrival costs a copy of the
+/// links, not a judgement of every kept pair.
+pub fn relink(
+    old: &[Link],
+    pairs: &PairTable,
+    curator: &HashMap<(DocId, DocId), CuratorVerdict>,
+    spec: &ClusterSpec,
+    mut touched: Vec<(DocId, DocId)>,
+) -> Vec<Link> {
+    touched.sort_unstable();
+    touched.dedup();
+    let judge = Judge::new(&spec.thresholds, &spec.fusion);
+    let fresh = touched.iter().filter_map(|&(a, b)| {
+        let verdict = curator.get(&(a, b)).copied();
+        match pairs.get(a, b) {
+            Some(row) => judge_row(row, &judge, spec.by, verdict),
+            None => curator_link(a, b, verdict?),
+        }
+    });
+    let kept = old
+        .iter()
+        .filter(|l| touched.binary_search(&(l.a, l.b)).is_err())
+        .cloned();
+    let mut links = Vec::with_capacity(old.len() + touched.len());
+    let (mut kept, mut fresh) = (kept.peekable(), fresh.peekable());
+    loop {
+        let take_kept = match (kept.peek(), fresh.peek()) {
+            (Some(k), Some(f)) => (k.a, k.b) < (f.a, f.b),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        links.extend(if take_kept { kept.next() } else { fresh.next() });
+    }
     links
 }
 

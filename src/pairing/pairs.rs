@@ -225,6 +225,15 @@ struct HistogramState {
     removed: Vec<(AlgorithmId, f64)>,
 }
 
+/// The pairs inserted, replaced or removed since the last
+/// [`PairTable::take_touched`] (`tracking` false before the first call and
+/// after more changed than the table holds).
+#[derive(Debug, Default)]
+struct Touched {
+    tracking: bool,
+    pairs: Vec<(DocId, DocId)>,
+}
+
 /// Rows per segment of a [`PairTable`].
 const SEGMENT: usize = 4096;
 
@@ -238,17 +247,19 @@ pub struct PairTable {
     segments: Vec<Vec<PairRow>>,
     len: usize,
     histograms: Mutex<HistogramState>,
+    touched: Mutex<Touched>,
 }
 
 impl Clone for PairTable {
-    /// A clone starts without cached histograms, since its pairs may then
-    /// change independently.
+    /// A clone starts without cached histograms or a log of touched
+    /// pairs, since its pairs may then change independently.
     fn clone(&self) -> Self {
         PairTable {
             slots: self.slots.clone(),
             segments: self.segments.clone(),
             len: self.len,
             histograms: Default::default(),
+            touched: Default::default(),
         }
     }
 }
@@ -344,6 +355,13 @@ impl PairTable {
     /// Note a row's similarities as added or removed since the cached
     /// histograms (dropping the cache when the changes outgrow it).
     fn record(&mut self, row: &PairRow, added: bool) {
+        let touched = self.touched.get_mut().unwrap_or_else(|e| e.into_inner());
+        if touched.tracking {
+            touched.pairs.push((row.a, row.b));
+            if touched.pairs.len() > self.len {
+                *touched = Touched::default();
+            }
+        }
         let state = self.histograms.get_mut().unwrap_or_else(|e| e.into_inner());
         if state.base.is_none() {
             return;
@@ -361,6 +379,16 @@ impl PairTable {
         if state.added.len() + state.removed.len() > self.len {
             *state = HistogramState::default();
         }
+    }
+
+    /// The pairs (a < b, unordered, possibly repeated) inserted, replaced
+    /// or removed since the last call; `None` on the first call and when
+    /// more changed than the table holds (judge every row again then).
+    pub fn take_touched(&self) -> Option<Vec<(DocId, DocId)>> {
+        let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
+        let since = touched.tracking.then(|| std::mem::take(&mut touched.pairs));
+        touched.tracking = true;
+        since
     }
 
     /// The sorted similarity of every kept pair per algorithm: computed in

@@ -28,6 +28,7 @@
 //! [`Library::regather`].
 
 mod graph;
+mod links;
 mod registry;
 mod unpaired;
 mod verdicts;
@@ -35,6 +36,7 @@ mod verify;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -162,6 +164,8 @@ pub struct Library {
     compared: u64,
     /// Times a document's candidates were gathered since it was made.
     gathered: u64,
+    /// The links under the last spec clustered by.
+    links: links::LinkCache,
 }
 
 impl Library {
@@ -190,6 +194,7 @@ impl Library {
             unpaired: Vec::new(),
             compared: 0,
             gathered: 0,
+            links: Default::default(),
         }
     }
 
@@ -340,9 +345,11 @@ impl Library {
 
     // -- clusters -------------------------------------------------------------
 
-    /// Every linking pair under `spec`, sorted by (a, b).
-    pub fn links(&self, spec: &ClusterSpec) -> Vec<Link> {
-        cluster::links(self.graph.table(), self.verdicts.by_id(), spec)
+    /// Every linking pair under `spec`, sorted by (a, b) (kept between
+    /// calls, see [`links`]).
+    pub fn links(&self, spec: &ClusterSpec) -> Arc<Vec<Link>> {
+        self.links
+            .links(self.graph.table(), self.verdicts.by_id(), spec)
     }
 
     /// The clusters under `spec`, largest first.

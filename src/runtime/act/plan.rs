@@ -271,11 +271,8 @@ pub(super) fn decided_with(
     relations: &HashMap<(DocPath, DocPath), Relation>,
 ) -> Vec<ClusterDecision> {
     let lib = &report.library;
-    let links: HashSet<(DocId, DocId)> = lib
-        .links(&report.spec)
-        .into_iter()
-        .map(|l| (l.a, l.b))
-        .collect();
+    let links: HashSet<(DocId, DocId)> =
+        lib.links(&report.spec).iter().map(|l| (l.a, l.b)).collect();
     let ids = |x: &DocPath, y: &DocPath| {
         let (x, y) = (lib.id_of(x)?, lib.id_of(y)?);
         Some((x.min(y), x.max(y)))

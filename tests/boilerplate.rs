@@ -958,3 +958,48 @@ fn the_kept_boilerplate_report_follows_every_event_and_survives_the_plain_ones()
         "some events touched no boilerplate and kept the report"
     );
 }
+
+/// A folder of e-texts under one licence is removed in one watcher event:
+/// the learner forgets them together, and the index equals a fresh scan of
+/// what is left. When the store fails part way (its first write: marking
+/// stale the documents whose spans the removal moved), those documents
+/// are still fingerprinted again by the next reconcile, and the index
+/// still equals a fresh scan.
+#[test]
+fn a_removed_folder_is_forgotten_at_once_and_after_a_failure_part_way() {
+    use doppel::runtime::store::StoreFaults;
+    let library = small();
+    for fail in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("folder");
+        let index = tmp.path().join("index.sqlite");
+        write(library, &dir, |_| true);
+        let engine = Engine::default();
+        let spec = ClusterSpec::from_engine(&engine);
+        let (mut folder, _) =
+            FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+        folder.reconcile().unwrap();
+        let etexts = folder.root().join("etexts");
+        std::fs::remove_dir_all(&etexts).unwrap();
+        let faults = StoreFaults::default();
+        if fail {
+            folder.set_store_faults(Some(faults.clone()));
+            faults.fail_next_writes(1);
+            assert!(folder.sync_paths(&[etexts]).is_err());
+            assert_eq!(faults.pending(), 0, "the failure was reached");
+            folder.reconcile().unwrap();
+        } else {
+            let changes = folder.sync_paths(&[etexts]).unwrap();
+            let gone = library
+                .documents
+                .iter()
+                .filter(|d| d.path.starts_with("etexts/"))
+                .count();
+            assert!(gone > 1, "{gone} e-texts");
+            assert!(changes.len() >= gone, "{} changes", changes.len());
+        }
+        let report = ScanReport::from_index(folder, spec, &ReconcileReport::default()).unwrap();
+        let fresh = scan(&dir, LibraryConfig::default());
+        assert_eq!(seen(&report), seen(&fresh), "failure part way: {fail}");
+    }
+}

@@ -75,15 +75,17 @@ impl FolderIndex {
         Ok(self.learner.as_mut())
     }
 
-    /// Tell the learner `doc` left; documents whose spans that moved are
+    /// Tell the learner `docs` left; documents whose spans that moved are
     /// queued to be read again.
-    pub(super) fn unlearn(&mut self, doc: &DocPath) -> Result<()> {
+    pub(super) fn unlearn(&mut self, docs: Vec<DocPath>) -> Result<()> {
         let Some(learner) = self.learner()? else {
             return Ok(());
         };
-        let (_, moved) = learn_spans(learner, Vec::new(), vec![doc.clone()]);
+        let (_, moved) = learn_spans(learner, Vec::new(), docs.clone());
         self.note_moved(moved);
-        self.note_report_touched(doc, false);
+        for doc in &docs {
+            self.note_report_touched(doc, false);
+        }
         Ok(())
     }
 
@@ -114,36 +116,58 @@ impl FolderIndex {
             // did it), so a crash while they are fingerprinted again leaves
             // them to the next run.
             let marked: Vec<DocPath> = queued.iter().map(|e| e.doc.clone()).collect();
-            self.store.commit_batch(&marked, &[], &[])?;
-            for chunk in queued.chunks(REPRINT_CHUNK) {
-                let mut kept = Vec::new();
-                let mut to_read = Vec::new();
-                for entry in chunk {
-                    // A file now read a piece at a time takes no part in
-                    // learning: its file decides.
-                    let text = match self.read_limits.is_big(entry.bytes) {
-                        true => None,
-                        false => self.store.kept_text(&entry.doc)?,
-                    };
-                    match text {
-                        Some(text) => kept.push((entry.clone(), text)),
-                        None => to_read.push(entry.clone()),
-                    }
+            match self.reprint_moved(&marked, &queued) {
+                Ok(reprinted) => changes.extend(reprinted),
+                Err(e) => {
+                    // Still to do (fingerprinting one again is harmless):
+                    // the next reconcile settles them, also when the store
+                    // could not mark them stale.
+                    self.respan.extend(marked);
+                    return Err(e);
                 }
-                tracing::debug!(
-                    from_kept_texts = kept.len(),
-                    read = to_read.len(),
-                    "boilerplate moved: fingerprinting again"
-                );
-                let (engine, library) = (&self.engine, self.library.config());
-                let mut ingested: Vec<Ingested> = kept
-                    .into_par_iter()
-                    .map(|(entry, text)| reprint(engine, library, entry, text))
-                    .collect();
-                ingested.extend(self.ingest_all(to_read));
-                ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
-                changes.extend(self.commit_all(ingested)?);
             }
+        }
+        Ok(changes)
+    }
+
+    /// [`FolderIndex::settle_boilerplate`]'s round over `queued` (their
+    /// paths `marked`): marked stale, then fingerprinted again a chunk at
+    /// a time.
+    fn reprint_moved(
+        &mut self,
+        marked: &[DocPath],
+        queued: &[FileEntry],
+    ) -> Result<Vec<super::FileChange>> {
+        let mut changes = Vec::new();
+        self.store.commit_batch(marked, &[], &[])?;
+        for chunk in queued.chunks(REPRINT_CHUNK) {
+            let mut kept = Vec::new();
+            let mut to_read = Vec::new();
+            for entry in chunk {
+                // A file now read a piece at a time takes no part in
+                // learning: its file decides.
+                let text = match self.read_limits.is_big(entry.bytes) {
+                    true => None,
+                    false => self.store.kept_text(&entry.doc)?,
+                };
+                match text {
+                    Some(text) => kept.push((entry.clone(), text)),
+                    None => to_read.push(entry.clone()),
+                }
+            }
+            tracing::debug!(
+                from_kept_texts = kept.len(),
+                read = to_read.len(),
+                "boilerplate moved: fingerprinting again"
+            );
+            let (engine, library) = (&self.engine, self.library.config());
+            let mut ingested: Vec<Ingested> = kept
+                .into_par_iter()
+                .map(|(entry, text)| reprint(engine, library, entry, text))
+                .collect();
+            ingested.extend(self.ingest_all(to_read));
+            ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
+            changes.extend(self.commit_all(ingested)?);
         }
         Ok(changes)
     }

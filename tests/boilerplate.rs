@@ -297,20 +297,24 @@ fn documents_whose_boilerplate_moved_are_read_again_after_an_interrupted_run() {
     assert_eq!(read, 0, "and then nothing is left to read");
 }
 
-#[test]
-fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
-    let library = small();
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("folder");
-    let index = tmp.path().join("index.sqlite");
-    let first = |p: &str| p.contains("Obadiah") || p.starts_with("etexts/");
-    write(library, &dir, first);
-    let engine = Engine::default();
-    let spec = ClusterSpec::from_engine(&engine);
-    let (mut folder, _) =
-        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
+/// An index at `index` of `library`'s documents that `first` accepts,
+/// reconciled; then the rest written into `dir`, not yet indexed, and
+/// their paths in order (for the watcher's events to name them).
+fn indexed_then_the_rest_written<'a>(
+    library: &'a LibraryCollection,
+    dir: &Path,
+    index: &Path,
+    first: impl Fn(&str) -> bool,
+) -> (FolderIndex, Vec<&'a str>) {
+    write(library, dir, &first);
+    let (mut folder, _) = FolderIndex::open(
+        dir,
+        Engine::default(),
+        LibraryConfig::default(),
+        Some(index),
+    )
+    .unwrap();
     folder.reconcile().unwrap();
-    // Files arrive one event at a time, as the watcher names them.
     let mut rest: Vec<&str> = library
         .documents
         .iter()
@@ -318,7 +322,20 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
         .filter(|p| !first(p))
         .collect();
     rest.sort();
-    write(library, &dir, |p| !first(p));
+    write(library, dir, |p| !first(p));
+    (folder, rest)
+}
+
+#[test]
+fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
+    let library = small();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("folder");
+    let index = tmp.path().join("index.sqlite");
+    let first = |p: &str| p.contains("Obadiah") || p.starts_with("etexts/");
+    let spec = ClusterSpec::from_engine(&Engine::default());
+    let (mut folder, rest) = indexed_then_the_rest_written(library, &dir, &index, first);
+    // Files arrive one event at a time, as the watcher names them.
     for path in &rest {
         folder.sync_paths(&[folder.root().join(path)]).unwrap();
     }
@@ -892,24 +909,8 @@ fn the_kept_boilerplate_report_follows_every_event_and_survives_the_plain_ones()
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
     let index = tmp.path().join("index.sqlite");
-    let first = two_riverbank_texts_and_the_etexts;
-    write(library, &dir, first);
-    let (mut folder, _) = FolderIndex::open(
-        &dir,
-        Engine::default(),
-        LibraryConfig::default(),
-        Some(&index),
-    )
-    .unwrap();
-    folder.reconcile().unwrap();
-    let mut rest: Vec<&str> = library
-        .documents
-        .iter()
-        .map(|d| d.path.as_str())
-        .filter(|p| !first(p))
-        .collect();
-    rest.sort();
-    write(library, &dir, |p| !first(p));
+    let (mut folder, rest) =
+        indexed_then_the_rest_written(library, &dir, &index, two_riverbank_texts_and_the_etexts);
     let mut kept_over_plain_events = 0;
     let mut event = |folder: &mut FolderIndex, path: &Path| {
         let before = folder.boilerplate_cached().unwrap();

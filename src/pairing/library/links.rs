@@ -40,9 +40,10 @@ impl LinkCache {
         curator: &HashMap<(DocId, DocId), CuratorVerdict>,
         spec: &ClusterSpec,
     ) -> Arc<Vec<Link>> {
-        // Taken on every call, so the log always runs from the kept links.
-        let touched = pairs.take_touched();
         let mut judged = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // Taken on every call, and under the lock, so the log always runs
+        // from the kept links.
+        let touched = pairs.take_touched();
         let links = match (judged.take(), touched) {
             (Some(j), Some(touched))
                 if j.spec.by == spec.by

@@ -346,7 +346,7 @@ impl Library {
     // -- clusters -------------------------------------------------------------
 
     /// Every linking pair under `spec`, sorted by (a, b) (kept between
-    /// calls, see [`links`]).
+    /// calls and brought up to date from the pairs touched since).
     pub fn links(&self, spec: &ClusterSpec) -> Arc<Vec<Link>> {
         self.links
             .links(self.graph.table(), self.verdicts.by_id(), spec)

@@ -333,7 +333,6 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
     let dir = tmp.path().join("folder");
     let index = tmp.path().join("index.sqlite");
     let first = |p: &str| p.contains("Obadiah") || p.starts_with("etexts/");
-    let spec = ClusterSpec::from_engine(&Engine::default());
     let (mut folder, rest) = indexed_then_the_rest_written(library, &dir, &index, first);
     // Files arrive one event at a time, as the watcher names them.
     for path in &rest {
@@ -343,10 +342,17 @@ fn the_watcher_s_events_leave_the_index_equal_to_a_fresh_scan() {
     let gone = folder.root().join("hard-cases/riverbank/65_Jude.txt");
     std::fs::remove_file(&gone).unwrap();
     folder.sync_paths(&[gone]).unwrap();
+    assert_equals_a_fresh_scan(folder, &dir, "after the events");
+}
+
+/// The report of the index `folder` equals a fresh scan's of `dir`, and
+/// that scan learned some boilerplate.
+fn assert_equals_a_fresh_scan(folder: FolderIndex, dir: &Path, context: &str) {
+    let spec = ClusterSpec::from_engine(&Engine::default());
     let report = ScanReport::from_index(folder, spec, &ReconcileReport::default()).unwrap();
-    let fresh = scan(&dir, LibraryConfig::default());
-    assert!(!fresh.boilerplate.passages.is_empty());
-    assert_eq!(seen(&report), seen(&fresh));
+    let fresh = scan(dir, LibraryConfig::default());
+    assert!(!fresh.boilerplate.passages.is_empty(), "{context}");
+    assert_eq!(seen(&report), seen(&fresh), "{context}");
 }
 
 #[test]
@@ -974,12 +980,7 @@ fn a_removed_folder_is_forgotten_at_once_and_after_a_failure_part_way() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("folder");
         let index = tmp.path().join("index.sqlite");
-        write(library, &dir, |_| true);
-        let engine = Engine::default();
-        let spec = ClusterSpec::from_engine(&engine);
-        let (mut folder, _) =
-            FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
-        folder.reconcile().unwrap();
+        let (mut folder, _) = indexed_then_the_rest_written(library, &dir, &index, |_| true);
         let etexts = folder.root().join("etexts");
         std::fs::remove_dir_all(&etexts).unwrap();
         let faults = StoreFaults::default();
@@ -999,8 +1000,6 @@ fn a_removed_folder_is_forgotten_at_once_and_after_a_failure_part_way() {
             assert!(gone > 1, "{gone} e-texts");
             assert!(changes.len() >= gone, "{} changes", changes.len());
         }
-        let report = ScanReport::from_index(folder, spec, &ReconcileReport::default()).unwrap();
-        let fresh = scan(&dir, LibraryConfig::default());
-        assert_eq!(seen(&report), seen(&fresh), "failure part way: {fail}");
+        assert_equals_a_fresh_scan(folder, &dir, &format!("failure part way: {fail}"));
     }
 }

@@ -78,14 +78,14 @@ impl FolderIndex {
     /// Tell the learner `docs` left; documents whose spans that moved are
     /// queued to be read again.
     pub(super) fn unlearn(&mut self, docs: Vec<DocPath>) -> Result<()> {
-        let Some(learner) = self.learner()? else {
-            return Ok(());
-        };
-        let (_, moved) = learn_spans(learner, Vec::new(), docs.clone());
-        self.note_moved(moved);
         for doc in &docs {
             self.note_report_touched(doc, false);
         }
+        let Some(learner) = self.learner()? else {
+            return Ok(());
+        };
+        let (_, moved) = learn_spans(learner, Vec::new(), docs);
+        self.note_moved(moved);
         Ok(())
     }
 

@@ -49,15 +49,19 @@ use crate::engine::algo::AlgorithmId;
 pub use crate::engine::algo::AlgorithmSet;
 use crate::engine::Fingerprints;
 
-use crate::hash::{combine, rehash, HashKeyed32, SplitMix64};
+use crate::hash::{combine, rehash, SplitMix64};
 
 mod changes;
+mod gather;
 mod si;
 mod table;
 
 pub use changes::Affected;
 
+use gather::Tally;
 use table::Table;
+
+pub use gather::{Candidates, Proposal};
 
 use crate::doc::DocId;
 
@@ -348,48 +352,6 @@ pub(crate) struct Arena {
     pub slots: Vec<u32>,
     pub owners: Vec<(DocId, u32)>,
 }
-
-const ALGORITHMS: usize = AlgorithmId::ALL.len();
-
-/// Why a document was proposed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Proposal {
-    /// Algorithms whose index proposed it.
-    pub by: AlgorithmSet,
-    /// Per algorithm (by `AlgorithmId as usize`), how many of the query's
-    /// keys the candidate is filed under: shared sampled shingles or
-    /// winnowed fingerprints, matching signatures or super-shingles.
-    pub shared: [u16; ALGORITHMS],
-    /// The candidate's own key counts.
-    pub keys: KeyCounts,
-}
-
-impl Proposal {
-    /// Keys shared in `algo`'s index.
-    pub fn shared(&self, algo: AlgorithmId) -> u32 {
-        u32::from(self.shared[algo as usize])
-    }
-
-    /// Estimated (resemblance, larger containment) from shared inverted-index
-    /// keys, given the query's own key counts; `None` when the candidate
-    /// came from no inverted index of that kind.
-    pub fn estimate(&self, algo: AlgorithmId, query: KeyCounts) -> Option<(f64, f64)> {
-        let (mine, theirs) = match algo {
-            AlgorithmId::Shingle => (query.shingle, self.keys.shingle),
-            AlgorithmId::Winnow => (query.winnow, self.keys.winnow),
-            _ => return None,
-        };
-        let shared = self.shared(algo);
-        if shared == 0 || mine == 0 || theirs == 0 {
-            return None;
-        }
-        let (s, a, b) = (f64::from(shared), f64::from(mine), f64::from(theirs));
-        Some((s / (a + b - s).max(s), (s / a).max(s / b).min(1.0)))
-    }
-}
-
-/// Proposed candidates: document → why.
-pub type Candidates = HashKeyed32<Proposal>;
 
 impl CandidateTables {
     /// `minhash_floor` is the Jaccard floor the bands are derived for;
@@ -729,7 +691,6 @@ impl CandidateTables {
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> (Candidates, KeyCounts) {
         debug_assert!(self.unfiled.is_none(), "tables filled before a query");
-        let mut out = Candidates::default();
         let keys = self.keys(f);
         let counts = count_keys(&keys);
         let full_lexicon = full_lexicon_is_shingle(f);
@@ -737,31 +698,35 @@ impl CandidateTables {
             .iter()
             .map(|&(algo, table, key)| slot(algo, table, key))
             .collect();
+        let mut tally = Tally::new();
         self.tables.postings_of_each(&slots, |i, postings| {
             if self.over_cap(postings) {
                 return;
             }
             let algo = keys[i].0;
             for other in postings.iter() {
-                if other != id && visible(other) {
-                    let proposal = out.entry(other).or_default();
-                    proposal.by.insert(algo);
-                    if full_lexicon && algo == AlgorithmId::SimhashShingle {
-                        proposal.by.insert(AlgorithmId::SimhashLexicons);
-                    }
-                    let shared = &mut proposal.shared[algo as usize];
-                    *shared = shared.saturating_add(1);
+                // Found before: it was visible then (`visible` depends
+                // on the document alone), so it is not asked again.
+                let Some(proposal) = tally.entry_if(other, || other != id && visible(other)) else {
+                    continue;
+                };
+                proposal.by.insert(algo);
+                if full_lexicon && algo == AlgorithmId::SimhashShingle {
+                    proposal.by.insert(AlgorithmId::SimhashLexicons);
                 }
+                let shared = &mut proposal.shared[algo as usize];
+                *shared = shared.saturating_add(1);
             }
         });
         if let Some(si) = si_index(f) {
             let near = self.si_near(id, si).0;
             for other in near.into_iter().chain(self.si_reverse(id, si)) {
-                if visible(other) {
-                    out.entry(other).or_default().by.insert(AlgorithmId::Si);
+                if let Some(proposal) = tally.entry_if(other, || visible(other)) {
+                    proposal.by.insert(AlgorithmId::Si);
                 }
             }
         }
+        let mut out = tally.finish();
         for (other, proposal) in &mut out {
             proposal.keys = self
                 .key_counts

@@ -4,6 +4,7 @@
 //! passes its floor ([`Library::passes_floor`]). Many documents enter at
 //! once with exactly the pairs of adding them one by one.
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -98,7 +99,13 @@ impl Library {
     /// stays order-free.
     fn vocabulary_counts(&self, engine: &Engine, a: DocId, b: DocId) -> bool {
         let shingles = |id| self.doc(id).map_or(0, |d| d.shingles);
-        shingles(a).min(shingles(b)) < LONG_DOCUMENT_SHINGLES
+        Self::vocabulary_counts_between(engine, shingles(a), shingles(b))
+    }
+
+    /// [`Library::vocabulary_counts`] for two documents of `a` and `b`
+    /// distinct shingles.
+    fn vocabulary_counts_between(engine: &Engine, a: usize, b: usize) -> bool {
+        a.min(b) < LONG_DOCUMENT_SHINGLES
             || !AlgorithmId::ALL
                 .into_iter()
                 .any(|algo| Family::of(algo) != Family::Vocabulary && engine.is_enabled(algo))
@@ -191,8 +198,18 @@ impl Library {
         let mut promising: Vec<(DocId, AlgorithmSet)> = candidates
             .into_iter()
             .filter_map(|(other_id, proposal)| {
-                let other = self.doc(other_id)?;
-                let vocabulary_counts = self.vocabulary_counts(engine, id, other_id);
+                // Looked up only when a check needs it: most candidates
+                // fail on their shared keys alone, and the other's entry is
+                // a cache miss in a large library.
+                let other = OnceCell::new();
+                let other = || *other.get_or_init(|| self.doc(other_id));
+                let vocabulary_counts = OnceCell::new();
+                let vocabulary_counts = || {
+                    *vocabulary_counts.get_or_init(|| {
+                        let theirs = other().map_or(0, |d| d.shingles);
+                        Self::vocabulary_counts_between(engine, doc.shingles, theirs)
+                    })
+                };
                 let mut to_confirm = AlgorithmSet::default();
                 for algo in proposal.by.iter() {
                     let passes = match algo {
@@ -208,28 +225,33 @@ impl Library {
                             }
                             false
                         }
-                        _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts => false,
+                        _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts() => {
+                            false
+                        }
                         // Between long documents SI's nearness in size is
                         // no evidence: its shared sampled k-gram, read from
                         // the full prints, must confirm the pair.
-                        Id::Si if !vocabulary_counts => {
-                            if engine
-                                .score_hot(algo, &doc.hot, &other.hot)
-                                .is_some_and(|score| score.passes(floors.get(algo)))
-                            {
+                        Id::Si if !vocabulary_counts() => {
+                            if other().is_some_and(|other| {
+                                engine
+                                    .score_hot(algo, &doc.hot, &other.hot)
+                                    .is_some_and(|score| score.passes(floors.get(algo)))
+                            }) {
                                 to_confirm.insert(algo);
                             }
                             false
                         }
-                        _ => engine
-                            .score_hot(algo, &doc.hot, &other.hot)
-                            .is_some_and(|score| score.passes(floors.get(algo))),
+                        _ => other().is_some_and(|other| {
+                            engine
+                                .score_hot(algo, &doc.hot, &other.hot)
+                                .is_some_and(|score| score.passes(floors.get(algo)))
+                        }),
                     };
                     if passes {
-                        return Some((other_id, AlgorithmSet::default()));
+                        return other().map(|_| (other_id, AlgorithmSet::default()));
                     }
                 }
-                (!to_confirm.is_empty()).then_some((other_id, to_confirm))
+                (!to_confirm.is_empty() && other().is_some()).then_some((other_id, to_confirm))
             })
             .collect();
         promising.sort_unstable_by_key(|&(other, _)| other);

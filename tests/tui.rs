@@ -472,7 +472,7 @@ fn hostile_snapshot() -> Arc<Snapshot> {
             thresholds: Thresholds::default(),
             fusion: FusionRule::default(),
         },
-        clusters,
+        clusters: clusters.into_iter().map(Arc::new).collect(),
         documents: usize::MAX,
         pairs: 123_456_789,
         skipped: names

@@ -406,7 +406,7 @@ fn after_x_the_curator_is_told_whether_the_file_left_the_cluster() {
         snap.verdicts_applied = applied;
         if let Some(gone) = without {
             for c in &mut snap.clusters {
-                c.members.retain(|m| m.path != gone);
+                Arc::make_mut(c).members.retain(|m| m.path != gone);
             }
         }
         Action::Worker(Update::Snapshot(Arc::new(snap)))

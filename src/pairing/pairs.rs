@@ -123,6 +123,26 @@ impl PairRow {
         })
     }
 
+    /// Whether `other` holds the same pair and scores, bit for bit (`==`
+    /// never holds for a row with a missing score, whose value is NaN).
+    pub fn same_as(&self, other: &PairRow) -> bool {
+        let overlap_bits = |row: &PairRow| row.overlaps.map(|(x, y)| (x.to_bits(), y.to_bits()));
+        (
+            self.a,
+            self.b,
+            self.smaller_shingles,
+            self.kinds,
+            self.scales,
+        ) == (
+            other.a,
+            other.b,
+            other.smaller_shingles,
+            other.kinds,
+            other.scales,
+        ) && self.values.map(f64::to_bits) == other.values.map(f64::to_bits)
+            && overlap_bits(self) == overlap_bits(other)
+    }
+
     /// Every stored score, oriented from `a` to `b`.
     pub fn scores(&self) -> PairScores {
         AlgorithmId::ALL

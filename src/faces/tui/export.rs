@@ -83,7 +83,11 @@ pub fn as_seen(state: &crate::faces::tui::state::AppState) -> Option<std::sync::
         return Some(snap);
     }
     let mut seen = (*snap).clone();
-    for m in seen.clusters.iter_mut().flat_map(|c| c.members.iter_mut()) {
+    for m in seen
+        .clusters
+        .iter_mut()
+        .flat_map(|c| std::sync::Arc::make_mut(c).members.iter_mut())
+    {
         if let Some(&keep) = state.keeper_overrides.get(&m.path) {
             m.keeper = keep;
         }
@@ -477,7 +481,7 @@ mod tests {
             disputed: false,
         };
         let snap = Snapshot {
-            clusters: vec![ClusterView {
+            clusters: vec![std::sync::Arc::new(ClusterView {
                 members: vec![
                     member("a.txt", None),
                     member("b.txt", Some(CuratorVerdict::Duplicate)),
@@ -487,7 +491,7 @@ mod tests {
                 disagreement: false,
                 disputed: 0,
                 newest: 0,
-            }],
+            })],
             ..empty_snapshot()
         };
         let csv = pairs_csv(&snap, &Verdicts::new());

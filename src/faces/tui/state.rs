@@ -568,7 +568,7 @@ impl AppState {
     }
 
     /// The snapshot's clusters (none before the first).
-    pub fn clusters(&self) -> &[ClusterView] {
+    pub fn clusters(&self) -> &[Arc<ClusterView>] {
         self.snapshot.as_deref().map_or(&[], |s| &s.clusters)
     }
 
@@ -580,7 +580,7 @@ impl AppState {
     /// The cluster the list has selected.
     pub fn selected_cluster(&self) -> Option<&ClusterView> {
         let i = *self.view.get(self.cluster_sel)?;
-        self.clusters().get(i)
+        self.clusters().get(i).map(|c| &**c)
     }
 
     /// The member the members list has selected.

@@ -34,11 +34,14 @@ impl PairGraph {
 
     /// The scores of the pair {from, to}, oriented from `from`.
     pub fn scores_from(&self, from: DocId, to: DocId) -> Option<PairScores> {
-        let scores = self.pairs.get(from, to)?.scores();
+        let row = self.pairs.get(from, to)?;
         Some(if from < to {
-            scores
+            row.scores()
         } else {
-            scores.into_iter().map(|(k, s)| (k, s.swapped())).collect()
+            AlgorithmId::ALL
+                .into_iter()
+                .filter_map(|id| Some((id, row.score(id)?.swapped())))
+                .collect()
         })
     }
 

@@ -47,6 +47,7 @@ use crate::pairing::boilerplate::BoilerplateConfig;
 use crate::pairing::candidates::{CandidateConfig, CandidateTables, DocKeys, Restore};
 use crate::pairing::cluster::{self, ClusterInfo, ClusterSpec, Link, Rank};
 pub use crate::pairing::pairs::Histograms;
+use crate::pairing::pairs::PairRow;
 
 use graph::PairGraph;
 pub use registry::DocInfo;
@@ -261,6 +262,12 @@ impl Library {
         self.graph.scores_from(from, to)
     }
 
+    /// The stored row of the kept pair {a, b}: equal rows give equal
+    /// [`Library::pair_from`] scores.
+    pub fn pair_row(&self, a: DocId, b: DocId) -> Option<&PairRow> {
+        self.graph.table().get(a, b)
+    }
+
     /// The sorted similarity of every kept pair per algorithm (for the
     /// thresholds histogram); updated from the changes since the last call.
     pub fn histograms(&self) -> Histograms {
@@ -335,6 +342,14 @@ impl Library {
     /// Whether the curator marked `path` as its cluster's keeper.
     pub fn is_keeper(&self, path: &DocPath) -> bool {
         self.verdicts.is_keeper(path)
+    }
+
+    /// Changes whenever a pair verdict or a keeper mark is set or cleared:
+    /// what is read from them by path ([`Library::pair_verdict`],
+    /// [`Library::is_disputed`], [`Library::is_keeper`]) holds while it
+    /// stays the same.
+    pub fn verdicts_version(&self) -> u64 {
+        self.verdicts.version()
     }
 
     /// Mark (or unmark) `path` as its cluster's keeper (it represents it).

@@ -11,6 +11,7 @@
 //! or clears theirs: neither curator's decision silently wins.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 
@@ -51,6 +52,16 @@ pub(super) struct Verdicts {
     by_id: HashMap<(DocId, DocId), CuratorVerdict>,
     keepers: HashSet<DocPath>,
     keeper_ids: HashSet<DocId>,
+    /// New ([`next_version`]) on every change to `by_path` or `keepers`.
+    version: u64,
+}
+
+/// A version no verdicts have had: drawn from one count for every
+/// library, so two libraries' verdicts never share one unless one is a
+/// copy of the other.
+fn next_version() -> u64 {
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    LAST.fetch_add(1, Ordering::Relaxed) + 1
 }
 
 fn ordered(a: DocId, b: DocId) -> (DocId, DocId) {
@@ -65,9 +76,19 @@ impl Verdicts {
 
     /// Each curator's verdict on two documents, oldest first.
     pub fn marks(&self, a: &DocPath, b: &DocPath) -> &[CuratorMark] {
+        // Asked for every cluster member of every snapshot; the key costs
+        // two copies of the paths.
+        if self.by_path.is_empty() {
+            return &[];
+        }
         self.by_path
             .get(&(a.clone(), b.clone()))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Changes whenever the verdicts or keepers by path change.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// The agreed verdicts between documents held now, by ordered ids.
@@ -76,7 +97,7 @@ impl Verdicts {
     }
 
     pub fn is_keeper(&self, path: &DocPath) -> bool {
-        self.keepers.contains(path)
+        !self.keepers.is_empty() && self.keepers.contains(path)
     }
 
     /// Whether the document held as `id` is a keeper.
@@ -115,6 +136,7 @@ impl Verdicts {
         verdict: Option<(CuratorVerdict, i64)>,
         id_of: impl Fn(&DocPath) -> Option<DocId>,
     ) {
+        self.version = next_version();
         let mut marks = self.marks(a, b).to_vec();
         // A verdict from before curators were recorded (`""`) is taken over
         // by the next curator who judges the pair (as the store does).
@@ -145,18 +167,21 @@ impl Verdicts {
 
     /// Forget every pair verdict (before they are read again).
     pub fn clear_pairs(&mut self) {
+        self.version = next_version();
         self.by_path.clear();
         self.by_id.clear();
     }
 
     /// Forget every keeper mark (before they are read again).
     pub fn clear_keepers(&mut self) {
+        self.version = next_version();
         self.keepers.clear();
         self.keeper_ids.clear();
     }
 
     /// Mark (or unmark) `path` as a keeper; `id` is its document if held.
     pub fn set_keeper(&mut self, path: &DocPath, id: Option<DocId>, keeper: bool) {
+        self.version = next_version();
         if keeper {
             self.keepers.insert(path.clone());
             self.keeper_ids.extend(id);

@@ -25,6 +25,7 @@ pub mod protocol;
 mod requests;
 pub mod snapshot;
 mod team;
+pub mod views;
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -197,6 +198,8 @@ struct Worker {
     fact_jobs: Sender<Vec<(DocPath, PathBuf)>>,
     /// A pass changed the clusters since the last snapshot was sent.
     unpublished: bool,
+    /// The last snapshot's cluster views, shared by the next where they hold.
+    views: views::KeptViews,
     last_published: Instant,
     /// A stage other than `Idle` was announced and not yet ended.
     busy: bool,
@@ -301,6 +304,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         diff_jobs,
         fact_jobs,
         unpublished: false,
+        views: views::KeptViews::default(),
         last_published: Instant::now(),
         busy: false,
         verdicts_applied: 0,
@@ -699,7 +703,8 @@ impl Worker {
         self.unpublished = false;
         self.last_published = Instant::now();
         self.generation += 1;
-        let mut snapshot = snapshot::build(&self.index, &self.spec, self.generation);
+        let mut snapshot =
+            snapshot::build_keeping(&self.index, &self.spec, self.generation, &mut self.views);
         snapshot.verdicts_applied = self.verdicts_applied;
         // Without it the boilerplate screen and the export only miss it.
         snapshot.boilerplate = self.index.boilerplate_cached().unwrap_or_default();

@@ -405,7 +405,7 @@ pub struct Snapshot {
     /// The spec the clusters are under.
     pub spec: ClusterSpec,
     /// The clusters, largest first.
-    pub clusters: Vec<ClusterView>,
+    pub clusters: Vec<Arc<ClusterView>>,
     /// Documents indexed.
     pub documents: usize,
     /// Verified pairs kept.

@@ -6,6 +6,7 @@
 
 pub mod act;
 pub mod args;
+pub mod cluster_events;
 pub mod compare;
 pub mod config;
 pub mod eval;

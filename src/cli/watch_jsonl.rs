@@ -2,7 +2,6 @@
 //! of JSON; stops on SIGINT or SIGTERM (or, with `--until-eof`, when
 //! standard input ends).
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -11,11 +10,11 @@ use serde_json::json;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use doppel::doc::DocPath;
 use doppel::runtime::config::Config;
-use doppel::runtime::worker::protocol::{jsonl_event as event, Snapshot, Stage};
+use doppel::runtime::worker::protocol::{jsonl_event as event, Stage};
 use doppel::runtime::worker::{self, Update, WorkerHandle};
 
+use super::cluster_events::ShownClusters;
 use super::settings::{open_folder, worker_config};
 
 /// `doppel watch DIR --jsonl`: run the worker headless and print each
@@ -56,19 +55,7 @@ pub fn watch_jsonl(
         out.flush()?;
         Ok(())
     };
-    // Each cluster by its members (sorted) → its representative.
-    let clusters_of = |s: &Snapshot| -> HashMap<Vec<DocPath>, DocPath> {
-        s.clusters
-            .iter()
-            .map(|c| {
-                let mut members: Vec<DocPath> = c.members.iter().map(|m| m.path.clone()).collect();
-                let representative = members[0].clone();
-                members.sort();
-                (members, representative)
-            })
-            .collect()
-    };
-    let mut previous: HashMap<Vec<DocPath>, DocPath> = HashMap::new();
+    let mut shown = ShownClusters::default();
     // An error before the first snapshot means the worker could not start.
     let mut started = false;
     let mut failed = None;
@@ -86,25 +73,14 @@ pub fn watch_jsonl(
                 }
             }
             Update::Snapshot(s) => {
-                let current = clusters_of(&s);
-                let mut members: Vec<&Vec<DocPath>> = current.keys().collect();
-                members.sort();
-                for m in members {
-                    let representative = &current[m];
-                    if previous.get(m) != Some(representative) {
-                        print(json!({"event": event::CLUSTER, "members": m,
-                                     "representative": representative}))?;
-                    }
+                let changes = shown.update(&s.clusters);
+                for (members, representative) in changes.changed {
+                    print(json!({"event": event::CLUSTER, "members": members,
+                                 "representative": representative}))?;
                 }
-                let mut gone: Vec<&Vec<DocPath>> = previous
-                    .keys()
-                    .filter(|m| !current.contains_key(*m))
-                    .collect();
-                gone.sort();
-                for m in gone {
-                    print(json!({"event": event::CLUSTER_GONE, "members": m}))?;
+                for members in changes.gone {
+                    print(json!({"event": event::CLUSTER_GONE, "members": members}))?;
                 }
-                previous = current;
                 started = true;
                 Some(json!({"event": event::SNAPSHOT, "generation": s.generation,
                             "documents": s.documents, "clusters": s.clusters.len(),

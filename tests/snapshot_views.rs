@@ -59,6 +59,11 @@ fn cluster_of<'a>(s: &'a Snapshot, path: &str) -> &'a ClusterView {
         .unwrap_or_else(|| panic!("no cluster holds {path}"))
 }
 
+/// How many documents the cluster of Persuasion's first chapter holds.
+fn persuasion_cluster_size(s: &Snapshot) -> usize {
+    cluster_of(s, "austen/persuasion-ch1.txt").members.len()
+}
+
 #[test]
 fn kept_views_equal_fresh_ones_after_every_change_and_untouched_ones_are_shared() {
     let f = fixture();
@@ -85,12 +90,7 @@ fn kept_views_equal_fresh_ones_after_every_change_and_untouched_ones_are_shared(
     fs::write(&copy, persuasion.replacen("Sir Walter", "Sir Walther", 1)).unwrap();
     index.sync_paths(std::slice::from_ref(&copy)).unwrap();
     let joined = snaps.next(&index, &spec, "a near-copy written").clone();
-    assert_eq!(
-        cluster_of(&joined, "austen/persuasion-ch1.txt")
-            .members
-            .len(),
-        3
-    );
+    assert_eq!(persuasion_cluster_size(&joined), 3);
     let shared = Snapshots::shared(&again, &joined);
     assert!(
         shared > 0 && shared < joined.clusters.len(),
@@ -138,10 +138,5 @@ fn kept_views_equal_fresh_ones_after_every_change_and_untouched_ones_are_shared(
     fs::remove_file(&copy).unwrap();
     index.sync_paths(std::slice::from_ref(&copy)).unwrap();
     let removed = snaps.next(&index, &spec, "a file removed").clone();
-    assert_eq!(
-        cluster_of(&removed, "austen/persuasion-ch1.txt")
-            .members
-            .len(),
-        2
-    );
+    assert_eq!(persuasion_cluster_size(&removed), 2);
 }

@@ -79,7 +79,8 @@ impl Tally {
     }
 
     /// `id`'s proposal: the one already tallied, else a new one when
-    /// `admit` says so (asked once per document and tally), else `None`.
+    /// `admit` says so, else `None`. Once `id` is admitted, `admit` is not
+    /// asked again in this tally; until then, it is asked each time.
     pub fn entry_if(&mut self, id: DocId, admit: impl FnOnce() -> bool) -> Option<&mut Proposal> {
         let at = id as usize;
         match self.places.get(at) {

@@ -151,6 +151,17 @@ impl PairRow {
             .collect()
     }
 
+    /// Every stored score, oriented from `from` (one end of the pair).
+    pub fn scores_from(&self, from: DocId) -> PairScores {
+        if from == self.a {
+            return self.scores();
+        }
+        AlgorithmId::ALL
+            .into_iter()
+            .filter_map(|id| Some((id, self.score(id)?.swapped())))
+            .collect()
+    }
+
     /// How many algorithms scored the pair.
     pub fn scored(&self) -> usize {
         self.kinds.iter().filter(|&&k| k != MISSING).count()

@@ -34,15 +34,7 @@ impl PairGraph {
 
     /// The scores of the pair {from, to}, oriented from `from`.
     pub fn scores_from(&self, from: DocId, to: DocId) -> Option<PairScores> {
-        let row = self.pairs.get(from, to)?;
-        Some(if from < to {
-            row.scores()
-        } else {
-            AlgorithmId::ALL
-                .into_iter()
-                .filter_map(|id| Some((id, row.score(id)?.swapped())))
-                .collect()
-        })
+        Some(self.pairs.get(from, to)?.scores_from(from))
     }
 
     /// The other ends of `id`'s pairs, in id order.

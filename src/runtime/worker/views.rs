@@ -107,15 +107,18 @@ fn build(lib: &Library, spec: &ClusterSpec, c: ClusterInfo) -> Kept {
     let rep = c.representative();
     let rep_path = lib.doc(rep).map(|d| &d.path);
     let mut rows = Vec::with_capacity(c.members.len());
+    let mut newest = 0;
     let members = c
         .members
         .iter()
         .filter_map(|&m| {
             let doc = lib.doc(m)?;
+            newest = newest.max(doc.seen);
             // Verdicts are between a member and its representative.
             let judged = rep_path.filter(|_| m != rep);
-            rows.push((m != rep).then(|| lib.pair_row(rep, m).cloned()).flatten());
-            let scores = (m != rep).then(|| lib.pair_from(rep, m)).flatten();
+            let row = (m != rep).then(|| lib.pair_row(rep, m)).flatten();
+            rows.push(row.cloned());
+            let scores = row.map(|row| row.scores_from(rep));
             let passing = scores
                 .as_ref()
                 .map(|s| {
@@ -142,13 +145,7 @@ fn build(lib: &Library, spec: &ClusterSpec, c: ClusterInfo) -> Kept {
         disagreement: c.disagreement,
         // Counted for every new view at once (`count_disputes`).
         disputed: 0,
-        newest: c
-            .members
-            .iter()
-            .filter_map(|&m| lib.doc(m))
-            .map(|d| d.seen)
-            .max()
-            .unwrap_or(0),
+        newest,
     };
     Kept {
         view: Arc::new(view),

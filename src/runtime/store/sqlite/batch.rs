@@ -13,7 +13,7 @@
 
 use rusqlite::TransactionBehavior;
 
-use super::documents::{replace_pairs_in, upsert_in};
+use super::documents::{replace_pairs_in, upsert_in, NewRows};
 use super::error::Context;
 use super::{DocRecord, PairUpdate, Result, RowId, SqliteStore, StoreFaults};
 use crate::doc::DocPath;
@@ -47,13 +47,14 @@ impl SqliteStore {
                 .and_then(|mut s| s.execute(rusqlite::params![doc.as_bytes(), STALE_CTIME]))
                 .ctx(path, format_args!("mark {doc} to be read again"))?;
         }
+        let mut new_rows = NewRows::before(&tx, path)?;
         let ids = docs
             .iter()
             .map(|(rec, pairs)| {
                 // A failure here rolls back the documents before it too.
                 StoreFaults::check(faults, path, "write batch")?;
                 tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
-                upsert_in(&tx, path, rec, pairs)
+                upsert_in(&tx, path, rec, pairs, &mut new_rows)
             })
             .collect::<Result<Vec<_>>>()?;
         for (doc, pairs) in touched {

@@ -2,7 +2,7 @@
 //! entry, written with its pairs in one transaction; read back whole, in
 //! listings, or just the fingerprints a library asks for.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -43,7 +43,8 @@ impl SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .ctx(path, "begin update")?;
-        let id = upsert_in(&tx, path, rec, pairs)?;
+        let mut new_rows = NewRows::before(&tx, path)?;
+        let id = upsert_in(&tx, path, rec, pairs, &mut new_rows)?;
         tx.commit().ctx(path, "commit update")?;
         Ok(id)
     }
@@ -60,9 +61,10 @@ impl SqliteStore {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .ctx(path, "begin batch update")?;
+        let mut new_rows = NewRows::before(&tx, path)?;
         let ids = items
             .iter()
-            .map(|(rec, pairs)| upsert_in(&tx, path, rec, pairs))
+            .map(|(rec, pairs)| upsert_in(&tx, path, rec, pairs, &mut new_rows))
             .collect::<Result<Vec<_>>>()?;
         tx.commit().ctx(path, "commit batch update")?;
         Ok(ids)
@@ -488,11 +490,49 @@ impl SqliteStore {
 
 /// Write one document and its pairs inside `tx` (see
 /// [`SqliteStore::upsert_document`]).
+/// The document rows a transaction inserts, told apart from the ones it
+/// updates: a row inserted now has nothing yet in the tables that hang off
+/// it (prints, entry, boilerplate, text, pairs), so [`upsert_in`] skips
+/// deleting what is not there (a fresh index's documents all are new, and
+/// the no-op deletes were a fifth of its writes).
+///
+/// An id above the highest one when the transaction began was inserted in
+/// it: ids are the rowid, given out above the highest in use, and any rows
+/// an earlier holder of the id left went with it (`ON DELETE CASCADE`,
+/// foreign keys on). A second write of the same path in one transaction
+/// is an update, so each id counts as new once.
+pub(super) struct NewRows {
+    above: i64,
+    inserted: HashSet<i64>,
+}
+
+impl NewRows {
+    /// The rows `tx` inserts from now on.
+    pub(super) fn before(tx: &rusqlite::Transaction<'_>, path: &Path) -> Result<Self> {
+        let above = tx
+            .query_row("SELECT coalesce(max(id), 0) FROM documents", [], |r| {
+                r.get(0)
+            })
+            .ctx(path, "read the highest document id")?;
+        Ok(Self {
+            above,
+            inserted: HashSet::new(),
+        })
+    }
+
+    /// Whether row `id`, just written, was inserted by this transaction
+    /// and not written before in it.
+    fn first_write_of_new(&mut self, id: i64) -> bool {
+        id > self.above && self.inserted.insert(id)
+    }
+}
+
 pub(super) fn upsert_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
     rec: &DocRecord,
     pairs: &[PairUpdate],
+    new_rows: &mut NewRows,
 ) -> Result<RowId> {
     let doc = &rec.path;
     let (status, reason) = match &rec.status {
@@ -548,6 +588,7 @@ pub(super) fn upsert_in(
             )
         })
         .ctx(path, format_args!("write document {doc}"))?;
+    let bare = new_rows.first_write_of_new(id);
     let checksum = fingerprints
         .as_deref()
         .map(|blob| u64_to_sql(super::super::blob_checksum(blob)));
@@ -562,6 +603,7 @@ pub(super) fn upsert_in(
         Some(entry) => tx
             .prepare_cached(PUT_ENTRY)
             .and_then(|mut s| s.execute(params![id, entry])),
+        None if bare => Ok(0),
         None => tx
             .prepare_cached("DELETE FROM document_entries WHERE id = ?1")
             .and_then(|mut s| s.execute([id])),
@@ -573,13 +615,19 @@ pub(super) fn upsert_in(
                 "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
             )
             .and_then(|mut s| s.execute(params![id, blob])),
+        None if bare => Ok(0),
         None => tx
             .prepare_cached("DELETE FROM document_boilerplate WHERE id = ?1")
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write boilerplate of {doc}"))?;
-    super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;
-    write_pairs_in(tx, path, id, doc, pairs)?;
+    if !(bare && rec.text.is_none()) {
+        super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;
+    }
+    if !bare {
+        delete_pairs_in(tx, path, id, doc)?;
+    }
+    insert_pairs_in(tx, path, id, doc, pairs)?;
     Ok(RowId(id))
 }
 
@@ -596,24 +644,40 @@ pub(super) fn replace_pairs_in(
         .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
         .ctx(path, format_args!("look up {doc}"))?;
     match id {
-        Some(id) => write_pairs_in(tx, path, id, doc, pairs),
+        Some(id) => {
+            delete_pairs_in(tx, path, id, doc)?;
+            insert_pairs_in(tx, path, id, doc, pairs)
+        }
         None => Ok(()),
     }
 }
 
-/// Replace every stored pair of document row `id` (at `doc`) with `pairs`.
-pub(super) fn write_pairs_in(
+/// Delete every stored pair of document row `id` (at `doc`).
+fn delete_pairs_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,
     id: i64,
     doc: &DocPath,
-    pairs: &[PairUpdate],
 ) -> Result<()> {
     tx.prepare_cached("DELETE FROM pairs WHERE a = ?1")
         .and_then(|mut s| s.execute([id]))
         .and_then(|_| tx.prepare_cached("DELETE FROM pairs WHERE b = ?1"))
         .and_then(|mut s| s.execute([id]))
         .ctx(path, format_args!("delete old pairs of {doc}"))?;
+    Ok(())
+}
+
+/// Store `pairs` of document row `id` (at `doc`), which has none of them.
+fn insert_pairs_in(
+    tx: &rusqlite::Transaction<'_>,
+    path: &Path,
+    id: i64,
+    doc: &DocPath,
+    pairs: &[PairUpdate],
+) -> Result<()> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
     let mut find = tx
         .prepare_cached("SELECT id FROM documents WHERE path = ?1")
         .ctx(path, "prepare pair lookup")?;

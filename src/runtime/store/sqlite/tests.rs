@@ -186,3 +186,55 @@ fn a_kept_text_round_trips_and_a_corrupt_one_reads_as_missing() {
     store.remove_document(&a).unwrap();
     assert_eq!(store.text_totals().unwrap(), (0, 0));
 }
+
+/// A document written with pairs, text and boilerplate, then written again
+/// without them, keeps none of them: in one batch (the second write of a
+/// path is an update, though its row is new to the transaction), and
+/// after a removal gives its id to another path (the rows that hung off
+/// it went with it).
+#[test]
+fn a_row_new_to_a_batch_keeps_nothing_a_write_before_it_gave() {
+    let (_dir, mut store) = temp_store();
+    let text = StoredText::compress(&"Licence section 1. ".repeat(50)).unwrap();
+    let dressed = |path: &[u8]| DocRecord {
+        text: Some(text.clone()),
+        boilerplate: Some(StoredBoilerplate::default()),
+        ..doc(path)
+    };
+    let pair = |other: &[u8]| vec![(DocPath::from(other), PairScores::new())];
+    let (a, b) = (DocPath::from(&b"a.txt"[..]), DocPath::from(&b"b.txt"[..]));
+    let ids = store
+        .commit_batch(
+            &[],
+            &[
+                (doc(b"a.txt"), vec![]),
+                (dressed(b"b.txt"), pair(b"a.txt")),
+                (doc(b"b.txt"), vec![]),
+            ],
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ids[1], ids[2], "b written twice is one row");
+    assert_eq!(
+        store.pair_count().unwrap(),
+        0,
+        "b's second write has no pair"
+    );
+    assert_eq!(store.text_totals().unwrap(), (0, 0));
+    assert_eq!(store.boilerplate_of(&b).unwrap(), None);
+
+    // b holds the highest id; removed, its id goes to the next new path.
+    store
+        .commit_batch(&[], &[(dressed(b"b.txt"), pair(b"a.txt"))], &[])
+        .unwrap();
+    assert_eq!(store.pair_count().unwrap(), 1);
+    store.remove_document(&b).unwrap();
+    let c = store
+        .commit_batch(&[], &[(doc(b"c.txt"), vec![])], &[])
+        .unwrap();
+    assert_eq!(c[0], ids[1], "the id is given out again");
+    assert_eq!(store.pair_count().unwrap(), 0);
+    assert_eq!(store.text_totals().unwrap(), (0, 0));
+    assert_eq!(store.boilerplate_of(&"c.txt".into()).unwrap(), None);
+    assert!(store.document(&a).unwrap().is_some());
+}

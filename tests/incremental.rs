@@ -78,6 +78,11 @@ enum Step {
     Remove {
         file: usize,
     },
+    /// Remove the files whose bit is set (the folder's i-th file, bit i
+    /// mod 64) before one reconcile: they leave together.
+    RemoveSome {
+        bits: u64,
+    },
     Reopen,
 }
 
@@ -89,6 +94,7 @@ fn step() -> impl Strategy<Value = Step> {
             .prop_map(|(file, pool, cut)| Step::Change { file, pool, cut }),
         2 => any::<usize>().prop_map(|file| Step::Touch { file }),
         2 => any::<usize>().prop_map(|file| Step::Remove { file }),
+        1 => any::<u64>().prop_map(|bits| Step::RemoveSome { bits }),
         1 => Just(Step::Reopen),
     ]
 }
@@ -100,6 +106,7 @@ struct World {
     folder: PathBuf,
     index_path: PathBuf,
     library: LibraryConfig,
+    engine: EngineConfig,
     clock: SystemTime,
 }
 
@@ -114,6 +121,7 @@ impl World {
             folder,
             index_path,
             library,
+            engine: EngineConfig::default(),
             clock: SystemTime::UNIX_EPOCH + Duration::from_secs(1_600_000_000),
         }
     }
@@ -121,7 +129,7 @@ impl World {
     fn open(&self) -> FolderIndex {
         FolderIndex::open(
             &self.folder,
-            Engine::new(EngineConfig::default()),
+            Engine::new(self.engine.clone()),
             self.library.clone(),
             Some(&self.index_path),
         )
@@ -172,6 +180,18 @@ impl World {
             Step::Remove { file } => {
                 let Some(path) = pick(file) else { return false };
                 fs::remove_file(path).unwrap();
+            }
+            Step::RemoveSome { bits } => {
+                let gone: Vec<&PathBuf> = (files.iter().enumerate())
+                    .filter(|(i, _)| bits >> (i % 64) & 1 == 1)
+                    .map(|(_, path)| path)
+                    .collect();
+                if gone.is_empty() {
+                    return false;
+                }
+                for path in gone {
+                    fs::remove_file(path).unwrap();
+                }
             }
             Step::Reopen => {}
         }
@@ -289,6 +309,45 @@ proptest! {
     ) {
         run(tight_caps(), initial, steps)?;
     }
+}
+
+/// Files removed together leave the pairs a fresh scan of the rest finds.
+/// Five copies of one text fill every posting list past the cap (three),
+/// so they pair by nothing (SI, which proposes ties whatever its cap, is
+/// left out); the first of two removals brings the lists back under it,
+/// and the copies left must then find each other, though the second
+/// removal crosses no cap.
+#[test]
+fn files_removed_together_free_the_lists_they_filled() {
+    let mut world = World::new(tight_caps());
+    world.engine.enabled.remove(&AlgorithmId::Si);
+    for name in 0..5u8 {
+        world.apply(&Step::Add {
+            name,
+            pool: 40,
+            cut: 0,
+        });
+    }
+    world.apply(&Step::Add {
+        name: 9,
+        pool: 120,
+        cut: 0,
+    });
+    let mut index = world.open();
+    index.reconcile().unwrap();
+    let copies = |index: &FolderIndex| {
+        common::scored_pairs(index.library())
+            .iter()
+            .filter(|(a, b, _)| !a.contains("f009") && !b.contains("f009"))
+            .count()
+    };
+    assert_eq!(copies(&index), 0, "lists past the cap propose nothing");
+    let files = world.files();
+    fs::remove_file(&files[1]).unwrap();
+    fs::remove_file(&files[3]).unwrap();
+    index.reconcile().unwrap();
+    assert_eq!(copies(&index), 3, "the three copies left pair up");
+    assert_equals_fresh(&index, &world).unwrap();
 }
 
 /// The case: touching files (no content change) keeps every pair,

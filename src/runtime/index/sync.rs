@@ -658,9 +658,12 @@ impl FolderIndex {
 
     /// Forget files gone from the folder (a removed folder's): the learner
     /// is told once for all of them (one update; one per file was ~5 ms
-    /// each at 110k documents), then each leaves the library and the
-    /// store. A failure part way drops the learner, which has forgotten
-    /// files the store still holds: it is built again from the store.
+    /// each at 110k documents), then they leave the library (which gathers
+    /// again the candidates their going changed once per thousand files,
+    /// not once per file: [`crate::pairing::library::Library::remove_many`])
+    /// and the store, in one transaction. A failure part way drops the
+    /// learner, which has forgotten files the store still holds: it is
+    /// built again from the store.
     fn forget_all(&mut self, docs: &[DocPath]) -> Result<()> {
         if self.learning() {
             let held: Vec<DocPath> = docs
@@ -672,22 +675,21 @@ impl FolderIndex {
                 self.unlearn(held)?;
             }
         }
-        for doc in docs {
-            if let Err(e) = self.remove_forgotten(doc) {
-                self.drop_learner();
-                return Err(e);
-            }
-        }
-        Ok(())
+        self.remove_forgotten(docs)
+            .inspect_err(|_| self.drop_learner())
     }
 
-    /// Take a file the learner has forgotten out of the library and the
+    /// Take files the learner has forgotten out of the library and the
     /// store.
-    fn remove_forgotten(&mut self, doc: &DocPath) -> Result<()> {
-        self.library.remove(&self.engine, doc, &self.store)?;
-        self.skipped.remove(doc);
-        self.store.remove_document(doc)?;
-        self.stored.remove(doc);
+    fn remove_forgotten(&mut self, docs: &[DocPath]) -> Result<()> {
+        self.library.remove_many(&self.engine, docs, &self.store)?;
+        for doc in docs {
+            self.skipped.remove(doc);
+        }
+        self.store.remove_documents(docs)?;
+        for doc in docs {
+            self.stored.remove(doc);
+        }
         self.write_touched()
     }
 }

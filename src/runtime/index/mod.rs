@@ -631,9 +631,8 @@ impl FolderIndex {
     /// [`FolderIndex::into_library`] without the documents at `left_out`
     /// (a report that cannot vouch for them; the index keeps them).
     pub fn into_library_without(mut self, left_out: &[DocPath]) -> Result<Library> {
-        for doc in left_out {
-            self.library.remove(&self.engine, doc, &self.store)?;
-        }
+        self.library
+            .remove_many(&self.engine, left_out, &self.store)?;
         Ok(self.library)
     }
 

@@ -669,8 +669,9 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
         "the copies are found: {}",
         expected.len()
     );
-    // Reads: the first slice's prints, its candidates', the second
-    // slice's (while the first is verified), its candidates'.
+    // Reads: the first slice's prints, the second slice's (while the
+    // first's candidates are gathered), the first's candidates' (while the
+    // second's are gathered), the second's candidates'.
     for fail_at in 0..4 {
         let source = FailingRead {
             prints: prints.clone(),

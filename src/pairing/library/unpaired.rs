@@ -13,10 +13,12 @@
 //! crossing its cap, SI neighbours pushed aside), which made an indexed
 //! scan look candidates up about three times per document.
 
+use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
+use super::verify::Promising;
 use super::{Library, PrintSource};
 use crate::doc::{DocId, DocPath};
 use crate::engine::{Engine, Fingerprints};
@@ -31,7 +33,7 @@ const PAIR_SLICE: usize = 2048;
 /// of at least one document): full fingerprints take a few bytes per
 /// shingle, so a slice of whole books holds tens of megabytes, not the
 /// collection.
-const PAIR_SLICE_SHINGLES: usize = 4 << 20;
+const PAIR_SLICE_SHINGLES: usize = 3 << 20;
 
 impl Library {
     /// File documents in the candidate tables without pairing them: until
@@ -103,10 +105,15 @@ impl Library {
     /// Pair every document filed by [`Library::admit_unpaired`], each
     /// against those that arrived before it, as one [`Library::extend`]
     /// of them all would; their full fingerprints are read from `source`
-    /// (2,048 documents, or about 4 M shingles' worth, and their
+    /// (2,048 documents, or about 3 M shingles' worth, and their
     /// candidates at a time), which
     /// must have them all by now (a document it has none of stays without
     /// pairs). Adding or removing a document runs it first.
+    ///
+    /// Reading is serial work on this thread and the rest runs on the
+    /// pool, so each read overlaps pool work: a slice's candidates are
+    /// read while the next slice's are gathered, and the slice after
+    /// next's own prints while this one is verified.
     pub fn pair_unpaired<S: PrintSource + ?Sized>(
         &mut self,
         engine: &Engine,
@@ -123,24 +130,15 @@ impl Library {
             arrival[id as usize] = i;
         }
         let slices = self.pair_slices(&ids);
-        // The next slice's prints are read while this one is verified (on
-        // the pool): reading them is serial work on this thread.
-        let mut next_mine = slices
-            .first()
-            .map(|&(start, end)| self.full_prints_of(&ids[start..end], source));
-        for (i, &(start, end)) in slices.iter().enumerate() {
-            let slice = &ids[start..end];
-            // Those after a failed read wait for the next call, which pairs
-            // them against every document before them, paired or not.
-            let mine = match next_mine.take().expect("read before its turn") {
-                Ok(mine) => mine,
-                Err(e) => {
-                    self.unpaired = ids[start..].to_vec();
-                    return Err(e);
-                }
-            };
-            self.gathered += mine.len() as u64;
-            let promising: Vec<_> = slice
+        let this = &*self;
+        let read = |i: usize| {
+            slices
+                .get(i)
+                .map(|&(start, end)| this.full_prints_of(&ids[start..end], source))
+        };
+        let gather = |i: usize, mine: &HashMap<DocId, Fingerprints>| -> Vec<Promising> {
+            let (start, end) = slices[i];
+            ids[start..end]
                 .par_iter()
                 .enumerate()
                 .map(|(k, &id)| {
@@ -151,11 +149,29 @@ impl Library {
                             .is_none_or(|&p| p == usize::MAX || p < position)
                     };
                     match mine.get(&id) {
-                        Some(full) => self.promising_among(engine, id, full, &earlier),
+                        Some(full) => this.promising_among(engine, id, full, &earlier),
                         None => Vec::new(),
                     }
                 })
-                .collect();
+                .collect()
+        };
+        // Those from a failed read's slice on wait for the next call, which
+        // pairs them against every document before them, paired or not.
+        let unpaired_from = |i: usize| ids[slices[i].0..].to_vec();
+        let mine = match read(0).expect("a slice at least") {
+            Ok(mine) => mine,
+            Err(e) => {
+                self.unpaired = ids;
+                return Err(e);
+            }
+        };
+        let (promising, mut next) = on_pool_while(|| gather(0, &mine), || read(1));
+        // This slice: its prints and its promising candidates.
+        let mut current = Some((mine, promising));
+        let mut verified_slices = Vec::with_capacity(slices.len());
+        let mut outcome = Ok(());
+        for (i, &(start, end)) in slices.iter().enumerate() {
+            let (mine, promising) = current.take().expect("gathered before its turn");
             let mut before: Vec<DocId> = promising
                 .iter()
                 .flatten()
@@ -164,18 +180,31 @@ impl Library {
                 .collect();
             before.sort_unstable();
             before.dedup();
-            let loaded = match self.full_prints_of(&before, source) {
+            // The next slice's candidates are gathered while this one's
+            // are read (unless its own read failed).
+            let next_mine = next.take().transpose();
+            let (gathered, loaded) = match next_mine {
+                Ok(Some(next_mine)) => {
+                    let (gathered, loaded) = on_pool_while(
+                        || gather(i + 1, &next_mine),
+                        || this.full_prints_of(&before, source),
+                    );
+                    (Some(Ok((next_mine, gathered))), loaded)
+                }
+                Ok(None) => (None, this.full_prints_of(&before, source)),
+                Err(e) => (Some(Err(e)), this.full_prints_of(&before, source)),
+            };
+            let loaded = match loaded {
                 Ok(loaded) => loaded,
                 Err(e) => {
-                    self.unpaired = ids[start..].to_vec();
-                    return Err(e);
+                    outcome = Err((i, e));
+                    break;
                 }
             };
             let compared = AtomicU64::new(0);
-            let this = &*self;
-            let verified: Vec<_> = std::thread::scope(|scope| {
-                let verifying = scope.spawn(|| {
-                    slice
+            let (verified, after_next) = on_pool_while(
+                || {
+                    ids[start..end]
                         .par_iter()
                         .zip(promising)
                         .filter_map(|(&id, others)| {
@@ -187,22 +216,49 @@ impl Library {
                                 this.verify_against(engine, (id, full), others, theirs, &compared),
                             ))
                         })
-                        .collect()
-                });
-                next_mine = slices
-                    .get(i + 1)
-                    .map(|&(start, end)| this.full_prints_of(&ids[start..end], source));
-                verifying
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
-            self.compared += compared.into_inner();
+                        .collect::<Vec<_>>()
+                },
+                || read(i + 2),
+            );
+            verified_slices.push((mine.len() as u64, compared.into_inner(), verified));
+            match gathered {
+                Some(Ok((next_mine, gathered))) => current = Some((next_mine, gathered)),
+                Some(Err(e)) => {
+                    outcome = Err((i + 1, e));
+                    break;
+                }
+                None => {}
+            }
+            next = after_next;
+        }
+        for (gathered, compared, verified) in verified_slices {
+            self.gathered += gathered;
+            self.compared += compared;
             for (id, pairs) in verified {
                 self.add_pairs(id, pairs);
             }
         }
-        Ok(())
+        outcome.map_err(|(i, e)| {
+            self.unpaired = unpaired_from(i);
+            e
+        })
     }
+}
+
+/// Run `pooled` (work for the rayon pool) on a thread of its own while this
+/// thread runs `serial`; both results.
+fn on_pool_while<A: Send, B>(
+    pooled: impl FnOnce() -> A + Send,
+    serial: impl FnOnce() -> B,
+) -> (A, B) {
+    std::thread::scope(|scope| {
+        let pooled = scope.spawn(pooled);
+        let serial = serial();
+        let pooled = pooled
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (pooled, serial)
+    })
 }
 
 /// Consecutive `(start, end)` ranges covering `sizes` in order, each of

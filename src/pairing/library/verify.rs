@@ -33,7 +33,7 @@ type Verified = Vec<(DocId, PairScores)>;
 /// Documents proposed for one document that pass a cheap check, each with
 /// the algorithms whose real score must confirm it (signatures, and SI
 /// between two long documents; empty when a check on real values passed).
-type Promising = Vec<(DocId, AlgorithmSet)>;
+pub(super) type Promising = Vec<(DocId, AlgorithmSet)>;
 
 /// Newly admitted documents in arrival order, each one's full
 /// fingerprints, the documents held before whose candidates their

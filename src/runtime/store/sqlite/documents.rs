@@ -488,8 +488,6 @@ impl SqliteStore {
     }
 }
 
-/// Write one document and its pairs inside `tx` (see
-/// [`SqliteStore::upsert_document`]).
 /// The document rows a transaction inserts, told apart from the ones it
 /// updates: a row inserted now has nothing yet in the tables that hang off
 /// it (prints, entry, boilerplate, text, pairs), so [`upsert_in`] skips
@@ -527,6 +525,9 @@ impl NewRows {
     }
 }
 
+/// Write one document and its pairs inside `tx` (see
+/// [`SqliteStore::upsert_document`]); `new_rows` tells whether its row is
+/// new to the transaction.
 pub(super) fn upsert_in(
     tx: &rusqlite::Transaction<'_>,
     path: &Path,

@@ -627,7 +627,7 @@ impl Library {
 
     /// [`Library::remove`] of each of `paths`, but the candidates of the
     /// documents their going changes are gathered again once per
-    /// [`REMOVAL_CHUNK`] of them, not once per document (a folder of
+    /// thousand of them, not once per document (a folder of
     /// 10,000 texts deleted under a watcher regathered ~10,000 times).
     /// The pairs kept are the same either way: each document's own query
     /// decides all its pairs, and it is asked against the library as the

@@ -354,7 +354,9 @@ impl FolderIndex {
         if !self.library.has_unpaired() {
             return Ok(());
         }
-        self.library.pair_unpaired(&self.engine, &self.store)?;
+        tracing::debug_span!("index.pair_unpaired")
+            .in_scope(|| self.library.pair_unpaired(&self.engine, &self.store))?;
+        let _storing = tracing::debug_span!("index.store_pairs").entered();
         let row_of: HashMap<DocPath, RowId> = self
             .store
             .document_paths()?
@@ -363,9 +365,19 @@ impl FolderIndex {
             .collect();
         let library = &self.library;
         let row = |id: DocId| row_of.get(&library.doc(id)?.path).copied();
-        let pairs = library
-            .pairs()
-            .filter_map(|(a, b, scores)| Some((row(a)?, row(b)?, scores)));
+        // Written in the order of the table's key (rows, lower first): each
+        // insert then lands at the end of the table, not at a random page.
+        let mut order: Vec<(RowId, RowId, DocId, DocId)> = library
+            .pair_ids()
+            .filter_map(|(a, b)| {
+                let (x, y) = (row(a)?, row(b)?);
+                Some(if x < y { (x, y, a, b) } else { (y, x, b, a) })
+            })
+            .collect();
+        order.sort_unstable();
+        let pairs = order
+            .into_iter()
+            .filter_map(|(x, y, a, b)| Some((x, y, library.pair_from(a, b)?)));
         let hash = self.pairs_key();
         self.store.replace_pairs(pairs, &hash)?;
         Ok(())

@@ -365,19 +365,7 @@ impl FolderIndex {
             .collect();
         let library = &self.library;
         let row = |id: DocId| row_of.get(&library.doc(id)?.path).copied();
-        // Written in the order of the table's key (rows, lower first): each
-        // insert then lands at the end of the table, not at a random page.
-        let mut order: Vec<(RowId, RowId, DocId, DocId)> = library
-            .pair_ids()
-            .filter_map(|(a, b)| {
-                let (x, y) = (row(a)?, row(b)?);
-                Some(if x < y { (x, y, a, b) } else { (y, x, b, a) })
-            })
-            .collect();
-        order.sort_unstable();
-        let pairs = order
-            .into_iter()
-            .filter_map(|(x, y, a, b)| Some((x, y, library.pair_from(a, b)?)));
+        let pairs = super::pairs_by_row(library, row);
         let hash = self.pairs_key();
         self.store.replace_pairs(pairs, &hash)?;
         Ok(())

@@ -617,8 +617,8 @@ impl doppel::pairing::library::PrintSource for FailingRead {
 }
 
 /// Documents filed unpaired and paired all at once (a fresh index) are
-/// paired a slice of 2,048 at a time, the next slice's prints read while
-/// one is verified. A read that fails at any point of that returns its
+/// paired a slice of 1,365 at a time (two slices here), each read beside
+/// the pool's work on another slice. A read that fails at any point of that returns its
 /// error and leaves the documents not yet paired for the next call, which
 /// ends with exactly the pairs of an uninterrupted pairing.
 #[test]
@@ -633,8 +633,8 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
                 .join(" ")
         })
         .collect();
-    // Copies with one word changed, of documents in the first slice,
-    // spread over both slices.
+    // Copies with one word changed, of the first 1,500 documents, spread
+    // over both slices.
     for _ in 0..250 {
         let source = rng.below(1_500) as usize;
         let mut copy: Vec<&str> = texts[source].split(' ').collect();

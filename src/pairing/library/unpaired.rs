@@ -26,14 +26,16 @@ use crate::pairing::candidates::{Affected, DocKeys};
 
 /// Documents paired together by [`Library::pair_unpaired`]: their full
 /// fingerprints (and those of their candidates before them) are held
-/// together.
-const PAIR_SLICE: usize = 2048;
+/// together. Three slices are held at once (one verified, the next
+/// gathered, the one after read): two thirds of the 2,048 documents a
+/// slice had when two were, so the peak stays where it was.
+const PAIR_SLICE: usize = 1365;
 
 /// ... and at most about this many distinct shingles among them (a slice
 /// of at least one document): full fingerprints take a few bytes per
 /// shingle, so a slice of whole books holds tens of megabytes, not the
 /// collection.
-const PAIR_SLICE_SHINGLES: usize = 3 << 20;
+const PAIR_SLICE_SHINGLES: usize = (8 << 20) / 3;
 
 impl Library {
     /// File documents in the candidate tables without pairing them: until
@@ -105,7 +107,7 @@ impl Library {
     /// Pair every document filed by [`Library::admit_unpaired`], each
     /// against those that arrived before it, as one [`Library::extend`]
     /// of them all would; their full fingerprints are read from `source`
-    /// (2,048 documents, or about 3 M shingles' worth, and their
+    /// (1,365 documents, or about 2.7 M shingles' worth, and their
     /// candidates at a time), which
     /// must have them all by now (a document it has none of stays without
     /// pairs). Adding or removing a document runs it first.
@@ -130,13 +132,12 @@ impl Library {
             arrival[id as usize] = i;
         }
         let slices = self.pair_slices(&ids);
-        let this = &*self;
-        let read = |i: usize| {
+        let read = |this: &Library, i: usize| {
             slices
                 .get(i)
                 .map(|&(start, end)| this.full_prints_of(&ids[start..end], source))
         };
-        let gather = |i: usize, mine: &HashMap<DocId, Fingerprints>| -> Vec<Promising> {
+        let gather = |this: &Library, i: usize, mine: &HashMap<DocId, Fingerprints>| {
             let (start, end) = slices[i];
             ids[start..end]
                 .par_iter()
@@ -153,24 +154,24 @@ impl Library {
                         None => Vec::new(),
                     }
                 })
-                .collect()
+                .collect::<Vec<Promising>>()
         };
         // Those from a failed read's slice on wait for the next call, which
         // pairs them against every document before them, paired or not.
         let unpaired_from = |i: usize| ids[slices[i].0..].to_vec();
-        let mine = match read(0).expect("a slice at least") {
+        let mine = match read(self, 0).expect("a slice at least") {
             Ok(mine) => mine,
             Err(e) => {
                 self.unpaired = ids;
                 return Err(e);
             }
         };
-        let (promising, mut next) = on_pool_while(|| gather(0, &mine), || read(1));
+        let this = &*self;
+        let (promising, mut next) = on_pool_while(|| gather(this, 0, &mine), || read(this, 1));
         // This slice: its prints and its promising candidates.
         let mut current = Some((mine, promising));
-        let mut verified_slices = Vec::with_capacity(slices.len());
-        let mut outcome = Ok(());
         for (i, &(start, end)) in slices.iter().enumerate() {
+            let this = &*self;
             let (mine, promising) = current.take().expect("gathered before its turn");
             let mut before: Vec<DocId> = promising
                 .iter()
@@ -186,7 +187,7 @@ impl Library {
             let (gathered, loaded) = match next_mine {
                 Ok(Some(next_mine)) => {
                     let (gathered, loaded) = on_pool_while(
-                        || gather(i + 1, &next_mine),
+                        || gather(this, i + 1, &next_mine),
                         || this.full_prints_of(&before, source),
                     );
                     (Some(Ok((next_mine, gathered))), loaded)
@@ -197,8 +198,8 @@ impl Library {
             let loaded = match loaded {
                 Ok(loaded) => loaded,
                 Err(e) => {
-                    outcome = Err((i, e));
-                    break;
+                    self.unpaired = unpaired_from(i);
+                    return Err(e);
                 }
             };
             let compared = AtomicU64::new(0);
@@ -218,30 +219,25 @@ impl Library {
                         })
                         .collect::<Vec<_>>()
                 },
-                || read(i + 2),
+                || read(this, i + 2),
             );
-            verified_slices.push((mine.len() as u64, compared.into_inner(), verified));
+            self.gathered += mine.len() as u64;
+            self.compared += compared.into_inner();
+            drop((mine, loaded));
+            for (id, pairs) in verified {
+                self.add_pairs(id, pairs);
+            }
             match gathered {
                 Some(Ok((next_mine, gathered))) => current = Some((next_mine, gathered)),
                 Some(Err(e)) => {
-                    outcome = Err((i + 1, e));
-                    break;
+                    self.unpaired = unpaired_from(i + 1);
+                    return Err(e);
                 }
                 None => {}
             }
             next = after_next;
         }
-        for (gathered, compared, verified) in verified_slices {
-            self.gathered += gathered;
-            self.compared += compared;
-            for (id, pairs) in verified {
-                self.add_pairs(id, pairs);
-            }
-        }
-        outcome.map_err(|(i, e)| {
-            self.unpaired = unpaired_from(i);
-            e
-        })
+        Ok(())
     }
 }
 

@@ -183,17 +183,15 @@ impl Library {
             before.dedup();
             // The next slice's candidates are gathered while this one's
             // are read (unless its own read failed).
-            let next_mine = next.take().transpose();
-            let (gathered, loaded) = match next_mine {
-                Ok(Some(next_mine)) => {
-                    let (gathered, loaded) = on_pool_while(
-                        || gather(this, i + 1, &next_mine),
-                        || this.full_prints_of(&before, source),
-                    );
+            let read_before = || this.full_prints_of(&before, source);
+            let (gathered, loaded) = match next.take() {
+                Some(Ok(next_mine)) => {
+                    let (gathered, loaded) =
+                        on_pool_while(|| gather(this, i + 1, &next_mine), read_before);
                     (Some(Ok((next_mine, gathered))), loaded)
                 }
-                Ok(None) => (None, this.full_prints_of(&before, source)),
-                Err(e) => (Some(Err(e)), this.full_prints_of(&before, source)),
+                Some(Err(e)) => (Some(Err(e)), read_before()),
+                None => (None, read_before()),
             };
             let loaded = match loaded {
                 Ok(loaded) => loaded,

@@ -14,6 +14,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use common::{doppel, fixture, stdout_of};
+use doppel::engine::Engine;
+use doppel::pairing::library::LibraryConfig;
+use doppel::runtime::index::{FolderIndex, IngestOptions};
+use doppel::runtime::store::StoreAddress;
 
 /// `doppel scan FOLDER --format json EXTRA`'s report.
 fn scan(folder: &Path, extra: &[&str]) -> serde_json::Value {
@@ -132,6 +136,65 @@ fn a_killed_claimers_files_are_taken_over_after_the_timeout() {
     assert_eq!(next["paired_here"], true, "{next}");
     let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
     assert_eq!(next["fingerprinted"].as_u64(), Some(documents), "{next}");
+}
+
+/// The collection at `url` as an ingest's share opens it
+/// ([`FolderIndex::open_to_share`]).
+fn open_to_share(folder: &Path, url: &str) -> FolderIndex {
+    let address = StoreAddress::parse(url).unwrap();
+    FolderIndex::open_to_share(
+        folder,
+        Engine::default(),
+        LibraryConfig::default(),
+        &address,
+        "tester",
+    )
+    .unwrap()
+    .0
+}
+
+/// A process that starts while another has filed part of the collection
+/// unpaired pairs nothing: had it paired those documents, its pairs would
+/// be stored as the collection's whole pairing, and the pairing pass would
+/// keep them without pairing the documents filed after.
+#[test]
+fn a_process_opening_mid_ingest_stores_no_partial_pairing() {
+    let Some(url) = store_places::postgres_url("ingest_late") else {
+        return;
+    };
+    let f = fixture();
+    let mut first = open_to_share(&f.folder, &url);
+    let options = IngestOptions {
+        chunk_files: 2,
+        ..IngestOptions::for_this_process(IngestOptions::DEFAULT_CLAIM_TIMEOUT)
+    };
+    let mut claims = 0;
+    let share = first
+        .fingerprint_share(&options, &mut |_| {
+            claims += 1;
+            // Two chunks are stored by now, filed unpaired.
+            if claims == 3 {
+                let late = open_to_share(&f.folder, &url);
+                assert_eq!(late.library().pair_count(), 0, "the late open paired");
+            }
+        })
+        .unwrap();
+    assert!(claims > 3, "the folder took more than three chunks");
+    drop(first);
+    let address = StoreAddress::parse(&url).unwrap();
+    let (mut pairing, _) = FolderIndex::open_at(
+        &f.folder,
+        Engine::default(),
+        LibraryConfig::default(),
+        &address,
+        "tester",
+    )
+    .unwrap();
+    pairing.queue_moved_boilerplate().unwrap();
+    pairing.reconcile().unwrap();
+    drop(pairing);
+    let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
+    assert_eq!(share.fingerprinted as u64, documents);
 }
 
 #[test]

@@ -40,9 +40,16 @@ pub fn ingest(
         return Err(doppel::runtime::index::IndexError::NeedsTeamStore.into());
     }
     let (engine_config, library_config, _, _) = settings(config);
-    let open = || -> Result<FolderIndex> {
+    // The share's open pairs nothing (others add documents meanwhile); the
+    // pairing pass's pairs them all.
+    let open = |to_pair: bool| -> Result<FolderIndex> {
         let engine = Engine::new(engine_config.clone());
-        let (mut index, opened) = FolderIndex::open_at(
+        let open = if to_pair {
+            FolderIndex::open_at
+        } else {
+            FolderIndex::open_to_share
+        };
+        let (mut index, opened) = open(
             &root,
             engine,
             library_config.clone(),
@@ -56,7 +63,7 @@ pub fn ingest(
         index.set_read_limits(config.reading.limits());
         Ok(index)
     };
-    let mut index = open()?;
+    let mut index = open(false)?;
     let share_options = IngestOptions {
         chunk_files: claim_files,
         ..IngestOptions::for_this_process(claim_timeout)
@@ -79,7 +86,7 @@ pub fn ingest(
     let fingerprinting = started.elapsed();
     bar.set_message("pairing");
     let paired = pair_when_done(&team, collection, || {
-        let mut index = open()?;
+        let mut index = open(true)?;
         index.queue_moved_boilerplate()?;
         index.reconcile()?;
         anyhow::Ok(index.library().len())

@@ -2,8 +2,11 @@
 //! (on one machine or many) through the team store's claims
 //! (`store::pg`'s `claims`), then paired once.
 //!
-//! Each process lists the folder, queues the files its index does not
-//! hold as they are, and claims chunks of the queue until none is left:
+//! Each process opens the collection without pairing it
+//! ([`FolderIndex::open_to_share`]: a pairing written while others add
+//! documents would pass for the whole collection's), lists the folder,
+//! queues the files its index does not hold as they are, and claims
+//! chunks of the queue until none is left:
 //! a claimed chunk is read and fingerprinted as a reconcile's chunk is
 //! (`sync`'s `ingest_all` and `commit_all`, documents filed unpaired),
 //! and written in the transaction that releases its claims. When nothing

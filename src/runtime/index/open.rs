@@ -72,6 +72,18 @@ impl MetaWrites {
     }
 }
 
+/// Whether an open pairs what it loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pairing {
+    /// Pair every document the stored pairs do not cover, and write the
+    /// pairs back: every open but an ingest's share.
+    Now,
+    /// File the documents unpaired and write no pair: a process's share of
+    /// an ingest, while other processes add documents; the process that
+    /// takes the pairing lock pairs them all (see `claimed`).
+    Deferred,
+}
+
 /// An indexed document as opening reads it: its row, path and shingle
 /// count, in arrival order.
 type StoredDoc = (RowId, DocPath, usize);
@@ -129,6 +141,7 @@ impl FolderIndex {
             library_config.clone(),
             user.clone(),
             store,
+            Pairing::Now,
         );
         if check.passed()? {
             let (mut index, writes) = loaded?;
@@ -140,7 +153,8 @@ impl FolderIndex {
         drop(loaded);
         let (store, report) = Store::open(&path)?;
         let engine = Engine::new(engine_config);
-        let (mut index, writes) = Self::load(root, engine, library_config, user, store)?;
+        let (mut index, writes) =
+            Self::load(root, engine, library_config, user, store, Pairing::Now)?;
         writes.apply(&mut index)?;
         Ok((index, report))
     }
@@ -162,6 +176,41 @@ impl FolderIndex {
         if let store::StoreAddress::File(path) = address {
             return Self::open(root, engine, library_config, Some(path));
         }
+        Self::open_team(root, engine, library_config, address, curator, Pairing::Now)
+    }
+
+    /// [`FolderIndex::open_at`] a team store for this process's share of
+    /// an ingest ([`FolderIndex::fingerprint_share`]): the documents are
+    /// filed unpaired and no pair is made or written, as other processes
+    /// are adding documents meanwhile (a pairing written now would claim
+    /// to cover documents it never saw). Stored pairs are not loaded.
+    pub fn open_to_share(
+        root: &Path,
+        engine: Engine,
+        library_config: LibraryConfig,
+        address: &store::StoreAddress,
+        curator: &str,
+    ) -> Result<(Self, OpenReport)> {
+        Self::open_team(
+            root,
+            engine,
+            library_config,
+            address,
+            curator,
+            Pairing::Deferred,
+        )
+    }
+
+    /// Open the team store at `address` and load it, pairing as `pairing`
+    /// says.
+    fn open_team(
+        root: &Path,
+        engine: Engine,
+        library_config: LibraryConfig,
+        address: &store::StoreAddress,
+        curator: &str,
+        pairing: Pairing,
+    ) -> Result<(Self, OpenReport)> {
         let root = canonical_folder(root)?;
         let (store, report) = Store::open_at(address, &root.to_string_lossy(), curator)?;
         if let Some(folder) = store.folder()? {
@@ -174,7 +223,7 @@ impl FolderIndex {
             }
         }
         let user = UserBoilerplate::load(&root, &engine, &library_config)?;
-        let (mut index, writes) = Self::load(root, engine, library_config, user, store)?;
+        let (mut index, writes) = Self::load(root, engine, library_config, user, store, pairing)?;
         writes.apply(&mut index)?;
         Ok((index, report))
     }
@@ -200,13 +249,14 @@ impl FolderIndex {
     }
 
     /// Read an opened index into memory (writing nothing; what it would
-    /// write is returned).
+    /// write is returned), pairing as `pairing` says.
     fn load(
         root: PathBuf,
         engine: Engine,
         library_config: LibraryConfig,
         user: Option<UserBoilerplate>,
         store: Store,
+        pairing: Pairing,
     ) -> Result<(Self, MetaWrites)> {
         let config_hash = prints_config_hash(&engine, &library_config, user.as_ref());
         let stale = store.config_hash()?.is_some_and(|h| h != config_hash);
@@ -248,15 +298,23 @@ impl FolderIndex {
         // paired, each against those before it.
         let unpaired =
             !stale && stored_hash.as_deref() == Some(unpaired_hash(&pairs_hash).as_str());
-        let restored = (current || unpaired) && Self::restore(&store, &mut library, &indexed)?;
+        // Pairs are read only when they are the whole current pairing:
+        // under the unpaired key any left are a racing writer's, and the
+        // pairing below replaces them.
+        let with_pairs = current && pairing == Pairing::Now;
+        let restored =
+            (current || unpaired) && Self::restore(&store, &mut library, &indexed, with_pairs)?;
         tracing::info!(
             documents = indexed.len(),
             stale,
             restored,
             unpaired,
+            ?pairing,
             "index loaded"
         );
-        if restored && unpaired {
+        if restored && pairing == Pairing::Deferred {
+            library.unpair_all();
+        } else if restored && unpaired {
             library.unpair_all();
             library.pair_unpaired(&engine, &store)?;
             writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, true));
@@ -278,8 +336,10 @@ impl FolderIndex {
                 }
                 library.admit_unpaired(&engine, docs, &store)?;
             }
-            library.pair_unpaired(&engine, &store)?;
-            writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
+            if pairing == Pairing::Now {
+                library.pair_unpaired(&engine, &store)?;
+                writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
+            }
         }
         // Fingerprints that failed their checksum were read as missing:
         // their files are read again (`stored` says so already).
@@ -313,11 +373,16 @@ impl FolderIndex {
         ))
     }
 
-    /// Restore `library` from the stored library entries and pairs of the
-    /// `indexed` documents (in arrival order). False, with `library`
-    /// half-filled, when a document has no entry: the caller then verifies
-    /// the documents again.
-    fn restore(store: &Store, library: &mut Library, indexed: &[StoredDoc]) -> Result<bool> {
+    /// Restore `library` from the stored library entries (and, when
+    /// `with_pairs`, the pairs) of the `indexed` documents (in arrival
+    /// order). False, with `library` half-filled, when a document has no
+    /// entry: the caller then verifies the documents again.
+    fn restore(
+        store: &Store,
+        library: &mut Library,
+        indexed: &[StoredDoc],
+        with_pairs: bool,
+    ) -> Result<bool> {
         // Row → position in arrival order.
         let position: HashMap<RowId, usize> = indexed
             .iter()
@@ -325,7 +390,8 @@ impl FolderIndex {
             .map(|(i, (row, _, _))| (*row, i))
             .collect();
         let mut doc_of_row: HashMap<RowId, DocId> = HashMap::with_capacity(indexed.len());
-        library.reserve_restore(indexed.len(), store.pair_count()?);
+        let pairs = if with_pairs { store.pair_count()? } else { 0 };
+        library.reserve_restore(indexed.len(), pairs);
         let mut restore = Restore::default();
         store.document_entries_each(|chunk| {
             for (row, entry) in chunk {
@@ -351,6 +417,9 @@ impl FolderIndex {
             return Ok(false);
         }
         library.finish_restore(restore);
+        if !with_pairs {
+            return Ok(true);
+        }
         store.pairs_each(|chunk| {
             for (a, b, scores) in chunk {
                 if let (Some(&x), Some(&y)) = (doc_of_row.get(&a), doc_of_row.get(&b)) {

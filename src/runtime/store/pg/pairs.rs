@@ -149,6 +149,15 @@ impl PgStore {
                 }
             };
             let tx = w.transaction();
+            // One replacement at a time per collection (documents'
+            // writes, which only share the row's key, go on): otherwise
+            // this delete misses the rows of one committing meanwhile,
+            // which would stay under this one's key.
+            tx.execute(
+                "SELECT 1 FROM collections WHERE id = $1 FOR NO KEY UPDATE",
+                &[&collection],
+            )
+            .map_err(fail("lock the collection's pairs"))?;
             tx.execute(
                 "DELETE FROM pairs WHERE a IN (SELECT id FROM documents WHERE collection = $1)",
                 &[&collection],

@@ -79,6 +79,16 @@ impl Tmux {
         self.run(&["capture-pane", "-p", "-t", name])
     }
 
+    /// Every session's screen but `name`'s, titled, for a failure's
+    /// message (what one screen did is often why the other waits).
+    fn other_screens(&self, name: &str) -> String {
+        self.run(&["list-sessions", "-F", "#S"])
+            .lines()
+            .filter(|session| *session != name)
+            .map(|session| format!("{session}'s screen:\n{}", self.screen(session)))
+            .collect()
+    }
+
     /// Poll the screen until `pred` holds, at most `within`; the screen
     /// and how long it took.
     fn wait(
@@ -94,10 +104,12 @@ impl Tmux {
             if pred(&s) {
                 return (s, start.elapsed());
             }
-            assert!(
-                start.elapsed() < within,
-                "{what} not shown within {within:?}; screen:\n{s}"
-            );
+            if start.elapsed() >= within {
+                panic!(
+                    "{what} not shown within {within:?}; screen:\n{s}\n{}",
+                    self.other_screens(name)
+                );
+            }
             std::thread::sleep(Duration::from_millis(10));
         }
     }

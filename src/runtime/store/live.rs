@@ -54,6 +54,9 @@ impl fmt::Display for Change {
 pub enum LiveEvent {
     /// Another process committed a change of this kind.
     Changed(Change),
+    /// The listener listens for the first time: what other processes
+    /// committed between the store's load and now was not announced.
+    Listening,
     /// The listener's connection was lost (the database is unreachable:
     /// a restart, the network); it keeps trying to reconnect. Names the
     /// database without its password.

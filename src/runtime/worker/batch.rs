@@ -119,6 +119,12 @@ impl Batch {
                 LiveEvent::Changed(Change::Boilerplate) => self.boilerplate_changed = true,
                 LiveEvent::Changed(Change::Documents) => self.documents_changed = true,
                 LiveEvent::Changed(Change::Thresholds) => self.team_thresholds_changed = true,
+                // Verdicts and documents were loaded before the listener
+                // listened: what was committed in between is read now.
+                LiveEvent::Listening => {
+                    self.decisions_changed = true;
+                    self.documents_changed = true;
+                }
                 LiveEvent::Lost(address) => {
                     self.store_lost = Some(address);
                     self.store_back = false;
@@ -149,5 +155,21 @@ impl Batch {
         while let Ok(input) = inputs.try_recv() {
             self.add(input);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The listener's first `LISTEN` comes after the index was loaded: a
+    /// verdict or a document another process committed in between is read
+    /// when it says so, as if it had been announced.
+    #[test]
+    fn a_listener_that_starts_listening_has_the_store_read_again() {
+        let mut batch = Batch::default();
+        batch.add(Input::Store(LiveEvent::Listening));
+        assert!(batch.decisions_changed && batch.documents_changed);
+        assert!(!batch.store_back, "no rescan of the folder for it");
     }
 }

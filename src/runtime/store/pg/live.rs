@@ -3,7 +3,8 @@
 //! ([`channel_name`]) with a payload `"<change> <sender>"`, delivered to
 //! the listeners when it commits; and [`PgStore::listen`] starts a thread
 //! with a connection of its own that `LISTEN`s there and reports each
-//! change another sender made ([`LiveEvent::Changed`]), and when its
+//! change another sender made ([`LiveEvent::Changed`]), when it first
+//! listens ([`LiveEvent::Listening`]), and when its
 //! connection is lost and back ([`LiveEvent::Lost`], [`LiveEvent::Back`]),
 //! reconnecting by itself.
 //!
@@ -121,17 +122,21 @@ impl Listening {
     /// Connect, listen, report; after a lost connection, reconnect with a
     /// doubling delay. Ends when stopped or when `report` says so.
     fn run(self, mut report: impl FnMut(LiveEvent) -> bool) {
-        let mut lost = false;
+        let (mut lost, mut first) = (false, true);
         let mut delay = POLL;
         while !self.stopped() {
             match self.connect() {
                 Ok(mut client) => {
                     delay = POLL;
-                    if lost {
+                    let listening = if lost {
                         tracing::info!(address = %self.address, "listening again");
-                        if !report(LiveEvent::Back) {
-                            return;
-                        }
+                        Some(LiveEvent::Back)
+                    } else {
+                        first.then_some(LiveEvent::Listening)
+                    };
+                    first = false;
+                    if listening.is_some_and(|event| !report(event)) {
+                        return;
                     }
                     let Some(error) = self.follow(&mut client, &mut report) else {
                         return;

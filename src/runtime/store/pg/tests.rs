@@ -255,6 +255,30 @@ fn a_version_1_database_keeps_its_verdicts_as_their_curators_history() {
     assert_eq!(history.len(), 2);
 }
 
+/// A listener says when it first listens, before any change: what was
+/// committed before then was never announced, and its worker reads it
+/// then (a verdict made while another screen started was lost for good).
+#[test]
+fn a_listener_says_when_it_listens_and_then_hears_the_others_changes() {
+    use crate::runtime::store::live::{Change, LiveEvent};
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_listening");
+    let alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    let (heard, events) = std::sync::mpsc::channel();
+    let _listener = bob.listen(move |event| heard.send(event).is_ok());
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(events.recv_timeout(wait), Ok(LiveEvent::Listening));
+    let (x, y) = (DocPath::from("a.txt"), DocPath::from("b.txt"));
+    alice
+        .set_pair_verdict(&x, &y, CuratorVerdict::Duplicate)
+        .unwrap();
+    assert_eq!(
+        events.recv_timeout(wait),
+        Ok(LiveEvent::Changed(Change::Decisions))
+    );
+}
+
 #[test]
 fn meta_values_round_trip_per_collection() {
     use crate::runtime::store::meta::Meta;

@@ -197,6 +197,36 @@ fn a_process_opening_mid_ingest_stores_no_partial_pairing() {
     assert_eq!(share.fingerprinted as u64, documents);
 }
 
+/// A share of a later ingest reads the changed file alone and loads no
+/// other document (loading them, a changed one would have had every
+/// stored document paired in each share); the pairing pass then ends
+/// where a SQLite scan of the folder does.
+#[test]
+fn a_later_share_reads_what_changed_and_loads_nothing_else() {
+    let Some(url) = store_places::postgres_url("ingest_again") else {
+        return;
+    };
+    let f = fixture();
+    let first = report_of(ingest(&f.folder, &url, &[]).spawn().unwrap());
+    assert_eq!(first["paired_here"], true, "{first}");
+    let changed = f.folder.join("misc/gettysburg.txt");
+    let text = std::fs::read_to_string(&changed).unwrap();
+    std::fs::write(&changed, format!("{text}\nReprinted by the Gazette.\n")).unwrap();
+
+    let mut share = open_to_share(&f.folder, &url);
+    assert_eq!(share.library().len(), 0, "no stored document loaded");
+    let options = IngestOptions::for_this_process(IngestOptions::DEFAULT_CLAIM_TIMEOUT);
+    let report = share.fingerprint_share(&options, &mut |_| {}).unwrap();
+    assert_eq!((report.needed, report.fingerprinted), (1, 1));
+    assert_eq!(share.library().len(), 1, "only the file it read");
+    assert_eq!(share.library().pair_count(), 0);
+    drop(share);
+    let again = report_of(ingest(&f.folder, &url, &[]).spawn().unwrap());
+    assert_eq!(again["fingerprinted"], 0, "{again}");
+    assert_eq!(again["paired_here"], true, "{again}");
+    assert_same_as_sqlite(&f.folder, &f.index, &url);
+}
+
 #[test]
 fn ingest_into_a_file_says_it_needs_a_team_store() {
     let f = fixture();

@@ -2,21 +2,21 @@
 //! (on one machine or many) through the team store's claims
 //! (`store::pg`'s `claims`), then paired once.
 //!
-//! Each process opens the collection without pairing it
-//! ([`FolderIndex::open_to_share`]: a pairing written while others add
-//! documents would pass for the whole collection's), lists the folder,
-//! queues the files its index does not hold as they are, and claims
-//! chunks of the queue until none is left:
-//! a claimed chunk is read and fingerprinted as a reconcile's chunk is
-//! (`sync`'s `ingest_all` and `commit_all`, documents filed unpaired),
-//! and written in the transaction that releases its claims. When nothing
-//! is left to claim and no other live process holds a claim, fingerprinting
-//! is over; the process that then takes the pairing lock opens the
-//! collection afresh, which pairs every document from the stored
-//! fingerprints at once (the same pass a fresh index's reconcile ends
-//! with) and reconciles (files gone, special files, boilerplate). The
-//! others exit. A process killed at any point loses nothing: its claims'
-//! heartbeat stops and another process takes them over after the timeout.
+//! Each process opens the collection without loading or pairing its
+//! documents ([`FolderIndex::open_to_share`]: a pairing written while
+//! others add documents would pass for the whole collection's), lists the
+//! folder, queues the files the store does not hold as they are, and claims
+//! chunks of the queue until none is left: a claimed chunk is read and
+//! fingerprinted as a reconcile's chunk is (`sync`'s `ingest_all` and
+//! `commit_all`, documents filed unpaired), and written in the transaction
+//! that releases its claims. When nothing is left to claim and no other
+//! live process holds a claim, fingerprinting is over; the process that
+//! then takes the pairing lock opens the collection afresh, which pairs
+//! every document from the stored fingerprints at once (the same pass a
+//! fresh index's reconcile ends with) and reconciles (files gone, special
+//! files, boilerplate). The others exit. A process killed at any point
+//! loses nothing: its claims' heartbeat stops and another process takes
+//! them over after the timeout.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -149,8 +149,10 @@ impl FolderIndex {
                 let pairs_hash = self.pairs_key();
                 let unpaired = super::unpaired_hash(&pairs_hash);
                 let stored = self.store.pairs_hash()?;
+                // (A share's library holds no stored document: see
+                // `open_to_share`. A collection without any is current.)
                 let entries_current = !self.stale
-                    && (self.library.is_empty()
+                    && (self.stored.is_empty()
                         || stored.as_deref() == Some(pairs_hash.as_str())
                         || stored.as_deref() == Some(unpaired.as_str()));
                 let key = if entries_current {

@@ -78,9 +78,11 @@ enum Pairing {
     /// Pair every document the stored pairs do not cover, and write the
     /// pairs back: every open but an ingest's share.
     Now,
-    /// File the documents unpaired and write no pair: a process's share of
-    /// an ingest, while other processes add documents; the process that
-    /// takes the pairing lock pairs them all (see `claimed`).
+    /// Load no document into the library (only which files are stored,
+    /// and as what) and write no pair: a process's share of an ingest,
+    /// while other processes add documents. It files what it reads as new
+    /// documents, unpaired; the process that takes the pairing lock loads
+    /// and pairs them all (see `claimed`).
     Deferred,
 }
 
@@ -180,10 +182,11 @@ impl FolderIndex {
     }
 
     /// [`FolderIndex::open_at`] a team store for this process's share of
-    /// an ingest ([`FolderIndex::fingerprint_share`]): the documents are
-    /// filed unpaired and no pair is made or written, as other processes
-    /// are adding documents meanwhile (a pairing written now would claim
-    /// to cover documents it never saw). Stored pairs are not loaded.
+    /// an ingest ([`FolderIndex::fingerprint_share`]): which files the
+    /// store holds, and as what, is read, but no document is loaded into
+    /// the library and no pair is made or written, as other processes are
+    /// adding documents meanwhile (a pairing written now would claim to
+    /// cover documents it never saw). The pairing pass loads them all.
     pub fn open_to_share(
         root: &Path,
         engine: Engine,
@@ -301,9 +304,9 @@ impl FolderIndex {
         // Pairs are read only when they are the whole current pairing:
         // under the unpaired key any left are a racing writer's, and the
         // pairing below replaces them.
-        let with_pairs = current && pairing == Pairing::Now;
-        let restored =
-            (current || unpaired) && Self::restore(&store, &mut library, &indexed, with_pairs)?;
+        let restored = pairing == Pairing::Now
+            && (current || unpaired)
+            && Self::restore(&store, &mut library, &indexed, current)?;
         tracing::info!(
             documents = indexed.len(),
             stale,
@@ -312,8 +315,8 @@ impl FolderIndex {
             ?pairing,
             "index loaded"
         );
-        if restored && pairing == Pairing::Deferred {
-            library.unpair_all();
+        if pairing == Pairing::Deferred {
+            // An ingest's share: what it reads is filed as new documents.
         } else if restored && unpaired {
             library.unpair_all();
             library.pair_unpaired(&engine, &store)?;
@@ -336,10 +339,8 @@ impl FolderIndex {
                 }
                 library.admit_unpaired(&engine, docs, &store)?;
             }
-            if pairing == Pairing::Now {
-                library.pair_unpaired(&engine, &store)?;
-                writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
-            }
+            library.pair_unpaired(&engine, &store)?;
+            writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
         }
         // Fingerprints that failed their checksum were read as missing:
         // their files are read again (`stored` says so already).

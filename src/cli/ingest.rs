@@ -40,8 +40,8 @@ pub fn ingest(
         return Err(doppel::runtime::index::IndexError::NeedsTeamStore.into());
     }
     let (engine_config, library_config, _, _) = settings(config);
-    // The share's open pairs nothing (others add documents meanwhile); the
-    // pairing pass's pairs them all.
+    // The share's open loads and pairs no stored document (others add
+    // documents meanwhile); the pairing pass's open pairs them all.
     let open = |to_pair: bool| -> Result<FolderIndex> {
         let engine = Engine::new(engine_config.clone());
         let open = if to_pair {

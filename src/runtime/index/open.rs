@@ -72,7 +72,7 @@ impl MetaWrites {
     }
 }
 
-/// Whether an open pairs what it loads.
+/// Whether an open loads and pairs the stored documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pairing {
     /// Pair every document the stored pairs do not cover, and write the

@@ -2,8 +2,10 @@
 //! (or created) and checked, and the library loaded from each document's
 //! stored entry and the kept pairs without reading a file; under another
 //! configuration the stored fingerprints are verified again, once, and the
-//! entries and pairs written back ([`Rewrite`]). Also the keys of the
-//! configurations stored fingerprints and pairs are made under.
+//! entries and pairs written back ([`Rewrite`]). An ingest's share
+//! ([`FolderIndex::open_to_share`]) loads no document and writes no pair.
+//! Also the keys of the configurations stored fingerprints and pairs are
+//! made under.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

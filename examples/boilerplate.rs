@@ -84,6 +84,10 @@ struct Args {
     /// Print these documents' spans (word ranges and their first words).
     #[arg(long, value_name = "KEY")]
     show: Vec<String>,
+    /// Only time learning in batches as a scan does (this many rounds,
+    /// best and median), then stop.
+    #[arg(long, value_name = "ROUNDS")]
+    time_batches: Option<usize>,
 }
 
 /// One document: its text normalized, the byte span of each word, samples.
@@ -135,6 +139,11 @@ fn main() -> Result<()> {
         read_s,
         prep_s
     );
+
+    if let Some(rounds) = args.time_batches {
+        time_batches(&docs, &config, rounds);
+        return Ok(());
+    }
 
     // Learn from scratch, then incrementally (one at a time) for timing,
     // memory and the order check.
@@ -405,6 +414,32 @@ fn rss_bytes() -> usize {
         .ok()
         .and_then(|s| s.split_whitespace().nth(1)?.parse::<usize>().ok())
         .map_or(0, |pages| pages * 4096)
+}
+
+/// Learn `docs` in batches (`Learner::add_in_batches`, as a scan feeds
+/// it) `rounds` times; print the best and median seconds.
+fn time_batches(docs: &[Doc], config: &BoilerplateConfig, rounds: usize) {
+    let mut times: Vec<f64> = (0..rounds.max(1))
+        .map(|_| {
+            let input: Vec<(String, DocSamples)> = docs
+                .iter()
+                .map(|d| (d.key.clone(), d.samples.clone()))
+                .collect();
+            let started = Instant::now();
+            let mut learner: Learner<String> = Learner::new(config.clone());
+            learner.add_in_batches(input);
+            let took = started.elapsed().as_secs_f64();
+            drop(learner);
+            took
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "learning in batches: best {:.3} s, median {:.3} s ({} rounds)",
+        times[0],
+        times[times.len() / 2],
+        times.len()
+    );
 }
 
 fn check_orders(

@@ -18,7 +18,7 @@ use std::collections::TryReserveError;
 use crate::engine::algo::exact::ExactStream;
 use crate::engine::algo::imatch::push_band_terms;
 use crate::engine::algo::minhash::Bins;
-use crate::engine::algo::pieces::{DistinctHashes, GramTail};
+use crate::engine::algo::pieces::{DistinctCount, DistinctHashes, GramTail};
 use crate::engine::algo::shingle::ShingleSetBuilder;
 use crate::engine::algo::si::SiStream;
 use crate::engine::algo::simhash::{quantize, Counters};
@@ -98,7 +98,7 @@ pub struct Fingerprinter<'e> {
     words: Option<GramTail<u64>>,
     shingle_set: Option<ShingleSetBuilder>,
     /// The count of every shingle without the `shingle` fingerprint.
-    all_shingles: Option<DistinctHashes<u64>>,
+    all_shingles: Option<DistinctCount>,
     /// MinHash's own word-shingle stream when its settings differ.
     minhash_words: Option<GramTail<u64>>,
     bins: Option<Bins>,
@@ -136,8 +136,7 @@ impl<'e> Fingerprinter<'e> {
             options,
             exact: on(Id::Exact).then(|| a.exact.stream()),
             words: words_read.then(|| GramTail::new(sh.w)),
-            all_shingles: (options.count_all_shingles && !on(Id::Shingle))
-                .then(DistinctHashes::new),
+            all_shingles: (options.count_all_shingles && !on(Id::Shingle)).then(DistinctCount::new),
             shingle_set: set_builder,
             minhash_words: (sketch && !minhash_shares).then(|| GramTail::new(mh.w)),
             bins: sketch.then(|| a.minhash.bins()),
@@ -191,7 +190,7 @@ impl<'e> Fingerprinter<'e> {
             set.push(shingles)?;
         }
         if let Some(all) = &mut self.all_shingles {
-            all.extend(shingles.iter().copied())?;
+            all.extend(shingles)?;
         }
         if self.minhash_words.is_none() {
             if let Some(bins) = &mut self.bins {
@@ -259,7 +258,7 @@ impl<'e> Fingerprinter<'e> {
                 let (set, counted) = set.finish()?;
                 (Some(set), counted)
             }
-            None => (None, self.all_shingles.map(|all| all.finish().len())),
+            None => (None, self.all_shingles.map(DistinctCount::finish)),
         };
         let shingles = match &shingle {
             Some(set) if a.shingle.config.modulus <= 1 => set.len(),

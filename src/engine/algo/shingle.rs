@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::TryReserveError;
 
-use super::pieces::DistinctHashes;
+use super::pieces::{DistinctCount, DistinctHashes};
 use super::{overlap, Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
@@ -87,11 +87,8 @@ impl Shingle {
     pub fn set_builder(&self, count_all: bool) -> ShingleSetBuilder {
         ShingleSetBuilder {
             modulus: self.config.modulus.max(1),
-            set: if count_all {
-                Gathered::All(DistinctHashes::new())
-            } else {
-                Gathered::Kept(DistinctHashes::new())
-            },
+            kept: DistinctHashes::new(),
+            all: count_all.then(DistinctCount::new),
         }
     }
 }
@@ -101,55 +98,34 @@ impl Shingle {
 #[derive(Debug, Clone)]
 pub struct ShingleSetBuilder {
     modulus: u64,
-    set: Gathered,
-}
-
-#[derive(Debug, Clone)]
-enum Gathered {
-    /// The kept values only (what the fingerprint is).
-    Kept(DistinctHashes<u32>),
-    /// Every distinct shingle, the fingerprint derived at the end: its
-    /// values are the top halves of the sampled ones, in the same order.
-    All(DistinctHashes<u64>),
+    /// The kept values (what the fingerprint is).
+    kept: DistinctHashes<u32>,
+    /// Every distinct shingle, counted when asked for.
+    all: Option<DistinctCount>,
 }
 
 impl ShingleSetBuilder {
     /// Add (unsampled) shingle hashes.
     pub fn push(&mut self, shingles: &[u64]) -> Result<(), TryReserveError> {
         let m = self.modulus;
-        match &mut self.set {
-            Gathered::Kept(set) if m == 1 => set.extend(shingles.iter().map(|&h| (h >> 32) as u32)),
-            Gathered::Kept(set) => set.extend_filtered(
+        if let Some(all) = &mut self.all {
+            all.extend(shingles)?;
+        }
+        match m {
+            1 => self.kept.extend(shingles.iter().map(|&h| (h >> 32) as u32)),
+            _ => self.kept.extend_filtered(
                 shingles
                     .iter()
                     .filter(|&&h| h % m == 0)
                     .map(|&h| (h >> 32) as u32),
                 shingles.len(),
             ),
-            Gathered::All(set) => set.extend(shingles.iter().copied()),
         }
     }
 
     /// The fingerprint, and the distinct shingles when counted.
     pub fn finish(self) -> Result<(ShingleFingerprint, Option<usize>), TryReserveError> {
-        match self.set {
-            Gathered::Kept(set) => Ok((set.finish(), None)),
-            Gathered::All(set) => {
-                let all = set.finish();
-                let m = self.modulus;
-                let mut kept: Vec<u32> = Vec::new();
-                kept.try_reserve_exact(if m == 1 { all.len() } else { 0 })?;
-                // Sorted 64-bit values have sorted top halves.
-                kept.extend(
-                    all.iter()
-                        .filter(|&&h| h % m == 0)
-                        .map(|&h| (h >> 32) as u32),
-                );
-                kept.dedup();
-                kept.shrink_to_fit();
-                Ok((kept, Some(all.len())))
-            }
-        }
+        Ok((self.kept.finish(), self.all.map(DistinctCount::finish)))
     }
 }
 

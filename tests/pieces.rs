@@ -137,7 +137,10 @@ proptest! {
             let analysis = engine.analyze(&text);
             let whole = engine.fingerprint(&analysis, weights);
             let shingle = &engine.config().algorithms.shingle;
-            let options = PrintOptions { count_all_shingles: true };
+            let options = PrintOptions {
+        count_all_shingles: true,
+        ..PrintOptions::default()
+    };
             let mut printer = engine
                 .document_printer(engine.furniture_of(&text).unwrap(), weights, options)
                 .with_piece_bytes(piece);

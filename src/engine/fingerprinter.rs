@@ -78,6 +78,10 @@ pub struct Printed {
     /// seed, when asked for ([`PrintOptions::count_all_shingles`]): the
     /// size of [`crate::engine::measure::shingle_set`].
     pub all_shingles: Option<usize>,
+    /// The sampled word shingles, when asked for
+    /// ([`PrintOptions::sample_shingles`]): `(top 32 bits of the hash,
+    /// position)` of each sampled one, in order.
+    pub samples: Option<Vec<(u32, u32)>>,
 }
 
 /// What a [`Fingerprinter`] measures besides the fingerprints.
@@ -85,6 +89,49 @@ pub struct Printed {
 pub struct PrintOptions {
     /// Count the distinct word shingles (8 bytes each while counting).
     pub count_all_shingles: bool,
+    /// Sample the word shingles under `shingle`'s settings as the
+    /// boilerplate learner reads them ([`ShingleSampler`]), from the
+    /// shingles the fingerprints are made of rather than hashed again.
+    pub sample_shingles: Option<ShingleSampler>,
+}
+
+/// Which word shingles the boilerplate learner samples: those the `shingle`
+/// candidate index keys on, `(top >> 7) % modulus == 0` of each hash's top
+/// 32 bits (so its postings are the index's document frequencies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShingleSampler {
+    modulus: u64,
+    /// `modulus - 1` when it is a power of two: a division per word was
+    /// most of the sampling's cost.
+    mask: Option<u64>,
+}
+
+impl ShingleSampler {
+    /// Sampling one shingle in `modulus` (at least 1).
+    pub fn new(modulus: u64) -> Self {
+        let modulus = modulus.max(1);
+        Self {
+            modulus,
+            mask: modulus.is_power_of_two().then(|| modulus - 1),
+        }
+    }
+
+    /// Whether a shingle whose hash has these top 32 bits is sampled.
+    #[inline]
+    pub fn keeps(&self, top: u32) -> bool {
+        match self.mask {
+            Some(mask) => u64::from(top >> 7) & mask == 0,
+            None => u64::from(top >> 7) % self.modulus == 0,
+        }
+    }
+
+    /// Room for the samples of `shingles` shingles: the expected count and
+    /// four standard deviations, so that it is grown almost never and kept
+    /// without much spare.
+    pub fn room(&self, shingles: usize) -> usize {
+        let expected = shingles as u64 / self.modulus;
+        (expected + 4 * expected.isqrt() + 8) as usize
+    }
 }
 
 /// Every enabled algorithm's state over a document given in pieces.
@@ -99,6 +146,10 @@ pub struct Fingerprinter<'e> {
     shingle_set: Option<ShingleSetBuilder>,
     /// The count of every shingle without the `shingle` fingerprint.
     all_shingles: Option<DistinctCount>,
+    /// The learner's samples so far, and the shingles seen (the position
+    /// of the next).
+    samples: Option<(ShingleSampler, Vec<(u32, u32)>)>,
+    shingles_seen: u32,
     /// MinHash's own word-shingle stream when its settings differ.
     minhash_words: Option<GramTail<u64>>,
     bins: Option<Bins>,
@@ -121,8 +172,10 @@ impl<'e> Fingerprinter<'e> {
         let (sh, mh) = (&a.shingle.config, &a.minhash.config);
         let minhash_shares = sh.w == mh.w && sh.seed == mh.shingle_seed;
         let sketch = on(Id::Minhash) || on(Id::Supershingle);
-        let words_read =
-            on(Id::Shingle) || (sketch && minhash_shares) || options.count_all_shingles;
+        let words_read = on(Id::Shingle)
+            || (sketch && minhash_shares)
+            || options.count_all_shingles
+            || options.sample_shingles.is_some();
         let set_builder = on(Id::Shingle).then(|| {
             a.shingle
                 .set_builder(options.count_all_shingles || sh.modulus > 1)
@@ -137,6 +190,8 @@ impl<'e> Fingerprinter<'e> {
             exact: on(Id::Exact).then(|| a.exact.stream()),
             words: words_read.then(|| GramTail::new(sh.w)),
             all_shingles: (options.count_all_shingles && !on(Id::Shingle)).then(DistinctCount::new),
+            samples: options.sample_shingles.map(|sampler| (sampler, Vec::new())),
+            shingles_seen: 0,
             shingle_set: set_builder,
             minhash_words: (sketch && !minhash_shares).then(|| GramTail::new(mh.w)),
             bins: sketch.then(|| a.minhash.bins()),
@@ -191,6 +246,15 @@ impl<'e> Fingerprinter<'e> {
         }
         if let Some(all) = &mut self.all_shingles {
             all.extend(shingles)?;
+        }
+        if let Some((sampler, samples)) = &mut self.samples {
+            let at = self.shingles_seen;
+            samples.try_reserve(sampler.room(shingles.len()))?;
+            samples.extend(shingles.iter().enumerate().filter_map(|(i, &h)| {
+                let top = (h >> 32) as u32;
+                sampler.keeps(top).then_some((top, at + i as u32))
+            }));
+            self.shingles_seen += shingles.len() as u32;
         }
         if self.minhash_words.is_none() {
             if let Some(bins) = &mut self.bins {
@@ -297,6 +361,7 @@ impl<'e> Fingerprinter<'e> {
             fingerprints,
             shingles,
             all_shingles: counted.filter(|_| self.options.count_all_shingles),
+            samples: self.samples.map(|(_, samples)| samples),
         })
     }
 }

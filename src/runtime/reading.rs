@@ -32,13 +32,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::doc::FileIdentity;
 use crate::engine::document::PIECE_BYTES;
-use crate::engine::fingerprinter::{PrintOptions, Printed};
+use crate::engine::fingerprinter::{PrintOptions, Printed, ShingleSampler};
 use crate::engine::stats::TermWeights;
 use crate::engine::text::decode::{decode_owned, DecodeError};
 use crate::engine::Engine;
 use crate::pairing::boilerplate::DocSamples;
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::boilerplate;
 use crate::runtime::collection::{open_regular, read_opened, Skip};
 use crate::runtime::store;
 
@@ -137,7 +136,7 @@ pub struct Sampled {
     /// known).
     pub text: String,
     /// The sampled shingles of its whole analysis
-    /// ([`boilerplate::samples`]).
+    /// ([`crate::runtime::boilerplate::samples`]).
     pub samples: DocSamples,
 }
 
@@ -278,8 +277,13 @@ fn print_and_sample(
     library: &LibraryConfig,
 ) -> (Printed, DocSamples) {
     let analysis = engine.analyze(text);
-    let printed = engine.print(&analysis, weights, options);
-    let samples = boilerplate::samples(engine, &analysis, library);
+    let options = PrintOptions {
+        sample_shingles: Some(ShingleSampler::new(library.candidates.shingle_modulus)),
+        ..options
+    };
+    let mut printed = engine.print(&analysis, weights, options);
+    let sampled = printed.samples.take().unwrap_or_default();
+    let samples = DocSamples::from_sampled(sampled, analysis.words.len());
     (printed, samples)
 }
 
@@ -351,6 +355,7 @@ pub fn read_all<T: Send, R: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::boilerplate;
 
     /// Sizes of the chunks `next_chunk` cuts `sizes` into.
     fn chunk_sizes(sizes: &[u64]) -> Vec<usize> {
@@ -384,5 +389,41 @@ mod tests {
             order.extend(chunk.into_iter().map(|(i, _)| i));
         }
         assert_eq!(order, [0, 1, 2, 3, 4]);
+    }
+
+    proptest::proptest! {
+        /// The samples taken while fingerprinting are the learner's
+        /// sampling of the whole analysis's shingles, whichever algorithms
+        /// are on (some read no shingles of their own), whatever the
+        /// modulus, and for documents shorter than a shingle.
+        #[test]
+        fn samples_taken_while_fingerprinting_are_the_learners_sampling(
+            words in proptest::collection::vec(0usize..40, 0..400),
+            enabled in 0usize..3,
+            modulus in proptest::sample::select(vec![1u64, 3, 8]),
+        ) {
+            use crate::engine::algo::AlgorithmId as Id;
+            let text: Vec<String> = words.iter().map(|w| format!("w{w}")).collect();
+            let text = text.join(" ");
+            let mut config = crate::engine::EngineConfig::default();
+            match enabled {
+                0 => {}
+                1 => config.enabled = [Id::Minhash].into(),
+                _ => config.enabled = [Id::Simhash].into(),
+            }
+            let engine = Engine::new(config);
+            let mut library = LibraryConfig::default();
+            library.candidates.shingle_modulus = modulus;
+            let weights = engine.reference_weights();
+            let (printed, samples) =
+                print_and_sample(&text, &engine, weights, PrintOptions::default(), &library);
+            let analysis = engine.analyze(&text);
+            proptest::prop_assert_eq!(&samples, &boilerplate::samples(&engine, &analysis, &library));
+            proptest::prop_assert_eq!(printed.samples, None);
+            proptest::prop_assert_eq!(
+                printed.fingerprints,
+                engine.fingerprint(&analysis, weights)
+            );
+        }
     }
 }

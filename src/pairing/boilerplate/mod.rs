@@ -60,6 +60,8 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+use crate::engine::fingerprinter::ShingleSampler;
+
 pub use learner::{Batches, Learner};
 pub use passages::{passages, Passage, PassageSpan};
 pub use runs::{candidate_runs, remainder, spans, substantial_remainder};
@@ -96,28 +98,30 @@ impl DocSamples {
         words: usize,
         modulus: u64,
     ) -> Self {
-        let m = modulus.max(1);
-        // A mask where the modulus allows (the default, 8): a division per
-        // word was most of the sampling's cost.
-        let mask = m.is_power_of_two().then(|| m - 1);
-        let sampled = |top: u32| match mask {
-            Some(mask) => u64::from(top >> 7) & mask == 0,
-            None => u64::from(top >> 7) % m == 0,
-        };
-        // Room for the expected count and four standard deviations, so
-        // that it is grown almost never and kept without much spare.
-        let expected = words as u64 / m;
-        let room = expected + 4 * expected.isqrt() + 8;
-        let mut samples = Vec::with_capacity(room as usize);
+        let sampler = ShingleSampler::new(modulus);
+        let mut samples = Vec::with_capacity(sampler.room(words));
         samples.extend(shingles.into_iter().enumerate().filter_map(|(i, h)| {
             let top = (h >> 32) as u32;
-            sampled(top).then_some(Sample {
+            sampler.keeps(top).then_some(Sample {
                 hash: top,
                 word: i as u32,
             })
         }));
         Self {
             samples,
+            words: words as u32,
+        }
+    }
+
+    /// The samples the fingerprinting took ([`crate::engine::fingerprinter::Printed::samples`],
+    /// `(hash, position)` in order) of a document of `words` words: the
+    /// same as [`DocSamples::from_shingles`] of its shingles.
+    pub fn from_sampled(sampled: Vec<(u32, u32)>, words: usize) -> Self {
+        Self {
+            samples: sampled
+                .into_iter()
+                .map(|(hash, word)| Sample { hash, word })
+                .collect(),
             words: words as u32,
         }
     }

@@ -289,6 +289,7 @@ impl FolderIndex {
 fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: KeptText) -> Ingested {
     let options = PrintOptions {
         count_all_shingles: true,
+        ..PrintOptions::default()
     };
     let (printed, sampled) = print_text_sampled(
         kept.text,

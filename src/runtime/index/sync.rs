@@ -725,6 +725,7 @@ fn ingest(
     // The record's shingle count is every distinct word shingle's.
     let options = PrintOptions {
         count_all_shingles: true,
+        ..PrintOptions::default()
     };
     let weights = engine.reference_weights();
     let read = match reader {

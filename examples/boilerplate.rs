@@ -28,6 +28,9 @@
 //! * `--write-bodies OUT` writes every body (and the truth file) to OUT, so
 //!   `doppel eval --truth OUT/truth.json OUT` scores the real pipeline on
 //!   bodies.
+//! * `--time-batches N`: only learn in batches as a scan feeds the learner
+//!   (`Learner::add_in_batches`), N times, print the best and median
+//!   seconds and stop (the learner's own time, without reading or pairing).
 //! * `--orders N`: also learn by inserting the documents one at a time in N
 //!   shuffled orders (with a tenth removed and put back), check each equals
 //!   learning from scratch, and time it.

@@ -334,7 +334,10 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             if after as usize >= m {
                 frequent_in_added.extend(pairs[at..at + len].iter().map(|&(h, id)| (id, h)));
             }
-            let before = removed.remove(&hash).map_or(before_adds, |(b, _)| b);
+            let before = match removed.is_empty() {
+                true => before_adds,
+                false => removed.remove(&hash).map_or(before_adds, |(b, _)| b),
+            };
             touched.push((hash, before, after));
             at += len;
         }
@@ -447,9 +450,12 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         }
         let s = &doc.samples.samples;
         let frequent = |i: usize| self.postings.len(s[i].hash) >= self.config.min_docs;
+        // A bit per crossing hash's low six bits: most samples are told
+        // apart from the (few) crossing hashes without a search.
+        let maybe_up: u64 = up.iter().fold(0, |bits, &h| bits | 1 << (h & 63));
         let mut i = 0;
         while i < s.len() {
-            if up.binary_search(&s[i].hash).is_err() {
+            if maybe_up & 1 << (s[i].hash & 63) == 0 || up.binary_search(&s[i].hash).is_err() {
                 i += 1;
                 continue;
             }
@@ -604,19 +610,19 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         let Some(doc) = self.docs[id as usize].as_ref() else {
             return false;
         };
-        let mut shared: HashMap<DocId, usize> = HashMap::new();
+        // Each document as often as it holds an anchor: sorted, a run per
+        // document is its count (a table per document cost more).
+        let mut sharing: Vec<DocId> = Vec::new();
         for &a in &doc.anchors {
-            for &j in self.postings.get(a) {
-                *shared.entry(j).or_default() += 1;
-            }
+            sharing.extend_from_slice(self.postings.get(a));
         }
+        sharing.sort_unstable();
         let k = doc.anchors.len();
-        let mut holders: Vec<DocId> = shared
-            .into_iter()
-            .filter(|&(j, count)| j != id && holds(count, k, self.config.related))
-            .map(|(j, _)| j)
+        let holders: Vec<DocId> = sharing
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run[0] != id && holds(run.len(), k, self.config.related))
+            .map(|run| run[0])
             .collect();
-        holders.sort_unstable();
         let doc = self.docs[id as usize].as_mut().expect("live");
         let changed = doc.holders != holders;
         doc.holders = holders;

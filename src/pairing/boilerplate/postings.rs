@@ -161,7 +161,7 @@ impl Postings {
     /// shard per new hash.
     pub fn insert_sorted(&mut self, pairs: &[(u32, DocId)]) -> Vec<(u32, u32)> {
         let mut before = Vec::new();
-        let mut fresh: Vec<Entry> = Vec::new();
+        let mut fresh: Vec<(usize, Entry)> = Vec::new();
         let mut at = 0;
         while at < pairs.len() {
             let shard = self.shard_of(pairs[at].0);
@@ -183,12 +183,13 @@ impl Postings {
     }
 
     /// The hashes of `pairs` (all in `shard`) already there take their new
-    /// documents; the others are returned in `fresh`, in order.
+    /// documents; the others are returned in `fresh`, in order, each with
+    /// where it goes among the shard's entries.
     fn post_in_shard(
         &mut self,
         shard: usize,
         pairs: &[(u32, DocId)],
-        fresh: &mut Vec<Entry>,
+        fresh: &mut Vec<(usize, Entry)>,
         before: &mut Vec<(u32, u32)>,
     ) {
         let mut from = 0;
@@ -205,7 +206,10 @@ impl Postings {
                 let list = match value {
                     v if v & LIST != 0 => &mut self.lists[(v & !LIST) as usize],
                     single => {
-                        let slot = self.new_list(vec![single]);
+                        // Room for the usual few more without growing.
+                        let mut list = Vec::with_capacity(4);
+                        list.push(single);
+                        let slot = self.new_list(list);
                         self.set_value(shard, i, slot | LIST);
                         &mut self.lists[slot as usize]
                     }
@@ -218,7 +222,7 @@ impl Postings {
                     [(_, single)] => *single,
                     _ => self.new_list(ids.collect()) | LIST,
                 };
-                fresh.push([hash, value]);
+                fresh.push((i, [hash, value]));
             }
         }
     }
@@ -334,9 +338,12 @@ fn gallop(entries: &[Entry], hash: u32, guess: usize) -> Result<usize, usize> {
     }
 }
 
-/// Merge `fresh` (sorted, none of its hashes in `entries`) into sorted
-/// `entries`, from the back, in place; grown by an eighth past the need.
-fn merge_fresh(entries: &mut Vec<Entry>, fresh: &[Entry]) {
+/// Merge `fresh` (sorted, none of its hashes in `entries`, each with the
+/// index among `entries` it goes before) into sorted `entries`, from the
+/// back, in place: the entries between two places move as one block, with
+/// no comparison (a batch brings a shard a few new hashes among hundreds).
+/// Grown by an eighth past the need.
+fn merge_fresh(entries: &mut Vec<Entry>, fresh: &[(usize, Entry)]) {
     if fresh.is_empty() {
         return;
     }
@@ -345,18 +352,15 @@ fn merge_fresh(entries: &mut Vec<Entry>, fresh: &[Entry]) {
         entries.reserve_exact(need - old + need / 8 + 4);
     }
     entries.resize(need, [0, 0]);
-    let (mut i, mut j) = (old, fresh.len());
-    for k in (0..need).rev() {
-        if j == 0 {
-            break;
-        }
-        if i > 0 && entries[i - 1][0] > fresh[j - 1][0] {
-            entries[k] = entries[i - 1];
-            i -= 1;
-        } else {
-            entries[k] = fresh[j - 1];
-            j -= 1;
-        }
+    // Old entries `..unmoved` are still in place; `end` is where the
+    // entries placed so far begin.
+    let (mut unmoved, mut end) = (old, need);
+    for &(at, entry) in fresh.iter().rev() {
+        let block = unmoved - at;
+        entries.copy_within(at..unmoved, end - block);
+        end -= block + 1;
+        entries[end] = entry;
+        unmoved = at;
     }
 }
 

@@ -97,7 +97,10 @@ fn bench_candidates(c: &mut Criterion) {
         b.iter(|| {
             let mut proposed = 0;
             for &(id, f) in &queries {
-                proposed += tables.candidates_among(id, f, &|_| true).0.len();
+                proposed += tables
+                    .candidates_among(id, f, DocId::MAX, &|_| true)
+                    .0
+                    .len();
             }
             black_box(proposed)
         })

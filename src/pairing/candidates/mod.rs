@@ -592,10 +592,18 @@ impl CandidateTables {
     /// proposes both ways ([`CandidateTables::si_near`] and
     /// [`CandidateTables::si_reverse`]). So proposing is symmetric: `b` is
     /// proposed for `a` exactly when `a` is for `b`.
+    ///
+    /// A document at or above `below` is passed over without asking
+    /// `visible`, which must not admit it anyway: a caller whose visible
+    /// documents are those with smaller ids says so here (`DocId::MAX`:
+    /// no such bound). A fresh index's pairing does, and its queries skip
+    /// the tally for about a third of the postings they visit (31 % at
+    /// 110k texts).
     pub fn candidates_among(
         &self,
         id: DocId,
         f: &Fingerprints,
+        below: DocId,
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> (Candidates, KeyCounts) {
         debug_assert!(self.unfiled.is_none(), "tables filled before a query");
@@ -612,7 +620,7 @@ impl CandidateTables {
                 return;
             }
             let algo = keys[i].0;
-            for other in postings.iter() {
+            for other in postings.iter().filter(|&other| other < below) {
                 // Found before: it was visible then (`visible` depends
                 // on the document alone), so it is not asked again.
                 let Some(proposal) = tally.entry_if(other, || other != id && visible(other)) else {
@@ -628,7 +636,8 @@ impl CandidateTables {
         });
         if let Some(si) = si_index(f) {
             let near = self.si_near(id, si).0;
-            for other in near.into_iter().chain(self.si_reverse(id, si)) {
+            let reverse = self.si_reverse(id, si);
+            for other in near.into_iter().chain(reverse).filter(|&o| o < below) {
                 if let Some(proposal) = tally.entry_if(other, || visible(other)) {
                     proposal.by.insert(AlgorithmId::Si);
                 }

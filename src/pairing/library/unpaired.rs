@@ -131,6 +131,11 @@ impl Library {
         for (i, &id) in ids.iter().enumerate() {
             arrival[id as usize] = i;
         }
+        // Held documents all waiting, in the order of their ids (a fresh
+        // index's): those before a document are those with smaller ids,
+        // which the tables then skip to without asking.
+        let by_id = ids.len() == self.len() && ids.windows(2).all(|w| w[0] < w[1]);
+        tracing::debug!(documents = ids.len(), by_id, "pairing the unpaired");
         let slices = self.pair_slices(&ids);
         let read = |this: &Library, i: usize| {
             slices
@@ -150,7 +155,10 @@ impl Library {
                             .is_none_or(|&p| p == usize::MAX || p < position)
                     };
                     match mine.get(&id) {
-                        Some(full) => this.promising_among(engine, id, full, &earlier),
+                        Some(full) => {
+                            let below = if by_id { id } else { DocId::MAX };
+                            this.promising_among(engine, id, full, below, &earlier)
+                        }
                         None => Vec::new(),
                     }
                 })

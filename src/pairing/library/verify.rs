@@ -177,7 +177,9 @@ impl Library {
     }
 
     /// The documents proposed for `id` (whose full fingerprints are
-    /// `full`) among the `visible` ones that pass a cheap check by an
+    /// `full`) among the `visible` ones (below `below`, see
+    /// [`crate::pairing::candidates::CandidateTables::candidates_among`])
+    /// that pass a cheap check by an
     /// algorithm that proposed them: the shared keys of an inverted index
     /// (half the floor leaves room for sampling noise), the hot
     /// fingerprints' score, or the keys shared in a signature table. A
@@ -192,10 +194,11 @@ impl Library {
         engine: &Engine,
         id: DocId,
         full: &Fingerprints,
+        below: DocId,
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Promising {
         use AlgorithmId as Id;
-        let (candidates, mine) = self.tables.candidates_among(id, full, visible);
+        let (candidates, mine) = self.tables.candidates_among(id, full, below, visible);
         let Some(doc) = self.doc(id) else {
             return Vec::new();
         };
@@ -427,7 +430,7 @@ impl Library {
                         .get(other as usize)
                         .is_none_or(|&p| p == usize::MAX || p < position)
                 };
-                self.promising_among(engine, id, &batch[&id], &earlier)
+                self.promising_among(engine, id, &batch[&id], DocId::MAX, &earlier)
             })
             .collect();
         let mut outside: Vec<DocId> = promising
@@ -516,7 +519,7 @@ impl Library {
         let gathered: Vec<(Promising, Vec<(DocId, AlgorithmSet)>)> = ids
             .par_iter()
             .map(|&id| {
-                let promising = self.promising_among(engine, id, &full[&id], &outside);
+                let promising = self.promising_among(engine, id, &full[&id], DocId::MAX, &outside);
                 let si: HashSet<DocId> = match (all_moved.contains(&id), si_of(&full[&id])) {
                     (false, Some(value)) if change == Change::Any => {
                         self.tables.si_proposed(id, value).into_iter().collect()

@@ -623,38 +623,7 @@ impl doppel::pairing::library::PrintSource for FailingRead {
 /// ends with exactly the pairs of an uninterrupted pairing.
 #[test]
 fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
-    let mut rng = doppel::hash::SplitMix64::new(7);
-    let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
-    let mut texts: Vec<String> = (0..1_900)
-        .map(|_| {
-            (0..40)
-                .map(|_| words[rng.below(words.len() as u64) as usize].as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    // Copies with one word changed, of the first 1,500 documents, spread
-    // over both slices.
-    for _ in 0..250 {
-        let source = rng.below(1_500) as usize;
-        let mut copy: Vec<&str> = texts[source].split(' ').collect();
-        copy[20] = "changed";
-        let at = 1_000 + rng.below(texts.len() as u64 - 1_000) as usize;
-        texts.insert(at, copy.join(" "));
-    }
-    let docs: Vec<(DocPath, Fingerprints, usize)> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let (fp, shingles) = fingerprint(text);
-            (DocPath::from(format!("{i:05}.txt").as_str()), fp, shingles)
-        })
-        .collect();
-    let prints = MemoryPrints(
-        docs.iter()
-            .map(|(path, fp, _)| (path.clone(), fp.clone()))
-            .collect(),
-    );
+    let (docs, prints) = copies_over_two_slices();
     let mut whole = Library::new(&ENGINE, LibraryConfig::default());
     let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
     // The keys it filed, in order, are those an index stores for each.
@@ -687,4 +656,80 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
         assert!(!lib.has_unpaired());
         assert_eq!(pair_paths(&lib), expected, "failed at read {fail_at}");
     }
+}
+
+/// A library that keeps the slots of only its first unpaired documents in
+/// memory (a fresh index of a large folder: the others' are derived again
+/// from their prints when pairing starts) files the same keys and ends
+/// with exactly the pairs of one keeping them all, whatever it kept, and
+/// also when a read fails while it takes the slots back or pairs.
+#[test]
+fn unpaired_documents_whose_slots_were_not_kept_pair_the_same() {
+    let (docs, prints) = copies_over_two_slices();
+    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
+    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
+    let expected = pair_paths(&whole);
+    // All spilled (taken back in two slices), most, a few.
+    for spill_after in [0, 1_000, 200_000] {
+        // Reads 0 and 1 take back slots (when spilled), the rest pair.
+        for fail_at in [None, Some(0), Some(1), Some(3)] {
+            let source = FailingRead {
+                prints: prints.clone(),
+                reads: std::cell::Cell::new(0),
+                fail_at: fail_at.unwrap_or(usize::MAX),
+            };
+            let context = format!("keeping {spill_after} slots, failing at read {fail_at:?}");
+            let mut lib = Library::new(&ENGINE, LibraryConfig::default());
+            lib.set_spill_after(spill_after);
+            let filed = lib.admit_unpaired(&ENGINE, docs.clone(), &source).unwrap();
+            assert_eq!(filed, keys, "{context}: the keys an index stores");
+            if let Some(at) = fail_at {
+                let failed = lib.pair_unpaired(&ENGINE, &source);
+                assert_eq!(failed, Err(format!("read {at} failed")), "{context}");
+                assert!(lib.has_unpaired(), "{context}: documents wait");
+            }
+            lib.pair_unpaired(&ENGINE, &source).unwrap();
+            assert!(!lib.has_unpaired(), "{context}");
+            assert_eq!(pair_paths(&lib), expected, "{context}");
+        }
+    }
+}
+
+/// 1,900 random texts and 250 copies with one word changed of the first
+/// 1,500, spread over both of a pairing's slices, with their prints.
+fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrints) {
+    let mut rng = doppel::hash::SplitMix64::new(7);
+    let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
+    let mut texts: Vec<String> = (0..1_900)
+        .map(|_| {
+            (0..40)
+                .map(|_| words[rng.below(words.len() as u64) as usize].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    // Copies with one word changed, of the first 1,500 documents, spread
+    // over both slices.
+    for _ in 0..250 {
+        let source = rng.below(1_500) as usize;
+        let mut copy: Vec<&str> = texts[source].split(' ').collect();
+        copy[20] = "changed";
+        let at = 1_000 + rng.below(texts.len() as u64 - 1_000) as usize;
+        texts.insert(at, copy.join(" "));
+    }
+    let docs: Vec<(DocPath, Fingerprints, usize)> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let (fp, shingles) = fingerprint(text);
+            (DocPath::from(format!("{i:05}.txt").as_str()), fp, shingles)
+        })
+        .collect();
+    let prints = MemoryPrints(
+        docs.iter()
+            .map(|(path, fp, _)| (path.clone(), fp.clone()))
+            .collect(),
+    );
+    (docs, prints)
 }

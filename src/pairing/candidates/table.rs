@@ -166,7 +166,7 @@ impl Table {
             "filled only when empty"
         );
         let mut per_shard = [0usize; Self::GROUP];
-        for &slot in &arena.slots {
+        for slot in arena.slots() {
             per_shard[Self::shard(slot) - first] += 1;
         }
         let mut next: Vec<Vec<u32>> = shards
@@ -179,7 +179,7 @@ impl Table {
                 vec![0u32; (1 << shard.directory_bits) + 1]
             })
             .collect();
-        for &slot in &arena.slots {
+        for slot in arena.slots() {
             let s = Self::shard(slot) - first;
             next[s][shards[s].run(slot & SHARD_MASK) + 1] += 1;
         }
@@ -189,12 +189,8 @@ impl Table {
             }
             shard.directory = next.clone();
         }
-        for (i, &(id, start)) in arena.owners.iter().enumerate() {
-            let end = arena
-                .owners
-                .get(i + 1)
-                .map_or(arena.slots.len(), |o| o.1 as usize);
-            for &slot in &arena.slots[start as usize..end] {
+        for (id, slots) in arena.owned() {
+            for &slot in slots {
                 let s = Self::shard(slot) - first;
                 let shard = &mut shards[s];
                 let slot = slot & SHARD_MASK;
@@ -697,6 +693,42 @@ mod tests {
         assert_eq!(shard.ids.len(), slots.len() / 2);
     }
 
+    /// An arena grows a block at a time: each document's slots stay whole
+    /// and in filing order, a block holds at most [`Arena::BLOCK`] but for
+    /// one document bringing more, and the arena reads back as the one
+    /// vector it stands for.
+    #[test]
+    fn an_arena_past_a_block_keeps_each_document_whole_and_in_order() {
+        let block = Arena::BLOCK;
+        let sizes = [block / 2 + 7, block / 2 + 7, block + 3, 1, block / 2];
+        let docs: Vec<(DocId, Vec<u32>)> = sizes
+            .iter()
+            .enumerate()
+            .map(|(id, &n)| {
+                (
+                    id as DocId,
+                    (0..n as u32).map(|k| k * 7 + id as u32).collect(),
+                )
+            })
+            .collect();
+        let mut arena = Arena::default();
+        for (id, slots) in &docs {
+            arena.push(*id, slots);
+        }
+        let owned: Vec<(DocId, Vec<u32>)> = arena.owned().map(|(id, s)| (id, s.to_vec())).collect();
+        assert_eq!(owned, docs);
+        let all: Vec<u32> = docs.iter().flat_map(|(_, s)| s.iter().copied()).collect();
+        assert!(arena.slots().eq(all.iter().copied()));
+        // Each of the first three starts a block (the second does not fit
+        // beside the first); the last two share the fourth.
+        let per_block: Vec<usize> = arena.blocks.iter().map(|b| b.owners.len()).collect();
+        assert_eq!(per_block, vec![1, 1, 1, 2]);
+        assert!(arena
+            .blocks
+            .iter()
+            .all(|b| b.slots.len() <= block || b.owners.len() == 1));
+    }
+
     proptest! {
         /// Filling an empty table from arenas files what inserting the
         /// postings one by one files, in the same order.
@@ -726,8 +758,7 @@ mod tests {
                         .filter(|&s| Table::group(s) == group)
                         .collect();
                     if !mine.is_empty() {
-                        arena.owners.push((id, arena.slots.len() as u32));
-                        arena.slots.extend(mine);
+                        arena.push(id, &mine);
                     }
                 }
                 filled.fill_group(group, arena);

@@ -99,6 +99,43 @@ impl Library {
         self.unpaired = ids.into_iter().map(|(_, id)| id).collect();
     }
 
+    /// Keep only `slots` of the documents filed unpaired in memory
+    /// ([`crate::pairing::candidates::SPILL_AFTER_SLOTS`]): for tests,
+    /// which spill with a few.
+    pub fn set_spill_after(&mut self, slots: usize) {
+        self.tables.set_spill_after(slots);
+    }
+
+    /// Give the candidate tables back the slots of the documents filed
+    /// without them ([`crate::pairing::candidates::CandidateTables::spilled`]),
+    /// derived from their full fingerprints, read from `source` a slice at
+    /// a time (the next slice read while the pool derives this one's). A
+    /// failed read leaves the rest to the next call.
+    #[tracing::instrument(level = "debug", name = "library.give_back_spilled", skip_all)]
+    fn give_back_spilled<S: PrintSource + ?Sized>(&mut self, source: &S) -> Result<(), S::Error> {
+        let spilled = self.tables.spilled().to_vec();
+        let slices = self.pair_slices(&spilled);
+        let read = |this: &Library, i: usize| {
+            slices
+                .get(i)
+                .map(|&(start, end)| this.full_prints_of(&spilled[start..end], source))
+        };
+        let mut next = read(self, 0);
+        for (i, &(start, end)) in slices.iter().enumerate() {
+            let full = next.take().expect("read before its turn")?;
+            let docs: Vec<(DocId, Option<&Fingerprints>)> = spilled[start..end]
+                .iter()
+                .map(|&id| (id, full.get(&id)))
+                .collect();
+            let this = &*self;
+            let (keyed, after) =
+                on_pool_while(|| this.tables.spilled_keys(&docs), || read(this, i + 1));
+            self.tables.file_spilled(keyed);
+            next = after;
+        }
+        Ok(())
+    }
+
     /// Whether documents wait for [`Library::pair_unpaired`].
     pub fn has_unpaired(&self) -> bool {
         !self.unpaired.is_empty()
@@ -124,6 +161,7 @@ impl Library {
         if self.unpaired.is_empty() {
             return Ok(());
         }
+        self.give_back_spilled(source)?;
         self.tables.fill_restored();
         let ids = std::mem::take(&mut self.unpaired);
         // Position in arrival order by dense id (MAX: not among them).

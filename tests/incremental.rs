@@ -432,6 +432,23 @@ fn a_fresh_index_gathers_each_document_once() {
     assert_equals_fresh(&index, &world).unwrap();
 }
 
+/// A fresh index that keeps none, or only some, of its documents'
+/// candidate slots in memory while it reads (a large folder's), deriving
+/// the others again from the stored prints when pairing starts, ends
+/// equal to a one-shot scan, and looks each document up once.
+#[test]
+fn a_fresh_index_keeping_few_slots_in_memory_pairs_as_a_scan_does() {
+    for keep in [0, 300] {
+        let world = overlapping_runs();
+        let mut index = world.open();
+        index.set_chunk_files(4);
+        index.set_spill_after_slots(keep);
+        index.reconcile().unwrap();
+        assert_eq!(index.library().gathered(), 40, "keeping {keep} slots");
+        assert_equals_fresh(&index, &world).unwrap();
+    }
+}
+
 /// A fresh index stops between its last chunk's commit and pairing (a
 /// crash there): the pairs were never stored, and the next open verifies
 /// every document again instead of restoring none.

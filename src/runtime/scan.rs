@@ -490,6 +490,10 @@ fn pair_spilled(
     spill: &SpilledPrints,
 ) -> Result<Library, SpillError> {
     let mut library = Library::new(engine, config);
+    // Every document was read before this, and the learner is gone: the
+    // slots are held at no peak, and deriving them again would read every
+    // spilled print once more (~9 s at 110k texts).
+    library.set_spill_after(usize::MAX);
     let mut rest = indexed.as_slice();
     while !rest.is_empty() {
         let mut bytes = 0;

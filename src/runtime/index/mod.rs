@@ -198,6 +198,14 @@ impl FolderIndex {
         self.chunk_files = files.max(1);
     }
 
+    /// Hold only `slots` candidate slots of a fresh reconcile's documents
+    /// in memory until pairing (tests: a small folder spilling them, see
+    /// [`crate::pairing::candidates::SPILL_AFTER_SLOTS`]).
+    #[doc(hidden)]
+    pub fn set_spill_after_slots(&mut self, slots: usize) {
+        self.library.set_spill_after(slots);
+    }
+
     /// Make the store's writes fail as `faults` says (tests).
     #[doc(hidden)]
     pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {

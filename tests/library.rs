@@ -696,6 +696,91 @@ fn unpaired_documents_whose_slots_were_not_kept_pair_the_same() {
     }
 }
 
+/// Prints in memory, and keys stored beside them for some documents, as
+/// an index keeps library entries; counts how many prints were read.
+struct StoredKeys {
+    prints: MemoryPrints,
+    keys: std::collections::HashMap<DocPath, doppel::pairing::candidates::DocKeys>,
+    prints_read: std::cell::Cell<usize>,
+}
+
+impl doppel::pairing::library::PrintSource for StoredKeys {
+    type Error = std::convert::Infallible;
+
+    fn full_prints(
+        &self,
+        paths: &[&DocPath],
+    ) -> Result<Vec<Option<Fingerprints>>, std::convert::Infallible> {
+        self.prints_read.set(self.prints_read.get() + paths.len());
+        self.prints.full_prints(paths)
+    }
+
+    fn stored_keys(
+        &self,
+        paths: &[&DocPath],
+    ) -> Result<Option<Vec<Option<doppel::pairing::candidates::DocKeys>>>, std::convert::Infallible>
+    {
+        Ok(Some(
+            paths.iter().map(|p| self.keys.get(*p).cloned()).collect(),
+        ))
+    }
+}
+
+/// Slots not kept in memory are taken back from the keys the source
+/// stores where it has them, and derived from the prints where it has
+/// none or stored keys whose counts are not those filed (another
+/// configuration's): the pairs are those of a library keeping them all.
+#[test]
+fn spilled_slots_come_back_from_stored_keys_where_they_agree() {
+    let (docs, prints) = copies_over_two_slices();
+    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
+    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
+    let expected = pair_paths(&whole);
+    // Every fifth document has no stored keys; every third, keys whose
+    // counts are off (and no slots): both are derived again.
+    let mut stored = std::collections::HashMap::new();
+    let mut derived = 0;
+    for (i, ((path, _, _), k)) in docs.iter().zip(&keys).enumerate() {
+        if i % 5 == 0 {
+            derived += 1;
+            continue;
+        }
+        let mut k = k.clone();
+        if i % 3 == 0 {
+            derived += 1;
+            k.counts.shingle += 1;
+            k.slots.clear();
+        }
+        stored.insert(path.clone(), k);
+    }
+    let source = StoredKeys {
+        prints,
+        keys: stored,
+        prints_read: std::cell::Cell::new(0),
+    };
+    let mut lib = Library::new(&ENGINE, LibraryConfig::default());
+    lib.set_spill_after(0);
+    let Ok(filed) = lib.admit_unpaired(&ENGINE, docs.clone(), &source);
+    assert_eq!(filed, keys);
+    let Ok(()) = lib.pair_unpaired(&ENGINE, &source);
+    assert_eq!(pair_paths(&lib), expected);
+    // Pairing reads every document's prints once as its own slice's, and
+    // some as candidates; taking the slots back read only the derived ones.
+    let mut paired = Library::new(&ENGINE, LibraryConfig::default());
+    let counting = StoredKeys {
+        prints: source.prints.clone(),
+        keys: std::collections::HashMap::new(),
+        prints_read: std::cell::Cell::new(0),
+    };
+    let Ok(_) = paired.admit_unpaired(&ENGINE, docs.clone(), &counting);
+    let Ok(()) = paired.pair_unpaired(&ENGINE, &counting);
+    assert_eq!(
+        source.prints_read.get(),
+        counting.prints_read.get() + derived
+    );
+}
+
 /// 1,900 random texts and 250 copies with one word changed of the first
 /// 1,500, spread over both of a pairing's slices, with their prints.
 fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrints) {

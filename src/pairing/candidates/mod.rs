@@ -672,6 +672,14 @@ impl CandidateTables {
         }
     }
 
+    /// The key counts filed for document `id` (zero when none).
+    pub fn key_counts_of(&self, id: DocId) -> KeyCounts {
+        self.key_counts
+            .get(id as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+
     fn set_key_counts(&mut self, id: DocId, counts: KeyCounts) {
         let i = id as usize;
         if self.key_counts.len() <= i {

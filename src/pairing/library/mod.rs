@@ -110,6 +110,20 @@ pub trait PrintSource {
     /// The full fingerprints of the documents at these paths, in order
     /// (`None` for a path it does not have).
     fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, Self::Error>;
+
+    /// The candidate keys stored with the documents at these paths, in
+    /// order (`None` for a path it has none of), when the source keeps
+    /// them, as an index keeps each document's library entry: a fresh
+    /// library takes back the slots it did not hold from them
+    /// ([`Library::pair_unpaired`]), a third of the bytes of the full
+    /// prints and nothing to derive. `Ok(None)`, the default: it keeps
+    /// none, and the keys are derived from the full prints.
+    fn stored_keys(
+        &self,
+        _paths: &[&DocPath],
+    ) -> Result<Option<Vec<Option<DocKeys>>>, Self::Error> {
+        Ok(None)
+    }
 }
 
 /// A source with nothing in it, for a library that takes one batch of

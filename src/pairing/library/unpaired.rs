@@ -108,32 +108,59 @@ impl Library {
 
     /// Give the candidate tables back the slots of the documents filed
     /// without them ([`crate::pairing::candidates::CandidateTables::spilled`]),
-    /// derived from their full fingerprints, read from `source` a slice at
-    /// a time (the next slice read while the pool derives this one's). A
+    /// a slice at a time: the keys `source` stores with them
+    /// ([`PrintSource::stored_keys`]), else (and for any whose stored
+    /// counts differ from those filed) derived from their full prints. A
     /// failed read leaves the rest to the next call.
     #[tracing::instrument(level = "debug", name = "library.give_back_spilled", skip_all)]
     fn give_back_spilled<S: PrintSource + ?Sized>(&mut self, source: &S) -> Result<(), S::Error> {
         let spilled = self.tables.spilled().to_vec();
-        let slices = self.pair_slices(&spilled);
-        let read = |this: &Library, i: usize| {
-            slices
-                .get(i)
-                .map(|&(start, end)| this.full_prints_of(&spilled[start..end], source))
-        };
-        let mut next = read(self, 0);
-        for (i, &(start, end)) in slices.iter().enumerate() {
-            let full = next.take().expect("read before its turn")?;
-            let docs: Vec<(DocId, Option<&Fingerprints>)> = spilled[start..end]
-                .iter()
-                .map(|&id| (id, full.get(&id)))
-                .collect();
-            let this = &*self;
-            let (keyed, after) =
-                on_pool_while(|| this.tables.spilled_keys(&docs), || read(this, i + 1));
+        for (start, end) in self.pair_slices(&spilled) {
+            let keyed = self.spilled_keys_of(&spilled[start..end], source)?;
             self.tables.file_spilled(keyed);
-            next = after;
         }
         Ok(())
+    }
+
+    /// The keys of documents `ids`, in order, for
+    /// [`Library::give_back_spilled`] (`None`: neither stored nor
+    /// derivable, their prints lost).
+    fn spilled_keys_of<S: PrintSource + ?Sized>(
+        &self,
+        ids: &[DocId],
+        source: &S,
+    ) -> Result<Vec<(DocId, Option<DocKeys>)>, S::Error> {
+        let held: Vec<(DocId, &DocPath)> = ids
+            .iter()
+            .filter_map(|&id| Some((id, &self.doc(id)?.path)))
+            .collect();
+        let paths: Vec<&DocPath> = held.iter().map(|(_, p)| *p).collect();
+        let mut keys: HashMap<DocId, DocKeys> = HashMap::with_capacity(ids.len());
+        if let Some(stored) = source.stored_keys(&paths)? {
+            keys.extend(
+                held.iter()
+                    .zip(stored)
+                    .filter_map(|(&(id, _), k)| Some((id, k?)))
+                    .filter(|(id, k)| k.counts == self.tables.key_counts_of(*id)),
+            );
+        }
+        let missing: Vec<DocId> = ids
+            .iter()
+            .copied()
+            .filter(|id| !keys.contains_key(id))
+            .collect();
+        if !missing.is_empty() {
+            let full = self.full_prints_of(&missing, source)?;
+            let docs: Vec<(DocId, Option<&Fingerprints>)> =
+                missing.iter().map(|&id| (id, full.get(&id))).collect();
+            keys.extend(
+                self.tables
+                    .spilled_keys(&docs)
+                    .into_iter()
+                    .filter_map(|(id, k)| Some((id, k?))),
+            );
+        }
+        Ok(ids.iter().map(|&id| (id, keys.remove(&id))).collect())
     }
 
     /// Whether documents wait for [`Library::pair_unpaired`].

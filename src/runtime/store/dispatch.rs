@@ -17,6 +17,7 @@ use super::{
 };
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, PairScores};
+use crate::pairing::candidates::DocKeys;
 use crate::pairing::library::PrintSource;
 
 /// `$call` on the backend `$s` of `self` (`mut self` for a write).
@@ -573,5 +574,20 @@ impl PrintSource for Store {
     /// The stored fingerprints ([`Store::fingerprints_at`]).
     fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         self.fingerprints_at(paths)
+    }
+
+    /// The keys of the stored library entries, read by path; a team
+    /// store gives none (they are derived from the prints).
+    fn stored_keys(&self, paths: &[&DocPath]) -> Result<Option<Vec<Option<DocKeys>>>> {
+        match &self.backend {
+            Backend::Sqlite(s) => {
+                let entries = s.entries_at(paths)?;
+                Ok(Some(
+                    entries.into_iter().map(|e| e.map(|e| e.keys)).collect(),
+                ))
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => Ok(None),
+        }
     }
 }

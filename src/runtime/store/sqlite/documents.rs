@@ -300,6 +300,34 @@ impl SqliteStore {
             .decode_prints(&self.path.display(), &self.path, blobs, docs)
     }
 
+    /// The library entries stored with the documents at these paths, in
+    /// order (`None` where a path has none), read one row at a time.
+    pub fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT e.entry FROM documents d \
+                 JOIN document_entries e ON e.id = d.id WHERE d.path = ?1",
+            )
+            .ctx(&self.path, "prepare library entry read")?;
+        docs.iter()
+            .map(|doc| {
+                let blob: Option<Vec<u8>> = stmt
+                    .query_row([doc.as_bytes()], |r| r.get(0))
+                    .optional()
+                    .ctx(&self.path, format_args!("read library entry of {doc}"))?;
+                blob.map(|blob| {
+                    postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                        path: self.path.clone(),
+                        doc: doc.to_string(),
+                        reason: format!("library entry does not decode: {e}"),
+                    })
+                })
+                .transpose()
+            })
+            .collect()
+    }
+
     /// The documents whose stored fingerprints failed their checksum since
     /// the last call (read as missing): their files must be read again.
     pub fn take_corrupt(&self) -> Vec<DocPath> {

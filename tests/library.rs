@@ -666,10 +666,7 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
 #[test]
 fn unpaired_documents_whose_slots_were_not_kept_pair_the_same() {
     let (docs, prints) = copies_over_two_slices();
-    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
-    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
-    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
-    let expected = pair_paths(&whole);
+    let (keys, expected) = paired_keeping_all(&docs, &prints);
     // All spilled (taken back in two slices), most, a few.
     for spill_after in [0, 1_000, 200_000] {
         // Reads 0 and 1 take back slots (when spilled), the rest pair.
@@ -733,10 +730,7 @@ impl doppel::pairing::library::PrintSource for StoredKeys {
 #[test]
 fn spilled_slots_come_back_from_stored_keys_where_they_agree() {
     let (docs, prints) = copies_over_two_slices();
-    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
-    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
-    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
-    let expected = pair_paths(&whole);
+    let (keys, expected) = paired_keeping_all(&docs, &prints);
     // Every fifth document has no stored keys; every third, keys whose
     // counts are off (and no slots): both are derived again.
     let mut stored = std::collections::HashMap::new();
@@ -779,6 +773,21 @@ fn spilled_slots_come_back_from_stored_keys_where_they_agree() {
         source.prints_read.get(),
         counting.prints_read.get() + derived
     );
+}
+
+/// The keys filed and the pairs made by a library that keeps every
+/// unpaired document's slots in memory.
+fn paired_keeping_all(
+    docs: &[(DocPath, Fingerprints, usize)],
+    prints: &MemoryPrints,
+) -> (
+    Vec<doppel::pairing::candidates::DocKeys>,
+    BTreeSet<(String, String)>,
+) {
+    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
+    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.to_vec(), prints);
+    let Ok(()) = whole.pair_unpaired(&ENGINE, prints);
+    (keys, pair_paths(&whole))
 }
 
 /// 1,900 random texts and 250 copies with one word changed of the first

@@ -236,11 +236,22 @@ impl SqliteStore {
             )
             .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
             .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
+        self.decode_blob(blob, doc, "boilerplate")
+    }
+
+    /// `blob`, if any, decoded: stored for `doc` as `what`, named in the
+    /// error when it does not decode.
+    fn decode_blob<T: serde::de::DeserializeOwned>(
+        &self,
+        blob: Option<Vec<u8>>,
+        doc: &DocPath,
+        what: &str,
+    ) -> Result<Option<T>> {
         blob.map(|blob| {
             postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
                 path: self.path.clone(),
                 doc: doc.to_string(),
-                reason: format!("boilerplate does not decode: {e}"),
+                reason: format!("{what} does not decode: {e}"),
             })
         })
         .transpose()
@@ -279,52 +290,54 @@ impl SqliteStore {
     /// A blob that fails its checksum is `None` too: noted for
     /// [`SqliteStore::take_corrupt`] (the index reads the file again) and logged.
     pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT p.fingerprints, p.checksum FROM documents d \
-                 JOIN document_prints p ON p.id = d.id WHERE d.path = ?1",
-            )
-            .ctx(&self.path, "prepare fingerprint read")?;
-        let blobs = docs
-            .iter()
-            .map(|doc| {
-                stmt.query_row([doc.as_bytes()], |r| {
-                    Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?))
-                })
-                .optional()
-                .ctx(&self.path, format_args!("read fingerprints of {doc}"))
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let blobs = self.rows_by_path(
+            "SELECT p.fingerprints, p.checksum FROM documents d \
+             JOIN document_prints p ON p.id = d.id WHERE d.path = ?1",
+            "fingerprints",
+            docs,
+            |r| Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?)),
+        )?;
         self.corrupt
             .decode_prints(&self.path.display(), &self.path, blobs, docs)
+    }
+
+    /// The row `sql` (with the path as `?1`) finds for each of `docs`, in
+    /// order (`None` where it finds none), one query at a time; `what` it
+    /// reads names it in errors.
+    fn rows_by_path<T>(
+        &self,
+        sql: &str,
+        what: &str,
+        docs: &[&DocPath],
+        row: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<Option<T>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(sql)
+            .ctx(&self.path, format_args!("prepare the read of {what}"))?;
+        docs.iter()
+            .map(|doc| {
+                stmt.query_row([doc.as_bytes()], &row)
+                    .optional()
+                    .ctx(&self.path, format_args!("read {what} of {doc}"))
+            })
+            .collect()
     }
 
     /// The library entries stored with the documents at these paths, in
     /// order (`None` where a path has none), read one row at a time.
     pub fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT e.entry FROM documents d \
-                 JOIN document_entries e ON e.id = d.id WHERE d.path = ?1",
-            )
-            .ctx(&self.path, "prepare library entry read")?;
-        docs.iter()
-            .map(|doc| {
-                let blob: Option<Vec<u8>> = stmt
-                    .query_row([doc.as_bytes()], |r| r.get(0))
-                    .optional()
-                    .ctx(&self.path, format_args!("read library entry of {doc}"))?;
-                blob.map(|blob| {
-                    postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
-                        path: self.path.clone(),
-                        doc: doc.to_string(),
-                        reason: format!("library entry does not decode: {e}"),
-                    })
-                })
-                .transpose()
-            })
+        let blobs = self.rows_by_path(
+            "SELECT e.entry FROM documents d \
+             JOIN document_entries e ON e.id = d.id WHERE d.path = ?1",
+            "the library entry",
+            docs,
+            |r| r.get::<_, Vec<u8>>(0),
+        )?;
+        blobs
+            .into_iter()
+            .zip(docs)
+            .map(|(blob, doc)| self.decode_blob(blob, doc, "library entry"))
             .collect()
     }
 

@@ -15,7 +15,8 @@
 use rayon::prelude::*;
 use smallvec::{smallvec, SmallVec};
 
-use super::{Arena, DocId};
+use super::restore::Arena;
+use super::DocId;
 use crate::hash::{prefetch, HashKeyed32};
 
 /// Slots → documents, in [`Table::SHARDS`] shards by the slot's top bits.
@@ -691,42 +692,6 @@ mod tests {
         }
         shard.merge();
         assert_eq!(shard.ids.len(), slots.len() / 2);
-    }
-
-    /// An arena grows a block at a time: each document's slots stay whole
-    /// and in filing order, a block holds at most [`Arena::BLOCK`] but for
-    /// one document bringing more, and the arena reads back as the one
-    /// vector it stands for.
-    #[test]
-    fn an_arena_past_a_block_keeps_each_document_whole_and_in_order() {
-        let block = Arena::BLOCK;
-        let sizes = [block / 2 + 7, block / 2 + 7, block + 3, 1, block / 2];
-        let docs: Vec<(DocId, Vec<u32>)> = sizes
-            .iter()
-            .enumerate()
-            .map(|(id, &n)| {
-                (
-                    id as DocId,
-                    (0..n as u32).map(|k| k * 7 + id as u32).collect(),
-                )
-            })
-            .collect();
-        let mut arena = Arena::default();
-        for (id, slots) in &docs {
-            arena.push(*id, slots);
-        }
-        let owned: Vec<(DocId, Vec<u32>)> = arena.owned().map(|(id, s)| (id, s.to_vec())).collect();
-        assert_eq!(owned, docs);
-        let all: Vec<u32> = docs.iter().flat_map(|(_, s)| s.iter().copied()).collect();
-        assert!(arena.slots().eq(all.iter().copied()));
-        // Each of the first three starts a block (the second does not fit
-        // beside the first); the last two share the fourth.
-        let per_block: Vec<usize> = arena.blocks.iter().map(|b| b.owners.len()).collect();
-        assert_eq!(per_block, vec![1, 1, 1, 2]);
-        assert!(arena
-            .blocks
-            .iter()
-            .all(|b| b.slots.len() <= block || b.owners.len() == 1));
     }
 
     proptest! {

@@ -180,7 +180,7 @@ pub struct CandidateTables {
     /// given back: the tables cannot be filled before all are.
     spilled: Vec<DocId>,
     spilled_back: usize,
-    /// [`SPILL_AFTER_SLOTS`], but in tests.
+    /// [`SPILL_AFTER_SLOTS`] unless told (see `set_spill_after`).
     spill_after: usize,
     si: BTreeSet<(u64, DocId)>,
     /// Per document (by id): how many keys it has in the shingle and

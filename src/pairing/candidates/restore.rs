@@ -166,8 +166,8 @@ impl CandidateTables {
         })
     }
 
-    /// Keep only `slots` of the documents filed to be paired later in
-    /// memory ([`SPILL_AFTER_SLOTS`]): for tests, which spill with a few.
+    /// Keep at most `slots` of the documents filed to be paired later in
+    /// memory ([`SPILL_AFTER_SLOTS`] unless told; `usize::MAX`: all).
     pub fn set_spill_after(&mut self, slots: usize) {
         self.spill_after = slots;
     }

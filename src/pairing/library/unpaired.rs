@@ -99,9 +99,9 @@ impl Library {
         self.unpaired = ids.into_iter().map(|(_, id)| id).collect();
     }
 
-    /// Keep only `slots` of the documents filed unpaired in memory
-    /// ([`crate::pairing::candidates::SPILL_AFTER_SLOTS`]): for tests,
-    /// which spill with a few.
+    /// Keep at most `slots` of the documents filed unpaired in memory
+    /// ([`crate::pairing::candidates::SPILL_AFTER_SLOTS`] unless told;
+    /// `usize::MAX`: all, as a one-shot scan does; a few: tests).
     pub fn set_spill_after(&mut self, slots: usize) {
         self.tables.set_spill_after(slots);
     }

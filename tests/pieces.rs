@@ -138,9 +138,9 @@ proptest! {
             let whole = engine.fingerprint(&analysis, weights);
             let shingle = &engine.config().algorithms.shingle;
             let options = PrintOptions {
-        count_all_shingles: true,
-        ..PrintOptions::default()
-    };
+                count_all_shingles: true,
+                ..PrintOptions::default()
+            };
             let mut printer = engine
                 .document_printer(engine.furniture_of(&text).unwrap(), weights, options)
                 .with_piece_bytes(piece);

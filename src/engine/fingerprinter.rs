@@ -125,6 +125,19 @@ impl ShingleSampler {
         }
     }
 
+    /// The sampled ones of `shingles` (hashes, the first at position
+    /// `first`): `(top 32 bits of the hash, position)`, in order.
+    pub fn sampled(
+        self,
+        shingles: impl IntoIterator<Item = u64>,
+        first: u32,
+    ) -> impl Iterator<Item = (u32, u32)> {
+        shingles.into_iter().enumerate().filter_map(move |(i, h)| {
+            let top = (h >> 32) as u32;
+            self.keeps(top).then_some((top, first + i as u32))
+        })
+    }
+
     /// Room for the samples of `shingles` shingles: the expected count and
     /// four standard deviations, so that it is grown almost never and kept
     /// without much spare.
@@ -250,10 +263,7 @@ impl<'e> Fingerprinter<'e> {
         if let Some((sampler, samples)) = &mut self.samples {
             let at = self.shingles_seen;
             samples.try_reserve(sampler.room(shingles.len()))?;
-            samples.extend(shingles.iter().enumerate().filter_map(|(i, &h)| {
-                let top = (h >> 32) as u32;
-                sampler.keeps(top).then_some((top, at + i as u32))
-            }));
+            samples.extend(sampler.sampled(shingles.iter().copied(), at));
             self.shingles_seen += shingles.len() as u32;
         }
         if self.minhash_words.is_none() {

@@ -334,9 +334,11 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             if after as usize >= m {
                 frequent_in_added.extend(pairs[at..at + len].iter().map(|&(h, id)| (id, h)));
             }
-            let before = match removed.is_empty() {
-                true => before_adds,
-                false => removed.remove(&hash).map_or(before_adds, |(b, _)| b),
+            // Most batches remove nothing: no probe then.
+            let before = if removed.is_empty() {
+                before_adds
+            } else {
+                removed.remove(&hash).map_or(before_adds, |(b, _)| b)
             };
             touched.push((hash, before, after));
             at += len;

@@ -100,13 +100,11 @@ impl DocSamples {
     ) -> Self {
         let sampler = ShingleSampler::new(modulus);
         let mut samples = Vec::with_capacity(sampler.room(words));
-        samples.extend(shingles.into_iter().enumerate().filter_map(|(i, h)| {
-            let top = (h >> 32) as u32;
-            sampler.keeps(top).then_some(Sample {
-                hash: top,
-                word: i as u32,
-            })
-        }));
+        samples.extend(
+            sampler
+                .sampled(shingles, 0)
+                .map(|(hash, word)| Sample { hash, word }),
+        );
         Self {
             samples,
             words: words as u32,

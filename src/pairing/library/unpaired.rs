@@ -130,11 +130,7 @@ impl Library {
         ids: &[DocId],
         source: &S,
     ) -> Result<Vec<(DocId, Option<DocKeys>)>, S::Error> {
-        let held: Vec<(DocId, &DocPath)> = ids
-            .iter()
-            .filter_map(|&id| Some((id, &self.doc(id)?.path)))
-            .collect();
-        let paths: Vec<&DocPath> = held.iter().map(|(_, p)| *p).collect();
+        let (held, paths) = self.held_paths(ids);
         let mut keys: HashMap<DocId, DocKeys> = HashMap::with_capacity(ids.len());
         if let Some(stored) = source.stored_keys(&paths)? {
             keys.extend(

@@ -123,17 +123,24 @@ impl Library {
         ids: &[DocId],
         source: &S,
     ) -> Result<HashMap<DocId, Fingerprints>, S::Error> {
-        let held: Vec<(DocId, &DocPath)> = ids
-            .iter()
-            .filter_map(|&id| Some((id, &self.doc(id)?.path)))
-            .collect();
-        let paths: Vec<&DocPath> = held.iter().map(|(_, p)| *p).collect();
+        let (held, paths) = self.held_paths(ids);
         let prints = source.full_prints(&paths)?;
         Ok(held
             .into_iter()
             .zip(prints)
             .filter_map(|((id, _), f)| Some((id, f?)))
             .collect())
+    }
+
+    /// Those of `ids` held, with their paths, and the paths alone (to ask a
+    /// [`PrintSource`] for, answers in the same order).
+    pub(super) fn held_paths(&self, ids: &[DocId]) -> (Vec<(DocId, &DocPath)>, Vec<&DocPath>) {
+        let held: Vec<(DocId, &DocPath)> = ids
+            .iter()
+            .filter_map(|&id| Some((id, &self.doc(id)?.path)))
+            .collect();
+        let paths = held.iter().map(|(_, p)| *p).collect();
+        (held, paths)
     }
 
     /// Add or replace the document at `path`; returns its id. A replaced

@@ -403,8 +403,17 @@ macro_rules! le_words {
 
             /// The list as its little-endian bytes.
             pub fn serialize<S: Serializer>(values: &[$word], s: S) -> Result<S::Ok, S::Error> {
-                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-                s.serialize_bytes(&bytes)
+                s.serialize_bytes(&to_bytes(values))
+            }
+
+            /// The list's little-endian bytes (sized up front: collecting
+            /// a flat map of arrays grows the vector a byte at a time).
+            pub fn to_bytes(values: &[$word]) -> Vec<u8> {
+                let mut bytes = Vec::with_capacity(values.len() * SIZE);
+                for v in values {
+                    bytes.extend_from_slice(&v.to_le_bytes());
+                }
+                bytes
             }
 
             /// The list back from its little-endian bytes.

@@ -234,7 +234,12 @@ impl CandidateTables {
             self.spilled.is_empty(),
             "the tables filled before their spilled slots were given back"
         );
-        while self.fill_restored_some() {}
+        let Some(restore) = self.unfiled.take() else {
+            return;
+        };
+        let from = restore.filled.min(restore.arenas.len());
+        let arenas = restore.arenas.into_iter().skip(from).collect();
+        self.tables.fill_groups(from, arenas);
     }
 
     /// Fill part of the tables with the restored documents' slots, a step

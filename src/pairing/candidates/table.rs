@@ -153,57 +153,75 @@ impl Table {
     }
 
     /// Fill the empty shards of group `group` with the postings in `arena`
-    /// (that group's slots and the documents owning them; a slot's
-    /// documents are filed in that order): counted by shard and directory
-    /// run, placed straight into the arrays they end in (a counting sort,
-    /// no room beyond those arrays), then each run sorted by slot.
+    /// ([`fill_shards`]).
     pub(super) fn fill_group(&mut self, group: usize, arena: Arena) {
         let first = group * Self::GROUP;
-        let shards = &mut self.shards[first..first + Self::GROUP];
-        debug_assert!(
-            shards
-                .iter()
-                .all(|s| s.ids.is_empty() && s.recent.is_empty()),
-            "filled only when empty"
-        );
-        let mut per_shard = [0usize; Self::GROUP];
-        for slot in arena.slots() {
-            per_shard[Self::shard(slot) - first] += 1;
-        }
-        let mut next: Vec<Vec<u32>> = shards
-            .iter_mut()
-            .zip(per_shard)
-            .map(|(shard, count)| {
-                shard.directory_bits = Shard::directory_bits_for(count);
-                shard.lows = vec![0; count];
-                shard.ids = vec![0; count];
-                vec![0u32; (1 << shard.directory_bits) + 1]
-            })
-            .collect();
-        for slot in arena.slots() {
-            let s = Self::shard(slot) - first;
-            next[s][shards[s].run(slot & SHARD_MASK) + 1] += 1;
-        }
-        for (shard, next) in shards.iter_mut().zip(&mut next) {
-            for run in 1..next.len() {
-                next[run] += next[run - 1];
-            }
-            shard.directory = next.clone();
-        }
-        for (id, slots) in arena.owned() {
-            for &slot in slots {
-                let s = Self::shard(slot) - first;
-                let shard = &mut shards[s];
-                let slot = slot & SHARD_MASK;
-                let at = &mut next[s][shard.run(slot)];
-                shard.lows[*at as usize] = shard.low(slot);
-                shard.ids[*at as usize] = id;
-                *at += 1;
-            }
-        }
-        drop(arena);
-        shards.par_iter_mut().for_each(Shard::sort_runs);
+        fill_shards(&mut self.shards[first..first + Self::GROUP], first, arena);
     }
+
+    /// [`Table::fill_group`] of each group from `from` on with its arena
+    /// (`arenas[0]` is group `from`'s), the groups in parallel: their
+    /// shards are disjoint, and a group filled alone is mostly one
+    /// thread's counting and placing (~2.6 s at 110k texts).
+    pub(super) fn fill_groups(&mut self, from: usize, arenas: Vec<Arena>) {
+        self.shards[from * Self::GROUP..]
+            .par_chunks_mut(Self::GROUP)
+            .zip(arenas)
+            .enumerate()
+            .for_each(|(k, (shards, arena))| fill_shards(shards, (from + k) * Self::GROUP, arena));
+    }
+}
+
+/// Fill empty `shards` (a group's, the first of them shard `first`) with
+/// the postings in `arena` (that group's slots and the documents owning
+/// them; a slot's documents are filed in that order): counted by shard
+/// and directory run, placed straight into the arrays they end in (a
+/// counting sort, no room beyond those arrays), then each run sorted by
+/// slot.
+fn fill_shards(shards: &mut [Shard], first: usize, arena: Arena) {
+    debug_assert!(
+        shards
+            .iter()
+            .all(|s| s.ids.is_empty() && s.recent.is_empty()),
+        "filled only when empty"
+    );
+    let mut per_shard = [0usize; Table::GROUP];
+    for slot in arena.slots() {
+        per_shard[Table::shard(slot) - first] += 1;
+    }
+    let mut next: Vec<Vec<u32>> = shards
+        .iter_mut()
+        .zip(per_shard)
+        .map(|(shard, count)| {
+            shard.directory_bits = Shard::directory_bits_for(count);
+            shard.lows = vec![0; count];
+            shard.ids = vec![0; count];
+            vec![0u32; (1 << shard.directory_bits) + 1]
+        })
+        .collect();
+    for slot in arena.slots() {
+        let s = Table::shard(slot) - first;
+        next[s][shards[s].run(slot & SHARD_MASK) + 1] += 1;
+    }
+    for (shard, next) in shards.iter_mut().zip(&mut next) {
+        for run in 1..next.len() {
+            next[run] += next[run - 1];
+        }
+        shard.directory = next.clone();
+    }
+    for (id, slots) in arena.owned() {
+        for &slot in slots {
+            let s = Table::shard(slot) - first;
+            let shard = &mut shards[s];
+            let slot = slot & SHARD_MASK;
+            let at = &mut next[s][shard.run(slot)];
+            shard.lows[*at as usize] = shard.low(slot);
+            shard.ids[*at as usize] = id;
+            *at += 1;
+        }
+    }
+    drop(arena);
+    shards.par_iter_mut().for_each(Shard::sort_runs);
 }
 
 /// The documents filed under one slot: the merged ones (vacant entries

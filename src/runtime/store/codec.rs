@@ -26,7 +26,7 @@ pub(super) fn u64_from_sql(v: i64) -> u64 {
 }
 
 pub(super) fn terms_to_blob(terms: &[u64]) -> Vec<u8> {
-    terms.iter().flat_map(|t| t.to_le_bytes()).collect()
+    crate::hash::le_u64s::to_bytes(terms)
 }
 
 pub(super) fn terms_from_blob(blob: &[u8]) -> Option<Vec<u64>> {

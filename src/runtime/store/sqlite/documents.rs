@@ -305,8 +305,8 @@ impl SqliteStore {
     /// order (`None` where it finds none), one query at a time; `what` it
     /// reads names it in errors. The queries share one read transaction
     /// (unless the caller's is open): each on its own would take and drop
-    /// the file's shared lock and the WAL's read mark, a third of a
-    /// pairing's reads back.
+    /// the file's shared lock and the WAL's read mark (at 110k texts,
+    /// pairing's 373k reads back spent ~1 s of system time on them).
     fn rows_by_path<T>(
         &self,
         sql: &str,

@@ -314,13 +314,14 @@ impl SqliteStore {
         docs: &[&DocPath],
         row: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<Option<T>>> {
-        let reading = match self.conn.is_autocommit() && docs.len() > 1 {
-            true => Some(
+        let reading = if self.conn.is_autocommit() && docs.len() > 1 {
+            Some(
                 self.conn
                     .unchecked_transaction()
                     .ctx(&self.path, format_args!("begin the read of {what}"))?,
-            ),
-            false => None,
+            )
+        } else {
+            None
         };
         let mut stmt = self
             .conn

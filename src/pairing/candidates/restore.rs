@@ -237,15 +237,14 @@ impl CandidateTables {
         let Some(restore) = self.unfiled.take() else {
             return;
         };
-        let from = restore.filled.min(restore.arenas.len());
-        let arenas = restore.arenas.into_iter().skip(from).collect();
-        self.tables.fill_groups(from, arenas);
+        let arenas = restore.arenas.into_iter().skip(restore.filled).collect();
+        self.tables.fill_groups(restore.filled, arenas);
     }
 
     /// Fill part of the tables with the restored documents' slots, a step
     /// an idle caller can take between others; whether more is to do.
     pub fn fill_restored_some(&mut self) -> bool {
-        let Some(restore) = &mut self.unfiled.as_mut().filter(|_| self.spilled.is_empty()) else {
+        let Some(restore) = self.unfiled.as_mut().filter(|_| self.spilled.is_empty()) else {
             return false;
         };
         if let Some(arena) = restore.arenas.get_mut(restore.filled) {

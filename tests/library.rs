@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{cluster_paths, scored_pairs};
+use common::{cluster_paths, library_prints, pair_paths, scored_pairs};
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,7 +12,6 @@ use std::sync::LazyLock;
 
 use doppel::doc::{CuratorVerdict, DocPath};
 use doppel::engine::algo::AlgorithmId;
-use doppel::engine::measure::shingle_set;
 use doppel::engine::{Engine, Fingerprints};
 use doppel::pairing::candidates::CandidateConfig;
 use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec, UnionFind};
@@ -90,17 +89,6 @@ fn components(n: usize, edges: impl IntoIterator<Item = (usize, usize)>) -> Vec<
     groups.into_values().filter(|g| g.len() > 1).collect()
 }
 
-fn fingerprint(text: &str) -> (Fingerprints, usize) {
-    let engine = &*ENGINE;
-    let analysis = engine.analyze(text);
-    let shingle = &engine.config().algorithms.shingle;
-    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
-    (
-        engine.fingerprint(&analysis, engine.reference_weights()),
-        shingles,
-    )
-}
-
 fn sample_docs() -> Vec<(DocPath, Fingerprints, usize)> {
     SAMPLE.clone()
 }
@@ -112,7 +100,7 @@ static SAMPLE: LazyLock<Vec<(DocPath, Fingerprints, usize)>> = LazyLock::new(|| 
         .into_iter()
         .filter_map(|f| {
             let text = read_text(&f.path, DEFAULT_SIZE_CAP).ok()?.text;
-            let (fp, shingles) = fingerprint(&text);
+            let (fp, shingles) = library_prints(&ENGINE, &text);
             Some((f.doc, fp, shingles))
         })
         .collect()
@@ -216,7 +204,7 @@ fn chain() -> Held {
     let text = |r: std::ops::Range<usize>| words[r].join(" ");
     let mut lib = Held::new(LibraryConfig::default());
     for (path, range) in [("a.txt", 0..300), ("b.txt", 100..400), ("c.txt", 200..500)] {
-        let (fp, n) = fingerprint(&text(range));
+        let (fp, n) = library_prints(&ENGINE, &text(range));
         lib.upsert(&path.into(), fp, n);
     }
     lib
@@ -381,23 +369,6 @@ fn one_at_a_time(config: LibraryConfig, docs: Vec<(DocPath, Fingerprints, usize)
     lib
 }
 
-/// Every kept pair by its two paths (ordered).
-fn pair_paths(lib: &Library) -> BTreeSet<(String, String)> {
-    lib.pairs()
-        .map(|(a, b, _)| {
-            let (pa, pb) = (
-                lib.doc(a).unwrap().path.to_string(),
-                lib.doc(b).unwrap().path.to_string(),
-            );
-            if pa < pb {
-                (pa, pb)
-            } else {
-                (pb, pa)
-            }
-        })
-        .collect()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(8))]
 
@@ -560,8 +531,8 @@ fn shared_boilerplate_does_not_make_duplicates() {
         "{boilerplate}\n{}\n{boilerplate}",
         read("austen/persuasion-ch1.txt")
     );
-    let (fa, na) = fingerprint(&a);
-    let (fb, nb) = fingerprint(&b);
+    let (fa, na) = library_prints(&ENGINE, &a);
+    let (fb, nb) = library_prints(&ENGINE, &b);
     let scores = engine.compare(&fa, &fb);
     let verdict = engine.verdict(&scores, na.min(nb));
     assert!(
@@ -592,238 +563,4 @@ fn histograms_are_sorted_and_follow_the_pairs() {
     let after = lib.histograms();
     assert_eq!(after[&AlgorithmId::Minhash].len(), lib.pairs().count());
     assert!(after[&AlgorithmId::Minhash].len() < minhash.len());
-}
-
-/// A source whose `fail_at`-th read (from 0) fails, as a store whose disk
-/// fails while a fresh index pairs its documents.
-struct FailingRead {
-    prints: MemoryPrints,
-    reads: std::cell::Cell<usize>,
-    fail_at: usize,
-}
-
-impl doppel::pairing::library::PrintSource for FailingRead {
-    type Error = String;
-
-    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, String> {
-        let read = self.reads.get();
-        self.reads.set(read + 1);
-        if read == self.fail_at {
-            return Err(format!("read {read} failed"));
-        }
-        let Ok(prints) = self.prints.full_prints(paths);
-        Ok(prints)
-    }
-}
-
-/// Documents filed unpaired and paired all at once (a fresh index) are
-/// paired a slice of 1,365 at a time (two slices here), each read beside
-/// the pool's work on another slice. A read that fails at any point of that returns its
-/// error and leaves the documents not yet paired for the next call, which
-/// ends with exactly the pairs of an uninterrupted pairing.
-#[test]
-fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
-    let (docs, prints) = copies_over_two_slices();
-    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
-    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
-    // The keys it filed, in order, are those an index stores for each.
-    assert_eq!(keys.len(), docs.len());
-    for ((_, fp, _), keys) in docs.iter().zip(&keys) {
-        assert_eq!(*keys, whole.doc_keys(fp));
-    }
-    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
-    let expected = pair_paths(&whole);
-    assert!(
-        expected.len() >= 250,
-        "the copies are found: {}",
-        expected.len()
-    );
-    // Reads: the first slice's prints, the second slice's (while the
-    // first's candidates are gathered), the first's candidates' (while the
-    // second's are gathered), the second's candidates'.
-    for fail_at in 0..4 {
-        let source = FailingRead {
-            prints: prints.clone(),
-            reads: std::cell::Cell::new(0),
-            fail_at,
-        };
-        let mut lib = Library::new(&ENGINE, LibraryConfig::default());
-        lib.admit_unpaired(&ENGINE, docs.clone(), &source).unwrap();
-        let failed = lib.pair_unpaired(&ENGINE, &source);
-        assert_eq!(failed, Err(format!("read {fail_at} failed")));
-        assert!(lib.has_unpaired(), "read {fail_at}: documents wait");
-        lib.pair_unpaired(&ENGINE, &source).unwrap();
-        assert!(!lib.has_unpaired());
-        assert_eq!(pair_paths(&lib), expected, "failed at read {fail_at}");
-    }
-}
-
-/// A library that keeps the slots of only its first unpaired documents in
-/// memory (a fresh index of a large folder: the others' are derived again
-/// from their prints when pairing starts) files the same keys and ends
-/// with exactly the pairs of one keeping them all, whatever it kept, and
-/// also when a read fails while it takes the slots back or pairs.
-#[test]
-fn unpaired_documents_whose_slots_were_not_kept_pair_the_same() {
-    let (docs, prints) = copies_over_two_slices();
-    let (keys, expected) = paired_keeping_all(&docs, &prints);
-    // All spilled (taken back in two slices), most, a few.
-    for spill_after in [0, 1_000, 200_000] {
-        // Reads 0 and 1 take back slots (when spilled), the rest pair.
-        for fail_at in [None, Some(0), Some(1), Some(3)] {
-            let source = FailingRead {
-                prints: prints.clone(),
-                reads: std::cell::Cell::new(0),
-                fail_at: fail_at.unwrap_or(usize::MAX),
-            };
-            let context = format!("keeping {spill_after} slots, failing at read {fail_at:?}");
-            let mut lib = Library::new(&ENGINE, LibraryConfig::default());
-            lib.set_spill_after(spill_after);
-            let filed = lib.admit_unpaired(&ENGINE, docs.clone(), &source).unwrap();
-            assert_eq!(filed, keys, "{context}: the keys an index stores");
-            if let Some(at) = fail_at {
-                let failed = lib.pair_unpaired(&ENGINE, &source);
-                assert_eq!(failed, Err(format!("read {at} failed")), "{context}");
-                assert!(lib.has_unpaired(), "{context}: documents wait");
-            }
-            lib.pair_unpaired(&ENGINE, &source).unwrap();
-            assert!(!lib.has_unpaired(), "{context}");
-            assert_eq!(pair_paths(&lib), expected, "{context}");
-        }
-    }
-}
-
-/// Prints in memory, and keys stored beside them for some documents, as
-/// an index keeps library entries; counts how many prints were read.
-struct StoredKeys {
-    prints: MemoryPrints,
-    keys: std::collections::HashMap<DocPath, doppel::pairing::candidates::DocKeys>,
-    prints_read: std::cell::Cell<usize>,
-}
-
-impl doppel::pairing::library::PrintSource for StoredKeys {
-    type Error = std::convert::Infallible;
-
-    fn full_prints(
-        &self,
-        paths: &[&DocPath],
-    ) -> Result<Vec<Option<Fingerprints>>, std::convert::Infallible> {
-        self.prints_read.set(self.prints_read.get() + paths.len());
-        self.prints.full_prints(paths)
-    }
-
-    fn stored_keys(
-        &self,
-        paths: &[&DocPath],
-    ) -> Result<Option<Vec<Option<doppel::pairing::candidates::DocKeys>>>, std::convert::Infallible>
-    {
-        Ok(Some(
-            paths.iter().map(|p| self.keys.get(*p).cloned()).collect(),
-        ))
-    }
-}
-
-/// Slots not kept in memory are taken back from the keys the source
-/// stores where it has them, and derived from the prints where it has
-/// none or stored keys whose counts are not those filed (another
-/// configuration's): the pairs are those of a library keeping them all.
-#[test]
-fn spilled_slots_come_back_from_stored_keys_where_they_agree() {
-    let (docs, prints) = copies_over_two_slices();
-    let (keys, expected) = paired_keeping_all(&docs, &prints);
-    // Every fifth document has no stored keys; every third, keys whose
-    // counts are off (and no slots): both are derived again.
-    let mut stored = std::collections::HashMap::new();
-    let mut derived = 0;
-    for (i, ((path, _, _), k)) in docs.iter().zip(&keys).enumerate() {
-        if i % 5 == 0 {
-            derived += 1;
-            continue;
-        }
-        let mut k = k.clone();
-        if i % 3 == 0 {
-            derived += 1;
-            k.counts.shingle += 1;
-            k.slots.clear();
-        }
-        stored.insert(path.clone(), k);
-    }
-    let source = StoredKeys {
-        prints,
-        keys: stored,
-        prints_read: std::cell::Cell::new(0),
-    };
-    let mut lib = Library::new(&ENGINE, LibraryConfig::default());
-    lib.set_spill_after(0);
-    let Ok(filed) = lib.admit_unpaired(&ENGINE, docs.clone(), &source);
-    assert_eq!(filed, keys);
-    let Ok(()) = lib.pair_unpaired(&ENGINE, &source);
-    assert_eq!(pair_paths(&lib), expected);
-    // Pairing reads every document's prints once as its own slice's, and
-    // some as candidates; taking the slots back read only the derived ones.
-    let mut paired = Library::new(&ENGINE, LibraryConfig::default());
-    let counting = StoredKeys {
-        prints: source.prints.clone(),
-        keys: std::collections::HashMap::new(),
-        prints_read: std::cell::Cell::new(0),
-    };
-    let Ok(_) = paired.admit_unpaired(&ENGINE, docs.clone(), &counting);
-    let Ok(()) = paired.pair_unpaired(&ENGINE, &counting);
-    assert_eq!(
-        source.prints_read.get(),
-        counting.prints_read.get() + derived
-    );
-}
-
-/// The keys filed and the pairs made by a library that keeps every
-/// unpaired document's slots in memory.
-fn paired_keeping_all(
-    docs: &[(DocPath, Fingerprints, usize)],
-    prints: &MemoryPrints,
-) -> (
-    Vec<doppel::pairing::candidates::DocKeys>,
-    BTreeSet<(String, String)>,
-) {
-    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
-    let Ok(keys) = whole.admit_unpaired(&ENGINE, docs.to_vec(), prints);
-    let Ok(()) = whole.pair_unpaired(&ENGINE, prints);
-    (keys, pair_paths(&whole))
-}
-
-/// 1,900 random texts and 250 copies with one word changed of the first
-/// 1,500, spread over both of a pairing's slices, with their prints.
-fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrints) {
-    let mut rng = doppel::hash::SplitMix64::new(7);
-    let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
-    let mut texts: Vec<String> = (0..1_900)
-        .map(|_| {
-            (0..40)
-                .map(|_| words[rng.below(words.len() as u64) as usize].as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect();
-    // Copies with one word changed, of the first 1,500 documents, spread
-    // over both slices.
-    for _ in 0..250 {
-        let source = rng.below(1_500) as usize;
-        let mut copy: Vec<&str> = texts[source].split(' ').collect();
-        copy[20] = "changed";
-        let at = 1_000 + rng.below(texts.len() as u64 - 1_000) as usize;
-        texts.insert(at, copy.join(" "));
-    }
-    let docs: Vec<(DocPath, Fingerprints, usize)> = texts
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            let (fp, shingles) = fingerprint(text);
-            (DocPath::from(format!("{i:05}.txt").as_str()), fp, shingles)
-        })
-        .collect();
-    let prints = MemoryPrints(
-        docs.iter()
-            .map(|(path, fp, _)| (path.clone(), fp.clone()))
-            .collect(),
-    );
-    (docs, prints)
 }

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use doppel::doc::DocPath;
-use doppel::engine::{Engine, EngineConfig};
+use doppel::engine::measure::shingle_set;
+use doppel::engine::{Engine, EngineConfig, Fingerprints};
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::{Library, LibraryConfig};
 use doppel::runtime::index::FolderIndex;
@@ -203,6 +204,35 @@ pub fn cluster_paths(lib: &Library, spec: &ClusterSpec) -> BTreeSet<BTreeSet<Str
                 .iter()
                 .map(|&m| lib.doc(m).unwrap().path.to_string())
                 .collect()
+        })
+        .collect()
+}
+
+/// A text's fingerprints under `engine` (its reference weights) and its
+/// distinct shingle count: what a library files for it.
+pub fn library_prints(engine: &Engine, text: &str) -> (Fingerprints, usize) {
+    let analysis = engine.analyze(text);
+    let shingle = &engine.config().algorithms.shingle;
+    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
+    (
+        engine.fingerprint(&analysis, engine.reference_weights()),
+        shingles,
+    )
+}
+
+/// Every kept pair by its two paths (ordered).
+pub fn pair_paths(lib: &Library) -> BTreeSet<(String, String)> {
+    lib.pairs()
+        .map(|(a, b, _)| {
+            let (pa, pb) = (
+                lib.doc(a).unwrap().path.to_string(),
+                lib.doc(b).unwrap().path.to_string(),
+            );
+            if pa < pb {
+                (pa, pb)
+            } else {
+                (pb, pa)
+            }
         })
         .collect()
 }

@@ -340,7 +340,7 @@ pub trait Algorithm: Send + Sync {
 
 /// Resemblance and containments of two sorted, deduplicated hash sets.
 /// Empty sets are incomparable (never 0/0).
-pub fn overlap<T: Ord>(a: &[T], b: &[T]) -> Score {
+pub fn overlap<T: Ord + Copy>(a: &[T], b: &[T]) -> Score {
     if a.is_empty() || b.is_empty() {
         return Score::Incomparable;
     }
@@ -354,18 +354,17 @@ pub fn overlap<T: Ord>(a: &[T], b: &[T]) -> Score {
 }
 
 /// Size of the intersection of two sorted, deduplicated slices.
-pub fn sorted_intersection_len<T: Ord>(a: &[T], b: &[T]) -> usize {
+///
+/// A merge without branches on the comparison: the steps of two unrelated
+/// sets are a coin toss each, which a branch mispredicts half the time
+/// (twice as slow on random 32-bit sets of 90 to 700 hashes).
+pub fn sorted_intersection_len<T: Ord + Copy>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
+        let (x, y) = (a[i], b[j]);
+        n += usize::from(x == y);
+        i += usize::from(x <= y);
+        j += usize::from(y <= x);
     }
     n
 }
@@ -382,6 +381,22 @@ pub fn into_set<T: HashValue>(mut v: Vec<T>) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The merge counts what a set intersection counts, whatever the
+        /// sets' sizes, overlap and order of arguments.
+        #[test]
+        fn intersection_len_counts_the_common_hashes(
+            a in proptest::collection::btree_set(0u32..400, 0..120),
+            b in proptest::collection::btree_set(0u32..400, 0..120),
+        ) {
+            let (a, b): (Vec<u32>, Vec<u32>) = (a.into_iter().collect(), b.into_iter().collect());
+            let common = a.iter().filter(|x| b.binary_search(x).is_ok()).count();
+            prop_assert_eq!(sorted_intersection_len(&a, &b), common);
+            prop_assert_eq!(sorted_intersection_len(&b, &a), common);
+        }
+    }
 
     #[test]
     fn ids_round_trip_through_their_stable_names() {

@@ -282,6 +282,25 @@ pub fn prefetch<T>(items: &[T], i: usize) {
     let _ = (items, i);
 }
 
+/// [`prefetch`] every cache line of `items[i]`, for an item wider than one.
+#[inline]
+pub fn prefetch_all_of<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(i) {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let start = std::ptr::from_ref(item).cast::<i8>();
+        for offset in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: as in `prefetch`; every address is within the item.
+            #[allow(unsafe_code)]
+            unsafe {
+                _mm_prefetch::<_MM_HINT_T0>(start.add(offset))
+            };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

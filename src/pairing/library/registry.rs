@@ -90,6 +90,11 @@ impl Registry {
         self.docs.get(id as usize)?.as_ref()
     }
 
+    /// Start loading `id`'s entry into the cache (a hint).
+    pub fn prefetch(&self, id: DocId) {
+        crate::hash::prefetch_all_of(&self.docs, id as usize);
+    }
+
     pub fn id_of(&self, path: &DocPath) -> Option<DocId> {
         self.by_path.get(&self.docs, path)
     }

@@ -210,9 +210,19 @@ impl Library {
             return Vec::new();
         };
         let floors = &self.config.floors;
+        // A candidate's entry is a cache miss in a large library when its
+        // check needs it: asked for this many candidates ahead.
+        const AHEAD: usize = 8;
+        for &(other_id, _) in candidates.iter().take(AHEAD) {
+            self.registry.prefetch(other_id);
+        }
         let mut promising: Vec<(DocId, AlgorithmSet)> = candidates
-            .into_iter()
-            .filter_map(|(other_id, proposal)| {
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &(other_id, ref proposal))| {
+                if let Some(&(ahead, _)) = candidates.get(k + AHEAD) {
+                    self.registry.prefetch(ahead);
+                }
                 // Looked up only when a check needs it: most candidates
                 // fail on their shared keys alone, and the other's entry is
                 // a cache miss in a large library.

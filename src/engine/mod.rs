@@ -457,6 +457,17 @@ pub struct HotPrints {
 }
 
 impl HotPrints {
+    /// Start loading the hot prints kept apart from this value (MinHash's
+    /// low bytes, the lexicons' fingerprints) into the cache (a hint).
+    pub fn prefetch(&self) {
+        if let Some(minhash) = &self.minhash {
+            crate::hash::prefetch(minhash, 0);
+        }
+        if let Some(lexicons) = &self.simhash_lexicons {
+            crate::hash::prefetch(lexicons, 0);
+        }
+    }
+
     /// Whether `id`'s fingerprints are among the hot ones.
     pub fn holds(id: AlgorithmId) -> bool {
         use AlgorithmId as Id;

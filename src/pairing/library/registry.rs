@@ -95,6 +95,14 @@ impl Registry {
         crate::hash::prefetch_all_of(&self.docs, id as usize);
     }
 
+    /// Start loading the hot prints `id`'s entry points to (the entry is
+    /// read: it should be in the cache by now).
+    pub fn prefetch_hot(&self, id: DocId) {
+        if let Some(doc) = self.doc(id) {
+            doc.hot.prefetch();
+        }
+    }
+
     pub fn id_of(&self, path: &DocPath) -> Option<DocId> {
         self.by_path.get(&self.docs, path)
     }

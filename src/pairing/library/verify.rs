@@ -210,8 +210,9 @@ impl Library {
             return Vec::new();
         };
         let floors = &self.config.floors;
-        // A candidate's entry is a cache miss in a large library when its
-        // check needs it: asked for this many candidates ahead.
+        // A candidate's entry, and the hot prints it points to, are cache
+        // misses in a large library when its check needs them: the entry
+        // is asked for this many candidates ahead, its prints half as many.
         const AHEAD: usize = 8;
         for &(other_id, _) in candidates.iter().take(AHEAD) {
             self.registry.prefetch(other_id);
@@ -222,6 +223,9 @@ impl Library {
             .filter_map(|(k, &(other_id, ref proposal))| {
                 if let Some(&(ahead, _)) = candidates.get(k + AHEAD) {
                     self.registry.prefetch(ahead);
+                }
+                if let Some(&(ahead, _)) = candidates.get(k + AHEAD / 2) {
+                    self.registry.prefetch_hot(ahead);
                 }
                 // Looked up only when a check needs it: most candidates
                 // fail on their shared keys alone, and the other's entry is

@@ -268,37 +268,37 @@ pub fn sort_hashes<T: HashValue>(values: &mut [T]) {
 /// out of range or on another architecture).
 #[inline]
 pub fn prefetch<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(item) = items.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint; it never faults or reads into the
-        // program, and the address is an element of the slice.
-        #[allow(unsafe_code)]
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(item).cast())
-        };
+        prefetch_line(std::ptr::from_ref(item).cast());
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
 }
 
 /// [`prefetch`] every cache line of `items[i]`, for an item wider than one.
 #[inline]
 pub fn prefetch_all_of<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(item) = items.get(i) {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let start = std::ptr::from_ref(item).cast::<i8>();
         for offset in (0..std::mem::size_of::<T>()).step_by(64) {
-            // SAFETY: as in `prefetch`; every address is within the item.
-            #[allow(unsafe_code)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(start.add(offset))
-            };
+            prefetch_line(start.wrapping_add(offset));
         }
     }
+}
+
+/// Start loading the cache line holding `address` (a hint).
+#[inline]
+fn prefetch_line(address: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is a hint; it never faults, whatever the
+        // address, and reads nothing into the program.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(address)
+        };
+    }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
+    let _ = address;
 }
 
 #[cfg(test)]

@@ -228,8 +228,8 @@ impl Library {
                     self.registry.prefetch_hot(ahead);
                 }
                 // Looked up only when a check needs it: most candidates
-                // fail on their shared keys alone, and the other's entry is
-                // a cache miss in a large library.
+                // fail on their shared keys alone (the entry asked for
+                // above may still be on its way).
                 let other = OnceCell::new();
                 let other = || *other.get_or_init(|| self.doc(other_id));
                 let vocabulary_counts = OnceCell::new();

@@ -5,9 +5,10 @@
 //! follows the true pairs, not the documents' length; a long copy and a
 //! chapter inside a book still pair, and short texts are judged as before.
 
+mod common;
+
 use doppel::doc::DocPath;
 use doppel::engine::algo::AlgorithmId;
-use doppel::engine::measure::shingle_set;
 use doppel::engine::relation::Relation;
 use doppel::engine::{Engine, Fingerprints};
 use doppel::hash::SplitMix64;
@@ -54,10 +55,7 @@ fn noised(words: &[String], rate: f64, seed: u64) -> Vec<String> {
 }
 
 fn print(engine: &Engine, name: &str, words: &[String]) -> (DocPath, Fingerprints, usize) {
-    let analysis = engine.analyze(&words.join(" "));
-    let shingle = &engine.config().algorithms.shingle;
-    let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
-    let prints = engine.fingerprint(&analysis, engine.reference_weights());
+    let (prints, shingles) = common::library_prints(engine, &words.join(" "));
     (DocPath::from(name), prints, shingles)
 }
 

@@ -83,14 +83,28 @@ impl Postings {
         ((u64::from(hash) << self.shard_bits) >> 32) as usize
     }
 
+    /// Where in its shard `hash` is likely to be: the hashes are uniform.
+    fn guess_in_shard(&self, shard: usize, hash: u32) -> usize {
+        let width = 32 - self.shard_bits;
+        let within = u64::from(hash) & ((1u64 << width) - 1);
+        ((within * self.shards[shard].len() as u64) >> width) as usize
+    }
+
     /// Where `hash` is (`Ok`) or would go (`Err`) in its shard.
     fn find(&self, hash: u32) -> (usize, Result<usize, usize>) {
         let shard = self.shard_of(hash);
-        let entries = &self.shards[shard];
-        let width = 32 - self.shard_bits;
-        let within = u64::from(hash) & ((1u64 << width) - 1);
-        let guess = ((within * entries.len() as u64) >> width) as usize;
-        (shard, gallop(entries, hash, guess))
+        let guess = self.guess_in_shard(shard, hash);
+        (shard, gallop(&self.shards[shard], hash, guess))
+    }
+
+    /// Start loading the lines of its shard where `hash` is likely to be
+    /// (the search looks a line or so each way, eight entries a line).
+    fn prefetch_place(&self, hash: u32) {
+        let shard = self.shard_of(hash);
+        let (entries, guess) = (&self.shards[shard], self.guess_in_shard(shard, hash));
+        for i in [guess.saturating_sub(8), guess, guess + 8] {
+            crate::hash::prefetch(entries, i);
+        }
     }
 
     fn set_value(&mut self, shard: usize, i: usize, value: u32) {
@@ -160,10 +174,16 @@ impl Postings {
     /// reaches is merged once, where one insert at a time shifts half a
     /// shard per new hash.
     pub fn insert_sorted(&mut self, pairs: &[(u32, DocId)]) -> Vec<(u32, u32)> {
+        // A batch of 4 KB texts brings each shard a hash or two: each is a
+        // cache miss, asked for this many pairs ahead.
+        const AHEAD: usize = 16;
         let mut before = Vec::new();
         let mut fresh: Vec<(usize, Entry)> = Vec::new();
         let mut at = 0;
         while at < pairs.len() {
+            if let Some(ahead) = pairs.get(at + AHEAD) {
+                self.prefetch_place(ahead.0);
+            }
             let shard = self.shard_of(pairs[at].0);
             // A walk, not a bisection: a shard's part of a batch is short.
             let len = pairs[at..]
@@ -197,9 +217,11 @@ impl Postings {
             let hash = group[0].0;
             let ids = group.iter().map(|&(_, id)| id);
             debug_assert!(group.iter().all(|&(_, id)| id < LIST));
+            // The batch is sorted: search on from the last hash's place,
+            // starting where the hash's value puts it.
+            let guess = self.guess_in_shard(shard, hash).saturating_sub(from);
             let entries = &self.shards[shard];
-            // The batch is sorted: search on from the last hash's place.
-            let i = from + gallop(&entries[from..], hash, 0).unwrap_or_else(|i| i);
+            let i = from + gallop(&entries[from..], hash, guess).unwrap_or_else(|i| i);
             from = i;
             if i < entries.len() && entries[i][0] == hash {
                 let value = entries[i][1];

@@ -285,17 +285,21 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         }
         let mut dirty: BTreeSet<DocId> = BTreeSet::new();
         let mut added: Vec<DocId> = Vec::with_capacity(adds.len());
-        // (hash, document), each document's distinct hashes once.
-        let mut pairs: Vec<(u32, DocId)> = Vec::new();
+        // `hash << 32 | arrival` (the document's place in the batch).
+        let mut keyed: Vec<u64> = Vec::new();
         for (key, samples) in adds {
             let id = self.free.pop().unwrap_or_else(|| {
                 self.docs.push(None);
                 self.labels.push(NO_GROUP);
                 (self.docs.len() - 1) as DocId
             });
-            let from = pairs.len();
-            pairs.extend(samples.samples.iter().map(|s| (s.hash, id)));
-            pairs[from..].sort_unstable_by_key(|p| p.0);
+            let arrival = added.len() as u64;
+            keyed.extend(
+                samples
+                    .samples
+                    .iter()
+                    .map(|s| u64::from(s.hash) << 32 | arrival),
+            );
             self.ids.insert(key.clone(), id);
             self.docs[id as usize] = Some(Doc {
                 key,
@@ -309,12 +313,16 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             dirty.insert(id);
             added.push(id);
         }
-        // A document's repeated hashes are next to each other (no two
-        // documents share an id). Posted in one sorted batch; a hash's
-        // documents in the order they came (a stable sort), as one at a
-        // time would post them.
-        pairs.dedup();
-        pairs.sort_by_key(|p| p.0);
+        // Posted in one sorted batch: one sort orders it by hash and a
+        // hash's documents in the order they came, as posting them one at
+        // a time would, and brings a document's repeated hashes together.
+        crate::hash::sort_hashes(&mut keyed);
+        keyed.dedup();
+        let pairs: Vec<(u32, DocId)> = keyed
+            .iter()
+            .map(|&v| ((v >> 32) as u32, added[v as u32 as usize]))
+            .collect();
+        drop(keyed);
         let posted = self.postings.insert_sorted(&pairs);
 
         // Each touched shingle's document frequency before and after the

@@ -319,10 +319,9 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         crate::hash::sort_hashes(&mut keyed);
         keyed.dedup();
         let pairs: Vec<(u32, DocId)> = keyed
-            .iter()
-            .map(|&v| ((v >> 32) as u32, added[v as u32 as usize]))
+            .into_iter()
+            .map(|v| ((v >> 32) as u32, added[v as u32 as usize]))
             .collect();
-        drop(keyed);
         let posted = self.postings.insert_sorted(&pairs);
 
         // Each touched shingle's document frequency before and after the

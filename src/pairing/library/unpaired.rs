@@ -197,6 +197,8 @@ impl Library {
         // which the tables then skip to without asking.
         let by_id = ids.len() == self.len() && ids.windows(2).all(|w| w[0] < w[1]);
         tracing::debug!(documents = ids.len(), by_id, "pairing the unpaired");
+        let compared_before = self.compared;
+        let mut promising_total = 0usize;
         let slices = self.pair_slices(&ids);
         let read = |this: &Library, i: usize| {
             slices
@@ -242,6 +244,7 @@ impl Library {
         for (i, &(start, end)) in slices.iter().enumerate() {
             let this = &*self;
             let (mine, promising) = current.take().expect("gathered before its turn");
+            promising_total += promising.iter().map(Vec::len).sum::<usize>();
             let mut before: Vec<DocId> = promising
                 .iter()
                 .flatten()
@@ -304,6 +307,12 @@ impl Library {
             }
             next = after_next;
         }
+        tracing::debug!(
+            documents = ids.len(),
+            promising = promising_total,
+            compared = self.compared - compared_before,
+            "paired the unpaired"
+        );
         Ok(())
     }
 }

@@ -124,6 +124,18 @@ fn a_looser_threshold_lowers_its_floor() {
 }
 
 #[test]
+fn a_looser_related_containment_lowers_the_containment_floor() {
+    // Related pairs the floor did not keep would be reported by chance.
+    let config = parse("[fusion]\nrelated-containment = 0.08\n").unwrap();
+    assert_eq!(config.library.containment_floor, 0.08);
+    let config = parse("[fusion]\nrelated-containment = 0.3\n").unwrap();
+    assert_eq!(
+        config.library.containment_floor,
+        LibraryConfig::default().containment_floor
+    );
+}
+
+#[test]
 fn clusters_index_dir_and_relative_paths() {
     let config =
         parse("index-dir = \"state\"\n[clusters]\nby = \"minhash\"\nmode = \"star\"\n").unwrap();

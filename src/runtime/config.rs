@@ -502,8 +502,15 @@ impl Config {
     }
 
     /// Lower every floor a threshold is looser than (a threshold below its
-    /// floor would miss pairs the floor never kept).
+    /// floor would miss pairs the floor never kept), and the containment
+    /// floor to `related` pairs' containment: a related pair the floor did
+    /// not keep would be reported only when another floor happened to keep
+    /// it.
     pub fn fit_floors(&mut self) {
+        let related = self.engine.fusion.related_containment;
+        if related < self.library.containment_floor {
+            self.library.containment_floor = related;
+        }
         let thresholds: Vec<(AlgorithmId, f64)> = self
             .engine
             .thresholds

@@ -66,7 +66,8 @@ pub struct LibraryConfig {
     pub floors: Thresholds,
     /// ... or when containment reaches this: low enough that pairs
     /// sharing text in substance (two translations) are kept and reported
-    /// `related` (the fusion rule's `related-containment`). Default: 0.15.
+    /// `related`: at most the fusion rule's `related-containment` (loading
+    /// a configuration lowers it to that). Default: 0.12.
     pub containment_floor: f64,
     /// Boilerplate learned from the collection (`[boilerplate]` of the
     /// configuration file, not `[library]`): documents are fingerprinted
@@ -97,7 +98,7 @@ impl Default for LibraryConfig {
                 (Winnow, 0.15),
                 (Si, 0.7),
             ])),
-            containment_floor: 0.15,
+            containment_floor: 0.12,
             boilerplate: BoilerplateConfig::default(),
         }
     }

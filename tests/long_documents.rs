@@ -3,7 +3,9 @@
 //! without sharing a sentence. Such a pair is neither compared in full nor
 //! kept, so the work of verifying
 //! follows the true pairs, not the documents' length; a long copy and a
-//! chapter inside a book still pair, and short texts are judged as before.
+//! chapter inside a book still pair, and short texts alike in vocabulary
+//! still pair by SimHash. At any length SI's nearness in size alone
+//! compares nothing.
 
 mod common;
 
@@ -131,6 +133,34 @@ fn short_texts_alike_in_vocabulary_still_pair_by_simhash() {
     let library = library_of(&engine, without_si(), docs);
     assert_eq!(library.compared(), 1);
     assert_eq!(library.pair_count(), 1, "simhash keeps the short pair");
+}
+
+#[test]
+fn short_texts_only_near_in_size_are_not_compared() {
+    // Two short texts of one size in different vocabularies (every word of
+    // the second spelled backwards): SI proposes each to the other, its
+    // nearest in size, but they share no sampled k-gram and nothing else
+    // is near, so no pair is compared in full.
+    let engine = Engine::default();
+    let backwards: Vec<String> = register_text(2, 1_500)
+        .iter()
+        .map(|w| w.chars().rev().collect())
+        .collect();
+    let docs = vec![
+        print(&engine, "a.txt", &register_text(1, 1_500)),
+        print(&engine, "b.txt", &backwards),
+    ];
+    let scores = engine.compare(&docs[0].1, &docs[1].1);
+    let floors = LibraryConfig::default().floors;
+    assert_eq!(scores[&AlgorithmId::Si].value(), Some(0.0), "SI unverified");
+    assert!(!scores[&AlgorithmId::Simhash].passes(floors.get(AlgorithmId::Simhash)));
+    let library = library_of(&engine, CandidateConfig::default(), docs);
+    assert_eq!(
+        library.compared(),
+        0,
+        "SI's nearness alone compares nothing"
+    );
+    assert_eq!(library.pair_count(), 0);
 }
 
 #[test]

@@ -192,10 +192,12 @@ impl Library {
     /// fingerprints' score, or the keys shared in a signature table. A
     /// shared slot there is a matched signature but for the rare slot two
     /// keys share, so such a candidate is kept only if a signature really
-    /// matches once its full fingerprints are read. Between two long
-    /// documents ([`LONG_DOCUMENT_SHINGLES`], when another family is
-    /// computed) the SimHash family's check does not count, and SI's
-    /// (nearness in size) leaves SI to confirm.
+    /// matches once its full fingerprints are read. SI's check (nearness
+    /// in size, which its two nearest always pass) leaves SI to confirm:
+    /// the pair is compared in full only once the sketches share a sampled
+    /// k-gram. Between two long documents ([`LONG_DOCUMENT_SHINGLES`], when
+    /// another family is computed) the SimHash family's check does not
+    /// count.
     pub(super) fn promising_among(
         &self,
         engine: &Engine,
@@ -257,10 +259,10 @@ impl Library {
                         _ if Family::of(algo) == Family::Vocabulary && !vocabulary_counts() => {
                             false
                         }
-                        // Between long documents SI's nearness in size is
-                        // no evidence: its shared sampled k-gram, read from
-                        // the full prints, must confirm the pair.
-                        Id::Si if !vocabulary_counts() => {
+                        // SI's nearness in size is no evidence: its shared
+                        // sampled k-gram, read from the full prints, must
+                        // confirm the pair before it is compared in full.
+                        Id::Si => {
                             if other().is_some_and(|other| {
                                 engine
                                     .score_hot(algo, &doc.hot, &other.hot)

@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use doppel::doc::DocPath;
-use doppel::engine::{Engine, Fingerprints};
+use doppel::engine::algo::AlgorithmId;
+use doppel::engine::{Engine, EngineConfig, Fingerprints};
 use doppel::pairing::library::{Library, LibraryConfig, MemoryPrints};
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
@@ -248,4 +249,85 @@ fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrint
             .collect(),
     );
     (docs, prints)
+}
+
+/// Texts of one size (400 words) proposed to each other by SI (each is
+/// another's nearest in size) across both of a pairing's slices, most
+/// sharing no sampled k-gram, and 40 copies (one word changed, or every
+/// tenth) of documents in the first slice placed in the second: pairing
+/// them all at once keeps exactly the pairs, with the same scores, that
+/// extending a library with them does (which reads every proposal's
+/// prints), with every algorithm and with SI alone (whose pairs only its
+/// proposals find). Proposals only SI must confirm are dropped there when
+/// the SI sketches cut to 16 bits share nothing, before the other
+/// document's prints are read back.
+#[test]
+fn si_proposals_across_slices_pair_as_extending_does() {
+    let mut rng = doppel::hash::SplitMix64::new(17);
+    let words: Vec<String> = (0..2_000)
+        .map(|_| {
+            (0..6)
+                .map(|_| char::from(b'a' + rng.below(26) as u8))
+                .collect()
+        })
+        .collect();
+    let mut texts: Vec<Vec<String>> = (0..1_500)
+        .map(|_| {
+            (0..400)
+                .map(|_| words[rng.below(words.len() as u64) as usize].clone())
+                .collect()
+        })
+        .collect();
+    for step in [400, 10].repeat(20) {
+        let mut copy = texts[rng.below(1_000) as usize].clone();
+        for word in copy.iter_mut().step_by(step) {
+            *word = words[rng.below(words.len() as u64) as usize].clone();
+        }
+        texts.push(copy);
+    }
+    let si_alone = Engine::new(EngineConfig {
+        enabled: BTreeSet::from([AlgorithmId::Si]),
+        ..EngineConfig::default()
+    });
+    for (engine, least) in [(&*ENGINE, 40), (&si_alone, 10)] {
+        let docs: Vec<(DocPath, Fingerprints, usize)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let (fp, shingles) = library_prints(engine, &text.join(" "));
+                (DocPath::from(format!("{i:05}.txt").as_str()), fp, shingles)
+            })
+            .collect();
+        assert!(docs
+            .iter()
+            .all(|(_, fp, _)| fp.si.as_ref().is_some_and(|si| !si.sketch.is_empty())));
+        let prints = MemoryPrints(
+            docs.iter()
+                .map(|(path, fp, _)| (path.clone(), fp.clone()))
+                .collect(),
+        );
+        let mut at_once = Library::new(engine, LibraryConfig::default());
+        let Ok(_) = at_once.admit_unpaired(engine, docs.clone(), &prints);
+        let Ok(()) = at_once.pair_unpaired(engine, &prints);
+        let mut extended = Library::new(engine, LibraryConfig::default());
+        let Ok(()) = extended.extend(engine, docs, &prints);
+        let pairs = scored_pairs(&at_once);
+        assert!(pairs.len() >= least, "the copies pair: {}", pairs.len());
+        assert_eq!(pairs, scored_pairs(&extended));
+    }
+}
+
+/// Every kept pair by its two paths (ordered), with its scores.
+fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
+    let mut pairs: Vec<(String, String, String)> = lib
+        .pairs()
+        .map(|(a, b, scores)| {
+            let path = |id| lib.doc(id).unwrap().path.to_string();
+            let (a, b) = (path(a), path(b));
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            (a, b, format!("{scores:?}"))
+        })
+        .collect();
+    pairs.sort();
+    pairs
 }

@@ -30,6 +30,7 @@
 mod graph;
 mod links;
 mod registry;
+mod si_cuts;
 mod unpaired;
 mod verdicts;
 mod verify;

@@ -18,9 +18,11 @@ use std::sync::atomic::AtomicU64;
 
 use rayon::prelude::*;
 
+use super::si_cuts::SiCuts;
 use super::verify::Promising;
 use super::{Library, PrintSource};
 use crate::doc::{DocId, DocPath};
+use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, Fingerprints};
 use crate::pairing::candidates::{Affected, DocKeys};
 
@@ -199,6 +201,9 @@ impl Library {
         tracing::debug!(documents = ids.len(), by_id, "pairing the unpaired");
         let compared_before = self.compared;
         let mut promising_total = 0usize;
+        let (mut si_cuts, mut si_dropped) = (SiCuts::default(), 0usize);
+        // SI scores an unverified pair 0, which a floor of 0 passes.
+        let si_can_drop = self.config.floors.get(AlgorithmId::Si) > 0.0;
         let slices = self.pair_slices(&ids);
         let read = |this: &Library, i: usize| {
             slices
@@ -243,8 +248,19 @@ impl Library {
         let mut current = Some((mine, promising));
         for (i, &(start, end)) in slices.iter().enumerate() {
             let this = &*self;
-            let (mine, promising) = current.take().expect("gathered before its turn");
+            let (mine, mut promising) = current.take().expect("gathered before its turn");
             promising_total += promising.iter().map(Vec::len).sum::<usize>();
+            // SI's proposals it would not verify (their sketches share no
+            // cut) are dropped before the documents they name are read back.
+            for (&id, full) in &mine {
+                si_cuts.note(id, full);
+            }
+            if si_can_drop {
+                si_dropped +=
+                    si_cuts.drop_unverifiable(&ids[start..end], &mut promising, |other| {
+                        mine.contains_key(&other)
+                    });
+            }
             let mut before: Vec<DocId> = promising
                 .iter()
                 .flatten()
@@ -310,6 +326,7 @@ impl Library {
         tracing::debug!(
             documents = ids.len(),
             promising = promising_total,
+            si_dropped,
             compared = self.compared - compared_before,
             "paired the unpaired"
         );

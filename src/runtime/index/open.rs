@@ -532,16 +532,15 @@ pub(super) fn prints_config_hash(
     }
 }
 
-/// The key of the configuration stored pairs and library entries depend
-/// on: the fingerprints' configuration, the library's floors and candidate
-/// settings, and the entries' encoding.
 /// The version of the rule that decides which pairs a library keeps: a
 /// stored library made under another is verified again. 2: proposals no
 /// longer depend on arrival order (posting caps count every document, SI
 /// proposes both ways with ties). 3: two long documents are not paired on
 /// the SimHash family's evidence alone
-/// ([`crate::pairing::candidates::LONG_DOCUMENT_SHINGLES`]).
-const PAIRING_RULE: u32 = 3;
+/// ([`crate::pairing::candidates::LONG_DOCUMENT_SHINGLES`]). 4: SI's
+/// proposals are compared in full only once SI confirms them, at any
+/// length.
+const PAIRING_RULE: u32 = 4;
 
 /// What the stored pairs' key says while documents wait to be paired (a
 /// fresh index's reconcile, an ingest): their library entries were written
@@ -551,6 +550,9 @@ pub(super) fn unpaired_hash(pairs_hash: &str) -> String {
     format!("unpaired:{pairs_hash}")
 }
 
+/// The key of the configuration stored pairs and library entries depend
+/// on: the fingerprints' configuration, the library's floors and candidate
+/// settings, the entries' encoding and the pairing rule.
 pub(super) fn pairs_config_hash(engine_config_hash: &str, library: &LibraryConfig) -> String {
     let json = serde_json::to_string(library).unwrap_or_default();
     format!(

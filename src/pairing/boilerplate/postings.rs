@@ -59,7 +59,7 @@ pub(super) struct Postings {
     shards: Vec<Vec<Entry>>,
     shard_bits: u32,
     entries: usize,
-    lists: Vec<Vec<DocId>>,
+    lists: Vec<List>,
     free: Vec<u32>,
 }
 
@@ -77,6 +77,12 @@ impl Default for Postings {
 
 /// `[hash, value]`.
 type Entry = [u32; 2];
+
+/// The documents of a hash held by more than one. Most shared sampled
+/// shingles are held by two to four documents (at 110,000 texts 1.2 of
+/// the 1.35 million lists), which sit inline, in the 24 bytes an empty
+/// `Vec` takes: an allocation each cost ~23 MB there.
+type List = smallvec::SmallVec<[DocId; 4]>;
 
 impl Postings {
     fn shard_of(&self, hash: u32) -> usize {
@@ -160,7 +166,7 @@ impl Postings {
                 list.len()
             }
             single => {
-                let slot = self.new_list(vec![single, id]);
+                let slot = self.new_list(smallvec::smallvec![single, id]);
                 self.set_value(shard, i, slot | LIST);
                 2
             }
@@ -228,8 +234,7 @@ impl Postings {
                 let list = match value {
                     v if v & LIST != 0 => &mut self.lists[(v & !LIST) as usize],
                     single => {
-                        // Room for the usual few more without growing.
-                        let mut list = Vec::with_capacity(4);
+                        let mut list = List::new();
                         list.push(single);
                         let slot = self.new_list(list);
                         self.set_value(shard, i, slot | LIST);
@@ -250,7 +255,7 @@ impl Postings {
     }
 
     /// A slot for `list` (a free one first).
-    fn new_list(&mut self, list: Vec<DocId>) -> u32 {
+    fn new_list(&mut self, list: List) -> u32 {
         match self.free.pop() {
             Some(slot) => {
                 self.lists[slot as usize] = list;
@@ -285,7 +290,7 @@ impl Postings {
         }
         if list.len() == 1 {
             let single = list[0];
-            self.lists[slot] = Vec::new();
+            self.lists[slot] = List::new();
             self.free.push(slot as u32);
             self.set_value(shard, i, single);
             return 1;
@@ -314,7 +319,12 @@ impl Postings {
         self.shards.capacity() * 24
             + self.shards.iter().map(|s| s.capacity() * 8).sum::<usize>()
             + self.lists.capacity() * 24
-            + self.lists.iter().map(|l| l.capacity() * 4).sum::<usize>()
+            + self
+                .lists
+                .iter()
+                .filter(|l| l.spilled())
+                .map(|l| l.capacity() * 4)
+                .sum::<usize>()
     }
 }
 
@@ -507,6 +517,26 @@ mod tests {
         let per_hash = p.heap_bytes() as f64 / f64::from(n);
         assert!(per_hash < 9.0, "{per_hash:.2} bytes a hash");
         assert_eq!(p.get(spread(77)), &[77]);
+    }
+
+    #[test]
+    fn a_hash_in_a_few_documents_allocates_nothing_more() {
+        // Two to four documents sit inline, in what an empty list takes.
+        assert_eq!(
+            std::mem::size_of::<List>(),
+            std::mem::size_of::<Vec<DocId>>()
+        );
+        let mut p = Postings::default();
+        for id in 0..4 {
+            p.insert(7, id);
+        }
+        let inline = p.heap_bytes();
+        p.insert(7, 4);
+        assert_eq!(p.get(7), &[0, 1, 2, 3, 4]);
+        assert!(
+            p.heap_bytes() > inline,
+            "the fifth moves the list to the heap"
+        );
     }
 
     #[test]

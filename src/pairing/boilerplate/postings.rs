@@ -1,7 +1,8 @@
 //! Sampled hash → the documents holding it, compact for the common case:
 //! most sampled shingles are in one document only, and those take one
-//! 8-byte entry of a sorted shard with the document inline; a list is
-//! allocated only from the second document on. A batch of documents is
+//! 8-byte entry of a sorted shard with the document inline; from the
+//! second document on the entry names a list, which holds up to four
+//! documents in place and allocates only from the fifth. A batch of documents is
 //! posted in one merge per shard ([`Postings::insert_sorted`]), and a hash
 //! is found by where its value puts it in its shard (the hashes are
 //! uniform), not by bisecting the shard.

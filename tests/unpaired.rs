@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{library_prints, pair_paths};
+use common::{library_prints, pair_paths, scored_pairs};
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -315,19 +315,4 @@ fn si_proposals_across_slices_pair_as_extending_does() {
         assert!(pairs.len() >= least, "the copies pair: {}", pairs.len());
         assert_eq!(pairs, scored_pairs(&extended));
     }
-}
-
-/// Every kept pair by its two paths (ordered), with its scores.
-fn scored_pairs(lib: &Library) -> Vec<(String, String, String)> {
-    let mut pairs: Vec<(String, String, String)> = lib
-        .pairs()
-        .map(|(a, b, scores)| {
-            let path = |id| lib.doc(id).unwrap().path.to_string();
-            let (a, b) = (path(a), path(b));
-            let (a, b) = if a < b { (a, b) } else { (b, a) };
-            (a, b, format!("{scores:?}"))
-        })
-        .collect();
-    pairs.sort();
-    pairs
 }

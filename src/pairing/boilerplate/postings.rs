@@ -2,10 +2,11 @@
 //! most sampled shingles are in one document only, and those take one
 //! 8-byte entry of a sorted shard with the document inline; from the
 //! second document on the entry names a list, which holds up to four
-//! documents in place and allocates only from the fifth. A batch of documents is
-//! posted in one merge per shard ([`Postings::insert_sorted`]), and a hash
-//! is found by where its value puts it in its shard (the hashes are
-//! uniform), not by bisecting the shard.
+//! documents in place and allocates only from the fifth. A batch of
+//! documents is posted in one merge per shard
+//! ([`Postings::insert_sorted`]), and a hash is found by where its value
+//! puts it in its shard (the hashes are uniform), not by bisecting the
+//! shard.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;

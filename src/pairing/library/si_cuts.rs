@@ -10,7 +10,7 @@
 
 use super::verify::Promising;
 use crate::doc::DocId;
-use crate::engine::algo::{AlgorithmId, AlgorithmSet};
+use crate::engine::algo::{sorted_intersection_len, AlgorithmId, AlgorithmSet};
 use crate::engine::Fingerprints;
 
 /// The cut sketches by document.
@@ -88,15 +88,7 @@ fn cut(hash: u64) -> u16 {
 /// Whether two sorted cut sketches share a value: never false when the
 /// sketches they were cut from share a hash.
 fn may_share(a: &[u16], b: &[u16]) -> bool {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => return true,
-        }
-    }
-    false
+    sorted_intersection_len(a, b) > 0
 }
 
 #[cfg(test)]
@@ -128,7 +120,7 @@ mod tests {
             let mut cuts = SiCuts::default();
             cuts.note(7, &pa);
             cuts.note(3, &pb);
-            let full = crate::engine::algo::sorted_intersection_len(
+            let full = sorted_intersection_len(
                 &pa.si.as_ref().unwrap().sketch,
                 &pb.si.as_ref().unwrap().sketch,
             );

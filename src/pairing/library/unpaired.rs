@@ -252,10 +252,10 @@ impl Library {
             promising_total += promising.iter().map(Vec::len).sum::<usize>();
             // SI's proposals it would not verify (their sketches share no
             // cut) are dropped before the documents they name are read back.
-            for (&id, full) in &mine {
-                si_cuts.note(id, full);
-            }
             if si_can_drop {
+                for (&id, full) in &mine {
+                    si_cuts.note(id, full);
+                }
                 si_dropped +=
                     si_cuts.drop_unverifiable(&ids[start..end], &mut promising, |other| {
                         mine.contains_key(&other)

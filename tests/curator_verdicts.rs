@@ -194,6 +194,7 @@ fn an_index_from_before_curators_keeps_its_verdicts_as_the_unknown_curators() {
          ) STRICT, WITHOUT ROWID;
          INSERT INTO pair_verdicts VALUES (CAST('a.txt' AS BLOB), CAST('b.txt' AS BLOB), 'duplicate', 42);
          INSERT INTO doc_verdicts VALUES (CAST('a.txt' AS BLOB), 'keep', 43);
+         ALTER TABLE document_prints DROP COLUMN samples;
          PRAGMA user_version = 5;",
     )
     .unwrap();

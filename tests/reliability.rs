@@ -18,6 +18,7 @@ use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{read_bytes, Skip};
 use doppel::runtime::index::{FileChange, FolderIndex};
 use doppel::runtime::scan::ScanReport;
+use doppel::runtime::store::StoredBoilerplate;
 
 fn open(f: &Fixture) -> FolderIndex {
     FolderIndex::open(
@@ -208,26 +209,85 @@ const VERDICTS_BEFORE_6: &str = "
         set_at_ns INTEGER NOT NULL
     ) STRICT, WITHOUT ROWID;";
 
-/// An index of the sample corpus turned back into an older schema by
-/// `downgrade` (SQL, after [`VERDICTS_BEFORE_6`]), then opened: it must be
-/// migrated to this build's schema. Returns the fixture and the opened
-/// index (dropped first).
+/// Each document's part in learning as schema 6 kept it: samples and
+/// findings in one postcard blob, a `document_boilerplate` row each, and
+/// no `samples` column beside the fingerprints.
+fn back_to_schema_6(f: &Fixture, parts: &[(DocPath, StoredBoilerplate)]) {
+    let conn = rusqlite::Connection::open(&f.index).unwrap();
+    conn.execute_batch("DELETE FROM document_boilerplate")
+        .unwrap();
+    for (doc, part) in parts {
+        conn.execute(
+            "INSERT INTO document_boilerplate (id, boilerplate) \
+             SELECT id, ?2 FROM documents WHERE path = ?1",
+            rusqlite::params![doc.as_bytes(), postcard::to_allocvec(part).unwrap()],
+        )
+        .unwrap();
+    }
+    conn.execute_batch("ALTER TABLE document_prints DROP COLUMN samples; PRAGMA user_version = 6;")
+        .unwrap();
+}
+
+/// The schema version of the index at `f`.
+fn schema_of(f: &Fixture) -> i32 {
+    rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap()
+}
+
+/// An index of the sample corpus turned back into schema 6, then into an
+/// older one by `downgrade` (SQL, after [`VERDICTS_BEFORE_6`]), then
+/// opened: it must be migrated to this build's schema. Returns the fixture
+/// and the opened index (dropped first).
 fn migrated_from(downgrade: &str) -> (Fixture, FolderIndex) {
     let f = fixture();
     let mut index = open(&f);
     index.reconcile().unwrap();
+    let parts = index.store().boilerplate().unwrap();
     drop(index);
+    back_to_schema_6(&f, &parts);
     rusqlite::Connection::open(&f.index)
         .unwrap()
         .execute_batch(&format!("{VERDICTS_BEFORE_6}\n{downgrade}"))
         .unwrap();
     let index = open(&f);
-    let version: i32 = rusqlite::Connection::open(&f.index)
-        .unwrap()
-        .pragma_query_value(None, "user_version", |r| r.get(0))
-        .unwrap();
-    assert_eq!(version, doppel::runtime::store::SCHEMA_VERSION);
+    assert_eq!(schema_of(&f), doppel::runtime::store::SCHEMA_VERSION);
     (f, index)
+}
+
+/// An index of schema 6 (each document's samples and findings in a
+/// boilerplate row of its own) opens and is migrated without reading a
+/// file again: every document keeps its samples and findings, only those
+/// with boilerplate keep a row, and the report says what it said.
+#[test]
+fn an_index_of_schema_6_is_migrated_keeping_what_was_learned() {
+    let f = fixture();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    let parts = index.store().boilerplate().unwrap();
+    let with_boilerplate = parts.iter().filter(|(_, b)| b.has_boilerplate()).count();
+    assert!(
+        with_boilerplate > 0,
+        "the sample corpus's e-texts share a licence"
+    );
+    assert!(with_boilerplate < parts.len());
+    let report = format!("{:?}", index.boilerplate_report().unwrap());
+    drop(index);
+    back_to_schema_6(&f, &parts);
+
+    let mut index = open(&f);
+    assert_eq!(schema_of(&f), doppel::runtime::store::SCHEMA_VERSION);
+    assert_eq!(index.store().boilerplate().unwrap(), parts);
+    let rows: i64 = rusqlite::Connection::open(&f.index)
+        .unwrap()
+        .query_row("SELECT count(*) FROM document_boilerplate", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(rows as usize, with_boilerplate);
+    assert_eq!(format!("{:?}", index.boilerplate_report().unwrap()), report);
+    assert_eq!(index.reconcile().unwrap().read, 0, "nothing is read again");
 }
 
 /// Touch the copy (a later modification time) so the next reconcile reads

@@ -210,7 +210,7 @@ impl FolderIndex {
         let Some(config) = config_of(&self.engine, self.library.config()) else {
             return Ok(BoilerplateReport::default());
         };
-        let stored = self.store.boilerplate()?;
+        let stored = self.store.boilerplate_found()?;
         Ok(BoilerplateReport::new(
             stored
                 .iter()

@@ -16,6 +16,7 @@ use smallvec::SmallVec;
 use super::{Result, StoreError};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::PairScores;
+use crate::pairing::boilerplate::{DocSamples, Sample};
 
 pub(super) fn u64_to_sql(v: u64) -> i64 {
     v as i64
@@ -140,4 +141,117 @@ pub(super) fn to_blob(
         path: path.to_path_buf(),
         reason: format!("{what} does not serialize: {e}"),
     })
+}
+
+/// A document's learner samples as the SQLite index stores them
+/// ([`samples_to_blob`]): each hash as its four little-endian bytes (they
+/// are uniform: a varint took five), each word position as its gap from
+/// the one before (a varint byte, where the position took two).
+#[derive(Serialize, Deserialize)]
+struct PackedSamples {
+    words: u32,
+    #[serde(with = "crate::hash::le_u32s")]
+    hashes: Vec<u32>,
+    gaps: Vec<u32>,
+}
+
+/// `samples` packed ([`PackedSamples`]): ~5 bytes a sample, where their
+/// postcard took ~7.
+pub(super) fn samples_to_blob(samples: &DocSamples) -> Vec<u8> {
+    let mut last = 0u32;
+    let packed = PackedSamples {
+        words: samples.words,
+        hashes: samples.samples.iter().map(|s| s.hash).collect(),
+        gaps: samples
+            .samples
+            .iter()
+            .map(|s| {
+                // Positions come in word order; wrapping keeps any order exact.
+                let gap = s.word.wrapping_sub(last);
+                last = s.word;
+                gap
+            })
+            .collect(),
+    };
+    postcard::to_allocvec(&packed).expect("samples serialize")
+}
+
+/// The samples [`samples_to_blob`] packed.
+pub(super) fn samples_from_blob(blob: &[u8]) -> Result<DocSamples, String> {
+    let packed: PackedSamples =
+        postcard::from_bytes(blob).map_err(|e| format!("samples do not decode: {e}"))?;
+    if packed.hashes.len() != packed.gaps.len() {
+        return Err(format!(
+            "samples do not decode: {} hashes for {} positions",
+            packed.hashes.len(),
+            packed.gaps.len()
+        ));
+    }
+    let mut word = 0u32;
+    let samples = packed
+        .hashes
+        .into_iter()
+        .zip(packed.gaps)
+        .map(|(hash, gap)| {
+            word = word.wrapping_add(gap);
+            Sample { hash, word }
+        })
+        .collect();
+    Ok(DocSamples {
+        samples,
+        words: packed.words,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{samples_from_blob, samples_to_blob};
+    use crate::pairing::boilerplate::{DocSamples, Sample};
+
+    proptest! {
+        /// Packed samples come back exactly, in any word order (positions
+        /// are stored as gaps), and take five bytes a sample at most for
+        /// short gaps, where postcard took up to seven.
+        #[test]
+        fn packed_samples_round_trip(
+            raw in prop::collection::vec((any::<u32>(), 0u32..100_000), 0..200),
+            words in any::<u32>(),
+            sorted in any::<bool>(),
+        ) {
+            let mut samples: Vec<Sample> =
+                raw.into_iter().map(|(hash, word)| Sample { hash, word }).collect();
+            if sorted {
+                samples.sort_by_key(|s| s.word);
+            }
+            let doc = DocSamples { samples, words };
+            let blob = samples_to_blob(&doc);
+            prop_assert_eq!(samples_from_blob(&blob).unwrap(), doc.clone());
+            let gaps_short = doc.samples.first().is_none_or(|s| s.word < 128)
+                && doc.samples.windows(2).all(|w| w[1].word >= w[0].word && w[1].word - w[0].word < 128);
+            if gaps_short {
+                prop_assert!(blob.len() <= 5 * doc.samples.len() + 5 + 3 + 3);
+            }
+        }
+    }
+
+    /// A blob cut short, or with hashes and positions of different counts,
+    /// is an error, not a wrong document.
+    #[test]
+    fn damaged_samples_do_not_decode() {
+        let doc = DocSamples {
+            samples: (0..10)
+                .map(|i| Sample {
+                    hash: i * 77,
+                    word: i * 8,
+                })
+                .collect(),
+            words: 90,
+        };
+        let blob = samples_to_blob(&doc);
+        assert!(samples_from_blob(&blob[..blob.len() - 3]).is_err());
+        let mismatched = postcard::to_allocvec(&(90u32, &[0u8; 8][..], vec![1u32])).unwrap();
+        assert!(samples_from_blob(&mismatched).is_err());
+    }
 }

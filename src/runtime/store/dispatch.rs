@@ -341,6 +341,13 @@ impl Store {
         dispatch!(self, s => s.boilerplate())
     }
 
+    /// The part in learning of every document fingerprinted without some
+    /// boilerplate ([`StoredBoilerplate::has_boilerplate`]), by path: what
+    /// the boilerplate report reads.
+    pub fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        dispatch!(self, s => s.boilerplate_found())
+    }
+
     /// The fingerprints of the documents at these paths, in order (`None`
     /// where a path has none): read one row at a time, decoded in parallel.
     /// A blob that fails its checksum is `None` too: noted for

@@ -43,6 +43,14 @@
 //!   re-fingerprints instead of misreading old blobs.
 //! - `terms` is the sorted unique term hashes as little-endian u64s.
 //! - `document_entries.entry` is the postcard encoding of [`DocEntry`].
+//! - `document_prints.samples` is a document's learner samples packed
+//!   (its word count, each hash as four little-endian bytes, each word
+//!   position as a varint gap from the one before); NULL when it takes no
+//!   part in learning. `document_boilerplate.boilerplate` is the postcard
+//!   encoding of what it was fingerprinted without
+//!   ([`crate::runtime::boilerplate::DocBoilerplate`]), a row only where
+//!   that is some boilerplate. (The team store keeps both in one
+//!   postcard [`StoredBoilerplate`] a learning document.)
 //! - `document_texts.text` is the zstd frame of a document's decoded
 //!   UTF-8 text, with an xxh3 checksum beside it ([`StoredText`]).
 //! - `pairs.scores` is the postcard encoding of a private mirror of
@@ -111,14 +119,17 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// checksum beside each fingerprint blob; 4: each document's part in
 /// boilerplate learning; 5: the kept texts of documents with boilerplate;
 /// 6: a verdict per pair and curator, with their history, and the curator
-/// of each keeper mark). A version-2 to -5 index is migrated when opened
+/// of each keeper mark; 7: the learner's samples packed beside the
+/// fingerprints, and boilerplate rows only for documents with
+/// boilerplate). A version-2 to -6 index is migrated when opened
 /// read-write (the fingerprints of one before 5 are stale then anyway: the
 /// configuration key names [`PRINTS_SCHEMA`]).
-pub const SCHEMA_VERSION: i32 = 6;
+pub const SCHEMA_VERSION: i32 = 7;
 
 /// The schema version whose fingerprint tables the configuration key
-/// names: version 6 changed only the curator's tables, which must not make
-/// every file be read again.
+/// names: version 6 changed only the curator's tables and 7 only where the
+/// learner's samples are kept, which must not make every file be read
+/// again.
 pub const PRINTS_SCHEMA: i32 = 5;
 
 /// The seed of the checksum stored beside each fingerprint blob

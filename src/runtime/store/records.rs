@@ -80,6 +80,30 @@ pub struct StoredBoilerplate {
     pub found: DocBoilerplate,
 }
 
+impl StoredBoilerplate {
+    /// What a document without boilerplate stores: its samples, and no
+    /// span out of its words.
+    pub fn without_boilerplate(samples: DocSamples) -> Self {
+        Self {
+            found: DocBoilerplate {
+                document_words: samples.words,
+                ..DocBoilerplate::default()
+            },
+            samples,
+        }
+    }
+
+    /// Whether it was fingerprinted without some boilerplate (its findings
+    /// say more than [`StoredBoilerplate::without_boilerplate`]'s).
+    pub fn has_boilerplate(&self) -> bool {
+        self.found
+            != DocBoilerplate {
+                document_words: self.samples.words,
+                ..DocBoilerplate::default()
+            }
+    }
+}
+
 /// What a library keeps in memory of one document: its hot fingerprints
 /// and its entries in the candidate tables. Stored beside the full
 /// fingerprints so that reopening an index reads neither them nor derives

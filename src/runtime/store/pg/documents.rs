@@ -311,6 +311,14 @@ impl PgStore {
         })
     }
 
+    /// The part in learning of every document with boilerplate, by path:
+    /// what the boilerplate report reads.
+    pub fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let mut all = self.boilerplate()?;
+        all.retain(|(_, b)| b.has_boilerplate());
+        Ok(all)
+    }
+
     /// Every stored document's part in boilerplate learning, by path.
     pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
         let rows = self.rows(

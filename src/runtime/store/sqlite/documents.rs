@@ -10,12 +10,12 @@ use rusqlite::{params, OptionalExtension, Row, TransactionBehavior};
 
 use super::super::raw::RawDoc;
 use super::super::records::status_from_sql;
+use super::boilerplate;
 use super::codec::{pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql};
 use super::error::Context;
 use super::rows::{collect_rows, INSERT_PAIR, PUT_ENTRY};
 use super::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, SqliteStore, StoreError,
-    StoredBoilerplate,
 };
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
@@ -226,19 +226,6 @@ impl SqliteStore {
         Ok(self.corrupt.noting(&self.path.display(), decoded).pop())
     }
 
-    /// One document's part in boilerplate learning, if stored.
-    pub fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
-        let blob: Option<Vec<u8>> = self
-            .conn
-            .prepare_cached(
-                "SELECT b.boilerplate FROM documents d \
-                 JOIN document_boilerplate b ON b.id = d.id WHERE d.path = ?1",
-            )
-            .and_then(|mut s| s.query_row([doc.as_bytes()], |r| r.get(0)).optional())
-            .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
-        self.decode_blob(blob, doc, "boilerplate")
-    }
-
     /// `blob`, if any, decoded: stored for `doc` as `what`, named in the
     /// error when it does not decode.
     fn decode_blob<T: serde::de::DeserializeOwned>(
@@ -255,34 +242,6 @@ impl SqliteStore {
             })
         })
         .transpose()
-    }
-
-    /// Every stored document's part in boilerplate learning, by path.
-    pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT d.path, b.boilerplate FROM documents d \
-                 JOIN document_boilerplate b ON b.id = d.id ORDER BY d.path",
-            )
-            .ctx(&self.path, "prepare boilerplate read")?;
-        let rows: Vec<(Vec<u8>, Vec<u8>)> = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .and_then(|rows| rows.collect())
-            .ctx(&self.path, "read boilerplate")?;
-        let store = self.path.as_path();
-        rows.into_par_iter()
-            .map(|(doc, blob)| {
-                let doc = DocPath::from_bytes(doc);
-                let stored: StoredBoilerplate =
-                    postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
-                        path: store.to_path_buf(),
-                        doc: doc.to_string(),
-                        reason: format!("boilerplate does not decode: {e}"),
-                    })?;
-                Ok((doc, stored))
-            })
-            .collect()
     }
 
     /// The fingerprints of the documents at these paths, in order (`None`
@@ -609,11 +568,8 @@ pub(super) fn upsert_in(
         .as_ref()
         .map(|e| to_blob(e, path, format_args!("library entry of {doc}")))
         .transpose()?;
-    let boilerplate = rec
-        .boilerplate
-        .as_ref()
-        .map(|b| to_blob(b, path, format_args!("boilerplate of {doc}")))
-        .transpose()?;
+    let boilerplate::Blobs { samples, found } =
+        boilerplate::blobs_of(rec.boilerplate.as_ref(), path, doc)?;
     let id: i64 = tx
         .prepare_cached(
             "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
@@ -652,11 +608,12 @@ pub(super) fn upsert_in(
         .as_deref()
         .map(|blob| u64_to_sql(super::super::blob_checksum(blob)));
     tx.prepare_cached(
-        "INSERT INTO document_prints (id, fingerprints, terms, checksum) VALUES (?1, ?2, ?3, ?4) \
+        "INSERT INTO document_prints (id, fingerprints, terms, checksum, samples) \
+             VALUES (?1, ?2, ?3, ?4, ?5) \
          ON CONFLICT(id) DO UPDATE SET fingerprints = excluded.fingerprints, \
-             terms = excluded.terms, checksum = excluded.checksum",
+             terms = excluded.terms, checksum = excluded.checksum, samples = excluded.samples",
     )
-    .and_then(|mut s| s.execute(params![id, fingerprints, terms, checksum]))
+    .and_then(|mut s| s.execute(params![id, fingerprints, terms, checksum, samples]))
     .ctx(path, format_args!("write fingerprints of {doc}"))?;
     match entry {
         Some(entry) => tx
@@ -668,18 +625,7 @@ pub(super) fn upsert_in(
             .and_then(|mut s| s.execute([id])),
     }
     .ctx(path, format_args!("write library entry of {doc}"))?;
-    match boilerplate {
-        Some(blob) => tx
-            .prepare_cached(
-                "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
-            )
-            .and_then(|mut s| s.execute(params![id, blob])),
-        None if bare => Ok(0),
-        None => tx
-            .prepare_cached("DELETE FROM document_boilerplate WHERE id = ?1")
-            .and_then(|mut s| s.execute([id])),
-    }
-    .ctx(path, format_args!("write boilerplate of {doc}"))?;
+    boilerplate::write_found_in(tx, path, id, doc, found, bare)?;
     if !(bare && rec.text.is_none()) {
         super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;
     }

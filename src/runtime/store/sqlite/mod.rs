@@ -6,12 +6,15 @@
 //! Split by concern: `open` (opening, checking, moving a bad file aside,
 //! migrating), `meta` (the folder, configuration keys, last use),
 //! `documents` (one row per file, its fingerprints and library entry),
+//! `boilerplate` (its learner samples, and what it was fingerprinted
+//! without),
 //! `batch` (a chunk of files in one transaction), `pairs` (kept pairs and
 //! library entries by row, for reopening), `texts` (the decoded texts of
 //! documents with boilerplate), `verdicts` (the curator's decisions, by
 //! path) and `rows` (reading a row, shared statements).
 
 mod batch;
+mod boilerplate;
 mod documents;
 mod meta;
 mod open;

@@ -43,7 +43,8 @@ CREATE TABLE document_prints (
     id           INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     fingerprints BLOB,
     terms        BLOB,
-    checksum     INTEGER
+    checksum     INTEGER,
+    samples      BLOB
 ) STRICT;
 
 CREATE TABLE document_entries (
@@ -627,47 +628,56 @@ impl SqliteStore {
     }
 }
 
-/// Bring a version-2 to -5 index to this schema: a checksum column
+/// Bring a version-2 to -6 index to this schema: a checksum column
 /// beside the fingerprint blobs (3), a table of each document's part in
-/// boilerplate learning (4), one of kept texts (5) and verdicts per curator
-/// with their history (6, [`VERDICTS_PER_CURATOR`]). Rows written before 3
-/// have no checksum and read as missing (their fingerprints are of another
-/// configuration key anyway: it names the schema, so every file is read
-/// again and keeps its text then).
+/// boilerplate learning (4), one of kept texts (5), verdicts per curator
+/// with their history (6, [`VERDICTS_PER_CURATOR`]) and the learner's
+/// samples packed beside the fingerprints (7,
+/// [`super::boilerplate::split_rows_of_schema_6`]), in one transaction.
+/// Rows written before 3 have no checksum and read as missing (their
+/// fingerprints are of another configuration key anyway: it names the
+/// schema, so every file is read again and keeps its text then).
 fn migrate_from(
     version: i32,
     conn: &Connection,
     path: &Path,
 ) -> std::result::Result<(), OpenFailure> {
-    let checksum = if version < 3 {
-        "ALTER TABLE document_prints ADD COLUMN checksum INTEGER;"
-    } else {
-        ""
+    let checksum = match version < 3 {
+        true => "ALTER TABLE document_prints ADD COLUMN checksum INTEGER;",
+        false => "",
     };
-    conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE; \
-         {checksum} \
-         CREATE TABLE IF NOT EXISTS document_boilerplate ( \
-             id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
-             boilerplate BLOB NOT NULL \
-         ) STRICT; \
-         CREATE TABLE IF NOT EXISTS document_texts ( \
-             id       INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
-             text     BLOB NOT NULL, \
-             checksum INTEGER NOT NULL \
-         ) STRICT; \
-         {VERDICTS_PER_CURATOR} \
-         PRAGMA user_version = {SCHEMA_VERSION}; \
-         COMMIT;"
-    ))
-    .map_err(|e| {
-        let _ = conn.execute_batch("ROLLBACK");
-        classify(
-            path,
-            &format!("migrate the schema from version {version}"),
-            e,
-        )
-    })
+    let verdicts = match version < 6 {
+        true => VERDICTS_PER_CURATOR,
+        false => "",
+    };
+    let steps = || -> rusqlite::Result<()> {
+        conn.execute_batch(&format!(
+            "{checksum} \
+             CREATE TABLE IF NOT EXISTS document_boilerplate ( \
+                 id          INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
+                 boilerplate BLOB NOT NULL \
+             ) STRICT; \
+             CREATE TABLE IF NOT EXISTS document_texts ( \
+                 id       INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE, \
+                 text     BLOB NOT NULL, \
+                 checksum INTEGER NOT NULL \
+             ) STRICT; \
+             {verdicts} \
+             ALTER TABLE document_prints ADD COLUMN samples BLOB;"
+        ))?;
+        super::boilerplate::split_rows_of_schema_6(conn)?;
+        conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))
+    };
+    conn.execute_batch("BEGIN IMMEDIATE")
+        .and_then(|()| steps())
+        .map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            classify(
+                path,
+                &format!("migrate the schema from version {version}"),
+                e,
+            )
+        })
 }
 
 /// Create a new index at `path` whole, if there is none: its schema is

@@ -198,7 +198,14 @@ fn a_row_new_to_a_batch_keeps_nothing_a_write_before_it_gave() {
     let text = StoredText::compress(&"Licence section 1. ".repeat(50)).unwrap();
     let dressed = |path: &[u8]| DocRecord {
         text: Some(text.clone()),
-        boilerplate: Some(StoredBoilerplate::default()),
+        // Findings of its own: a boilerplate row beside the samples.
+        boilerplate: Some(StoredBoilerplate {
+            found: crate::runtime::boilerplate::DocBoilerplate {
+                document_words: 5,
+                ..Default::default()
+            },
+            ..StoredBoilerplate::default()
+        }),
         ..doc(path)
     };
     let pair = |other: &[u8]| vec![(DocPath::from(other), PairScores::new())];

@@ -5,7 +5,8 @@
 //! follows the true pairs, not the documents' length; a long copy and a
 //! chapter inside a book still pair, and short texts alike in vocabulary
 //! still pair by SimHash. At any length SI's nearness in size alone
-//! compares nothing.
+//! compares nothing. The folder index counts the shingles that make a
+//! text long wherever a rule reads them, and only there.
 
 mod common;
 
@@ -206,4 +207,61 @@ fn a_long_copy_and_a_chapter_inside_a_long_text_still_pair() {
         matches!(chapter, Some(Relation::Contains { .. })),
         "the chapter is a part of the book: {chapter:?}"
     );
+}
+
+/// The folder index over `files`, with only `enabled` computed and SI's
+/// proposals off: each document's stored shingle count, and the pairs kept.
+fn indexed_with(files: &[(&str, Vec<String>)], enabled: &[AlgorithmId]) -> (Vec<usize>, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("books");
+    std::fs::create_dir(&folder).unwrap();
+    for (name, words) in files {
+        std::fs::write(folder.join(name), words.join(" ")).unwrap();
+    }
+    let config = doppel::engine::EngineConfig {
+        enabled: enabled.iter().copied().collect(),
+        ..Default::default()
+    };
+    let library = LibraryConfig {
+        candidates: without_si(),
+        ..LibraryConfig::default()
+    };
+    let (mut index, _) = doppel::runtime::index::FolderIndex::open(
+        &folder,
+        Engine::new(config),
+        library,
+        Some(&dir.path().join("index.sqlite")),
+    )
+    .unwrap();
+    index.reconcile().unwrap();
+    let lib = index.library();
+    let counts = files
+        .iter()
+        .map(|(name, _)| {
+            let id = lib.id_of(&DocPath::from(*name)).expect("indexed");
+            lib.doc(id).unwrap().shingles
+        })
+        .collect();
+    (counts, lib.pair_count())
+}
+
+/// The index counts a document's distinct shingles where a rule reads
+/// them. Without `shingle`, two long books alike only in vocabulary,
+/// indexed with `minhash` and `simhash`, are still long: SimHash alone
+/// keeps no pair. With `minhash` alone nothing reads the count, and it is
+/// not taken.
+#[test]
+fn the_index_counts_shingles_where_a_rule_reads_them() {
+    let books = [
+        ("a.txt", register_text(1, 15_000)),
+        ("b.txt", register_text(2, 15_000)),
+    ];
+    let (counts, pairs) = indexed_with(&books, &[AlgorithmId::Minhash, AlgorithmId::Simhash]);
+    assert!(
+        counts.iter().all(|&c| c >= LONG_DOCUMENT_SHINGLES),
+        "{counts:?}"
+    );
+    assert_eq!(pairs, 0, "vocabulary alone keeps no pair of long books");
+    let (counts, _) = indexed_with(&books, &[AlgorithmId::Minhash]);
+    assert_eq!(counts, vec![0, 0], "nothing reads it: not counted");
 }

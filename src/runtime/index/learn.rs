@@ -287,8 +287,10 @@ impl FolderIndex {
 /// `text`, as reading its file gave them (its stored identity, content hash
 /// and encoding stand: the text is what they describe).
 fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: KeptText) -> Ingested {
+    // The record's shingle count is every distinct word shingle's, where
+    // anything reads it (0 otherwise).
     let options = PrintOptions {
-        count_all_shingles: true,
+        count_all_shingles: engine.reads_shingle_count(),
         ..PrintOptions::default()
     };
     let (printed, sampled) = print_text_sampled(

@@ -722,9 +722,10 @@ fn ingest(
     };
     let mut changed = false;
     let mut learned = None;
-    // The record's shingle count is every distinct word shingle's.
+    // The record's shingle count is every distinct word shingle's, where
+    // anything reads it (0 otherwise).
     let options = PrintOptions {
-        count_all_shingles: true,
+        count_all_shingles: engine.reads_shingle_count(),
         ..PrintOptions::default()
     };
     let weights = engine.reference_weights();

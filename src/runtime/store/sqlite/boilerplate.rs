@@ -90,11 +90,20 @@ fn decode(
     Ok(Some(stored))
 }
 
-/// Every document's samples and findings, from `FROM ... WHERE ...` (the
-/// path, samples and findings as `d.path`, `p.samples`, `b.boilerplate`).
+/// Every learning document's samples and findings (the path, samples and
+/// findings as `d.path`, `p.samples`, `b.boilerplate`), to be narrowed by
+/// a `WHERE`.
 const SELECT_PARTS: &str = "SELECT d.path, p.samples, b.boilerplate FROM documents d \
      JOIN document_prints p ON p.id = d.id \
      LEFT JOIN document_boilerplate b ON b.id = d.id";
+
+/// Those of [`SELECT_PARTS`] with boilerplate, by path: the few rows of
+/// `document_boilerplate` lead (`CROSS JOIN` keeps them the outer loop,
+/// where the path's order would have the planner walk every document).
+const SELECT_FOUND: &str = "SELECT d.path, p.samples, b.boilerplate FROM document_boilerplate b \
+     CROSS JOIN documents d ON d.id = b.id \
+     CROSS JOIN document_prints p ON p.id = b.id \
+     WHERE p.samples IS NOT NULL ORDER BY d.path";
 
 type PartRow = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
 
@@ -121,24 +130,22 @@ impl SqliteStore {
 
     /// Every stored document's part in boilerplate learning, by path.
     pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        self.parts_where("p.samples IS NOT NULL")
+        self.parts(&format!(
+            "{SELECT_PARTS} WHERE p.samples IS NOT NULL ORDER BY d.path"
+        ))
     }
 
     /// The part in learning of every document with boilerplate, by path:
     /// what the boilerplate report reads.
     pub fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        self.parts_where("p.samples IS NOT NULL AND b.boilerplate IS NOT NULL")
+        self.parts(SELECT_FOUND)
     }
 
-    /// The parts of the documents `condition` (on [`SELECT_PARTS`]'s
-    /// tables) picks, decoded in parallel.
-    fn parts_where(&self, condition: &str) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        let rows: Vec<PartRow> = collect_rows(
-            &self.conn,
-            &format!("{SELECT_PARTS} WHERE {condition} ORDER BY d.path"),
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    /// The parts `sql` (path, samples, findings) reads, decoded in parallel.
+    fn parts(&self, sql: &str) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let rows: Vec<PartRow> = collect_rows(&self.conn, sql, [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .ctx(&self.path, "read boilerplate")?;
         let store = self.path.as_path();
         rows.into_par_iter()

@@ -250,8 +250,8 @@ impl SqliteStore {
     /// [`SqliteStore::take_corrupt`] (the index reads the file again) and logged.
     pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         let blobs = self.rows_by_path(
-            "SELECT p.fingerprints, p.checksum FROM documents d \
-             JOIN document_prints p ON p.id = d.id WHERE d.path = ?1",
+            "p.fingerprints, p.checksum",
+            "documents d JOIN document_prints p ON p.id = d.id",
             "fingerprints",
             docs,
             |r| Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?)),
@@ -260,52 +260,12 @@ impl SqliteStore {
             .decode_prints(&self.path.display(), &self.path, blobs, docs)
     }
 
-    /// The row `sql` (with the path as `?1`) finds for each of `docs`, in
-    /// order (`None` where it finds none), one query at a time; `what` it
-    /// reads names it in errors. The queries share one read transaction
-    /// (unless the caller's is open): each on its own would take and drop
-    /// the file's shared lock and the WAL's read mark (at 110k texts,
-    /// pairing's 373k reads back spent ~1 s of system time on them).
-    fn rows_by_path<T>(
-        &self,
-        sql: &str,
-        what: &str,
-        docs: &[&DocPath],
-        row: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
-    ) -> Result<Vec<Option<T>>> {
-        let reading = if self.conn.is_autocommit() && docs.len() > 1 {
-            Some(
-                self.conn
-                    .unchecked_transaction()
-                    .ctx(&self.path, format_args!("begin the read of {what}"))?,
-            )
-        } else {
-            None
-        };
-        let mut stmt = self
-            .conn
-            .prepare_cached(sql)
-            .ctx(&self.path, format_args!("prepare the read of {what}"))?;
-        let rows = docs
-            .iter()
-            .map(|doc| {
-                stmt.query_row([doc.as_bytes()], &row)
-                    .optional()
-                    .ctx(&self.path, format_args!("read {what} of {doc}"))
-            })
-            .collect();
-        drop(stmt);
-        // A read: ending it by rolling back (on drop) loses nothing.
-        drop(reading);
-        rows
-    }
-
     /// The library entries stored with the documents at these paths, in
-    /// order (`None` where a path has none), read one row at a time.
+    /// order (`None` where a path has none).
     pub fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
         let blobs = self.rows_by_path(
-            "SELECT e.entry FROM documents d \
-             JOIN document_entries e ON e.id = d.id WHERE d.path = ?1",
+            "e.entry",
+            "documents d JOIN document_entries e ON e.id = d.id",
             "the library entry",
             docs,
             |r| r.get::<_, Vec<u8>>(0),

@@ -245,3 +245,71 @@ fn a_row_new_to_a_batch_keeps_nothing_a_write_before_it_gave() {
     assert_eq!(store.boilerplate_of(&"c.txt".into()).unwrap(), None);
     assert!(store.document(&a).unwrap().is_some());
 }
+
+/// Fingerprints read for many paths at once, whichever way they are read
+/// (one walk of the range they fill, or one query each), are each path's
+/// own: paths missing from the index, skipped documents and indexed
+/// documents between the asked-for ones do not shift them.
+#[test]
+fn prints_read_for_many_paths_are_each_paths_own() {
+    let (_dir, mut store) = temp_store();
+    let name = |i: usize| format!("doc-{i:03}.txt").into_bytes();
+    let records: Vec<(DocRecord, Vec<PairUpdate>)> = (0..200)
+        .map(|i| {
+            let mut rec = doc(&name(i));
+            rec.fingerprints = Some(Fingerprints {
+                exact: Some(Some(i as u128)),
+                ..Fingerprints::default()
+            });
+            if i % 17 == 0 {
+                rec.status = DocStatus::Skipped {
+                    reason: "empty".into(),
+                };
+                rec.fingerprints = None;
+            }
+            (rec, vec![])
+        })
+        .collect();
+    store.commit_batch(&[], &records, &[]).unwrap();
+    let expected = |path: &DocPath| -> Option<u64> {
+        let text = String::from_utf8(path.as_bytes().to_vec()).unwrap();
+        let i: usize = text
+            .strip_prefix("doc-")?
+            .strip_suffix(".txt")?
+            .parse()
+            .ok()?;
+        (i < 200 && !i.is_multiple_of(17)).then_some(i as u64)
+    };
+    let asks: Vec<Vec<DocPath>> = vec![
+        // Dense and in order, with gaps and paths the index does not have.
+        (10..150)
+            .filter(|i| i % 9 != 0)
+            .map(|i| DocPath::from(&name(i)[..]))
+            .chain([DocPath::from(&b"doc-150a.txt"[..])])
+            .chain((151..199).map(|i| DocPath::from(&name(i)[..])))
+            .collect(),
+        // Sparse: one in five.
+        (0..200)
+            .step_by(5)
+            .map(|i| DocPath::from(&name(i)[..]))
+            .collect(),
+        // Out of order.
+        (0..60).rev().map(|i| DocPath::from(&name(i)[..])).collect(),
+        // Before the first and past the last.
+        [&b"a.txt"[..], &name(0), &name(1), &b"z.txt"[..]]
+            .iter()
+            .map(|p| DocPath::from(*p))
+            .collect(),
+    ];
+    for paths in asks {
+        let refs: Vec<&DocPath> = paths.iter().collect();
+        let read: Vec<Option<u64>> = store
+            .fingerprints_at(&refs)
+            .unwrap()
+            .into_iter()
+            .map(|f| f.and_then(|f| f.exact.flatten()).map(|e| e as u64))
+            .collect();
+        let want: Vec<Option<u64>> = paths.iter().map(expected).collect();
+        assert_eq!(read, want);
+    }
+}

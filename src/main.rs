@@ -33,10 +33,21 @@ mod cli;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// mimalloc's way to give freed memory back at once (`runtime::memory`).
+fn release_freed() {
+    // SAFETY: `mi_collect` takes no pointer and may be called at any time
+    // from any thread.
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_collect(true)
+    }
+}
+
 use cli::args::{Cli, Command, ScanOptions};
 use cli::{settings, usage};
 
 fn main() -> ExitCode {
+    doppel::runtime::memory::set_release(release_freed);
     let cli = Cli::try_parse().unwrap_or_else(|e| {
         // `doppel scna DIR`: the top-level DIR took the misspelt command
         // and clap stumbles on the next word.

@@ -93,7 +93,7 @@ impl FusionConfig {
 }
 
 /// The `fusion` rule as it applies to the enabled algorithms
-/// ([`FusionConfig::rule`]): what [`verdict`] and the pair table's judge
+/// ([`FusionConfig::rule`]): what [`verdict`](super::verdict) and the pair table's judge
 /// apply, and what reports state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FusionRule {
@@ -181,7 +181,7 @@ impl FusionRule {
 
     /// The `fusion` verdict on a pair that gets `votes` ([`FusionRule::votes`]):
     /// enough votes, or containment. The one place the rule is applied (the
-    /// engine's [`verdict`] and the pair table's judge both ask it).
+    /// engine's [`verdict`](super::verdict) and the pair table's judge both ask it).
     pub fn decides(
         &self,
         votes: usize,

@@ -10,6 +10,7 @@ pub mod collection;
 pub mod config;
 pub mod index;
 pub mod index_files;
+pub mod memory;
 pub mod reading;
 pub mod scan;
 pub mod spill;

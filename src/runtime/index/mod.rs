@@ -251,7 +251,9 @@ impl FolderIndex {
     /// ~220 MiB) where nothing will change any more (a one-shot scan's
     /// report); the next change builds it again from the store.
     pub fn drop_learner(&mut self) {
-        self.learner = None;
+        if self.learner.take().is_some() {
+            crate::runtime::memory::release_freed();
+        }
     }
 
     /// Whether the boilerplate learner is in memory (it is built from the

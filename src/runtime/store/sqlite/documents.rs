@@ -13,7 +13,7 @@ use super::super::records::status_from_sql;
 use super::boilerplate;
 use super::codec::{pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql};
 use super::error::Context;
-use super::rows::{collect_rows, INSERT_PAIR, PUT_ENTRY};
+use super::rows::{collect_rows, PerPath, INSERT_PAIR, PUT_ENTRY};
 use super::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, SqliteStore, StoreError,
 };
@@ -249,13 +249,14 @@ impl SqliteStore {
     /// A blob that fails its checksum is `None` too: noted for
     /// [`SqliteStore::take_corrupt`] (the index reads the file again) and logged.
     pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
-        let blobs = self.rows_by_path(
-            "p.fingerprints, p.checksum",
-            "documents d JOIN document_prints p ON p.id = d.id",
-            "fingerprints",
-            docs,
-            |r| Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?)),
-        )?;
+        let read = PerPath {
+            columns: "p.fingerprints, p.checksum",
+            from: "documents d JOIN document_prints p ON p.id = d.id",
+            what: "fingerprints",
+        };
+        let blobs = self.rows_by_path(read, docs, |r| {
+            Ok((r.get::<_, Option<Vec<u8>>>(0)?, r.get::<_, Option<i64>>(1)?))
+        })?;
         self.corrupt
             .decode_prints(&self.path.display(), &self.path, blobs, docs)
     }
@@ -263,13 +264,12 @@ impl SqliteStore {
     /// The library entries stored with the documents at these paths, in
     /// order (`None` where a path has none).
     pub fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
-        let blobs = self.rows_by_path(
-            "e.entry",
-            "documents d JOIN document_entries e ON e.id = d.id",
-            "the library entry",
-            docs,
-            |r| r.get::<_, Vec<u8>>(0),
-        )?;
+        let read = PerPath {
+            columns: "e.entry",
+            from: "documents d JOIN document_entries e ON e.id = d.id",
+            what: "the library entry",
+        };
+        let blobs = self.rows_by_path(read, docs, |r| r.get::<_, Vec<u8>>(0))?;
         blobs
             .into_iter()
             .zip(docs)

@@ -14,10 +14,37 @@ use crate::doc::{DocPath, FileIdentity};
 /// range.
 const RANGE_READ_FROM: usize = 32;
 
+/// What [`SqliteStore::rows_by_path`] reads for each path: `columns` of
+/// `from` (which names `documents d`); `what` names it in errors.
+#[derive(Clone, Copy)]
+pub(super) struct PerPath<'a> {
+    pub columns: &'a str,
+    pub from: &'a str,
+    pub what: &'a str,
+}
+
+impl PerPath<'_> {
+    /// The query of one path (`?1`).
+    fn of_one(&self) -> String {
+        format!(
+            "SELECT {} FROM {} WHERE d.path = ?1",
+            self.columns, self.from
+        )
+    }
+
+    /// The query of a path range (`?1` to `?2`), in path order, the path
+    /// last.
+    fn of_range(&self) -> String {
+        format!(
+            "SELECT {}, d.path FROM {} WHERE d.path BETWEEN ?1 AND ?2 ORDER BY d.path",
+            self.columns, self.from
+        )
+    }
+}
+
 impl SqliteStore {
-    /// The row `columns` of `from` (which names `documents d`) give for
-    /// each of `docs`, in order (`None` where there is none); `what` it
-    /// reads names it in errors. Paths in ascending order that are most of
+    /// The row `read` gives for each of `docs`, in order (`None` where
+    /// there is none). Paths in ascending order that are most of
     /// the range they span (a fresh index pairs its documents in path
     /// order, a slice at a time) are read in one walk of that range; other
     /// paths one query each. The reads share one read transaction (unless
@@ -26,12 +53,11 @@ impl SqliteStore {
     /// 373k reads back spent ~1 s of system time on them).
     pub(super) fn rows_by_path<T>(
         &self,
-        columns: &str,
-        from: &str,
-        what: &str,
+        read: PerPath<'_>,
         docs: &[&DocPath],
         row: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<Option<T>>> {
+        let what = read.what;
         let reading = if self.conn.is_autocommit() && docs.len() > 1 {
             Some(
                 self.conn
@@ -42,13 +68,9 @@ impl SqliteStore {
             None
         };
         let rows = match self.fills_its_range(docs, what)? {
-            true => self.rows_in_range(columns, from, what, docs, row),
+            true => self.rows_in_range(read, docs, row),
             false => {
-                let sql = format!("SELECT {columns} FROM {from} WHERE d.path = ?1");
-                let mut stmt = self
-                    .conn
-                    .prepare_cached(&sql)
-                    .ctx(&self.path, format_args!("prepare the read of {what}"))?;
+                let mut stmt = self.statement(&read.of_one(), what)?;
                 docs.iter()
                     .map(|doc| {
                         stmt.query_row([doc.as_bytes()], &row)
@@ -61,6 +83,13 @@ impl SqliteStore {
         // A read: ending it by rolling back (on drop) loses nothing.
         drop(reading);
         rows
+    }
+
+    /// `sql`, prepared once per connection, to read `what`.
+    fn statement(&self, sql: &str, what: &str) -> Result<rusqlite::CachedStatement<'_>> {
+        self.conn
+            .prepare_cached(sql)
+            .ctx(&self.path, format_args!("prepare the read of {what}"))
     }
 
     /// Whether `docs` are many, in ascending order, and at least half of
@@ -91,20 +120,12 @@ impl SqliteStore {
     /// `row`'s columns), matched to them.
     fn rows_in_range<T>(
         &self,
-        columns: &str,
-        from: &str,
-        what: &str,
+        read: PerPath<'_>,
         docs: &[&DocPath],
         row: impl Fn(&Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<Option<T>>> {
-        let sql = format!(
-            "SELECT {columns}, d.path FROM {from} \
-             WHERE d.path BETWEEN ?1 AND ?2 ORDER BY d.path"
-        );
-        let mut stmt = self
-            .conn
-            .prepare_cached(&sql)
-            .ctx(&self.path, format_args!("prepare the read of {what}"))?;
+        let what = read.what;
+        let mut stmt = self.statement(&read.of_range(), what)?;
         let path_column = stmt.column_count() - 1;
         let (first, last) = (docs[0].as_bytes(), docs[docs.len() - 1].as_bytes());
         let mut rows = stmt

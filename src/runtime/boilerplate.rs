@@ -40,6 +40,14 @@ pub struct DocBoilerplate {
 }
 
 impl DocBoilerplate {
+    /// No boilerplate, out of a document of `words` words.
+    pub fn none(words: u32) -> Self {
+        Self {
+            document_words: words,
+            ..Self::default()
+        }
+    }
+
     /// Words left out as boilerplate.
     pub fn words(&self) -> u32 {
         self.spans.iter().map(Span::len).sum()

@@ -24,9 +24,7 @@ use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::user::UserBoilerplate;
-use crate::runtime::boilerplate::{
-    body_prints, config_of, BoilerplateReport, DocBoilerplate, PassageSummary,
-};
+use crate::runtime::boilerplate::{body_prints, config_of, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
 use crate::runtime::reading::print_text_sampled;
 use crate::runtime::store::StoreError;
@@ -424,11 +422,7 @@ pub(super) fn learn_chunk(
         .collect();
     for item in items.iter_mut() {
         if let Some((_, samples)) = item.learned.take() {
-            let found = DocBoilerplate {
-                document_words: samples.words,
-                ..DocBoilerplate::default()
-            };
-            item.record.boilerplate = Some(StoredBoilerplate { samples, found });
+            item.record.boilerplate = Some(StoredBoilerplate::without_boilerplate(samples));
         }
     }
     for (i, body, text) in made {

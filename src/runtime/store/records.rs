@@ -85,10 +85,7 @@ impl StoredBoilerplate {
     /// span out of its words.
     pub fn without_boilerplate(samples: DocSamples) -> Self {
         Self {
-            found: DocBoilerplate {
-                document_words: samples.words,
-                ..DocBoilerplate::default()
-            },
+            found: DocBoilerplate::none(samples.words),
             samples,
         }
     }
@@ -96,11 +93,7 @@ impl StoredBoilerplate {
     /// Whether it was fingerprinted without some boilerplate (its findings
     /// say more than [`StoredBoilerplate::without_boilerplate`]'s).
     pub fn has_boilerplate(&self) -> bool {
-        self.found
-            != DocBoilerplate {
-                document_words: self.samples.words,
-                ..DocBoilerplate::default()
-            }
+        self.found != DocBoilerplate::none(self.samples.words)
     }
 }
 

@@ -15,7 +15,7 @@ use rusqlite::{params, OptionalExtension};
 
 use super::codec::{samples_from_blob, samples_to_blob, to_blob};
 use super::error::Context;
-use super::rows::collect_rows;
+use super::rows::{collect_rows, put_or_delete};
 use super::{Result, SqliteStore, StoreError, StoredBoilerplate};
 use crate::doc::DocPath;
 
@@ -58,18 +58,12 @@ pub(super) fn write_found_in(
     found: Option<Vec<u8>>,
     bare: bool,
 ) -> Result<()> {
-    match found {
-        Some(blob) => tx
-            .prepare_cached(
-                "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
-            )
-            .and_then(|mut s| s.execute(params![id, blob])),
-        None if bare => Ok(0),
-        None => tx
-            .prepare_cached("DELETE FROM document_boilerplate WHERE id = ?1")
-            .and_then(|mut s| s.execute([id])),
-    }
-    .ctx(path, format_args!("write boilerplate of {doc}"))?;
+    let sql = (
+        "INSERT OR REPLACE INTO document_boilerplate (id, boilerplate) VALUES (?1, ?2)",
+        "DELETE FROM document_boilerplate WHERE id = ?1",
+    );
+    put_or_delete(tx, sql, id, found, bare)
+        .ctx(path, format_args!("write boilerplate of {doc}"))?;
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use super::super::records::status_from_sql;
 use super::boilerplate;
 use super::codec::{pair_row, terms_to_blob, to_blob, u64_from_sql, u64_to_sql};
 use super::error::Context;
-use super::rows::{collect_rows, PerPath, INSERT_PAIR, PUT_ENTRY};
+use super::rows::{collect_rows, put_or_delete, PerPath, INSERT_PAIR, PUT_ENTRY};
 use super::{
     DocEntry, DocRecord, DocStatus, DocSummary, PairUpdate, Result, RowId, SqliteStore, StoreError,
 };
@@ -575,16 +575,9 @@ pub(super) fn upsert_in(
     )
     .and_then(|mut s| s.execute(params![id, fingerprints, terms, checksum, samples]))
     .ctx(path, format_args!("write fingerprints of {doc}"))?;
-    match entry {
-        Some(entry) => tx
-            .prepare_cached(PUT_ENTRY)
-            .and_then(|mut s| s.execute(params![id, entry])),
-        None if bare => Ok(0),
-        None => tx
-            .prepare_cached("DELETE FROM document_entries WHERE id = ?1")
-            .and_then(|mut s| s.execute([id])),
-    }
-    .ctx(path, format_args!("write library entry of {doc}"))?;
+    let entry_sql = (PUT_ENTRY, "DELETE FROM document_entries WHERE id = ?1");
+    put_or_delete(tx, entry_sql, id, entry, bare)
+        .ctx(path, format_args!("write library entry of {doc}"))?;
     boilerplate::write_found_in(tx, path, id, doc, found, bare)?;
     if !(bare && rec.text.is_none()) {
         super::texts::write_text_in(tx, path, id, doc, rec.text.as_ref())?;

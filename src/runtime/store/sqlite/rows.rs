@@ -10,6 +10,26 @@ use super::error::Context;
 use super::{Result, SqliteStore};
 use crate::doc::{DocPath, FileIdentity};
 
+/// Write document row `id`'s `blob` into a table of its own with `put`
+/// (`?1` the id, `?2` the blob) or, with `None`, delete it with `delete`
+/// (`?1`) unless the row is `bare`: new to the transaction, it has nothing
+/// there.
+pub(crate) fn put_or_delete(
+    tx: &rusqlite::Transaction<'_>,
+    (put, delete): (&str, &str),
+    id: i64,
+    blob: Option<Vec<u8>>,
+    bare: bool,
+) -> rusqlite::Result<usize> {
+    match blob {
+        Some(blob) => tx
+            .prepare_cached(put)
+            .and_then(|mut s| s.execute(rusqlite::params![id, blob])),
+        None if bare => Ok(0),
+        None => tx.prepare_cached(delete).and_then(|mut s| s.execute([id])),
+    }
+}
+
 /// Fewest paths [`SqliteStore::rows_by_path`] reads in one walk of their
 /// range.
 const RANGE_READ_FROM: usize = 32;

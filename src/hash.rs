@@ -225,9 +225,12 @@ impl HashValue for u64 {
 /// bits, one or two to a bucket, and an insertion sort then only swaps
 /// neighbours within a bucket. For the few hundred to few thousand hashes
 /// of a document this is several times faster than a comparison sort. Any
-/// input is sorted; one that is not spread evenly (a crowded bucket) takes
-/// the comparison sort.
+/// input is sorted: a crowded bucket (a hash many times over, as the
+/// learner's batches hold a shared shingle once per document) is sorted
+/// on its own first.
 pub fn sort_hashes<T: HashValue>(values: &mut [T]) {
+    /// Buckets up to this long are left to the insertion sort.
+    const CROWDED: u32 = 16;
     let n = values.len();
     if n < 64 {
         values.sort_unstable();
@@ -238,10 +241,7 @@ pub fn sort_hashes<T: HashValue>(values: &mut [T]) {
     for &v in values.iter() {
         next[v.top(bits) + 1] += 1;
     }
-    if next.iter().any(|&count| count > 16) {
-        values.sort_unstable();
-        return;
-    }
+    let crowded = next.iter().any(|&count| count > CROWDED);
     for b in 1..next.len() {
         next[b] += next[b - 1];
     }
@@ -251,7 +251,17 @@ pub fn sort_hashes<T: HashValue>(values: &mut [T]) {
         filed[*slot as usize] = v;
         *slot += 1;
     }
-    // Each value is at most a bucket (16) away from its place.
+    if crowded {
+        // Filed, `next[b]` is where bucket `b` ends and the next begins.
+        let mut start = 0;
+        for &end in &next[..1 << bits] {
+            if end - start > CROWDED {
+                filed[start as usize..end as usize].sort_unstable();
+            }
+            start = end;
+        }
+    }
+    // Each value is now at most a bucket (16) away from its place.
     for i in 1..n {
         let v = filed[i];
         let mut j = i;

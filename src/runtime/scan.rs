@@ -186,7 +186,7 @@ impl ScanReport {
         reconciled: &ReconcileReport,
     ) -> Result<Self, IndexError> {
         // The report is read from the store and the library alone.
-        index.drop_learner();
+        index.drop_learner_aside();
         let changed: std::collections::HashSet<DocPath> = reconciled
             .changes
             .iter()

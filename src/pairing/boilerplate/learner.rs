@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::Hash;
 
-use super::postings::{DocId, Postings, SampleMap, SampleSet};
+use super::postings::{first_not_below, DocId, Postings, SampleMap, SampleSet};
 use super::runs::{anchors, candidate_runs, holds, run_hashes, spans, substantial_remainder};
 use super::{BoilerplateConfig, DocSamples, Learned, Span};
 use crate::pairing::cluster::UnionFind;
@@ -350,6 +350,8 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             touched.push((hash, before, after));
             at += len;
         }
+        // Sorted by hash up to here.
+        let posted_len = touched.len();
         touched.extend(removed.into_iter().map(|(h, (b, a))| (h, b, a)));
         frequent_in_added.sort_unstable();
 
@@ -396,10 +398,22 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             }
             reholders.insert(id);
         }
-        // Documents with an anchor held by a document that came or went.
+        // Documents with an anchor held by a document that came or went:
+        // the anchors and the touched hashes met in hash order (a lookup
+        // per touched hash, tens of thousands a batch, cost more).
         if !self.anchor_postings.is_empty() {
-            for &(h, _, _) in &touched {
-                reholders.extend(self.anchor_postings.get(h));
+            let mut hashes: Vec<u32> = touched.iter().map(|t| t.0).collect();
+            if touched.len() > posted_len {
+                hashes.sort_unstable();
+            }
+            let mut at = 0;
+            for (anchor, ids) in self.anchor_postings.iter() {
+                at = first_not_below(&hashes, at, anchor);
+                match hashes.get(at) {
+                    None => break,
+                    Some(&h) if h == anchor => reholders.extend(ids),
+                    Some(_) => {}
+                }
             }
         }
         for &id in &reholders {

@@ -44,11 +44,13 @@
 //! [`Learner`] keeps this up to date as documents arrive, change and leave
 //! and names the documents whose spans moved; [`learn`] computes it from
 //! scratch (a property test holds the two equal over any order of
-//! arrival). [`passages`] links the spans of all documents into the learned
+//! arrival), and [`learn_at_once`] computes it fast for a whole set at
+//! once. [`passages`] links the spans of all documents into the learned
 //! passages with their document counts. The module is pure: no files, no
 //! store. `examples/boilerplate.rs` runs it on a folder (or the Fan & Huang
 //! collection) and shows what it learns and how pair verdicts move.
 
+mod at_once;
 mod learner;
 mod passages;
 mod postings;
@@ -62,6 +64,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::fingerprinter::ShingleSampler;
 
+pub use at_once::learn_at_once;
 pub use learner::{Batches, Learner};
 pub use passages::{passages, Passage, PassageSpan};
 pub use runs::{candidate_runs, remainder, spans, substantial_remainder};

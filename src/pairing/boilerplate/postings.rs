@@ -132,6 +132,17 @@ impl Postings {
         }
     }
 
+    /// Every posted hash with the documents holding it, in hash order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &[DocId])> {
+        self.shards.iter().flatten().map(|entry| {
+            let docs: &[DocId] = match entry[1] {
+                v if v & LIST != 0 => &self.lists[(v & !LIST) as usize],
+                _ => std::slice::from_ref(&entry[1]),
+            };
+            (entry[0], docs)
+        })
+    }
+
     pub fn len(&self, hash: u32) -> usize {
         self.get(hash).len()
     }
@@ -372,6 +383,27 @@ fn gallop(entries: &[Entry], hash: u32, guess: usize) -> Result<usize, usize> {
     }
 }
 
+/// The first place at or after `from` in sorted `hashes` whose hash is not
+/// below `hash` (`hashes.len()` if none): searched from `from` in doubling
+/// steps, so a walk over many increasing hashes costs little more than
+/// one pass.
+pub(super) fn first_not_below(hashes: &[u32], from: usize, hash: u32) -> usize {
+    let (mut lo, mut step) = (from, 1);
+    // Every hash in `from..lo` is below `hash`.
+    let hi = loop {
+        let probe = lo + step - 1;
+        if probe >= hashes.len() {
+            break hashes.len();
+        }
+        if hashes[probe] >= hash {
+            break probe;
+        }
+        lo = probe + 1;
+        step *= 2;
+    };
+    lo + hashes[lo..hi].partition_point(|&h| h < hash)
+}
+
 /// Merge `fresh` (sorted, none of its hashes in `entries`, each with the
 /// index among `entries` it goes before) into sorted `entries`, from the
 /// back, in place: the entries between two places move as one block, with
@@ -409,6 +441,26 @@ mod tests {
     /// Hashes spread over the top bits, as sampled shingle hashes are.
     fn spread(h: u32) -> u32 {
         h.wrapping_mul(0x9E37_79B9)
+    }
+
+    proptest! {
+        /// The doubling search finds what bisecting the rest finds, from
+        /// any starting place at or before it.
+        #[test]
+        fn first_not_below_is_the_partition_point(
+            mut hashes in prop::collection::vec(0u32..200, 0..100),
+            probes in prop::collection::vec(0u32..210, 1..20),
+        ) {
+            hashes.sort_unstable();
+            let mut probes = probes;
+            probes.sort_unstable();
+            let mut at = 0;
+            for hash in probes {
+                let found = first_not_below(&hashes, at, hash);
+                prop_assert_eq!(found, hashes.partition_point(|&h| h < hash));
+                at = found;
+            }
+        }
     }
 
     proptest! {

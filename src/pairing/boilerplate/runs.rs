@@ -13,12 +13,13 @@ fn covered(samples: &[Sample], range: &Range<usize>, w: u32) -> u32 {
     samples[range.end - 1].word + w - samples[range.start].word
 }
 
-/// Maximal runs of consecutive samples for which `keep` holds.
-fn maximal_runs(samples: &[Sample], keep: impl Fn(u32) -> bool) -> Vec<Range<usize>> {
+/// Maximal runs of consecutive samples (of `len`) for which `keep` of
+/// their place holds.
+fn maximal_runs(len: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let mut start = None;
-    for (i, s) in samples.iter().enumerate() {
-        match (keep(s.hash), start) {
+    for i in 0..len {
+        match (keep(i), start) {
             (true, None) => start = Some(i),
             (false, Some(from)) => {
                 runs.push(from..i);
@@ -28,7 +29,7 @@ fn maximal_runs(samples: &[Sample], keep: impl Fn(u32) -> bool) -> Vec<Range<usi
         }
     }
     if let Some(from) = start {
-        runs.push(from..samples.len());
+        runs.push(from..len);
     }
     runs
 }
@@ -40,8 +41,18 @@ pub fn candidate_runs(
     config: &BoilerplateConfig,
     frequent: impl Fn(u32) -> bool,
 ) -> Vec<Range<usize>> {
+    candidate_runs_at(samples, config, |i| frequent(samples[i].hash))
+}
+
+/// [`candidate_runs`] where `frequent_at` tells by a sample's place whether
+/// it is frequent.
+pub fn candidate_runs_at(
+    samples: &[Sample],
+    config: &BoilerplateConfig,
+    frequent_at: impl Fn(usize) -> bool,
+) -> Vec<Range<usize>> {
     let w = config.shingle_words;
-    maximal_runs(samples, frequent)
+    maximal_runs(samples.len(), frequent_at)
         .into_iter()
         .filter(|r| covered(samples, r, w) >= config.min_words)
         .collect()
@@ -122,7 +133,7 @@ pub fn spans(
 ) -> Vec<Span> {
     let s = &doc.samples;
     let w = config.shingle_words;
-    maximal_runs(s, |h| boilerplate(h) || pinned(h))
+    maximal_runs(s.len(), |i| boilerplate(s[i].hash) || pinned(s[i].hash))
         .into_iter()
         .filter(|r| {
             covered(s, r, w) >= config.min_words

@@ -428,3 +428,46 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Learning a set at once learns what learning it from scratch does,
+    /// with or without pins and overrules, for any set of the pool's
+    /// documents (some of them more than once, under other keys).
+    #[test]
+    fn learning_at_once_equals_learning_from_scratch(
+        picks in proptest::collection::vec(0..17usize, 0..24),
+        pin in proptest::option::of(0..17usize),
+        overrule in any::<u8>(),
+        min_docs in 2..4usize,
+    ) {
+        let pool = pool();
+        let config = BoilerplateConfig {
+            min_words: 24, min_remainder: 4, max_words: 320, min_docs,
+            ..BoilerplateConfig::default()
+        };
+        let docs: BTreeMap<String, DocSamples> = picks
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| (format!("doc-{k:02}"), pool[d].clone()))
+            .collect();
+        let pinned: BTreeSet<u32> = pin.map(|d| pool[d].distinct().into_iter().collect()).unwrap_or_default();
+        let plain = learn(&docs, &pinned, &BTreeSet::new(), &config);
+        let passages = {
+            let mut learner = Learner::new(config.clone());
+            learner.add_in_batches(docs.clone());
+            learner.passages()
+        };
+        let overruled: BTreeSet<u32> = passages
+            .get(overrule as usize % (passages.len() + 1))
+            .map(|p| p.hashes.iter().copied().collect())
+            .unwrap_or_default();
+        let listed: Vec<(String, DocSamples)> = docs.clone().into_iter().collect();
+        prop_assert_eq!(&learn_at_once(&listed, &pinned, &BTreeSet::new(), &config), &plain);
+        prop_assert_eq!(
+            learn_at_once(&listed, &pinned, &overruled, &config),
+            learn(&docs, &pinned, &overruled, &config)
+        );
+    }
+}

@@ -19,6 +19,9 @@ impl FolderIndex {
     /// Tell the learner about the ingested files ([`learn_chunk`]), the
     /// documents whose spans that moved queued to be read again.
     fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
+        if self.print_learned_at_once(items) {
+            return Ok(());
+        }
         let engine = std::sync::Arc::clone(&self.engine);
         let Some(learner) = self.learner()? else {
             return Ok(());

@@ -12,7 +12,7 @@
 //! moved because others arrived, or its text failed its checksum) is read
 //! again from its file.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use rayon::prelude::*;
 
@@ -323,7 +323,7 @@ fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: Kep
 }
 
 /// Every shingle of the overruled passages.
-fn overruled_hashes(passages: &[OverruledPassage]) -> std::collections::BTreeSet<u32> {
+pub(super) fn overruled_hashes(passages: &[OverruledPassage]) -> BTreeSet<u32> {
     passages
         .iter()
         .flat_map(|p| p.hashes.iter().copied())
@@ -408,8 +408,20 @@ pub(super) fn learn_chunk(
     let mut bodies: Vec<(usize, Vec<Span>)> = at.into_iter().zip(spans).collect();
     bodies.retain(|(i, spans)| {
         let (_, samples) = items[*i].learned.as_ref().expect("sampled above");
-        keeps_text(learner, samples, spans)
+        keeps_text(learner.overruled(), samples, spans)
     });
+    print_bodies(engine, items, bodies);
+    moved
+}
+
+/// Every sampled item's samples put in its record (its text dropped), and
+/// `bodies`, the items (by place) that keep their text, with their spans:
+/// those with spans fingerprinted over their body (in parallel).
+pub(super) fn print_bodies(
+    engine: &Engine,
+    items: &mut [Ingested],
+    bodies: Vec<(usize, Vec<Span>)>,
+) {
     let made: Vec<_> = bodies
         .into_par_iter()
         .map(|(i, spans)| {
@@ -436,7 +448,6 @@ pub(super) fn learn_chunk(
             }
         }
     }
-    moved
 }
 
 /// The learner told about `adds` and `removes`: every added document's
@@ -461,10 +472,9 @@ fn learn_spans(
 /// Whether a document keeps its text in the store: it has boilerplate
 /// `spans`, or holds a shingle the curator overruled (restoring the
 /// passage gives it spans again). Rulings only move such documents.
-fn keeps_text(learner: &Learner<DocPath>, samples: &DocSamples, spans: &[Span]) -> bool {
+pub(super) fn keeps_text(overruled: &BTreeSet<u32>, samples: &DocSamples, spans: &[Span]) -> bool {
     if !spans.is_empty() {
         return true;
     }
-    let overruled = learner.overruled();
     !overruled.is_empty() && samples.samples.iter().any(|s| overruled.contains(&s.hash))
 }

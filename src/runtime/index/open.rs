@@ -29,6 +29,10 @@ struct MetaWrites {
     config_hash: Option<String>,
     /// Set when the library was verified again instead of restored.
     rewrite: Option<Rewrite>,
+    /// Opened under the "filed, not paired" key: a fresh scan stopped,
+    /// perhaps before its boilerplate was learned (`at_once`), so the
+    /// stored spans are checked before that key goes.
+    unsettled: bool,
 }
 
 /// The stored library entries and pairs to write again from a library
@@ -66,6 +70,13 @@ impl MetaWrites {
         index.store.record_use(&index.root)?;
         if let Some(hash) = &self.config_hash {
             index.store.set_config_hash(hash)?;
+        }
+        if self.unsettled && !index.store.is_shared() {
+            index.queue_unsettled()?;
+            let stale: Vec<DocPath> = index.respan.iter().cloned().collect();
+            if !stale.is_empty() {
+                index.store.commit_batch(&stale, &[], &[])?;
+            }
         }
         if let Some(rewrite) = self.rewrite {
             index.rewrite_stored_library(rewrite)?;
@@ -268,6 +279,7 @@ impl FolderIndex {
         let mut writes = MetaWrites {
             config_hash: (!stale).then(|| config_hash.clone()),
             rewrite: None,
+            unsettled: false,
         };
         let mut library = Library::new(&engine, library_config.clone());
         let mut skipped = BTreeMap::new();
@@ -303,6 +315,7 @@ impl FolderIndex {
         // paired, each against those before it.
         let unpaired =
             !stale && stored_hash.as_deref() == Some(unpaired_hash(&pairs_hash).as_str());
+        writes.unsettled = unpaired && pairing == Pairing::Now;
         // Pairs are read only when they are the whole current pairing:
         // under the unpaired key any left are a racing writer's, and the
         // pairing below replaces them.
@@ -369,6 +382,8 @@ impl FolderIndex {
                 arrival_ns: None,
                 chunk_files: crate::runtime::reading::CHUNK_FILES,
                 one_shot: false,
+                at_once: None,
+                stop_before_learning: false,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },

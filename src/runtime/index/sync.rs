@@ -6,9 +6,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
-use super::learn::learn_chunk;
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
 };
@@ -20,15 +19,13 @@ use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{
     describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
 };
-use crate::runtime::reading::{
-    next_chunk, print_bytes_sampled, read_all, read_document_sampled, ReadLimits,
-};
+use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{DocRecord, DocStatus, RowId};
 
 /// What reading files needs of an index, apart from it: a reconcile's
 /// thread reading the next chunk holds it while the index commits the last.
 #[derive(Clone)]
-struct Reading {
+pub(super) struct Reading {
     engine: Arc<Engine>,
     limits: ReadLimits,
     reader: Option<FileReader>,
@@ -41,7 +38,7 @@ impl Reading {
     /// Read files, the small ones in parallel and the big ones one at a
     /// time ([`read_all`]; see [`ingest`]).
     #[tracing::instrument(level = "debug", name = "index.read", skip_all, fields(files = entries.len()))]
-    fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
+    pub(super) fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
         read_all(
             entries,
             |entry| entry.bytes,
@@ -59,17 +56,6 @@ impl Reading {
     }
 }
 
-/// Count a chunk's files into `state` (read) and `report` (skipped).
-fn count_read(items: &[Ingested], report: &mut ReconcileReport, state: &mut ReadProgress) {
-    for item in items {
-        state.done += 1;
-        state.bytes += item.entry.bytes;
-        if !item.changed && matches!(item.record.status, DocStatus::Skipped { .. }) {
-            report.skipped += 1;
-        }
-    }
-}
-
 /// The outcome of reading one file (or of fingerprinting its kept text
 /// again, see `learn`).
 pub(super) struct Ingested {
@@ -83,13 +69,6 @@ pub(super) struct Ingested {
     /// Taken from the team store as another process wrote it, not read
     /// (`adopt`): its row is not written again, only its pairs.
     pub(super) adopted: bool,
-}
-
-/// A chunk the learner has been told about, on its way to be committed,
-/// with the indexed documents whose spans its learning moved.
-struct Learned {
-    items: Vec<Ingested>,
-    moved: Vec<DocPath>,
 }
 
 /// Commits what was read or taken ([`FolderIndex::commit_all`], or a
@@ -158,15 +137,30 @@ impl FolderIndex {
             self.store.replace_pairs(std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
-        let read = self.read_chunks(to_read, &mut report, &mut state, progress);
+        let (read, unlearned) = self.read_chunks(to_read, &mut report, &mut state, progress);
         if fresh {
             self.pair_later = false;
+            if self.stop_before_learning {
+                read?;
+                return Ok(report);
+            }
+            // Learned at once (`at_once`): the documents it moves are
+            // marked stale before the pairing replaces the "filed, not
+            // paired" key, which stays if learning fails (the next open
+            // then checks the spans).
+            let settled = match unlearned.is_empty() {
+                true => Ok(()),
+                false => self.settle_at_once(unlearned),
+            };
             if self.one_shot && self.respan.is_empty() {
                 // Pairing's memory comes on top of the learner's: nothing
                 // needs it now.
                 self.drop_learner();
             }
-            let paired = self.pair_fresh();
+            let paired = match settled {
+                Ok(()) => self.pair_fresh(),
+                Err(e) => Err(e),
+            };
             read?;
             paired?;
         } else {
@@ -205,143 +199,13 @@ impl FolderIndex {
             "reconciled"
         );
         report.changes.extend(self.settle_boilerplate()?);
+        self.at_once = None;
         if self.stale {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
             self.stale = false;
         }
         Ok(report)
-    }
-
-    /// Read `to_read` and commit it a chunk at a time, reporting to
-    /// `progress` after each ([`FolderIndex::reconcile_with`]). On a file
-    /// index three stages run at once, each on a thread of its own and in
-    /// file order: a chunk is read, the one before it learned
-    /// ([`learn_chunk`]), the one before that committed (the library and
-    /// the store's transaction); on a team store each chunk takes its
-    /// files' locks first (`adopt`).
-    fn read_chunks(
-        &mut self,
-        to_read: Vec<FileEntry>,
-        report: &mut ReconcileReport,
-        state: &mut ReadProgress,
-        progress: &mut dyn FnMut(ReadProgress) -> bool,
-    ) -> Result<()> {
-        // Entries are moved into their chunk, so each one's paths are
-        // freed once it is committed (100k of them are ~20 MB).
-        let mut to_read = to_read.into_iter().peekable();
-        let most = self.chunk_files;
-        if self.store.is_shared() {
-            loop {
-                let chunk = next_chunk(&mut to_read, |f| f.bytes, most);
-                if chunk.is_empty() {
-                    return Ok(());
-                }
-                let changes = self.ingest_shared(chunk, &mut |index, ingested| {
-                    count_read(&ingested, report, state);
-                    index.commit_all(ingested)
-                })?;
-                report.changes.extend(changes);
-                if !progress(*state) {
-                    report.cancelled = true;
-                    return Ok(());
-                }
-            }
-        }
-        if to_read.peek().is_none() {
-            return Ok(());
-        }
-        let reading = self.reading();
-        // The reading has a pool of its own: the commit's parallel work
-        // (candidate keys, bodies) does not queue behind the next chunk's
-        // files, and the readers go on while a chunk is committed.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .thread_name(|i| format!("doppel-read-{i}"))
-            .build()
-            .ok();
-        // The learner is lent to a thread of its own that learns each chunk
-        // (in order) while the one before it is committed; it comes back
-        // once every chunk it learned is committed. Cut short (cancelled,
-        // failed), it may have learned a chunk not committed: it is dropped
-        // then, to be built again from the store when next needed.
-        if self.learning() {
-            self.learner()?;
-        }
-        let mut learner = self.learner.take();
-        let engine = Arc::clone(&self.engine);
-        let committed_all = std::thread::scope(|scope| {
-            let (read_tx, read_rx) = mpsc::sync_channel::<Vec<Ingested>>(0);
-            let (learned_tx, learned_rx) = mpsc::sync_channel::<Learned>(0);
-            let reader = scope.spawn(move || loop {
-                let chunk = next_chunk(&mut to_read, |f| f.bytes, most);
-                if chunk.is_empty() {
-                    break;
-                }
-                let items = match &pool {
-                    Some(pool) => pool.install(|| reading.ingest_all(chunk)),
-                    None => reading.ingest_all(chunk),
-                };
-                if read_tx.send(items).is_err() {
-                    break;
-                }
-            });
-            let (learner, engine) = (&mut learner, &engine);
-            let learning = scope.spawn(move || {
-                for mut items in read_rx {
-                    let moved = match learner.as_mut() {
-                        Some(learner) => learn_chunk(learner, engine, &mut items),
-                        None => Vec::new(),
-                    };
-                    if learned_tx.send(Learned { items, moved }).is_err() {
-                        break;
-                    }
-                }
-            });
-            let mut committed_all = Ok(true);
-            for Learned { items, moved } in learned_rx.iter() {
-                count_read(&items, report, state);
-                self.note_moved(moved);
-                match self.commit_learned(items) {
-                    Ok(changes) => report.changes.extend(changes),
-                    Err(error) => {
-                        committed_all = Err(error);
-                        break;
-                    }
-                }
-                if !progress(*state) {
-                    // The chunks read or learned ahead are dropped: the
-                    // next reconcile reads them.
-                    report.cancelled = true;
-                    committed_all = Ok(false);
-                    break;
-                }
-            }
-            // Stops the learning thread, which stops the reading one.
-            drop(learned_rx);
-            for stage in [reader, learning] {
-                if let Err(panic) = stage.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            }
-            committed_all
-        });
-        // Its size walks every document: only when it is logged.
-        if let Some(learner) = learner
-            .as_ref()
-            .filter(|_| tracing::enabled!(tracing::Level::DEBUG))
-        {
-            let (shared, own) = learner.heap_bytes();
-            tracing::debug!(
-                documents = learner.len(),
-                heap_mib = (shared + own) >> 20,
-                "boilerplate learner"
-            );
-        }
-        if let Ok(true) = committed_all {
-            self.learner = learner;
-        }
-        committed_all.map(|_| ())
     }
 
     /// Pair the documents a fresh reconcile filed unpaired (reading their
@@ -488,7 +352,7 @@ impl FolderIndex {
     }
 
     /// What reading files needs of this index.
-    fn reading(&self) -> Reading {
+    pub(super) fn reading(&self) -> Reading {
         Reading {
             engine: Arc::clone(&self.engine),
             limits: self.read_limits,

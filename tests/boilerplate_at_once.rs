@@ -58,10 +58,16 @@ fn library_and_its_index(tmp: &Path) -> (std::path::PathBuf, FolderIndex) {
     (dir, watched)
 }
 
+/// Learned beside the pairing (a small folder) or before it (a large one).
 #[test]
 fn a_one_shot_scan_learns_at_once_what_a_watcher_learns_chunk_by_chunk() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, watched) = library_and_its_index(tmp.path());
+    let before = tmp.path().join("before.sqlite");
+    let mut learned_before = one_shot(&dir, &before);
+    learned_before.set_learn_beside_pairing(0);
+    learned_before.reconcile().unwrap();
+    assert_eq!(state(&learned_before), state(&watched));
     let at = tmp.path().join("scan.sqlite");
     let mut scanned = one_shot(&dir, &at);
     scanned.reconcile().unwrap();

@@ -99,6 +99,7 @@ pub fn learn_at_once<K: Ord + Clone>(
     by_hash.reserve(shared.len());
     by_hash.extend(shared);
     let shared = by_hash;
+    drop(keyed);
     let holding = |h: u32| {
         shared
             .get(&h)

@@ -5,7 +5,9 @@
 //! boilerplate; those the learning then gives spans (a handful, where
 //! little is boilerplate) are marked stale and fingerprinted again over
 //! their body from their files, with the spans learned here, before the
-//! scan reports. A watcher, which keeps its learner, learns chunk by chunk.
+//! scan reports. The learning needs nothing of the index while it runs, so
+//! it runs beside the pairing when its memory allows (`sync`'s
+//! `pair_fresh`). A watcher, which keeps its learner, learns chunk by chunk.
 //!
 //! Until the stale marks are committed, the index keeps its "filed, not
 //! paired" key (a fresh scan's, see `sync`): an index opened under that key
@@ -19,7 +21,7 @@ use super::learn::{keeps_text, overruled_hashes, print_bodies};
 use super::sync::Ingested;
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
-use crate::pairing::boilerplate::{learn_at_once, DocSamples, Span};
+use crate::pairing::boilerplate::{learn_at_once, BoilerplateConfig, DocSamples, Span};
 use crate::runtime::boilerplate::config_of;
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::store::{DocStatus, StoredBoilerplate};
@@ -60,6 +62,50 @@ pub(super) fn take_samples(items: &mut [Ingested]) -> Vec<Unlearned> {
     taken
 }
 
+/// What learning at once needs besides the samples: read from the index
+/// before it starts, so that it needs nothing of the index while it runs.
+#[derive(Debug)]
+pub(super) struct AtOnceInputs {
+    config: BoilerplateConfig,
+    pinned: BTreeSet<u32>,
+    overruled: BTreeSet<u32>,
+}
+
+/// Learn `docs` (what a fresh scan committed) at once: the documents with
+/// boilerplate spans, or holding an overruled passage (whose text is then
+/// kept), are those to fingerprint again. Pure: it may run beside the
+/// pairing.
+#[tracing::instrument(level = "debug", name = "index.learn_at_once", skip_all)]
+pub(super) fn learn_unlearned(docs: Vec<Unlearned>, inputs: AtOnceInputs) -> LearnedAtOnce {
+    let AtOnceInputs {
+        config,
+        pinned,
+        overruled,
+    } = inputs;
+    let (listed, hashes): (Vec<(DocPath, DocSamples)>, Vec<u64>) = docs
+        .into_iter()
+        .map(|(doc, samples, hash)| ((doc, samples), hash))
+        .unzip();
+    let learned = learn_at_once(&listed, &pinned, &overruled, &config);
+    let mut content = HashMap::new();
+    for ((doc, samples), hash) in listed.into_iter().zip(hashes) {
+        let spans = learned.spans.get(&doc).map_or(&[][..], Vec::as_slice);
+        if keeps_text(&overruled, &samples, spans) {
+            content.insert(doc, hash);
+        }
+    }
+    tracing::debug!(
+        documents = content.len(),
+        learned = learned.learned.len(),
+        "boilerplate learned at once"
+    );
+    LearnedAtOnce {
+        spans: learned.spans,
+        content,
+        overruled,
+    }
+}
+
 impl FolderIndex {
     /// Whether the next reconcile's reading learns at once: a one-shot
     /// scan filing into an empty library, while learning, with no learner
@@ -68,47 +114,31 @@ impl FolderIndex {
         self.one_shot && self.pair_later && self.learner.is_none() && self.learning()
     }
 
-    /// Learn `docs` (what a fresh scan committed) at once. The documents
-    /// with boilerplate spans, or holding an overruled passage (whose text
-    /// is then kept), are marked stale in the store and queued to be
-    /// fingerprinted again.
-    pub(super) fn settle_at_once(&mut self, docs: Vec<Unlearned>) -> Result<()> {
+    /// What [`learn_unlearned`] needs of the index (`None`: not learning).
+    pub(super) fn at_once_inputs(&self) -> Result<Option<AtOnceInputs>> {
         let Some(config) = config_of(&self.engine, self.library.config()) else {
-            return Ok(());
+            return Ok(None);
         };
-        let pinned = self
-            .user
-            .as_ref()
-            .map(UserBoilerplate::hashes)
-            .unwrap_or_default();
-        let overruled = overruled_hashes(&self.store.overruled_passages()?);
-        let (listed, hashes): (Vec<(DocPath, DocSamples)>, Vec<u64>) = docs
-            .into_iter()
-            .map(|(doc, samples, hash)| ((doc, samples), hash))
-            .unzip();
-        let learned = learn_at_once(&listed, &pinned, &overruled, &config);
-        let mut content = HashMap::new();
-        for ((doc, samples), hash) in listed.into_iter().zip(hashes) {
-            let spans = learned.spans.get(&doc).map_or(&[][..], Vec::as_slice);
-            if keeps_text(&overruled, &samples, spans) {
-                content.insert(doc, hash);
-            }
-        }
-        tracing::debug!(
-            documents = content.len(),
-            learned = learned.learned.len(),
-            "boilerplate learned at once"
-        );
-        self.note_moved(content.keys().cloned().collect());
+        Ok(Some(AtOnceInputs {
+            config,
+            pinned: self
+                .user
+                .as_ref()
+                .map(UserBoilerplate::hashes)
+                .unwrap_or_default(),
+            overruled: overruled_hashes(&self.store.overruled_passages()?),
+        }))
+    }
+
+    /// Keep what was learned at once: the documents it moved are marked
+    /// stale in the store and queued to be fingerprinted again.
+    pub(super) fn keep_learned_at_once(&mut self, learned: LearnedAtOnce) -> Result<()> {
+        self.note_moved(learned.content.keys().cloned().collect());
+        self.at_once = Some(learned);
         let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
         if !stale.is_empty() {
             self.store.commit_batch(&stale, &[], &[])?;
         }
-        self.at_once = Some(LearnedAtOnce {
-            spans: learned.spans,
-            content,
-            overruled,
-        });
         Ok(())
     }
 

@@ -169,6 +169,9 @@ pub struct FolderIndex {
     /// Tests: a fresh one-shot reconcile stops after committing its files,
     /// before learning at once and pairing, as a kill there would.
     stop_before_learning: bool,
+    /// Learning at once runs beside the pairing up to this many samples
+    /// (`sync`'s `LEARN_BESIDE_PAIRING_SAMPLES` but in tests).
+    learn_beside_pairing: usize,
     /// How big files are read.
     read_limits: ReadLimits,
     /// Reads a file's bytes instead of the file system (tests: a file
@@ -206,6 +209,13 @@ impl FolderIndex {
     #[doc(hidden)]
     pub fn set_stop_before_learning(&mut self, stop: bool) {
         self.stop_before_learning = stop;
+    }
+
+    /// Learn at once beside the pairing only up to `samples` samples
+    /// (tests: 0 learns before pairing, as a large scan does).
+    #[doc(hidden)]
+    pub fn set_learn_beside_pairing(&mut self, samples: usize) {
+        self.learn_beside_pairing = samples;
     }
 
     /// Read and commit at most `files` files at a time in a reconcile

@@ -384,6 +384,7 @@ impl FolderIndex {
                 one_shot: false,
                 at_once: None,
                 stop_before_learning: false,
+                learn_beside_pairing: super::sync::LEARN_BESIDE_PAIRING_SAMPLES,
                 read_limits: ReadLimits::default(),
                 reader: None,
             },

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::at_once::{learn_unlearned, Unlearned};
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
 };
@@ -21,6 +22,12 @@ use crate::runtime::collection::{
 };
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{DocRecord, DocStatus, RowId};
+
+/// A one-shot scan learns at once beside the pairing up to this many
+/// samples (its memory, ~30 bytes a sample, then stays under ~60 MB on top
+/// of the pairing's: 13k short texts are 1.2 million samples); past them,
+/// before it, so its memory is freed first (110k texts are ~10 million).
+pub(super) const LEARN_BESIDE_PAIRING_SAMPLES: usize = 2_000_000;
 
 /// What reading files needs of an index, apart from it: a reconcile's
 /// thread reading the next chunk holds it while the index commits the last.
@@ -144,23 +151,12 @@ impl FolderIndex {
                 read?;
                 return Ok(report);
             }
-            // Learned at once (`at_once`): the documents it moves are
-            // marked stale before the pairing replaces the "filed, not
-            // paired" key, which stays if learning fails (the next open
-            // then checks the spans).
-            let settled = match unlearned.is_empty() {
-                true => Ok(()),
-                false => self.settle_at_once(unlearned),
-            };
             if self.one_shot && self.respan.is_empty() {
                 // Pairing's memory comes on top of the learner's: nothing
                 // needs it now.
                 self.drop_learner();
             }
-            let paired = match settled {
-                Ok(()) => self.pair_fresh(),
-                Err(e) => Err(e),
-            };
+            let paired = self.pair_fresh(unlearned);
             read?;
             paired?;
         } else {
@@ -213,13 +209,44 @@ impl FolderIndex {
     /// them current in the same transaction. Until then the stored pairs
     /// read as out of date, so a run killed before this verifies every
     /// document again when it next opens the index.
+    ///
+    /// A one-shot scan learns its boilerplate at once (`unlearned`, the
+    /// samples of what it committed; `at_once`) beside the pairing, on a
+    /// thread of its own, when they are few enough for the two to be in
+    /// memory together, else before it; either way the documents it moves
+    /// are marked stale before the pairs are stored, and the "filed, not
+    /// paired" key stays if it fails (the next open checks the spans).
     #[tracing::instrument(level = "debug", name = "index.pair_fresh", skip_all)]
-    fn pair_fresh(&mut self) -> Result<()> {
-        if !self.library.has_unpaired() {
+    fn pair_fresh(&mut self, unlearned: Vec<Unlearned>) -> Result<()> {
+        let inputs = match unlearned.is_empty() {
+            true => None,
+            false => self.at_once_inputs()?,
+        };
+        let samples: usize = unlearned.iter().map(|(_, s, _)| s.samples.len()).sum();
+        let paired = match inputs {
+            None => self.pair_unpaired(),
+            Some(inputs) if samples > self.learn_beside_pairing => {
+                let learned = learn_unlearned(unlearned, inputs);
+                self.keep_learned_at_once(learned)?;
+                crate::runtime::memory::release_freed();
+                self.pair_unpaired()
+            }
+            Some(inputs) => {
+                let (learned, paired) = std::thread::scope(|scope| {
+                    let learning = scope.spawn(move || learn_unlearned(unlearned, inputs));
+                    let paired = self.pair_unpaired();
+                    let learned = learning
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    (learned, paired)
+                });
+                self.keep_learned_at_once(learned)?;
+                paired
+            }
+        };
+        if !paired? {
             return Ok(());
         }
-        tracing::debug_span!("index.pair_unpaired")
-            .in_scope(|| self.library.pair_unpaired(&self.engine, &self.store))?;
         let _storing = tracing::debug_span!("index.store_pairs").entered();
         let row_of: HashMap<DocPath, RowId> = self
             .store
@@ -233,6 +260,17 @@ impl FolderIndex {
         let hash = self.pairs_key();
         self.store.replace_pairs(pairs, &hash)?;
         Ok(())
+    }
+
+    /// The library pairs what a fresh reconcile filed unpaired; whether
+    /// there was any.
+    fn pair_unpaired(&mut self) -> Result<bool> {
+        if !self.library.has_unpaired() {
+            return Ok(false);
+        }
+        tracing::debug_span!("index.pair_unpaired")
+            .in_scope(|| self.library.pair_unpaired(&self.engine, &self.store))?;
+        Ok(true)
     }
 
     /// The documents the store holds under another identity than this

@@ -16,6 +16,7 @@ use doppel::runtime::boilerplate::PassageSummary;
 use doppel::runtime::index::FolderIndex;
 
 mod common;
+use common::boilerplate::state;
 
 fn open(dir: &Path, at: &Path) -> FolderIndex {
     FolderIndex::open(dir, Engine::default(), LibraryConfig::default(), Some(at))
@@ -29,18 +30,6 @@ fn one_shot(dir: &Path, at: &Path) -> FolderIndex {
     index.set_one_shot(true);
     index.set_chunk_files(3);
     index
-}
-
-/// The index's kept pairs (with their scores) and its boilerplate report
-/// (passages, and every document's spans), as stored.
-fn state(index: &FolderIndex) -> String {
-    let report = index.boilerplate_report().unwrap();
-    format!(
-        "{:#?}\n{:#?}\n{:#?}",
-        common::scored_pairs(index.library()),
-        report.passages,
-        report.documents
-    )
 }
 
 /// The small library written under `tmp`, and its index learned chunk by

@@ -19,6 +19,8 @@ use doppel::runtime::index::FolderIndex;
 use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
 use doppel::runtime::worker::{spawn, Command as WorkerCommand, Update, WorkerConfig};
 
+pub mod boilerplate;
+
 /// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
 /// repository (a worktree under `wt/` finds it one level further up).
 pub fn shared_corpus() -> PathBuf {

@@ -100,6 +100,8 @@ impl FolderIndex {
         progress: &mut dyn FnMut(ReadProgress) -> bool,
     ) -> Result<ReconcileReport> {
         self.ensure_available()?;
+        // What an earlier reconcile learned at once is not this one's.
+        self.at_once = None;
         let (files, problems) = list_files_with(&self.root, &self.extra_ignores);
         // The walk raced with the folder going away: it saw nothing, which
         // must not read as "every file was deleted".

@@ -135,11 +135,7 @@ impl FolderIndex {
     pub(super) fn keep_learned_at_once(&mut self, learned: LearnedAtOnce) -> Result<()> {
         self.note_moved(learned.content.keys().cloned().collect());
         self.at_once = Some(learned);
-        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
-        if !stale.is_empty() {
-            self.store.commit_batch(&stale, &[], &[])?;
-        }
-        Ok(())
+        self.mark_respan_stale()
     }
 
     /// Fingerprint `items` (documents read again because learning at once
@@ -179,7 +175,7 @@ impl FolderIndex {
     /// After an open under the "filed, not paired" key (a fresh scan
     /// stopped before its pairs were stored, perhaps before its learning):
     /// the documents whose stored spans are not what the stored samples
-    /// teach, queued to be fingerprinted again.
+    /// teach, marked stale and queued to be fingerprinted again.
     pub(super) fn queue_unsettled(&mut self) -> Result<()> {
         if !self.learning() {
             return Ok(());
@@ -197,6 +193,6 @@ impl FolderIndex {
             .collect();
         tracing::info!(documents = unsettled.len(), "boilerplate not yet settled");
         self.note_moved(unsettled);
-        Ok(())
+        self.mark_respan_stale()
     }
 }

@@ -212,6 +212,17 @@ impl FolderIndex {
         Ok(())
     }
 
+    /// Mark the held documents whose boilerplate moved stale in the store
+    /// on their own (a crash before they are read again leaves them to the
+    /// next run), when no commit is about to.
+    pub(super) fn mark_respan_stale(&mut self) -> Result<()> {
+        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        if !stale.is_empty() {
+            self.store.commit_batch(&stale, &[], &[])?;
+        }
+        Ok(())
+    }
+
     /// The kept pairs of one document, oriented from it.
     fn pairs_of(&self, id: DocId) -> Vec<PairUpdate> {
         self.library

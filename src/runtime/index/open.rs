@@ -73,10 +73,6 @@ impl MetaWrites {
         }
         if self.unsettled && !index.store.is_shared() {
             index.queue_unsettled()?;
-            let stale: Vec<DocPath> = index.respan.iter().cloned().collect();
-            if !stale.is_empty() {
-                index.store.commit_batch(&stale, &[], &[])?;
-            }
         }
         if let Some(rewrite) = self.rewrite {
             index.rewrite_stored_library(rewrite)?;

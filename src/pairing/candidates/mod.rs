@@ -491,6 +491,9 @@ impl CandidateTables {
     /// [`CandidateTables::si_reverse`]). So proposing is symmetric: `b` is
     /// proposed for `a` exactly when `a` is for `b`.
     ///
+    /// `id` must be filed (under `f`'s keys): its own postings, a slot no
+    /// other document shares, are passed over without being looked up.
+    ///
     /// A document at or above `below` is passed over without asking
     /// `visible`, which must not admit it anyway: a caller whose visible
     /// documents are those with smaller ids says so here (`DocId::MAX`:
@@ -513,25 +516,27 @@ impl CandidateTables {
             .map(|&(algo, table, key)| slot(algo, table, key))
             .collect();
         let mut tally = Tally::new();
-        self.tables.postings_of_each(&slots, |i, postings| {
-            if self.over_cap(postings) {
-                return;
-            }
-            let algo = keys[i].0;
-            for other in postings.iter().filter(|&other| other < below) {
-                // Found before: it was visible then (`visible` depends
-                // on the document alone), so it is not asked again.
-                let Some(proposal) = tally.entry_if(other, || other != id && visible(other)) else {
-                    continue;
-                };
-                proposal.by.insert(algo);
-                if full_lexicon && algo == AlgorithmId::SimhashShingle {
-                    proposal.by.insert(AlgorithmId::SimhashLexicons);
+        self.tables
+            .postings_of_each_filed(id, &slots, |i, postings| {
+                if self.over_cap(postings) {
+                    return;
                 }
-                let shared = &mut proposal.shared[algo as usize];
-                *shared = shared.saturating_add(1);
-            }
-        });
+                let algo = keys[i].0;
+                for other in postings.iter().filter(|&other| other < below) {
+                    // Found before: it was visible then (`visible` depends
+                    // on the document alone), so it is not asked again.
+                    let Some(proposal) = tally.entry_if(other, || other != id && visible(other))
+                    else {
+                        continue;
+                    };
+                    proposal.by.insert(algo);
+                    if full_lexicon && algo == AlgorithmId::SimhashShingle {
+                        proposal.by.insert(AlgorithmId::SimhashLexicons);
+                    }
+                    let shared = &mut proposal.shared[algo as usize];
+                    *shared = shared.saturating_add(1);
+                }
+            });
         if let Some(si) = si_index(f) {
             let near = self.si_near(id, si).0;
             let reverse = self.si_reverse(id, si);

@@ -207,10 +207,11 @@ impl Library {
         visible: &(dyn Fn(DocId) -> bool + Sync),
     ) -> Promising {
         use AlgorithmId as Id;
-        let (candidates, mine) = self.tables.candidates_among(id, full, below, visible);
+        // Only a document held is filed in the tables.
         let Some(doc) = self.doc(id) else {
             return Vec::new();
         };
+        let (candidates, mine) = self.tables.candidates_among(id, full, below, visible);
         let floors = &self.config.floors;
         // A candidate's entry, and the hot prints it points to, are cache
         // misses in a large library when its check needs them: the entry

@@ -154,6 +154,10 @@ proptest! {
         filled.fill_groups(from, in_parallel);
         for &slot in &slots {
             prop_assert_eq!(ids(filled.postings(slot)), ids(inserted.postings(slot)));
+            // A filled table knows which slots several documents share.
+            if filled.postings(slot).iter().count() > 1 {
+                prop_assert!(filled.may_be_shared(slot), "slot {:#x}", slot);
+            }
         }
     }
 }
@@ -201,6 +205,130 @@ proptest! {
             prop_assert_eq!(&got, &want, "slot {:#x}", slots[i]);
             prop_assert_eq!(got, ids(table.postings(slots[i])));
         }
+    }
+}
+
+proptest! {
+    /// A filed document's lookups answer, in order, for every slot
+    /// another document shares with it, whether filed in a batch,
+    /// recently or both, through removals and merges; the slots passed
+    /// over hold nothing but its own postings.
+    #[test]
+    fn a_filed_document_passes_over_only_its_own_slots(
+        filed in prop::collection::vec((0u32..40, 0u32..6), 0..300),
+        merged_share in 0usize..=300,
+        removed in prop::collection::vec((0u32..40, 0u32..6), 0..30),
+        merge_after in any::<bool>(),
+    ) {
+        let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32;
+        let mut table = Table::default();
+        let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
+        let (merged, recent) = filed.split_at(merged_share.min(filed.len()));
+        let mut batch = table.batch(merged.len());
+        for &(s, id) in merged {
+            Table::add_to_batch(&mut batch, slot(s), id);
+            model.entry(slot(s)).or_default().push(id);
+        }
+        table.file_batch(batch);
+        for &(s, id) in recent {
+            table.insert(slot(s), id);
+            model.entry(slot(s)).or_default().push(id);
+        }
+        for &(s, id) in &removed {
+            table.remove(slot(s), id);
+            let ids = model.entry(slot(s)).or_default();
+            if let Some(at) = ids.iter().position(|&d| d == id) {
+                ids.remove(at);
+            }
+        }
+        if merge_after {
+            for shard in &mut table.shards {
+                shard.merge();
+            }
+        }
+        for doc in 0..6 {
+            let mut mine: Vec<u32> = model
+                .iter()
+                .filter(|(_, ids)| ids.contains(&doc))
+                .map(|(&s, _)| s)
+                .collect();
+            mine.sort_unstable();
+            let mut answered = Vec::new();
+            table.postings_of_each_filed(doc, &mine, |i, postings| answered.push((i, ids(postings))));
+            prop_assert!(answered.windows(2).all(|w| w[0].0 < w[1].0), "in order");
+            let mut visited = answered.iter().map(|(i, _)| *i).peekable();
+            for (i, s) in mine.iter().enumerate() {
+                let want = &model[s];
+                if visited.next_if_eq(&i).is_some() {
+                    let got = &answered.iter().find(|(at, _)| *at == i).expect("visited").1;
+                    prop_assert_eq!(got, want, "slot {:#x}", s);
+                } else {
+                    prop_assert!(want.iter().all(|&d| d == doc), "slot {:#x} passed over: {:?}", s, want);
+                }
+            }
+        }
+    }
+}
+
+/// Documents filed with a slot of their own each (and one slot all
+/// share), in one batch or filled from arenas as a reopened index is: a
+/// document's query looks up the shared slot and passes over nearly all
+/// of its own (a bit falsely set may keep one).
+#[test]
+fn a_documents_own_slots_are_passed_over() {
+    let own = |id: u64, k: u64| crate::hash::mix64(id * 64 + k) as u32;
+    let common = crate::hash::mix64(u64::MAX) as u32;
+    let slots_of = |id: u64| -> Vec<u32> {
+        let mut slots: Vec<u32> = (0..8).map(|k| own(id, k)).collect();
+        slots.push(common);
+        slots
+    };
+    let mut batched = Table::default();
+    let mut batch = batched.batch(5000 * 9);
+    for id in 0..5000u64 {
+        for slot in slots_of(id) {
+            Table::add_to_batch(&mut batch, slot, id as DocId);
+        }
+    }
+    batched.file_batch(batch);
+    let mut filled = Table::default();
+    let arenas = (0..Table::SHARDS / Table::GROUP)
+        .map(|group| {
+            let mut arena = Arena::default();
+            for id in 0..5000u64 {
+                let mine: Vec<u32> = slots_of(id)
+                    .into_iter()
+                    .filter(|&s| Table::group(s) == group)
+                    .collect();
+                if !mine.is_empty() {
+                    arena.push(id as DocId, &mine);
+                }
+            }
+            arena
+        })
+        .collect();
+    filled.fill_groups(0, arenas);
+    for table in [&batched, &filled] {
+        let (mut looked_up, mut own_looked_up) = (0, 0);
+        for id in (0..5000u64).step_by(50) {
+            table.postings_of_each_filed(id as DocId, &slots_of(id), |i, postings| {
+                looked_up += 1;
+                if i < 8 {
+                    own_looked_up += 1;
+                    assert_eq!(ids(postings), [id as DocId]);
+                } else {
+                    assert_eq!(postings.iter().count(), 5000);
+                }
+            });
+        }
+        assert!(
+            looked_up >= 100,
+            "the shared slot is looked up for every document"
+        );
+        assert!(
+            own_looked_up <= 40,
+            "{own_looked_up} of 800 own slots looked up"
+        );
     }
 }
 

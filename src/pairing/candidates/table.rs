@@ -326,10 +326,11 @@ struct Shard {
     free: Vec<u32>,
     /// Postings in `recent` (lists counted in full).
     recent_postings: usize,
-    /// A bit per [`Shard::SHARED_BITS`]th of a merged posting, by the
-    /// slot's low bits: set for every slot that holds two postings or more
-    /// (and for the slots sharing a bit with one, or filed recently).
-    /// Empty: none kept, any slot may hold several.
+    /// [`Shard::SHARED_BITS`] bits per merged posting, each standing for
+    /// the slots with its low bits: set for every slot that holds two
+    /// postings or more (and so for the slots sharing its bit, and for
+    /// those filed since the last merge). Empty: none kept, any slot may
+    /// hold several.
     shared: Vec<u64>,
 }
 

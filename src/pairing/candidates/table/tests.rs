@@ -162,6 +162,42 @@ proptest! {
     }
 }
 
+/// A slot spread over every shard, so lookups in blocks mix them.
+fn spread(s: u32) -> u32 {
+    crate::hash::mix64(u64::from(s)) as u32
+}
+
+/// A table with `filed` (slot seed, document) filed, the first
+/// `merged_share` in a batch and the rest one by one (recent), then
+/// `removed` taken away; and the map of lists it should answer like.
+fn filed_table(
+    filed: &[(u32, DocId)],
+    merged_share: usize,
+    removed: &[(u32, DocId)],
+) -> (Table, HashMap<u32, Vec<DocId>>) {
+    let mut table = Table::default();
+    let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
+    let (merged, recent) = filed.split_at(merged_share.min(filed.len()));
+    let mut batch = table.batch(merged.len());
+    for &(s, id) in merged {
+        Table::add_to_batch(&mut batch, spread(s), id);
+        model.entry(spread(s)).or_default().push(id);
+    }
+    table.file_batch(batch);
+    for &(s, id) in recent {
+        table.insert(spread(s), id);
+        model.entry(spread(s)).or_default().push(id);
+    }
+    for &(s, id) in removed {
+        table.remove(spread(s), id);
+        let ids = model.entry(spread(s)).or_default();
+        if let Some(at) = ids.iter().position(|&d| d == id) {
+            ids.remove(at);
+        }
+    }
+    (table, model)
+}
+
 proptest! {
     /// Looking many slots up at once (in staged blocks) answers for
     /// each what a map of lists answers, in the order asked, whether
@@ -173,29 +209,8 @@ proptest! {
         removed in prop::collection::vec((0u32..120, 0u32..6), 0..40),
         asked in prop::collection::vec(0u32..150, 0..70),
     ) {
-        // Slots spread over every shard, so the blocks mix them.
-        let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32;
-        let mut table = Table::default();
-        let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
-        let (merged, recent) = filed.split_at(merged_share.min(filed.len()));
-        let mut batch = table.batch(merged.len());
-        for &(s, id) in merged {
-            Table::add_to_batch(&mut batch, slot(s), id);
-            model.entry(slot(s)).or_default().push(id);
-        }
-        table.file_batch(batch);
-        for &(s, id) in recent {
-            table.insert(slot(s), id);
-            model.entry(slot(s)).or_default().push(id);
-        }
-        for &(s, id) in &removed {
-            table.remove(slot(s), id);
-            let ids = model.entry(slot(s)).or_default();
-            if let Some(at) = ids.iter().position(|&d| d == id) {
-                ids.remove(at);
-            }
-        }
-        let slots: Vec<u32> = asked.iter().map(|&s| slot(s)).collect();
+        let (table, model) = filed_table(&filed, merged_share, &removed);
+        let slots: Vec<u32> = asked.iter().map(|&s| spread(s)).collect();
         let mut answered = Vec::new();
         table.postings_of_each(&slots, |i, postings| answered.push((i, ids(postings))));
         prop_assert_eq!(answered.len(), slots.len());
@@ -220,27 +235,7 @@ proptest! {
         removed in prop::collection::vec((0u32..40, 0u32..6), 0..30),
         merge_after in any::<bool>(),
     ) {
-        let slot = |s: u32| crate::hash::mix64(u64::from(s)) as u32;
-        let mut table = Table::default();
-        let mut model: HashMap<u32, Vec<DocId>> = HashMap::new();
-        let (merged, recent) = filed.split_at(merged_share.min(filed.len()));
-        let mut batch = table.batch(merged.len());
-        for &(s, id) in merged {
-            Table::add_to_batch(&mut batch, slot(s), id);
-            model.entry(slot(s)).or_default().push(id);
-        }
-        table.file_batch(batch);
-        for &(s, id) in recent {
-            table.insert(slot(s), id);
-            model.entry(slot(s)).or_default().push(id);
-        }
-        for &(s, id) in &removed {
-            table.remove(slot(s), id);
-            let ids = model.entry(slot(s)).or_default();
-            if let Some(at) = ids.iter().position(|&d| d == id) {
-                ids.remove(at);
-            }
-        }
+        let (mut table, model) = filed_table(&filed, merged_share, &removed);
         if merge_after {
             for shard in &mut table.shards {
                 shard.merge();

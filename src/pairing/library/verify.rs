@@ -216,18 +216,39 @@ impl Library {
         // A candidate's entry, and the hot prints it points to, are cache
         // misses in a large library when its check needs them: the entry
         // is asked for this many candidates ahead, its prints half as many.
+        // Only the checks of these algorithms read the entry (the others
+        // count shared keys, and most candidates, those a sampled shingle
+        // alone proposed, fail on that), and only these the prints kept
+        // apart from it.
         const AHEAD: usize = 8;
-        for &(other_id, _) in candidates.iter().take(AHEAD) {
-            self.registry.prefetch(other_id);
+        const READS_ENTRY: AlgorithmSet = AlgorithmSet::EMPTY
+            .with(Id::Minhash)
+            .with(Id::Simhash)
+            .with(Id::SimhashShingle)
+            .with(Id::SimhashLexicons)
+            .with(Id::Si);
+        const READS_APART: AlgorithmSet = AlgorithmSet::EMPTY
+            .with(Id::Minhash)
+            .with(Id::SimhashLexicons);
+        let reading = |k: usize, reads: AlgorithmSet| {
+            candidates
+                .get(k)
+                .filter(|(_, proposal)| !proposal.by.intersection(reads).is_empty())
+                .map(|&(other_id, _)| other_id)
+        };
+        for k in 0..AHEAD {
+            if let Some(ahead) = reading(k, READS_ENTRY) {
+                self.registry.prefetch(ahead);
+            }
         }
         let mut promising: Vec<(DocId, AlgorithmSet)> = candidates
             .iter()
             .enumerate()
             .filter_map(|(k, &(other_id, ref proposal))| {
-                if let Some(&(ahead, _)) = candidates.get(k + AHEAD) {
+                if let Some(ahead) = reading(k + AHEAD, READS_ENTRY) {
                     self.registry.prefetch(ahead);
                 }
-                if let Some(&(ahead, _)) = candidates.get(k + AHEAD / 2) {
+                if let Some(ahead) = reading(k + AHEAD / 2, READS_APART) {
                     self.registry.prefetch_hot(ahead);
                 }
                 // Looked up only when a check needs it: most candidates

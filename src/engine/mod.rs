@@ -42,7 +42,7 @@ use crate::engine::algo::supershingle::{
     Supershingle, SupershingleConfig, SupershingleFingerprint,
 };
 use crate::engine::algo::winnow::{Winnow, WinnowConfig, WinnowFingerprint};
-use crate::engine::algo::{Algorithm, AlgorithmId, Score};
+use crate::engine::algo::{Algorithm, AlgorithmId, AlgorithmSet, Score};
 use crate::engine::analysis::{Analysis, Analyzer, Needs};
 pub use crate::engine::family::Family;
 pub use crate::engine::relation::{Containments, Relation, RelationKind, RelationRule, Side};
@@ -240,6 +240,20 @@ pub struct HotPrints {
 }
 
 impl HotPrints {
+    /// The algorithms whose fingerprints are among the hot ones.
+    pub const HELD: AlgorithmSet = AlgorithmSet::EMPTY
+        .with(AlgorithmId::Minhash)
+        .with(AlgorithmId::Simhash)
+        .with(AlgorithmId::SimhashShingle)
+        .with(AlgorithmId::SimhashLexicons)
+        .with(AlgorithmId::Si);
+
+    /// ... and those among them kept apart from this value, on the heap
+    /// ([`HotPrints::prefetch`] asks for them).
+    pub const APART: AlgorithmSet = AlgorithmSet::EMPTY
+        .with(AlgorithmId::Minhash)
+        .with(AlgorithmId::SimhashLexicons);
+
     /// Start loading the hot prints kept apart from this value (MinHash's
     /// low bytes, the lexicons' fingerprints) into the cache (a hint).
     pub fn prefetch(&self) {
@@ -253,11 +267,7 @@ impl HotPrints {
 
     /// Whether `id`'s fingerprints are among the hot ones.
     pub fn holds(id: AlgorithmId) -> bool {
-        use AlgorithmId as Id;
-        matches!(
-            id,
-            Id::Minhash | Id::Simhash | Id::SimhashShingle | Id::SimhashLexicons | Id::Si
-        )
+        Self::HELD.contains(id)
     }
 }
 

@@ -374,14 +374,17 @@ impl Shard {
         (slot & ((1 << self.low_bits()) - 1)) as u16
     }
 
-    /// The merged postings of `slot`: a range of `lows`/`ids`.
-    fn merged(&self, slot: u32) -> std::ops::Range<usize> {
-        let run = self.run(slot);
-        let run = (
+    /// Where run `run`'s merged postings start and end in `lows`/`ids`.
+    fn run_bounds(&self, run: usize) -> (usize, usize) {
+        (
             self.directory[run] as usize,
             self.directory[run + 1] as usize,
-        );
-        self.merged_in(run, slot)
+        )
+    }
+
+    /// The merged postings of `slot`: a range of `lows`/`ids`.
+    fn merged(&self, slot: u32) -> std::ops::Range<usize> {
+        self.merged_in(self.run_bounds(self.run(slot)), slot)
     }
 
     /// [`Shard::merged`] given the range of `slot`'s run.
@@ -503,10 +506,7 @@ impl Shard {
         self.shared = vec![0; words.max(1)];
         let low_bits = self.low_bits();
         for run in 0..self.directory.len() - 1 {
-            let (from, to) = (
-                self.directory[run] as usize,
-                self.directory[run + 1] as usize,
-            );
+            let (from, to) = self.run_bounds(run);
             for i in from + 1..to {
                 if self.lows[i] == self.lows[i - 1] {
                     let slot = (run as u32) << low_bits | u32::from(self.lows[i]);
@@ -530,10 +530,7 @@ impl Shard {
             return (0, 0);
         }
         let run = self.run(slot);
-        let (from, to) = (
-            self.directory[run] as usize,
-            self.directory[run + 1] as usize,
-        );
+        let (from, to) = self.run_bounds(run);
         if from < to {
             prefetch(&self.lows, from);
             prefetch(&self.ids, from);
@@ -614,10 +611,7 @@ impl Shard {
     /// Sort each run's postings by slot, stably (a run is a handful).
     fn sort_runs(&mut self) {
         for run in 0..self.directory.len() - 1 {
-            let (from, to) = (
-                self.directory[run] as usize,
-                self.directory[run + 1] as usize,
-            );
+            let (from, to) = self.run_bounds(run);
             for i in from + 1..to {
                 let (low, id) = (self.lows[i], self.ids[i]);
                 let mut j = i;

@@ -216,20 +216,11 @@ impl Library {
         // A candidate's entry, and the hot prints it points to, are cache
         // misses in a large library when its check needs them: the entry
         // is asked for this many candidates ahead, its prints half as many.
-        // Only the checks of these algorithms read the entry (the others
-        // count shared keys, and most candidates, those a sampled shingle
-        // alone proposed, fail on that), and only these the prints kept
-        // apart from it.
+        // Only the checks of the algorithms with hot prints read the entry
+        // (the others count shared keys, and most candidates, those a
+        // sampled shingle alone proposed, fail on that), and only those
+        // with prints kept apart from it read those.
         const AHEAD: usize = 8;
-        const READS_ENTRY: AlgorithmSet = AlgorithmSet::EMPTY
-            .with(Id::Minhash)
-            .with(Id::Simhash)
-            .with(Id::SimhashShingle)
-            .with(Id::SimhashLexicons)
-            .with(Id::Si);
-        const READS_APART: AlgorithmSet = AlgorithmSet::EMPTY
-            .with(Id::Minhash)
-            .with(Id::SimhashLexicons);
         let reading = |k: usize, reads: AlgorithmSet| {
             candidates
                 .get(k)
@@ -237,7 +228,7 @@ impl Library {
                 .map(|&(other_id, _)| other_id)
         };
         for k in 0..AHEAD {
-            if let Some(ahead) = reading(k, READS_ENTRY) {
+            if let Some(ahead) = reading(k, HotPrints::HELD) {
                 self.registry.prefetch(ahead);
             }
         }
@@ -245,10 +236,10 @@ impl Library {
             .iter()
             .enumerate()
             .filter_map(|(k, &(other_id, ref proposal))| {
-                if let Some(ahead) = reading(k + AHEAD, READS_ENTRY) {
+                if let Some(ahead) = reading(k + AHEAD, HotPrints::HELD) {
                     self.registry.prefetch(ahead);
                 }
-                if let Some(ahead) = reading(k + AHEAD / 2, READS_APART) {
+                if let Some(ahead) = reading(k + AHEAD / 2, HotPrints::APART) {
                     self.registry.prefetch_hot(ahead);
                 }
                 // Looked up only when a check needs it: most candidates

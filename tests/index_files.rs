@@ -198,6 +198,61 @@ fn an_index_made_before_folders_were_recorded_is_unknown_until_opened() {
 }
 
 #[test]
+fn an_index_moved_aside_as_unusable_is_listed_and_forgotten_with_its_folder() {
+    let place = Place::new();
+    let (a, b) = (place.folder("a"), place.folder("b"));
+    place.scan(&a);
+    place.scan(&b);
+    // A damaged index: the next scan moves it aside and starts afresh.
+    let file = place.index_of(&a);
+    fs::write(&file, b"not a database, whatever it once was".repeat(200)).unwrap();
+    place.scan(&a);
+    let aside: Vec<PathBuf> = fs::read_dir(place.index_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let aside = &aside[0];
+
+    let listing = place.list();
+    let indexes = listing["indexes"].as_array().unwrap();
+    assert_eq!(indexes.len(), 3, "{listing:#}");
+    let entry = indexes
+        .iter()
+        .find(|i| i["file"] == aside.display().to_string())
+        .unwrap_or_else(|| panic!("the moved-aside index is listed: {listing:#}"));
+    assert_eq!(entry["bytes"], bytes_of(aside));
+    assert!(
+        entry["moved_aside"].as_str().unwrap().ends_with('Z'),
+        "{entry}"
+    );
+    assert!(
+        entry["problem"].as_str().unwrap().contains("moved aside"),
+        "{entry}"
+    );
+    let text = stdout(&place.run(&["index", "list"], &[]));
+    assert!(text.contains("moved aside as unusable"), "{text}");
+    assert!(text.contains("3 indexes"), "{text}");
+
+    // `forget A` takes A's index and what was moved aside of it, nothing else.
+    let out = place.run(&["index", "forget"], &[&a]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.contains("(2 indexes)"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "removed an index moved aside as unusable: {}",
+            aside.display()
+        )),
+        "{said}"
+    );
+    assert!(files_of(aside).is_empty(), "{:?}", files_of(aside));
+    assert!(files_of(&file).is_empty());
+    assert!(place.index_of(&b).exists(), "the other index stays");
+}
+
+#[test]
 fn forget_dir_removes_every_file_of_that_index_only_and_says_what_it_freed() {
     let place = Place::new();
     let (a, b) = (place.folder("a"), place.folder("b"));

@@ -6,7 +6,10 @@
 //! ([`crate::runtime::store::index_file_name`]: 16 hex digits, `.sqlite`) and
 //! carries doppel's application id; nothing else is ever removed, and
 //! neither is an index that another connection has open (it is reported
-//! busy instead).
+//! busy instead). An index doppel found unusable and moved aside
+//! (`<index name>.corrupt-<seconds>[-n]`, see
+//! [`crate::runtime::store::OpenReport`]) is listed and removed too, by its
+//! name alone: it is never opened again.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -75,6 +78,9 @@ pub struct IndexFile {
     /// Why it cannot be read as an index of this build (another
     /// application's database, another schema, corrupt), if so.
     pub problem: Option<String>,
+    /// When doppel found it unusable and moved it aside (from its name),
+    /// if it is such a file: kept for a look, never opened again.
+    pub moved_aside: Option<SystemTime>,
 }
 
 impl IndexFile {
@@ -107,6 +113,20 @@ pub fn is_index_name(name: &str) -> bool {
     })
 }
 
+/// When the file named `name` was moved aside as an unusable index
+/// (`<16 hex digits>.sqlite.corrupt-<unix seconds>[-<n>]`), and the index
+/// name it had; `None` for any other name (its companions included).
+pub fn moved_aside_name(name: &str) -> Option<(&str, SystemTime)> {
+    let (index, rest) = name.split_once(".corrupt-")?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (seconds, n) = rest.split_once('-').unwrap_or((rest, "0"));
+    if !is_index_name(index) || !digits(seconds) || !digits(n) {
+        return None;
+    }
+    let when = SystemTime::UNIX_EPOCH + Duration::from_secs(seconds.parse().ok()?);
+    Some((index, when))
+}
+
 /// `file` followed by those of its companions that exist.
 fn files_of(file: &Path) -> Vec<PathBuf> {
     let mut files = vec![file.to_path_buf()];
@@ -132,9 +152,15 @@ pub fn list(dir: &Path) -> Result<Vec<IndexFile>> {
     let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(io("list", dir))?;
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
-        if is_file && entry.file_name().to_str().is_some_and(is_index_name) {
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if is_index_name(name) {
             found.push(inspect(&entry.path())?);
+        } else if let Some((_, when)) = moved_aside_name(name) {
+            found.push(moved_aside(&entry.path(), when)?);
         }
     }
     found.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.file.cmp(&b.file)));
@@ -154,6 +180,26 @@ fn on_disk(file: &Path) -> Result<(u64, Option<SystemTime>)> {
     Ok((bytes, written))
 }
 
+/// An index moved aside at `when` as unusable, described by its name and
+/// size alone (opening it again would prove nothing new).
+fn moved_aside(file: &Path, when: SystemTime) -> Result<IndexFile> {
+    let (bytes, _) = on_disk(file)?;
+    Ok(IndexFile {
+        file: file.to_path_buf(),
+        folder: None,
+        bytes,
+        // Its last use was the open that found it unusable.
+        last_used: Some(when),
+        documents: None,
+        in_use: false,
+        problem: Some(format!(
+            "moved aside as unusable on {}",
+            humantime::format_rfc3339_seconds(when)
+        )),
+        moved_aside: Some(when),
+    })
+}
+
 /// What the index file at `file` says about itself. A file that is not a
 /// usable index is described with its problem, not an error.
 pub fn inspect(file: &Path) -> Result<IndexFile> {
@@ -167,6 +213,7 @@ pub fn inspect(file: &Path) -> Result<IndexFile> {
         documents: None,
         in_use: false,
         problem: None,
+        moved_aside: None,
     };
     let described = Store::open_existing(file).and_then(|mut store| {
         info.in_use = !store.lock_exclusively()?;
@@ -192,14 +239,19 @@ pub fn folder_key(dir: &Path) -> Result<PathBuf> {
 }
 
 /// Whether `index` is the index of `folder` (from [`folder_key`]): it
-/// records that folder, or records none and is named after it.
+/// records that folder, or records none and is named after it (a file
+/// moved aside keeps that name before its `.corrupt-` suffix).
 pub fn is_index_of(index: &IndexFile, folder: &Path) -> bool {
     match &index.folder {
         Some(recorded) => recorded == folder,
         None => index
             .file
             .file_name()
-            .is_some_and(|name| *name == *index_file_name(folder)),
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| {
+                let name = moved_aside_name(name).map_or(name, |(index, _)| index);
+                *name == *index_file_name(folder)
+            }),
     }
 }
 
@@ -215,16 +267,22 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Whether it picks `index` (never a file that is not a usable index);
-    /// `folders` are the [`folder_key`]s of [`Selection::folders`].
+    /// Whether it picks `index` (never a file that is not a usable index,
+    /// but for one doppel moved aside: those of the folders given, or
+    /// moved aside at least `older_than` ago); `folders` are the
+    /// [`folder_key`]s of [`Selection::folders`].
     fn picks(&self, index: &IndexFile, folders: &[PathBuf], now: SystemTime) -> bool {
         let idle_for = |age: Duration| {
             index
                 .last_used
                 .is_some_and(|t| now.duration_since(t).is_ok_and(|idle| idle >= age))
         };
+        let of_a_folder = folders.iter().any(|f| is_index_of(index, f));
+        if index.moved_aside.is_some() {
+            return of_a_folder || self.older_than.is_some_and(idle_for);
+        }
         index.problem.is_none()
-            && (folders.iter().any(|f| is_index_of(index, f))
+            && (of_a_folder
                 || self.older_than.is_some_and(idle_for)
                 || (self.missing && index.folder_missing()))
     }
@@ -248,9 +306,17 @@ pub enum Outcome {
 }
 
 /// Remove the index file `file` and its companions, unless it is not a
-/// doppel index or another connection has it open. `dry_run` only checks.
+/// doppel index or another connection has it open; an index doppel moved
+/// aside (known by its name) goes unopened. `dry_run` only checks.
 pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
     let (bytes, _) = on_disk(file)?;
+    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if moved_aside_name(name).is_some() {
+        if !dry_run {
+            remove_files_of(file)?;
+        }
+        return Ok(Outcome::Removed { bytes });
+    }
     let mut store = match Store::open_existing(file) {
         Ok(store) => store,
         Err(StoreError::NotAnIndex { problem, .. }) => {
@@ -269,15 +335,21 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
     // that gap.
     drop(store);
     if !dry_run {
-        for f in files_of(file) {
-            match fs::remove_file(&f) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io("remove", &f)(e)),
-            }
-        }
+        remove_files_of(file)?;
     }
     Ok(Outcome::Removed { bytes })
+}
+
+/// Remove `file` and its companions (one already gone is no error).
+fn remove_files_of(file: &Path) -> Result<()> {
+    for f in files_of(file) {
+        match fs::remove_file(&f) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("remove", &f)(e)),
+        }
+    }
+    Ok(())
 }
 
 /// One index in `doppel index list --format json`.
@@ -291,6 +363,7 @@ struct IndexJson {
     documents: Option<u64>,
     in_use: bool,
     problem: Option<String>,
+    moved_aside: Option<String>,
 }
 
 /// `doppel index list --format json`: `{"index_dir": .., "indexes": [..]}`.
@@ -308,6 +381,9 @@ pub fn list_json(dir: &Path, indexes: &[IndexFile]) -> Result<String> {
             documents: i.documents,
             in_use: i.in_use,
             problem: i.problem.clone(),
+            moved_aside: i
+                .moved_aside
+                .map(|t| humantime::format_rfc3339_seconds(t).to_string()),
         })
         .collect();
     #[derive(Serialize)]
@@ -375,7 +451,7 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
     for (folder, given) in folders.iter().zip(&request.selection.folders) {
         if !indexes
             .iter()
-            .any(|i| i.problem.is_none() && is_index_of(i, folder))
+            .any(|i| (i.problem.is_none() || i.moved_aside.is_some()) && is_index_of(i, folder))
         {
             report.problems.push(format!(
                 "no index of {} in {}",
@@ -400,8 +476,11 @@ pub fn forget_all(dir: &Path, request: &ForgetRequest, now: SystemTime) -> Resul
         if request.selection.picks(index, &folders, now)
             && !chosen.iter().any(|(f, _)| *f == canonical)
         {
-            let folder = index.folder_text();
-            chosen.push((canonical, format!("the index of {folder}")));
+            let what = match index.moved_aside {
+                Some(_) => "an index moved aside as unusable".to_string(),
+                None => format!("the index of {}", index.folder_text()),
+            };
+            chosen.push((canonical, what));
         }
     }
     for (file, what) in chosen {
@@ -441,6 +520,27 @@ mod tests {
             "index.sqlite",
         ] {
             assert!(!is_index_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_moved_aside_index_is_known_by_its_name_and_its_companions_are_not() {
+        let (index, when) = moved_aside_name("0123456789abcdef.sqlite.corrupt-1700000000").unwrap();
+        assert_eq!(index, "0123456789abcdef.sqlite");
+        assert_eq!(
+            when,
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)
+        );
+        assert!(moved_aside_name("0123456789abcdef.sqlite.corrupt-1700000000-2").is_some());
+        for name in [
+            "0123456789abcdef.sqlite.corrupt-1700000000-wal",
+            "0123456789abcdef.sqlite.corrupt-1700000000-2-shm",
+            "0123456789abcdef.sqlite.corrupt-",
+            "0123456789abcdef.sqlite.corrupt-17x",
+            "index.sqlite.corrupt-1700000000",
+            "0123456789abcdef.sqlite",
+        ] {
+            assert!(moved_aside_name(name).is_none(), "{name}");
         }
     }
 

@@ -454,3 +454,57 @@ fn the_recorded_folder_keeps_every_byte_of_its_name() {
     let used = store.last_used().unwrap().unwrap();
     assert!(SystemTime::now().duration_since(used).unwrap() < Duration::from_secs(3600));
 }
+
+/// Runs `doppel ARGS` with the index folder mounted read-only, in a mount
+/// namespace of its own (`unshare`, as root): `None` where this machine
+/// allows no such namespace.
+fn run_with_read_only_index_dir(place: &Place, args: &[&str], folder: &Path) -> Option<Output> {
+    let dir = place.index_dir();
+    let probe = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        return None;
+    }
+    let doppel = common::doppel();
+    let script =
+        "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" && shift && exec \"$@\"";
+    let out = Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", script, "sh"])
+        .arg(&dir)
+        .arg(doppel.get_program())
+        .env("XDG_DATA_HOME", place.dir.path().join("data"))
+        .arg("--config")
+        .arg(place.dir.path().join("config.toml"))
+        .args(args)
+        .arg(folder)
+        .output()
+        .unwrap();
+    Some(out)
+}
+
+#[test]
+fn an_index_on_a_read_only_file_system_is_named_as_such() {
+    let place = Place::new();
+    let a = place.folder("a");
+    place.scan(&a);
+    let Some(out) = run_with_read_only_index_dir(&place, &["scan"], &a) else {
+        assert!(
+            std::env::var_os("DOPPEL_E2E_REQUIRED").is_none(),
+            "no mount namespace here (unshare -m), and the end-to-end tests are required"
+        );
+        eprintln!("skipped: no mount namespace here (unshare -m needs root)");
+        return;
+    };
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("Read-only file system"), "{said}");
+    assert!(
+        said.contains(&format!(
+            "write in its folder {}",
+            place.index_dir().display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("unable to open database file"), "{said}");
+}

@@ -117,7 +117,7 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    fn sqlite_code(&self) -> Option<ErrorCode> {
+    pub(crate) fn sqlite_code(&self) -> Option<ErrorCode> {
         match self {
             StoreError::Sqlite { error, .. } => error.sqlite_error_code(),
             _ => None,

@@ -282,6 +282,46 @@ impl PendingCheck {
     }
 }
 
+/// `e` with the file system's reason when SQLite could not open or write
+/// the index: SQLite says only "unable to open database file" or "attempt
+/// to write a readonly database", whether the folder is on a read-only
+/// file system, not ours to write, or the file itself is read-only.
+fn with_file_system_cause(path: &Path, e: StoreError) -> StoreError {
+    if !matches!(
+        e.sqlite_code(),
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly)
+    ) {
+        return e;
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // A file made and removed at once in the index folder (never the
+    // folder doppel reads) asks the file system itself.
+    let cause = match tempfile::Builder::new()
+        .prefix(".doppel-write-check")
+        .tempfile_in(dir)
+    {
+        Err(error) => (format!("write in its folder {}", dir.display()), error),
+        Ok(_) => match fs::OpenOptions::new().read(true).write(true).open(path) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                ("open it for writing".to_string(), error)
+            }
+            _ => return e,
+        },
+    };
+    let (context, error) = cause;
+    StoreError::Io {
+        path: path.to_path_buf(),
+        context,
+        // The system's words alone, without the probe's file name.
+        error: error
+            .raw_os_error()
+            .map_or(error, std::io::Error::from_raw_os_error),
+    }
+}
+
 /// The first name `<name>.corrupt-<ts>[-n]` whose file and companions are all free.
 fn aside_name(path: &Path, ts: u64) -> PathBuf {
     let base = path.as_os_str().to_os_string();
@@ -380,7 +420,7 @@ impl SqliteStore {
         };
         let (opened, pending) = match Self::try_open(path, &mut report, check) {
             Ok(opened) => opened,
-            Err(OpenFailure::Fatal(e)) => return Err(e),
+            Err(OpenFailure::Fatal(e)) => return Err(with_file_system_cause(path, e)),
             Err(OpenFailure::Bad(problem)) => {
                 tracing::warn!(%problem, "unusable index moved aside");
                 report.moved_aside = Some(move_aside(path, problem)?);

@@ -529,6 +529,48 @@ fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
     assert_eq!(index.reconcile().unwrap().read, 0, "nothing left to read");
 }
 
+/// While a storage failure pauses the index, no snapshot is sent: the
+/// index may hold documents read but not yet paired, which a snapshot
+/// would show in no cluster ("clusters": 0 in `watch --jsonl`). The first
+/// snapshot comes with the resume, and shows the clusters a fresh scan has.
+#[test]
+fn no_snapshot_is_sent_while_paused() {
+    use doppel::runtime::store::StoreFaults;
+    use doppel::runtime::worker::protocol::WatchState;
+    use doppel::runtime::worker::{spawn, Update, WorkerConfig};
+    let f = fixture();
+    let faults = StoreFaults::default();
+    faults.fail_next_writes(2);
+    let mut config = WorkerConfig::new(&f.folder);
+    config.index = Some(f.index.clone().into());
+    config.rescan_every = std::time::Duration::ZERO;
+    config.storage_retry = std::time::Duration::from_millis(10);
+    config.store_faults = Some(faults.clone());
+    let handle = spawn(config);
+    let seen = updates_until(&handle, |u| matches!(u, Update::Snapshot(_)));
+    assert!(
+        seen.iter()
+            .any(|u| matches!(u, Update::Watch(WatchState::Paused { .. }))),
+        "the first pass paused: {seen:#?}"
+    );
+    let Some(Update::Snapshot(first)) = seen.last() else {
+        unreachable!()
+    };
+    assert_eq!(
+        faults.pending(),
+        0,
+        "the snapshot came after the last failure"
+    );
+    handle.join();
+    let mut index = open(&f);
+    index.reconcile().unwrap();
+    let spec = ClusterSpec::from_engine(index.engine());
+    let settled = doppel::runtime::worker::snapshot::build(&index, &spec, 0);
+    assert_eq!(first.documents, 27);
+    assert!(!first.clusters.is_empty());
+    assert_eq!(first.clusters.len(), settled.clusters.len());
+}
+
 #[test]
 fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
     use doppel::runtime::worker::protocol::WatchState;

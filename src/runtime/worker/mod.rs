@@ -320,7 +320,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         }
         Err(e) => worker.index_error(&e, None),
     }
-    worker.publish();
+    worker.publish_unless_paused();
     worker.progress(Stage::Idle, 0, 0, 0);
     worker.run();
     drop(listener);
@@ -388,7 +388,7 @@ impl Worker {
                 return;
             }
             self.pass(batch);
-            if self.unpublished {
+            if self.unpublished && self.paused.is_none() {
                 if let Ok(input) = self.inputs.try_recv() {
                     self.stash.push_back(input);
                 }
@@ -399,7 +399,8 @@ impl Worker {
             // A pass that announced a stage (a rescan, a re-gather) ends it
             // once its snapshot is out, or a front end shows it busy for
             // good; a deferred snapshot ends it in a later pass.
-            if self.busy && !self.unpublished {
+            // A paused one ends it too: its snapshot waits for the resume.
+            if self.busy && (!self.unpublished || self.paused.is_some()) {
                 self.progress(Stage::Idle, 0, 0, 0);
             }
         }
@@ -695,6 +696,18 @@ impl Worker {
             }
         }
         changed
+    }
+
+    /// Publish, except while a storage failure pauses the index: what it
+    /// holds then may be read but not yet paired (a snapshot would show
+    /// its documents in no cluster), so the snapshot waits for the pass
+    /// that resumes.
+    fn publish_unless_paused(&mut self) {
+        if self.paused.is_some() {
+            self.unpublished = true;
+        } else {
+            self.publish();
+        }
     }
 
     /// Bump the generation and send the snapshot.

@@ -76,7 +76,7 @@ fn overruling_one_licence_respans_only_its_own_documents() {
     let read: BTreeSet<DocPath> = changes
         .into_iter()
         .filter_map(|c| match c {
-            FileChange::Indexed { path } => Some(path),
+            FileChange::Reprinted { path } => Some(path),
             _ => None,
         })
         .collect();
@@ -124,7 +124,7 @@ fn overruling_and_restoring_a_passage_reads_no_file_and_equals_a_fresh_index() {
         !changes.is_empty()
             && changes
                 .iter()
-                .all(|c| matches!(c, FileChange::Indexed { .. })),
+                .all(|c| matches!(c, FileChange::Reprinted { .. })),
         "{changes:?}"
     );
     // A fresh index of a copy, the passage overruled before a file is read.
@@ -227,7 +227,7 @@ fn a_document_arriving_under_an_overrule_is_restored_without_reading_it() {
         );
         moved |= changes
             .iter()
-            .any(|c| matches!(c, FileChange::Indexed { path } if *path == late));
+            .any(|c| matches!(c, FileChange::Reprinted { path } if *path == late));
     }
     assert!(moved, "{late} has its boilerplate back");
     drop(index);

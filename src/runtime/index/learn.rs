@@ -165,7 +165,23 @@ impl FolderIndex {
                 .collect();
             ingested.extend(self.ingest_all(to_read));
             ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
-            changes.extend(self.commit_all(ingested)?);
+            // Read from a file that is no longer what was indexed: a change
+            // of the file after all, reported as one.
+            let rewritten: std::collections::HashSet<DocPath> = ingested
+                .iter()
+                .filter(|i| i.record.identity != i.entry.identity)
+                .map(|i| i.entry.doc.clone())
+                .collect();
+            changes.extend(
+                self.commit_all(ingested)?
+                    .into_iter()
+                    .map(|change| match change {
+                        super::FileChange::Indexed { path } if !rewritten.contains(&path) => {
+                            super::FileChange::Reprinted { path }
+                        }
+                        other => other,
+                    }),
+            );
         }
         Ok(changes)
     }

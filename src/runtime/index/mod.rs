@@ -87,6 +87,13 @@ pub enum FileChange {
         /// Why, in words.
         reason: String,
     },
+    /// Fingerprinted again, its file unchanged: the boilerplate learned
+    /// around it (or a curator's ruling on it) moved, so its body did.
+    /// Not a change of the file: `watch` reports no `indexed` event for it.
+    Reprinted {
+        /// The document.
+        path: DocPath,
+    },
     /// Gone from the folder (or now ignored), forgotten.
     Removed {
         /// The document.

@@ -430,9 +430,9 @@ impl FolderIndex {
         let mut written: HashSet<DocPath> = done
             .iter()
             .filter_map(|c| match c {
-                FileChange::Indexed { path } | FileChange::Skipped { path, .. } => {
-                    Some(path.clone())
-                }
+                FileChange::Indexed { path }
+                | FileChange::Reprinted { path }
+                | FileChange::Skipped { path, .. } => Some(path.clone()),
                 _ => None,
             })
             .collect();

@@ -665,6 +665,8 @@ impl Worker {
                     changed = true;
                     self.send(Update::FileRemoved { path });
                 }
+                // The clusters may follow; the file did not change.
+                FileChange::Reprinted { .. } => changed = true,
                 FileChange::Retry { path } => {
                     let attempts = self.retries.get(&path).map_or(0, |(_, n)| *n) + 1;
                     retried.insert(path.clone());

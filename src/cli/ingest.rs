@@ -24,6 +24,16 @@ use super::settings::{open_folder, settings};
 /// waits to be killed) right after its first claim, holding it.
 const HOLD_AFTER_CLAIM: &str = "DOPPEL_TEST_HOLD_AFTER_CLAIM";
 
+/// The hidden test hook: with this variable set, the process says so
+/// after each claim and reads a line of its standard input before it
+/// reads the claimed files (until the input ends), so a test acts while
+/// it holds claims.
+const STEP_AFTER_CLAIM: &str = "DOPPEL_TEST_STEP_AFTER_CLAIM";
+
+/// The hidden test hook: with this variable set, the process stops (and
+/// waits to be killed) once it holds the pairing lock, before it pairs.
+const HOLD_WHILE_PAIRING: &str = "DOPPEL_TEST_HOLD_WHILE_PAIRING";
+
 /// Take part in ingesting `dir` into the store `options` names.
 pub fn ingest(
     config: &Config,
@@ -69,6 +79,7 @@ pub fn ingest(
         ..IngestOptions::for_this_process(claim_timeout)
     };
     let hold = std::env::var_os(HOLD_AFTER_CLAIM).is_some();
+    let mut step = std::env::var_os(STEP_AFTER_CLAIM).is_some();
     let bar = spinner("fingerprinting");
     let started = std::time::Instant::now();
     let share = index.fingerprint_share(&share_options, &mut |files| {
@@ -79,6 +90,12 @@ pub fn ingest(
                 std::thread::park();
             }
         }
+        if step {
+            eprintln!("doppel: claimed {files} files");
+            let mut line = String::new();
+            // The input's end lets the process run on.
+            step = std::io::stdin().read_line(&mut line).is_ok_and(|n| n > 0);
+        }
     })?;
     let (team, collection) = index.team_place().expect("opened on a team store");
     // The pairing pass opens the collection afresh, with every document.
@@ -86,6 +103,12 @@ pub fn ingest(
     let fingerprinting = started.elapsed();
     bar.set_message("pairing");
     let paired = pair_when_done(&team, collection, || {
+        if std::env::var_os(HOLD_WHILE_PAIRING).is_some() {
+            eprintln!("doppel: holding the pairing lock");
+            loop {
+                std::thread::park();
+            }
+        }
         let mut index = open(true)?;
         index.queue_moved_boilerplate()?;
         index.reconcile()?;

@@ -363,7 +363,9 @@ fn two_ingest_processes_ride_out_a_server_restart_and_pair_the_collection() {
         .as_array()
         .unwrap()
         .len() as u64;
-    assert_eq!(fingerprinted, files, "every file written once: {reports:?}");
+    // (A process that opens the collection again reads once more the
+    // documents whose boilerplate moved since another read them.)
+    assert!(fingerprinted >= files, "every file written: {reports:?}");
     store_places::assert_paired_by_ingest(&url);
     common::assert_store_scans_as_fresh(&f.folder, &url);
 }

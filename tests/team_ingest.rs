@@ -171,7 +171,7 @@ fn a_killed_pairers_pairing_is_taken_over_by_the_process_waiting() {
     pairer.child().kill().unwrap(); // SIGKILL: its session, and lock, end with it
     pairer.child().wait().unwrap();
 
-    other_says.to_end(WAIT);
+    other_says.until_end(WAIT);
     let out = other.finish();
     assert!(out.status.success(), "{}", other_says.seen.join("\n"));
     let other: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -347,7 +347,7 @@ fn two_ingest_processes_ride_out_a_server_restart_and_pair_the_collection() {
     let mut reports = Vec::new();
     for (ingest, mut said) in ingests.into_iter().zip(says) {
         said.until("resumed", WAIT);
-        let stderr = said.to_end(WAIT).join("\n");
+        let stderr = said.until_end(WAIT).join("\n");
         let out = ingest.finish();
         assert!(out.status.success(), "{stderr}");
         assert!(!stderr.contains(PASSWORD), "the password shown: {stderr}");

@@ -376,7 +376,7 @@ impl Lines {
 
     /// Every line until the pipe ends (within `within`, else the test
     /// fails).
-    pub fn to_end(&mut self, within: Duration) -> &[String] {
+    pub fn until_end(&mut self, within: Duration) -> &[String] {
         let end = std::time::Instant::now() + within;
         loop {
             let left = end.saturating_duration_since(std::time::Instant::now());

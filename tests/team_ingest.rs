@@ -12,12 +12,17 @@ mod store_places;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
 use common::{doppel, fixture, stdout_of};
 use doppel::engine::Engine;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::index::{FolderIndex, IngestOptions};
 use doppel::runtime::store::StoreAddress;
+
+/// Bound of every wait for a process (a loaded 2-core machine, debug
+/// build): a hang guard, never what a test measures.
+const WAIT: Duration = Duration::from_secs(120);
 
 /// `doppel scan FOLDER --format json EXTRA`'s report.
 fn scan(folder: &Path, extra: &[&str]) -> serde_json::Value {
@@ -136,6 +141,44 @@ fn a_killed_claimers_files_are_taken_over_after_the_timeout() {
     assert_eq!(next["paired_here"], true, "{next}");
     let documents = assert_same_as_sqlite(&f.folder, &f.index, &url);
     assert_eq!(next["fingerprinted"].as_u64(), Some(documents), "{next}");
+}
+
+/// The pairing process killed (SIGKILL) while it holds the pairing lock,
+/// before it has paired: the process waiting for the lock takes the
+/// pairing over, and the collection ends paired as a fresh scan pairs it
+/// (it was left unpaired, the other process saying another one paired).
+#[test]
+fn a_killed_pairers_pairing_is_taken_over_by_the_process_waiting() {
+    let Some(url) = store_places::postgres_url("ingest_pairer_killed") else {
+        return;
+    };
+    let f = fixture();
+    // The first process fingerprints the whole folder, takes the pairing
+    // lock and stops there (the hidden hook).
+    let mut pairer = common::Reaped(Some(
+        ingest(&f.folder, &url, &[])
+            .env("DOPPEL_TEST_HOLD_WHILE_PAIRING", "1")
+            .spawn()
+            .unwrap(),
+    ));
+    let mut pairer_says = common::Lines::of(pairer.child().stderr.take().unwrap());
+    pairer_says.until("holding the pairing lock", WAIT);
+    // The second finds (almost) nothing to read and the lock held: it
+    // waits.
+    let mut other = common::Reaped(Some(ingest(&f.folder, &url, &[]).spawn().unwrap()));
+    let mut other_says = common::Lines::of(other.child().stderr.take().unwrap());
+    other_says.until("another process is pairing the collection", WAIT);
+    pairer.child().kill().unwrap(); // SIGKILL: its session, and lock, end with it
+    pairer.child().wait().unwrap();
+
+    other_says.until_end(WAIT);
+    let out = other.finish();
+    assert!(out.status.success(), "{}", other_says.seen.join("\n"));
+    let other: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(other["paired_here"], true, "{other}");
+    assert_eq!(other["pairing_taken_over"], true, "{other}");
+    store_places::assert_paired_by_ingest(&url);
+    common::assert_store_scans_as_fresh(&f.folder, &url);
 }
 
 /// The collection at `url` as an ingest's share opens it

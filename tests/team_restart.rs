@@ -2,12 +2,14 @@
 //! `doppel watch --jsonl --store`: the watcher pauses saying the database
 //! is unreachable, files dropped into the folder meanwhile wait, and once
 //! the server is back it reconnects by itself, resumes and indexes every
-//! one of them.
+//! one of them. And under two `doppel ingest` processes: both pause,
+//! reconnect and finish, the collection fingerprinted once and paired.
 //!
-//! It stops the server at `DOPPEL_TEST_PG` (found with `SHOW
+//! They stop the server at `DOPPEL_TEST_PG` (found with `SHOW
 //! data_directory`, stopped and started with `pg_ctl` as the data
-//! folder's owner), so it is the only test of this binary: cargo runs test
-//! binaries one after another, and no other test's connection is cut.
+//! folder's owner), so they are this binary's only tests, one at a time
+//! ([`restarting`]): cargo runs test binaries one after another, and no
+//! other test's connection is cut.
 //! Skips without `DOPPEL_TEST_PG` unless `DOPPEL_TEST_PG_REQUIRED=1`
 //! (see `store_places`).
 #![cfg(feature = "postgres")]
@@ -16,7 +18,7 @@ mod common;
 mod store_places;
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -91,6 +93,24 @@ impl Server {
 
     fn start(&self) {
         self.pg_ctl(&["start", "-o", &self.options]);
+    }
+}
+
+/// Held by a test for as long as it may stop the server: one at a time.
+fn restarting() -> std::sync::MutexGuard<'static, ()> {
+    static SERVER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERVER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts the server again when dropped unless told it is running:
+/// whatever happens to a test, the server is back for the next.
+struct Restart<'a>(&'a Server, bool);
+
+impl Drop for Restart<'_> {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.start();
+        }
     }
 }
 
@@ -177,6 +197,7 @@ fn a_watch_on_the_team_store_rides_out_a_server_restart() {
     let Some(url) = store_places::postgres_url("restart") else {
         return;
     };
+    let _one_at_a_time = restarting();
     let server = Server::of(&url);
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("drop");
@@ -193,14 +214,6 @@ fn a_watch_on_the_team_store_rides_out_a_server_restart() {
 
     server.stop();
     // Whatever happens next, the server is started again.
-    struct Restart<'a>(&'a Server, bool);
-    impl Drop for Restart<'_> {
-        fn drop(&mut self) {
-            if !self.1 {
-                self.0.start();
-            }
-        }
-    }
     let mut restart = Restart(&server, false);
     let mark = watch.seen.len();
     watch.until("the pause", mark, |seen| {
@@ -257,4 +270,102 @@ fn a_watch_on_the_team_store_rides_out_a_server_restart() {
         .filter(|d| d["status"] == "indexed")
         .count();
     assert_eq!(indexed, 6, "{report}");
+}
+
+/// `doppel ingest --format json --claim-files 2` of `folder` into `url`,
+/// stepping (the hidden hook): after each claim it says so on stderr and
+/// waits for a line on its stdin, until the stdin ends.
+fn stepping_ingest(folder: &Path, url: &str) -> common::Reaped {
+    common::Reaped(Some(
+        common::doppel()
+            .args([
+                "ingest",
+                "--format",
+                "json",
+                "--claim-files",
+                "2",
+                "--store",
+                url,
+            ])
+            .arg(folder)
+            .env("DOPPEL_TEST_STEP_AFTER_CLAIM", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    ))
+}
+
+/// The password the ingest processes' URL carries: the test cluster trusts
+/// its socket and asks for none, so it is sent nowhere, and never shown.
+const PASSWORD: &str = "pw-kept-quiet-7";
+
+#[test]
+fn two_ingest_processes_ride_out_a_server_restart_and_pair_the_collection() {
+    let Some(url) = store_places::postgres_url("ingest_restart") else {
+        return;
+    };
+    let _one_at_a_time = restarting();
+    let server = Server::of(&url);
+    let with_password = url.replacen(
+        "postgres://postgres@",
+        &format!("postgres://postgres:{PASSWORD}@"),
+        1,
+    );
+    assert_ne!(with_password, url, "the test URL names the user postgres");
+    let f = common::fixture();
+    let mut ingests = [
+        stepping_ingest(&f.folder, &with_password),
+        stepping_ingest(&f.folder, &with_password),
+    ];
+    let mut says: Vec<common::Lines> = ingests
+        .iter_mut()
+        .map(|i| common::Lines::of(i.child().stderr.take().unwrap()))
+        .collect();
+    // Both hold claims, their files not yet read.
+    for said in &mut says {
+        said.until("claimed 2 files", WAIT);
+    }
+
+    server.stop();
+    let mut restart = Restart(&server, false);
+    // Each reads its files and cannot write them.
+    for (ingest, said) in ingests.iter_mut().zip(&mut says) {
+        let stdin = ingest.child().stdin.as_mut().unwrap();
+        stdin.write_all(b"go\n").unwrap();
+        stdin.flush().unwrap();
+        said.until("paused: database unreachable (postgres://postgres@", WAIT);
+    }
+    server.start();
+    restart.1 = true;
+    // From now on they run freely.
+    for ingest in &mut ingests {
+        drop(ingest.child().stdin.take());
+    }
+
+    let mut reports = Vec::new();
+    for (ingest, mut said) in ingests.into_iter().zip(says) {
+        said.until("resumed", WAIT);
+        let stderr = said.until_end(WAIT).join("\n");
+        let out = ingest.finish();
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains(PASSWORD), "the password shown: {stderr}");
+        reports.push(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap());
+    }
+    let paired = reports.iter().filter(|r| r["paired_here"] == true).count();
+    assert_eq!(paired, 1, "one of them paired: {reports:?}");
+    let fingerprinted: u64 = reports
+        .iter()
+        .map(|r| r["fingerprinted"].as_u64().unwrap())
+        .sum();
+    let files = common::scan_json(&f.folder, &[])["documents"]
+        .as_array()
+        .unwrap()
+        .len() as u64;
+    // (A process that opens the collection again reads once more the
+    // documents whose boilerplate moved since another read them.)
+    assert!(fingerprinted >= files, "every file written: {reports:?}");
+    store_places::assert_paired_by_ingest(&url);
+    common::assert_store_scans_as_fresh(&f.folder, &url);
 }

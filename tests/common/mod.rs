@@ -324,3 +324,115 @@ pub fn team_worker(
     config.rescan_every = Duration::ZERO;
     spawn(config)
 }
+
+/// The lines a child process writes to a pipe, read on a thread of their
+/// own, so a test waits for one with a bound instead of hanging.
+pub struct Lines {
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line read so far.
+    pub seen: Vec<String>,
+}
+
+impl Lines {
+    /// Read `pipe` (a child's stdout or stderr) line by line.
+    pub fn of(pipe: impl std::io::Read + Send + 'static) -> Lines {
+        use std::io::BufRead;
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Lines {
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The first line read from now on that holds `needle`, within
+    /// `within`; the test fails, with every line read, when the pipe ends
+    /// or the time is up first.
+    pub fn until(&mut self, needle: &str, within: Duration) -> String {
+        let end = std::time::Instant::now() + within;
+        loop {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(e) => panic!(
+                    "no line with {needle:?} within {within:?} ({e}); read:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+
+    /// Every line until the pipe ends (within `within`, else the test
+    /// fails).
+    pub fn until_end(&mut self, within: Duration) -> &[String] {
+        let end = std::time::Instant::now() + within;
+        loop {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return &self.seen,
+                Err(e) => panic!(
+                    "the pipe did not end within {within:?} ({e}); read:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+}
+
+/// `doppel scan FOLDER --store URL` reports the pairs, clusters and
+/// documents a fresh `doppel scan --no-index` of the folder does.
+pub fn assert_store_scans_as_fresh(folder: &Path, url: &str) {
+    let fresh = scan_json(folder, &[]);
+    assert!(
+        fresh["pairs"].as_array().is_some_and(|p| !p.is_empty()),
+        "the folder has pairs: {fresh}"
+    );
+    let through_store = serde_json::from_slice::<serde_json::Value>(&stdout_of(
+        doppel()
+            .args(["scan", "--format", "json", "--store", url])
+            .arg(folder),
+    ))
+    .unwrap();
+    for part in ["pairs", "clusters", "documents"] {
+        assert_eq!(through_store[part], fresh[part], "{part}");
+    }
+}
+
+/// A child process that is killed and reaped when dropped, unless taken
+/// first: a failing test leaves no process behind.
+pub struct Reaped(pub Option<std::process::Child>);
+
+impl Reaped {
+    /// The child.
+    pub fn child(&mut self) -> &mut std::process::Child {
+        self.0.as_mut().expect("not taken")
+    }
+
+    /// The child's exit and its standard output (its stderr is read
+    /// elsewhere, or not piped).
+    pub fn finish(mut self) -> std::process::Output {
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

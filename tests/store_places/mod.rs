@@ -114,3 +114,40 @@ pub fn postgres_url(test: &str) -> Option<String> {
 fn postgres_schema(_test: &str) -> Option<StoreAddress> {
     None
 }
+
+/// What `doppel ingest` left in the one collection of the schema at `url`
+/// ([`postgres_url`]): the key the stored pairs were made under
+/// (`meta.pairs_hash`; `unpaired:…` while the collection waits for its
+/// pairing pass) and how many files are still queued (`ingest_claims`).
+#[cfg(feature = "postgres")]
+pub fn ingest_left(url: &str) -> (Option<String>, i64) {
+    use postgres::NoTls;
+    let mut client = url
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(NoTls)
+        .unwrap();
+    let row = client
+        .query_one(
+            "SELECT (SELECT value FROM meta WHERE key = 'pairs_hash'), \
+             (SELECT count(*) FROM ingest_claims)",
+            &[],
+        )
+        .unwrap();
+    (row.get(0), row.get(1))
+}
+
+/// The collection at `url` was paired by an ingest's pairing pass: its
+/// stored pairs are the whole pairing (a scan restores them as they are),
+/// and no file waits to be fingerprinted.
+#[cfg(feature = "postgres")]
+pub fn assert_paired_by_ingest(url: &str) {
+    let (pairs_hash, queued) = ingest_left(url);
+    assert_eq!(queued, 0, "files left in the ingest queue");
+    assert!(
+        pairs_hash
+            .as_deref()
+            .is_some_and(|h| !h.is_empty() && !h.starts_with("unpaired:")),
+        "the collection is not paired: pairs_hash {pairs_hash:?}"
+    );
+}

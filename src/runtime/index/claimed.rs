@@ -14,9 +14,19 @@
 //! then takes the pairing lock opens the collection afresh, which pairs
 //! every document from the stored fingerprints at once (the same pass a
 //! fresh index's reconcile ends with) and reconciles (files gone, special
-//! files, boilerplate). The others exit. A process killed at any point
-//! loses nothing: its claims' heartbeat stops and another process takes
-//! them over after the timeout.
+//! files, boilerplate). The others wait for the lock: once they have it,
+//! either a pass begun after their files were queued has completed, and
+//! they exit, or the process pairing died (or was cut off) before it
+//! completed, and they pair ([`pair_when_done`]). A process killed at any
+//! point loses nothing: its claims' heartbeat stops and another process
+//! takes them over after the timeout, and its pairing lock goes with its
+//! session.
+//!
+//! A process that loses the database (a restart, the network) fails with
+//! an error [`IndexError::unreachable_database`] names; it may open the
+//! collection again once the server answers and go on where it was:
+//! [`FolderIndex::fingerprint_share_into`] gives back the claims it held
+//! and counts on, then the pairing step is taken again.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -63,6 +73,9 @@ pub struct ShareReport {
     pub fingerprinted: usize,
     /// Of those, files taken over from a process whose heartbeat stopped.
     pub taken_over: usize,
+    /// The pairing passes begun when this process last queued its files:
+    /// a pass begun after them pairs its share ([`pair_when_done`]).
+    pub pairing_passes_seen: i64,
 }
 
 impl ShareReport {
@@ -83,6 +96,23 @@ impl FolderIndex {
         options: &IngestOptions,
         after_claim: &mut dyn FnMut(usize),
     ) -> Result<ShareReport> {
+        let mut report = ShareReport::default();
+        self.fingerprint_share_into(options, &mut report, after_claim)?;
+        Ok(report)
+    }
+
+    /// [`FolderIndex::fingerprint_share`], counting into `report`: a
+    /// process that lost the database opens the collection again and
+    /// goes on with the report it had (the files it wrote before stay
+    /// counted; `needed` stays what it needed first). The files
+    /// `options.claimer` still holds from before (claimed, never written)
+    /// are given back first.
+    pub fn fingerprint_share_into(
+        &mut self,
+        options: &IngestOptions,
+        report: &mut ShareReport,
+        after_claim: &mut dyn FnMut(usize),
+    ) -> Result<()> {
         if !self.root.is_dir() {
             return Err(IndexError::Unavailable {
                 root: self.root.clone(),
@@ -97,10 +127,7 @@ impl FolderIndex {
             .into_iter()
             .filter(|f| self.stale || self.stored.get(&f.doc) != Some(&Some(f.identity)))
             .collect();
-        let mut report = ShareReport {
-            needed: to_read.len(),
-            ..ShareReport::default()
-        };
+        report.needed = report.needed.max(to_read.len());
         let queued: Vec<(DocPath, FileIdentity)> = to_read
             .iter()
             .map(|f| (f.doc.clone(), f.identity))
@@ -111,6 +138,14 @@ impl FolderIndex {
         let team = self.team();
         team.queue_work(&queued, store::now_ns(), drop_done)?;
         drop(queued);
+        // Read after the files are queued, and before this process's own
+        // claims from before are given back: until then they keep the
+        // queue from looking done (see `pair_when_done`).
+        report.pairing_passes_seen = team.pairing_passes_begun()?;
+        let given_back = team.unclaim(&options.claimer)?;
+        if given_back > 0 {
+            tracing::info!(files = given_back, "gave back files claimed before");
+        }
         let collection = team.collection_id();
         let mut listed: HashMap<DocPath, FileEntry> =
             to_read.into_iter().map(|f| (f.doc.clone(), f)).collect();
@@ -185,7 +220,7 @@ impl FolderIndex {
             self.store.set_config_hash(&self.config_hash)?;
             self.stale = false;
         }
-        Ok(report)
+        Ok(())
     }
 
     /// Queue to be fingerprinted again every document whose stored
@@ -239,19 +274,59 @@ impl FolderIndex {
     }
 }
 
-/// After [`FolderIndex::fingerprint_share`]: take the collection's pairing
-/// lock and, if no other process holds it, run `pair` (which opens the
-/// collection afresh: see the module's text) under it. `None` when another
-/// process pairs.
+/// What [`pair_when_done`] came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Paired<T> {
+    /// This process paired: what the pairing returned, and whether it
+    /// took the pairing over (it waited for a process that had begun a
+    /// pass and stopped before completing it).
+    Here {
+        /// What the pairing returned.
+        paired: T,
+        /// The pass was another's first.
+        taken_over: bool,
+    },
+    /// Another process paired the collection after this process's files
+    /// were written.
+    Elsewhere,
+    /// Files were queued meanwhile (a process that started since): they
+    /// are to be fingerprinted first, then the pairing step taken again.
+    WorkLeft,
+}
+
+/// After [`FolderIndex::fingerprint_share`] (whose `share` this is): take
+/// the collection's pairing lock, waiting for it (after telling
+/// `waiting`) while another process holds it, and then, unless a pairing
+/// pass that began after this process's files were queued has completed
+/// meanwhile, run `pair` (which opens the collection afresh: see the
+/// module's text) under it. A process that pairs and dies leaves the lock
+/// to the next one waiting, which pairs in its place. An unreachable
+/// server fails as any store operation does; taking the step again
+/// after reconnecting is safe.
 pub fn pair_when_done<T, E: From<store::StoreError>>(
     address: &store::PgAddress,
     collection: i64,
+    share: &ShareReport,
+    waiting: impl FnOnce(),
     pair: impl FnOnce() -> std::result::Result<T, E>,
-) -> std::result::Result<Option<T>, E> {
-    let Some(lock) = PairingLock::try_take(address, collection)? else {
-        return Ok(None);
+) -> std::result::Result<Paired<T>, E> {
+    let mut lock = PairingLock::connect(address, collection)?;
+    let waited = !lock.try_take()?;
+    if waited {
+        waiting();
+        lock.take()?;
+    }
+    let passes = lock.passes()?;
+    if passes.done > share.pairing_passes_seen {
+        return Ok(Paired::Elsewhere);
+    }
+    // A pass was begun and never completed: its process stopped.
+    let taken_over = waited && passes.begun > passes.done;
+    let Some(pass) = lock.begin_pass()? else {
+        return Ok(Paired::WorkLeft);
     };
     let paired = pair()?;
+    lock.finish_pass(pass)?;
     drop(lock);
-    Ok(Some(paired))
+    Ok(Paired::Here { paired, taken_over })
 }

@@ -86,6 +86,15 @@ impl IndexError {
     pub fn is_busy(&self) -> bool {
         matches!(self, IndexError::Store(e) if e.is_busy())
     }
+
+    /// The shared database cannot be reached: its address, without the
+    /// password ([`StoreError::unreachable_database`]).
+    pub fn unreachable_database(&self) -> Option<&str> {
+        match self {
+            IndexError::Store(e) => e.unreachable_database(),
+            _ => None,
+        }
+    }
 }
 
 /// An index operation's result.

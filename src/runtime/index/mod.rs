@@ -39,7 +39,7 @@ use open::{pairs_by_row, pairs_config_hash, read_verdicts, unpaired_hash};
 mod sync;
 
 #[cfg(feature = "postgres")]
-pub use claimed::{pair_when_done, IngestOptions, ShareReport};
+pub use claimed::{pair_when_done, IngestOptions, Paired, ShareReport};
 pub use error::{IndexError, Result};
 
 use std::collections::{BTreeMap, BTreeSet};

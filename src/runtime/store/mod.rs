@@ -100,7 +100,9 @@ pub use address::{without_password, StoreAddress};
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 #[cfg(feature = "postgres")]
-pub use pg::{ClaimHeartbeat, Claimed, PairingLock, PgStore, WorkLeft, PG_SCHEMA_VERSION};
+pub use pg::{
+    ClaimHeartbeat, Claimed, PairingLock, PairingPasses, PgStore, WorkLeft, PG_SCHEMA_VERSION,
+};
 pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
     RowId, StoredBoilerplate, VerdictChange, ENTRY_FORMAT,

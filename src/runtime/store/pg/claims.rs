@@ -25,8 +25,21 @@
 //! claimer alone, and a process killed before its commit leaves its rows
 //! for someone else: nothing is lost, nothing is written twice.
 //!
-//! One process pairs once no work is left: the one that takes the
-//! collection's pairing advisory lock ([`PairingLock`]).
+//! One process pairs once no work is left: the one that holds the
+//! collection's pairing advisory lock ([`PairingLock`]). The others wait
+//! for that lock rather than exit: the server releases it when its holder
+//! finishes, or dies (an advisory lock ends with its session), so a
+//! process killed while pairing leaves the lock to the next process
+//! waiting. Which then has to know whether the holder finished. The
+//! collection's `meta` counts the pairing passes begun
+//! (`ingest_pairing_begun`) and names the last one completed
+//! (`ingest_pairing_done`): a process reads the count once its files are
+//! queued ([`PgStore::pairing_passes_begun`]), and a pass begun after
+//! that, with the queue empty (checked when it begins:
+//! [`PairingLock::begin_pass`]), found every file the process queued
+//! written, so once it is completed the process's share is paired. Both
+//! read and count lock the counter's row, so a pass cannot begin between
+//! a process's reading and the queue it checks.
 
 use std::collections::HashSet;
 use std::sync::mpsc;
@@ -61,6 +74,24 @@ CREATE INDEX ingest_claims_by_claimer ON ingest_claims(collection, claimer);
 /// Second half of the advisory lock key the pairing process takes (the
 /// first is the collection's id).
 const PAIRING_LOCK: i32 = 0x7061_6972; // "pair"
+
+/// The `meta` key counting the pairing passes begun.
+const PASSES_BEGUN: &str = "ingest_pairing_begun";
+
+/// The `meta` key naming (by its count) the last pairing pass completed.
+const PASS_DONE: &str = "ingest_pairing_done";
+
+/// Read the pairing passes begun (`$1`: the collection, `$2`:
+/// [`PASSES_BEGUN`]), locking the counter's row until the statement's
+/// transaction ends: a pass being begun meanwhile is waited for.
+const READ_PASSES_BEGUN: &str = "INSERT INTO meta (collection, key, value) VALUES ($1, $2, '0') \
+     ON CONFLICT (collection, key) DO UPDATE SET value = meta.value RETURNING value";
+
+/// Count one more pairing pass begun, returning its number (same
+/// parameters and lock as [`READ_PASSES_BEGUN`]).
+const COUNT_PASS_BEGUN: &str = "INSERT INTO meta (collection, key, value) VALUES ($1, $2, '1') \
+     ON CONFLICT (collection, key) DO UPDATE SET value = (meta.value::bigint + 1)::text \
+     RETURNING value";
 
 impl PendingRelease {
     /// The commit that released the claims was rolled back: they are
@@ -222,6 +253,32 @@ impl PgStore {
         })
     }
 
+    /// How many pairing passes of the collection had begun: read once
+    /// this process's files are queued, it tells which pass pairs them
+    /// (see the module's text and [`crate::runtime::index::pair_when_done`]).
+    pub fn pairing_passes_begun(&mut self) -> Result<i64> {
+        let collection = self.collection;
+        let row = self
+            .client()
+            .query_one(READ_PASSES_BEGUN, &[&collection, &PASSES_BEGUN])
+            .map_err(self.fail("read the pairing passes begun"))?;
+        Ok(counter(&row))
+    }
+
+    /// Give back the files `claimer` still holds (claimed before the
+    /// connection was lost, never written): anyone, `claimer` too, may
+    /// claim them at once. How many there were.
+    pub fn unclaim(&mut self, claimer: &str) -> Result<u64> {
+        let collection = self.collection;
+        self.client()
+            .execute(
+                "UPDATE ingest_claims SET claimer = NULL, heartbeat = NULL \
+                 WHERE collection = $1 AND claimer = $2",
+                &[&collection, &claimer],
+            )
+            .map_err(self.fail("give back claimed files"))
+    }
+
     /// Release `claimer`'s claims on `docs` in the transaction of the next
     /// document commit, writing only the documents still claimed by it
     /// (see the module's text); [`PgStore::finish_release`] tells how many
@@ -301,11 +358,14 @@ impl ClaimHeartbeat {
     ) -> Result<ClaimHeartbeat> {
         let mut client = connect(address, "connect for the claims' heartbeat")?;
         let claimer = claimer.to_owned();
+        let address = address.clone();
         let (stop, stopped) = mpsc::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("claims-heartbeat".into())
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                    // After a server restart, beat on a new connection.
+                    super::reconnect_if_lost(&mut client, &address);
                     if let Err(error) = client.execute(
                         "UPDATE ingest_claims SET heartbeat = now() \
                          WHERE collection = $1 AND claimer = $2",
@@ -334,33 +394,146 @@ impl Drop for ClaimHeartbeat {
     }
 }
 
-/// The collection's pairing lock, held on a connection of its own for as
-/// long as it lives: one process pairs at a time.
+/// The collection's pairing lock, on a connection of its own: one process
+/// pairs at a time, and the lock is released when this is dropped (or
+/// its process dies).
 pub struct PairingLock {
-    _client: Client,
+    client: Client,
+    address: PgAddress,
+    collection: i64,
+}
+
+/// Where the collection's pairing passes stand.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PairingPasses {
+    /// How many have begun.
+    pub begun: i64,
+    /// The number of the last one completed (0: none).
+    pub done: i64,
 }
 
 impl PairingLock {
-    /// Take the pairing lock of collection `collection`; `None` when
-    /// another process holds it.
-    pub fn try_take(address: &PgAddress, collection: i64) -> Result<Option<PairingLock>> {
-        let mut client = connect(address, "connect for the pairing lock")?;
-        let taken: bool = client
-            .query_one(
-                // Keyed by schema too: collections of two schemas of one
-                // database have the same ids.
-                "SELECT pg_try_advisory_lock(hashtext(current_schema() || ':' || $1::text), \
-                 $2::integer)",
-                &[&collection.to_string(), &PAIRING_LOCK],
-            )
-            .map(|row| row.get(0))
-            .map_err(|error| StoreError::Postgres {
-                address: address.to_string(),
-                context: "take the pairing lock".into(),
-                error,
-            })?;
-        Ok(taken.then_some(PairingLock { _client: client }))
+    /// A connection for the pairing lock of collection `collection`
+    /// (not holding it yet).
+    pub fn connect(address: &PgAddress, collection: i64) -> Result<PairingLock> {
+        Ok(PairingLock {
+            client: connect(address, "connect for the pairing lock")?,
+            address: address.clone(),
+            collection,
+        })
     }
+
+    /// Take the lock unless another process holds it; whether it was
+    /// taken.
+    pub fn try_take(&mut self) -> Result<bool> {
+        self.lock("pg_try_advisory_lock")
+            .map(|row| row.get(0))
+            .map_err(self.fail("take the pairing lock"))
+    }
+
+    /// Wait for the lock: until the process holding it releases it or
+    /// dies.
+    pub fn take(&mut self) -> Result<()> {
+        self.lock("pg_advisory_lock")
+            .map(drop)
+            .map_err(self.fail("wait for the pairing lock"))
+    }
+
+    fn lock(&mut self, function: &str) -> std::result::Result<postgres::Row, postgres::Error> {
+        self.client.query_one(
+            // Keyed by schema too: collections of two schemas of one
+            // database have the same ids.
+            &format!(
+                "SELECT {function}(hashtext(current_schema() || ':' || $1::text), $2::integer)"
+            ),
+            &[&self.collection.to_string(), &PAIRING_LOCK],
+        )
+    }
+
+    /// Where the pairing passes stand.
+    pub fn passes(&mut self) -> Result<PairingPasses> {
+        let rows = self
+            .client
+            .query(
+                "SELECT key, value FROM meta WHERE collection = $1 AND key IN ($2, $3)",
+                &[&self.collection, &PASSES_BEGUN, &PASS_DONE],
+            )
+            .map_err(self.fail("read the pairing passes"))?;
+        let mut passes = PairingPasses::default();
+        for row in rows {
+            let value = counter_at(&row, 1);
+            match row.get::<_, &str>(0) {
+                PASSES_BEGUN => passes.begun = value,
+                _ => passes.done = value,
+            }
+        }
+        Ok(passes)
+    }
+
+    /// With the lock held: begin a pairing pass, returning its number, if
+    /// no file is queued for fingerprinting (`None`: some are, and they
+    /// come first). The queue is read after the pass is counted, so every
+    /// process that read the count before (see
+    /// [`PgStore::pairing_passes_begun`]) has its files written by now.
+    pub fn begin_pass(&mut self) -> Result<Option<i64>> {
+        let (collection, fail) = (self.collection, self.fail("begin a pairing pass"));
+        let mut tx = self.client.transaction().map_err(&fail)?;
+        let pass = counter(
+            &tx.query_one(COUNT_PASS_BEGUN, &[&collection, &PASSES_BEGUN])
+                .map_err(&fail)?,
+        );
+        // Visible to this statement: every commit made before the count
+        // was (the counter's row lock orders them).
+        let queued: bool = tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM ingest_claims WHERE collection = $1)",
+                &[&collection],
+            )
+            .map_err(&fail)?
+            .get(0);
+        if queued {
+            tx.rollback().map_err(&fail)?;
+            return Ok(None);
+        }
+        tx.commit().map_err(&fail)?;
+        Ok(Some(pass))
+    }
+
+    /// Record pass `pass` completed: the collection is paired as of its
+    /// beginning.
+    pub fn finish_pass(&mut self, pass: i64) -> Result<()> {
+        let collection = self.collection;
+        self.client
+            .execute(
+                "INSERT INTO meta (collection, key, value) VALUES ($1, $2, $3) \
+                 ON CONFLICT (collection, key) DO UPDATE SET value = excluded.value",
+                &[&collection, &PASS_DONE, &pass.to_string()],
+            )
+            .map(drop)
+            .map_err(self.fail("record the pairing pass done"))
+    }
+
+    /// The error of `context` failing with the client's error.
+    fn fail(&self, context: &str) -> impl Fn(postgres::Error) -> StoreError {
+        let address = self.address.to_string();
+        let context = context.to_owned();
+        move |error| StoreError::Postgres {
+            address: address.clone(),
+            context: context.clone(),
+            error,
+        }
+    }
+}
+
+/// A counter `meta` holds, in the first column of `row` (0 if it does not
+/// read as one).
+fn counter(row: &postgres::Row) -> i64 {
+    counter_at(row, 0)
+}
+
+/// A counter `meta` holds, in column `at` of `row`.
+fn counter_at(row: &postgres::Row, at: usize) -> i64 {
+    row.get::<_, &str>(at).parse().unwrap_or(0)
 }
 
 /// A new connection to `address`, failing as `context`.

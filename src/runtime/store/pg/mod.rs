@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 
 use postgres::{Client, NoTls};
 
-pub use claims::{ClaimHeartbeat, Claimed, PairingLock, WorkLeft};
+pub use claims::{ClaimHeartbeat, Claimed, PairingLock, PairingPasses, WorkLeft};
 
 use super::{PgAddress, Result, StoreError, StoreFaults};
 

@@ -402,3 +402,54 @@ fn a_claim_is_taken_over_only_once_stale_and_a_lost_claim_writes_nothing() {
     x.queue_work(&docs, 44, true).unwrap();
     assert_eq!(x.work_left("x", minute).unwrap(), WorkLeft::default());
 }
+
+/// The pairing lock is one process's at a time and goes with its session;
+/// a pass begins only with the queue empty, and the passes a process saw
+/// begun tell it whether a completed one came after its files.
+#[test]
+fn a_pairing_pass_begins_with_the_queue_empty_and_the_lock_goes_with_its_session() {
+    use std::time::Duration;
+    let Some(url) = server() else { return };
+    let address = fresh_schema(&url, "doppel_test_pairing");
+    let mut x = PgStore::open(&address, "/srv/collection", "x").unwrap();
+    let collection = x.collection_id();
+    let a = DocPath::from("a");
+    x.queue_work(&[(a.clone(), Default::default())], 1, false)
+        .unwrap();
+    let seen = x.pairing_passes_begun().unwrap();
+    assert_eq!(seen, 0);
+
+    let mut first = PairingLock::connect(&address, collection).unwrap();
+    let mut second = PairingLock::connect(&address, collection).unwrap();
+    assert!(first.try_take().unwrap());
+    assert!(!second.try_take().unwrap(), "one holder at a time");
+    // A file is queued: it comes first, and no pass is counted.
+    assert_eq!(first.begin_pass().unwrap(), None);
+    assert_eq!(first.passes().unwrap(), PairingPasses::default());
+    // Claimed and given back (as after a lost connection), then claimed
+    // again and released. (No document is written: a commit would notify
+    // a listener of another test whose collection has the same id.)
+    assert_eq!(
+        x.claim_work("x", 5, Duration::from_secs(60)).unwrap().len(),
+        1
+    );
+    assert_eq!(x.unclaim("x").unwrap(), 1);
+    let again = x.claim_work("y", 5, Duration::from_secs(60)).unwrap();
+    assert!(!again[0].taken_over, "given back, not taken over");
+    x.release_with_next_commit("y", vec![a.clone()]);
+    x.finish_release().unwrap();
+    // The queue is empty: pass 1 begins, and its holder dies unfinished.
+    assert_eq!(first.begin_pass().unwrap(), Some(1));
+    drop(first);
+    second.take().unwrap();
+    let passes = second.passes().unwrap();
+    assert_eq!((passes.begun, passes.done), (1, 0), "begun, never done");
+    assert!(passes.done <= seen, "x's files are still to pair");
+    assert_eq!(second.begin_pass().unwrap(), Some(2));
+    second.finish_pass(2).unwrap();
+    assert!(
+        second.passes().unwrap().done > seen,
+        "paired after x's files"
+    );
+    assert_eq!(x.pairing_passes_begun().unwrap(), 2);
+}

@@ -138,7 +138,7 @@ pub fn list_files_with(
                 None => {}
             },
             Err(err) => problems.push((
-                DocPath::default(),
+                walk_error_path(&err).map_or_else(DocPath::default, |p| relative(root, p)),
                 Skip::Unreadable {
                     reason: err.to_string(),
                 },
@@ -164,6 +164,19 @@ pub fn list_files_with(
         .collect();
     files.sort_by(|a, b| a.doc.cmp(&b.doc));
     (files, problems)
+}
+
+/// The path a walk error is about (an unreadable folder's, an ignore
+/// file's), wherever the walker wrapped it.
+fn walk_error_path(err: &ignore::Error) -> Option<&Path> {
+    use ignore::Error;
+    match err {
+        Error::WithPath { path, .. } => Some(path),
+        Error::Loop { child, .. } => Some(child),
+        Error::WithDepth { err, .. } | Error::WithLineNumber { err, .. } => walk_error_path(err),
+        Error::Partial(errs) => errs.iter().find_map(walk_error_path),
+        _ => None,
+    }
 }
 
 /// The built-in temporary-file globs and `extra` (checked with
@@ -333,7 +346,7 @@ pub fn describe_file_type(t: &fs::FileType) -> &'static str {
     if t.is_dir() {
         "folder"
     } else if t.is_symlink() {
-        "symbolic link (not followed)"
+        describe_file_type_link()
     } else {
         "special file"
     }
@@ -344,9 +357,22 @@ pub fn relative(root: &Path, path: &Path) -> DocPath {
     DocPath::from_relative(path.strip_prefix(root).unwrap_or(path))
 }
 
-/// Read and decode one file, refusing anything over `cap` bytes.
+/// Read and decode one file, refusing anything over `cap` bytes (a path
+/// on its own: [`open_regular`]).
 pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
     let (bytes, _) = read_bytes(path, cap)?;
+    decode_read(bytes)
+}
+
+/// [`read_text`] of a file as its folder's walk listed it
+/// ([`ListedRoot::open_listed`]).
+pub fn read_listed_text(root: &ListedRoot, file: &FileEntry, cap: u64) -> Result<Decoded, Skip> {
+    let (file, meta) = root.open_listed(file, cap)?;
+    let (bytes, _) = read_opened(file, &meta, cap)?;
+    decode_read(bytes)
+}
+
+fn decode_read(bytes: Vec<u8>) -> Result<Decoded, Skip> {
     let needed = bytes.len() as u64;
     decode_owned(bytes).map_err(|e| match e {
         DecodeError::NotText(reason) => Skip::NotText(reason),
@@ -358,10 +384,11 @@ pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
 
 /// Read one regular file whole, refusing anything over `cap` bytes, and
 /// verify it did not change while being read (the identity before and after
-/// must match). Returns the bytes and that identity.
+/// must match). Returns the bytes and that identity. A path on its own:
+/// [`open_regular`].
 pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip> {
     let (file, meta) = open_regular(path, cap)?;
-    read_opened(path, file, &meta, cap)
+    read_opened(file, &meta, cap)
 }
 
 fn unreadable(e: std::io::Error) -> Skip {
@@ -370,17 +397,221 @@ fn unreadable(e: std::io::Error) -> Skip {
     }
 }
 
+/// A file to read: where it is and how it is opened.
+#[derive(Debug, Clone, Copy)]
+pub enum Source<'a> {
+    /// A path on its own ([`open_regular`]).
+    Path(&'a Path),
+    /// A file as its folder's walk listed it ([`ListedRoot::open_listed`]).
+    Listed(&'a ListedRoot, &'a FileEntry),
+}
+
+impl Source<'_> {
+    /// Open the file for reading, refusing anything over `cap` bytes.
+    pub fn open(&self, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
+        match *self {
+            Source::Path(path) => open_regular(path, cap),
+            Source::Listed(root, file) => root.open_listed(file, cap),
+        }
+    }
+}
+
 /// Open a regular file for reading, refusing anything over `cap` bytes:
 /// the file and its metadata when opened (its size says how much memory
-/// reading it takes before any is taken).
+/// reading it takes before any is taken). A symbolic link is not followed
+/// and nothing blocks (on unix: `O_NOFOLLOW | O_NONBLOCK`): a link, a FIFO,
+/// a socket or a device is [`Skip::NotAFile`].
 pub fn open_regular(path: &Path, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
-    let file = fs::File::open(path).map_err(unreadable)?;
+    let file = open_no_follow(path).map_err(|e| match e {
+        Open::Link => Skip::NotAFile {
+            what: describe_file_type_link().into(),
+        },
+        Open::Failed(e) => unreadable(e),
+    })?;
+    checked(file, None, cap)
+}
+
+/// The folder a walk listed, held open to read the files it listed: each
+/// is opened as it was listed, or not at all ([`ListedRoot::open_listed`]).
+pub struct ListedRoot {
+    root: PathBuf,
+    /// The folder, open, when the system resolves paths beneath it
+    /// (Linux's `openat2`; `None` on older kernels and under seccomp
+    /// filters that refuse it, and off Linux).
+    #[cfg(target_os = "linux")]
+    beneath: Option<rustix::fd::OwnedFd>,
+}
+
+impl std::fmt::Debug for ListedRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut out = f.debug_struct("ListedRoot");
+        out.field("root", &self.root);
+        #[cfg(target_os = "linux")]
+        out.field("beneath", &self.beneath.is_some());
+        out.finish()
+    }
+}
+
+impl ListedRoot {
+    /// The folder `root` (the one [`list_files_with`] walked), opened once
+    /// for the files of one pass: a folder replaced afterwards (unmounted,
+    /// moved) is not read through this.
+    pub fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            beneath: beneath(root),
+        }
+    }
+
+    /// [`ListedRoot::new`] opening every file by its path (as off Linux,
+    /// or where `openat2` is refused): tests of that fallback.
+    #[cfg(test)]
+    fn by_path(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            #[cfg(target_os = "linux")]
+            beneath: None,
+        }
+    }
+
+    /// The folder.
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    /// Open `file` (listed under this folder) for reading, refusing
+    /// anything over `cap` bytes, only if it is still the file the walk
+    /// listed: a regular file, reached without a symbolic link below the
+    /// folder (on Linux `openat2` with `RESOLVE_BENEATH |
+    /// RESOLVE_NO_SYMLINKS`; elsewhere the last part of its path is not
+    /// followed), with the listed device and inode. Opening never blocks
+    /// (`O_NONBLOCK`: a FIFO made since is not waited on). Anything else
+    /// there now (a link to a file outside the folder, a FIFO, another
+    /// file renamed over it, a folder on the way replaced by a link) is
+    /// [`Skip::Changed`]: the next pass looks at it again.
+    pub fn open_listed(&self, file: &FileEntry, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
+        let opened = match file.path.strip_prefix(&self.root) {
+            Ok(relative) if !relative.as_os_str().is_empty() => self.open_relative(relative),
+            _ => None,
+        };
+        let opened = match opened {
+            Some(opened) => opened,
+            None => open_no_follow(&file.path),
+        };
+        let opened = opened.map_err(|e| match e {
+            Open::Link => Skip::Changed,
+            Open::Failed(e) => unreadable(e),
+        })?;
+        checked(opened, Some(&file.identity), cap)
+    }
+
+    /// Open `relative` beneath the folder without meeting a symbolic link
+    /// (`None`: not supported here; open by path instead).
+    #[cfg(target_os = "linux")]
+    fn open_relative(&self, relative: &Path) -> Option<Result<fs::File, Open>> {
+        use rustix::fs::{openat2, Mode, ResolveFlags};
+        use rustix::io::Errno;
+        let dir = self.beneath.as_ref()?;
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
+        Some(
+            match openat2(dir, relative, read_flags(), Mode::empty(), resolve) {
+                Ok(fd) => Ok(fs::File::from(fd)),
+                // A link on the way (ELOOP), or a way out of the folder.
+                Err(Errno::LOOP | Errno::XDEV) => Err(Open::Link),
+                Err(e) => Err(Open::Failed(e.into())),
+            },
+        )
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn open_relative(&self, _relative: &Path) -> Option<Result<fs::File, Open>> {
+        None
+    }
+}
+
+/// `root` opened as a folder to resolve paths beneath, when `openat2`
+/// works here (tried once: old kernels say ENOSYS, seccomp filters EPERM).
+#[cfg(target_os = "linux")]
+fn beneath(root: &Path) -> Option<rustix::fd::OwnedFd> {
+    use rustix::fs::{open, openat2, Mode, OFlags, ResolveFlags};
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let dir = open(root, flags, Mode::empty()).ok()?;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS;
+    openat2(&dir, ".", flags, Mode::empty(), resolve).ok()?;
+    Some(dir)
+}
+
+/// How files are opened to be read on unix: read-only, never blocking
+/// (a FIFO or device is not waited on), a final symbolic link not
+/// followed, not inherited by child processes.
+#[cfg(unix)]
+fn read_flags() -> rustix::fs::OFlags {
+    use rustix::fs::OFlags;
+    OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC
+}
+
+/// Why a file could not be opened.
+enum Open {
+    /// A symbolic link where the file was (or on its way).
+    Link,
+    /// Anything else the system said.
+    Failed(std::io::Error),
+}
+
+/// Open `path` without following a final symbolic link and without
+/// blocking.
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> Result<fs::File, Open> {
+    use rustix::io::Errno;
+    match rustix::fs::open(path, read_flags(), rustix::fs::Mode::empty()) {
+        Ok(fd) => Ok(fs::File::from(fd)),
+        // ELOOP (EMLINK on FreeBSD): the last part is a link.
+        Err(Errno::LOOP | Errno::MLINK) => Err(Open::Link),
+        Err(e) => Err(Open::Failed(e.into())),
+    }
+}
+
+/// Open `path` (off unix: as before, a regular file is checked once open).
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> Result<fs::File, Open> {
+    fs::File::open(path).map_err(Open::Failed)
+}
+
+/// What [`describe_file_type`] calls a symbolic link.
+fn describe_file_type_link() -> &'static str {
+    "symbolic link (not followed)"
+}
+
+/// `file` (just opened) if it is a regular file no larger than `cap`
+/// bytes and, when `listed` is given, the one listed there (same device
+/// and inode; a listing without them checks nothing): else why not, a
+/// listed file that is no longer what was listed being
+/// [`Skip::Changed`]. Reads of it block again as usual (`O_NONBLOCK` is
+/// for the open).
+fn checked(
+    file: fs::File,
+    listed: Option<&FileIdentity>,
+    cap: u64,
+) -> Result<(fs::File, fs::Metadata), Skip> {
     let meta = file.metadata().map_err(unreadable)?;
     if !meta.is_file() {
-        return Err(Skip::NotAFile {
-            what: describe_file_type(&meta.file_type()).into(),
+        return Err(match listed {
+            Some(_) => Skip::Changed,
+            None => Skip::NotAFile {
+                what: describe_file_type(&meta.file_type()).into(),
+            },
         });
     }
+    if let Some(listed) = listed.filter(|l| l.inode != 0 || l.dev != 0) {
+        let now = FileIdentity::from_metadata(&meta);
+        if (now.dev, now.inode) != (listed.dev, listed.inode) {
+            return Err(Skip::Changed);
+        }
+    }
+    #[cfg(unix)]
+    rustix::fs::fcntl_setfl(&file, rustix::fs::OFlags::empty())
+        .map_err(|e| unreadable(e.into()))?;
     if meta.len() > cap {
         return Err(Skip::TooLarge {
             bytes: meta.len(),
@@ -390,11 +621,13 @@ pub fn open_regular(path: &Path, cap: u64) -> Result<(fs::File, fs::Metadata), S
     Ok((file, meta))
 }
 
-/// [`read_bytes`] of a file [`open_regular`] opened. The buffer is
-/// reserved first: a file memory cannot be had for is skipped
-/// ([`Skip::OutOfMemory`]), not the end of the process.
+/// [`read_bytes`] of a file [`open_regular`] or
+/// [`ListedRoot::open_listed`] opened (`meta`: its metadata then). The
+/// buffer is reserved first: a file memory cannot be had for is skipped
+/// ([`Skip::OutOfMemory`]), not the end of the process. The open file's
+/// identity after reading must be the one it had when opened (else it was
+/// written meanwhile: [`Skip::Changed`]).
 pub fn read_opened(
-    path: &Path,
     file: fs::File,
     meta: &fs::Metadata,
     cap: u64,
@@ -403,9 +636,8 @@ pub fn read_opened(
     bytes
         .try_reserve_exact(meta.len() as usize)
         .map_err(|_| Skip::OutOfMemory { needed: meta.len() })?;
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
+    let mut file = file.take(cap.saturating_add(1));
+    file.read_to_end(&mut bytes).map_err(unreadable)?;
     if bytes.len() as u64 > cap {
         return Err(Skip::TooLarge {
             bytes: bytes.len() as u64,
@@ -413,16 +645,13 @@ pub fn read_opened(
         });
     }
     let before = FileIdentity::from_metadata(meta);
-    let after = identity_now(path)?;
+    let after = file
+        .get_ref()
+        .metadata()
+        .map(|m| FileIdentity::from_metadata(&m))
+        .map_err(unreadable)?;
     if before != after || bytes.len() as u64 != before.size {
         return Err(Skip::Changed);
     }
     Ok((bytes, before))
-}
-
-/// The identity of `path` now (to compare with the one it had when opened).
-pub fn identity_now(path: &Path) -> Result<FileIdentity, Skip> {
-    fs::metadata(path)
-        .map(|m| FileIdentity::from_metadata(&m))
-        .map_err(unreadable)
 }

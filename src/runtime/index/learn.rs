@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::sync::Ingested;
 use super::{FolderIndex, Result};
-use crate::doc::DocPath;
+use crate::doc::{DocPath, FileIdentity};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
@@ -97,10 +97,18 @@ impl FolderIndex {
             let queued: Vec<FileEntry> = std::mem::take(&mut self.respan)
                 .into_iter()
                 .filter_map(|doc| {
-                    let identity = (*self.stored.get(&doc)?)?;
+                    let stored = (*self.stored.get(&doc)?)?;
                     self.library.id_of(&doc)?;
+                    let path = self.path_of(&doc);
+                    // The file as it is now (the stored identity may be
+                    // another machine's, on a team store): it is read only
+                    // if it is still that file.
+                    let identity = std::fs::symlink_metadata(&path)
+                        .ok()
+                        .filter(|meta| meta.is_file())
+                        .map_or(stored, |meta| FileIdentity::from_metadata(&meta));
                     Some(FileEntry {
-                        path: self.path_of(&doc),
+                        path,
                         doc,
                         bytes: identity.size,
                         identity,

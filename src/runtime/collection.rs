@@ -655,3 +655,127 @@ pub fn read_opened(
     }
     Ok((bytes, before))
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .expect("mkfifo");
+        assert!(status.success());
+    }
+
+    /// Opens `file` (read with `root`) and says what happened: its text,
+    /// or its skip.
+    fn read(root: &ListedRoot, file: &FileEntry) -> Result<String, Skip> {
+        let (file, meta) = root.open_listed(file, DEFAULT_SIZE_CAP)?;
+        let (bytes, _) = read_opened(file, &meta, DEFAULT_SIZE_CAP)?;
+        Ok(String::from_utf8(bytes).unwrap())
+    }
+
+    /// Each swap made after the listing, read through `openat2` beneath
+    /// the folder and through the fallback by path (`O_NOFOLLOW` and the
+    /// listed device and inode): the listed file is read only while it is
+    /// the one listed, never the outside text, never waiting on a FIFO.
+    #[test]
+    fn a_listed_file_is_read_only_while_it_is_the_one_listed() {
+        type Swap = fn(&Path, &Path, &Path);
+        let swaps: [(&str, Swap); 4] = [
+            ("a link to an outside file", |root, outside, _| {
+                fs::remove_file(root.join("sub/victim.txt")).unwrap();
+                std::os::unix::fs::symlink(outside.join("twin.txt"), root.join("sub/victim.txt"))
+                    .unwrap();
+            }),
+            ("a FIFO", |root, _, _| {
+                fs::remove_file(root.join("sub/victim.txt")).unwrap();
+                mkfifo(&root.join("sub/victim.txt"));
+            }),
+            ("another file renamed over it", |root, outside, _| {
+                fs::copy(outside.join("twin.txt"), root.join("new")).unwrap();
+                fs::rename(root.join("new"), root.join("sub/victim.txt")).unwrap();
+            }),
+            ("its folder, a link to an outside folder", |root, outside, aside| {
+                fs::rename(root.join("sub"), aside).unwrap();
+                std::os::unix::fs::symlink(outside, root.join("sub")).unwrap();
+            }),
+        ];
+        for (what, swap) in swaps {
+            for beneath in [true, false] {
+                let dir = tempfile::tempdir().unwrap();
+                let (root, outside) = (dir.path().join("root"), dir.path().join("outside"));
+                fs::create_dir_all(root.join("sub")).unwrap();
+                fs::create_dir_all(&outside).unwrap();
+                fs::write(root.join("sub/victim.txt"), "inside").unwrap();
+                fs::write(root.join("kept.txt"), "kept").unwrap();
+                fs::write(outside.join("twin.txt"), "OUTSIDE").unwrap();
+                fs::write(outside.join("victim.txt"), "OUTSIDE").unwrap();
+                let (files, problems) = list_files(&root);
+                assert!(problems.is_empty());
+                let listed = match beneath {
+                    true => ListedRoot::new(&root),
+                    false => ListedRoot::by_path(&root),
+                };
+                #[cfg(target_os = "linux")]
+                if beneath && listed.beneath.is_none() {
+                    eprintln!("note: openat2 is not available here; only the fallback is tested");
+                }
+                let [kept, victim] = [0, 1].map(|i| &files[i]);
+                assert_eq!(read(&listed, victim).as_deref(), Ok("inside"));
+                swap(&root, &outside, &dir.path().join("aside"));
+                let context = format!("{what} (beneath: {beneath})");
+                assert_eq!(read(&listed, victim), Err(Skip::Changed), "{context}");
+                assert_eq!(read(&listed, kept).as_deref(), Ok("kept"), "{context}");
+            }
+        }
+    }
+
+    /// A path on its own (a diff's, a document's facts): a symbolic link is
+    /// not followed and a FIFO is not waited on; both are "not a regular
+    /// file".
+    #[test]
+    fn a_single_path_is_not_followed_and_never_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("file.txt"), "text").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("file.txt"), dir.path().join("link.txt"))
+            .unwrap();
+        mkfifo(&dir.path().join("fifo.txt"));
+        let read = |name: &str| {
+            read_text(&dir.path().join(name), DEFAULT_SIZE_CAP).map(|decoded| decoded.text)
+        };
+        assert_eq!(read("file.txt").as_deref(), Ok("text"));
+        let not_a_file = |what: &str| {
+            Err(Skip::NotAFile {
+                what: what.to_owned(),
+            })
+        };
+        assert_eq!(read("link.txt"), not_a_file("symbolic link (not followed)"));
+        assert_eq!(read("fifo.txt"), not_a_file("FIFO"));
+    }
+
+    /// A walk error names the path it is about, however the walker
+    /// wrapped it (an unreadable folder comes as a path inside a depth).
+    #[test]
+    fn a_walk_error_names_its_path() {
+        let io = || ignore::Error::Io(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        let with_path = |path: &str| ignore::Error::WithPath {
+            path: PathBuf::from(path),
+            err: Box::new(io()),
+        };
+        let deep = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(with_path("/r/a/locked")),
+        };
+        assert_eq!(walk_error_path(&deep), Some(Path::new("/r/a/locked")));
+        let partial = ignore::Error::Partial(vec![io(), with_path("/r/.doppelignore")]);
+        assert_eq!(walk_error_path(&partial), Some(Path::new("/r/.doppelignore")));
+        let looped = ignore::Error::Loop {
+            ancestor: PathBuf::from("/r"),
+            child: PathBuf::from("/r/a/loop"),
+        };
+        assert_eq!(walk_error_path(&looped), Some(Path::new("/r/a/loop")));
+        assert_eq!(walk_error_path(&io()), None);
+    }
+}

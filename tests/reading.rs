@@ -254,7 +254,11 @@ fn an_unreadable_folder_is_listed_under_its_own_path() {
         eprintln!("note: a chmod 000 folder can be read here (root without setpriv): not checked");
         return;
     };
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let skipped: Vec<(&str, &str)> = json["documents"]
         .as_array()

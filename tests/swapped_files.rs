@@ -78,7 +78,11 @@ fn setup(swap: Swap) -> Setup {
         _ => "victim.txt",
     };
     fs::write(root.join(victim), sample("misc/gettysburg.txt")).unwrap();
-    fs::write(root.join("sub/also.txt"), sample("austen/persuasion-ch1.txt")).unwrap();
+    fs::write(
+        root.join("sub/also.txt"),
+        sample("austen/persuasion-ch1.txt"),
+    )
+    .unwrap();
     Setup {
         dir: dir.path().to_path_buf(),
         _dir: dir,
@@ -254,8 +258,7 @@ fn reconcile(setup: Setup, index: PathBuf, swap: Option<Swap>) -> (Setup, ScanRe
         let engine = Engine::default();
         let spec = ClusterSpec::from_engine(&engine);
         let (mut folder, _) =
-            FolderIndex::open(&setup.root, engine, LibraryConfig::default(), Some(&index))
-                .unwrap();
+            FolderIndex::open(&setup.root, engine, LibraryConfig::default(), Some(&index)).unwrap();
         let mut swapped = swap.is_none();
         let reconciled = folder
             .reconcile_with(&mut |p| {

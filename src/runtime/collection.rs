@@ -5,9 +5,13 @@
 //! folders, temporary and partial downloads (`*.part`, `*.crdownload`, `*~`,
 //! `*.swp`, `*.tmp`), does not follow symbolic links, and honours a
 //! `.doppelignore` file (gitignore syntax) in any folder; [`IgnoreRules`]
-//! applies the same rules to single paths (the watcher's events). Only
-//! regular files are opened, so a FIFO never blocks the scan. Files are read
-//! whole, up to a size cap; doppel never writes to the folder.
+//! applies the same rules to single paths (the watcher's events). A listed
+//! file is opened only if it is still the one listed ([`ListedRoot`]: a
+//! regular file, reached without a symbolic link, with the listed device
+//! and inode), and no open waits: a file swapped after the listing for a
+//! link to a file outside, a FIFO or another file is skipped as changed
+//! while being read, never read under its name, never a hang. Files are
+//! read whole, up to a size cap; doppel never writes to the folder.
 
 use std::fs;
 use std::io::Read;
@@ -490,7 +494,11 @@ impl ListedRoot {
     /// there now (a link to a file outside the folder, a FIFO, another
     /// file renamed over it, a folder on the way replaced by a link) is
     /// [`Skip::Changed`]: the next pass looks at it again.
-    pub fn open_listed(&self, file: &FileEntry, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
+    pub fn open_listed(
+        &self,
+        file: &FileEntry,
+        cap: u64,
+    ) -> Result<(fs::File, fs::Metadata), Skip> {
         let opened = match file.path.strip_prefix(&self.root) {
             Ok(relative) if !relative.as_os_str().is_empty() => self.open_relative(relative),
             _ => None,
@@ -697,10 +705,13 @@ mod tests {
                 fs::copy(outside.join("twin.txt"), root.join("new")).unwrap();
                 fs::rename(root.join("new"), root.join("sub/victim.txt")).unwrap();
             }),
-            ("its folder, a link to an outside folder", |root, outside, aside| {
-                fs::rename(root.join("sub"), aside).unwrap();
-                std::os::unix::fs::symlink(outside, root.join("sub")).unwrap();
-            }),
+            (
+                "its folder, a link to an outside folder",
+                |root, outside, aside| {
+                    fs::rename(root.join("sub"), aside).unwrap();
+                    std::os::unix::fs::symlink(outside, root.join("sub")).unwrap();
+                },
+            ),
         ];
         for (what, swap) in swaps {
             for beneath in [true, false] {
@@ -770,7 +781,10 @@ mod tests {
         };
         assert_eq!(walk_error_path(&deep), Some(Path::new("/r/a/locked")));
         let partial = ignore::Error::Partial(vec![io(), with_path("/r/.doppelignore")]);
-        assert_eq!(walk_error_path(&partial), Some(Path::new("/r/.doppelignore")));
+        assert_eq!(
+            walk_error_path(&partial),
+            Some(Path::new("/r/.doppelignore"))
+        );
         let looped = ignore::Error::Loop {
             ancestor: PathBuf::from("/r"),
             child: PathBuf::from("/r/a/loop"),

@@ -387,7 +387,7 @@ pub fn scan_folder_with(
     };
     let mut docs = Vec::with_capacity(files.len() + problems.len());
     let mut indexed = Vec::new();
-    let mut files_of: HashMap<&DocPath, &FileEntry> = HashMap::new();
+    let mut files_of: HashMap<&DocPath, Source<'_>> = HashMap::new();
     // The learner takes each chunk's samples, in file order, on a thread
     // of its own while the next chunk is read: its batches are those of
     // one pass over every file (the same order), and its work, serial,
@@ -426,7 +426,7 @@ pub fn scan_folder_with(
                         indexed.push((file.doc.clone(), read.shingles));
                         if let Some(samples) = read.samples {
                             sampled.push((file.doc.clone(), samples));
-                            files_of.insert(&file.doc, file);
+                            files_of.insert(&file.doc, Source::Listed(&listed_root, file));
                         }
                         (Some(read.encoding.to_owned()), None)
                     }
@@ -458,7 +458,6 @@ pub fn scan_folder_with(
             engine,
             config,
             hooks,
-            &listed_root,
             learner,
             &files_of,
             &spill,
@@ -544,8 +543,8 @@ struct Kept {
 /// `files_of`; big files are not among them), the user's boilerplate
 /// (`hooks`) pinned, and fingerprint every document that has some over
 /// its body (read again, and only while it is not big under
-/// `hooks.limits`, and only while it is the file listed under
-/// `listed_root`: only those documents pay), replacing its prints in
+/// `hooks.limits`, and only while it is the file listed: only those
+/// documents pay), replacing its prints in
 /// `spill` and its shingle count in `indexed`. The samples move into the
 /// learner (one copy, dropped when this returns: pairing does not need
 /// them).
@@ -553,9 +552,8 @@ fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
     hooks: &ScanHooks<'_>,
-    listed_root: &ListedRoot,
     learner: Learner<DocPath>,
-    files_of: &HashMap<&DocPath, &FileEntry>,
+    files_of: &HashMap<&DocPath, Source<'_>>,
     spill: &SpilledPrints,
     indexed: &mut [(DocPath, usize)],
 ) -> Result<BoilerplateReport, SpillError> {
@@ -567,8 +565,7 @@ fn learn_boilerplate(
         .spans
         .par_iter()
         .filter_map(|(doc, spans)| {
-            let file = Source::Listed(listed_root, files_of.get(doc)?);
-            let text = read_small_text(file, DEFAULT_SIZE_CAP, limits)?;
+            let text = read_small_text(*files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
             let words = learner.samples(doc)?.words;
             let (body, count, found) = boilerplate::body_prints(engine, &text, words, spans)?;
             Some(spill.put(doc, &body).map(|()| (doc, (count, found))))

@@ -562,6 +562,7 @@ fn read_flags() -> rustix::fs::OFlags {
 /// Why a file could not be opened.
 enum Open {
     /// A symbolic link where the file was (or on its way).
+    #[cfg_attr(not(unix), allow(dead_code))]
     Link,
     /// Anything else the system said.
     Failed(std::io::Error),

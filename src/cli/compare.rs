@@ -16,8 +16,13 @@ use super::args::Format;
 /// Score `a` against `b` with every algorithm and print it in `format`.
 pub fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()> {
     let engine = Engine::new(config.engine.clone());
-    let read =
-        |p: &Path| read_text(p, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()));
+    // Two paths named on the command line: a symbolic link among them is
+    // followed (as `cat` would), the file it names read as any other (a
+    // FIFO or device is refused, never waited on).
+    let read = |p: &Path| {
+        let file = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        read_text(&file, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()))
+    };
     let (ta, tb) = (read(a)?, read(b)?);
     let (da, db) = (engine.analyze(&ta.text), engine.analyze(&tb.text));
     let weights = engine.reference_weights();

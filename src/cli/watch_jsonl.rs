@@ -1,6 +1,6 @@
 //! `doppel watch DIR --jsonl`: the worker, headless, each update a line
-//! of JSON; stops on SIGINT or SIGTERM (or, with `--until-eof`, when
-//! standard input ends).
+//! of JSON; stops on SIGINT or SIGTERM, within a second (or, with
+//! `--until-eof`, when standard input ends).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,20 @@ use doppel::runtime::worker::{self, Update, WorkerHandle};
 
 use super::cluster_events::ShownClusters;
 use super::settings::{open_folder, worker_config};
+
+/// How long a first SIGINT or SIGTERM waits for the worker to stop (its
+/// index closed) before the process ends anyway: every command ends within
+/// a second of a signal, whatever the worker is doing (a big file's
+/// reading, a pairing). A second signal ends it at once.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_millis(750);
+
+/// End the process now, after `signal`, the worker not stopped: its index
+/// is left as a kill leaves it (every transaction whole; what was being
+/// read is read again next time).
+fn stop_now(signal: i32) -> ! {
+    eprintln!("doppel: stopped before the worker had finished (nothing is lost)");
+    std::process::exit(128 + signal);
+}
 
 /// `doppel watch DIR --jsonl`: run the worker headless and print each
 /// update as a JSON line, flushed at once. Clusters are reported when they
@@ -34,8 +48,17 @@ pub fn watch_jsonl(
     let mut signals = Signals::new([SIGINT, SIGTERM]).context("cannot handle SIGINT/SIGTERM")?;
     let quit = handle.commands.clone();
     std::thread::spawn(move || {
-        for _ in signals.forever() {
+        let mut first = true;
+        for signal in signals.forever() {
+            if !first {
+                stop_now(signal);
+            }
+            first = false;
             let _ = quit.send(worker::Command::Quit);
+            std::thread::spawn(move || {
+                std::thread::sleep(STOP_GRACE);
+                stop_now(signal);
+            });
         }
     });
     if until_eof {

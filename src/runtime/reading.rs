@@ -38,7 +38,7 @@ use crate::engine::text::decode::{decode_owned, DecodeError};
 use crate::engine::Engine;
 use crate::pairing::boilerplate::DocSamples;
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::collection::{open_regular, read_opened, Skip};
+use crate::runtime::collection::{read_opened, Skip, Source};
 use crate::runtime::store;
 
 const MIB: u64 = 1 << 20;
@@ -153,15 +153,18 @@ pub fn read_document(
     options: PrintOptions,
     limits: &ReadLimits,
 ) -> Result<ReadDoc, Skip> {
-    read_document_sampled(path, cap, engine, weights, options, limits, None)
+    let source = Source::Path(path);
+    read_document_sampled(source, cap, engine, weights, options, limits, None)
 }
 
-/// [`read_document`], and when `learning` (the library's settings, with
-/// boilerplate learning on) a file that is not big is analyzed whole and
-/// sampled for the learner ([`ReadDoc::sampled`]); a big file is read a
-/// piece at a time and not sampled.
+/// [`read_document`] of `source` (a listed file is read only if it is
+/// still the one listed: [`crate::runtime::collection::ListedRoot::open_listed`]),
+/// and when `learning` (the library's settings, with boilerplate learning
+/// on) a file that is not big is analyzed whole and sampled for the
+/// learner ([`ReadDoc::sampled`]); a big file is read a piece at a time
+/// and not sampled.
 pub fn read_document_sampled(
-    path: &Path,
+    source: Source<'_>,
     cap: u64,
     engine: &Engine,
     weights: &dyn TermWeights,
@@ -169,7 +172,7 @@ pub fn read_document_sampled(
     limits: &ReadLimits,
     learning: Option<&LibraryConfig>,
 ) -> Result<ReadDoc, Skip> {
-    let (file, meta) = open_regular(path, cap)?;
+    let (file, meta) = source.open(cap)?;
     let _turn = if limits.is_big(meta.len()) {
         let needed = limits.bound(meta.len());
         if needed > limits.budget_bytes {
@@ -190,7 +193,7 @@ pub fn read_document_sampled(
     let out_of_memory = || Skip::OutOfMemory {
         needed: limits.bound(meta.len()),
     };
-    let (bytes, identity) = read_opened(path, file, &meta, cap).map_err(|skip| match skip {
+    let (bytes, identity) = read_opened(file, &meta, cap).map_err(|skip| match skip {
         Skip::OutOfMemory { .. } => out_of_memory(),
         other => other,
     })?;
@@ -287,15 +290,15 @@ fn print_and_sample(
     (printed, samples)
 }
 
-/// The decoded text of the file at `path` (at most `cap` bytes) when it is
-/// not big under `limits`; `None` when it is big or cannot be read (the
-/// caller keeps what it has).
-pub fn read_small_text(path: &Path, cap: u64, limits: &ReadLimits) -> Option<String> {
-    let (file, meta) = open_regular(path, cap).ok()?;
+/// The decoded text of `source` (at most `cap` bytes) when it is not big
+/// under `limits`; `None` when it is big or cannot be read (the caller
+/// keeps what it has).
+pub fn read_small_text(source: Source<'_>, cap: u64, limits: &ReadLimits) -> Option<String> {
+    let (file, meta) = source.open(cap).ok()?;
     if limits.is_big(meta.len()) {
         return None;
     }
-    let (bytes, _) = read_opened(path, file, &meta, cap).ok()?;
+    let (bytes, _) = read_opened(file, &meta, cap).ok()?;
     decode_owned(bytes).ok().map(|decoded| decoded.text)
 }
 

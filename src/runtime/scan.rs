@@ -16,7 +16,9 @@ use crate::pairing::cluster::{ClusterInfo, ClusterSpec};
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::boilerplate::{self, BoilerplateReport, DocBoilerplate};
-use crate::runtime::collection::{list_files_with, FileEntry, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{
+    list_files_with, FileEntry, ListedRoot, Skip, Source, DEFAULT_SIZE_CAP,
+};
 use crate::runtime::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::runtime::reading::{
     next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
@@ -336,6 +338,8 @@ pub fn scan_folder_with(
     // candidate keys), not its shingle and winnowing sets.
     let spill = SpilledPrints::new()?;
     let (files, problems) = list_files_with(root, hooks.extra_ignores);
+    // Each file is read only if it is still the one listed.
+    let listed_root = ListedRoot::new(root);
     let total = files.len();
     let total_bytes = files.iter().map(|f| f.bytes).sum();
     let (done, bytes) = (AtomicUsize::new(0), AtomicU64::new(0));
@@ -354,7 +358,7 @@ pub fn scan_folder_with(
     let sampling = learning.is_some().then_some(&config);
     let read_one = |file: &FileEntry| {
         let result = read_document_sampled(
-            &file.path,
+            Source::Listed(&listed_root, file),
             DEFAULT_SIZE_CAP,
             engine,
             weights,
@@ -383,7 +387,7 @@ pub fn scan_folder_with(
     };
     let mut docs = Vec::with_capacity(files.len() + problems.len());
     let mut indexed = Vec::new();
-    let mut files_of: HashMap<&DocPath, &Path> = HashMap::new();
+    let mut files_of: HashMap<&DocPath, Source<'_>> = HashMap::new();
     // The learner takes each chunk's samples, in file order, on a thread
     // of its own while the next chunk is read: its batches are those of
     // one pass over every file (the same order), and its work, serial,
@@ -422,7 +426,7 @@ pub fn scan_folder_with(
                         indexed.push((file.doc.clone(), read.shingles));
                         if let Some(samples) = read.samples {
                             sampled.push((file.doc.clone(), samples));
-                            files_of.insert(&file.doc, &file.path);
+                            files_of.insert(&file.doc, Source::Listed(&listed_root, file));
                         }
                         (Some(read.encoding.to_owned()), None)
                     }
@@ -539,7 +543,8 @@ struct Kept {
 /// `files_of`; big files are not among them), the user's boilerplate
 /// (`hooks`) pinned, and fingerprint every document that has some over
 /// its body (read again, and only while it is not big under
-/// `hooks.limits`: only those documents pay), replacing its prints in
+/// `hooks.limits`, and only while it is the file listed: only those
+/// documents pay), replacing its prints in
 /// `spill` and its shingle count in `indexed`. The samples move into the
 /// learner (one copy, dropped when this returns: pairing does not need
 /// them).
@@ -548,7 +553,7 @@ fn learn_boilerplate(
     config: &BoilerplateConfig,
     hooks: &ScanHooks<'_>,
     learner: Learner<DocPath>,
-    files_of: &HashMap<&DocPath, &Path>,
+    files_of: &HashMap<&DocPath, Source<'_>>,
     spill: &SpilledPrints,
     indexed: &mut [(DocPath, usize)],
 ) -> Result<BoilerplateReport, SpillError> {
@@ -560,7 +565,7 @@ fn learn_boilerplate(
         .spans
         .par_iter()
         .filter_map(|(doc, spans)| {
-            let text = read_small_text(files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
+            let text = read_small_text(*files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
             let words = learner.samples(doc)?.words;
             let (body, count, found) = boilerplate::body_prints(engine, &text, words, spans)?;
             Some(spill.put(doc, &body).map(|()| (doc, (count, found))))

@@ -174,9 +174,14 @@ fn forward(
         });
 }
 
+/// How long after a first SIGTERM, SIGHUP, SIGINT or SIGQUIT the process
+/// waits for the worker to close the index before it exits anyway.
+const SIGNAL_GRACE: Duration = Duration::from_millis(750);
+
 /// SIGTERM, SIGHUP, SIGINT and SIGQUIT ask the loop to quit (so the
-/// terminal is restored and the index closed); a second one restores the
-/// terminal and exits at once. SIGTSTP (`kill -TSTP`; Ctrl+Z is a key in
+/// terminal is restored and the index closed), the process ending within
+/// [`SIGNAL_GRACE`] regardless; a second one restores the terminal and
+/// exits at once. SIGTSTP (`kill -TSTP`; Ctrl+Z is a key in
 /// raw mode) asks the loop to suspend, which restores the terminal first.
 fn signals(
     actions: tokio::sync::mpsc::UnboundedSender<Action>,
@@ -203,6 +208,16 @@ fn signals(
                     terminal::restore();
                     std::process::exit(128 + signal);
                 }
+                // The loop quits at once; closing the index may not: the
+                // process ends within a second of the signal whatever the
+                // worker is doing (its index as a kill leaves it).
+                let _ = std::thread::Builder::new()
+                    .name("doppel-signal-deadline".into())
+                    .spawn(move || {
+                        std::thread::sleep(SIGNAL_GRACE);
+                        terminal::restore();
+                        std::process::exit(128 + signal);
+                    });
             }
         })
         .map_err(io("start the signal thread"))?;

@@ -17,7 +17,7 @@ use crate::doc::DocPath;
 use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{list_files, read_listed_text, ListedRoot, DEFAULT_SIZE_CAP};
 
 /// Why the user's boilerplate folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -93,8 +93,9 @@ impl UserBoilerplate {
             tracing::warn!(file = %path, reason = %skip, "boilerplate folder: left out");
         }
         let mut files = Vec::new();
+        let listed = ListedRoot::new(&resolved);
         for entry in entries {
-            match read_text(&entry.path, DEFAULT_SIZE_CAP) {
+            match read_listed_text(&listed, &entry, DEFAULT_SIZE_CAP) {
                 Ok(decoded) => {
                     let analysis = engine.analyze(&decoded.text);
                     files.push((entry.doc, super::samples(engine, &analysis, library)));

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use super::sync::Ingested;
 use super::{FolderIndex, Result};
-use crate::doc::DocPath;
+use crate::doc::{DocPath, FileIdentity};
 use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
@@ -149,8 +149,9 @@ impl FolderIndex {
                     false => self.store.kept_text(&entry.doc)?,
                 };
                 match text {
+                    // The kept text is the stored file's: its identity too.
                     Some(text) => kept.push((entry.clone(), text)),
-                    None => to_read.push(entry.clone()),
+                    None => to_read.push(as_it_is_now(entry)),
                 }
             }
             tracing::debug!(
@@ -169,7 +170,7 @@ impl FolderIndex {
             // of the file after all, reported as one.
             let rewritten: std::collections::HashSet<DocPath> = ingested
                 .iter()
-                .filter(|i| i.record.identity != i.entry.identity)
+                .filter(|i| self.stored.get(&i.entry.doc) != Some(&Some(i.record.identity)))
                 .map(|i| i.entry.doc.clone())
                 .collect();
             changes.extend(
@@ -294,6 +295,21 @@ impl FolderIndex {
         tracing::info!(overrule, moved = moved.len(), "boilerplate overruled");
         self.respan.extend(moved);
         self.settle_boilerplate()
+    }
+}
+
+/// `entry` (a stored document's) as its file is now, to be read again: the
+/// stored identity may be another machine's (a team store), and a file is
+/// read only while it is the one its entry names.
+fn as_it_is_now(entry: &FileEntry) -> FileEntry {
+    let identity = std::fs::symlink_metadata(&entry.path)
+        .ok()
+        .filter(|meta| meta.is_file())
+        .map_or(entry.identity, |meta| FileIdentity::from_metadata(&meta));
+    FileEntry {
+        bytes: identity.size,
+        identity,
+        ..entry.clone()
     }
 }
 

@@ -18,7 +18,8 @@ use crate::engine::Engine;
 use crate::pairing::boilerplate::DocSamples;
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::collection::{
-    describe_file_type, list_files_with, FileEntry, IgnoreRules, Skip, DEFAULT_SIZE_CAP,
+    describe_file_type, list_files_with, FileEntry, IgnoreRules, ListedRoot, Skip, Source,
+    DEFAULT_SIZE_CAP,
 };
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{DocRecord, DocStatus, RowId};
@@ -34,6 +35,9 @@ pub(super) const LEARN_BESIDE_PAIRING_SAMPLES: usize = 2_000_000;
 #[derive(Clone)]
 pub(super) struct Reading {
     engine: Arc<Engine>,
+    /// The folder, held open: each file is read only if it is still the
+    /// one listed ([`ListedRoot::open_listed`]).
+    root: Arc<ListedRoot>,
     limits: ReadLimits,
     reader: Option<FileReader>,
     /// The library's settings, when learning boilerplate (files are
@@ -53,6 +57,7 @@ impl Reading {
             |entry| {
                 ingest(
                     &self.engine,
+                    &self.root,
                     &self.limits,
                     self.reader.as_ref(),
                     self.learning.as_ref(),
@@ -395,6 +400,7 @@ impl FolderIndex {
     pub(super) fn reading(&self) -> Reading {
         Reading {
             engine: Arc::clone(&self.engine),
+            root: Arc::new(ListedRoot::new(&self.root)),
             limits: self.read_limits,
             reader: self.reader.clone(),
             learning: self.learning().then(|| self.library.config().clone()),
@@ -598,12 +604,14 @@ impl FolderIndex {
     }
 }
 
-/// Read (through a test's `reader` when given) and fingerprint one file within `limits` (no shared state
-/// touched), keeping its text and samples for the learner when `learning`
+/// Read (through a test's `reader` when given; else only if it is still
+/// the file listed under `root`) and fingerprint one file within `limits`
+/// (no shared state touched), keeping its text and samples for the learner when `learning`
 /// under these settings and the file is not big (a big file takes no part
 /// in learning: [`crate::runtime::reading`]).
 fn ingest(
     engine: &Engine,
+    root: &ListedRoot,
     limits: &ReadLimits,
     reader: Option<&FileReader>,
     learning: Option<&LibraryConfig>,
@@ -639,7 +647,7 @@ fn ingest(
             print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
         }),
         None => read_document_sampled(
-            &entry.path,
+            Source::Listed(root, &entry),
             DEFAULT_SIZE_CAP,
             engine,
             weights,

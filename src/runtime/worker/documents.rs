@@ -27,7 +27,8 @@ pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .and_then(|d| i64::try_from(d.as_secs()).ok())
     };
-    let meta = std::fs::metadata(file).ok();
+    // The file itself, as the walk sees it (a link is not followed).
+    let meta = std::fs::symlink_metadata(file).ok();
     let mut facts = DocumentFacts {
         path: doc.clone(),
         size: meta.as_ref().map_or(0, |m| m.len()),

@@ -114,5 +114,6 @@ pub fn worker_config(
     worker.read_limits = config.reading.limits();
     worker.cluster_by = by;
     worker.cluster_mode = mode;
+    worker.act_records = doppel::runtime::act::ActRecords::user();
     Ok(worker)
 }

@@ -139,10 +139,14 @@ pub fn read(path: &Path) -> Result<Vec<Entry>> {
     Ok(entries)
 }
 
+/// A journal's lines that read, each with its 1-based number, and a
+/// problem naming each line that does not.
+pub type Lines = (Vec<(usize, Entry)>, Vec<String>);
+
 /// Every line of the journal at `path` that reads, with its 1-based
 /// number, and a problem naming each one that does not: one damaged line
 /// keeps none of the others from being read.
-pub fn read_lenient(path: &Path) -> Result<(Vec<(usize, Entry)>, Vec<String>)> {
+pub fn read_lenient(path: &Path) -> Result<Lines> {
     let file = File::open(path).map_err(ActError::io("open the journal", path))?;
     let (mut entries, mut problems) = (Vec::new(), Vec::new());
     for (n, line) in BufReader::new(file).split(b'\n').enumerate() {

@@ -27,8 +27,9 @@ use super::plan::Plan;
 use super::records::ActRecords;
 use super::{ActError, Result};
 
-/// The suffix of a copy being made (see [`copy_across`]); one left in
-/// the quarantine by a move cut short is cleaned by [`undo`].
+/// The suffix of a copy being made beside its target (a move across
+/// devices copies first); one left in the quarantine by a move cut short
+/// is cleaned by [`undo`].
 pub const PARTIAL_SUFFIX: &str = ".doppel-partial";
 
 /// A file moved to the quarantine.

@@ -127,14 +127,14 @@ impl fmt::Debug for StoreAddress {
 }
 
 /// What stands for a secret value in [`redacted`] text.
-pub const HIDDEN: &str = "***";
+const HIDDEN: &str = "***";
 
 /// `text`, a store address as a user wrote it (a URL, a libpq `key=value`
 /// string, a path), with every secret left out, for any message, log line
 /// or printout: a URL's `user:password@` shows as `user@`, and the value
 /// of every parameter whose name holds `password` (`password`,
 /// `sslpassword`; a URL's `?password=…`, percent-encoded names too, or a
-/// libpq `password='…'`, quoted or not) as [`HIDDEN`]. Other parameters
+/// libpq `password='…'`, quoted or not) as `***`. Other parameters
 /// (`passfile`, `sslmode`, `host`) are kept: they name no secret and help
 /// find a mistake. A URL's user information is taken to end at its last
 /// `@`, so a password holding `@`, `/` or `?` is left out whole.

@@ -83,6 +83,20 @@ impl DocPath {
         PathBuf::from(std::ffi::OsString::from_wide(&units))
     }
 
+    /// The relative path, only when it stays inside the folder it is
+    /// joined to: not empty, and every component a plain name (no `..`,
+    /// no leading `.`, no root or drive prefix). What a path read from
+    /// outside doppel's own walk (a journal, a stored record) must be
+    /// before a file is written or moved there.
+    pub fn to_contained_path(&self) -> Option<PathBuf> {
+        let path = self.to_relative_path();
+        let mut components = path.components().peekable();
+        components.peek()?;
+        components
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+            .then_some(path)
+    }
+
     /// Whether this is `folder` itself or a path under it (whole
     /// components: `ab/c` is not under `a`).
     pub fn is_within(&self, folder: &DocPath) -> bool {
@@ -280,6 +294,24 @@ mod tests {
         let name = PathBuf::from("d/z.txt");
         let doc = DocPath::from_relative(&name);
         assert_eq!(doc.to_relative_path(), name);
+    }
+
+    #[test]
+    fn a_contained_path_never_leaves_its_folder() {
+        for inside in ["a.txt", "d/e/a.txt", "d/./a.txt", "..a", "a.."] {
+            assert_eq!(
+                DocPath::from(inside).to_contained_path(),
+                Some(PathBuf::from(inside)),
+                "{inside}"
+            );
+        }
+        for outside in ["", "..", "../a", "d/../../a", "d/..", "/etc/a", "./a", "/"] {
+            assert_eq!(
+                DocPath::from(outside).to_contained_path(),
+                None,
+                "{outside}"
+            );
+        }
     }
 
     #[test]

@@ -235,9 +235,11 @@ fn run(cli: Cli) -> Result<()> {
             };
             cli::act::act_command(load()?, &dir, to.as_deref(), confirm, &filter, &options)
         }
-        Some(Command::Undo { journal, to }) => {
-            cli::act::undo_command(journal.as_deref(), to.as_deref())
-        }
+        Some(Command::Undo {
+            journal,
+            to,
+            folder,
+        }) => cli::act::undo_command(journal.as_deref(), to.as_deref(), folder.as_deref()),
         Some(Command::Manifest {
             dir,
             format,

@@ -29,6 +29,9 @@ struct Setup {
     folder: PathBuf,
     index: PathBuf,
     quarantine: PathBuf,
+    /// The binary's data folder (`XDG_DATA_HOME`): doppel's record of its
+    /// acts.
+    data: PathBuf,
 }
 
 const NOT_UTF8: &[u8] = b"copies/emma-\xff.txt";
@@ -67,11 +70,13 @@ fn setup() -> Setup {
     }
     let index = dir.path().join("state").join("index.sqlite");
     let quarantine = dir.path().join("quarantine");
+    let data = dir.path().join("data");
     let s = Setup {
         _dir: dir,
         folder,
         index,
         quarantine,
+        data,
     };
     open_index(&s).reconcile().unwrap();
     s
@@ -96,6 +101,11 @@ fn decisions(s: &Setup) -> Decisions {
         "tester",
     )
     .unwrap()
+}
+
+/// Back into the setup's folder, named.
+fn into(s: &Setup) -> act::UndoInto<'_> {
+    act::UndoInto::Folder(&s.folder)
 }
 
 fn doc(name: &[u8]) -> DocPath {
@@ -186,7 +196,7 @@ fn quarantine_then_undo_restores_every_byte_and_mtime() {
     let s = setup();
     let before = tree(&s.folder);
     let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
-    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine, None).unwrap();
     assert!(outcome.problems.is_empty(), "{:?}", outcome.problems);
     assert_eq!(outcome.moved.len(), 3);
     for moved in &outcome.moved {
@@ -207,14 +217,14 @@ fn quarantine_then_undo_restores_every_byte_and_mtime() {
             moved.path
         );
     }
-    let report = act::undo(&outcome.journal).unwrap();
+    let report = act::undo(&outcome.journal, into(&s)).unwrap();
     assert!(report.problems.is_empty(), "{:?}", report.problems);
     assert_eq!(report.restored.len(), 3);
     assert_eq!(tree(&s.folder), before, "every byte and mtime back");
     // The name that is not UTF-8 came back as its own bytes.
     assert!(s.folder.join(OsStr::from_bytes(NOT_UTF8)).is_file());
     // The journal is closed: undoing the quarantine again finds nothing.
-    assert!(act::undo_all(&s.quarantine).unwrap().is_empty());
+    assert!(act::undo_all(&s.quarantine, into(&s)).unwrap().is_empty());
 }
 
 #[test]
@@ -222,7 +232,7 @@ fn quarantine_writes_nothing_in_the_folder_but_the_removals() {
     let s = setup();
     let before = tree(&s.folder);
     let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
-    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine, None).unwrap();
     let mut expected = before.clone();
     for moved in &outcome.moved {
         expected.remove(&moved.path.to_relative_path()).unwrap();
@@ -240,7 +250,7 @@ fn a_quarantine_inside_the_folder_is_refused() {
     let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
     let before = tree(&s.folder);
     let inside = s.folder.join("dups").join("quarantine");
-    let err = act::quarantine(&plan, &s.folder, &inside).unwrap_err();
+    let err = act::quarantine(&plan, &s.folder, &inside, None).unwrap_err();
     assert!(matches!(err, ActError::InsideFolder { .. }), "{err}");
     assert!(err.to_string().contains("never writes there"), "{err}");
     assert_eq!(tree(&s.folder), before);
@@ -288,7 +298,7 @@ fn a_file_changed_since_it_was_read_is_named_and_not_moved() {
     );
     assert_eq!(plan.summary.held_back, 2);
     assert_eq!(plan.summary.files, 1, "only the unchanged copy moves");
-    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine, None).unwrap();
     assert_eq!(outcome.moved.len(), 1);
     assert_eq!(
         fs::read(&sneaky).unwrap(),
@@ -312,11 +322,11 @@ impl AppendAll for fs::File {
 fn undo_never_overwrites_a_file_that_reappeared() {
     let s = setup();
     let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
-    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    let outcome = act::quarantine(&plan, &s.folder, &s.quarantine, None).unwrap();
     let back = &outcome.moved[0].path;
     let original = s.folder.join(back.to_relative_path());
     fs::write(&original, b"a new file of the same name").unwrap();
-    let report = act::undo(&outcome.journal).unwrap();
+    let report = act::undo(&outcome.journal, into(&s)).unwrap();
     assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
     assert!(
         report.problems[0].contains("reappeared"),
@@ -335,7 +345,7 @@ fn undo_never_overwrites_a_file_that_reappeared() {
     assert_eq!(report.restored.len(), 2, "the others came back");
     // Once the newcomer is gone, undoing again brings the last one back.
     fs::remove_file(&original).unwrap();
-    let again = act::undo_all(&s.quarantine).unwrap();
+    let again = act::undo_all(&s.quarantine, into(&s)).unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].restored, vec![back.clone()]);
     assert_eq!(again[0].already_back, 2);
@@ -409,6 +419,7 @@ fn the_manifest_says_what_is_kept_and_touches_nothing() {
 /// `doppel ARGS…` on the setup (the index given), its status, stdout and stderr.
 fn run(s: &Setup, args: &[&OsStr]) -> (bool, String, String) {
     let out = common::doppel()
+        .env("XDG_DATA_HOME", &s.data)
         .args(args)
         .arg("--index")
         .arg(&s.index)
@@ -464,7 +475,13 @@ fn the_command_moves_only_when_confirmed_and_undo_puts_everything_back() {
     );
     assert_eq!(tree(&s.folder).len(), before.len() - 3);
 
-    let out = common::stdout_of(common::doppel().arg("undo").arg("--to").arg(&s.quarantine));
+    let out = common::stdout_of(
+        common::doppel()
+            .env("XDG_DATA_HOME", &s.data)
+            .arg("undo")
+            .arg("--to")
+            .arg(&s.quarantine),
+    );
     assert!(String::from_utf8_lossy(&out).contains("put back 3 files"));
     assert_eq!(tree(&s.folder), before);
 }
@@ -570,10 +587,12 @@ fn undo_finds_a_quarantine_moved_as_a_whole() {
     let s = setup();
     let before = tree(&s.folder);
     let plan = act::plan(&decisions(&s), &s.folder, &Filter::default());
-    act::quarantine(&plan, &s.folder, &s.quarantine).unwrap();
+    // doppel's record of the act still vouches for the moved journal.
+    let records = act::ActRecords::at(s.data.join("acts.jsonl"));
+    act::quarantine(&plan, &s.folder, &s.quarantine, Some(&records)).unwrap();
     let elsewhere = s.quarantine.with_file_name("moved-quarantine");
     fs::rename(&s.quarantine, &elsewhere).unwrap();
-    let reports = act::undo_all(&elsewhere).unwrap();
+    let reports = act::undo_all(&elsewhere, act::UndoInto::Recorded(Some(&records))).unwrap();
     assert_eq!(reports.len(), 1);
     assert!(reports[0].problems.is_empty(), "{:?}", reports[0].problems);
     assert_eq!(tree(&s.folder), before);
@@ -633,6 +652,7 @@ fn parts_of_a_whole_are_not_moved_as_duplicates_of_each_other() {
         folder,
         index: dir.path().join("index.sqlite"),
         quarantine: dir.path().join("quarantine"),
+        data: dir.path().join("data"),
         _dir: dir,
     };
     open_index(&s).reconcile().unwrap();
@@ -698,4 +718,259 @@ fn parts_of_a_whole_are_not_moved_as_duplicates_of_each_other() {
         (Some("contains"), Some("this"))
     );
     assert!(!s.quarantine.exists());
+}
+
+/// `doppel act FOLDER --to QUARANTINE --yes` on the setup: the journal.
+fn act_cli(s: &Setup, quarantine: &Path) -> PathBuf {
+    let (ok, out, err) = run(
+        s,
+        &[
+            os("act"),
+            s.folder.as_os_str(),
+            os("--to"),
+            quarantine.as_os_str(),
+            os("--yes"),
+        ],
+    );
+    assert!(ok, "{err}");
+    let line = out
+        .lines()
+        .find_map(|l| l.strip_prefix("journal: "))
+        .unwrap();
+    PathBuf::from(line)
+}
+
+/// `doppel undo ARGS…` with `data` as the data folder: its exit status,
+/// stdout and stderr.
+fn undo_cli(data: &Path, args: &[&OsStr]) -> (Option<i32>, String, String) {
+    let out = common::doppel()
+        .env("XDG_DATA_HOME", data)
+        .arg("undo")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A journal's lines as JSON values.
+fn journal_lines(journal: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn write_journal(journal: &Path, lines: &[serde_json::Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(journal, text).unwrap();
+}
+
+/// A journal's `move` line for a file of `bytes` at the path `doc`.
+fn move_line(doc: &[u8], bytes: &[u8]) -> serde_json::Value {
+    serde_json::json!({
+        "op": "move",
+        "doc_hex": hex::encode(doc),
+        "doc": String::from_utf8_lossy(doc),
+        "size": bytes.len(),
+        "mtime_ns": 1_000_000_000_000_000_000_i64,
+        "hash": format!("{:016x}", doppel::runtime::store::content_hash(bytes)),
+    })
+}
+
+/// Every file under `folder` whose name ends in `.doppel-partial`.
+fn partials(folder: &Path) -> Vec<PathBuf> {
+    tree(folder)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().ends_with(".doppel-partial"))
+        .collect()
+}
+
+#[test]
+fn a_tampered_journal_puts_nothing_outside_its_folder_and_names_each_refusal() {
+    let s = setup();
+    let before = tree(&s.folder);
+    let top = s.folder.parent().unwrap().to_path_buf();
+    // A level deeper than the folder, so that `..` leads elsewhere from each.
+    let quarantine = s.quarantine.join("deep");
+    let journal = act_cli(&s, &quarantine);
+    let mut lines = journal_lines(&journal);
+    let moves: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i]["op"] == "move")
+        .collect();
+    assert_eq!(moves.len(), 3);
+    // One hash that is not the file's (a name shown as it is).
+    let changed = moves
+        .into_iter()
+        .find(|&i| !lines[i]["doc"].as_str().unwrap().contains('\\'))
+        .unwrap();
+    let mismatched = lines[changed]["doc"].as_str().unwrap().to_owned();
+    lines[changed]["hash"] = "0123456789abcdef".into();
+    // A path up and out of the folder, its file where it leads from the
+    // quarantine.
+    fs::write(s.quarantine.join("escaped.txt"), b"escaped\n").unwrap();
+    lines.push(move_line(b"../escaped.txt", b"escaped\n"));
+    // An absolute path.
+    let absolute = top.join("absolute.txt");
+    lines.push(move_line(absolute.as_os_str().as_bytes(), b"absolute\n"));
+    write_journal(&journal, &lines);
+    // A second journal for someone else's folder (their `~/.config`).
+    let victim = top.join("victim");
+    fs::create_dir(&victim).unwrap();
+    let evil = b"#!/bin/sh\necho owned\n";
+    fs::write(quarantine.join("autostart.sh"), evil).unwrap();
+    let forged = quarantine.join("doppel-journal-00000000000000000001.jsonl");
+    let start = serde_json::json!({
+        "op": "start",
+        "version": 1,
+        "root_hex": hex::encode(victim.as_os_str().as_bytes()),
+        "quarantine_hex": hex::encode(quarantine.as_os_str().as_bytes()),
+        "root": victim.display().to_string(),
+        "at_ns": 1,
+    });
+    write_journal(&forged, &[start, move_line(b"autostart.sh", evil)]);
+
+    let (code, out, err) = undo_cli(&s.data, &[os("--to"), quarantine.as_os_str()]);
+
+    assert_eq!(fs::read_dir(&victim).unwrap().count(), 0, "{err}");
+    assert!(!top.join("escaped.txt").exists(), "{err}");
+    assert!(!absolute.exists(), "{err}");
+    assert_eq!(code, Some(1), "something was refused: {out}{err}");
+    for named in [
+        "doppel-journal-00000000000000000001.jsonl",
+        "no record of moving these files out of",
+        "../escaped.txt: not a relative path inside",
+        &format!("{}: not a relative path inside", absolute.display()),
+        &format!("{mismatched}: the quarantined file"),
+    ] {
+        assert!(err.contains(named), "{named:?} in {err}");
+    }
+    // Every other file is back, byte for byte.
+    assert!(out.contains("put back 2 files"), "{out}");
+    let mut expected = before.clone();
+    expected.remove(Path::new(&mismatched)).unwrap();
+    assert_eq!(tree(&s.folder), expected);
+    assert!(quarantine.join(&mismatched).is_file(), "left where it was");
+}
+
+#[test]
+fn undo_puts_files_back_only_into_the_folder_named_or_recorded() {
+    let s = setup();
+    let before = tree(&s.folder);
+    let journal = act_cli(&s, &s.quarantine);
+    let moved = tree(&s.folder);
+    // Another machine's data folder: no record of the act.
+    let elsewhere = s.quarantine.with_file_name("other-data");
+    let (code, _, err) = undo_cli(&elsewhere, &[os("--to"), s.quarantine.as_os_str()]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("no record of moving these files out of") && err.contains("--folder"),
+        "{err}"
+    );
+    assert_eq!(tree(&s.folder), moved, "nothing put back");
+    // A folder the journal was not written for.
+    let other = s.quarantine.with_file_name("other-folder");
+    fs::create_dir(&other).unwrap();
+    let (code, _, err) = undo_cli(
+        &elsewhere,
+        &[journal.as_os_str(), os("--folder"), other.as_os_str()],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("written for the folder"), "{err}");
+    assert_eq!(fs::read_dir(&other).unwrap().count(), 0);
+    // The folder it was written for, named.
+    let (code, out, err) = undo_cli(
+        &elsewhere,
+        &[journal.as_os_str(), os("--folder"), s.folder.as_os_str()],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("put back 3 files"), "{out}");
+    assert_eq!(tree(&s.folder), before, "every byte and mtime back");
+}
+
+#[test]
+fn undo_cleans_the_partial_copies_a_killed_move_left_in_the_quarantine() {
+    let s = setup();
+    let before = tree(&s.folder);
+    let journal = act_cli(&s, &s.quarantine);
+    let docs: Vec<String> = journal_lines(&journal)
+        .iter()
+        .filter(|l| l["op"] == "move")
+        .map(|l| l["doc"].as_str().unwrap().to_owned())
+        .filter(|d| !d.contains('\\'))
+        .collect();
+    assert_eq!(docs.len(), 2, "{docs:?}");
+    let partial = |doc: &str| s.quarantine.join(format!("{doc}.doppel-partial"));
+    // Killed while copying: the file never left the folder, half a copy
+    // is in the quarantine.
+    let (cut, whole) = (&docs[0], &docs[1]);
+    fs::rename(s.quarantine.join(cut), s.folder.join(cut)).unwrap();
+    let bytes = fs::read(s.folder.join(cut)).unwrap();
+    fs::write(partial(cut), &bytes[..bytes.len() / 2]).unwrap();
+    // A partial copy beside a file still whole in the quarantine.
+    fs::write(partial(whole), b"a few bytes").unwrap();
+
+    let (code, out, err) = undo_cli(&s.data, &[os("--to"), s.quarantine.as_os_str()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("put back 2 files (1 already back)")
+            && out.contains("removed 2 partial copies"),
+        "{out}"
+    );
+    assert_eq!(partials(&s.quarantine), Vec::<PathBuf>::new());
+    assert_eq!(tree(&s.folder), before, "every byte and mtime back");
+}
+
+#[test]
+fn a_partial_copy_that_may_be_all_that_is_left_is_named_and_kept() {
+    let s = setup();
+    let journal = act_cli(&s, &s.quarantine);
+    let doc = journal_lines(&journal)
+        .iter()
+        .filter(|l| l["op"] == "move")
+        .map(|l| l["doc"].as_str().unwrap().to_owned())
+        .find(|d| !d.contains('\\'))
+        .unwrap();
+    // Neither in the folder nor whole in the quarantine: only the partial.
+    let held = s.quarantine.join(&doc);
+    let partial = s.quarantine.join(format!("{doc}.doppel-partial"));
+    fs::rename(&held, &partial).unwrap();
+    let (code, out, err) = undo_cli(&s.data, &[os("--to"), s.quarantine.as_os_str()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("put back 2 files"), "{out}");
+    assert!(
+        err.contains(&format!("{doc}: a partial copy")) && err.contains("so it stays"),
+        "{err}"
+    );
+    assert!(partial.is_file(), "kept");
+}
+
+#[test]
+fn undo_never_follows_a_symbolic_link_out_of_the_folder() {
+    let s = setup();
+    let journal = act_cli(&s, &s.quarantine);
+    // A folder of a moved file is now a link to a folder elsewhere.
+    let moved: Vec<Vec<u8>> = journal_lines(&journal)
+        .iter()
+        .filter(|l| l["op"] == "move")
+        .map(|l| hex::decode(l["doc_hex"].as_str().unwrap()).unwrap())
+        .collect();
+    let under = moved.iter().find(|d| d.contains(&b'/')).unwrap();
+    let parent = Path::new(OsStr::from_bytes(under)).parent().unwrap();
+    let outside = s.folder.with_file_name("outside");
+    fs::create_dir(&outside).unwrap();
+    fs::rename(s.folder.join(parent), s.folder.with_file_name("set-aside")).unwrap();
+    std::os::unix::fs::symlink(&outside, s.folder.join(parent)).unwrap();
+    let (code, _, err) = undo_cli(&s.data, &[os("--to"), s.quarantine.as_os_str()]);
+    assert_eq!(fs::read_dir(&outside).unwrap().count(), 0, "{err}");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is not a folder (a link or a file)"), "{err}");
+    assert!(
+        s.quarantine.join(OsStr::from_bytes(under)).is_file(),
+        "left in the quarantine"
+    );
 }

@@ -416,6 +416,7 @@ fn u_undoes_only_this_sessions_quarantine_and_says_what_came_back() {
                 restored: Vec::new(),
                 already_back: 0,
                 problems: vec!["dups/persuasion.txt: a file is there again".into()],
+                partials_removed: Vec::new(),
             },
         ))),
     );

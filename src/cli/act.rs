@@ -92,11 +92,17 @@ pub fn act_command(
     if confirm == Confirm::Ask && !ask(&plan, &quarantine)? {
         anyhow::bail!("nothing moved");
     }
-    let outcome = act::quarantine(&plan, &root, &quarantine)?;
+    let records = act::ActRecords::user();
+    let outcome = act::quarantine(&plan, &root, &quarantine, records.as_ref())?;
     let bytes: u64 = outcome.moved.iter().map(|m| m.size).sum();
+    // Without doppel's record of the act, undo needs the folder named.
+    let folder = match records {
+        Some(_) => String::new(),
+        None => format!(" --folder {}", root.display()),
+    };
     writeln!(
         out,
-        "moved {} ({}) to {}\njournal: {}\nput them back with: doppel undo {}",
+        "moved {} ({}) to {}\njournal: {}\nput them back with: doppel undo {}{folder}",
         files(outcome.moved.len()),
         HumanBytes(bytes),
         quarantine.display(),
@@ -178,11 +184,23 @@ fn plan_text(plan: &Plan, quarantine: &Path) -> String {
     out
 }
 
-/// `doppel undo JOURNAL` or `doppel undo --to QUARANTINE`.
-pub fn undo_command(journal: Option<&Path>, quarantine: Option<&Path>) -> Result<()> {
+/// `doppel undo JOURNAL` or `doppel undo --to QUARANTINE`, into the
+/// folder `--folder` names, else the one doppel recorded for each journal.
+/// Everything that can go back does; each refusal or file left is named,
+/// and then the command fails (exit status 1).
+pub fn undo_command(
+    journal: Option<&Path>,
+    quarantine: Option<&Path>,
+    folder: Option<&Path>,
+) -> Result<()> {
+    let records = act::ActRecords::user();
+    let into = match folder {
+        Some(folder) => act::UndoInto::Folder(folder),
+        None => act::UndoInto::Recorded(records.as_ref()),
+    };
     let reports = match (journal, quarantine) {
-        (Some(journal), _) => vec![act::undo(journal)?],
-        (None, Some(q)) => act::undo_all(q)?,
+        (Some(journal), _) => vec![act::undo(journal, into)?],
+        (None, Some(q)) => act::undo_all(q, into)?,
         (None, None) => unreachable!("clap requires one"),
     };
     let mut out = std::io::stdout().lock();
@@ -202,6 +220,18 @@ pub fn undo_command(journal: Option<&Path>, quarantine: Option<&Path>) -> Result
             },
             r.journal.display()
         )?;
+        if !r.partials_removed.is_empty() {
+            writeln!(
+                out,
+                "removed {} partial cop{} a move cut short left in the quarantine",
+                r.partials_removed.len(),
+                if r.partials_removed.len() == 1 {
+                    "y"
+                } else {
+                    "ies"
+                }
+            )?;
+        }
         problems.extend(r.problems.iter().cloned());
     }
     let text = problems.join("\ndoppel: ");

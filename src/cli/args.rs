@@ -354,7 +354,9 @@ pub enum Command {
     },
     /// Put back every file a `doppel act` moved: from one journal, or from
     /// every journal in a quarantine folder not yet undone. A file that has
-    /// reappeared at its old path is never overwritten.
+    /// reappeared at its old path is never overwritten. Files go back only
+    /// into the folder a journal was written for, and only when doppel
+    /// recorded that act, or --folder names that folder.
     #[command(group(clap::ArgGroup::new("from").required(true)))]
     Undo {
         /// The journal `doppel act` printed.
@@ -363,6 +365,11 @@ pub enum Command {
         /// Undo every open journal in this quarantine folder, newest first.
         #[arg(long, value_name = "QUARANTINE", group = "from")]
         to: Option<PathBuf>,
+        /// Put files back into this folder only: a journal written for
+        /// another is refused (default: the folder doppel recorded when it
+        /// moved them; a journal it has no record of is refused).
+        #[arg(long, value_name = "DIR")]
+        folder: Option<PathBuf>,
     },
     /// Write the curator's decisions as CSV or JSON, moving nothing: per
     /// cluster member, whether it is kept, what it duplicates, the verdict

@@ -26,7 +26,7 @@ pub fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
         eprintln!(
             "doppel: the config file's store ({}) is shared by a team; `doppel index` lists \
              and forgets only index files, here those in {}",
-            doppel::runtime::store::without_password(store),
+            doppel::runtime::store::redacted(store),
             dir.display()
         );
     }

@@ -28,7 +28,7 @@ use doppel::runtime::store::{StoreAddress, StoreError};
 
 use super::args::ListFormat;
 use super::progress::spinner;
-use super::settings::{open_folder, settings};
+use super::settings::{open_folder, settings, store_flag};
 
 /// The hidden test hook: with this variable set, the process stops (and
 /// waits to be killed) right after its first claim, holding it.
@@ -61,7 +61,7 @@ pub fn ingest(
     claim_files: usize,
 ) -> Result<()> {
     let root = open_folder(dir)?;
-    let address = StoreAddress::parse(store)?;
+    let address = store_flag(store)?;
     if let StoreAddress::File(_) = address {
         // Refused before a file is made there.
         return Err(doppel::runtime::index::IndexError::NeedsTeamStore.into());

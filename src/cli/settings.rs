@@ -74,13 +74,23 @@ pub fn index_address(
     store: Option<&str>,
     root: &Path,
 ) -> Result<Option<StoreAddress>> {
-    if let Some(url) = store
-        .or(config.store.as_deref())
-        .filter(|_| index.is_none())
-    {
-        return Ok(Some(StoreAddress::parse(url)?));
+    if index.is_none() {
+        if let Some(text) = store {
+            return store_flag(text).map(Some);
+        }
+        if let Some(url) = &config.store {
+            return Ok(Some(StoreAddress::parse(url)?));
+        }
     }
     Ok(index_path(config, index, root)?.map(StoreAddress::from))
+}
+
+/// `--store TEXT` as an address: one that is not one (a URL that does not
+/// parse, a libpq string, a path that names no index file) is a usage
+/// error naming the flag, refused before any file is made; its message
+/// leaves the password out.
+pub fn store_flag(text: &str) -> Result<StoreAddress> {
+    StoreAddress::parse(text).map_err(|e| usage::UsageError(format!("--store: {e}")).into())
 }
 
 /// The worker of `root` as `config` and the flags set it up: the engine,
@@ -104,5 +114,6 @@ pub fn worker_config(
     worker.read_limits = config.reading.limits();
     worker.cluster_by = by;
     worker.cluster_mode = mode;
+    worker.act_records = doppel::runtime::act::ActRecords::user();
     Ok(worker)
 }

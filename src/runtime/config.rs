@@ -52,8 +52,9 @@ pub const DEFAULTS: &str = include_str!("../../assets/config.toml");
 /// Name of the user's file inside the config folder.
 pub const FILE_NAME: &str = "config.toml";
 
-/// Every setting, as the engine and the front ends use them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Every setting, as the engine and the front ends use them. Its `Debug`
+/// shows the `store` [`redacted`](crate::runtime::store::redacted).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "ConfigFile", into = "ConfigFile")]
 pub struct Config {
     /// Tokenizer, algorithms, enabled set, IDF source, thresholds, fusion.
@@ -102,6 +103,41 @@ impl Default for Config {
             reading: ReadSettings::default(),
             ui: UiSettings::default(),
         }
+    }
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Destructured without `..`: a new setting shows here too.
+        let Config {
+            engine,
+            library,
+            index_dir,
+            quarantine_dir,
+            store,
+            curator,
+            watch,
+            ignore,
+            clusters,
+            reading,
+            ui,
+        } = self;
+        f.debug_struct("Config")
+            .field("engine", engine)
+            .field("library", library)
+            .field("index_dir", index_dir)
+            .field("quarantine_dir", quarantine_dir)
+            .field(
+                "store",
+                &store.as_deref().map(crate::runtime::store::redacted),
+            )
+            .field("curator", curator)
+            .field("watch", watch)
+            .field("ignore", ignore)
+            .field("clusters", clusters)
+            .field("reading", reading)
+            .field("ui", ui)
+            .finish()
     }
 }
 
@@ -548,9 +584,12 @@ impl Config {
         ))
     }
 
-    /// The configuration as a TOML file (`doppel config`).
+    /// The configuration as a TOML file (`doppel config`), the `store`'s
+    /// password left out ([`crate::runtime::store::redacted`]).
     pub fn to_toml(&self) -> Result<String> {
-        Ok(toml::to_string(self)?)
+        let mut shown = self.clone();
+        shown.store = shown.store.as_deref().map(crate::runtime::store::redacted);
+        Ok(toml::to_string(&shown)?)
     }
 }
 

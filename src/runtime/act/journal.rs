@@ -139,6 +139,36 @@ pub fn read(path: &Path) -> Result<Vec<Entry>> {
     Ok(entries)
 }
 
+/// A journal's lines that read, each with its 1-based number, and a
+/// problem naming each line that does not.
+pub type Lines = (Vec<(usize, Entry)>, Vec<String>);
+
+/// Every line of the journal at `path` that reads, with its 1-based
+/// number, and a problem naming each one that does not: one damaged line
+/// keeps none of the others from being read.
+pub fn read_lenient(path: &Path) -> Result<Lines> {
+    let file = File::open(path).map_err(ActError::io("open the journal", path))?;
+    let (mut entries, mut problems) = (Vec::new(), Vec::new());
+    for (n, line) in BufReader::new(file).split(b'\n').enumerate() {
+        let line = line.map_err(ActError::io("read the journal", path))?;
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match serde_json::from_slice(&line) {
+            Ok(entry) => entries.push((n + 1, entry)),
+            Err(e) => problems.push(
+                ActError::Journal {
+                    journal: path.to_path_buf(),
+                    line: n + 1,
+                    reason: e.to_string(),
+                }
+                .to_string(),
+            ),
+        }
+    }
+    Ok((entries, problems))
+}
+
 /// The journals in `quarantine` not yet undone, newest first.
 pub fn open_journals(quarantine: &Path) -> Result<Vec<PathBuf>> {
     let listing =
@@ -150,9 +180,10 @@ pub fn open_journals(quarantine: &Path) -> Result<Vec<PathBuf>> {
         let name = name.to_string_lossy();
         if name.starts_with(JOURNAL_PREFIX) && name.ends_with(".jsonl") {
             let path = entry.path();
-            let undone = read(&path)?
+            let undone = read_lenient(&path)?
+                .0
                 .iter()
-                .any(|e| matches!(e, Entry::Undone { .. }));
+                .any(|(_, e)| matches!(e, Entry::Undone { .. }));
             if !undone {
                 journals.push(path);
             }

@@ -5,9 +5,10 @@
 //! what the index recorded of it so a file changed since it was read is
 //! named and left alone. [`quarantine()`] moves the marked files out of the
 //! watched folder into a folder the user named, relative paths kept,
-//! writing a [`journal`] line (fsynced) before each move; [`undo()`] puts
-//! every file back from that journal, bytes and mtime, never over a file
-//! that has reappeared. [`manifest`] writes the decisions as CSV or
+//! writing a [`journal`] line (fsynced) before each move and the act in
+//! doppel's own [`records`]; [`undo()`] puts every file back from that
+//! journal, bytes and mtime, never over a file that has reappeared, and
+//! only into the folder the user or those records vouch for. [`manifest`] writes the decisions as CSV or
 //! JSON without touching a file. Nothing here asks for confirmation: the front
 //! ends show the plan and ask before they call [`quarantine()`].
 
@@ -15,13 +16,17 @@ pub mod journal;
 pub mod manifest;
 pub mod plan;
 pub mod quarantine;
+pub mod records;
 
 pub use manifest::{manifest_csv, manifest_json, manifest_rows, ManifestRow};
 pub use plan::{
     decided, open_decisions, plan, plan_for, ClusterDecision, Decisions, Filter, MarkState, Marked,
     Plan, PlannedCluster, Recorded, Summary,
 };
-pub use quarantine::{quarantine, quarantine_target, undo, undo_all, Moved, Outcome, UndoReport};
+pub use quarantine::{
+    quarantine, quarantine_target, undo, undo_all, Moved, Outcome, UndoInto, UndoReport,
+};
+pub use records::ActRecords;
 
 use std::path::PathBuf;
 

@@ -5,6 +5,14 @@
 //! recorded hash, given the recorded mtime, and only then put in place and
 //! the original removed: no byte is lost on any path. The journal line of
 //! a file reaches the disk before it moves.
+//!
+//! A journal is data, not authority: [`undo`] puts a file back only into
+//! the folder the journal was written for when the user names that folder
+//! too, or doppel's own record of its acts ([`ActRecords`]) holds the
+//! journal as written for it; only to a path that stays inside it, through
+//! real folders (no symbolic link on the way, in the folder or in the
+//! quarantine); and only a regular file whose bytes hash as the journal
+//! says. Every other entry is refused and named, and the rest undone.
 
 use std::fs::{self, File};
 use std::io;
@@ -16,7 +24,13 @@ use crate::runtime::store::{file_content_hash, now_ns, resolve_lenient};
 
 use super::journal::{self, Entry, Writer, JOURNAL_PREFIX, JOURNAL_VERSION};
 use super::plan::Plan;
+use super::records::ActRecords;
 use super::{ActError, Result};
+
+/// The suffix of a copy being made beside its target (a move across
+/// devices copies first); one left in the quarantine by a move cut short
+/// is cleaned by [`undo`].
+pub const PARTIAL_SUFFIX: &str = ".doppel-partial";
 
 /// A file moved to the quarantine.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,8 +61,26 @@ pub struct UndoReport {
     pub restored: Vec<DocPath>,
     /// Files already back in their place (an earlier undo cut short).
     pub already_back: usize,
-    /// The files left in the quarantine and why, in words.
+    /// The files left in the quarantine, and the entries refused, and why,
+    /// in words.
     pub problems: Vec<String>,
+    /// The files whose partial copy (left in the quarantine by a move cut
+    /// short) was removed, the file itself being safe elsewhere.
+    pub partials_removed: Vec<DocPath>,
+}
+
+/// Which folder [`undo`] may put files back into. A journal names the
+/// folder its files came from, but it lies in the quarantine, where
+/// others may write: its word alone is never enough.
+#[derive(Debug, Clone, Copy)]
+pub enum UndoInto<'a> {
+    /// The folder the user names (`doppel undo --folder`; the review
+    /// screen's own): a journal written for another folder is refused.
+    Folder(&'a Path),
+    /// No folder named: the journal's, when doppel's record of its acts
+    /// holds the journal as written for it (`None`, no record: every
+    /// journal is refused, naming its folder).
+    Recorded(Option<&'a ActRecords>),
 }
 
 /// What a file was when it was read: what a moved copy must match.
@@ -75,28 +107,46 @@ pub fn quarantine_target(dest: &Path, root: &Path) -> Result<PathBuf> {
 }
 
 /// Move every ready file of `plan` from `root` into `dest` (see
-/// [`quarantine_target`]), relative paths kept, journalled first.
-pub fn quarantine(plan: &Plan, root: &Path, dest: &Path) -> Result<Outcome> {
+/// [`quarantine_target`]), relative paths kept, journalled first. The act
+/// is added to `records` (when given) before any file moves, so that
+/// [`undo`] takes the journal's word for its folder without the user
+/// naming it; a record that cannot be written stops the act there.
+pub fn quarantine(
+    plan: &Plan,
+    root: &Path,
+    dest: &Path,
+    records: Option<&ActRecords>,
+) -> Result<Outcome> {
     let dest = quarantine_target(dest, root)?;
     let root = root.canonicalize().map_err(ActError::io("open", root))?;
     fs::create_dir_all(&dest).map_err(ActError::io("create the quarantine folder", &dest))?;
     let started = now_ns();
     let mut journal = Writer::create(&dest.join(format!("{JOURNAL_PREFIX}{started:020}.jsonl")))?;
+    let root_hex = journal::path_hex(&root);
     journal.append(&Entry::Start {
         version: JOURNAL_VERSION,
-        root_hex: journal::path_hex(&root),
+        root_hex: root_hex.clone(),
         quarantine_hex: journal::path_hex(&dest),
         root: DocPath::from_relative(&root).to_string(),
         at_ns: started,
     })?;
     sync_dir(&dest).map_err(ActError::io("write the quarantine folder", &dest))?;
+    if let Some(records) = records {
+        records.add(journal.path(), started, &root_hex)?;
+    }
     let mut outcome = Outcome {
         journal: journal.path().to_path_buf(),
         moved: Vec::new(),
         problems: Vec::new(),
     };
     for marked in plan.ready() {
-        let relative = marked.path.to_relative_path();
+        let Some(relative) = marked.path.to_contained_path() else {
+            outcome.problems.push(format!(
+                "{}: not a path inside the folder; not moved",
+                marked.path
+            ));
+            continue;
+        };
         let (from, to) = (root.join(&relative), dest.join(&relative));
         let expected = Expected {
             size: marked.size,
@@ -157,67 +207,107 @@ fn still_as_planned(from: &Path, expected: &Expected) -> Result<(), String> {
 }
 
 /// Put back every file the journal at `journal_path` moved, newest first,
-/// from the folder that holds the journal.
-/// A file that has reappeared at its old path is never overwritten: the
-/// quarantined one stays and the problem says so. A journal whose files
-/// are all back is closed with an `undone` line.
-pub fn undo(journal_path: &Path) -> Result<UndoReport> {
-    let entries = journal::read(journal_path)?;
-    let bad = |line: usize, reason: &str| ActError::Journal {
-        journal: journal_path.to_path_buf(),
-        line,
-        reason: reason.to_string(),
-    };
-    let Some(Entry::Start {
-        root_hex,
-        quarantine_hex,
-        ..
-    }) = entries.first()
-    else {
-        return Err(bad(1, "it does not begin with a start line"));
-    };
-    let root = journal::path_from_hex(root_hex).map_err(|e| bad(1, &e))?;
-    // The journal lies at the top of its quarantine: a quarantine moved
-    // elsewhere as a whole is still found; the recorded one only if the
-    // journal's folder cannot be told.
-    let dest = match journal_path.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
-        Some(_) => PathBuf::from("."),
-        None => journal::path_from_hex(quarantine_hex).map_err(|e| bad(1, &e))?,
-    };
+/// from the folder that holds the journal, into the journal's folder as
+/// `into` allows (see [`UndoInto`]; a journal it does not allow is
+/// refused whole, named in the report's problems, nothing written).
+/// Each entry is put back only to a path inside that folder
+/// ([`DocPath::to_contained_path`]), through real folders, from a regular
+/// file of the quarantine whose bytes are the journal's; any other is
+/// refused and named, and the others are still put back. A file that has
+/// reappeared at its old path is never overwritten: the quarantined one
+/// stays and the problem says so. A partial copy a move cut short left in
+/// the quarantine is removed when the file is safe (back, or still in the
+/// quarantine whole), else named. A journal whose files are all back is
+/// closed with an `undone` line. `Err` only when the journal cannot be read.
+pub fn undo(journal_path: &Path, into: UndoInto<'_>) -> Result<UndoReport> {
+    let (entries, unreadable) = journal::read_lenient(journal_path)?;
     let mut report = UndoReport {
         journal: journal_path.to_path_buf(),
         restored: Vec::new(),
         already_back: 0,
-        problems: Vec::new(),
+        problems: unreadable,
+        partials_removed: Vec::new(),
     };
-    for (n, entry) in entries.iter().enumerate().rev() {
+    let named = journal_path.display();
+    let root = match entries.first() {
+        Some((
+            1,
+            Entry::Start {
+                root_hex, at_ns, ..
+            },
+        )) => match allowed_root(journal_path, root_hex, *at_ns, into) {
+            Ok(root) => root,
+            Err(why) => {
+                report
+                    .problems
+                    .push(format!("{named}: {why}; nothing put back"));
+                return Ok(report);
+            }
+        },
+        _ => {
+            report.problems.push(format!(
+                "{named}: not a doppel journal (it does not begin with a start line); \
+                 nothing put back"
+            ));
+            return Ok(report);
+        }
+    };
+    // The journal lies at the top of its quarantine: a quarantine moved
+    // elsewhere as a whole is still found.
+    let dest = match journal_path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    for (line, entry) in entries.iter().rev() {
         let Entry::Move {
             doc_hex,
+            doc: shown,
             size,
             mtime_ns,
             hash,
-            ..
         } = entry
         else {
             continue;
         };
-        let doc = hex::decode(doc_hex)
-            .map(DocPath::from_bytes)
-            .map_err(|e| bad(n + 1, &e.to_string()))?;
-        let hash = u64::from_str_radix(hash, 16).map_err(|e| bad(n + 1, &e.to_string()))?;
+        let (Ok(bytes), Ok(hash)) = (hex::decode(doc_hex), u64::from_str_radix(hash, 16)) else {
+            report.problems.push(format!(
+                "{named}, line {line}: {shown:?} is not a journal entry (its path or hash does \
+                 not read); nothing put back for it"
+            ));
+            continue;
+        };
+        let doc = DocPath::from_bytes(bytes);
+        let Some(relative) = doc.to_contained_path() else {
+            report.problems.push(format!(
+                "{doc}: not a relative path inside {} (an absolute path, `..`, or a root \
+                 or drive component: the journal was edited); nothing put back there",
+                root.display()
+            ));
+            continue;
+        };
         let expected = Expected {
             size: *size,
             mtime_ns: *mtime_ns,
             hash,
         };
-        let relative = doc.to_relative_path();
-        let (home, held) = (root.join(&relative), dest.join(&relative));
-        match put_back(&held, &home, &expected) {
-            Ok(PutBack::Restored) => report.restored.push(doc),
-            Ok(PutBack::AlreadyBack) => report.already_back += 1,
-            Err(why) => report.problems.push(format!("{doc}: {why}")),
-        }
+        let put = put_back(&dest, &root, &relative, &expected);
+        let safe = match put {
+            Ok(PutBack::Restored) => {
+                report.restored.push(doc.clone());
+                true
+            }
+            Ok(PutBack::AlreadyBack) => {
+                report.already_back += 1;
+                true
+            }
+            Err(ref why) => {
+                report.problems.push(format!("{doc}: {why}"));
+                [dest.join(&relative), root.join(&relative)]
+                    .iter()
+                    .any(|p| matches_bytes(p, &expected))
+            }
+        };
+        clean_partial(&dest, &relative, &doc, safe, &mut report);
     }
     if report.problems.is_empty() {
         Writer::reopen(journal_path)?.append(&Entry::Undone { at_ns: now_ns() })?;
@@ -225,13 +315,93 @@ pub fn undo(journal_path: &Path) -> Result<UndoReport> {
     Ok(report)
 }
 
+/// The folder the journal at `journal` (started at `at_ns`) was written
+/// for, `root_hex`, if `into` allows files back into it; else why not.
+fn allowed_root(
+    journal: &Path,
+    root_hex: &str,
+    at_ns: i64,
+    into: UndoInto<'_>,
+) -> Result<PathBuf, String> {
+    let root =
+        journal::path_from_hex(root_hex).map_err(|e| format!("its folder does not read ({e})"))?;
+    let shown = DocPath::from_relative(&root);
+    match into {
+        UndoInto::Folder(folder) => {
+            let named = folder
+                .canonicalize()
+                .map_err(|e| format!("cannot open folder {}: {e}", folder.display()))?;
+            if named != root {
+                return Err(format!(
+                    "written for the folder {shown}, not {}",
+                    DocPath::from_relative(&named)
+                ));
+            }
+        }
+        UndoInto::Recorded(records) => {
+            if !records.is_some_and(|r| r.vouches_for(journal, at_ns, root_hex)) {
+                return Err(format!(
+                    "doppel has no record of moving these files out of {shown} (a journal \
+                     from elsewhere, or edited); if that folder is yours, name it: \
+                     doppel undo {} --folder {shown}",
+                    journal.display()
+                ));
+            }
+        }
+    }
+    // Recorded canonical: a folder gone, or a link put in its place since,
+    // is not where the files came from.
+    if root.canonicalize().ok().as_deref() != Some(root.as_path()) || !root.is_dir() {
+        return Err(format!("the folder {shown} is not there"));
+    }
+    Ok(root)
+}
+
+/// Remove the partial copy of `relative` a move cut short left in the
+/// quarantine `dest` when the file is `safe` (back in its place, or whole
+/// in the quarantine); else name it.
+fn clean_partial(dest: &Path, relative: &Path, doc: &DocPath, safe: bool, report: &mut UndoReport) {
+    let mut partial = dest.join(relative).into_os_string();
+    partial.push(PARTIAL_SUFFIX);
+    let partial = PathBuf::from(partial);
+    // Only through real folders of the quarantine: never a file elsewhere.
+    if real_folders(dest, relative, false) != Ok(true)
+        || !fs::symlink_metadata(&partial).is_ok_and(|m| m.is_file())
+    {
+        return;
+    }
+    let shown = DocPath::from_relative(&partial);
+    if !safe {
+        report.problems.push(format!(
+            "{doc}: a partial copy, {shown}, is left in the quarantine by a move cut short; \
+             the file is neither back nor whole in the quarantine, so it stays"
+        ));
+        return;
+    }
+    match fs::remove_file(&partial) {
+        Ok(()) => report.partials_removed.push(doc.clone()),
+        Err(e) => report.problems.push(format!(
+            "{doc}: cannot remove the partial copy {shown}: {e}"
+        )),
+    }
+}
+
 /// [`undo`] every journal in the quarantine folder not yet undone, newest
-/// first.
-pub fn undo_all(quarantine: &Path) -> Result<Vec<UndoReport>> {
-    journal::open_journals(quarantine)?
+/// first; one that cannot be read is a report naming why, and the others
+/// are still undone.
+pub fn undo_all(quarantine: &Path, into: UndoInto<'_>) -> Result<Vec<UndoReport>> {
+    Ok(journal::open_journals(quarantine)?
         .iter()
-        .map(|j| undo(j))
-        .collect()
+        .map(|j| {
+            undo(j, into).unwrap_or_else(|e| UndoReport {
+                journal: j.clone(),
+                restored: Vec::new(),
+                already_back: 0,
+                problems: vec![e.to_string()],
+                partials_removed: Vec::new(),
+            })
+        })
+        .collect())
 }
 
 enum PutBack {
@@ -239,12 +409,20 @@ enum PutBack {
     AlreadyBack,
 }
 
-/// Move the quarantined `held` back to `home`, or say why not.
-fn put_back(held: &Path, home: &Path, expected: &Expected) -> Result<PutBack, String> {
-    let home_taken = fs::symlink_metadata(home).is_ok();
-    if fs::symlink_metadata(held).is_err() {
+/// Move the quarantined `dest/relative` back to `root/relative`, or say
+/// why not.
+fn put_back(
+    dest: &Path,
+    root: &Path,
+    relative: &Path,
+    expected: &Expected,
+) -> Result<PutBack, String> {
+    let (held, home) = (dest.join(relative), root.join(relative));
+    let home_taken = fs::symlink_metadata(&home).is_ok();
+    let in_quarantine = real_folders(dest, relative, false)? && fs::symlink_metadata(&held).is_ok();
+    if !in_quarantine {
         // Gone from the quarantine: back already if the file at home is it.
-        if home_taken && matches_bytes(home, expected) {
+        if home_taken && matches_bytes(&home, expected) {
             return Ok(PutBack::AlreadyBack);
         }
         return Err("no longer in the quarantine".into());
@@ -252,21 +430,53 @@ fn put_back(held: &Path, home: &Path, expected: &Expected) -> Result<PutBack, St
     if home_taken {
         return Err(format!(
             "a file has reappeared at {}; doppel never overwrites it, the quarantined copy stays at {}",
-            DocPath::from_relative(home),
-            DocPath::from_relative(held)
+            DocPath::from_relative(&home),
+            DocPath::from_relative(&held)
         ));
     }
-    if !matches_bytes(held, expected) {
+    if !fs::symlink_metadata(&held).is_ok_and(|m| m.is_file()) {
         return Err(format!(
-            "the quarantined file {} changed since it was moved; left there",
-            DocPath::from_relative(held)
+            "{} is not a regular file (a link or a folder); left there",
+            DocPath::from_relative(&held)
         ));
     }
-    if let Some(parent) = home.parent() {
-        fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    if !matches_bytes(&held, expected) {
+        return Err(format!(
+            "the quarantined file {} changed since it was moved (its bytes are not the \
+             journal's); left there",
+            DocPath::from_relative(&held)
+        ));
     }
-    transfer(held, home, expected, Transfer::IfNeeded).map_err(|e| e.to_string())?;
+    real_folders(root, relative, true)?;
+    transfer(&held, &home, expected, Transfer::IfNeeded).map_err(|e| e.to_string())?;
     Ok(PutBack::Restored)
+}
+
+/// Whether every folder between `base` and `relative`'s file is a real
+/// folder (not a symbolic link, which could lead out of `base`): `false`
+/// when one is missing, unless `create` makes it; an error naming one
+/// that is a link or a file.
+fn real_folders(base: &Path, relative: &Path, create: bool) -> Result<bool, String> {
+    let mut folder = base.to_path_buf();
+    let parents = relative.parent().into_iter().flat_map(Path::components);
+    for part in parents {
+        folder.push(part);
+        match fs::symlink_metadata(&folder) {
+            Ok(meta) if meta.is_dir() => {}
+            Ok(_) => {
+                return Err(format!(
+                    "{} is not a folder (a link or a file); nothing put back through it",
+                    DocPath::from_relative(&folder)
+                ))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
+                fs::create_dir(&folder).map_err(|e| e.to_string())?;
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(true)
 }
 
 /// Whether the file at `path` has the expected size and content.
@@ -309,7 +519,7 @@ fn transfer(from: &Path, to: &Path, expected: &Expected, how: Transfer) -> io::R
 /// recorded mtime, put it in place and only then remove `from`.
 fn copy_across(from: &Path, to: &Path, expected: &Expected) -> io::Result<()> {
     let mut partial = to.as_os_str().to_owned();
-    partial.push(".doppel-partial");
+    partial.push(PARTIAL_SUFFIX);
     let partial = PathBuf::from(partial);
     let result = (|| {
         let mut source = File::open(from)?;

@@ -14,8 +14,9 @@ pub enum ConfigError {
         /// What the file system said.
         error: std::io::Error,
     },
-    /// Not TOML.
-    #[error("{origin}: {error}")]
+    /// Not TOML. The parser quotes the line, so any store address in it is
+    /// [`redacted`](crate::runtime::store::redacted_in).
+    #[error("{origin}: {}", crate::runtime::store::redacted_in(&error.to_string()))]
     Syntax {
         /// "config file PATH" or "built-in config".
         origin: String,

@@ -443,10 +443,10 @@ impl Config {
 
 /// `store` names a PostgreSQL database that can be connected to as
 /// written (a file is `index-dir`'s or `--index`'s). Its value is shown
-/// without a password.
+/// [`redacted`](crate::runtime::store::redacted).
 fn check_store(store: &str) -> Result<(), Invalid> {
-    use crate::runtime::store::{without_password, StoreAddress};
-    let shown = quoted(&without_password(store));
+    use crate::runtime::store::{redacted, StoreAddress};
+    let shown = quoted(&redacted(store));
     match StoreAddress::parse(store) {
         Ok(address) if address.is_shared() => Ok(()),
         Ok(_) => Err(Invalid::new(

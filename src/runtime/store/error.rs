@@ -59,6 +59,15 @@ pub enum StoreError {
         /// What it is instead.
         problem: OpenProblem,
     },
+    /// A store address that is neither a PostgreSQL URL nor an index file
+    /// (refused before anything is made).
+    #[error("{address} is not a store address: {expected}")]
+    NotAnAddress {
+        /// The address, [`redacted`](super::redacted).
+        address: String,
+        /// What an address may be.
+        expected: String,
+    },
     /// A store address names PostgreSQL, and this build has no client
     /// for it (built without the `postgres` feature).
     #[error("{address}: this doppel is built without PostgreSQL (the `postgres` feature)")]

@@ -96,7 +96,7 @@ use crate::hash::hash64;
 
 #[cfg(feature = "postgres")]
 pub use address::PgAddress;
-pub use address::{without_password, StoreAddress};
+pub use address::{redacted, redacted_in, StoreAddress, INDEX_FILE_EXTENSIONS};
 pub use codec::ScoreList;
 pub use error::{OpenProblem, Result, StoreError};
 #[cfg(feature = "postgres")]

@@ -108,10 +108,17 @@ impl Worker {
     /// Carry out a confirmed quarantine, or an undo.
     pub(super) fn move_files(&mut self, command: Command) {
         let result = match command {
-            Command::Quarantine { plan, to } => act::quarantine(&plan, self.index.root(), &to)
-                .map(|o| Update::Quarantined(Arc::new(o))),
+            Command::Quarantine { plan, to } => act::quarantine(
+                &plan,
+                self.index.root(),
+                &to,
+                self.config.act_records.as_ref(),
+            )
+            .map(|o| Update::Quarantined(Arc::new(o))),
+            // Back into this worker's own folder only.
             Command::UndoQuarantine { journal } => {
-                act::undo(&journal).map(|r| Update::Restored(Arc::new(r)))
+                act::undo(&journal, act::UndoInto::Folder(self.index.root()))
+                    .map(|r| Update::Restored(Arc::new(r)))
             }
             _ => return,
         };

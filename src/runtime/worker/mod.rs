@@ -84,6 +84,10 @@ pub struct WorkerConfig {
     /// The first wait after the index could not be written (disk full,
     /// busy); it doubles per failure in a row (see [`pause`]). Default: 1 s.
     pub storage_retry: Duration,
+    /// Where quarantines made here are recorded, so `doppel undo` takes
+    /// their journals' word for this folder ([`crate::runtime::act::ActRecords`];
+    /// the binary gives the user's). Default: `None`, not recorded.
+    pub act_records: Option<crate::runtime::act::ActRecords>,
     /// Store writes a test makes fail.
     #[doc(hidden)]
     pub store_faults: Option<crate::runtime::store::StoreFaults>,
@@ -108,6 +112,7 @@ impl WorkerConfig {
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
             storage_retry: Duration::from_secs(1),
+            act_records: None,
             store_faults: None,
         }
     }

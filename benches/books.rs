@@ -6,8 +6,8 @@
 //! 800 books of ~480 KB (120 consecutive generated texts each), a 2 %-noised
 //! copy of every tenth, and `DIR/truth.tsv` (copy, source, rate):
 //!
-//!     python3 benches/make_scale_corpus.py /work/data/books880/docs --books 800
-//!     DOPPEL_BOOKS_DIR=/work/data/books880/docs cargo bench --bench books
+//!     python3 benches/make_scale_corpus.py target/books880/docs --books 800
+//!     DOPPEL_BOOKS_DIR=target/books880/docs cargo bench --bench books
 //!
 //! `DOPPEL_BOOKS_DIR` defaults to `target/books/docs`; a missing folder
 //! prints a note and measures nothing. One run (a scan of 400 MB is long

@@ -14,8 +14,8 @@ consecutive texts of the same stream (~480 KB at 120), plus a copy of every
 --noised-every'th book with --noise of its words edited, and truth.tsv beside
 the folder (copy, source, edit rate: the format of benches/bench_accuracy.py):
 
-    python3 benches/make_scale_corpus.py /work/data/books880/docs --books 800
-    DOPPEL_BOOKS_DIR=/work/data/books880/docs cargo bench --bench books
+    python3 benches/make_scale_corpus.py target/books880/docs --books 800
+    DOPPEL_BOOKS_DIR=target/books880/docs cargo bench --bench books
 
 Standard library only.
 """

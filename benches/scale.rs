@@ -266,7 +266,7 @@ fn diff_time() {
     use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
     let book = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/corpus/moby/moby_dick.txt"
+        "/tests/data/corpus/moby/moby_dick.txt"
     ));
     let Ok(text) = std::fs::read_to_string(book) else {
         println!("diff: no {} here; not measured", book.display());

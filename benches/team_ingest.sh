@@ -6,7 +6,7 @@
 # peak memory, the server's CPU (its exited backends') and whether the two
 # scans' JSON reports are byte-identical.
 #
-#   PGSOCKET=/tmp/pg PGPORT=54329 benches/team_ingest.sh /work/data/scale110k
+#   PGSOCKET=/tmp/pg PGPORT=54329 benches/team_ingest.sh target/scale-corpus
 #
 # Needs a running server on that socket folder and port whose `postgres`
 # role may create databases without a password (a test cluster), and

@@ -7,8 +7,8 @@
 //! reading a file; a big file (read a piece at a time) takes no part in
 //! learning. The curator's overrules on the index are in
 //! `boilerplate_overrules.rs`, a one-shot scan's learning at once in
-//! `boilerplate_at_once.rs`. Needs the shared corpus (`../shared/corpus`,
-//! or `DOPPEL_CORPUS`).
+//! `boilerplate_at_once.rs`. The small generated library is made from the
+//! books of `tests/data/corpus/`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -4,8 +4,8 @@
 //! and scores, the same passages, every document's spans, the texts kept
 //! for rulings. A scan stopped after its commits but before that learning
 //! (where a kill leaves it) is settled the next time the index is opened,
-//! even by an open that reads nothing. Needs the shared corpus
-//! (`../shared/corpus`, or `DOPPEL_CORPUS`).
+//! even by an open that reads nothing. The small generated library is made
+//! from the books of `tests/data/corpus/`.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;

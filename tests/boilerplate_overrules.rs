@@ -3,8 +3,8 @@
 //! apply at once from the texts the index keeps (no file opened) and equal
 //! a fresh index ruled from the start; a kept text failing its checksum is
 //! read from its file instead; a document arriving under an overrule keeps
-//! its text too. Needs the shared corpus (`../shared/corpus`, or
-//! `DOPPEL_CORPUS`).
+//! its text too. Reads the books of `tests/data/corpus/` (the small
+//! generated library is made from them).
 
 use std::collections::BTreeSet;
 use std::path::Path;

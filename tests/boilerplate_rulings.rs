@@ -9,18 +9,18 @@
 //! boilerplate" (`doppel boilerplate DIR --overrule N`, `--restore N`): a
 //! learned licence overruled is compared again (its works pair), is listed
 //! as overruled, stays overruled for a document arriving later, and
-//! restored is left out again. Needs the shared corpus
-//! (`../shared/corpus`, or `DOPPEL_CORPUS`).
+//! restored is left out again. The texts are cut from the books of
+//! `tests/data/corpus/`.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 mod common;
-use common::{doppel, shared_corpus, stdout_of};
+use common::{doppel, stdout_of, test_corpus};
 
 /// Words `range` of a corpus file, joined by spaces.
 fn words(file: &str, range: std::ops::Range<usize>) -> String {
-    let text = std::fs::read_to_string(shared_corpus().join(file)).unwrap();
+    let text = std::fs::read_to_string(test_corpus().join(file)).unwrap();
     text.split_whitespace()
         .skip(range.start)
         .take(range.len())

@@ -8,7 +8,14 @@ use std::collections::HashMap;
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::{Engine, Family};
 
-const EMMA: &str = "/work/shared/corpus/austen/emma.txt";
+/// Emma, from the tests' books in the repository.
+fn emma() -> String {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/corpus/austen/emma.txt"
+    );
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
 
 /// A deterministic splitmix64 stream (the test's only randomness).
 struct Splitmix(u64);
@@ -47,10 +54,7 @@ fn bigram_text(source: &str, words: usize, seed: u64) -> String {
 
 #[test]
 fn vocabulary_alone_does_not_make_two_long_texts_duplicates() {
-    let Ok(source) = std::fs::read_to_string(EMMA) else {
-        eprintln!("skipped: no {EMMA}");
-        return;
-    };
+    let source = emma();
     // ~80,000 words (~450 KB) each, like the synthetic books.
     let (a, b) = (
         bigram_text(&source, 80_000, 1),
@@ -94,10 +98,7 @@ fn vocabulary_alone_does_not_make_two_long_texts_duplicates() {
 
 #[test]
 fn shared_passages_with_vocabulary_still_make_a_duplicate() {
-    let Ok(source) = std::fs::read_to_string(EMMA) else {
-        eprintln!("skipped: no {EMMA}");
-        return;
-    };
+    let source = emma();
     // The same long text with every 20th word replaced: passages and
     // vocabulary both agree.
     let a = bigram_text(&source, 80_000, 3);

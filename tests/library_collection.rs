@@ -1,8 +1,8 @@
 //! The generated library collection (`doppel::faces::eval::library`, hidden
 //! `doppel make-library`): deterministic, every relation present, a truth
 //! that `doppel eval --truth` reads, and transformations that do what the
-//! truth file says they did. Needs the shared corpus (`../shared/corpus`,
-//! or `DOPPEL_CORPUS`).
+//! truth file says they did. Made from the books of `tests/data/corpus/`
+//! (every book the `small` and `large` plans name).
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
@@ -21,8 +21,7 @@ mod common;
 
 fn small() -> &'static LibraryCollection {
     static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
-    SMALL
-        .get_or_init(|| make_library(&common::shared_corpus(), &LibraryOptions::default()).unwrap())
+    SMALL.get_or_init(|| make_library(&common::test_corpus(), &LibraryOptions::default()).unwrap())
 }
 
 fn doc<'a>(
@@ -50,10 +49,10 @@ fn digest(library: &LibraryCollection) -> u128 {
 
 #[test]
 fn the_same_seed_gives_the_same_bytes_and_another_seed_other_bytes_with_the_same_truth() {
-    let again = make_library(&common::shared_corpus(), &LibraryOptions::default()).unwrap();
+    let again = make_library(&common::test_corpus(), &LibraryOptions::default()).unwrap();
     assert_eq!(digest(small()), digest(&again));
     let other = make_library(
-        &common::shared_corpus(),
+        &common::test_corpus(),
         &LibraryOptions {
             seed: 2,
             ..LibraryOptions::default()
@@ -388,7 +387,7 @@ fn abridgement_and_parts_are_contained_in_their_whole_and_disjoint_parts_are_not
 #[test]
 fn the_large_collection_has_the_issue_scale_and_its_hard_cases() {
     let large = make_library(
-        &common::shared_corpus(),
+        &common::test_corpus(),
         &LibraryOptions {
             size: LibrarySize::Large,
             ..LibraryOptions::default()
@@ -438,7 +437,7 @@ fn the_large_collection_has_the_issue_scale_and_its_hard_cases() {
 #[test]
 fn many_copies_of_one_text_are_all_duplicates_of_each_other() {
     let library = make_library(
-        &common::shared_corpus(),
+        &common::test_corpus(),
         &LibraryOptions {
             many_copies: 6,
             ..LibraryOptions::default()

@@ -3,8 +3,8 @@
 //! abridgement, two translations, two disjoint parts of an anthology) is
 //! reported with the relation its truth gives, and the side that holds the
 //! other; `--relation` filters the pairs; clusters show a whole with its
-//! parts and never make two parts duplicates of each other. Needs the
-//! shared corpus (`../shared/corpus`, or `DOPPEL_CORPUS`).
+//! parts and never make two parts duplicates of each other. The small
+//! generated library is made from the books of `tests/data/corpus/`.
 
 use std::collections::HashMap;
 use std::path::Path;

@@ -5,8 +5,8 @@
 //! applies it and the clusters follow (every work under the licence pairs),
 //! and `o` again restores it. A ruling on a list that changed since is
 //! refused. The TUI's HTML export (`e`) marks the licence as boilerplate in
-//! its diffs, as `doppel report --html` does. Needs the shared corpus (`../shared/corpus`, or
-//! `DOPPEL_CORPUS`).
+//! its diffs, as `doppel report --html` does. The texts are cut from the
+//! books of `tests/data/corpus/`.
 
 #![cfg(feature = "tui")]
 
@@ -32,7 +32,7 @@ use ratatui::Terminal;
 
 /// Words `range` of a corpus file, joined by spaces.
 fn words(file: &str, range: std::ops::Range<usize>) -> String {
-    let text = std::fs::read_to_string(common::shared_corpus().join(file)).unwrap();
+    let text = std::fs::read_to_string(common::test_corpus().join(file)).unwrap();
     text.split_whitespace()
         .skip(range.start)
         .take(range.len())

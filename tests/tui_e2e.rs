@@ -305,38 +305,10 @@ fn sigterm_hangup_and_panic_restore_the_terminal() {
     }
 }
 
-/// A book of about 1.2 MB: Moby-Dick from the shared corpus
-/// (`DOPPEL_CORPUS`, or `../shared/corpus` beside the repository or one
-/// level further up), else the sample corpus's texts three times over.
+/// A book of about 1.2 MB: Moby-Dick, from the tests' books in the
+/// repository.
 fn big_book() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let shared = std::env::var_os("DOPPEL_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            root.join("../shared/corpus"),
-            root.join("../../shared/corpus"),
-        ])
-        .find_map(|dir| fs::read_to_string(dir.join("moby/moby_dick.txt")).ok());
-    shared.unwrap_or_else(|| {
-        let texts: Vec<String> = [
-            "austen/emma-ch1.txt",
-            "austen/persuasion-ch1.txt",
-            "austen/pride-prejudice-ch1-3.txt",
-            "austen/sense-sensibility-ch1.txt",
-            "bible/proverbs-kjv-ch01-31.txt",
-            "bible/ruth-kjv.txt",
-            "misc/alice-ch1-3.txt",
-            "misc/us-constitution.txt",
-            "moby/moby-dick-ch1.txt",
-            "sotu/1790-washington.txt",
-            "sotu/1791-washington.txt",
-        ]
-        .iter()
-        .map(|p| fs::read_to_string(root.join("sample-corpus").join(p)).unwrap())
-        .collect();
-        texts.join("\n\n").repeat(4)
-    })
+    fs::read_to_string(common::test_corpus().join("moby/moby_dick.txt")).unwrap()
 }
 
 /// A page scan of `book`: OCR confusions on 3 % of the words, lines

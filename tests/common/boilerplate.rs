@@ -15,7 +15,7 @@ use doppel::runtime::scan::{scan_folder, ScanReport};
 /// The small generated library collection, made once per test binary.
 pub fn small() -> &'static LibraryCollection {
     static SMALL: OnceLock<LibraryCollection> = OnceLock::new();
-    SMALL.get_or_init(|| make_library(&super::shared_corpus(), &LibraryOptions::default()).unwrap())
+    SMALL.get_or_init(|| make_library(&super::test_corpus(), &LibraryOptions::default()).unwrap())
 }
 
 /// Write `library`'s documents (those `keep` accepts) under `dir`.

@@ -21,23 +21,12 @@ use doppel::runtime::worker::{spawn, Command as WorkerCommand, Update, WorkerCon
 
 pub mod boilerplate;
 
-/// The shared corpus: `DOPPEL_CORPUS`, or `../shared/corpus` beside the
-/// repository (a worktree under `wt/` finds it one level further up).
-pub fn shared_corpus() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = std::env::var_os("DOPPEL_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            root.join("../shared/corpus"),
-            root.join("../../shared/corpus"),
-        ]);
-    for c in candidates {
-        if c.join("manifest.json").is_file() {
-            return c;
-        }
-    }
-    panic!("the shared corpus is missing: set DOPPEL_CORPUS to its folder (../shared/corpus)");
+/// The tests' public-domain books, in the repository: `tests/data/corpus/`
+/// (byte-identical copies of the project's larger corpus, under the same
+/// paths; its README names their sources). Nothing beside the repository
+/// is read.
+pub fn test_corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus")
 }
 
 /// Copy a folder tree (files and subfolders).
@@ -270,7 +259,7 @@ pub fn make_small_library(out: &Path) {
     stdout_of(
         doppel()
             .args(["make-library", "--size", "small", "--corpus"])
-            .arg(shared_corpus())
+            .arg(test_corpus())
             .arg(out),
     );
 }

@@ -73,7 +73,8 @@ pub struct LibraryCollection {
 }
 
 /// Generate the collection `options` describes from the shared corpus at
-/// `corpus` (`../shared/corpus` in the project).
+/// `corpus` (`../shared/corpus` by default; the tests use their copy of the
+/// books it draws on, `tests/data/corpus`).
 pub fn make_library(corpus: &Path, options: &LibraryOptions) -> Result<LibraryCollection> {
     let mut corpus = Corpus::new(corpus)?;
     let documents = plan::plan(&mut corpus, options)?;

@@ -42,6 +42,20 @@ pub fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A strong 32-bit mixer that is a bijection (the MurmurHash3 finalizer:
+/// each step, a right xor-shift or a product with an odd constant, can be
+/// undone), so distinct inputs always give distinct outputs: the
+/// candidate tables mix each algorithm's range of slots across the whole
+/// 32 bits without two ranges ever meeting.
+#[inline]
+pub fn mix32(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85eb_ca6b);
+    x ^= x >> 13;
+    x = x.wrapping_mul(0xc2b2_ae35);
+    x ^ (x >> 16)
+}
+
 /// Derive a hash of `h` keyed by `seed`; distinct seeds give (practically)
 /// independent functions of `h`.
 #[inline]
@@ -314,6 +328,38 @@ fn prefetch_line(address: *const i8) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`mix32`] undone step by step: the inverse of a product with an odd
+    /// constant (Newton's iteration mod 2^32) and of a right xor-shift.
+    fn unmix32(mut x: u32) -> u32 {
+        fn inverse(a: u32) -> u32 {
+            let mut y = a;
+            for _ in 0..5 {
+                y = y.wrapping_mul(2u32.wrapping_sub(a.wrapping_mul(y)));
+            }
+            y
+        }
+        fn unshift(x: u32, s: u32) -> u32 {
+            let mut y = x;
+            for _ in 0..32 / s {
+                y = x ^ (y >> s);
+            }
+            y
+        }
+        x = unshift(x, 16);
+        x = x.wrapping_mul(inverse(0xc2b2_ae35));
+        x = unshift(x, 13);
+        x = x.wrapping_mul(inverse(0x85eb_ca6b));
+        unshift(x, 16)
+    }
+
+    proptest::proptest! {
+        /// `mix32` is a bijection: undone, it gives back its input.
+        #[test]
+        fn mix32_is_undone_by_its_inverse(x in proptest::num::u32::ANY) {
+            proptest::prop_assert_eq!(unmix32(mix32(x)), x);
+        }
+    }
 
     proptest::proptest! {
         #[test]

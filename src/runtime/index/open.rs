@@ -348,9 +348,9 @@ impl FolderIndex {
                         }
                     }
                 }
-                library.admit_unpaired(&engine, docs, &store)?;
+                library.admit_unpaired(&engine, docs, &PrintsOnly(&store))?;
             }
-            library.pair_unpaired(&engine, &store)?;
+            library.pair_unpaired(&engine, &PrintsOnly(&store))?;
             writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
         }
         // Fingerprints that failed their checksum were read as missing:
@@ -551,8 +551,28 @@ pub(super) fn prints_config_hash(
 /// the SimHash family's evidence alone
 /// ([`crate::pairing::candidates::LONG_DOCUMENT_SHINGLES`]). 4: SI's
 /// proposals are compared in full only once SI confirms them, at any
-/// length.
-const PAIRING_RULE: u32 = 4;
+/// length. 5: keys of different algorithms never share a slot, so a
+/// proposal does not depend on which of two documents asked (issue 47).
+const PAIRING_RULE: u32 = 5;
+
+/// A store read for its full fingerprints only, by a library verified
+/// again because its stored pairs and entries were kept under another
+/// configuration: the slots those entries hold may be another
+/// configuration's (another banding, another slot scheme) with the same
+/// key counts, so none is taken back ([`PrintSource::stored_keys`]); a
+/// document's keys are derived from its prints.
+struct PrintsOnly<'a>(&'a Store);
+
+impl PrintSource for PrintsOnly<'_> {
+    type Error = store::StoreError;
+
+    fn full_prints(
+        &self,
+        paths: &[&DocPath],
+    ) -> std::result::Result<Vec<Option<crate::engine::Fingerprints>>, Self::Error> {
+        self.0.full_prints(paths)
+    }
+}
 
 /// What the stored pairs' key says while documents wait to be paired (a
 /// fresh index's reconcile, an ingest): their library entries were written

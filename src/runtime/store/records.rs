@@ -110,11 +110,13 @@ pub struct DocEntry {
     pub keys: DocKeys,
 }
 
-/// The encoding of [`DocEntry`] (2: the hot MinHash sketch at 8 bits).
+/// The encoding of [`DocEntry`] (2: the hot MinHash sketch at 8 bits; 3:
+/// each algorithm's keys in slots of their own, see
+/// `crate::pairing::candidates`).
 /// Part of the key stored pairs and entries are kept under (see
 /// [`super::Store::pairs_hash`]): entries of another format are not read, the
 /// library is verified again once and its entries written anew.
-pub const ENTRY_FORMAT: u32 = 2;
+pub const ENTRY_FORMAT: u32 = 3;
 
 /// The `status` and `reason` columns as a [`DocStatus`].
 pub(super) fn status_from_sql(status: &str, reason: Option<String>) -> Result<DocStatus, String> {

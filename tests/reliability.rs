@@ -470,24 +470,36 @@ fn updates_until(
     }
 }
 
-/// A storage error in the first pass pauses the worker ("paused: disk
-/// full"), which tries again by itself, with a growing delay, and then
-/// indexes every file; nothing waits for the 10-minute rescan.
-#[test]
-fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
-    use doppel::runtime::store::StoreFaults;
-    use doppel::runtime::worker::protocol::{ErrorKind, WatchState};
-    use doppel::runtime::worker::{spawn, Update, WorkerConfig};
-    let f = fixture();
-    let faults = StoreFaults::default();
-    // The first commit fails, and the first two attempts after it.
-    faults.fail_next_writes(3);
+/// A worker on `f` (no timed rescans, storage retried after 10 ms) whose
+/// next `writes` writes to the index fail as a full disk does.
+fn worker_failing_writes(
+    f: &Fixture,
+    writes: usize,
+) -> (
+    doppel::runtime::worker::WorkerHandle,
+    doppel::runtime::store::StoreFaults,
+) {
+    use doppel::runtime::worker::{spawn, WorkerConfig};
+    let faults = doppel::runtime::store::StoreFaults::default();
+    faults.fail_next_writes(writes);
     let mut config = WorkerConfig::new(&f.folder);
     config.index = Some(f.index.clone().into());
     config.rescan_every = std::time::Duration::ZERO;
     config.storage_retry = std::time::Duration::from_millis(10);
     config.store_faults = Some(faults.clone());
-    let handle = spawn(config);
+    (spawn(config), faults)
+}
+
+/// A storage error in the first pass pauses the worker ("paused: disk
+/// full"), which tries again by itself, with a growing delay, and then
+/// indexes every file; nothing waits for the 10-minute rescan.
+#[test]
+fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
+    use doppel::runtime::worker::protocol::{ErrorKind, WatchState};
+    use doppel::runtime::worker::Update;
+    let f = fixture();
+    // The first commit fails, and the first two attempts after it.
+    let (handle, faults) = worker_failing_writes(&f, 3);
     let (mut pauses, mut resumed) = (0, false);
     let seen = updates_until(&handle, |u| match u {
         Update::Watch(WatchState::Paused { .. }) => {
@@ -535,18 +547,10 @@ fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
 /// snapshot comes with the resume, and shows the clusters a fresh scan has.
 #[test]
 fn no_snapshot_is_sent_while_paused() {
-    use doppel::runtime::store::StoreFaults;
     use doppel::runtime::worker::protocol::WatchState;
-    use doppel::runtime::worker::{spawn, Update, WorkerConfig};
+    use doppel::runtime::worker::Update;
     let f = fixture();
-    let faults = StoreFaults::default();
-    faults.fail_next_writes(2);
-    let mut config = WorkerConfig::new(&f.folder);
-    config.index = Some(f.index.clone().into());
-    config.rescan_every = std::time::Duration::ZERO;
-    config.storage_retry = std::time::Duration::from_millis(10);
-    config.store_faults = Some(faults.clone());
-    let handle = spawn(config);
+    let (handle, faults) = worker_failing_writes(&f, 2);
     let seen = updates_until(&handle, |u| matches!(u, Update::Snapshot(_)));
     assert!(
         seen.iter()

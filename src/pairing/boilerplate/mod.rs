@@ -51,6 +51,7 @@
 //! collection) and shows what it learns and how pair verdicts move.
 
 mod at_once;
+mod document;
 mod learner;
 mod passages;
 mod postings;
@@ -65,6 +66,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::fingerprinter::ShingleSampler;
 
 pub use at_once::learn_at_once;
+pub use document::DocBoilerplate;
 pub use learner::{Batches, Learner};
 pub use passages::{passages, Passage, PassageSpan};
 pub use runs::{candidate_runs, remainder, spans, substantial_remainder};

@@ -48,7 +48,7 @@
 //!   position as a varint gap from the one before); NULL when it takes no
 //!   part in learning. `document_boilerplate.boilerplate` is the postcard
 //!   encoding of what it was fingerprinted without
-//!   ([`crate::runtime::boilerplate::DocBoilerplate`]), a row only where
+//!   ([`crate::pairing::boilerplate::DocBoilerplate`]), a row only where
 //!   that is some boilerplate. (The team store keeps both in one
 //!   postcard [`StoredBoilerplate`] a learning document.)
 //! - `document_texts.text` is the zstd frame of a document's decoded

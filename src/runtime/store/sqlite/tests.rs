@@ -200,7 +200,7 @@ fn a_row_new_to_a_batch_keeps_nothing_a_write_before_it_gave() {
         text: Some(text.clone()),
         // Findings of its own: a boilerplate row beside the samples.
         boilerplate: Some(StoredBoilerplate {
-            found: crate::runtime::boilerplate::DocBoilerplate {
+            found: crate::pairing::boilerplate::DocBoilerplate {
                 document_words: 5,
                 ..Default::default()
             },

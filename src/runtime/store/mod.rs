@@ -332,7 +332,7 @@ pub fn now_ns() -> i64 {
 
 /// `path` made absolute and resolved through symlinks as far as it exists
 /// (the rest, which does not exist yet, is appended lexically).
-pub(crate) fn resolve_lenient(path: &Path) -> std::io::Result<PathBuf> {
+pub fn resolve_lenient(path: &Path) -> std::io::Result<PathBuf> {
     let absolute = std::path::absolute(path)?;
     let mut existing = absolute.as_path();
     let mut rest = Vec::new();

@@ -264,7 +264,7 @@ fn reason(
 }
 
 /// A whole number with thousands separators: 124,554,331,222.
-pub(crate) fn grouped(n: u64) -> String {
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

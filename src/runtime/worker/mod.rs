@@ -12,8 +12,14 @@
 //! and sends one snapshot. Pair details and diffs are computed on helper
 //! threads (each also answering only its newest request) so they never hold
 //! up commands. `Quit` (or dropping the [`WorkerHandle`]) stops the worker,
-//! also in the middle of the initial reconcile; [`Update::Stopped`] is sent
-//! once the index is closed.
+//! also in the middle of a reconcile, of the pairing a fresh index ends
+//! with, or of a regather (between two of their batches; `inputs`);
+//! [`Update::Stopped`] is sent once the index is closed.
+//!
+//! Threads: this one, which selects over the commands and the watcher's
+//! and a shared store's events (`inputs`: no thread forwards one channel
+//! into another), and the pair, diff and facts helpers; the watcher, the
+//! store's listener and the index's reading run their own.
 
 pub mod acting;
 mod batch;
@@ -431,11 +437,15 @@ impl Worker {
         }
         if lower {
             self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
-            if let Err(e) = self.index.regather(floors) {
-                self.index_error(
+            // A quit stops it between two chunks, the library as it was.
+            let Worker { index, inputs, .. } = self;
+            match index.regather_with(floors, &mut || inputs.go_on()) {
+                Ok(true) => {}
+                Ok(false) => tracing::info!("regather stopped"),
+                Err(e) => self.index_error(
                     &e,
                     Some("gathering candidates for the looser threshold failed"),
-                );
+                ),
             }
         }
     }

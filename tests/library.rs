@@ -197,6 +197,60 @@ fn regathering_below_the_floor_finds_weaker_pairs() {
     assert!(lib.pairs().count() >= before);
 }
 
+/// A regather asks `go_on` between its chunks of documents (four a chunk
+/// here): told to stop, it leaves the library as it was, its floors and
+/// pairs (the next threshold move below them gathers again), and the next
+/// regather ends with the pairs of one never stopped.
+#[test]
+fn a_stopped_regather_leaves_the_library_as_it_was_and_the_next_completes() {
+    let held = || {
+        let mut lib = Held::new(LibraryConfig::default());
+        lib.extend(sample_docs());
+        lib.lib.set_batch_docs(4);
+        lib
+    };
+    let mut floors = LibraryConfig::default().floors;
+    for id in [
+        AlgorithmId::Shingle,
+        AlgorithmId::Minhash,
+        AlgorithmId::Winnow,
+    ] {
+        floors.set(id, 0.02);
+    }
+    floors.set(AlgorithmId::Simhash, 30.0);
+    let mut whole = held();
+    let before = scored_pairs(&whole);
+    whole.regather(floors.clone());
+    let expected = scored_pairs(&whole);
+    assert!(
+        expected.len() > before.len(),
+        "the lower floors find more: {} then {}",
+        before.len(),
+        expected.len()
+    );
+
+    let mut lib = held();
+    let mut asked = 0;
+    let Ok(done) = lib
+        .lib
+        .regather_with(&ENGINE, floors.clone(), &lib.prints, &mut || {
+            asked += 1;
+            asked < 2
+        });
+    assert!(!done, "stopped");
+    assert_eq!(asked, 2, "not asked again once stopped");
+    assert_eq!(scored_pairs(&lib), before, "the pairs it had");
+    assert!(
+        !lib.floors_allow(AlgorithmId::Simhash, 30.0),
+        "the floors it had"
+    );
+    let Ok(done) = lib
+        .lib
+        .regather_with(&ENGINE, floors, &lib.prints, &mut || true);
+    assert!(done && lib.floors_allow(AlgorithmId::Simhash, 30.0));
+    assert_eq!(scored_pairs(&lib), expected);
+}
+
 /// Three documents in a chain: A~B and B~C share half their words, A and C
 /// only a sixth.
 fn chain() -> Held {

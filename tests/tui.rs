@@ -31,7 +31,7 @@ use doppel::runtime::worker::protocol::{
     ClusterView, DiffView, ErrorKind, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage,
     WatchState, WorkerError,
 };
-use doppel::runtime::worker::{Command, Update};
+use doppel::runtime::worker::{Command, Update, WorkerHandle};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -1221,7 +1221,7 @@ fn export_writes_the_html_report_outside_the_folder() {
 /// A worker stand-in over a real index: re-clusters on threshold changes,
 /// answers pair requests, records every command, stops on `Quit`.
 fn fake_worker(
-    commands: mpsc::Receiver<Command>,
+    commands: crossbeam_channel::Receiver<Command>,
     updates: mpsc::Sender<Update>,
     seen: mpsc::Sender<Command>,
 ) {
@@ -1265,16 +1265,19 @@ fn key(c: char) -> std::io::Result<Event> {
 #[test]
 fn the_loop_sends_commands_and_applies_answers() {
     let c = corpus();
-    let (cmd_tx, cmd_rx) = mpsc::channel();
+    let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
     let (upd_tx, upd_rx) = mpsc::channel();
     let (seen_tx, seen_rx) = mpsc::channel();
-    let worker = std::thread::spawn(move || fake_worker(cmd_rx, upd_tx, seen_tx));
+    let thread = std::thread::spawn(move || fake_worker(cmd_rx, upd_tx, seen_tx));
+    // The stand-in behind the handle and bridge `doppel` itself uses: the
+    // bridge joins it once its updates end, then says the worker is gone.
+    let worker = WorkerHandle::from_parts(cmd_tx.clone(), upd_rx, thread);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .unwrap();
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
-    doppel::faces::tui::run::bridge(upd_rx, actions_tx.clone());
+    doppel::faces::tui::run::bridge(worker, actions_tx.clone());
     let (ev_tx, ev_rx) = tokio::sync::mpsc::unbounded_channel::<std::io::Result<Event>>();
     let events = Box::pin(futures::stream::unfold(ev_rx, |mut rx| async move {
         rx.recv().await.map(|e| (e, rx))
@@ -1327,17 +1330,22 @@ fn the_loop_sends_commands_and_applies_answers() {
     loop_result.unwrap();
     assert!(state.quit);
     // Everything the worker sent before it stopped is applied (its Stopped
-    // may already have been, inside the loop).
-    runtime.block_on(async {
+    // may already have been, inside the loop); the bridge, the last sender
+    // left, ends once it has joined the worker.
+    drop(actions_tx);
+    let bridge_ended = runtime.block_on(async {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        while state.worker_running {
-            let Ok(Some(a)) = tokio::time::timeout_at(deadline, actions.recv()).await else {
-                break;
-            };
-            update(&mut state, a);
+        loop {
+            match tokio::time::timeout_at(deadline, actions.recv()).await {
+                Ok(Some(a)) => {
+                    update(&mut state, a);
+                }
+                Ok(None) => return true,
+                Err(_) => return false,
+            }
         }
     });
-    worker.join().unwrap();
+    assert!(bridge_ended, "the bridge joined the worker and ended");
     assert!(!state.worker_running);
     let snap = state.snapshot.as_ref().unwrap();
     assert_eq!(snap.generation, 2);

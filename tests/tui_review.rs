@@ -12,7 +12,7 @@ mod common;
 
 use common::copy_dir;
 
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use doppel::engine::algo::AlgorithmId;
@@ -675,7 +675,7 @@ fn the_status_bar_settles_after_a_regather_and_an_unchanged_rescan() {
 #[test]
 fn ctrl_z_suspends_through_the_loop_and_the_ui_goes_on() {
     use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-    let (cmd_tx, _cmd_rx) = mpsc::channel::<Command>();
+    let (cmd_tx, _cmd_rx) = crossbeam_channel::unbounded::<Command>();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()

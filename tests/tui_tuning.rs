@@ -6,7 +6,6 @@
 #![cfg(feature = "tui")]
 
 use std::path::PathBuf;
-use std::sync::mpsc;
 
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::EngineConfig;
@@ -102,7 +101,7 @@ fn s_saves_the_thresholds_into_the_config_file() {
             KeyModifiers::NONE,
         )))
     }));
-    let (commands, _worker) = mpsc::channel::<Command>();
+    let (commands, _worker) = crossbeam_channel::unbounded::<Command>();
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
     let ctx = doppel::faces::tui::run::ExportContext {
         cwd: dir.path().to_path_buf(),

@@ -81,6 +81,44 @@ fn pairing_stopped_by_a_failed_read_ends_equal_on_the_next_call() {
     }
 }
 
+/// Pairing asks `go_on` before each slice (two here): told to stop, it
+/// ends at that slice, the documents not yet paired waiting (none paired
+/// at the first ask, only the first slice's at the second), and the next
+/// call ends with exactly the pairs of an uninterrupted pairing: what a
+/// stopped fresh index pairs at its next pass.
+#[test]
+fn pairing_stopped_between_slices_ends_equal_on_the_next_call() {
+    let (docs, prints) = copies_over_two_slices();
+    let mut whole = Library::new(&ENGINE, LibraryConfig::default());
+    let Ok(_) = whole.admit_unpaired(&ENGINE, docs.clone(), &prints);
+    let Ok(()) = whole.pair_unpaired(&ENGINE, &prints);
+    let expected = pair_paths(&whole);
+    for stop_at in [1, 2] {
+        let mut lib = Library::new(&ENGINE, LibraryConfig::default());
+        let Ok(_) = lib.admit_unpaired(&ENGINE, docs.clone(), &prints);
+        let mut asked = 0;
+        let Ok(done) = lib.pair_unpaired_with(&ENGINE, &prints, &mut || {
+            asked += 1;
+            asked < stop_at
+        });
+        assert!(!done, "stopped at ask {stop_at}");
+        assert_eq!(asked, stop_at, "not asked again once stopped");
+        assert!(lib.has_unpaired(), "ask {stop_at}: documents wait");
+        let paired = pair_paths(&lib).len();
+        match stop_at {
+            1 => assert_eq!(paired, 0, "nothing paired before the first slice"),
+            _ => assert!(
+                0 < paired && paired < expected.len(),
+                "the first slice only: {paired} of {}",
+                expected.len()
+            ),
+        }
+        let Ok(done) = lib.pair_unpaired_with(&ENGINE, &prints, &mut || true);
+        assert!(done && !lib.has_unpaired());
+        assert_eq!(pair_paths(&lib), expected, "stopped at ask {stop_at}");
+    }
+}
+
 /// A library that keeps the slots of only its first unpaired documents in
 /// memory (a fresh index of a large folder: the others' are derived again
 /// from their prints when pairing starts) files the same keys and ends

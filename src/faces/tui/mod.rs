@@ -127,7 +127,7 @@ pub fn run_with(
         );
         let _ = commands.send(c.clone());
     }
-    forward(worker, actions_tx.clone());
+    run::bridge(worker, actions_tx.clone());
 
     let result = runtime.block_on(async {
         let events = ratatui::crossterm::event::EventStream::new();
@@ -152,26 +152,6 @@ pub fn run_with(
         runtime.block_on(run::wait_stopped(&mut actions, Duration::from_secs(5)));
     }
     result
-}
-
-/// Forward the worker's updates into the loop's channel on a plain thread
-/// that owns the handle; when the worker's channel closes (or the UI is
-/// gone) it joins the worker.
-fn forward(
-    worker: crate::runtime::worker::WorkerHandle,
-    actions: tokio::sync::mpsc::UnboundedSender<Action>,
-) {
-    let _ = std::thread::Builder::new()
-        .name("doppel-ui-bridge".into())
-        .spawn(move || {
-            while let Ok(u) = worker.updates.recv() {
-                if actions.send(Action::Worker(u)).is_err() {
-                    break;
-                }
-            }
-            worker.join();
-            let _ = actions.send(Action::WorkerGone);
-        });
 }
 
 /// How long after a first SIGTERM, SIGHUP, SIGINT or SIGQUIT the process

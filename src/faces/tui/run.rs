@@ -10,9 +10,9 @@
 
 use std::io;
 use std::path::PathBuf;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crossbeam_channel::Sender;
 use futures::{Stream, StreamExt};
 use ratatui::backend::Backend;
 use ratatui::crossterm::event::Event;
@@ -26,7 +26,7 @@ use super::keymap;
 use super::state::{AppState, Effect, Level};
 use super::ui::render;
 use super::update::update;
-use crate::runtime::worker::{Command, Update};
+use crate::runtime::worker::{Command, Update, WorkerHandle};
 
 /// How often the clock (spinner, log times) advances.
 pub const TICK: Duration = Duration::from_millis(250);
@@ -52,17 +52,20 @@ fn is_panic_key(ev: &Event) -> bool {
     matches!(ev, Event::Key(k) if k.code == ratatui::crossterm::event::KeyCode::Char('!'))
 }
 
-/// Forward worker updates from their std channel into the loop's channel
-/// on a plain thread; ends when either side goes away.
-pub fn bridge(updates: mpsc::Receiver<Update>, actions: UnboundedSender<Action>) {
+/// Forward the worker's updates from their std channel into the loop's
+/// channel on a plain thread that owns the handle; when the worker's
+/// channel closes (or the UI is gone) it joins the worker, then says
+/// [`Action::WorkerGone`].
+pub fn bridge(worker: WorkerHandle, actions: UnboundedSender<Action>) {
     let _ = std::thread::Builder::new()
         .name("doppel-ui-bridge".into())
         .spawn(move || {
-            while let Ok(u) = updates.recv() {
+            while let Ok(u) = worker.updates.recv() {
                 if actions.send(Action::Worker(u)).is_err() {
-                    return;
+                    break;
                 }
             }
+            worker.join();
             let _ = actions.send(Action::WorkerGone);
         });
 }
@@ -87,7 +90,7 @@ pub fn event_actions(state: &AppState, event: Event) -> Vec<Action> {
 fn apply(
     state: &mut AppState,
     action: Action,
-    commands: &mpsc::Sender<Command>,
+    commands: &Sender<Command>,
     actions: &UnboundedSender<Action>,
     export_ctx: &ExportContext,
 ) -> bool {
@@ -158,7 +161,7 @@ pub async fn run_loop<B, S>(
     terminal: &mut Terminal<B>,
     state: &mut AppState,
     mut events: S,
-    commands: &mpsc::Sender<Command>,
+    commands: &Sender<Command>,
     actions_tx: &UnboundedSender<Action>,
     actions: &mut UnboundedReceiver<Action>,
     export_ctx: &ExportContext,

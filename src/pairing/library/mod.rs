@@ -187,6 +187,9 @@ pub struct Library {
     gathered: u64,
     /// The links under the last spec clustered by.
     links: links::LinkCache,
+    /// Documents a batch of [`Library::pair_unpaired_with`] and
+    /// [`Library::regather_with`] at most, when set (tests).
+    batch_docs: Option<usize>,
 }
 
 impl Library {
@@ -216,7 +219,15 @@ impl Library {
             compared: 0,
             gathered: 0,
             links: Default::default(),
+            batch_docs: None,
         }
+    }
+
+    /// Pair and gather again at most `docs` documents a batch (tests: a
+    /// small library in many batches, so a stop can fall between two).
+    #[doc(hidden)]
+    pub fn set_batch_docs(&mut self, docs: usize) {
+        self.batch_docs = Some(docs.max(1));
     }
 
     /// The configuration it keeps pairs under.

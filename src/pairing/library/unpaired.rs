@@ -85,7 +85,8 @@ impl Library {
             .iter()
             .map(|&id| self.doc(id).map_or(0, |d| d.shingles))
             .collect();
-        slices(&sizes, PAIR_SLICE, PAIR_SLICE_SHINGLES)
+        let most = self.batch_docs.unwrap_or(PAIR_SLICE);
+        slices(&sizes, most, PAIR_SLICE_SHINGLES)
     }
 
     /// Treat every document held as filed and not yet paired, in arrival
@@ -183,8 +184,25 @@ impl Library {
         engine: &Engine,
         source: &S,
     ) -> Result<(), S::Error> {
+        self.pair_unpaired_with(engine, source, &mut || true)
+            .map(|_| ())
+    }
+
+    /// [`Library::pair_unpaired`], asking `go_on` before each slice:
+    /// `false` stops there, the slices paired keeping their pairs and the
+    /// documents from that slice on waiting for the next call (as after a
+    /// failed read). Whether every document is paired.
+    pub fn pair_unpaired_with<S: PrintSource + ?Sized>(
+        &mut self,
+        engine: &Engine,
+        source: &S,
+        go_on: &mut dyn FnMut() -> bool,
+    ) -> Result<bool, S::Error> {
         if self.unpaired.is_empty() {
-            return Ok(());
+            return Ok(true);
+        }
+        if !go_on() {
+            return Ok(false);
         }
         self.give_back_spilled(source)?;
         self.tables.fill_restored();
@@ -247,6 +265,13 @@ impl Library {
         // This slice: its prints and its promising candidates.
         let mut current = Some((mine, promising));
         for (i, &(start, end)) in slices.iter().enumerate() {
+            // The slices read and gathered ahead are dropped: the next
+            // call reads them again.
+            if i > 0 && !go_on() {
+                tracing::debug!(documents = ids.len(), slice = i, "pairing stopped");
+                self.unpaired = unpaired_from(i);
+                return Ok(false);
+            }
             let this = &*self;
             let (mine, mut promising) = current.take().expect("gathered before its turn");
             promising_total += promising.iter().map(Vec::len).sum::<usize>();
@@ -330,7 +355,7 @@ impl Library {
             compared = self.compared - compared_before,
             "paired the unpaired"
         );
-        Ok(())
+        Ok(true)
     }
 }
 

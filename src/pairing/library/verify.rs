@@ -741,6 +741,20 @@ impl Library {
         floors: Thresholds,
         source: &S,
     ) -> Result<(), S::Error> {
+        self.regather_with(engine, floors, source, &mut || true)
+            .map(|_| ())
+    }
+
+    /// [`Library::regather`], asking `go_on` before each chunk: `false`
+    /// stops there, the library as it was (its floors too, so the next
+    /// threshold move below them gathers again). Whether it is done.
+    pub fn regather_with<S: PrintSource + ?Sized>(
+        &mut self,
+        engine: &Engine,
+        floors: Thresholds,
+        source: &S,
+        go_on: &mut dyn FnMut() -> bool,
+    ) -> Result<bool, S::Error> {
         const CHUNK: usize = 1024;
         let mut docs: Vec<(DocId, DocPath, usize, u64)> = self
             .registry
@@ -755,7 +769,12 @@ impl Library {
                 ..self.config.clone()
             },
         );
-        for chunk in docs.chunks(CHUNK) {
+        fresh.batch_docs = self.batch_docs;
+        for chunk in docs.chunks(self.batch_docs.unwrap_or(CHUNK)) {
+            if !go_on() {
+                tracing::debug!(documents = docs.len(), "regather stopped");
+                return Ok(false);
+            }
             let ids: Vec<DocId> = chunk.iter().map(|d| d.0).collect();
             let mut prints = self.full_prints_of(&ids, source)?;
             let batch: Vec<(DocPath, Fingerprints, usize)> = chunk
@@ -772,6 +791,6 @@ impl Library {
         verdicts.reindex(|p| registry.id_of(p));
         fresh.verdicts = verdicts;
         *self = fresh;
-        Ok(())
+        Ok(true)
     }
 }

@@ -240,6 +240,14 @@ impl FolderIndex {
         self.library.set_spill_after(slots);
     }
 
+    /// Pair (a fresh index's documents) and gather again (under new
+    /// floors) at most `docs` documents a batch (tests: a small folder in
+    /// many batches, so a stop can fall between two).
+    #[doc(hidden)]
+    pub fn set_batch_docs(&mut self, docs: usize) {
+        self.library.set_batch_docs(docs);
+    }
+
     /// Make the store's writes fail as `faults` says (tests).
     #[doc(hidden)]
     pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {
@@ -349,8 +357,19 @@ impl FolderIndex {
     /// was moved below one). Only the in-memory pairs change; the floors are
     /// back to the configured ones on the next open.
     pub fn regather(&mut self, floors: Thresholds) -> Result<()> {
-        self.library.regather(&self.engine, floors, &self.store)?;
-        Ok(())
+        self.regather_with(floors, &mut || true).map(|_| ())
+    }
+
+    /// [`FolderIndex::regather`], asking `go_on` between two chunks of
+    /// documents; whether it is done.
+    pub fn regather_with(
+        &mut self,
+        floors: Thresholds,
+        go_on: &mut dyn FnMut() -> bool,
+    ) -> Result<bool> {
+        Ok(self
+            .library
+            .regather_with(&self.engine, floors, &self.store, go_on)?)
     }
 
     /// The file a document is (absolute).

@@ -96,15 +96,29 @@ impl FolderIndex {
     }
 
     /// [`FolderIndex::reconcile`], reporting the reading stage to `progress`
-    /// after every chunk of files; `progress` returning `false` stops there
-    /// (what was read stays committed). Fails, forgetting nothing, when the
-    /// root is unavailable.
+    /// after every chunk of files, and again (the same numbers) before
+    /// each slice of the pairing a fresh index ends with; `progress`
+    /// returning `false` stops there (what was read stays committed; what
+    /// was not paired is paired at the next reconcile, or when the index
+    /// is next opened). Fails, forgetting nothing, when the root is
+    /// unavailable.
     #[tracing::instrument(level = "info", name = "index.reconcile", skip_all)]
     pub fn reconcile_with(
         &mut self,
         progress: &mut dyn FnMut(ReadProgress) -> bool,
     ) -> Result<ReconcileReport> {
         self.ensure_available()?;
+        // A reconcile stopped while pairing (or failed) left documents
+        // unpaired: they are paired, and the pairs stored, before anything
+        // else changes the library.
+        if self.library.has_unpaired()
+            && !self.pair_fresh(Vec::new(), &mut || progress(ReadProgress::default()))?
+        {
+            return Ok(ReconcileReport {
+                cancelled: true,
+                ..ReconcileReport::default()
+            });
+        }
         // What an earlier reconcile learned at once is not this one's.
         self.at_once = None;
         let (files, problems) = list_files_with(&self.root, &self.extra_ignores);
@@ -163,9 +177,9 @@ impl FolderIndex {
                 // needs it now.
                 self.drop_learner();
             }
-            let paired = self.pair_fresh(unlearned);
+            let paired = self.pair_fresh(unlearned, &mut || progress(state));
             read?;
-            paired?;
+            report.cancelled |= !paired?;
         } else {
             read?;
         }
@@ -223,25 +237,33 @@ impl FolderIndex {
     /// memory together, else before it; either way the documents it moves
     /// are marked stale before the pairs are stored, and the "filed, not
     /// paired" key stays if it fails (the next open checks the spans).
+    ///
+    /// `go_on` is asked before each slice of the pairing: `false` stops
+    /// there, the pairs not stored (the key stays), and returns `false`.
     #[tracing::instrument(level = "debug", name = "index.pair_fresh", skip_all)]
-    fn pair_fresh(&mut self, unlearned: Vec<Unlearned>) -> Result<()> {
+    fn pair_fresh(
+        &mut self,
+        unlearned: Vec<Unlearned>,
+        go_on: &mut dyn FnMut() -> bool,
+    ) -> Result<bool> {
+        let any = self.library.has_unpaired();
         let inputs = match unlearned.is_empty() {
             true => None,
             false => self.at_once_inputs()?,
         };
         let samples: usize = unlearned.iter().map(|(_, s, _)| s.samples.len()).sum();
         let paired = match inputs {
-            None => self.pair_unpaired(),
+            None => self.pair_unpaired(go_on),
             Some(inputs) if samples > self.learn_beside_pairing => {
                 let learned = learn_unlearned(unlearned, inputs);
                 self.keep_learned_at_once(learned)?;
                 crate::runtime::memory::release_freed();
-                self.pair_unpaired()
+                self.pair_unpaired(go_on)
             }
             Some(inputs) => {
                 let (learned, paired) = std::thread::scope(|scope| {
                     let learning = scope.spawn(move || learn_unlearned(unlearned, inputs));
-                    let paired = self.pair_unpaired();
+                    let paired = self.pair_unpaired(go_on);
                     let learned = learning
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -251,8 +273,9 @@ impl FolderIndex {
                 paired
             }
         };
-        if !paired? {
-            return Ok(());
+        let done = paired?;
+        if !any || !done {
+            return Ok(done);
         }
         let _storing = tracing::debug_span!("index.store_pairs").entered();
         let row_of: HashMap<DocPath, RowId> = self
@@ -266,18 +289,19 @@ impl FolderIndex {
         let pairs = super::pairs_by_row(library, row);
         let hash = self.pairs_key();
         self.store.replace_pairs(pairs, &hash)?;
-        Ok(())
+        Ok(true)
     }
 
-    /// The library pairs what a fresh reconcile filed unpaired; whether
-    /// there was any.
-    fn pair_unpaired(&mut self) -> Result<bool> {
+    /// The library pairs what a fresh reconcile filed unpaired, asking
+    /// `go_on` before each slice; whether it paired them all.
+    fn pair_unpaired(&mut self, go_on: &mut dyn FnMut() -> bool) -> Result<bool> {
         if !self.library.has_unpaired() {
-            return Ok(false);
+            return Ok(true);
         }
-        tracing::debug_span!("index.pair_unpaired")
-            .in_scope(|| self.library.pair_unpaired(&self.engine, &self.store))?;
-        Ok(true)
+        Ok(tracing::debug_span!("index.pair_unpaired").in_scope(|| {
+            self.library
+                .pair_unpaired_with(&self.engine, &self.store, go_on)
+        })?)
     }
 
     /// The documents the store holds under another identity than this

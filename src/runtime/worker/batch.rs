@@ -1,15 +1,15 @@
 //! What is pending at the start of a worker pass, coalesced: commands,
-//! watcher events and a shared store's live changes arrive on one channel
-//! ([`Input`]) and are folded into one [`Batch`] (fifty threshold moves are
+//! watcher events and a shared store's live changes ([`Input`], taken
+//! from [`Inputs`]) are folded into one [`Batch`] (fifty threshold moves are
 //! one re-cluster, a thousand file events one batch read, any number of
 //! other curators' verdicts one read of the decisions, the newest pair and
 //! diff requests only).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
+use super::inputs::Inputs;
 use super::protocol::{Command, ErrorKind, WatchState, WorkerError};
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::algo::AlgorithmId;
@@ -17,7 +17,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode};
 use crate::runtime::store::live::{Change, LiveEvent};
 use crate::runtime::watch::WatchEvent;
 
-/// Everything the worker waits on, in one channel.
+/// Anything the worker waits on ([`Inputs`]).
 pub(super) enum Input {
     Command(Command),
     Watch(WatchEvent),
@@ -140,16 +140,11 @@ impl Batch {
 
 impl Batch {
     /// Add `first`, then everything stashed and everything waiting.
-    pub(super) fn add_all(
-        &mut self,
-        first: Option<Input>,
-        stash: &mut VecDeque<Input>,
-        inputs: &Receiver<Input>,
-    ) {
+    pub(super) fn add_all(&mut self, first: Option<Input>, inputs: &mut Inputs) {
         if let Some(input) = first {
             self.add(input);
         }
-        while let Some(input) = stash.pop_front() {
+        while let Some(input) = inputs.stashed() {
             self.add(input);
         }
         while let Ok(input) = inputs.try_recv() {

@@ -12,14 +12,21 @@
 //! and sends one snapshot. Pair details and diffs are computed on helper
 //! threads (each also answering only its newest request) so they never hold
 //! up commands. `Quit` (or dropping the [`WorkerHandle`]) stops the worker,
-//! also in the middle of the initial reconcile; [`Update::Stopped`] is sent
-//! once the index is closed.
+//! also in the middle of a reconcile, of the pairing a fresh index ends
+//! with, or of a regather (between two of their batches; `inputs`);
+//! [`Update::Stopped`] is sent once the index is closed.
+//!
+//! Threads: this one, which selects over the commands and the watcher's
+//! and a shared store's events (`inputs`: no thread forwards one channel
+//! into another), and the pair, diff and facts helpers; the watcher, the
+//! store's listener and the index's reading run their own.
 
 pub mod acting;
 mod batch;
 pub mod detail;
 pub mod diff;
 pub mod documents;
+mod inputs;
 pub mod pause;
 pub mod protocol;
 mod requests;
@@ -27,9 +34,9 @@ pub mod snapshot;
 mod team;
 pub mod views;
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -46,7 +53,9 @@ use crate::runtime::store::StoreAddress;
 use crate::runtime::watch::{WatchConfig, Watcher};
 
 use batch::{Batch, Input};
+use crossbeam_channel::{RecvTimeoutError, TryRecvError};
 use detail::PairJob;
+use inputs::Inputs;
 pub use protocol::{Command, Update};
 use protocol::{ErrorKind, Progress, Stage, WatchState, WorkerError};
 use requests::{spawn_diff_helper, spawn_pair_helper, DiffJob};
@@ -121,8 +130,9 @@ impl WorkerConfig {
 /// The front end's side of a running worker. Dropping it asks the worker to
 /// quit (without waiting); [`WorkerHandle::join`] waits.
 pub struct WorkerHandle {
-    /// Where to send commands.
-    pub commands: Sender<Command>,
+    /// Where to send commands (the worker selects over them and its
+    /// watcher's events).
+    pub commands: crossbeam_channel::Sender<Command>,
     /// Where the worker's updates arrive.
     pub updates: Receiver<Update>,
     thread: Option<JoinHandle<()>>,
@@ -135,6 +145,21 @@ impl std::fmt::Debug for WorkerHandle {
 }
 
 impl WorkerHandle {
+    /// A handle on a stand-in for the worker running on `thread` (tests
+    /// drive a front end's own bridge and loop with it).
+    #[doc(hidden)]
+    pub fn from_parts(
+        commands: crossbeam_channel::Sender<Command>,
+        updates: Receiver<Update>,
+        thread: JoinHandle<()>,
+    ) -> Self {
+        Self {
+            commands,
+            updates,
+            thread: Some(thread),
+        }
+    }
+
     /// Ask the worker to quit and wait until it has (index closed).
     pub fn join(mut self) {
         let _ = self.commands.send(Command::Quit);
@@ -152,7 +177,7 @@ impl Drop for WorkerHandle {
 
 /// Start the worker thread.
 pub fn spawn(config: WorkerConfig) -> WorkerHandle {
-    let (command_tx, command_rx) = mpsc::channel();
+    let (command_tx, command_rx) = crossbeam_channel::unbounded();
     let (update_tx, update_rx) = mpsc::channel();
     let thread = std::thread::Builder::new()
         .name("doppel-worker".into())
@@ -191,9 +216,7 @@ struct Worker {
     spec: ClusterSpec,
     generation: u64,
     updates: Sender<Update>,
-    inputs: Receiver<Input>,
-    /// Inputs taken off the channel during a long reconcile.
-    stash: VecDeque<Input>,
+    inputs: Inputs,
     watch_state: Option<WatchState>,
     /// Files that changed while being read: when to look again, attempts.
     retries: HashMap<PathBuf, (Instant, u32)>,
@@ -219,20 +242,12 @@ struct Worker {
 /// most this often; otherwise each pass that changes something sends one.
 const PUBLISH_EVERY: Duration = Duration::from_secs(1);
 
-fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update>) {
-    let (input_tx, inputs) = mpsc::channel();
-    {
-        let input_tx = input_tx.clone();
-        let _ = std::thread::Builder::new()
-            .name("doppel-commands".into())
-            .spawn(move || {
-                for c in commands {
-                    if input_tx.send(Input::Command(c)).is_err() {
-                        break;
-                    }
-                }
-            });
-    }
+fn run(
+    config: WorkerConfig,
+    commands: crossbeam_channel::Receiver<Command>,
+    updates: Sender<Update>,
+) {
+    let (input_tx, events) = crossbeam_channel::unbounded();
     let send = |u: Update| {
         let _ = updates.send(u);
     };
@@ -281,8 +296,8 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
             .store()
             .listen(move |e| input_tx.send(Input::Store(e)).is_ok())
     };
-    // Only the forwarder, the watcher and the listener feed the channel
-    // from now on: it disconnects when they are gone.
+    // Only the watcher and the listener feed the events from now on: they
+    // close when both are gone (or never were).
     drop(input_tx);
     let pair_jobs = spawn_pair_helper(config.engine.clone(), updates.clone());
     let diff_jobs = spawn_diff_helper(
@@ -301,8 +316,7 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
         index,
         generation: 0,
         updates: updates.clone(),
-        inputs,
-        stash: VecDeque::new(),
+        inputs: Inputs::new(commands, events),
         watch_state: None,
         retries: HashMap::new(),
         pair_jobs,
@@ -351,7 +365,7 @@ impl Worker {
 
     fn run(&mut self) {
         loop {
-            let first = match self.stash.pop_front() {
+            let first = match self.inputs.stashed() {
                 Some(input) => Some(input),
                 // Idle with work a reopen left: one step of it, then look
                 // for input again.
@@ -377,7 +391,7 @@ impl Worker {
                 }
             };
             let mut batch = Batch::default();
-            batch.add_all(first, &mut self.stash, &self.inputs);
+            batch.add_all(first, &mut self.inputs);
             let now = Instant::now();
             let due: Vec<PathBuf> = self
                 .retries
@@ -394,10 +408,8 @@ impl Worker {
             }
             self.pass(batch);
             if self.unpublished && self.paused.is_none() {
-                if let Ok(input) = self.inputs.try_recv() {
-                    self.stash.push_back(input);
-                }
-                if self.stash.is_empty() || self.last_published.elapsed() >= PUBLISH_EVERY {
+                self.inputs.stash_one();
+                if self.inputs.nothing_stashed() || self.last_published.elapsed() >= PUBLISH_EVERY {
                     self.publish();
                 }
             }
@@ -425,11 +437,15 @@ impl Worker {
         }
         if lower {
             self.progress(Stage::Clustering, 0, self.index.library().len(), 0);
-            if let Err(e) = self.index.regather(floors) {
-                self.index_error(
+            // A quit stops it between two chunks, the library as it was.
+            let Worker { index, inputs, .. } = self;
+            match index.regather_with(floors, &mut || inputs.go_on()) {
+                Ok(true) => {}
+                Ok(false) => tracing::info!("regather stopped"),
+                Err(e) => self.index_error(
                     &e,
                     Some("gathering candidates for the looser threshold failed"),
-                );
+                ),
             }
         }
     }
@@ -620,22 +636,22 @@ impl Worker {
             index,
             updates,
             inputs,
-            stash,
             ..
         } = self;
-        let mut quit = false;
+        // The pairing after the reading asks again between its slices,
+        // with the same numbers: those are not sent twice.
+        let mut last = None;
         let result = index.reconcile_with(&mut |p| {
-            let _ = updates.send(Update::Progress(Progress {
-                stage: Stage::Reading,
-                done: p.done,
-                total: p.total,
-                bytes: p.bytes,
-            }));
-            while let Ok(input) = inputs.try_recv() {
-                quit |= matches!(input, Input::Command(Command::Quit));
-                stash.push_back(input);
+            if last != Some(p) {
+                last = Some(p);
+                let _ = updates.send(Update::Progress(Progress {
+                    stage: Stage::Reading,
+                    done: p.done,
+                    total: p.total,
+                    bytes: p.bytes,
+                }));
             }
-            !quit
+            inputs.go_on()
         });
         if result.is_ok() && self.paused.take().is_some() {
             tracing::info!("index resumed");

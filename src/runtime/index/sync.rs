@@ -148,7 +148,7 @@ impl FolderIndex {
             // No pair is stored: an open before the pairing below files
             // the documents from their entries and pairs them.
             let unpaired = super::unpaired_hash(&self.pairs_key());
-            self.store.replace_pairs(std::iter::empty(), &unpaired)?;
+            self.store.replace_pairs(&mut std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
         let (read, unlearned) = self.read_chunks(to_read, &mut report, &mut state, progress);
@@ -265,7 +265,7 @@ impl FolderIndex {
         let row = |id: DocId| row_of.get(&library.doc(id)?.path).copied();
         let pairs = super::pairs_by_row(library, row);
         let hash = self.pairs_key();
-        self.store.replace_pairs(pairs, &hash)?;
+        self.store.replace_pairs(&mut pairs.into_iter(), &hash)?;
         Ok(())
     }
 
@@ -276,7 +276,7 @@ impl FolderIndex {
             return Ok(false);
         }
         tracing::debug_span!("index.pair_unpaired")
-            .in_scope(|| self.library.pair_unpaired(&self.engine, &self.store))?;
+            .in_scope(|| self.library.pair_unpaired(&self.engine, &*self.store))?;
         Ok(true)
     }
 
@@ -592,7 +592,7 @@ impl FolderIndex {
     /// Take files the learner has forgotten out of the library and the
     /// store.
     fn remove_forgotten(&mut self, docs: &[DocPath]) -> Result<()> {
-        self.library.remove_many(&self.engine, docs, &self.store)?;
+        self.library.remove_many(&self.engine, docs, &*self.store)?;
         for doc in docs {
             self.skipped.remove(doc);
         }

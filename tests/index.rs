@@ -2,6 +2,7 @@
 //! while doppel was not running are reconciled, verdicts survive restarts.
 
 mod common;
+mod faulty_store;
 
 use common::{fixture, Fixture};
 
@@ -418,7 +419,6 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
 /// and keeps the pairs and clusters a reconcile without the failure keeps.
 #[test]
 fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_them() {
-    use doppel::runtime::store::StoreFaults;
     let f = fixture();
     let clean_index = f.index.with_file_name("clean.sqlite");
     let mut clean = open_with(
@@ -428,9 +428,14 @@ fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_t
         &clean_index,
     );
     clean.reconcile().unwrap();
-    let mut index = open(&f);
-    let faults = StoreFaults::default();
-    index.set_store_faults(Some(faults.clone()));
+    let faults = faulty_store::Faults::default();
+    let mut index = faulty_store::open_index(
+        &f.folder,
+        Engine::default(),
+        LibraryConfig::default(),
+        &f.index,
+        &faults,
+    );
     // The third file's write fails: the two before it go back too.
     faults.fail_after(2, 1);
     assert!(

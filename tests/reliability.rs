@@ -4,6 +4,7 @@
 //! Failures are injected (a file reader, a store fault), never raced.
 
 mod common;
+mod faulty_store;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -337,7 +338,7 @@ fn an_index_of_schema_4_without_kept_texts_is_migrated() {
 /// file to move aside.
 #[test]
 fn two_openers_creating_one_new_index_both_get_it_whole() {
-    use doppel::runtime::store::Store;
+    use doppel::runtime::store::{SqliteStore, Store};
     let dir = tempfile::tempdir().unwrap();
     for round in 0..20 {
         let path = dir.path().join(format!("round-{round}.sqlite"));
@@ -347,7 +348,7 @@ fn two_openers_creating_one_new_index_both_get_it_whole() {
                 .map(|_| {
                     s.spawn(|| {
                         barrier.wait();
-                        Store::open(&path).map(|(store, report)| {
+                        SqliteStore::open(&path).map(|(store, report)| {
                             assert!(store.integrity_check().unwrap());
                             report
                         })
@@ -475,18 +476,20 @@ fn updates_until(
 fn worker_failing_writes(
     f: &Fixture,
     writes: usize,
-) -> (
-    doppel::runtime::worker::WorkerHandle,
-    doppel::runtime::store::StoreFaults,
-) {
-    use doppel::runtime::worker::{spawn, WorkerConfig};
-    let faults = doppel::runtime::store::StoreFaults::default();
+) -> (doppel::runtime::worker::WorkerHandle, faulty_store::Faults) {
+    use doppel::runtime::store::{SqliteStore, Store};
+    use doppel::runtime::worker::{spawn, StoreOpener, WorkerConfig};
+    let faults = faulty_store::Faults::default();
     faults.fail_next_writes(writes);
     let mut config = WorkerConfig::new(&f.folder);
-    config.index = Some(f.index.clone().into());
+    let (index, wrapping) = (f.index.clone(), faults.clone());
+    config.store = Some(StoreOpener::new(move || {
+        let (store, report) = SqliteStore::open(&index)?;
+        let store: Box<dyn Store> = Box::new(store);
+        Ok((wrapping.wrap(store), report))
+    }));
     config.rescan_every = std::time::Duration::ZERO;
     config.storage_retry = std::time::Duration::from_millis(10);
-    config.store_faults = Some(faults.clone());
     (spawn(config), faults)
 }
 

@@ -401,6 +401,11 @@ fn an_index_another_process_holds_is_busy() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("index is busy"), "{stderr}");
+    // The store's error says SQLite's once, though it keeps it as its
+    // source too: one line, ending with the cause.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("database is locked").count(), 1, "{stderr}");
+    assert!(stderr.ends_with(": database is locked)\n"), "{stderr}");
     drop(holder);
 }
 

@@ -12,9 +12,9 @@ use doppel::doc::{CuratorVerdict, DocPath, FileIdentity};
 use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::runtime::store::{
-    content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, Documents,
-    OpenProblem, Pairs, RowId, SqliteStore, Store, StoreError, StoredBoilerplate, StoredText,
-    Verdicts, APPLICATION_ID, STALE_CTIME,
+    content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, Documents, OpenProblem,
+    Pairs, RowId, SqliteStore, Store, StoreError, StoredBoilerplate, StoredText, Verdicts,
+    APPLICATION_ID, STALE_CTIME,
 };
 
 mod faulty_store;
@@ -983,6 +983,59 @@ fn unknown_schema_version_is_moved_aside_and_read_only_open_refuses_it() {
         report.moved_aside.unwrap().problem,
         OpenProblem::UnknownSchema { version: 99 }
     );
+}
+
+/// A store error keeps what it wraps as its source (SQLite's error, the
+/// file system's, why a file is not an index, the PostgreSQL client's), so
+/// whoever walks the error chain reaches the cause; its own message still
+/// says the cause, as it always did.
+#[test]
+fn a_store_error_keeps_its_cause_as_its_source() {
+    use std::error::Error as _;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.sqlite");
+    drop(open(&db));
+    std::fs::write(dir.path().join("folder"), "a file, not a folder").unwrap();
+
+    // SQLite's error: a write to a read-only connection.
+    let mut reader = SqliteStore::open_read_only(&db).unwrap();
+    let err = reader.remove_documents(&[d(b"a.txt")]).unwrap_err();
+    assert!(matches!(err, StoreError::Sqlite { .. }), "{err}");
+    let cause = err.source().expect("SQLite's error is the source");
+    assert!(cause.is::<rusqlite::Error>(), "{cause:?}");
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // The file system's: an index whose folder cannot be made.
+    let err = SqliteStore::open(&dir.path().join("folder/index.sqlite")).unwrap_err();
+    assert!(matches!(err, StoreError::Io { .. }), "{err}");
+    let cause = err.source().expect("the file system's error is the source");
+    assert!(cause.is::<std::io::Error>(), "{cause:?}");
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // Why a file is not an index.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let err = SqliteStore::open_read_only(&db).unwrap_err();
+    let cause = err.source().expect("the problem is the source");
+    assert_eq!(
+        cause.downcast_ref::<OpenProblem>(),
+        Some(&OpenProblem::UnknownSchema { version: 99 })
+    );
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // The PostgreSQL client's: nothing listens on port 1.
+    #[cfg(feature = "postgres")]
+    {
+        let address =
+            doppel::runtime::store::StoreAddress::parse("postgres://doppel@127.0.0.1:1/doppel")
+                .unwrap();
+        let err = doppel::runtime::store::open_at(&address, "/srv/folder", "tester").unwrap_err();
+        assert!(matches!(err, StoreError::Postgres { .. }), "{err}");
+        let cause = err.source().expect("the client's error is the source");
+        assert!(cause.is::<postgres::Error>(), "{cause:?}");
+    }
 }
 
 #[test]

@@ -165,8 +165,14 @@ impl FolderIndex {
         drop(loaded);
         let (store, report) = SqliteStore::open(&path)?;
         let engine = Engine::new(engine_config);
-        let (mut index, writes) =
-            Self::load(root, engine, library_config, user, Box::new(store), Pairing::Now)?;
+        let (mut index, writes) = Self::load(
+            root,
+            engine,
+            library_config,
+            user,
+            Box::new(store),
+            Pairing::Now,
+        )?;
         writes.apply(&mut index)?;
         Ok((index, report))
     }

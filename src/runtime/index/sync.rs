@@ -148,7 +148,8 @@ impl FolderIndex {
             // No pair is stored: an open before the pairing below files
             // the documents from their entries and pairs them.
             let unpaired = super::unpaired_hash(&self.pairs_key());
-            self.store.replace_pairs(&mut std::iter::empty(), &unpaired)?;
+            self.store
+                .replace_pairs(&mut std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
         let (read, unlearned) = self.read_chunks(to_read, &mut report, &mut state, progress);

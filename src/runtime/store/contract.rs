@@ -25,7 +25,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::live::{LiveEvent, Listener};
+use super::live::{Listener, LiveEvent};
 #[cfg(feature = "postgres")]
 use super::PgStore;
 use super::{
@@ -42,9 +42,7 @@ use crate::pairing::library::PrintSource;
 /// embedded default, [`SqliteStore`]) or a collection in a PostgreSQL
 /// database (the team store). What it keeps is in the traits it is made
 /// of; this one has what is about the store itself.
-pub trait Store:
-    Meta + Documents + Boilerplate + Pairs + Verdicts + fmt::Debug + Send
-{
+pub trait Store: Meta + Documents + Boilerplate + Pairs + Verdicts + fmt::Debug + Send {
     /// The index file, or the database's address as a path (its password
     /// left out): what errors and logs name.
     fn path(&self) -> &Path;
@@ -372,8 +370,12 @@ pub trait Verdicts {
     /// Record this store's curator's verdict on two documents (in either
     /// order), replacing only their own, and append it to the pair's
     /// history; returns when (unix ns).
-    fn set_pair_verdict(&mut self, x: &DocPath, y: &DocPath, verdict: CuratorVerdict)
-        -> Result<i64>;
+    fn set_pair_verdict(
+        &mut self,
+        x: &DocPath,
+        y: &DocPath,
+        verdict: CuratorVerdict,
+    ) -> Result<i64>;
 
     /// Forget this store's curator's verdict on two documents (another
     /// curator's stays) and append the clearing to the pair's history;

@@ -281,8 +281,12 @@ fn run(config: WorkerConfig, commands: Receiver<Command>, updates: Sender<Update
             .open()
             .map_err(IndexError::from)
             .and_then(|(store, report)| {
-                let mut index =
-                    FolderIndex::open_with_store(&config.root, engine, config.library.clone(), store)?;
+                let mut index = FolderIndex::open_with_store(
+                    &config.root,
+                    engine,
+                    config.library.clone(),
+                    store,
+                )?;
                 index.set_curator(&config.curator);
                 Ok((index, report))
             }),

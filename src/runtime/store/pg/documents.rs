@@ -226,10 +226,7 @@ impl Documents for PgStore {
         self.write("begin update", |w| w.upsert(rec, pairs))
     }
 
-    fn upsert_documents(
-        &mut self,
-        items: &[(DocRecord, Vec<PairUpdate>)],
-    ) -> Result<Vec<RowId>> {
+    fn upsert_documents(&mut self, items: &[(DocRecord, Vec<PairUpdate>)]) -> Result<Vec<RowId>> {
         self.write("begin batch update", |w| {
             items
                 .iter()

@@ -16,9 +16,7 @@ use postgres::{Row, Statement, Transaction};
 
 use super::super::codec::{pair_row, terms_to_blob, to_blob, u64_to_sql};
 use super::super::texts::{checksum, StoredText};
-use super::super::{
-    blob_checksum, DocRecord, DocStatus, PairUpdate, Result, RowId, StoreError,
-};
+use super::super::{blob_checksum, DocRecord, DocStatus, PairUpdate, Result, RowId, StoreError};
 use crate::doc::DocPath;
 
 /// Insert or update a document's row, keeping its id and `first_seen_ns`.

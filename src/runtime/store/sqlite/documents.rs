@@ -162,10 +162,7 @@ impl Documents for SqliteStore {
         Ok(id)
     }
 
-    fn upsert_documents(
-        &mut self,
-        items: &[(DocRecord, Vec<PairUpdate>)],
-    ) -> Result<Vec<RowId>> {
+    fn upsert_documents(&mut self, items: &[(DocRecord, Vec<PairUpdate>)]) -> Result<Vec<RowId>> {
         let path = &self.path;
         let tx = self
             .conn

@@ -57,7 +57,7 @@ impl FolderIndex {
     /// indexed ones enter the library together (their candidates verified
     /// in parallel, see [`crate::pairing::library::Library::extend`]); then
     /// all of them are written in one store transaction
-    /// ([`crate::runtime::store::Store::commit_batch`]), each with its pairs
+    /// ([`crate::runtime::store::Documents::commit_batch`]), each with its pairs
     /// to the files written before it, followed by the pairs their arrival
     /// changed: a crash leaves every file of the batch as it was. A file that
     /// changed while being read is not committed.

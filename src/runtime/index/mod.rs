@@ -404,7 +404,7 @@ impl FolderIndex {
     }
 
     /// The key the stored pairs are kept under in this index's
-    /// configuration ([`Store::pairs_hash`]).
+    /// configuration ([`store::Meta::pairs_hash`]).
     fn pairs_key(&self) -> String {
         pairs_config_hash(&self.config_hash, self.library.config())
     }

@@ -431,7 +431,7 @@ impl FolderIndex {
     }
 
     /// Read again the files whose stored fingerprints failed their checksum
-    /// (the store read them as missing, see [`crate::runtime::store::Store::take_corrupt`]),
+    /// (the store read them as missing, see [`crate::runtime::store::Documents::take_corrupt`]),
     /// but those `done` just wrote. Returns what changed.
     fn reread_corrupt(&mut self, done: &[FileChange]) -> Result<Vec<FileChange>> {
         let mut written: HashSet<DocPath> = done

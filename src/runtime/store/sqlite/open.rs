@@ -136,7 +136,7 @@ INSERT INTO verdict_history (a, b, curator, verdict, at_ns)
 ALTER TABLE doc_verdicts ADD COLUMN curator TEXT NOT NULL DEFAULT '';
 ";
 
-/// An unusable index file that [`Store::open`](crate::runtime::store::Store::open) renamed before creating a fresh one.
+/// An unusable index file that [`SqliteStore::open`](crate::runtime::store::SqliteStore::open) renamed before creating a fresh one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovedAside {
     /// What was wrong with it.
@@ -147,7 +147,7 @@ pub struct MovedAside {
     pub companions: Vec<PathBuf>,
 }
 
-/// What [`Store::open`](crate::runtime::store::Store::open) found and did.
+/// What [`SqliteStore::open`](crate::runtime::store::SqliteStore::open) found and did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenReport {
     /// The index file.
@@ -241,14 +241,14 @@ fn quick_check(conn: &Connection, path: &Path) -> Result<Option<String>, OpenFai
 enum Check {
     /// Before the store is returned.
     Now,
-    /// On another thread, see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background).
+    /// On another thread, see [`SqliteStore::open_checking_in_background`](crate::runtime::store::SqliteStore::open_checking_in_background).
     Background,
 }
 
 type CheckThread = std::thread::JoinHandle<Result<Option<String>, OpenFailure>>;
 
 /// A `PRAGMA quick_check` of an index running on a read-only connection of
-/// its own (see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background)).
+/// its own (see [`SqliteStore::open_checking_in_background`](crate::runtime::store::SqliteStore::open_checking_in_background)).
 #[must_use = "an index is not known to be sound until its check has passed"]
 pub struct PendingCheck {
     thread: Option<CheckThread>,

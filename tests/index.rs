@@ -432,7 +432,9 @@ fn a_store_handed_over_is_refused_inside_the_folder_and_for_another_folder() {
         )
     };
     let inside = f.folder.join("index.sqlite");
-    let err = handed(&inside).err().expect("refused");
+    let Err(err) = handed(&inside) else {
+        panic!("an index inside the folder was taken");
+    };
     assert!(
         matches!(err, IndexError::Store(StoreError::InsideRoot { .. })),
         "{err}"
@@ -451,7 +453,9 @@ fn a_store_handed_over_is_refused_inside_the_folder_and_for_another_folder() {
         )
         .unwrap(),
     );
-    let err = handed(&others).err().expect("refused");
+    let Err(err) = handed(&others) else {
+        panic!("another folder's index was taken");
+    };
     assert!(matches!(err, IndexError::OtherFolder { .. }), "{err}");
 
     let mut index = handed(&f.index).unwrap();

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     }
     let under_tui = cli.command.is_none() && std::io::stdout().is_terminal();
     if let Err(err) = cli::log::init(cli.log.as_deref(), under_tui) {
-        eprintln!("doppel: {err:#}");
+        eprintln!("doppel: {}", one_line(&err));
         return ExitCode::FAILURE;
     }
     match run(cli) {
@@ -93,16 +93,41 @@ fn main() -> ExitCode {
             None if is_busy(&err) => {
                 eprintln!(
                     "doppel: index is busy: another doppel is using it; try again once it is done \
-                     ({err:#})"
+                     ({})",
+                    one_line(&err)
                 );
                 ExitCode::from(EXIT_BUSY)
             }
             None => {
-                eprintln!("doppel: {err:#}");
+                eprintln!("doppel: {}", one_line(&err));
                 ExitCode::FAILURE
             }
         },
     }
+}
+
+/// `err` and its causes on one line, each after a `: `, as anyhow's
+/// `{:#}` writes them, except that a cause the line already says ends it:
+/// doppel's errors say their cause in their own message, and keep it as
+/// their source too (for whoever walks the chain), so writing it again
+/// would repeat it, and what it wraps is said there as well. So is a
+/// PostgreSQL client's error, which a store error says in a line of its
+/// own (the server's message and SQLSTATE, never its multi-line detail).
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = err.to_string();
+    for cause in err.chain().skip(1) {
+        #[cfg(feature = "postgres")]
+        if cause.is::<postgres::Error>() {
+            break;
+        }
+        let said = cause.to_string();
+        if line.contains(&said) {
+            break;
+        }
+        line.push_str(": ");
+        line.push_str(&said);
+    }
+    line
 }
 
 /// The exit status when the index is busy: another process held it

@@ -26,6 +26,7 @@ use doppel::runtime::reading::ReadLimits;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
 mod common;
+mod faulty_store;
 use common::boilerplate::{indexed, scan, seen, small, state, write};
 
 /// A scan of `dir` under the default library settings, with `hooks`.
@@ -218,7 +219,6 @@ fn the_index_learns_what_a_scan_learns_in_any_order_of_arrival_and_reopens_unrea
 /// keeping their stale fingerprints.
 #[test]
 fn documents_whose_boilerplate_moved_are_read_again_after_an_interrupted_run() {
-    use doppel::runtime::store::StoreFaults;
     let library = small();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
@@ -229,11 +229,14 @@ fn documents_whose_boilerplate_moved_are_read_again_after_an_interrupted_run() {
     assert!(read > 0);
     write(library, &dir, |p| !first(p));
     let arriving = library.documents.iter().filter(|d| !first(&d.path)).count();
-    let engine = Engine::default();
-    let (mut folder, _) =
-        FolderIndex::open(&dir, engine, LibraryConfig::default(), Some(&index)).unwrap();
-    let faults = StoreFaults::default();
-    folder.set_store_faults(Some(faults.clone()));
+    let faults = faulty_store::Faults::default();
+    let mut folder = faulty_store::open_index(
+        &dir,
+        Engine::default(),
+        LibraryConfig::default(),
+        &index,
+        &faults,
+    );
     // The arriving files are committed; reading the first two again fails.
     faults.fail_after(arriving, 1);
     assert!(folder.reconcile().is_err());
@@ -261,13 +264,44 @@ fn indexed_then_the_rest_written<'a>(
     first: impl Fn(&str) -> bool,
 ) -> (FolderIndex, Vec<&'a str>) {
     write(library, dir, &first);
-    let (mut folder, _) = FolderIndex::open(
+    let (folder, _) = FolderIndex::open(
         dir,
         Engine::default(),
         LibraryConfig::default(),
         Some(index),
     )
     .unwrap();
+    the_rest_written(library, dir, folder, first)
+}
+
+/// [`indexed_then_the_rest_written`], the index's document writes failing
+/// as `faults` say (none until told).
+fn indexed_then_the_rest_written_failing<'a>(
+    library: &'a LibraryCollection,
+    dir: &Path,
+    index: &Path,
+    first: impl Fn(&str) -> bool,
+    faults: &faulty_store::Faults,
+) -> (FolderIndex, Vec<&'a str>) {
+    write(library, dir, &first);
+    let folder = faulty_store::open_index(
+        dir,
+        Engine::default(),
+        LibraryConfig::default(),
+        index,
+        faults,
+    );
+    the_rest_written(library, dir, folder, first)
+}
+
+/// `folder` reconciled with the documents `first` picks, then the others
+/// written (not yet read), sorted.
+fn the_rest_written<'a>(
+    library: &'a LibraryCollection,
+    dir: &Path,
+    mut folder: FolderIndex,
+    first: impl Fn(&str) -> bool,
+) -> (FolderIndex, Vec<&'a str>) {
     folder.reconcile().unwrap();
     let mut rest: Vec<&str> = library
         .documents
@@ -679,18 +713,17 @@ fn the_kept_boilerplate_report_follows_every_event_and_survives_the_plain_ones()
 /// still equals a fresh scan.
 #[test]
 fn a_removed_folder_is_forgotten_at_once_and_after_a_failure_part_way() {
-    use doppel::runtime::store::StoreFaults;
     let library = small();
     for fail in [false, true] {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("folder");
         let index = tmp.path().join("index.sqlite");
-        let (mut folder, _) = indexed_then_the_rest_written(library, &dir, &index, |_| true);
+        let faults = faulty_store::Faults::default();
+        let (mut folder, _) =
+            indexed_then_the_rest_written_failing(library, &dir, &index, |_| true, &faults);
         let etexts = folder.root().join("etexts");
         std::fs::remove_dir_all(&etexts).unwrap();
-        let faults = StoreFaults::default();
         if fail {
-            folder.set_store_faults(Some(faults.clone()));
             faults.fail_next_writes(1);
             assert!(folder.sync_paths(&[etexts]).is_err());
             assert_eq!(faults.pending(), 0, "the failure was reached");

@@ -175,7 +175,7 @@ fn index_dir_holds_one_file_per_folder_named_as_the_default() {
     assert_eq!(in_a.parent(), Some(Path::new("/var/doppel")));
     // The same name as in the platform data folder, so index files can be
     // moved between the two.
-    let default = doppel::runtime::store::Store::default_path(a.path()).unwrap();
+    let default = doppel::runtime::store::SqliteStore::default_path(a.path()).unwrap();
     assert_eq!(in_a.file_name(), default.file_name());
     assert_eq!(Config::default().index_path(a.path()).unwrap(), None);
 }

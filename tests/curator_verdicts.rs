@@ -6,7 +6,7 @@
 //! verdicts as the unknown curator's.
 
 use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::runtime::store::{PairVerdictRecord, Store, VerdictChange};
+use doppel::runtime::store::{PairVerdictRecord, SqliteStore, Store, VerdictChange, Verdicts};
 
 mod store_places;
 
@@ -19,7 +19,7 @@ fn d(name: &str) -> DocPath {
 }
 
 /// Each curator's current verdict, as (a, b, curator, verdict).
-fn current(store: &Store) -> Vec<(String, String, String, CuratorVerdict)> {
+fn current(store: &dyn Store) -> Vec<(String, String, String, CuratorVerdict)> {
     store
         .pair_verdicts()
         .unwrap()
@@ -29,7 +29,7 @@ fn current(store: &Store) -> Vec<(String, String, String, CuratorVerdict)> {
 }
 
 /// A pair's history, as (curator, verdict or cleared).
-fn history(store: &Store, a: &str, b: &str) -> Vec<(String, Option<CuratorVerdict>)> {
+fn history(store: &dyn Store, a: &str, b: &str) -> Vec<(String, Option<CuratorVerdict>)> {
     let changes = store.pair_verdict_history(&d(a), &d(b)).unwrap();
     assert!(
         changes.windows(2).all(|w| w[0].at_ns <= w[1].at_ns),
@@ -65,7 +65,7 @@ fn two_curators_verdicts_are_kept_apart_with_their_history() {
             .set_pair_verdict(&d("a.txt"), &d("b.txt"), NotDuplicate)
             .unwrap();
         assert_eq!(
-            current(&store),
+            current(&*store),
             vec![
                 row("a.txt", "b.txt", "alice", Duplicate),
                 row("a.txt", "b.txt", "bob", NotDuplicate)
@@ -80,7 +80,7 @@ fn two_curators_verdicts_are_kept_apart_with_their_history() {
         store
             .set_pair_verdict(&d("a.txt"), &d("b.txt"), NotDuplicate)
             .unwrap();
-        let now = current(&store);
+        let now = current(&*store);
         assert_eq!(now.len(), 2, "{backend}: one verdict per curator: {now:?}");
         assert!(now.contains(&row("a.txt", "b.txt", "alice", NotDuplicate)));
         assert!(now.contains(&row("a.txt", "b.txt", "bob", NotDuplicate)));
@@ -93,12 +93,12 @@ fn two_curators_verdicts_are_kept_apart_with_their_history() {
             "{backend}: bob has none left to clear"
         );
         assert_eq!(
-            current(&store),
+            current(&*store),
             vec![row("a.txt", "b.txt", "alice", NotDuplicate)]
         );
 
         assert_eq!(
-            history(&store, "b.txt", "a.txt"),
+            history(&*store, "b.txt", "a.txt"),
             vec![
                 ("alice".into(), Some(Duplicate)),
                 ("bob".into(), Some(NotDuplicate)),
@@ -107,7 +107,7 @@ fn two_curators_verdicts_are_kept_apart_with_their_history() {
             ],
             "{backend}: every set and clear, in order, whichever way the pair is named"
         );
-        assert!(history(&store, "a.txt", "c.txt").is_empty());
+        assert!(history(&*store, "a.txt", "c.txt").is_empty());
     }
 }
 
@@ -131,7 +131,7 @@ fn a_renamed_file_takes_every_curators_verdict_and_history() {
         assert!(store.rename_document(&d("m.txt"), &d("a.txt")).unwrap());
 
         assert_eq!(
-            current(&store),
+            current(&*store),
             vec![
                 row("a.txt", "b.txt", "alice", Duplicate),
                 row("a.txt", "b.txt", "bob", NotDuplicate)
@@ -139,14 +139,14 @@ fn a_renamed_file_takes_every_curators_verdict_and_history() {
             "{backend}"
         );
         assert_eq!(
-            history(&store, "a.txt", "b.txt"),
+            history(&*store, "a.txt", "b.txt"),
             vec![
                 ("alice".into(), Some(Duplicate)),
                 ("bob".into(), Some(NotDuplicate))
             ],
             "{backend}: the history follows the file"
         );
-        assert!(history(&store, "m.txt", "b.txt").is_empty());
+        assert!(history(&*store, "m.txt", "b.txt").is_empty());
         assert_eq!(store.keepers().unwrap(), vec![d("a.txt")]);
     }
 }
@@ -178,7 +178,7 @@ fn skipped_record(path: &str) -> doppel::runtime::store::DocRecord {
 fn an_index_from_before_curators_keeps_its_verdicts_as_the_unknown_curators() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("index.sqlite");
-    drop(Store::open(&path).unwrap());
+    drop(SqliteStore::open(&path).unwrap());
     // Turn it into a version-5 index, with one verdict and one keeper.
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.execute_batch(
@@ -200,7 +200,7 @@ fn an_index_from_before_curators_keeps_its_verdicts_as_the_unknown_curators() {
     .unwrap();
     drop(conn);
 
-    let (mut store, report) = Store::open(&path).unwrap();
+    let (mut store, report) = SqliteStore::open(&path).unwrap();
     assert!(report.moved_aside.is_none(), "migrated, not moved aside");
     let old = store.pair_verdicts().unwrap();
     assert_eq!(

@@ -2,6 +2,7 @@
 //! while doppel was not running are reconciled, verdicts survive restarts.
 
 mod common;
+mod faulty_store;
 
 use common::{fixture, Fixture};
 
@@ -412,13 +413,69 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
     assert!(second.store().integrity_check().unwrap());
 }
 
+/// A store the caller opened and hands over is held to what any open
+/// holds an index to: a file inside the folder is refused (doppel never
+/// writes there) and so is another folder's index, each before anything
+/// is written; the folder's own loads as `FolderIndex::open` loads it.
+#[test]
+fn a_store_handed_over_is_refused_inside_the_folder_and_for_another_folder() {
+    use doppel::runtime::index::IndexError;
+    use doppel::runtime::store::{SqliteStore, StoreError};
+    let f = fixture();
+    let handed = |index: &Path| {
+        let (store, _) = SqliteStore::open(index).unwrap();
+        FolderIndex::open_with_store(
+            &f.folder,
+            Engine::default(),
+            LibraryConfig::default(),
+            Box::new(store),
+        )
+    };
+    let inside = f.folder.join("index.sqlite");
+    let Err(err) = handed(&inside) else {
+        panic!("an index inside the folder was taken");
+    };
+    assert!(
+        matches!(err, IndexError::Store(StoreError::InsideRoot { .. })),
+        "{err}"
+    );
+    std::fs::remove_file(&inside).unwrap();
+
+    let other = f.index.with_file_name("other-folder");
+    std::fs::create_dir_all(&other).unwrap();
+    let others = f.index.with_file_name("other.sqlite");
+    drop(
+        FolderIndex::open(
+            &other,
+            Engine::default(),
+            LibraryConfig::default(),
+            Some(&others),
+        )
+        .unwrap(),
+    );
+    let Err(err) = handed(&others) else {
+        panic!("another folder's index was taken");
+    };
+    assert!(matches!(err, IndexError::OtherFolder { .. }), "{err}");
+
+    let mut index = handed(&f.index).unwrap();
+    index.reconcile().unwrap();
+    drop(index);
+    let mut reopened = open(&f);
+    assert_eq!(
+        reopened.reconcile().unwrap().read,
+        0,
+        "all of it was stored"
+    );
+    assert_eq!(reopened.store().document_count().unwrap(), 30);
+}
+
 /// A chunk of files is committed together or not at all: when the store
 /// write of a reconcile fails (a full disk), none of the chunk's files is
 /// in the index, and the next reconcile reads exactly those files again
 /// and keeps the pairs and clusters a reconcile without the failure keeps.
 #[test]
 fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_them() {
-    use doppel::runtime::store::StoreFaults;
     let f = fixture();
     let clean_index = f.index.with_file_name("clean.sqlite");
     let mut clean = open_with(
@@ -428,9 +485,14 @@ fn a_failed_chunk_write_commits_none_of_its_files_and_the_next_reconcile_reads_t
         &clean_index,
     );
     clean.reconcile().unwrap();
-    let mut index = open(&f);
-    let faults = StoreFaults::default();
-    index.set_store_faults(Some(faults.clone()));
+    let faults = faulty_store::Faults::default();
+    let mut index = faulty_store::open_index(
+        &f.folder,
+        Engine::default(),
+        LibraryConfig::default(),
+        &f.index,
+        &faults,
+    );
     // The third file's write fails: the two before it go back too.
     faults.fail_after(2, 1);
     assert!(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use doppel::runtime::store::{index_file_name, Store};
+use doppel::runtime::store::{index_file_name, Documents, Meta, SqliteStore};
 
 /// A temporary place with an index folder, a config file naming it, and
 /// folders of texts to index.
@@ -177,7 +177,7 @@ fn an_index_made_before_folders_were_recorded_is_unknown_until_opened() {
     let a = place.folder("a");
     let file = place.index_of(&a);
     // A fresh index as an older doppel left it: no folder, no time of use.
-    drop(Store::open(&file).unwrap());
+    drop(SqliteStore::open(&file).unwrap());
     let listing = place.list();
     assert_eq!(listing["indexes"][0]["folder"], serde_json::Value::Null);
     assert_eq!(
@@ -192,7 +192,7 @@ fn an_index_made_before_folders_were_recorded_is_unknown_until_opened() {
     assert!(file.exists(), "a dry run removes nothing");
 
     place.scan(&a);
-    let store = Store::open_read_only(&file).unwrap();
+    let store = SqliteStore::open_read_only(&file).unwrap();
     assert_eq!(store.folder().unwrap(), Some(a.clone()));
     assert!(store.last_used().unwrap().is_some());
 }
@@ -291,7 +291,7 @@ fn forget_keeps_an_index_that_is_open_and_says_it_is_busy() {
     place.scan(&a);
     let file = place.index_of(&a);
     // Another doppel (here: a reader, the least a running doppel holds).
-    let reader = Store::open_read_only(&file).unwrap();
+    let reader = SqliteStore::open_read_only(&file).unwrap();
     assert_eq!(reader.document_count().unwrap(), 3);
 
     assert_eq!(place.list()["indexes"][0]["in_use"], true);
@@ -411,7 +411,7 @@ fn index_of_another_folder_is_refused_and_keeps_its_rows() {
         "{message}"
     );
     assert!(message.contains("doppel index forget --index"), "{message}");
-    let store = Store::open_read_only(&shared).unwrap();
+    let store = SqliteStore::open_read_only(&shared).unwrap();
     assert_eq!(store.document_count().unwrap(), 3, "a's rows are all there");
     assert_eq!(store.folder().unwrap(), Some(a.clone()));
 
@@ -445,7 +445,7 @@ fn index_of_another_folder_is_refused_and_keeps_its_rows() {
 fn the_recorded_folder_keeps_every_byte_of_its_name() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
-    let (mut store, _) = Store::open(&dir.path().join("index.sqlite")).unwrap();
+    let (mut store, _) = SqliteStore::open(&dir.path().join("index.sqlite")).unwrap();
     assert_eq!(store.folder().unwrap(), None, "a fresh index records none");
     // Not UTF-8: a lossy record would match `caf\xe8` too.
     let folder = Path::new(std::ffi::OsStr::from_bytes(b"/books/caf\xe9 \\x41"));

@@ -23,7 +23,7 @@ use doppel::faces::tui::action::Action;
 use doppel::faces::tui::export;
 use doppel::faces::tui::state::AppState;
 use doppel::faces::tui::update;
-use doppel::runtime::store::Store;
+use doppel::runtime::store::{Documents, SqliteStore, Verdicts};
 use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
 use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
 
@@ -136,7 +136,7 @@ fn indexed_and_unindexed_scans_agree_on_every_name() {
         f.index.as_os_str(),
     ]);
     assert_eq!(again, indexed);
-    let store = Store::open_read_only(&f.index).unwrap();
+    let store = SqliteStore::open_read_only(&f.index).unwrap();
     let stored: BTreeSet<Vec<u8>> = store
         .document_paths()
         .unwrap()
@@ -297,7 +297,7 @@ fn verdicts_keepers_and_diffs_from_the_tui_survive_a_reopen() {
     worker.join();
 
     // Stored under the names' own bytes ...
-    let store = Store::open_read_only(&f.index).unwrap();
+    let store = SqliteStore::open_read_only(&f.index).unwrap();
     let verdicts = store.pair_verdicts().unwrap();
     assert_eq!(verdicts.len(), 1);
     let (a, b) = (&verdicts[0].a, &verdicts[0].b);

@@ -4,6 +4,7 @@
 //! Failures are injected (a file reader, a store fault), never raced.
 
 mod common;
+mod faulty_store;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -337,7 +338,7 @@ fn an_index_of_schema_4_without_kept_texts_is_migrated() {
 /// file to move aside.
 #[test]
 fn two_openers_creating_one_new_index_both_get_it_whole() {
-    use doppel::runtime::store::Store;
+    use doppel::runtime::store::{SqliteStore, Store};
     let dir = tempfile::tempdir().unwrap();
     for round in 0..20 {
         let path = dir.path().join(format!("round-{round}.sqlite"));
@@ -347,7 +348,7 @@ fn two_openers_creating_one_new_index_both_get_it_whole() {
                 .map(|_| {
                     s.spawn(|| {
                         barrier.wait();
-                        Store::open(&path).map(|(store, report)| {
+                        SqliteStore::open(&path).map(|(store, report)| {
                             assert!(store.integrity_check().unwrap());
                             report
                         })
@@ -400,6 +401,11 @@ fn an_index_another_process_holds_is_busy() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("index is busy"), "{stderr}");
+    // The store's error says SQLite's once, though it keeps it as its
+    // source too: one line, ending with the cause.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.matches("database is locked").count(), 1, "{stderr}");
+    assert!(stderr.ends_with(": database is locked)\n"), "{stderr}");
     drop(holder);
 }
 
@@ -475,18 +481,20 @@ fn updates_until(
 fn worker_failing_writes(
     f: &Fixture,
     writes: usize,
-) -> (
-    doppel::runtime::worker::WorkerHandle,
-    doppel::runtime::store::StoreFaults,
-) {
-    use doppel::runtime::worker::{spawn, WorkerConfig};
-    let faults = doppel::runtime::store::StoreFaults::default();
+) -> (doppel::runtime::worker::WorkerHandle, faulty_store::Faults) {
+    use doppel::runtime::store::{SqliteStore, Store};
+    use doppel::runtime::worker::{spawn, StoreOpener, WorkerConfig};
+    let faults = faulty_store::Faults::default();
     faults.fail_next_writes(writes);
     let mut config = WorkerConfig::new(&f.folder);
-    config.index = Some(f.index.clone().into());
+    let (index, wrapping) = (f.index.clone(), faults.clone());
+    config.store = Some(StoreOpener::new(move || {
+        let (store, report) = SqliteStore::open(&index)?;
+        let store: Box<dyn Store> = Box::new(store);
+        Ok((wrapping.wrap(store), report))
+    }));
     config.rescan_every = std::time::Duration::ZERO;
     config.storage_retry = std::time::Duration::from_millis(10);
-    config.store_faults = Some(faults.clone());
     (spawn(config), faults)
 }
 

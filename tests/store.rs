@@ -12,10 +12,12 @@ use doppel::doc::{CuratorVerdict, DocPath, FileIdentity};
 use doppel::engine::algo::{AlgorithmId, Score};
 use doppel::engine::{Engine, Fingerprints, PairScores};
 use doppel::runtime::store::{
-    content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, OpenProblem, RowId, Store,
-    StoreError, StoreFaults, StoredBoilerplate, StoredText, APPLICATION_ID, STALE_CTIME,
+    content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, Documents, OpenProblem,
+    Pairs, RowId, SqliteStore, Store, StoreError, StoredBoilerplate, StoredText, Verdicts,
+    APPLICATION_ID, STALE_CTIME,
 };
 
+mod faulty_store;
 mod store_places;
 
 use store_places::places;
@@ -111,8 +113,8 @@ fn skipped(path: &[u8], reason: &str) -> DocRecord {
     }
 }
 
-fn open(path: &Path) -> Store {
-    let (store, report) = Store::open(path).unwrap();
+fn open(path: &Path) -> SqliteStore {
+    let (store, report) = SqliteStore::open(path).unwrap();
     assert!(report.moved_aside.is_none(), "{:?}", report.messages());
     store
 }
@@ -127,7 +129,7 @@ fn tree_checksum(dir: &Path) -> Vec<(PathBuf, u64)> {
     out
 }
 
-fn ids_by_path(store: &Store) -> std::collections::HashMap<DocPath, RowId> {
+fn ids_by_path(store: &dyn Store) -> std::collections::HashMap<DocPath, RowId> {
     store
         .documents()
         .unwrap()
@@ -421,7 +423,7 @@ fn verdicts_survive_reopen_and_remove_then_readd() {
         );
         assert_eq!(store.keepers().unwrap(), vec![d(b"b.txt")]);
 
-        let old_id = ids_by_path(&store)[&d(b"b.txt")];
+        let old_id = ids_by_path(&*store)[&d(b"b.txt")];
         assert!(store.remove_document(&d(b"b.txt")).unwrap());
         assert!(
             !store.remove_document(&d(b"b.txt")).unwrap(),
@@ -435,7 +437,7 @@ fn verdicts_survive_reopen_and_remove_then_readd() {
         store
             .upsert_document(&record(&engine, b"b.txt", 0), &[])
             .unwrap();
-        let new_id = ids_by_path(&store)[&d(b"b.txt")];
+        let new_id = ids_by_path(&*store)[&d(b"b.txt")];
         assert_ne!(old_id, new_id, "re-added under a new id");
         drop(store);
         let mut store = place.open();
@@ -614,7 +616,7 @@ fn a_batch_is_written_whole_or_not_at_all() {
                 &[(d(b"a.txt"), vec![(d(b"c.txt"), compare(&a, &c))])],
             )
             .unwrap();
-        let by_path = ids_by_path(&store);
+        let by_path = ids_by_path(&*store);
         assert_eq!(
             ids,
             [by_path[&d(b"b.txt")], by_path[&d(b"c.txt")]],
@@ -638,8 +640,8 @@ fn a_batch_is_written_whole_or_not_at_all() {
 
         // The second document of a batch fails: neither is written, and
         // the stale mark and the touched pairs go with them.
-        let faults = StoreFaults::default();
-        store.set_faults(Some(faults.clone()));
+        let faults = faulty_store::Faults::default();
+        let mut store = faults.wrap(store);
         faults.fail_after(1, 1);
         let d2 = record(&engine, b"d.txt", 3);
         let e2 = record(&engine, b"e.txt", 4);
@@ -651,7 +653,6 @@ fn a_batch_is_written_whole_or_not_at_all() {
             )
             .is_err());
         assert_eq!(faults.pending(), 0);
-        store.set_faults(None);
         drop(store);
         let store = place.open();
         assert_eq!(store.document_count().unwrap(), 5, "{backend}: rolled back");
@@ -689,7 +690,10 @@ fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
         );
         // Given from b to a, read back from the smaller id.
         store
-            .replace_pairs([(id_b, id_a, engine.compare(&fb, &fa))], "kept-under-1")
+            .replace_pairs(
+                &mut [(id_b, id_a, engine.compare(&fb, &fa))].into_iter(),
+                "kept-under-1",
+            )
             .unwrap();
         let entry = DocEntry {
             hot: fb.hot(),
@@ -709,7 +713,7 @@ fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
         assert_eq!(store.pairs().unwrap(), [(lo, hi, engine.compare(x, y))]);
         let mut listed = Vec::new();
         store
-            .pairs_each(|chunk| {
+            .pairs_each(&mut |chunk| {
                 listed.extend(chunk.into_iter().map(|(a, b, _)| (a, b)));
                 Ok(())
             })
@@ -735,7 +739,9 @@ fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
 
         store.clear_entries().unwrap();
         assert!(store.document_entries().unwrap().is_empty(), "{backend}");
-        store.replace_pairs([], "kept-under-2").unwrap();
+        store
+            .replace_pairs(&mut std::iter::empty(), "kept-under-2")
+            .unwrap();
         assert_eq!(store.pair_count().unwrap(), 0, "{backend}");
         store.remove_document(&d(b"a.txt")).unwrap();
         assert_eq!(store.text_totals().unwrap(), (0, 0), "{backend}");
@@ -812,7 +818,7 @@ fn assert_moved_aside(
     books: &Path,
 ) {
     let before = tree_checksum(books);
-    let (mut store, report) = Store::open(db).unwrap();
+    let (mut store, report) = SqliteStore::open(db).unwrap();
     let moved = report
         .moved_aside
         .clone()
@@ -944,7 +950,7 @@ fn d7_foreign_sqlite_file_is_moved_aside() {
         let conn = rusqlite::Connection::open(&db2).unwrap();
         conn.execute_batch("CREATE TABLE notes (t TEXT);").unwrap();
     }
-    let (_s, report) = Store::open(&db2).unwrap();
+    let (_s, report) = SqliteStore::open(&db2).unwrap();
     assert_eq!(
         report.moved_aside.unwrap().problem,
         OpenProblem::Foreign { application_id: 0 }
@@ -960,7 +966,7 @@ fn unknown_schema_version_is_moved_aside_and_read_only_open_refuses_it() {
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.pragma_update(None, "user_version", 99).unwrap();
     }
-    let err = Store::open_read_only(&db).unwrap_err();
+    let err = SqliteStore::open_read_only(&db).unwrap_err();
     assert!(
         matches!(
             err,
@@ -972,11 +978,64 @@ fn unknown_schema_version_is_moved_aside_and_read_only_open_refuses_it() {
         "{err}"
     );
     assert!(err.to_string().contains("schema version 99"), "{err}");
-    let (_store, report) = Store::open(&db).unwrap();
+    let (_store, report) = SqliteStore::open(&db).unwrap();
     assert_eq!(
         report.moved_aside.unwrap().problem,
         OpenProblem::UnknownSchema { version: 99 }
     );
+}
+
+/// A store error keeps what it wraps as its source (SQLite's error, the
+/// file system's, why a file is not an index, the PostgreSQL client's), so
+/// whoever walks the error chain reaches the cause; its own message still
+/// says the cause, as it always did.
+#[test]
+fn a_store_error_keeps_its_cause_as_its_source() {
+    use std::error::Error as _;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("index.sqlite");
+    drop(open(&db));
+    std::fs::write(dir.path().join("folder"), "a file, not a folder").unwrap();
+
+    // SQLite's error: a write to a read-only connection.
+    let mut reader = SqliteStore::open_read_only(&db).unwrap();
+    let err = reader.remove_documents(&[d(b"a.txt")]).unwrap_err();
+    assert!(matches!(err, StoreError::Sqlite { .. }), "{err}");
+    let cause = err.source().expect("SQLite's error is the source");
+    assert!(cause.is::<rusqlite::Error>(), "{cause:?}");
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // The file system's: an index whose folder cannot be made.
+    let err = SqliteStore::open(&dir.path().join("folder/index.sqlite")).unwrap_err();
+    assert!(matches!(err, StoreError::Io { .. }), "{err}");
+    let cause = err.source().expect("the file system's error is the source");
+    assert!(cause.is::<std::io::Error>(), "{cause:?}");
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // Why a file is not an index.
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+    }
+    let err = SqliteStore::open_read_only(&db).unwrap_err();
+    let cause = err.source().expect("the problem is the source");
+    assert_eq!(
+        cause.downcast_ref::<OpenProblem>(),
+        Some(&OpenProblem::UnknownSchema { version: 99 })
+    );
+    assert!(err.to_string().ends_with(&format!(": {cause}")), "{err}");
+
+    // The PostgreSQL client's: nothing listens on port 1.
+    #[cfg(feature = "postgres")]
+    {
+        let address =
+            doppel::runtime::store::StoreAddress::parse("postgres://doppel@127.0.0.1:1/doppel")
+                .unwrap();
+        let err = doppel::runtime::store::open_at(&address, "/srv/folder", "tester").unwrap_err();
+        assert!(matches!(err, StoreError::Postgres { .. }), "{err}");
+        let cause = err.source().expect("the client's error is the source");
+        assert!(cause.is::<postgres::Error>(), "{cause:?}");
+    }
 }
 
 #[test]
@@ -985,7 +1044,7 @@ fn read_only_connection_sees_the_writers_commits() {
     let db = dir.path().join("index.sqlite");
     let engine = Engine::default();
     let mut writer = open(&db);
-    let reader = Store::open_read_only(&db).unwrap();
+    let reader = SqliteStore::open_read_only(&db).unwrap();
     assert_eq!(reader.document_count().unwrap(), 0);
     writer
         .upsert_document(&record(&engine, b"a.txt", 0), &[])
@@ -994,7 +1053,7 @@ fn read_only_connection_sees_the_writers_commits() {
     let mut reader = reader;
     let err = reader.set_keeper(&d(b"a.txt"), true).unwrap_err();
     assert!(err.to_string().contains("index.sqlite"), "{err}");
-    assert!(Store::open_read_only(&dir.path().join("missing.sqlite")).is_err());
+    assert!(SqliteStore::open_read_only(&dir.path().join("missing.sqlite")).is_err());
     assert!(
         !dir.path().join("missing.sqlite").exists(),
         "read-only open creates nothing"
@@ -1008,7 +1067,7 @@ fn default_path_is_outside_the_root_and_stable() {
     std::fs::create_dir(&root).unwrap();
     let other = dir.path().join("other");
     std::fs::create_dir(&other).unwrap();
-    let p = match Store::default_path(&root) {
+    let p = match SqliteStore::default_path(&root) {
         Ok(p) => p,
         Err(StoreError::NoDataDir) => return eprintln!("skipped: no home directory"),
         Err(e) => panic!("{e}"),
@@ -1016,14 +1075,14 @@ fn default_path_is_outside_the_root_and_stable() {
     assert!(!p.starts_with(&root) && !p.starts_with(root.canonicalize().unwrap()));
     assert_eq!(p.extension().unwrap(), "sqlite");
     assert_eq!(p.parent().unwrap().file_name().unwrap(), "indexes");
-    assert_eq!(Store::default_path(&root).unwrap(), p, "stable");
+    assert_eq!(SqliteStore::default_path(&root).unwrap(), p, "stable");
     assert_eq!(
-        Store::default_path(&root.join(".")).unwrap(),
+        SqliteStore::default_path(&root.join(".")).unwrap(),
         p,
         "same folder, other spelling"
     );
     assert_eq!(
-        Store::default_path(&dir.path().join("other/../library")).unwrap(),
+        SqliteStore::default_path(&dir.path().join("other/../library")).unwrap(),
         p
     );
     #[cfg(unix)]
@@ -1031,13 +1090,13 @@ fn default_path_is_outside_the_root_and_stable() {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink(&root, &link).unwrap();
         assert_eq!(
-            Store::default_path(&link).unwrap(),
+            SqliteStore::default_path(&link).unwrap(),
             p,
             "a link to the folder"
         );
     }
     assert_ne!(
-        Store::default_path(&other).unwrap(),
+        SqliteStore::default_path(&other).unwrap(),
         p,
         "another folder, another index"
     );
@@ -1045,7 +1104,7 @@ fn default_path_is_outside_the_root_and_stable() {
         !p.exists() || p.is_file(),
         "computing the path creates nothing"
     );
-    let err = Store::default_path(&dir.path().join("missing")).unwrap_err();
+    let err = SqliteStore::default_path(&dir.path().join("missing")).unwrap_err();
     assert!(err.to_string().contains("missing"), "{err}");
 }
 
@@ -1103,7 +1162,7 @@ fn child_ingest_forever() {
     };
     let engine = Engine::default();
     let records: Vec<DocRecord> = (0..8).map(|n| record(&engine, b"", n)).collect();
-    let (mut store, _) = Store::open(Path::new(&db)).unwrap();
+    let (mut store, _) = SqliteStore::open(Path::new(&db)).unwrap();
     let start = store
         .stat_index()
         .unwrap()
@@ -1143,7 +1202,7 @@ impl Drop for KillOnDrop {
 }
 
 fn max_size(db: &Path) -> Option<u64> {
-    let store = Store::open_read_only(db).ok()?;
+    let store = SqliteStore::open_read_only(db).ok()?;
     store.stat_index().ok()?.values().map(|s| s.size).max()
 }
 
@@ -1190,7 +1249,7 @@ fn d2_sigkill_during_ingest_leaves_a_consistent_store() {
         child.0.kill().unwrap(); // SIGKILL on unix
         child.0.wait().unwrap();
 
-        let (store, report) = Store::open(&db).unwrap();
+        let (store, report) = SqliteStore::open(&db).unwrap();
         assert!(
             report.moved_aside.is_none(),
             "round {round}: {:?}",

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use doppel::engine::{Engine, EngineConfig};
 use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
-use doppel::runtime::store::{content_hash, DocStatus, Store};
+use doppel::runtime::store::{content_hash, DocStatus, Documents, SqliteStore};
 use doppel::runtime::watch::{Backend, WatchConfig, WatchEvent, Watcher};
 use doppel::runtime::worker::protocol::{Snapshot, WatchState};
 use doppel::runtime::worker::{spawn, Update, WorkerConfig, WorkerHandle};
@@ -169,14 +169,14 @@ impl Harness {
 
 /// The stored record of `rel`, read through a read-only connection.
 fn stored(index: &Path, rel: &str) -> Option<doppel::runtime::store::DocRecord> {
-    Store::open_read_only(index)
+    SqliteStore::open_read_only(index)
         .ok()?
         .document(&rel.into())
         .ok()?
 }
 
 fn stored_paths(index: &Path) -> BTreeSet<String> {
-    Store::open_read_only(index)
+    SqliteStore::open_read_only(index)
         .unwrap()
         .documents()
         .unwrap()

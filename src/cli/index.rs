@@ -18,7 +18,7 @@ use super::args::{IndexCommand, ListFormat};
 pub fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
     let dir = match &config.index_dir {
         Some(dir) => dir.clone(),
-        None => doppel::runtime::store::Store::default_dir()?,
+        None => doppel::runtime::store::SqliteStore::default_dir()?,
     };
     // A shared database's collections belong to the team: they are not
     // this machine's files to size or forget. Said once, then the files.

@@ -570,7 +570,7 @@ impl Config {
     /// The index file of the folder `root` when `index-dir` is set: in that
     /// folder, named as in the platform data folder (a hash of the
     /// canonical path), so every folder keeps its own index. `None` leaves
-    /// the choice to [`crate::runtime::store::Store::default_path`].
+    /// the choice to [`crate::runtime::store::SqliteStore::default_path`].
     pub fn index_path(&self, root: &Path) -> Result<Option<PathBuf>> {
         let Some(dir) = &self.index_dir else {
             return Ok(None);

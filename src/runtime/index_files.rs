@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-use crate::runtime::store::{index_file_name, Store, StoreError};
+use crate::runtime::store::{index_file_name, Documents, Meta, SqliteStore, Store, StoreError};
 
 /// Why the index folder's files could not be listed or removed.
 #[derive(Debug, thiserror::Error)]
@@ -215,7 +215,7 @@ pub fn inspect(file: &Path) -> Result<IndexFile> {
         problem: None,
         moved_aside: None,
     };
-    let described = Store::open_existing(file).and_then(|mut store| {
+    let described = SqliteStore::open_existing(file).and_then(|mut store| {
         info.in_use = !store.lock_exclusively()?;
         info.folder = store.folder()?;
         info.last_used = store.last_used()?.or(written);
@@ -317,7 +317,7 @@ pub fn forget(file: &Path, dry_run: bool) -> Result<Outcome> {
         }
         return Ok(Outcome::Removed { bytes });
     }
-    let mut store = match Store::open_existing(file) {
+    let mut store = match SqliteStore::open_existing(file) {
         Ok(store) => store,
         Err(StoreError::NotAnIndex { problem, .. }) => {
             return Ok(Outcome::NotAnIndex {

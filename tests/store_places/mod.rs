@@ -33,19 +33,20 @@ impl Place {
 
     /// Open (or reopen, on a new connection) the store here; asserts that
     /// nothing was moved aside.
-    pub fn open(&self) -> Store {
+    pub fn open(&self) -> Box<dyn Store> {
         let (store, report) = self.open_reporting();
         assert!(report.moved_aside.is_none(), "{:?}", report.messages());
         store
     }
 
     /// [`Place::open`] with the open's report.
-    pub fn open_reporting(&self) -> (Store, doppel::runtime::store::OpenReport) {
+    pub fn open_reporting(&self) -> (Box<dyn Store>, doppel::runtime::store::OpenReport) {
         let address = match self {
             Place::File(_, path) => StoreAddress::File(path.clone()),
             Place::Postgres(address) => address.clone(),
         };
-        let (store, report) = Store::open_at(&address, COLLECTION, "tester").unwrap();
+        let (store, report) =
+            doppel::runtime::store::open_at(&address, COLLECTION, "tester").unwrap();
         assert_eq!(store.backend_name(), self.backend());
         (store, report)
     }

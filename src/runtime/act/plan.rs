@@ -34,7 +34,9 @@ pub struct Recorded {
 
 impl Recorded {
     /// What `store` recorded of every document, by path (no blob is read).
-    pub fn all_in(store: &Store) -> std::result::Result<BTreeMap<DocPath, Recorded>, StoreError> {
+    pub fn all_in(
+        store: &dyn Store,
+    ) -> std::result::Result<BTreeMap<DocPath, Recorded>, StoreError> {
         Ok(store
             .documents_without_blobs()?
             .into_iter()

@@ -195,7 +195,7 @@ impl FolderIndex {
                 } else {
                     ""
                 };
-                self.store.replace_pairs(std::iter::empty(), key)?;
+                self.store.replace_pairs(&mut std::iter::empty(), key)?;
                 invalidated = true;
             }
             report.taken_over += claimed.iter().filter(|c| c.taken_over).count();

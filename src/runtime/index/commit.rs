@@ -57,7 +57,7 @@ impl FolderIndex {
     /// indexed ones enter the library together (their candidates verified
     /// in parallel, see [`crate::pairing::library::Library::extend`]); then
     /// all of them are written in one store transaction
-    /// ([`crate::runtime::store::Store::commit_batch`]), each with its pairs
+    /// ([`crate::runtime::store::Documents::commit_batch`]), each with its pairs
     /// to the files written before it, followed by the pairs their arrival
     /// changed: a crash leaves every file of the batch as it was. A file that
     /// changed while being read is not committed.
@@ -103,10 +103,10 @@ impl FolderIndex {
             let paths: Vec<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
             let keys = self
                 .library
-                .admit_unpaired(&self.engine, arriving, &self.store)?;
+                .admit_unpaired(&self.engine, arriving, &*self.store)?;
             filed_keys.extend(paths.into_iter().zip(keys));
         } else {
-            self.library.extend(&self.engine, arriving, &self.store)?;
+            self.library.extend(&self.engine, arriving, &*self.store)?;
         }
         let mut changes = Vec::new();
         let mut writes: Vec<(DocRecord, Vec<PairUpdate>)> = Vec::with_capacity(items.len());
@@ -157,7 +157,7 @@ impl FolderIndex {
                         .collect()
                 }
                 (DocStatus::Skipped { reason }, _) => {
-                    self.library.remove(&self.engine, &doc, &self.store)?;
+                    self.library.remove(&self.engine, &doc, &*self.store)?;
                     self.skipped.insert(doc.clone(), reason.clone());
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),

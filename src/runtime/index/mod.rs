@@ -125,7 +125,7 @@ pub struct FolderIndex {
     root: PathBuf,
     /// Shared with a reconcile's reading thread (`sync`).
     engine: std::sync::Arc<Engine>,
-    store: Store,
+    store: Box<dyn Store>,
     library: Library,
     /// Every document the store has a row of, with the identity it was read
     /// with (`None`: read it again at the next look, its fingerprints are
@@ -137,7 +137,7 @@ pub struct FolderIndex {
     skipped: BTreeMap<DocPath, String>,
     /// The stored fingerprints were made by another configuration.
     stale: bool,
-    /// The current engine configuration's key ([`Store::config_hash`]).
+    /// The current engine configuration's key ([`store::Meta::config_hash`]).
     config_hash: String,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     extra_ignores: Vec<String>,
@@ -248,12 +248,6 @@ impl FolderIndex {
         self.library.set_batch_docs(docs);
     }
 
-    /// Make the store's writes fail as `faults` says (tests).
-    #[doc(hidden)]
-    pub fn set_store_faults(&mut self, faults: Option<store::StoreFaults>) {
-        self.store.set_faults(faults);
-    }
-
     /// The folder (canonical).
     pub fn root(&self) -> &Path {
         &self.root
@@ -285,7 +279,7 @@ impl FolderIndex {
     /// (a report that cannot vouch for them; the index keeps them).
     pub fn into_library_without(mut self, left_out: &[DocPath]) -> Result<Library> {
         self.library
-            .remove_many(&self.engine, left_out, &self.store)?;
+            .remove_many(&self.engine, left_out, &*self.store)?;
         Ok(self.library)
     }
 
@@ -332,8 +326,8 @@ impl FolderIndex {
     }
 
     /// The store.
-    pub fn store(&self) -> &Store {
-        &self.store
+    pub fn store(&self) -> &dyn Store {
+        &*self.store
     }
 
     /// Skipped files and their reasons.
@@ -369,7 +363,7 @@ impl FolderIndex {
     ) -> Result<bool> {
         Ok(self
             .library
-            .regather_with(&self.engine, floors, &self.store, go_on)?)
+            .regather_with(&self.engine, floors, &*self.store, go_on)?)
     }
 
     /// The file a document is (absolute).
@@ -417,7 +411,7 @@ impl FolderIndex {
     /// Read every curator's verdicts and the keeper marks from the store
     /// again (another process may have changed them).
     pub fn reload_verdicts(&mut self) -> Result<()> {
-        read_verdicts(&self.store, &mut self.library)
+        read_verdicts(&*self.store, &mut self.library)
     }
 
     /// Mark a document as its cluster's keeper (persisted; it represents
@@ -429,7 +423,7 @@ impl FolderIndex {
     }
 
     /// The key the stored pairs are kept under in this index's
-    /// configuration ([`Store::pairs_hash`]).
+    /// configuration ([`store::Meta::pairs_hash`]).
     fn pairs_key(&self) -> String {
         pairs_config_hash(&self.config_hash, self.library.config())
     }

@@ -17,10 +17,10 @@ use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::reading::ReadLimits;
-use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, Store};
+use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, SqliteStore, Store};
 
 /// What opening an index records in it, once its integrity check passed
-/// (besides its folder and the time, [`Store::record_use`]).
+/// (besides its folder and the time, [`store::Meta::record_use`]).
 struct MetaWrites {
     /// The engine configuration the fingerprints are made under from now
     /// on; `None` when the stored ones were made under another, in which
@@ -39,7 +39,7 @@ struct MetaWrites {
 /// verified under the current configuration, so the next open restores
 /// them instead of verifying again.
 struct Rewrite {
-    /// The configuration they are kept under ([`Store::pairs_hash`]).
+    /// The configuration they are kept under ([`store::Meta::pairs_hash`]).
     pairs_hash: String,
     /// The stored documents by row; those the library does not hold (no
     /// fingerprints stored) get no entry.
@@ -125,13 +125,14 @@ impl FolderIndex {
         let root = canonical_folder(root)?;
         let path = match index_path {
             Some(p) => p.to_path_buf(),
-            None => Store::default_path(&root)?,
+            None => SqliteStore::default_path(&root)?,
         };
         store::ensure_outside_root(&path, &root)?;
         // The integrity check reads the whole file: it runs on a connection
         // of its own while the index is loaded, and nothing is written
         // until it has passed.
-        let (store, report, check) = Store::open_checking_in_background(&path)?;
+        let (store, report, check) = SqliteStore::open_checking_in_background(&path)?;
+        let store: Box<dyn Store> = Box::new(store);
         // Another folder's index would lose that folder's rows to this
         // folder's reconcile. (A recorded folder that cannot be read is
         // left to the load, whose errors count once the check passed.)
@@ -162,10 +163,16 @@ impl FolderIndex {
         // Corrupt after all: what was read goes, and the plain open moves
         // the file aside (as its report says) and starts a fresh index.
         drop(loaded);
-        let (store, report) = Store::open(&path)?;
+        let (store, report) = SqliteStore::open(&path)?;
         let engine = Engine::new(engine_config);
-        let (mut index, writes) =
-            Self::load(root, engine, library_config, user, store, Pairing::Now)?;
+        let (mut index, writes) = Self::load(
+            root,
+            engine,
+            library_config,
+            user,
+            Box::new(store),
+            Pairing::Now,
+        )?;
         writes.apply(&mut index)?;
         Ok((index, report))
     }
@@ -224,11 +231,48 @@ impl FolderIndex {
         pairing: Pairing,
     ) -> Result<(Self, OpenReport)> {
         let root = canonical_folder(root)?;
-        let (store, report) = Store::open_at(address, &root.to_string_lossy(), curator)?;
+        let (store, report) = store::open_at(address, &root.to_string_lossy(), curator)?;
+        let index = Self::load_opened(root, engine, library_config, store, pairing)?;
+        Ok((index, report))
+    }
+
+    /// Load the index of `root` from `store`, a store the caller opened
+    /// (or wrapped) itself: for an embedder that keeps the index in a
+    /// store of its own, or a test whose store fails as a full disk does.
+    /// The store is used as it is: it is not checked for corruption first,
+    /// as [`FolderIndex::open`] checks an index file, and its verdicts are
+    /// recorded as its curator's ([`store::Verdicts::set_curator`]). As
+    /// any open does, this refuses a store that records another folder,
+    /// and a store that is not shared and lies inside `root` (doppel never
+    /// writes in the folder it reads); then it records the folder and the
+    /// time in the store. Reads no file of the folder.
+    pub fn open_with_store(
+        root: &Path,
+        engine: Engine,
+        library_config: LibraryConfig,
+        store: Box<dyn Store>,
+    ) -> Result<Self> {
+        let root = canonical_folder(root)?;
+        if !store.is_shared() {
+            store::ensure_outside_root(store.path(), &root)?;
+        }
+        Self::load_opened(root, engine, library_config, store, Pairing::Now)
+    }
+
+    /// Load the index of the canonical folder `root` from the opened
+    /// `store` (refused when it records another folder), pairing as
+    /// `pairing` says, and record the open in it.
+    fn load_opened(
+        root: PathBuf,
+        engine: Engine,
+        library_config: LibraryConfig,
+        store: Box<dyn Store>,
+        pairing: Pairing,
+    ) -> Result<Self> {
         if let Some(folder) = store.folder()? {
             if folder != root {
                 return Err(IndexError::OtherFolder {
-                    index: address.to_string().into(),
+                    index: store.path().to_path_buf(),
                     recorded: folder,
                     root,
                 });
@@ -237,7 +281,7 @@ impl FolderIndex {
         let user = UserBoilerplate::load(&root, &engine, &library_config)?;
         let (mut index, writes) = Self::load(root, engine, library_config, user, store, pairing)?;
         writes.apply(&mut index)?;
-        Ok((index, report))
+        Ok(index)
     }
 
     /// [`FolderIndex::open_at`] `address`, or [`FolderIndex::open`] the
@@ -267,7 +311,7 @@ impl FolderIndex {
         engine: Engine,
         library_config: LibraryConfig,
         user: Option<UserBoilerplate>,
-        store: Store,
+        store: Box<dyn Store>,
         pairing: Pairing,
     ) -> Result<(Self, MetaWrites)> {
         let config_hash = prints_config_hash(&engine, &library_config, user.as_ref());
@@ -317,7 +361,7 @@ impl FolderIndex {
         // pairing below replaces them.
         let restored = pairing == Pairing::Now
             && (current || unpaired)
-            && Self::restore(&store, &mut library, &indexed, current)?;
+            && Self::restore(&*store, &mut library, &indexed, current)?;
         tracing::info!(
             documents = indexed.len(),
             stale,
@@ -330,7 +374,7 @@ impl FolderIndex {
             // An ingest's share: what it reads is filed as new documents.
         } else if restored && unpaired {
             library.unpair_all();
-            library.pair_unpaired(&engine, &store)?;
+            library.pair_unpaired(&engine, &*store)?;
             writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, true));
         } else if !restored {
             // Filed a chunk at a time, then verified all at once, each
@@ -348,9 +392,9 @@ impl FolderIndex {
                         }
                     }
                 }
-                library.admit_unpaired(&engine, docs, &PrintsOnly(&store))?;
+                library.admit_unpaired(&engine, docs, &PrintsOnly(&*store))?;
             }
-            library.pair_unpaired(&engine, &PrintsOnly(&store))?;
+            library.pair_unpaired(&engine, &PrintsOnly(&*store))?;
             writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
         }
         // Fingerprints that failed their checksum were read as missing:
@@ -358,7 +402,7 @@ impl FolderIndex {
         for doc in store.take_corrupt() {
             stored.insert(doc, None);
         }
-        read_verdicts(&store, &mut library)?;
+        read_verdicts(&*store, &mut library)?;
         Ok((
             Self {
                 root,
@@ -393,7 +437,7 @@ impl FolderIndex {
     /// order). False, with `library` half-filled, when a document has no
     /// entry: the caller then verifies the documents again.
     fn restore(
-        store: &Store,
+        store: &dyn Store,
         library: &mut Library,
         indexed: &[StoredDoc],
         with_pairs: bool,
@@ -408,7 +452,7 @@ impl FolderIndex {
         let pairs = if with_pairs { store.pair_count()? } else { 0 };
         library.reserve_restore(indexed.len(), pairs);
         let mut restore = Restore::default();
-        store.document_entries_each(|chunk| {
+        store.document_entries_each(&mut |chunk| {
             for (row, entry) in chunk {
                 let Some(&i) = position.get(&row) else {
                     continue;
@@ -435,7 +479,7 @@ impl FolderIndex {
         if !with_pairs {
             return Ok(true);
         }
-        store.pairs_each(|chunk| {
+        store.pairs_each(&mut |chunk| {
             for (a, b, scores) in chunk {
                 if let (Some(&x), Some(&y)) = (doc_of_row.get(&a), doc_of_row.get(&b)) {
                     library.restore_pair(x, y, scores);
@@ -466,7 +510,8 @@ impl FolderIndex {
             self.rewrite_entries(&rewrite.rows, &mut row_of)?;
         }
         let pairs = pairs_by_row(&self.library, |id| row_of.get(&id).copied());
-        self.store.replace_pairs(pairs, &rewrite.pairs_hash)?;
+        self.store
+            .replace_pairs(&mut pairs.into_iter(), &rewrite.pairs_hash)?;
         Ok(())
     }
 
@@ -501,7 +546,7 @@ impl FolderIndex {
 
 /// Put the store's verdicts (every curator's) and keeper marks in
 /// `library`, in place of those it had.
-pub(super) fn read_verdicts(store: &Store, library: &mut Library) -> Result<()> {
+pub(super) fn read_verdicts(store: &dyn Store, library: &mut Library) -> Result<()> {
     library.clear_pair_verdicts();
     for v in store.pair_verdicts()? {
         library.set_pair_verdict(&v.a, &v.b, &v.curator, Some((v.verdict, v.set_at_ns)));
@@ -561,7 +606,7 @@ const PAIRING_RULE: u32 = 5;
 /// configuration's (another banding, another slot scheme) with the same
 /// key counts, so none is taken back ([`PrintSource::stored_keys`]); a
 /// document's keys are derived from its prints.
-struct PrintsOnly<'a>(&'a Store);
+struct PrintsOnly<'a>(&'a dyn Store);
 
 impl PrintSource for PrintsOnly<'_> {
     type Error = store::StoreError;

@@ -162,7 +162,8 @@ impl FolderIndex {
             // No pair is stored: an open before the pairing below files
             // the documents from their entries and pairs them.
             let unpaired = super::unpaired_hash(&self.pairs_key());
-            self.store.replace_pairs(std::iter::empty(), &unpaired)?;
+            self.store
+                .replace_pairs(&mut std::iter::empty(), &unpaired)?;
             self.pair_later = true;
         }
         let (read, unlearned) = self.read_chunks(to_read, &mut report, &mut state, progress);
@@ -288,7 +289,7 @@ impl FolderIndex {
         let row = |id: DocId| row_of.get(&library.doc(id)?.path).copied();
         let pairs = super::pairs_by_row(library, row);
         let hash = self.pairs_key();
-        self.store.replace_pairs(pairs, &hash)?;
+        self.store.replace_pairs(&mut pairs.into_iter(), &hash)?;
         Ok(true)
     }
 
@@ -300,7 +301,7 @@ impl FolderIndex {
         }
         Ok(tracing::debug_span!("index.pair_unpaired").in_scope(|| {
             self.library
-                .pair_unpaired_with(&self.engine, &self.store, go_on)
+                .pair_unpaired_with(&self.engine, &*self.store, go_on)
         })?)
     }
 
@@ -454,7 +455,7 @@ impl FolderIndex {
     }
 
     /// Read again the files whose stored fingerprints failed their checksum
-    /// (the store read them as missing, see [`crate::runtime::store::Store::take_corrupt`]),
+    /// (the store read them as missing, see [`crate::runtime::store::Documents::take_corrupt`]),
     /// but those `done` just wrote. Returns what changed.
     fn reread_corrupt(&mut self, done: &[FileChange]) -> Result<Vec<FileChange>> {
         let mut written: HashSet<DocPath> = done
@@ -616,7 +617,7 @@ impl FolderIndex {
     /// Take files the learner has forgotten out of the library and the
     /// store.
     fn remove_forgotten(&mut self, docs: &[DocPath]) -> Result<()> {
-        self.library.remove_many(&self.engine, docs, &self.store)?;
+        self.library.remove_many(&self.engine, docs, &*self.store)?;
         for doc in docs {
             self.skipped.remove(doc);
         }

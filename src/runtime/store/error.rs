@@ -1,6 +1,9 @@
 //! What can go wrong with a store: [`StoreError`] (every variant names the
 //! index file) and why an existing file is not a usable index
-//! ([`OpenProblem`]).
+//! ([`OpenProblem`]). A variant that wraps a cause (SQLite's, the file
+//! system's, the PostgreSQL client's, an [`OpenProblem`]) says it in its
+//! own message too, and keeps it as its [`std::error::Error::source`], so
+//! the chain goes on to the cause's own.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -20,6 +23,7 @@ pub enum StoreError {
         /// What was being done.
         context: String,
         /// What SQLite said.
+        #[source]
         error: rusqlite::Error,
     },
     /// A file-system operation on the index or its folder failed.
@@ -30,6 +34,7 @@ pub enum StoreError {
         /// What was being done.
         context: String,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// A stored value does not decode (written by another build, or damaged).
@@ -57,6 +62,7 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
         /// What it is instead.
+        #[source]
         problem: OpenProblem,
     },
     /// A store address that is neither a PostgreSQL URL nor an index file
@@ -84,6 +90,7 @@ pub enum StoreError {
         /// What was being done.
         context: String,
         /// What the client or the server said.
+        #[source]
         error: postgres::Error,
     },
     /// A shared store whose schema a newer doppel wrote: it is left as it
@@ -108,6 +115,7 @@ pub enum StoreError {
         /// The folder.
         root: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// The index would live inside the folder doppel reads (W14).
@@ -231,6 +239,9 @@ pub enum OpenProblem {
         version: i32,
     },
 }
+
+/// A cause of [`StoreError::NotAnIndex`].
+impl std::error::Error for OpenProblem {}
 
 impl fmt::Display for OpenProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -2,13 +2,14 @@
 //! index is of, when it was last used, the configurations its fingerprints
 //! and pairs were made under, and the curator's "not boilerplate"
 //! overrules (a short JSON list: a few passages at most, so no table and
-//! no schema change of their own). A backend gives [`Meta`] its raw reads
-//! and writes; the typed values are decoded here once.
+//! no schema change of their own). A backend gives [`MetaTable`] its raw
+//! reads and writes; the typed values ([`Meta`]) are decoded here once,
+//! for every backend.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{now_ns, OverruledPassage, Result, StoreError};
+use super::{now_ns, Meta, OverruledPassage, Result, StoreError};
 use crate::doc::DocPath;
 
 /// `meta` key of the folder an index is for: the hex of its raw path bytes.
@@ -37,8 +38,8 @@ pub struct SharedThresholds {
 }
 
 /// A backend's `meta` table (keyed by its collection where it has
-/// several), and the typed values kept in it.
-pub(super) trait Meta {
+/// several): what [`Meta`]'s typed values are read from and written to.
+pub(super) trait MetaTable {
     /// The value of `key`, if set.
     fn meta(&self, key: &str) -> Result<Option<String>>;
 
@@ -48,30 +49,22 @@ pub(super) trait Meta {
     /// What a value that does not decode is reported against (the index
     /// file, or the database's address).
     fn meta_place(&self) -> PathBuf;
+}
 
-    /// The engine configuration the stored fingerprints were made with
-    /// (see [`super::engine_config_hash`](crate::runtime::store::engine_config_hash)); `None` for a fresh index. When it differs
-    /// from the running configuration, re-fingerprint and then set it.
+/// The typed values, the same for every backend's table.
+impl<T: MetaTable> Meta for T {
     fn config_hash(&self) -> Result<Option<String>> {
         self.meta("config_hash")
     }
 
-    /// Record the engine configuration the stored fingerprints are made
-    /// with from now on (see [`Self::config_hash`]).
     fn set_config_hash(&mut self, hash: &str) -> Result<()> {
         self.set_metas(&[("config_hash", hash)])
     }
 
-    /// The configuration the stored pairs were kept under (floors,
-    /// candidate settings and the fingerprints' configuration); when it
-    /// matches the current one, the pairs can be loaded instead of verified
-    /// again. Empty when the stored pairs are known to be out of date.
     fn pairs_hash(&self) -> Result<Option<String>> {
         self.meta("pairs_hash")
     }
 
-    /// The generation of the IDF weights the stored IDF-dependent
-    /// fingerprints were made with (`None` until set).
     fn idf_generation(&self) -> Result<Option<u64>> {
         match self.meta("idf_generation")? {
             None => Ok(None),
@@ -83,13 +76,10 @@ pub(super) trait Meta {
         }
     }
 
-    /// Record the generation of the IDF weights (see
-    /// [`Self::idf_generation`]).
     fn set_idf_generation(&mut self, generation: u64) -> Result<()> {
         self.set_metas(&[("idf_generation", &generation.to_string())])
     }
 
-    /// The passages the curator overruled, in the order they were.
     fn overruled_passages(&self) -> Result<Vec<OverruledPassage>> {
         match self.meta(META_OVERRULED)? {
             None => Ok(Vec::new()),
@@ -101,13 +91,11 @@ pub(super) trait Meta {
         }
     }
 
-    /// Record the overruled passages (replacing the list).
     fn set_overruled_passages(&mut self, passages: &[OverruledPassage]) -> Result<()> {
         let json = serde_json::to_string(passages).expect("plain data serializes");
         self.set_metas(&[(META_OVERRULED, &json)])
     }
 
-    /// The thresholds a curator last saved for the team, if any.
     fn shared_thresholds(&self) -> Result<Option<SharedThresholds>> {
         let Some(v) = self.meta(META_SHARED_THRESHOLDS)? else {
             return Ok(None);
@@ -121,15 +109,11 @@ pub(super) trait Meta {
             })
     }
 
-    /// Record the thresholds saved for the team (replacing the last).
     fn set_shared_thresholds(&mut self, shared: &SharedThresholds) -> Result<()> {
         let json = serde_json::to_string(shared).expect("plain data serializes");
         self.set_metas(&[(META_SHARED_THRESHOLDS, &json)])
     }
 
-    /// The canonical folder this index was made for; `None` for an index
-    /// written before doppel recorded it (the next [`Self::record_use`]
-    /// does).
     fn folder(&self) -> Result<Option<PathBuf>> {
         let Some(value) = self.meta(META_FOLDER)? else {
             return Ok(None);
@@ -142,8 +126,6 @@ pub(super) trait Meta {
         Ok(Some(DocPath::from_bytes(key).to_relative_path()))
     }
 
-    /// When a read-write open last used this index (see
-    /// [`Self::record_use`]); `None` before doppel recorded it.
     fn last_used(&self) -> Result<Option<SystemTime>> {
         match self.meta(META_LAST_USED)? {
             None => Ok(None),
@@ -158,9 +140,6 @@ pub(super) trait Meta {
         }
     }
 
-    /// Record, in one transaction, that this index is `folder`'s (its
-    /// canonical path, kept as raw bytes so any name round-trips) and that
-    /// it is used now.
     fn record_use(&mut self, folder: &Path) -> Result<()> {
         let folder = hex::encode(DocPath::from_relative(folder).as_bytes());
         let now = now_ns().to_string();

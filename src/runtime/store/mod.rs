@@ -1,5 +1,6 @@
 //! The persistent index: one SQLite file per watched folder, outside it
-//! (the `sqlite` backend, behind the one [`Store`] interface).
+//! (the `sqlite` backend), or a collection in a PostgreSQL database (the
+//! team store), each keeping the one [`Store`] contract.
 //!
 //! A [`Store`] keeps what the watcher and worker need to resume without
 //! re-reading the folder: one row per file (keyed by its [`DocPath`], the
@@ -13,14 +14,14 @@
 //! neither); the scores of candidate pairs; and the curator's verdicts,
 //! keyed by path so they survive re-indexing and rescans; in `meta`, the
 //! folder the index is of and when it was last used
-//! ([`Store::record_use`]). Every change to one file is inside one `BEGIN
-//! IMMEDIATE` transaction ([`Store::upsert_document`],
-//! [`Store::remove_document`], or [`Store::commit_batch`] for a chunk of
+//! ([`Meta::record_use`]). Every change to one file is inside one `BEGIN
+//! IMMEDIATE` transaction ([`Documents::upsert_document`],
+//! [`Documents::remove_document`], or [`Documents::commit_batch`] for a chunk of
 //! files with the pairs their arrival changed), so a crash
 //! leaves each file either fully old or fully new; the next start
-//! reconciles the store with the disk through [`Store::stat_index`].
+//! reconciles the store with the disk through [`Documents::stat_index`].
 //!
-//! [`Store::open`] creates the folder and file, sets WAL with
+//! [`SqliteStore::open`] creates the folder and file, sets WAL with
 //! `synchronous=NORMAL` (ingest can be redone from the folder; verdict writes
 //! switch to `FULL` for their commit), foreign keys and a busy timeout, and
 //! checks the file is ours: a file that is not a database, is corrupt, belongs
@@ -28,7 +29,7 @@
 //! this build does not know is moved aside to `<name>.corrupt-<unix-seconds>`
 //! (with its `-wal`/`-shm`) and a fresh index is created; [`OpenReport`] says
 //! so. Nothing but the store file and its SQLite companions is ever renamed.
-//! [`Store::open_checking_in_background`] runs the corruption check (`PRAGMA
+//! [`SqliteStore::open_checking_in_background`] runs the corruption check (`PRAGMA
 //! quick_check`, which reads the whole file) beside the caller's load of a
 //! large index; the caller writes nothing until it has passed.
 //!
@@ -57,11 +58,13 @@
 //!   [`crate::engine::PairScores`] keyed by the algorithms' stable names, oriented from the
 //!   pair's `a` (smaller id) to `b`.
 //!
-//! The code is split by backend and concern: [`Store`] holds one
-//! backend (`Backend`) and `dispatch` forwards each method to it;
-//! `sqlite` is the SQLite file backend (opening, checking, moving a bad
+//! The code is split by backend and concern: `contract` says what a
+//! store does, as [`Store`] and the trait of each concern ([`Meta`],
+//! [`Documents`], [`Boilerplate`], [`Pairs`], [`Verdicts`]), and
+//! [`open_at`] opens the backend an address names; `sqlite` is the
+//! SQLite file backend ([`SqliteStore`]: opening, checking, moving a bad
 //! file aside, its tables by concern), `pg` the PostgreSQL one (the team
-//! store, feature `postgres`, opened by [`Store::open_at`]); what every
+//! store, feature `postgres`), each implementing every trait; what every
 //! backend shares stays here: the records (`records`), a `documents` row
 //! before decoding (`raw`), the on-disk encodings (`codec`), the kept
 //! texts' compression (`texts`), the `meta` values (`meta`), the
@@ -74,7 +77,7 @@
 
 mod address;
 mod codec;
-mod dispatch;
+mod contract;
 mod error;
 pub mod live;
 mod meta;
@@ -86,7 +89,6 @@ mod records;
 mod sqlite;
 mod texts;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -98,6 +100,7 @@ use crate::hash::hash64;
 pub use address::PgAddress;
 pub use address::{redacted, redacted_in, StoreAddress, INDEX_FILE_EXTENSIONS};
 pub use codec::ScoreList;
+pub use contract::{open_at, Boilerplate, Documents, Meta, Pairs, Store, Verdicts};
 pub use error::{OpenProblem, Result, StoreError};
 #[cfg(feature = "postgres")]
 pub use pg::{
@@ -107,11 +110,10 @@ pub use records::{
     DocEntry, DocRecord, DocStatus, DocSummary, OverruledPassage, PairUpdate, PairVerdictRecord,
     RowId, StoredBoilerplate, VerdictChange, ENTRY_FORMAT,
 };
-pub use sqlite::{MovedAside, OpenReport, PendingCheck, STALE_CTIME};
+pub use sqlite::{MovedAside, OpenReport, PendingCheck, SqliteStore, STALE_CTIME};
 pub use texts::{KeptText, StoredText};
 
-use meta::Meta;
-use sqlite::SqliteStore;
+use meta::MetaTable;
 
 /// `PRAGMA application_id` of a doppel index ("dopp").
 pub const APPLICATION_ID: i32 = 0x646f_7070;
@@ -147,104 +149,6 @@ pub fn blob_checksum(blob: &[u8]) -> u64 {
 /// How long a statement waits for another connection's lock before failing
 /// with `SQLITE_BUSY`.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// One doppel index, in whichever backend holds it: an SQLite file (the
-/// embedded default, [`Store::open`]) or a collection in a PostgreSQL
-/// database ([`Store::open_at`]). Writes take `&mut self` and
-/// each is one transaction; one writer owns a read-write `Store`, and
-/// readers (the UI) open their own with [`Store::open_read_only`]. Its
-/// methods (in `dispatch`) forward to the backend.
-pub struct Store {
-    backend: Backend,
-}
-
-/// The backends a [`Store`] can hold.
-enum Backend {
-    /// An SQLite file (`sqlite`).
-    Sqlite(SqliteStore),
-    /// A collection in a PostgreSQL database (`pg`, the team store);
-    /// boxed, its client being several times an SQLite connection's size.
-    #[cfg(feature = "postgres")]
-    Postgres(Box<PgStore>),
-}
-
-/// A test hook: makes a store's next document writes fail as on a full
-/// disk (`SQLITE_FULL`), shared with the test that holds a clone. A write
-/// is one document, or one transaction where a document is not written
-/// ([`Store::commit_batch`] counts each of its documents, and its failure
-/// rolls back the whole batch). Never set outside tests.
-#[doc(hidden)]
-#[derive(Debug, Clone, Default)]
-pub struct StoreFaults(std::sync::Arc<FaultCounts>);
-
-/// Writes to let through, then writes to fail.
-#[derive(Debug, Default)]
-struct FaultCounts {
-    pass: std::sync::atomic::AtomicUsize,
-    fail: std::sync::atomic::AtomicUsize,
-}
-
-impl StoreFaults {
-    /// Fail the next `n` document writes.
-    pub fn fail_next_writes(&self, n: usize) {
-        self.fail_after(0, n);
-    }
-
-    /// Let `pass` document writes succeed, then fail the next `n`.
-    pub fn fail_after(&self, pass: usize, n: usize) {
-        use std::sync::atomic::Ordering;
-        self.0.pass.store(pass, Ordering::SeqCst);
-        self.0.fail.store(n, Ordering::SeqCst);
-    }
-
-    /// Writes still to fail.
-    pub fn pending(&self) -> usize {
-        self.0.fail.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    /// Whether this write fails (counting it).
-    fn take(&self) -> bool {
-        use std::sync::atomic::Ordering;
-        let dec = |n: usize| n.checked_sub(1);
-        if self
-            .0
-            .pass
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec)
-            .is_ok()
-        {
-            return false;
-        }
-        self.0
-            .fail
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, dec)
-            .is_ok()
-    }
-
-    /// The error of a write that fails (see [`StoreFaults::take`]).
-    fn check(faults: Option<&Self>, store: &Path, context: &str) -> Result<()> {
-        match faults {
-            Some(faults) if faults.take() => Err(StoreError::Sqlite {
-                path: store.to_path_buf(),
-                context: context.to_owned(),
-                error: rusqlite::Error::SqliteFailure(
-                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
-                    Some("database or disk is full (injected)".into()),
-                ),
-            }),
-            _ => Ok(()),
-        }
-    }
-}
-
-impl fmt::Debug for Store {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.backend {
-            Backend::Sqlite(s) => s.fmt(f),
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(s) => s.fmt(f),
-        }
-    }
-}
 
 /// The name of the index file of the folder at `canonical` (in the
 /// platform data folder or the config's `index-dir`): the xxh3 of its
@@ -292,7 +196,7 @@ pub fn file_content_hash(path: &Path) -> std::io::Result<(u64, u64)> {
 /// documents with learned boilerplate fingerprinted over their body).
 pub const FINGERPRINT_FORMAT: u32 = 10;
 
-/// A key for [`Store::set_config_hash`]: xxh3 of the configuration's JSON,
+/// A key for [`Meta::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`PRINTS_SCHEMA`] and [`FINGERPRINT_FORMAT`] (a new
 /// build may change the fingerprint encoding, so it re-fingerprints rather
 /// than misread).

@@ -32,7 +32,7 @@ pub enum DocStatus {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DocRecord {
     /// The row id; `None` for a record not read from the store. Ignored by
-    /// [`super::Store::upsert_document`], which keys on `path` and keeps the id of an
+    /// [`super::Documents::upsert_document`], which keys on `path` and keeps the id of an
     /// existing row.
     pub id: Option<RowId>,
     /// The path relative to the root.
@@ -56,18 +56,18 @@ pub struct DocRecord {
     pub shingles: u32,
     /// What a library keeps of the document, under the configuration of
     /// the stored pairs (`None`: none stored). Written by
-    /// [`super::Store::upsert_document`]; reading documents leaves it `None`
-    /// ([`super::Store::document_entries`] reads them).
+    /// [`super::Documents::upsert_document`]; reading documents leaves it `None`
+    /// ([`super::Documents::document_entries`] reads them).
     pub entry: Option<DocEntry>,
     /// What the boilerplate learner read of the document and the
     /// boilerplate it was fingerprinted without (`None`: not learned
-    /// from). Written by [`super::Store::upsert_document`]; reading
-    /// documents leaves it `None` ([`super::Store::boilerplate`] reads it).
+    /// from). Written by [`super::Documents::upsert_document`]; reading
+    /// documents leaves it `None` ([`super::Boilerplate::boilerplate`] reads it).
     pub boilerplate: Option<StoredBoilerplate>,
     /// The decoded text it was fingerprinted from, kept when it carries
     /// boilerplate (`None`: none kept). Written by
-    /// [`super::Store::upsert_document`]; reading documents leaves it
-    /// `None` ([`super::Store::kept_text`] reads it).
+    /// [`super::Documents::upsert_document`]; reading documents leaves it
+    /// `None` ([`super::Boilerplate::kept_text`] reads it).
     pub text: Option<super::StoredText>,
 }
 
@@ -101,7 +101,7 @@ impl StoredBoilerplate {
 /// and its entries in the candidate tables. Stored beside the full
 /// fingerprints so that reopening an index reads neither them nor derives
 /// keys; valid while the stored pairs are (see
-/// [`super::Store::pairs_hash`]).
+/// [`super::Meta::pairs_hash`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocEntry {
     /// The fingerprints the cheap candidate checks read.
@@ -114,7 +114,7 @@ pub struct DocEntry {
 /// each algorithm's keys in slots of their own, see
 /// `crate::pairing::candidates`).
 /// Part of the key stored pairs and entries are kept under (see
-/// [`super::Store::pairs_hash`]): entries of another format are not read, the
+/// [`super::Meta::pairs_hash`]): entries of another format are not read, the
 /// library is verified again once and its entries written anew.
 pub const ENTRY_FORMAT: u32 = 3;
 
@@ -129,7 +129,7 @@ pub(super) fn status_from_sql(status: &str, reason: Option<String>) -> Result<Do
     }
 }
 
-/// One row of [`super::Store::listing`].
+/// One row of [`super::Documents::listing`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocSummary {
     /// The path relative to the root.
@@ -142,7 +142,7 @@ pub struct DocSummary {
     pub status: DocStatus,
 }
 
-/// A candidate pair given to [`super::Store::upsert_document`]: the other
+/// A candidate pair given to [`super::Documents::upsert_document`]: the other
 /// document's path and `engine.compare(this, other)`.
 pub type PairUpdate = (DocPath, PairScores);
 

@@ -49,7 +49,7 @@ use crate::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::index::{FileChange, FolderIndex, IndexError};
 use crate::runtime::reading::ReadLimits;
-use crate::runtime::store::StoreAddress;
+use crate::runtime::store::{self, OpenReport, Store, StoreAddress};
 use crate::runtime::watch::{WatchConfig, Watcher};
 
 use batch::{Batch, Input};
@@ -97,9 +97,42 @@ pub struct WorkerConfig {
     /// their journals' word for this folder ([`crate::runtime::act::ActRecords`];
     /// the binary gives the user's). Default: `None`, not recorded.
     pub act_records: Option<crate::runtime::act::ActRecords>,
-    /// Store writes a test makes fail.
-    #[doc(hidden)]
-    pub store_faults: Option<crate::runtime::store::StoreFaults>,
+    /// Opens the store the index is kept in, instead of the one `index`
+    /// names (default: `None`, `index` is opened).
+    pub store: Option<StoreOpener>,
+}
+
+/// Opens the store a worker keeps its index in, on the worker's thread,
+/// in place of the one [`WorkerConfig::index`] names: for an embedder
+/// that opens (or wraps) the store itself, e.g. a test whose store fails
+/// as a full disk does. It gives the store and what opening it found (the
+/// worker sends the report's messages as warnings); the worker loads the
+/// index from it with [`FolderIndex::open_with_store`], its verdicts
+/// recorded as [`WorkerConfig::curator`]'s.
+#[derive(Clone)]
+pub struct StoreOpener(Arc<OpenStore>);
+
+/// What a [`StoreOpener`] runs.
+type OpenStore = dyn Fn() -> store::Result<(Box<dyn Store>, OpenReport)> + Send + Sync;
+
+impl StoreOpener {
+    /// An opener that runs `open` each time a worker starts.
+    pub fn new(
+        open: impl Fn() -> store::Result<(Box<dyn Store>, OpenReport)> + Send + Sync + 'static,
+    ) -> Self {
+        StoreOpener(Arc::new(open))
+    }
+
+    /// Open the store.
+    pub fn open(&self) -> store::Result<(Box<dyn Store>, OpenReport)> {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for StoreOpener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreOpener")
+    }
 }
 
 impl WorkerConfig {
@@ -122,7 +155,7 @@ impl WorkerConfig {
             cluster_mode: ClusterMode::Components,
             storage_retry: Duration::from_secs(1),
             act_records: None,
-            store_faults: None,
+            store: None,
         }
     }
 }
@@ -258,13 +291,28 @@ fn run(
         bytes: 0,
     }));
     let engine = Engine::new(config.engine.clone());
-    let opened = FolderIndex::open_somewhere(
-        &config.root,
-        engine,
-        config.library.clone(),
-        config.index.as_ref(),
-        &config.curator,
-    );
+    let opened = match &config.store {
+        Some(opener) => opener
+            .open()
+            .map_err(IndexError::from)
+            .and_then(|(store, report)| {
+                let mut index = FolderIndex::open_with_store(
+                    &config.root,
+                    engine,
+                    config.library.clone(),
+                    store,
+                )?;
+                index.set_curator(&config.curator);
+                Ok((index, report))
+            }),
+        None => FolderIndex::open_somewhere(
+            &config.root,
+            engine,
+            config.library.clone(),
+            config.index.as_ref(),
+            &config.curator,
+        ),
+    };
     let (mut index, report) = match opened {
         Ok(opened) => opened,
         Err(e) => {
@@ -280,7 +328,6 @@ fn run(
     }
     index.set_extra_ignores(config.extra_ignores.clone());
     index.set_read_limits(config.read_limits);
-    index.set_store_faults(config.store_faults.clone());
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();
         let mut watch = WatchConfig::new(index.root());
@@ -294,7 +341,7 @@ fn run(
         let input_tx = input_tx.clone();
         index
             .store()
-            .listen(move |e| input_tx.send(Input::Store(e)).is_ok())
+            .listen(Box::new(move |e| input_tx.send(Input::Store(e)).is_ok()))
     };
     // Only the watcher and the listener feed the events from now on: they
     // close when both are gone (or never were).

@@ -1,8 +1,10 @@
 //! A collection's documents in PostgreSQL: one row per file with its
 //! fingerprints, library entry, boilerplate and kept text, written with
-//! its pairs in one transaction ([`super::writer::Writer`]); read back
-//! whole, in listings, or just the fingerprints a library asks for. Rows
-//! are read in one query and decoded in parallel, as in SQLite.
+//! its pairs in one transaction ([`super::writer::Writer`]), alone or a
+//! chunk of files at a time; read back whole, in listings, or just the
+//! fingerprints a library asks for (one query for all of them). Rows are
+//! read in one query and decoded in parallel, as in SQLite. Every write
+//! announces itself to the other processes following the collection.
 
 use std::collections::BTreeMap;
 
@@ -12,15 +14,16 @@ use rayon::prelude::*;
 use super::super::codec::u64_from_sql;
 use super::super::raw::{RawDoc, StoredPrints};
 use super::super::records::status_from_sql;
+use super::super::texts::KeptText;
 use super::super::{
-    DocEntry, DocRecord, DocSummary, PairUpdate, Result, RowId, StoreError, StoreFaults,
+    Boilerplate, DocEntry, DocRecord, DocSummary, Documents, PairUpdate, Result, RowId, StoreError,
     StoredBoilerplate,
 };
 use super::writer::Writer;
 use super::PgStore;
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
-use crate::pairing::library::PrintSource;
+use crate::pairing::candidates::DocKeys;
 use crate::runtime::store::live::Change;
 
 /// The columns [`raw_doc`] reads.
@@ -57,11 +60,6 @@ fn raw_doc(r: &Row) -> RawDoc {
 }
 
 impl PgStore {
-    /// An injected failure for this write, if [`StoreFaults`] asks for one.
-    fn injected_fault(&self, context: &str) -> Result<()> {
-        StoreFaults::check(self.faults.as_ref(), &self.place, context)
-    }
-
     /// Run `write` in one transaction of this collection.
     pub(super) fn write<T>(
         &mut self,
@@ -81,8 +79,7 @@ impl PgStore {
         let client = self.client.get_mut().unwrap_or_else(|e| e.into_inner());
         super::reconnect_if_lost(client, &self.address);
         let mut tx = client.transaction().map_err(fail(context))?;
-        let faults = self.faults.as_ref();
-        let out = write(&mut Writer::new(&mut tx, self.collection, &address, faults))?;
+        let out = write(&mut Writer::new(&mut tx, self.collection, &address))?;
         // Delivered to the other processes' listeners on commit.
         super::live::notify(&mut tx, self.collection, &self.sender, Change::Documents)
             .map_err(fail(context))?;
@@ -90,20 +87,146 @@ impl PgStore {
         Ok(out)
     }
 
-    /// Insert or replace the document at `rec.path` and its pairs in one
-    /// transaction (see [`crate::runtime::store::Store::upsert_document`]).
-    pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
+    fn document_id(&self, doc: &DocPath) -> Result<Option<i64>> {
+        self.client()
+            .query_opt(
+                "SELECT id FROM documents WHERE collection = $1 AND path = $2",
+                &[&self.collection, &doc.as_bytes()],
+            )
+            .map(|row| row.map(|r| r.get(0)))
+            .map_err(self.fail(format_args!("look up {doc}")))
+    }
+
+    /// The rows of `sql` (whose `$1` is the collection).
+    pub(super) fn rows(&self, sql: &str, context: impl std::fmt::Display) -> Result<Vec<Row>> {
+        self.client()
+            .query(sql, &[&self.collection])
+            .map_err(self.fail(context))
+    }
+
+    fn decode_boilerplate(&self, doc: &DocPath, blob: &[u8]) -> Result<StoredBoilerplate> {
+        postcard::from_bytes(blob).map_err(|e| StoreError::Decode {
+            path: self.place.clone(),
+            doc: doc.to_string(),
+            reason: format!("boilerplate does not decode: {e}"),
+        })
+    }
+
+    /// `commit_batch`'s writes, in `w`'s transaction.
+    fn write_batch(
+        w: &mut Writer<'_, '_>,
+        stale: &[DocPath],
+        docs: &[(DocRecord, Vec<PairUpdate>)],
+        touched: &[(DocPath, Vec<PairUpdate>)],
+    ) -> Result<Vec<RowId>> {
+        // Distinct paths (as a reconcile's chunk has) go in one statement
+        // per table; anything else one row at a time.
+        let distinct = docs
+            .iter()
+            .map(|(rec, _)| rec.path.as_bytes())
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+            == docs.len();
+        w.mark_stale(stale)?;
+        if distinct && !docs.is_empty() {
+            return w.upsert_many(docs, touched);
+        }
+        let ids = docs
+            .iter()
+            .map(|(rec, pairs)| w.upsert(rec, pairs))
+            .collect::<Result<Vec<_>>>()?;
+        for (doc, pairs) in touched {
+            w.replace_pairs_of(doc, pairs)?;
+        }
+        Ok(ids)
+    }
+
+    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
+        let sql = format!("SELECT {columns} FROM {from} WHERE d.collection = $1 ORDER BY d.id");
+        let rows = self.rows(&sql, "read documents")?;
+        let records = rows
+            .into_par_iter()
+            .map(|row| raw_doc(&row).decode(&self.place))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(self.corrupt.noting(&self.address, records))
+    }
+}
+
+impl Boilerplate for PgStore {
+    fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
+        let blob: Option<Vec<u8>> = self
+            .client()
+            .query_opt(
+                "SELECT b.boilerplate FROM documents d \
+                 JOIN document_boilerplate b ON b.id = d.id \
+                 WHERE d.collection = $1 AND d.path = $2",
+                &[&self.collection, &doc.as_bytes()],
+            )
+            .map_err(self.fail(format_args!("read boilerplate of {doc}")))?
+            .map(|r| r.get(0));
+        blob.map(|blob| self.decode_boilerplate(doc, &blob))
+            .transpose()
+    }
+
+    fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let mut all = self.boilerplate()?;
+        all.retain(|(_, b)| b.has_boilerplate());
+        Ok(all)
+    }
+
+    fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        let rows = self.rows(
+            "SELECT d.path, b.boilerplate FROM documents d \
+             JOIN document_boilerplate b ON b.id = d.id WHERE d.collection = $1 ORDER BY d.path",
+            "read boilerplate",
+        )?;
+        rows.into_par_iter()
+            .map(|row| {
+                let doc = DocPath::from_bytes(row.get::<_, Vec<u8>>(0));
+                let stored = self.decode_boilerplate(&doc, row.get(1))?;
+                Ok((doc, stored))
+            })
+            .collect()
+    }
+
+    fn kept_text(&self, doc: &DocPath) -> Result<Option<KeptText>> {
+        let row = self
+            .client()
+            .query_opt(
+                "SELECT t.text, t.checksum, d.content_hash, d.encoding FROM documents d \
+                 JOIN document_texts t ON t.id = d.id WHERE d.collection = $1 AND d.path = $2",
+                &[&self.collection, &doc.as_bytes()],
+            )
+            .map_err(self.fail(format_args!("read the text of {doc}")))?;
+        Ok(row.and_then(|r| {
+            KeptText::unpack(
+                r.get(0),
+                u64_from_sql(r.get(1)),
+                u64_from_sql(r.get(2)),
+                r.get(3),
+                &self.place,
+                doc,
+            )
+        }))
+    }
+
+    fn text_totals(&self) -> Result<(u64, u64)> {
+        let rows = self.rows(
+            "SELECT count(*), coalesce(sum(length(t.text)), 0)::bigint FROM document_texts t \
+             JOIN documents d ON d.id = t.id WHERE d.collection = $1",
+            "count the kept texts",
+        )?;
+        Ok((u64_from_sql(rows[0].get(0)), u64_from_sql(rows[0].get(1))))
+    }
+}
+
+impl Documents for PgStore {
+    fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
         tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
-        self.injected_fault("begin update")?;
         self.write("begin update", |w| w.upsert(rec, pairs))
     }
 
-    /// [`PgStore::upsert_document`] for many documents in one transaction.
-    pub fn upsert_documents(
-        &mut self,
-        items: &[(DocRecord, Vec<PairUpdate>)],
-    ) -> Result<Vec<RowId>> {
-        self.injected_fault("begin batch update")?;
+    fn upsert_documents(&mut self, items: &[(DocRecord, Vec<PairUpdate>)]) -> Result<Vec<RowId>> {
         self.write("begin batch update", |w| {
             items
                 .iter()
@@ -112,9 +235,7 @@ impl PgStore {
         })
     }
 
-    /// Rewrite the stored pairs of documents already in the collection,
-    /// in one transaction.
-    pub fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
+    fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
         if docs.is_empty() {
             return Ok(());
         }
@@ -124,15 +245,11 @@ impl PgStore {
         })
     }
 
-    /// Remove the document at `doc` and (by cascade) its pairs; verdicts
-    /// stay. `false` if it was not indexed.
-    pub fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
+    fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
         Ok(self.remove_documents(std::slice::from_ref(doc))? == 1)
     }
 
-    /// Remove many documents in one transaction, which tells the other
-    /// processes; returns how many existed.
-    pub fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
+    fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
         let collection = self.collection;
         let paths: Vec<&[u8]> = docs.iter().map(DocPath::as_bytes).collect();
         let fail = |context: &str| self.fail(context.to_owned());
@@ -154,11 +271,7 @@ impl PgStore {
         Ok(usize::try_from(removed).unwrap_or(usize::MAX))
     }
 
-    /// A file was renamed: the row moves to `to` with its id,
-    /// fingerprints, pairs and `first_seen_ns`, and verdicts on `from`
-    /// follow it (with their curator). A row already at `to` is removed
-    /// first. `false` if `from` was not indexed.
-    pub fn rename_document(&mut self, from: &DocPath, to: &DocPath) -> Result<bool> {
+    fn rename_document(&mut self, from: &DocPath, to: &DocPath) -> Result<bool> {
         let what = format!("rename {from} to {to}");
         if from == to {
             return Ok(self.document_id(from)?.is_some());
@@ -258,25 +371,7 @@ impl PgStore {
         })
     }
 
-    fn document_id(&self, doc: &DocPath) -> Result<Option<i64>> {
-        self.client()
-            .query_opt(
-                "SELECT id FROM documents WHERE collection = $1 AND path = $2",
-                &[&self.collection, &doc.as_bytes()],
-            )
-            .map(|row| row.map(|r| r.get(0)))
-            .map_err(self.fail(format_args!("look up {doc}")))
-    }
-
-    /// The rows of `sql` (whose `$1` is the collection).
-    pub(super) fn rows(&self, sql: &str, context: impl std::fmt::Display) -> Result<Vec<Row>> {
-        self.client()
-            .query(sql, &[&self.collection])
-            .map_err(self.fail(context))
-    }
-
-    /// The document at `doc`, if indexed.
-    pub fn document(&self, doc: &DocPath) -> Result<Option<DocRecord>> {
+    fn document(&self, doc: &DocPath) -> Result<Option<DocRecord>> {
         let sql =
             format!("SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.collection = $1 AND d.path = $2");
         let row = self
@@ -287,58 +382,7 @@ impl PgStore {
         Ok(self.corrupt.noting(&self.address, decoded).pop())
     }
 
-    /// One document's part in boilerplate learning, if stored.
-    pub fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
-        let blob: Option<Vec<u8>> = self
-            .client()
-            .query_opt(
-                "SELECT b.boilerplate FROM documents d \
-                 JOIN document_boilerplate b ON b.id = d.id \
-                 WHERE d.collection = $1 AND d.path = $2",
-                &[&self.collection, &doc.as_bytes()],
-            )
-            .map_err(self.fail(format_args!("read boilerplate of {doc}")))?
-            .map(|r| r.get(0));
-        blob.map(|blob| self.decode_boilerplate(doc, &blob))
-            .transpose()
-    }
-
-    fn decode_boilerplate(&self, doc: &DocPath, blob: &[u8]) -> Result<StoredBoilerplate> {
-        postcard::from_bytes(blob).map_err(|e| StoreError::Decode {
-            path: self.place.clone(),
-            doc: doc.to_string(),
-            reason: format!("boilerplate does not decode: {e}"),
-        })
-    }
-
-    /// The part in learning of every document with boilerplate, by path:
-    /// what the boilerplate report reads.
-    pub fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        let mut all = self.boilerplate()?;
-        all.retain(|(_, b)| b.has_boilerplate());
-        Ok(all)
-    }
-
-    /// Every stored document's part in boilerplate learning, by path.
-    pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        let rows = self.rows(
-            "SELECT d.path, b.boilerplate FROM documents d \
-             JOIN document_boilerplate b ON b.id = d.id WHERE d.collection = $1 ORDER BY d.path",
-            "read boilerplate",
-        )?;
-        rows.into_par_iter()
-            .map(|row| {
-                let doc = DocPath::from_bytes(row.get::<_, Vec<u8>>(0));
-                let stored = self.decode_boilerplate(&doc, row.get(1))?;
-                Ok((doc, stored))
-            })
-            .collect()
-    }
-
-    /// The fingerprints of the documents at these paths, in order (`None`
-    /// where a path has none, or its blob fails its checksum: noted for
-    /// [`PgStore::take_corrupt`]). One query for all of them.
-    pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
+    fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         let paths: Vec<&[u8]> = docs.iter().map(|d| d.as_bytes()).collect();
         let rows = self
             .client()
@@ -361,19 +405,15 @@ impl PgStore {
             .decode_prints(&self.address, &self.place, found, docs)
     }
 
-    /// The documents whose stored fingerprints failed their checksum since
-    /// the last call: their files must be read again.
-    pub fn take_corrupt(&self) -> Vec<DocPath> {
+    fn take_corrupt(&self) -> Vec<DocPath> {
         self.corrupt.take()
     }
 
-    /// Every document, fingerprints decoded, in id order.
-    pub fn documents(&self) -> Result<Vec<DocRecord>> {
+    fn documents(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(DOC_COLUMNS, DOC_FROM)
     }
 
-    /// [`PgStore::documents`] without fingerprints and terms.
-    pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
+    fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(
             &DOC_COLUMNS
                 .replace("p.fingerprints, p.terms", "NULL::bytea, NULL::bytea")
@@ -382,23 +422,11 @@ impl PgStore {
         )
     }
 
-    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
-        let sql = format!("SELECT {columns} FROM {from} WHERE d.collection = $1 ORDER BY d.id");
-        let rows = self.rows(&sql, "read documents")?;
-        let records = rows
-            .into_par_iter()
-            .map(|row| raw_doc(&row).decode(&self.place))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(self.corrupt.noting(&self.address, records))
-    }
-
-    /// Every stored library entry by document id, a decoded chunk at a
-    /// time, in id order (the rows are read at once, then decoded chunk by
-    /// chunk).
-    pub fn document_entries_each(
+    fn document_entries_each(
         &self,
-        mut each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
+        each: &mut dyn FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
     ) -> Result<()> {
+        // The rows are read at once, then decoded chunk by chunk.
         let rows = self.rows(
             "SELECT e.id, e.entry FROM document_entries e JOIN documents d ON d.id = e.id \
              WHERE d.collection = $1 ORDER BY e.id",
@@ -423,8 +451,7 @@ impl PgStore {
         Ok(())
     }
 
-    /// Every document's id and path, in id order.
-    pub fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
+    fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
         Ok(self
             .rows(
                 "SELECT id, path FROM documents WHERE collection = $1 ORDER BY id",
@@ -435,8 +462,7 @@ impl PgStore {
             .collect())
     }
 
-    /// Number of documents (indexed and skipped).
-    pub fn document_count(&self) -> Result<u64> {
+    fn document_count(&self) -> Result<u64> {
         let rows = self.rows(
             "SELECT count(*) FROM documents WHERE collection = $1",
             "count documents",
@@ -444,8 +470,7 @@ impl PgStore {
         Ok(u64_from_sql(rows[0].get(0)))
     }
 
-    /// Every stored path with its stat identity.
-    pub fn stat_index(&self) -> Result<BTreeMap<DocPath, FileIdentity>> {
+    fn stat_index(&self) -> Result<BTreeMap<DocPath, FileIdentity>> {
         Ok(self
             .rows(
                 "SELECT path, size, mtime_ns, ctime_ns, inode, dev FROM documents \
@@ -468,8 +493,7 @@ impl PgStore {
             .collect())
     }
 
-    /// Every document's path, size, encoding and status, in path order.
-    pub fn listing(&self) -> Result<Vec<DocSummary>> {
+    fn listing(&self) -> Result<Vec<DocSummary>> {
         self.rows(
             "SELECT path, size, encoding, status, reason FROM documents \
              WHERE collection = $1 ORDER BY path",
@@ -493,13 +517,55 @@ impl PgStore {
         })
         .collect()
     }
-}
 
-impl PrintSource for PgStore {
-    type Error = StoreError;
+    #[tracing::instrument(level = "debug", name = "store.commit_batch", skip_all, fields(docs = docs.len()))]
+    fn commit_batch(
+        &mut self,
+        stale: &[DocPath],
+        docs: &[(DocRecord, Vec<PairUpdate>)],
+        touched: &[(DocPath, Vec<PairUpdate>)],
+    ) -> Result<Vec<RowId>> {
+        if stale.is_empty() && docs.is_empty() && touched.is_empty() {
+            return Ok(Vec::new());
+        }
+        tracing::trace!(
+            stale = stale.len(),
+            documents = docs.len(),
+            touched = touched.len(),
+            "commit batch"
+        );
+        let mut release = self.release.take();
+        let collection = self.collection;
+        let result = self.write("commit batch update", |w| {
+            // Claims released here decide which documents are written
+            // (`claims`): one still claimed by this process, or all.
+            let kept = PgStore::release_in(release.as_mut(), w.transaction(), collection).map_err(
+                |error| StoreError::Postgres {
+                    address: w.address().to_owned(),
+                    context: "release claimed files".into(),
+                    error,
+                },
+            )?;
+            let Some(kept) = kept else {
+                return Self::write_batch(w, stale, docs, touched);
+            };
+            let docs: Vec<(DocRecord, Vec<PairUpdate>)> = docs
+                .iter()
+                .filter(|(rec, _)| kept.contains(&rec.path))
+                .cloned()
+                .collect();
+            Self::write_batch(w, stale, &docs, touched)
+        });
+        if let (Err(_), Some(pending)) = (&result, release.as_mut()) {
+            // Rolled back: nothing was released.
+            pending.rolled_back();
+        }
+        self.release = release;
+        result
+    }
 
-    /// The stored fingerprints ([`PgStore::fingerprints_at`]).
-    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
-        self.fingerprints_at(paths)
+    fn stored_keys(&self, _docs: &[&DocPath]) -> Result<Option<Vec<Option<DocKeys>>>> {
+        // Derived from the prints: no entry is read by path.
+        Ok(None)
     }
 }

@@ -85,10 +85,14 @@ impl PgStore {
     }
 
     /// Start listening for the changes other processes make to this
-    /// collection: `report` gets each, and returns `false` to stop. The
-    /// listener connects on its own thread, so an unreachable server is
-    /// reported there ([`LiveEvent::Lost`]), not here.
-    pub fn listen(&self, report: impl FnMut(LiveEvent) -> bool + Send + 'static) -> Listener {
+    /// collection ([`crate::runtime::store::Store::listen`]): `report` gets
+    /// each, and returns `false` to stop. The listener connects on its own
+    /// thread, so an unreachable server is reported there
+    /// ([`LiveEvent::Lost`]), not here.
+    pub(super) fn follow(
+        &self,
+        report: impl FnMut(LiveEvent) -> bool + Send + 'static,
+    ) -> Listener {
         let stop = Arc::new(AtomicBool::new(false));
         let listening = Listening {
             address: self.address.clone(),

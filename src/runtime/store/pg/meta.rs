@@ -1,14 +1,14 @@
 //! The `meta` table in PostgreSQL: one row per key of each collection
-//! (the values are [`Meta`]'s).
+//! (the values are [`crate::runtime::store::Meta`]'s).
 
 use std::path::PathBuf;
 
 use super::{live, PgStore};
 use crate::runtime::store::live::Change;
-use crate::runtime::store::meta::{Meta, META_OVERRULED, META_SHARED_THRESHOLDS};
+use crate::runtime::store::meta::{MetaTable, META_OVERRULED, META_SHARED_THRESHOLDS};
 use crate::runtime::store::Result;
 
-impl Meta for PgStore {
+impl MetaTable for PgStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         self.client()
             .query_opt(

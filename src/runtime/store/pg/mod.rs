@@ -1,12 +1,15 @@
 //! The PostgreSQL backend (feature `postgres`): the team store, one
-//! database shared by several curators and machines, behind
-//! [`super::Store`] as `Backend::Postgres`. It opens a database, brings
+//! database shared by several curators and machines, keeping the
+//! [`super::Store`] contract as [`PgStore`]. It opens a database, brings
 //! its schema to this build's version, registers the collection, and
 //! keeps the collection's `meta` values (`meta`), the curator's verdicts
-//! (`verdicts`), its documents with their fingerprints, library entries,
-//! boilerplate and kept texts (`documents`, written through `writer`, one
-//! transaction's statements prepared once), and its pairs, entries by row,
-//! texts and batches (`pairs`), each doing what the SQLite backend does.
+//! (`verdicts`, [`super::Verdicts`]), its documents with their
+//! fingerprints, library entries, boilerplate and kept texts
+//! (`documents`, [`super::Documents`] and [`super::Boilerplate`], written
+//! through `writer`, one transaction's statements prepared once), and its
+//! pairs and entries by row (`pairs`, [`super::Pairs`]), each doing what
+//! the SQLite backend does. What only a team store does (claims, document
+//! locks, following other processes' changes) is `PgStore`'s own.
 //!
 //! The tables are the SQLite index's (bytea for blobs, bigint for the u64
 //! bit patterns, as in SQLite), with every row keyed by a collection
@@ -40,7 +43,8 @@ use postgres::{Client, NoTls};
 
 pub use claims::{ClaimHeartbeat, Claimed, PairingLock, PairingPasses, WorkLeft};
 
-use super::{PgAddress, Result, StoreError, StoreFaults};
+use super::{PgAddress, Result, Store, StoreError};
+use crate::runtime::store::live::{Listener, LiveEvent};
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
 pub const PG_SCHEMA_VERSION: i32 = 3;
@@ -175,10 +179,8 @@ pub struct PgStore {
     /// The address as a path: what errors and logs name (password-free).
     place: PathBuf,
     /// Documents whose stored fingerprints failed their checksum since the
-    /// last [`PgStore::take_corrupt`] (read as missing).
+    /// last [`super::Documents::take_corrupt`] (read as missing).
     corrupt: super::raw::CorruptPrints,
-    /// Writes tests make fail ([`StoreFaults`]).
-    faults: Option<StoreFaults>,
     /// The token this store's change notifications carry, so its own
     /// listener ignores them (`live`).
     sender: String,
@@ -230,41 +232,9 @@ impl PgStore {
             curator: curator.to_owned(),
             place: address.to_string().into(),
             corrupt: Default::default(),
-            faults: None,
             sender: live::sender_token(),
             release: None,
         })
-    }
-
-    /// Make writes fail as [`StoreFaults`] says (tests).
-    pub fn set_faults(&mut self, faults: Option<StoreFaults>) {
-        self.faults = faults;
-    }
-
-    /// The database's address, as the path errors and logs name.
-    pub fn path(&self) -> &Path {
-        &self.place
-    }
-
-    /// Always `true`: the server keeps its own files consistent (there is
-    /// no file of ours to check).
-    pub fn integrity_check(&self) -> Result<bool> {
-        Ok(true)
-    }
-
-    /// Nothing to do: the server checkpoints its own write-ahead log.
-    pub fn checkpoint(&self) -> Result<()> {
-        Ok(())
-    }
-
-    /// Take a session-long advisory lock on this collection; `false` when
-    /// another session holds it. Only for a store about to be dropped.
-    pub fn lock_exclusively(&mut self) -> Result<bool> {
-        let collection = self.collection;
-        self.client()
-            .query_one("SELECT pg_try_advisory_lock($1)", &[&collection])
-            .map(|row| row.get(0))
-            .map_err(self.fail("lock the collection"))
     }
 
     /// The database's address (its display leaves the password out).
@@ -276,16 +246,6 @@ impl PgStore {
     /// that collection's.
     pub fn collection_id(&self) -> i64 {
         self.collection
-    }
-
-    /// The curator this store's verdicts are recorded as.
-    pub fn curator(&self) -> &str {
-        &self.curator
-    }
-
-    /// Record the verdicts written from now on as `curator`'s.
-    pub fn set_curator(&mut self, curator: &str) {
-        curator.clone_into(&mut self.curator);
     }
 
     /// The schema version the database records.
@@ -322,6 +282,48 @@ impl PgStore {
             doc,
             reason,
         }
+    }
+}
+
+impl Store for PgStore {
+    fn path(&self) -> &Path {
+        &self.place
+    }
+
+    fn integrity_check(&self) -> Result<bool> {
+        Ok(true)
+    }
+
+    fn checkpoint(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn lock_exclusively(&mut self) -> Result<bool> {
+        let collection = self.collection;
+        self.client()
+            .query_one("SELECT pg_try_advisory_lock($1)", &[&collection])
+            .map(|row| row.get(0))
+            .map_err(self.fail("lock the collection"))
+    }
+
+    fn backend_name(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+
+    fn listen(&self, report: Box<dyn FnMut(LiveEvent) -> bool + Send>) -> Option<Listener> {
+        Some(self.follow(report))
+    }
+
+    fn team(&mut self) -> Option<&mut PgStore> {
+        Some(self)
+    }
+
+    fn shared(&self) -> Option<&PgStore> {
+        Some(self)
     }
 }
 

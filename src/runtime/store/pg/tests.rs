@@ -8,7 +8,9 @@ use postgres::{Client, NoTls};
 
 use super::*;
 use crate::doc::{CuratorVerdict, DocPath};
-use crate::runtime::store::{DocRecord, DocStatus, PairUpdate, StoreAddress};
+use crate::runtime::store::{
+    DocRecord, DocStatus, Documents, Meta, PairUpdate, StoreAddress, Verdicts,
+};
 
 /// The test server's URL; `None` (skip) when none is set and none is
 /// required.
@@ -133,9 +135,9 @@ fn an_unreachable_server_is_one_line_naming_it_without_the_password() {
 fn verdicts_are_kept_per_collection_with_their_curator() {
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_verdicts");
-    let alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
-    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
-    let elsewhere = PgStore::open(&address, "/srv/minutes", "carol").unwrap();
+    let mut alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let mut bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    let mut elsewhere = PgStore::open(&address, "/srv/minutes", "carol").unwrap();
     let (x, y, z) = (
         DocPath::from(&b"b.txt"[..]),
         DocPath::from(&b"a.txt"[..]),
@@ -230,7 +232,7 @@ fn a_version_1_database_keeps_its_verdicts_as_their_curators_history() {
             MIGRATIONS[0]
         ))
         .unwrap();
-    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    let mut bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
     assert_eq!(bob.schema_version().unwrap(), PG_SCHEMA_VERSION);
     let (a, b) = (DocPath::from("a.txt"), DocPath::from("b.txt"));
     bob.set_pair_verdict(&a, &b, CuratorVerdict::NotDuplicate)
@@ -263,10 +265,10 @@ fn a_listener_says_when_it_listens_and_then_hears_the_others_changes() {
     use crate::runtime::store::live::{Change, LiveEvent};
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_listening");
-    let alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
+    let mut alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
     let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
     let (heard, events) = std::sync::mpsc::channel();
-    let _listener = bob.listen(move |event| heard.send(event).is_ok());
+    let _listener = bob.follow(move |event| heard.send(event).is_ok());
     let wait = std::time::Duration::from_secs(30);
     assert_eq!(events.recv_timeout(wait), Ok(LiveEvent::Listening));
     let (x, y) = (DocPath::from("a.txt"), DocPath::from("b.txt"));
@@ -281,7 +283,6 @@ fn a_listener_says_when_it_listens_and_then_hears_the_others_changes() {
 
 #[test]
 fn meta_values_round_trip_per_collection() {
-    use crate::runtime::store::meta::Meta;
     use crate::runtime::store::OverruledPassage;
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_meta");

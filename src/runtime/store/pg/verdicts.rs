@@ -11,7 +11,9 @@ use super::live::notify;
 use super::PgStore;
 use crate::doc::{CuratorVerdict, DocPath};
 use crate::runtime::store::live::Change;
-use crate::runtime::store::{now_ns, PairVerdictRecord, Result, StoreError, VerdictChange};
+use crate::runtime::store::{
+    now_ns, PairVerdictRecord, Result, StoreError, VerdictChange, Verdicts,
+};
 
 /// `x` and `y` in byte order, as the verdict tables key them.
 fn ordered<'a>(x: &'a DocPath, y: &'a DocPath) -> (&'a DocPath, &'a DocPath) {
@@ -23,10 +25,16 @@ fn ordered<'a>(x: &'a DocPath, y: &'a DocPath) -> (&'a DocPath, &'a DocPath) {
 }
 
 impl PgStore {
-    /// Record this store's curator's verdict on two documents (in either
-    /// order), replacing only their own; returns when (unix ns).
-    pub fn set_pair_verdict(
-        &self,
+    fn decode(&self, a: &DocPath, b: &DocPath, verdict: &str) -> Result<CuratorVerdict> {
+        verdict
+            .parse::<CuratorVerdict>()
+            .map_err(|reason| self.undecodable(format!("{a} / {b}"), reason))
+    }
+}
+
+impl Verdicts for PgStore {
+    fn set_pair_verdict(
+        &mut self,
         x: &DocPath,
         y: &DocPath,
         verdict: CuratorVerdict,
@@ -70,9 +78,7 @@ impl PgStore {
         Ok(at)
     }
 
-    /// Forget this store's curator's verdict on two documents (the other
-    /// curators' stay); `false` if they had none.
-    pub fn clear_pair_verdict(&self, x: &DocPath, y: &DocPath) -> Result<bool> {
+    fn clear_pair_verdict(&mut self, x: &DocPath, y: &DocPath) -> Result<bool> {
         let (a, b) = ordered(x, y);
         let what = format!("clear verdict on {a} / {b}");
         let mut client = self.client();
@@ -110,9 +116,7 @@ impl PgStore {
         Ok(cleared)
     }
 
-    /// Every curator's current verdict on every pair of the collection,
-    /// ordered by path, then time, then curator.
-    pub fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
+    fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
         let rows = self
             .client()
             .query(
@@ -137,9 +141,7 @@ impl PgStore {
             .collect()
     }
 
-    /// Every set and clear of a verdict on two documents (in either order),
-    /// oldest first.
-    pub fn pair_verdict_history(&self, x: &DocPath, y: &DocPath) -> Result<Vec<VerdictChange>> {
+    fn pair_verdict_history(&self, x: &DocPath, y: &DocPath) -> Result<Vec<VerdictChange>> {
         let (a, b) = ordered(x, y);
         let rows = self
             .client()
@@ -164,15 +166,7 @@ impl PgStore {
             .collect()
     }
 
-    fn decode(&self, a: &DocPath, b: &DocPath, verdict: &str) -> Result<CuratorVerdict> {
-        verdict
-            .parse::<CuratorVerdict>()
-            .map_err(|reason| self.undecodable(format!("{a} / {b}"), reason))
-    }
-
-    /// Mark (or unmark) a document as its cluster's keeper, recorded as
-    /// this store's curator's.
-    pub fn set_keeper(&self, doc: &DocPath, keeper: bool) -> Result<()> {
+    fn set_keeper(&mut self, doc: &DocPath, keeper: bool) -> Result<()> {
         let mut client = self.client();
         let written = if keeper {
             client.execute(
@@ -193,8 +187,7 @@ impl PgStore {
         self.announce(Change::Decisions)
     }
 
-    /// Every document of the collection marked as a keeper, in byte order.
-    pub fn keepers(&self) -> Result<Vec<DocPath>> {
+    fn keepers(&self) -> Result<Vec<DocPath>> {
         let rows = self
             .client()
             .query(
@@ -207,5 +200,13 @@ impl PgStore {
             .into_iter()
             .map(|row| DocPath::from_bytes(row.get::<_, Vec<u8>>(0)))
             .collect())
+    }
+
+    fn curator(&self) -> &str {
+        &self.curator
+    }
+
+    fn set_curator(&mut self, curator: &str) {
+        curator.clone_into(&mut self.curator);
     }
 }

@@ -16,9 +16,7 @@ use postgres::{Row, Statement, Transaction};
 
 use super::super::codec::{pair_row, terms_to_blob, to_blob, u64_to_sql};
 use super::super::texts::{checksum, StoredText};
-use super::super::{
-    blob_checksum, DocRecord, DocStatus, PairUpdate, Result, RowId, StoreError, StoreFaults,
-};
+use super::super::{blob_checksum, DocRecord, DocStatus, PairUpdate, Result, RowId, StoreError};
 use crate::doc::DocPath;
 
 /// Insert or update a document's row, keeping its id and `first_seen_ns`.
@@ -57,23 +55,15 @@ pub(super) struct Writer<'t, 'c> {
     collection: i64,
     address: &'t str,
     prepared: HashMap<&'static str, Statement>,
-    /// Writes tests make fail ([`StoreFaults`]).
-    faults: Option<&'t StoreFaults>,
 }
 
 impl<'t, 'c> Writer<'t, 'c> {
-    pub(super) fn new(
-        tx: &'t mut Transaction<'c>,
-        collection: i64,
-        address: &'t str,
-        faults: Option<&'t StoreFaults>,
-    ) -> Self {
+    pub(super) fn new(tx: &'t mut Transaction<'c>, collection: i64, address: &'t str) -> Self {
         Writer {
             tx,
             collection,
             address,
             prepared: HashMap::new(),
-            faults,
         }
     }
 
@@ -85,11 +75,6 @@ impl<'t, 'c> Writer<'t, 'c> {
     /// The database's address (password-free).
     pub(super) fn address(&self) -> &str {
         self.address
-    }
-
-    /// An injected failure for this write, if [`StoreFaults`] asks for one.
-    pub(super) fn injected_fault(&self, context: &str) -> Result<()> {
-        StoreFaults::check(self.faults, std::path::Path::new(self.address), context)
     }
 
     /// The error of `context` failing with the client's error.

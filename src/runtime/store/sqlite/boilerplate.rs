@@ -3,6 +3,9 @@
 //! written in the same row), and what it was fingerprinted without
 //! (`document_boilerplate`, a row only for a document with boilerplate).
 //!
+//! Beside them, the decoded texts kept of documents with boilerplate
+//! (`document_texts`, written by `texts`).
+//!
 //! Every learning document has samples; few have boilerplate. A row of
 //! their own for every document's samples and empty findings was a third
 //! of a fresh index's blob bytes and the write of a row a document, and
@@ -13,11 +16,12 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::{params, OptionalExtension};
 
-use super::codec::{samples_from_blob, samples_to_blob, to_blob};
+use super::codec::{samples_from_blob, samples_to_blob, to_blob, u64_from_sql};
 use super::error::Context;
 use super::rows::{collect_rows, put_or_delete};
 use super::{Result, SqliteStore, StoreError, StoredBoilerplate};
 use crate::doc::DocPath;
+use crate::runtime::store::{Boilerplate, KeptText};
 
 /// A document's two blobs: its packed samples (for `document_prints`),
 /// and its findings when it has boilerplate (for `document_boilerplate`).
@@ -102,39 +106,6 @@ const SELECT_FOUND: &str = "SELECT d.path, p.samples, b.boilerplate FROM documen
 type PartRow = (Vec<u8>, Option<Vec<u8>>, Option<Vec<u8>>);
 
 impl SqliteStore {
-    /// One document's part in boilerplate learning, if stored.
-    pub fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
-        let row: Option<PartRow> = self
-            .conn
-            .prepare_cached(&format!("{SELECT_PARTS} WHERE d.path = ?1"))
-            .and_then(|mut s| {
-                s.query_row([doc.as_bytes()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .optional()
-            })
-            .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
-        let Some((_, samples, found)) = row else {
-            return Ok(None);
-        };
-        decode(samples.as_deref(), found.as_deref()).map_err(|reason| StoreError::Decode {
-            path: self.path.clone(),
-            doc: doc.to_string(),
-            reason,
-        })
-    }
-
-    /// Every stored document's part in boilerplate learning, by path.
-    pub fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        self.parts(&format!(
-            "{SELECT_PARTS} WHERE p.samples IS NOT NULL ORDER BY d.path"
-        ))
-    }
-
-    /// The part in learning of every document with boilerplate, by path:
-    /// what the boilerplate report reads.
-    pub fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
-        self.parts(SELECT_FOUND)
-    }
-
     /// The parts `sql` (path, samples, findings) reads, decoded in parallel.
     fn parts(&self, sql: &str) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
         let rows: Vec<PartRow> = collect_rows(&self.conn, sql, [], |r| {
@@ -155,6 +126,74 @@ impl SqliteStore {
                 }
             })
             .collect()
+    }
+}
+
+impl Boilerplate for SqliteStore {
+    fn boilerplate_of(&self, doc: &DocPath) -> Result<Option<StoredBoilerplate>> {
+        let row: Option<PartRow> = self
+            .conn
+            .prepare_cached(&format!("{SELECT_PARTS} WHERE d.path = ?1"))
+            .and_then(|mut s| {
+                s.query_row([doc.as_bytes()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .ctx(&self.path, format_args!("read boilerplate of {doc}"))?;
+        let Some((_, samples, found)) = row else {
+            return Ok(None);
+        };
+        decode(samples.as_deref(), found.as_deref()).map_err(|reason| StoreError::Decode {
+            path: self.path.clone(),
+            doc: doc.to_string(),
+            reason,
+        })
+    }
+
+    fn boilerplate(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        self.parts(&format!(
+            "{SELECT_PARTS} WHERE p.samples IS NOT NULL ORDER BY d.path"
+        ))
+    }
+
+    fn boilerplate_found(&self) -> Result<Vec<(DocPath, StoredBoilerplate)>> {
+        self.parts(SELECT_FOUND)
+    }
+
+    fn kept_text(&self, doc: &DocPath) -> Result<Option<KeptText>> {
+        let row: Option<(Vec<u8>, i64, i64, Option<String>)> = self
+            .conn
+            .prepare_cached(
+                "SELECT t.text, t.checksum, d.content_hash, d.encoding FROM documents d \
+                 JOIN document_texts t ON t.id = d.id WHERE d.path = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([doc.as_bytes()], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
+                .optional()
+            })
+            .ctx(&self.path, format_args!("read the text of {doc}"))?;
+        let Some((blob, sum, content_hash, encoding)) = row else {
+            return Ok(None);
+        };
+        Ok(KeptText::unpack(
+            &blob,
+            u64_from_sql(sum),
+            u64_from_sql(content_hash),
+            encoding,
+            &self.path,
+            doc,
+        ))
+    }
+
+    fn text_totals(&self) -> Result<(u64, u64)> {
+        self.conn
+            .query_row(
+                "SELECT count(*), coalesce(sum(length(text)), 0) FROM document_texts",
+                [],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u64)),
+            )
+            .ctx(&self.path, "count the kept texts")
     }
 }
 

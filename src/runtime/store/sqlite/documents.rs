@@ -1,6 +1,8 @@
 //! One row per file: its identity, status, fingerprints and library
-//! entry, written with its pairs in one transaction; read back whole, in
-//! listings, or just the fingerprints a library asks for.
+//! entry, written with its pairs in one transaction, alone or a chunk of
+//! files at a time (with the pairs their arrival changed, and a mark on
+//! the documents whose stored fingerprints it made stale); read back
+//! whole, in listings, or just the fingerprints a library asks for.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -19,7 +21,14 @@ use super::{
 };
 use crate::doc::{DocPath, FileIdentity};
 use crate::engine::Fingerprints;
-use crate::pairing::library::PrintSource;
+use crate::pairing::candidates::DocKeys;
+use crate::runtime::store::Documents;
+
+/// The `ctime_ns` of a row whose file must be read again (its stored
+/// fingerprints went stale: their learned boilerplate moved): no file on
+/// disk has it, so the next reconcile sees the file as changed. Writing
+/// the document again clears it.
+pub const STALE_CTIME: i64 = i64::MIN;
 
 /// The columns [`RawDoc::from_row`] reads.
 const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
@@ -30,14 +39,118 @@ const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
 
 impl SqliteStore {
-    /// Insert or replace the document at `rec.path` and its pairs in one
-    /// transaction: the row is updated in place (same id, `first_seen_ns`
-    /// kept), every pair it was part of is deleted, and `pairs` are inserted.
-    /// Each pair is `(other path, engine.compare(this, other))`; the other
-    /// path must already be in the index. Returns the document's id.
-    pub fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
+    fn document_id(&self, key: &[u8]) -> Result<Option<i64>> {
+        self.conn
+            .prepare_cached("SELECT id FROM documents WHERE path = ?1")
+            .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
+            .ctx(
+                &self.path,
+                format_args!("look up {}", DocPath::from_bytes(key)),
+            )
+    }
+
+    /// `blob`, if any, decoded: stored for `doc` as `what`, named in the
+    /// error when it does not decode.
+    fn decode_blob<T: serde::de::DeserializeOwned>(
+        &self,
+        blob: Option<Vec<u8>>,
+        doc: &DocPath,
+        what: &str,
+    ) -> Result<Option<T>> {
+        blob.map(|blob| {
+            postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
+                path: self.path.clone(),
+                doc: doc.to_string(),
+                reason: format!("{what} does not decode: {e}"),
+            })
+        })
+        .transpose()
+    }
+
+    /// The library entries stored with the documents at these paths, in
+    /// order (`None` where a path has none).
+    fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
+        let read = PerPath {
+            columns: "e.entry",
+            from: "documents d JOIN document_entries e ON e.id = d.id",
+            what: "the library entry",
+        };
+        let blobs = self.rows_by_path(read, docs, |r| r.get::<_, Vec<u8>>(0))?;
+        blobs
+            .into_iter()
+            .zip(docs)
+            .map(|(blob, doc)| self.decode_blob(blob, doc, "library entry"))
+            .collect()
+    }
+
+    /// The rows of `sql`, read in order and decoded in parallel a chunk at
+    /// a time (the previous chunk is decoded while the next one is read),
+    /// so that only two chunks of raw blobs are held beside what is decoded.
+    fn read_decoded<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+    ) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.read_decoded_each(sql, context, row, decode, |chunk| {
+            out.extend(chunk);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`SqliteStore::read_decoded`] handing each decoded chunk to `each`, in
+    /// order, instead of collecting them: what is read is never all in
+    /// memory at once.
+    pub(super) fn read_decoded_each<R: Send, T: Send>(
+        &self,
+        sql: &str,
+        context: &str,
+        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
+        decode: impl Fn(R) -> Result<T> + Sync,
+        mut each: impl FnMut(Vec<T>) -> Result<()>,
+    ) -> Result<()> {
+        const CHUNK: usize = 4096;
+        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
+        let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
+        let mut pending: Vec<R> = Vec::new();
+        loop {
+            let mut next = Vec::with_capacity(CHUNK);
+            let mut decoded: Result<Vec<T>> = Ok(Vec::new());
+            let read = rayon::in_place_scope(|scope| {
+                let previous = std::mem::take(&mut pending);
+                let (decoded, decode) = (&mut decoded, &decode);
+                scope.spawn(move |_| {
+                    *decoded = previous.into_par_iter().map(decode).collect();
+                });
+                for r in rows.by_ref().take(CHUNK) {
+                    next.push(r.ctx(&self.path, context)?);
+                }
+                Ok::<_, StoreError>(())
+            });
+            each(decoded?)?;
+            read?;
+            if next.is_empty() {
+                return Ok(());
+            }
+            pending = next;
+        }
+    }
+
+    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
+        let sql = format!("SELECT {columns} FROM {from} ORDER BY d.id");
+        let path = &self.path;
+        let records =
+            self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))?;
+        Ok(self.corrupt.noting(&path.display(), records))
+    }
+}
+
+impl Documents for SqliteStore {
+    fn upsert_document(&mut self, rec: &DocRecord, pairs: &[PairUpdate]) -> Result<RowId> {
         tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
-        self.injected_fault("begin update")?;
         let path = &self.path;
         let tx = self
             .conn
@@ -49,13 +162,7 @@ impl SqliteStore {
         Ok(id)
     }
 
-    /// [`SqliteStore::upsert_document`] for many documents in one transaction
-    /// (bulk loads): all are written, or none. Returns their ids in order.
-    pub fn upsert_documents(
-        &mut self,
-        items: &[(DocRecord, Vec<PairUpdate>)],
-    ) -> Result<Vec<RowId>> {
-        self.injected_fault("begin batch update")?;
+    fn upsert_documents(&mut self, items: &[(DocRecord, Vec<PairUpdate>)]) -> Result<Vec<RowId>> {
         let path = &self.path;
         let tx = self
             .conn
@@ -70,11 +177,7 @@ impl SqliteStore {
         Ok(ids)
     }
 
-    /// Rewrite the stored pairs of documents already in the index (each
-    /// with all its current pairs, whose other ends must be in the index
-    /// too), in one transaction: the documents whose pairs a change to
-    /// others altered ([`crate::pairing::library::Library::take_touched`]).
-    pub fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
+    fn replace_pairs_of(&mut self, docs: &[(DocPath, Vec<PairUpdate>)]) -> Result<()> {
         if docs.is_empty() {
             return Ok(());
         }
@@ -89,14 +192,11 @@ impl SqliteStore {
         tx.commit().ctx(path, "commit pair update")
     }
 
-    /// Remove the document at `path` and (by cascade) its pairs. Verdicts,
-    /// keyed by path, stay. `false` if it was not indexed.
-    pub fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
+    fn remove_document(&mut self, doc: &DocPath) -> Result<bool> {
         Ok(self.remove_documents(std::slice::from_ref(doc))? == 1)
     }
 
-    /// Remove many documents in one transaction; returns how many existed.
-    pub fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
+    fn remove_documents(&mut self, docs: &[DocPath]) -> Result<usize> {
         tracing::trace!(documents = docs.len(), "remove documents");
         let path = &self.path;
         let tx = self
@@ -118,11 +218,7 @@ impl SqliteStore {
         Ok(removed)
     }
 
-    /// A file was renamed: the row moves to `to` with its id, fingerprints,
-    /// pairs and `first_seen_ns`, and verdicts on `from` follow it. A row
-    /// already at `to` (the file the rename replaced) is removed first.
-    /// `false` if `from` was not indexed (nothing changes).
-    pub fn rename_document(&mut self, from: &DocPath, to: &DocPath) -> Result<bool> {
+    fn rename_document(&mut self, from: &DocPath, to: &DocPath) -> Result<bool> {
         let what = || format!("rename {from} to {to}");
         let (from, to) = (from.as_bytes(), to.as_bytes());
         if from == to {
@@ -204,18 +300,7 @@ impl SqliteStore {
         Ok(true)
     }
 
-    fn document_id(&self, key: &[u8]) -> Result<Option<i64>> {
-        self.conn
-            .prepare_cached("SELECT id FROM documents WHERE path = ?1")
-            .and_then(|mut s| s.query_row([key], |r| r.get(0)).optional())
-            .ctx(
-                &self.path,
-                format_args!("look up {}", DocPath::from_bytes(key)),
-            )
-    }
-
-    /// The document at `doc`, if indexed.
-    pub fn document(&self, doc: &DocPath) -> Result<Option<DocRecord>> {
+    fn document(&self, doc: &DocPath) -> Result<Option<DocRecord>> {
         let sql = format!("SELECT {DOC_COLUMNS} FROM {DOC_FROM} WHERE d.path = ?1");
         let raw = self
             .conn
@@ -226,29 +311,7 @@ impl SqliteStore {
         Ok(self.corrupt.noting(&self.path.display(), decoded).pop())
     }
 
-    /// `blob`, if any, decoded: stored for `doc` as `what`, named in the
-    /// error when it does not decode.
-    fn decode_blob<T: serde::de::DeserializeOwned>(
-        &self,
-        blob: Option<Vec<u8>>,
-        doc: &DocPath,
-        what: &str,
-    ) -> Result<Option<T>> {
-        blob.map(|blob| {
-            postcard::from_bytes(&blob).map_err(|e| StoreError::Decode {
-                path: self.path.clone(),
-                doc: doc.to_string(),
-                reason: format!("{what} does not decode: {e}"),
-            })
-        })
-        .transpose()
-    }
-
-    /// The fingerprints of the documents at these paths, in order (`None`
-    /// where a path has none): read one row at a time, decoded in parallel.
-    /// A blob that fails its checksum is `None` too: noted for
-    /// [`SqliteStore::take_corrupt`] (the index reads the file again) and logged.
-    pub fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
+    fn fingerprints_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
         let read = PerPath {
             columns: "p.fingerprints, p.checksum",
             from: "documents d JOIN document_prints p ON p.id = d.id",
@@ -261,93 +324,15 @@ impl SqliteStore {
             .decode_prints(&self.path.display(), &self.path, blobs, docs)
     }
 
-    /// The library entries stored with the documents at these paths, in
-    /// order (`None` where a path has none).
-    pub fn entries_at(&self, docs: &[&DocPath]) -> Result<Vec<Option<DocEntry>>> {
-        let read = PerPath {
-            columns: "e.entry",
-            from: "documents d JOIN document_entries e ON e.id = d.id",
-            what: "the library entry",
-        };
-        let blobs = self.rows_by_path(read, docs, |r| r.get::<_, Vec<u8>>(0))?;
-        blobs
-            .into_iter()
-            .zip(docs)
-            .map(|(blob, doc)| self.decode_blob(blob, doc, "library entry"))
-            .collect()
-    }
-
-    /// The documents whose stored fingerprints failed their checksum since
-    /// the last call (read as missing): their files must be read again.
-    pub fn take_corrupt(&self) -> Vec<DocPath> {
+    fn take_corrupt(&self) -> Vec<DocPath> {
         self.corrupt.take()
     }
 
-    /// The rows of `sql`, read in order and decoded in parallel a chunk at
-    /// a time (the previous chunk is decoded while the next one is read),
-    /// so that only two chunks of raw blobs are held beside what is decoded.
-    fn read_decoded<R: Send, T: Send>(
-        &self,
-        sql: &str,
-        context: &str,
-        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
-        decode: impl Fn(R) -> Result<T> + Sync,
-    ) -> Result<Vec<T>> {
-        let mut out = Vec::new();
-        self.read_decoded_each(sql, context, row, decode, |chunk| {
-            out.extend(chunk);
-            Ok(())
-        })?;
-        Ok(out)
-    }
-
-    /// [`SqliteStore::read_decoded`] handing each decoded chunk to `each`, in
-    /// order, instead of collecting them: what is read is never all in
-    /// memory at once.
-    pub(super) fn read_decoded_each<R: Send, T: Send>(
-        &self,
-        sql: &str,
-        context: &str,
-        row: impl FnMut(&Row<'_>) -> rusqlite::Result<R>,
-        decode: impl Fn(R) -> Result<T> + Sync,
-        mut each: impl FnMut(Vec<T>) -> Result<()>,
-    ) -> Result<()> {
-        const CHUNK: usize = 4096;
-        let mut stmt = self.conn.prepare_cached(sql).ctx(&self.path, context)?;
-        let mut rows = stmt.query_map([], row).ctx(&self.path, context)?;
-        let mut pending: Vec<R> = Vec::new();
-        loop {
-            let mut next = Vec::with_capacity(CHUNK);
-            let mut decoded: Result<Vec<T>> = Ok(Vec::new());
-            let read = rayon::in_place_scope(|scope| {
-                let previous = std::mem::take(&mut pending);
-                let (decoded, decode) = (&mut decoded, &decode);
-                scope.spawn(move |_| {
-                    *decoded = previous.into_par_iter().map(decode).collect();
-                });
-                for r in rows.by_ref().take(CHUNK) {
-                    next.push(r.ctx(&self.path, context)?);
-                }
-                Ok::<_, StoreError>(())
-            });
-            each(decoded?)?;
-            read?;
-            if next.is_empty() {
-                return Ok(());
-            }
-            pending = next;
-        }
-    }
-
-    /// Every document, fingerprints decoded, in id order.
-    pub fn documents(&self) -> Result<Vec<DocRecord>> {
+    fn documents(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(DOC_COLUMNS, DOC_FROM)
     }
 
-    /// [`SqliteStore::documents`] without fingerprints and terms: what opening
-    /// an index reads of every document (the library's part of each is in
-    /// [`SqliteStore::document_entries_each`]).
-    pub fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
+    fn documents_without_blobs(&self) -> Result<Vec<DocRecord>> {
         self.documents_selecting(
             &DOC_COLUMNS
                 .replace("p.fingerprints, p.terms", "NULL, NULL")
@@ -356,18 +341,9 @@ impl SqliteStore {
         )
     }
 
-    fn documents_selecting(&self, columns: &str, from: &str) -> Result<Vec<DocRecord>> {
-        let sql = format!("SELECT {columns} FROM {from} ORDER BY d.id");
-        let path = &self.path;
-        let records =
-            self.read_decoded(&sql, "read documents", RawDoc::from_row, |r| r.decode(path))?;
-        Ok(self.corrupt.noting(&path.display(), records))
-    }
-
-    /// Every stored library entry by document id, a decoded chunk at a time, in id order.
-    pub fn document_entries_each(
+    fn document_entries_each(
         &self,
-        each: impl FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
+        each: &mut dyn FnMut(Vec<(RowId, DocEntry)>) -> Result<()>,
     ) -> Result<()> {
         let path = &self.path;
         self.read_decoded_each(
@@ -386,9 +362,7 @@ impl SqliteStore {
         )
     }
 
-    /// Every document's id and path, in id order, without decoding blobs
-    /// (to label [`crate::runtime::store::Store::pairs`]).
-    pub fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
+    fn document_paths(&self) -> Result<Vec<(RowId, DocPath)>> {
         collect_rows(
             &self.conn,
             "SELECT id, path FROM documents ORDER BY id",
@@ -403,17 +377,14 @@ impl SqliteStore {
         .ctx(&self.path, "read document paths")
     }
 
-    /// Number of documents (indexed and skipped).
-    pub fn document_count(&self) -> Result<u64> {
+    fn document_count(&self) -> Result<u64> {
         self.conn
             .query_row("SELECT count(*) FROM documents", [], |r| r.get::<_, i64>(0))
             .map(u64_from_sql)
             .ctx(&self.path, "count documents")
     }
 
-    /// Every stored path with its stat identity, for reconciling with the
-    /// disk without reading file contents or decoding fingerprints.
-    pub fn stat_index(&self) -> Result<BTreeMap<DocPath, FileIdentity>> {
+    fn stat_index(&self) -> Result<BTreeMap<DocPath, FileIdentity>> {
         let rows = collect_rows(
             &self.conn,
             "SELECT path, size, mtime_ns, ctime_ns, inode, dev FROM documents",
@@ -435,9 +406,7 @@ impl SqliteStore {
         Ok(rows.into_iter().collect())
     }
 
-    /// Every document's path, size, encoding and status, without decoding
-    /// any fingerprint (for reports).
-    pub fn listing(&self) -> Result<Vec<DocSummary>> {
+    fn listing(&self) -> Result<Vec<DocSummary>> {
         type Row = (Vec<u8>, i64, Option<String>, String, Option<String>);
         let rows: Vec<Row> = collect_rows(
             &self.conn,
@@ -462,6 +431,56 @@ impl SqliteStore {
                 })
             })
             .collect()
+    }
+
+    #[tracing::instrument(level = "debug", name = "store.commit_batch", skip_all, fields(docs = docs.len()))]
+    fn commit_batch(
+        &mut self,
+        stale: &[DocPath],
+        docs: &[(DocRecord, Vec<PairUpdate>)],
+        touched: &[(DocPath, Vec<PairUpdate>)],
+    ) -> Result<Vec<RowId>> {
+        if stale.is_empty() && docs.is_empty() && touched.is_empty() {
+            return Ok(Vec::new());
+        }
+        tracing::trace!(
+            stale = stale.len(),
+            documents = docs.len(),
+            touched = touched.len(),
+            "commit batch"
+        );
+        // One `BEGIN IMMEDIATE` transaction, with the cached statements of
+        // `upsert_document`.
+        let path = &self.path;
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .ctx(path, "begin batch update")?;
+        for doc in stale {
+            tx.prepare_cached("UPDATE documents SET ctime_ns = ?2 WHERE path = ?1")
+                .and_then(|mut s| s.execute(rusqlite::params![doc.as_bytes(), STALE_CTIME]))
+                .ctx(path, format_args!("mark {doc} to be read again"))?;
+        }
+        let mut new_rows = NewRows::before(&tx, path)?;
+        let ids = docs
+            .iter()
+            .map(|(rec, pairs)| {
+                tracing::trace!(doc = %rec.path, pairs = pairs.len(), "commit document");
+                upsert_in(&tx, path, rec, pairs, &mut new_rows)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for (doc, pairs) in touched {
+            replace_pairs_in(&tx, path, doc, pairs)?;
+        }
+        tx.commit().ctx(path, "commit batch update")?;
+        Ok(ids)
+    }
+
+    fn stored_keys(&self, docs: &[&DocPath]) -> Result<Option<Vec<Option<DocKeys>>>> {
+        let entries = self.entries_at(docs)?;
+        Ok(Some(
+            entries.into_iter().map(|e| e.map(|e| e.keys)).collect(),
+        ))
     }
 }
 
@@ -669,13 +688,4 @@ fn insert_pairs_in(
             .ctx(path, format_args!("write pair {doc} / {other}"))?;
     }
     Ok(())
-}
-
-impl PrintSource for SqliteStore {
-    type Error = StoreError;
-
-    /// The stored fingerprints ([`SqliteStore::fingerprints_at`]).
-    fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>> {
-        self.fingerprints_at(paths)
-    }
 }

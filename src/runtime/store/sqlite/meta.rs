@@ -1,14 +1,14 @@
 //! The `meta` table in SQLite: one row per key (the values are
-//! [`Meta`]'s).
+//! [`crate::runtime::store::Meta`]'s).
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::error::Context;
-use super::{Meta, Result, SqliteStore};
+use super::{MetaTable, Result, SqliteStore};
 
-impl Meta for SqliteStore {
+impl MetaTable for SqliteStore {
     fn meta(&self, key: &str) -> Result<Option<String>> {
         self.conn
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")

@@ -1,9 +1,13 @@
 //! Opening an index: creating it, checking it is a sound doppel index of
 //! this schema ([`PendingCheck`] runs the check beside a large load), and
-//! moving an unusable file aside ([`OpenReport`] says so).
+//! moving an unusable file aside ([`OpenReport`] says so); what the
+//! [`Store`] contract asks of the file itself (checking it whole, its
+//! WAL, an exclusive lock).
 
 use std::fs;
 use std::path::{Path, PathBuf};
+
+use crate::runtime::store::Store;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
@@ -132,7 +136,7 @@ INSERT INTO verdict_history (a, b, curator, verdict, at_ns)
 ALTER TABLE doc_verdicts ADD COLUMN curator TEXT NOT NULL DEFAULT '';
 ";
 
-/// An unusable index file that [`Store::open`](crate::runtime::store::Store::open) renamed before creating a fresh one.
+/// An unusable index file that [`SqliteStore::open`](crate::runtime::store::SqliteStore::open) renamed before creating a fresh one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MovedAside {
     /// What was wrong with it.
@@ -143,7 +147,7 @@ pub struct MovedAside {
     pub companions: Vec<PathBuf>,
 }
 
-/// What [`Store::open`](crate::runtime::store::Store::open) found and did.
+/// What [`SqliteStore::open`](crate::runtime::store::SqliteStore::open) found and did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpenReport {
     /// The index file.
@@ -237,14 +241,14 @@ fn quick_check(conn: &Connection, path: &Path) -> Result<Option<String>, OpenFai
 enum Check {
     /// Before the store is returned.
     Now,
-    /// On another thread, see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background).
+    /// On another thread, see [`SqliteStore::open_checking_in_background`](crate::runtime::store::SqliteStore::open_checking_in_background).
     Background,
 }
 
 type CheckThread = std::thread::JoinHandle<Result<Option<String>, OpenFailure>>;
 
 /// A `PRAGMA quick_check` of an index running on a read-only connection of
-/// its own (see [`Store::open_checking_in_background`](crate::runtime::store::Store::open_checking_in_background)).
+/// its own (see [`SqliteStore::open_checking_in_background`](crate::runtime::store::SqliteStore::open_checking_in_background)).
 #[must_use = "an index is not known to be sound until its check has passed"]
 pub struct PendingCheck {
     thread: Option<CheckThread>,
@@ -391,11 +395,11 @@ impl SqliteStore {
         Ok((store, report))
     }
 
-    /// [`Store::open`](crate::runtime::store::Store::open), except that an existing index's `PRAGMA
+    /// [`SqliteStore::open`], except that an existing index's `PRAGMA
     /// quick_check`, which reads the whole file (about a quarter of a second
     /// per GB), runs on a connection of its own while the caller reads the
     /// index. The caller writes nothing before [`PendingCheck::passed`], and
-    /// when it fails, drops this store and calls [`Store::open`](crate::runtime::store::Store::open), which
+    /// when it fails, drops this store and calls [`SqliteStore::open`], which
     /// moves the file aside.
     pub fn open_checking_in_background(
         path: &Path,
@@ -503,7 +507,6 @@ impl SqliteStore {
             path: path.to_path_buf(),
             corrupt: Default::default(),
             curator: crate::runtime::store::login_name(),
-            faults: None,
         };
         if fresh {
             // Only where a file could not be created whole beside it first.
@@ -595,7 +598,6 @@ impl SqliteStore {
             path: path.to_path_buf(),
             corrupt: Default::default(),
             curator: crate::runtime::store::login_name(),
-            faults: None,
         })
     }
 
@@ -629,13 +631,35 @@ impl SqliteStore {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         Self::open_probed(path, flags, "open", 2..=SCHEMA_VERSION)
     }
+}
 
-    /// Take an exclusive lock on the index for as long as this connection
-    /// lives; `false` when another connection, in this process or another,
-    /// has the index open (even idle or read-only: in WAL mode every open
-    /// connection keeps a shared lock on the file). Only for a store about to
-    /// be dropped, e.g. before its files are removed.
-    pub fn lock_exclusively(&mut self) -> Result<bool> {
+impl Store for SqliteStore {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn backend_name(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    fn integrity_check(&self) -> Result<bool> {
+        let rows: Vec<String> =
+            collect_rows(&self.conn, "PRAGMA integrity_check", [], |r| r.get(0))
+                .ctx(&self.path, "integrity_check")?;
+        Ok(rows.len() == 1 && rows[0] == "ok")
+    }
+
+    fn checkpoint(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+            .ctx(&self.path, "checkpoint")
+    }
+
+    fn lock_exclusively(&mut self) -> Result<bool> {
         let path = &self.path;
         self.conn
             .pragma_update(None, "locking_mode", "EXCLUSIVE")
@@ -761,7 +785,6 @@ fn build_new_index(building: &Path) -> std::result::Result<(), OpenFailure> {
         path: building.to_path_buf(),
         corrupt: Default::default(),
         curator: crate::runtime::store::login_name(),
-        faults: None,
     };
     store.init_schema().map_err(OpenFailure::Fatal)?;
     // Where WAL is unavailable, the open that follows says so.

@@ -9,19 +9,17 @@ use super::meta::put_meta;
 use super::rows::{INSERT_PAIR, PUT_ENTRY};
 use super::{DocEntry, Result, RowId, SqliteStore, StoreError};
 use crate::engine::PairScores;
+use crate::runtime::store::Pairs;
 
-impl SqliteStore {
-    /// Forget every stored library entry (before they are written again).
-    pub fn clear_entries(&mut self) -> Result<()> {
+impl Pairs for SqliteStore {
+    fn clear_entries(&mut self) -> Result<()> {
         self.conn
             .execute("DELETE FROM document_entries", [])
             .ctx(&self.path, "delete library entries")?;
         Ok(())
     }
 
-    /// Write the library entries of stored documents (by row id), in one
-    /// transaction.
-    pub fn put_entries(&mut self, entries: &[(RowId, DocEntry)]) -> Result<()> {
+    fn put_entries(&mut self, entries: &[(RowId, DocEntry)]) -> Result<()> {
         let path = &self.path;
         let tx = self
             .conn
@@ -40,13 +38,9 @@ impl SqliteStore {
         tx.commit().ctx(path, "commit entry update")
     }
 
-    /// Replace every stored pair with `pairs` (document row ids, scores
-    /// oriented from the first to the second) and record that they were
-    /// kept under `pairs_hash` (see [`SqliteStore::pairs_hash`]), in one
-    /// transaction.
-    pub fn replace_pairs(
+    fn replace_pairs(
         &mut self,
-        pairs: impl IntoIterator<Item = (RowId, RowId, PairScores)>,
+        pairs: &mut dyn Iterator<Item = (RowId, RowId, PairScores)>,
         pairs_hash: &str,
     ) -> Result<()> {
         let path = &self.path;
@@ -70,20 +64,16 @@ impl SqliteStore {
         tx.commit().ctx(path, "commit pair replacement")
     }
 
-    /// How many pairs are stored (counted on the small `pairs_by_b` index,
-    /// not the scores).
-    pub fn pair_count(&self) -> Result<usize> {
+    fn pair_count(&self) -> Result<usize> {
         self.conn
             .query_row("SELECT count(*) FROM pairs", [], |r| r.get::<_, i64>(0))
             .map(|n| n as usize)
             .ctx(&self.path, "count pairs")
     }
 
-    /// [`crate::runtime::store::Store::pairs`] a decoded chunk at a time, each pair's scores as a
-    /// list.
-    pub fn pairs_each(
+    fn pairs_each(
         &self,
-        each: impl FnMut(Vec<(RowId, RowId, ScoreList)>) -> Result<()>,
+        each: &mut dyn FnMut(Vec<(RowId, RowId, ScoreList)>) -> Result<()>,
     ) -> Result<()> {
         let path = &self.path;
         self.read_decoded_each(

@@ -6,7 +6,7 @@ use super::*;
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::engine::{Fingerprints, PairScores};
-use crate::runtime::store::StoredText;
+use crate::runtime::store::{Boilerplate, Documents, Pairs, StoredText, Verdicts};
 
 fn temp_store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();

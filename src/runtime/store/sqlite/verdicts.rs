@@ -12,7 +12,7 @@ use super::error::Context;
 use super::rows::collect_rows;
 use super::{now_ns, PairVerdictRecord, Result, SqliteStore, StoreError};
 use crate::doc::{CuratorVerdict, DocPath};
-use crate::runtime::store::VerdictChange;
+use crate::runtime::store::{VerdictChange, Verdicts};
 
 /// `x` and `y` in byte order, as the verdict tables key them.
 fn ordered<'a>(x: &'a DocPath, y: &'a DocPath) -> (&'a DocPath, &'a DocPath) {
@@ -47,20 +47,27 @@ impl SqliteStore {
         Ok(out)
     }
 
-    /// Who this store's verdicts are recorded as.
-    pub fn curator(&self) -> &str {
+    fn decode(&self, a: &DocPath, b: &DocPath, verdict: &str) -> Result<CuratorVerdict> {
+        verdict
+            .parse::<CuratorVerdict>()
+            .map_err(|reason| StoreError::Decode {
+                path: self.path.clone(),
+                doc: format!("{a} / {b}"),
+                reason,
+            })
+    }
+}
+
+impl Verdicts for SqliteStore {
+    fn curator(&self) -> &str {
         &self.curator
     }
 
-    /// Record the verdicts written from now on as `curator`'s.
-    pub fn set_curator(&mut self, curator: &str) {
+    fn set_curator(&mut self, curator: &str) {
         curator.clone_into(&mut self.curator);
     }
 
-    /// Record this store's curator's verdict on two documents (in either
-    /// order), replacing only their own (and one from before curators were
-    /// recorded); returns when (unix ns).
-    pub fn set_pair_verdict(
+    fn set_pair_verdict(
         &mut self,
         x: &DocPath,
         y: &DocPath,
@@ -101,10 +108,7 @@ impl SqliteStore {
         Ok(at)
     }
 
-    /// Forget this store's curator's verdict on two documents (and one
-    /// from before curators were recorded; the other curators' stay);
-    /// `false` if there was none.
-    pub fn clear_pair_verdict(&mut self, x: &DocPath, y: &DocPath) -> Result<bool> {
+    fn clear_pair_verdict(&mut self, x: &DocPath, y: &DocPath) -> Result<bool> {
         let (a, b) = ordered(x, y);
         self.durably(|s| {
             let what = || format!("clear verdict on {a} / {b}");
@@ -132,9 +136,7 @@ impl SqliteStore {
         })
     }
 
-    /// Every curator's current verdict on every pair, ordered by path, then
-    /// time, then curator.
-    pub fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
+    fn pair_verdicts(&self) -> Result<Vec<PairVerdictRecord>> {
         let raws: Vec<super::rows::VerdictRow> = collect_rows(
             &self.conn,
             "SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts \
@@ -158,9 +160,7 @@ impl SqliteStore {
             .collect()
     }
 
-    /// Every set and clear of a verdict on two documents (in either order),
-    /// oldest first.
-    pub fn pair_verdict_history(&self, x: &DocPath, y: &DocPath) -> Result<Vec<VerdictChange>> {
+    fn pair_verdict_history(&self, x: &DocPath, y: &DocPath) -> Result<Vec<VerdictChange>> {
         let (a, b) = ordered(x, y);
         let raws: Vec<(String, Option<String>, i64)> = collect_rows(
             &self.conn,
@@ -185,19 +185,7 @@ impl SqliteStore {
             .collect()
     }
 
-    fn decode(&self, a: &DocPath, b: &DocPath, verdict: &str) -> Result<CuratorVerdict> {
-        verdict
-            .parse::<CuratorVerdict>()
-            .map_err(|reason| StoreError::Decode {
-                path: self.path.clone(),
-                doc: format!("{a} / {b}"),
-                reason,
-            })
-    }
-
-    /// Mark (or unmark) a document as its cluster's keeper, recorded as
-    /// this store's curator's.
-    pub fn set_keeper(&mut self, doc: &DocPath, keeper: bool) -> Result<()> {
+    fn set_keeper(&mut self, doc: &DocPath, keeper: bool) -> Result<()> {
         self.durably(|s| {
             let what = format!("mark {doc} as a keeper");
             if keeper {
@@ -219,8 +207,7 @@ impl SqliteStore {
         })
     }
 
-    /// Every document marked as a keeper, in byte order.
-    pub fn keepers(&self) -> Result<Vec<DocPath>> {
+    fn keepers(&self) -> Result<Vec<DocPath>> {
         collect_rows(
             &self.conn,
             "SELECT path FROM doc_verdicts WHERE verdict = 'keep' ORDER BY path",

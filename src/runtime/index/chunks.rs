@@ -227,24 +227,24 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
+    /// A stage of the pipelines below.
+    type Stage<'a> = Box<dyn FnMut(Vec<u32>) -> Vec<u32> + Send + 'a>;
+
     /// A pipeline that reads a chunk by doubling it and learns by noting
     /// the chunks it saw, counting reads in `read`.
     fn doubling<'a>(
         reads: &'a AtomicUsize,
         learned: &'a Mutex<Vec<Vec<u32>>>,
-    ) -> Pipeline<
-        impl FnMut(Vec<u32>) -> Vec<u32> + Send + 'a,
-        impl FnMut(Vec<u32>) -> Vec<u32> + Send + 'a,
-    > {
+    ) -> Pipeline<Stage<'a>, Stage<'a>> {
         Pipeline {
-            read: move |chunk: Vec<u32>| {
+            read: Box::new(move |chunk: Vec<u32>| {
                 reads.fetch_add(1, Ordering::SeqCst);
                 chunk.into_iter().map(|x| x * 2).collect()
-            },
-            learn: move |items: Vec<u32>| {
+            }),
+            learn: Box::new(move |items: Vec<u32>| {
                 learned.lock().unwrap().push(items.clone());
                 items
-            },
+            }),
         }
     }
 

@@ -48,6 +48,7 @@ impl FolderFiles {
     }
 
     /// Whether no file is stored.
+    #[cfg(feature = "postgres")]
     pub(super) fn none_stored(&self) -> bool {
         self.stored.is_empty()
     }

@@ -39,7 +39,7 @@ enum Stand {
     #[default]
     Unbuilt,
     /// Kept equal to the indexed documents (~2 KB a document).
-    Built(Learner<DocPath>),
+    Built(Box<Learner<DocPath>>),
     /// What a fresh one-shot scan learned at once, until the documents it
     /// moved are fingerprinted again.
     AtOnce(LearnedAtOnce),
@@ -125,7 +125,7 @@ impl IndexBoilerplate {
             // In batches, as a one-shot scan learns (every stored
             // document's samples at once were ~8 million at 100k documents).
             learner.add_in_batches(samples);
-            self.learner = Stand::Built(learner);
+            self.learner = Stand::Built(Box::new(learner));
         }
         match &mut self.learner {
             Stand::Built(learner) => Ok(Some(learner)),
@@ -138,7 +138,7 @@ impl IndexBoilerplate {
     /// the store when next needed.
     pub(super) fn take_learner(&mut self) -> Option<Learner<DocPath>> {
         match std::mem::take(&mut self.learner) {
-            Stand::Built(learner) => Some(learner),
+            Stand::Built(learner) => Some(*learner),
             other => {
                 self.learner = other;
                 None
@@ -149,7 +149,7 @@ impl IndexBoilerplate {
     /// Keep a learner lent out ([`IndexBoilerplate::take_learner`]) again:
     /// it is equal to the indexed documents.
     pub(super) fn give_back(&mut self, learner: Learner<DocPath>) {
-        self.learner = Stand::Built(learner);
+        self.learner = Stand::Built(Box::new(learner));
     }
 
     /// Queue documents whose spans moved, to be fingerprinted again; the

@@ -22,7 +22,17 @@
 //!
 //! Every document is named by its [`DocPath`] throughout: in the library,
 //! the store, the changes reported and the curator's verdicts. Opening is
-//! in `open`; keeping the index equal to the folder is in `sync`.
+//! in `open`; keeping the index equal to the folder is in `sync`, a
+//! reconcile's chunks going through `chunks`' `Pipeline` (read, learned,
+//! committed by `commit`).
+//!
+//! The index's modes are states, each moved only by its transitions:
+//! its purpose, stored prints and pass (`state`: kept or one-shot;
+//! current or stale; pairing as documents arrive or filing them to pair
+//! at once), and what stands for its boilerplate learner (`learning`:
+//! unbuilt, built, or what a one-shot scan learned at once), each
+//! module's text drawing its diagram. What it knows of the files without
+//! reading one is `files`'; how it reads and commits, [`IndexOptions`].
 
 #[cfg(feature = "postgres")]
 mod adopt;

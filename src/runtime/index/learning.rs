@@ -9,10 +9,11 @@
 //! off, it stays unbuilt):
 //!
 //! ```text
-//!            learner(build) ─ built from the stored samples, user pins, rulings
+//!            learner(build): from the stored samples, user pins, rulings
 //!   Unbuilt ─────────────────────────────────────────────────────────▶ Built
-//!      ▲  ◀──────── drop_learner / lend (a reconcile's learning thread) ──┘
-//!      │                    give_back (every chunk it learned committed) ──▶ Built
+//!      ▲  ◀── take_learner: freed, or lent to a reconcile's learning ────┘ ▲
+//!      │      thread, which give_back returns once every chunk it learned  │
+//!      │      is committed ────────────────────────────────────────────────┘
 //!      │
 //!      │ keep_learned_at_once (a fresh one-shot scan learned after its last file)
 //!      ▼

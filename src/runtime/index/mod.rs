@@ -175,7 +175,8 @@ impl FolderIndex {
     /// Read and commit as `options` say from now on (see
     /// [`IndexOptions`]: the ignore globs and reading limits, chunk sizes,
     /// a file reader of the caller's, a hook told of a reconcile's
-    /// phases).
+    /// phases), all of them replaced: start from
+    /// [`FolderIndex::options`] to change some.
     pub fn set_options(&mut self, options: IndexOptions) {
         self.options = options;
     }

@@ -16,9 +16,10 @@
 //! ```text
 //!  purpose    Kept ◀────── set_one_shot ──────▶ OneShot
 //!
-//!  prints     Current ◀── refreshed: a reconcile read every file, or an
-//!               │          ingest's share is done ──────────────┐
-//!               └── opened under another configuration ──▶ Stale ┘
+//!  prints     Current ──── opened under another configuration ───▶ Stale
+//!               ▲                                                   │
+//!               └── refreshed: a reconcile has read every file, ────┘
+//!                   or an ingest's share is done
 //!
 //!  pass       Steady ── begin_filing(arrival, at_once) ──▶ Filing { arrival_ns,
 //!               ▲          a reconcile into an empty            unlearned }

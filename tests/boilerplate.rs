@@ -21,7 +21,7 @@ use doppel::faces::eval::{edit_words, vocabulary};
 use doppel::hash::SplitMix64;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::{FolderIndex, ReconcileReport};
+use doppel::runtime::index::{FolderIndex, IndexOptions, ReconcileReport};
 use doppel::runtime::reading::ReadLimits;
 use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
 
@@ -590,7 +590,10 @@ fn a_cancelled_reconcile_forgets_what_it_learned_ahead_of_its_commits() {
             .0
     };
     let mut index = open("index.sqlite");
-    index.set_chunk_files(2);
+    index.set_options(IndexOptions {
+        chunk_files: 2,
+        ..index.options().clone()
+    });
     let riverbank = dir.join("hard-cases/riverbank");
     assert!(riverbank.join("1932_herbert_hoover_r.txt").exists());
     // Two files at a time in path order, the two Hoover texts are the 11th

@@ -7,13 +7,15 @@
 //! even by an open that reads nothing. The small generated library is made
 //! from the books of `tests/data/corpus/`.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 use doppel::engine::Engine;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::boilerplate::PassageSummary;
-use doppel::runtime::index::FolderIndex;
+use doppel::runtime::index::{FolderIndex, IndexOptions, Phase};
 
 mod common;
 use common::boilerplate::state;
@@ -24,12 +26,25 @@ fn open(dir: &Path, at: &Path) -> FolderIndex {
         .0
 }
 
-/// A one-shot index of `dir` at `at`, read three files a chunk.
-fn one_shot(dir: &Path, at: &Path) -> FolderIndex {
+/// Read three files a chunk.
+fn in_threes() -> IndexOptions {
+    IndexOptions {
+        chunk_files: 3,
+        ..IndexOptions::default()
+    }
+}
+
+/// A one-shot index of `dir` at `at`, read as `options` say.
+fn one_shot_with(dir: &Path, at: &Path, options: IndexOptions) -> FolderIndex {
     let mut index = open(dir, at);
     index.set_one_shot(true);
-    index.set_chunk_files(3);
+    index.set_options(options);
     index
+}
+
+/// A one-shot index of `dir` at `at`, read three files a chunk.
+fn one_shot(dir: &Path, at: &Path) -> FolderIndex {
+    one_shot_with(dir, at, in_threes())
 }
 
 /// The small library written under `tmp`, and its index learned chunk by
@@ -38,7 +53,7 @@ fn library_and_its_index(tmp: &Path) -> (std::path::PathBuf, FolderIndex) {
     let dir = tmp.join("folder");
     common::make_small_library(&dir);
     let mut watched = open(&dir, &tmp.join("watched.sqlite"));
-    watched.set_chunk_files(3);
+    watched.set_options(in_threes());
     watched.reconcile().unwrap();
     assert!(
         !watched.boilerplate_report().unwrap().passages.is_empty(),
@@ -53,8 +68,12 @@ fn a_one_shot_scan_learns_at_once_what_a_watcher_learns_chunk_by_chunk() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, watched) = library_and_its_index(tmp.path());
     let before = tmp.path().join("before.sqlite");
-    let mut learned_before = one_shot(&dir, &before);
-    learned_before.set_learn_beside_pairing(0);
+    // Past this many samples, learned before pairing (none: always).
+    let before_pairing = IndexOptions {
+        learn_beside_pairing: 0,
+        ..in_threes()
+    };
+    let mut learned_before = one_shot_with(&dir, &before, before_pairing);
     learned_before.reconcile().unwrap();
     assert_eq!(state(&learned_before), state(&watched));
     let at = tmp.path().join("scan.sqlite");
@@ -74,10 +93,17 @@ fn a_scan_stopped_before_learning_is_settled_when_next_opened() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, watched) = library_and_its_index(tmp.path());
     let at = tmp.path().join("scan.sqlite");
-    let mut stopped = one_shot(&dir, &at);
-    stopped.set_stop_before_learning(true);
-    let read = stopped.reconcile().unwrap().read;
-    assert!(read > 0);
+    let stop_before_pairing = IndexOptions {
+        on_phase: Some(Arc::new(|phase| match phase {
+            Phase::Pairing => ControlFlow::Break(()),
+            _ => ControlFlow::Continue(()),
+        })),
+        ..in_threes()
+    };
+    let mut stopped = one_shot_with(&dir, &at, stop_before_pairing);
+    let report = stopped.reconcile().unwrap();
+    assert!(report.read > 0);
+    assert!(report.cancelled, "stopped before its end");
     assert!(
         stopped.boilerplate_report().unwrap().passages.is_empty(),
         "stopped before anything was learned"
@@ -107,7 +133,7 @@ fn a_one_shot_scan_under_overrules_keeps_the_texts_a_restore_needs() {
     let passages: Vec<PassageSummary> = watched.boilerplate_report().unwrap().passages;
     let overruled_first = |at: &Path, once: bool| {
         let mut index = open(&dir, at);
-        index.set_chunk_files(3);
+        index.set_options(in_threes());
         for passage in &passages {
             index.overrule_passage(passage, true).unwrap();
         }

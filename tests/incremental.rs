@@ -20,7 +20,7 @@ use doppel::engine::{Engine, EngineConfig};
 use doppel::pairing::candidates::CandidateConfig;
 use doppel::pairing::cluster::{ClusterBy, ClusterSpec};
 use doppel::pairing::library::{Library, LibraryConfig};
-use doppel::runtime::index::FolderIndex;
+use doppel::runtime::index::{FolderIndex, IndexOptions};
 use doppel::runtime::scan::scan_folder;
 use proptest::prelude::*;
 
@@ -253,7 +253,10 @@ fn run(
     let mut index = world.open();
     // A fresh index pairs its documents once all chunks are in: read in
     // many small ones here.
-    index.set_chunk_files(3);
+    index.set_options(IndexOptions {
+        chunk_files: 3,
+        ..index.options().clone()
+    });
     index.reconcile().unwrap();
     assert_equals_fresh(&index, &world)?;
     for step in &steps {
@@ -416,7 +419,10 @@ fn overlapping_runs() -> World {
 fn a_fresh_index_gathers_each_document_once() {
     let world = overlapping_runs();
     let mut index = world.open();
-    index.set_chunk_files(4);
+    index.set_options(IndexOptions {
+        chunk_files: 4,
+        ..index.options().clone()
+    });
     index.reconcile().unwrap();
     let engine = index.engine();
     let scan = scan_folder(
@@ -441,8 +447,11 @@ fn a_fresh_index_keeping_few_slots_in_memory_pairs_as_a_scan_does() {
     for keep in [0, 300] {
         let world = overlapping_runs();
         let mut index = world.open();
-        index.set_chunk_files(4);
-        index.set_spill_after_slots(keep);
+        index.set_options(IndexOptions {
+            chunk_files: 4,
+            spill_after_slots: keep,
+            ..IndexOptions::default()
+        });
         index.reconcile().unwrap();
         assert_eq!(index.library().gathered(), 40, "keeping {keep} slots");
         assert_equals_fresh(&index, &world).unwrap();
@@ -456,7 +465,10 @@ fn a_fresh_index_keeping_few_slots_in_memory_pairs_as_a_scan_does() {
 fn a_fresh_index_stopped_before_pairing_verifies_again_when_opened() {
     let world = overlapping_runs();
     let mut index = world.open();
-    index.set_chunk_files(4);
+    index.set_options(IndexOptions {
+        chunk_files: 4,
+        ..index.options().clone()
+    });
     let crashed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         index.reconcile_with(&mut |p| {
             assert!(p.done < p.total, "stopped after the last chunk");
@@ -478,7 +490,10 @@ fn a_fresh_index_stopped_before_pairing_verifies_again_when_opened() {
 fn a_cancelled_fresh_index_keeps_what_it_read_and_pairs_it_when_reopened() {
     let world = overlapping_runs();
     let mut index = world.open();
-    index.set_chunk_files(16);
+    index.set_options(IndexOptions {
+        chunk_files: 16,
+        ..index.options().clone()
+    });
     let report = index.reconcile_with(&mut |p| p.done == 0).unwrap();
     assert!(report.cancelled);
     assert_eq!(index.library().len(), 16);
@@ -501,8 +516,11 @@ fn a_cancelled_fresh_index_keeps_what_it_read_and_pairs_it_when_reopened() {
 /// slice), stops there.
 fn stopped_while_pairing(world: &World) -> FolderIndex {
     let mut index = world.open();
-    index.set_chunk_files(4);
-    index.set_batch_docs(4);
+    index.set_options(IndexOptions {
+        chunk_files: 4,
+        batch_docs: Some(4),
+        ..index.options().clone()
+    });
     let mut asked_after_reading = 0;
     let report = index
         .reconcile_with(&mut |p| {

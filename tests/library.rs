@@ -206,7 +206,7 @@ fn a_stopped_regather_leaves_the_library_as_it_was_and_the_next_completes() {
     let held = || {
         let mut lib = Held::new(LibraryConfig::default());
         lib.extend(sample_docs());
-        lib.lib.set_batch_docs(4);
+        lib.lib.set_batch_docs(Some(4));
         lib
     };
     let mut floors = LibraryConfig::default().floors;

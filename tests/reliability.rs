@@ -17,7 +17,7 @@ use doppel::faces::report;
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::LibraryConfig;
 use doppel::runtime::collection::{read_bytes, Skip};
-use doppel::runtime::index::{FileChange, FolderIndex};
+use doppel::runtime::index::{FileChange, FolderIndex, IndexOptions};
 use doppel::runtime::scan::ScanReport;
 use doppel::runtime::store::StoredBoilerplate;
 
@@ -34,13 +34,16 @@ fn open(f: &Fixture) -> FolderIndex {
 
 /// Reads every file as usual but `victim`, which changes while it is read.
 fn changes_while_read(index: &mut FolderIndex, victim: &'static str) {
-    index.set_file_reader(Arc::new(move |path: &Path, cap| {
-        if path.ends_with(victim) {
-            Err(Skip::Changed)
-        } else {
-            read_bytes(path, cap)
-        }
-    }));
+    index.set_options(IndexOptions {
+        file_reader: Some(Arc::new(move |path: &Path, cap| {
+            if path.ends_with(victim) {
+                Err(Skip::Changed)
+            } else {
+                read_bytes(path, cap)
+            }
+        })),
+        ..index.options().clone()
+    });
 }
 
 fn skip_of<'a>(report: &'a ScanReport, doc: &str) -> Option<&'a Skip> {

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use doppel::engine::Engine;
 use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
+use doppel::runtime::index::{FolderIndex, IndexOptions};
 use doppel::runtime::store::StoreAddress;
 use doppel::runtime::worker::{Command, Update, WorkerHandle};
 
@@ -146,14 +146,17 @@ fn racing(
     let (go, on_go) = mpsc::channel::<()>();
     let (mut alice, _) = counted(folder, url, "alice");
     let on_go = Mutex::new(on_go);
-    alice.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
-        if path.ends_with(COPY) {
-            started.send(()).unwrap();
-            on_go.lock().unwrap().recv().unwrap();
-            assert!(!die, "alice's process dies while reading");
-        }
-        doppel::runtime::collection::read_bytes(path, cap)
-    }));
+    alice.set_options(IndexOptions {
+        file_reader: Some(Arc::new(move |path: &Path, cap: u64| {
+            if path.ends_with(COPY) {
+                started.send(()).unwrap();
+                on_go.lock().unwrap().recv().unwrap();
+                assert!(!die, "alice's process dies while reading");
+            }
+            doppel::runtime::collection::read_bytes(path, cap)
+        })),
+        ..alice.options().clone()
+    });
     alice.reconcile().unwrap();
     let (mut bob, bob_reads) = counted(folder, url, "bob");
     bob.reconcile().unwrap();

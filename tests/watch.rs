@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use doppel::engine::{Engine, EngineConfig};
 use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
 use doppel::runtime::store::{content_hash, DocStatus, Documents, SqliteStore};
-use doppel::runtime::watch::{Backend, WatchConfig, WatchEvent, Watcher};
+use doppel::runtime::watch::{WatchConfig, WatchEvent, Watcher};
 use doppel::runtime::worker::protocol::{Snapshot, WatchState};
 use doppel::runtime::worker::{spawn, Update, WorkerConfig, WorkerHandle};
 
@@ -476,22 +476,39 @@ fn watch_config(root: &Path) -> WatchConfig {
     config
 }
 
+/// A folder of four folders (the root and three) under a limit of three
+/// native watches is polled, and says why; under four it is watched.
 #[test]
-fn the_watch_limit_falls_back_to_polling_and_says_which_sysctl() {
+fn a_folder_past_the_native_watch_limit_is_polled_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let mut config = watch_config(dir.path());
-    config.backend = Backend::NativeAtLimit;
-    let root = config.root.clone();
-    let (_watcher, rx) = Watcher::start(config);
-    let seen = next_event(&rx, |e| matches!(e, WatchEvent::State(_)));
-    match seen.last() {
-        Some(WatchEvent::State(WatchState::Polling { reason })) => {
-            assert!(reason.contains("fs.inotify.max_user_watches"), "{reason}")
+    for sub in ["a", "a/b", "c"] {
+        fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    let state_under = |most: usize| {
+        let mut config = watch_config(dir.path());
+        config.max_native_watches = Some(most);
+        let (watcher, rx) = Watcher::start(config);
+        let seen = next_event(&rx, |e| matches!(e, WatchEvent::State(_)));
+        let Some(WatchEvent::State(state)) = seen.last().cloned() else {
+            unreachable!("waited for a state");
+        };
+        (state, watcher, rx)
+    };
+    let (state, _watcher, rx) = state_under(3);
+    match state {
+        WatchState::Polling { reason } => {
+            assert!(reason.contains("more than 3 folders"), "{reason}");
+            assert!(reason.contains("max_native_watches"), "{reason}");
         }
         other => panic!("expected polling, got {other:?}"),
     }
-    fs::write(root.join("polled.txt"), "found by polling").unwrap();
-    next_event(&rx, |e| *e == WatchEvent::Changed(root.join("polled.txt")));
+    let root = dir.path().canonicalize().unwrap();
+    fs::write(root.join("a/b/polled.txt"), "found by polling").unwrap();
+    next_event(&rx, |e| {
+        *e == WatchEvent::Changed(root.join("a/b/polled.txt"))
+    });
+    let (state, _watched, _) = state_under(4);
+    assert_eq!(state, WatchState::Watching);
 }
 
 #[test]

@@ -15,7 +15,7 @@ use doppel::engine::measure::shingle_set;
 use doppel::engine::{Engine, EngineConfig, Fingerprints};
 use doppel::pairing::cluster::ClusterSpec;
 use doppel::pairing::library::{Library, LibraryConfig};
-use doppel::runtime::index::FolderIndex;
+use doppel::runtime::index::{FolderIndex, IndexOptions};
 use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
 use doppel::runtime::worker::{spawn, Command as WorkerCommand, Update, WorkerConfig};
 
@@ -291,10 +291,13 @@ pub fn wait_for_update<T>(
 pub fn count_reads(index: &mut FolderIndex) -> Arc<std::sync::atomic::AtomicUsize> {
     let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = reads.clone();
-    index.set_file_reader(Arc::new(move |path: &Path, cap: u64| {
-        counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        doppel::runtime::collection::read_bytes(path, cap)
-    }));
+    index.set_options(IndexOptions {
+        file_reader: Some(Arc::new(move |path: &Path, cap: u64| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            doppel::runtime::collection::read_bytes(path, cap)
+        })),
+        ..index.options().clone()
+    });
     reads
 }
 

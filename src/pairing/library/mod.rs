@@ -12,7 +12,9 @@
 //!   full comparison, and the floors a pair must pass to be kept; and
 //!   re-gathering under looser floors;
 //! - `unpaired`: documents filed as they come and paired later, all at
-//!   once (a fresh index's scan);
+//!   once (a fresh index's scan): the library's one mode, a state
+//!   (`unpaired`'s `PairingState`: all paired, filing, or a pairing
+//!   interrupted) that only filing and pairing move;
 //! - `verdicts`: the curator's verdicts and keeper marks, by path and by
 //!   id;
 //! - clustering is [`crate::pairing::cluster`]'s.
@@ -178,9 +180,9 @@ pub struct Library {
     /// Held documents whose pairs changed because others changed, not yet
     /// taken ([`Library::take_touched`]).
     touched: HashSet<DocPath>,
-    /// Documents filed but not paired yet, in arrival order
-    /// ([`Library::admit_unpaired`]).
-    unpaired: Vec<DocId>,
+    /// Whether documents wait to be paired, and which
+    /// ([`Library::admit_unpaired`], [`Library::pair_unpaired`]).
+    pairing: unpaired::PairingState,
     /// Pairs compared in full since the library was made.
     compared: u64,
     /// Times a document's candidates were gathered since it was made.
@@ -215,7 +217,7 @@ impl Library {
             graph: PairGraph::default(),
             verdicts: Verdicts::default(),
             touched: HashSet::new(),
-            unpaired: Vec::new(),
+            pairing: unpaired::PairingState::default(),
             compared: 0,
             gathered: 0,
             links: Default::default(),
@@ -223,11 +225,13 @@ impl Library {
         }
     }
 
-    /// Pair and gather again at most `docs` documents a batch (tests: a
-    /// small library in many batches, so a stop can fall between two).
-    #[doc(hidden)]
-    pub fn set_batch_docs(&mut self, docs: usize) {
-        self.batch_docs = Some(docs.max(1));
+    /// Pair and gather again at most `docs` documents between two asks of
+    /// the stop check ([`Library::pair_unpaired_with`],
+    /// [`Library::regather_with`]); `None`, the default, slices by memory
+    /// (1,365 documents, or about 2.7 M shingles' worth, a slice). Smaller
+    /// batches stop sooner and cost more passes.
+    pub fn set_batch_docs(&mut self, docs: Option<usize>) {
+        self.batch_docs = docs.map(|docs| docs.max(1));
     }
 
     /// The configuration it keeps pairs under.

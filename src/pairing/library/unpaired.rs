@@ -26,6 +26,85 @@ use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, Fingerprints};
 use crate::pairing::candidates::{Affected, DocKeys};
 
+/// Whether documents wait to be paired: the library's mode, moved only
+/// by filing ([`Library::admit_unpaired`], [`Library::unpair_all`]) and
+/// pairing ([`Library::pair_unpaired`], which every other change runs
+/// first).
+///
+/// ```text
+///            admit_unpaired into an empty library, unpair_all
+///   AllPaired ───────────────────────────────────────────────▶ Filing(ids)
+///      ▲  ▲                                                      │   │ admit_unpaired:
+///      │  └──────────── pair_unpaired pairs them all ────────────┘   │ more filed
+///      │                                                             │
+///      │      pair_unpaired's read fails or is stopped part way      ▼
+///      └─ pair_unpaired ── Interrupted(ids: those from the failed slice on)
+/// ```
+///
+/// (A read failing before any document was paired leaves them all
+/// waiting: `Filing` again.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) enum PairingState {
+    /// Every held document is paired: what arrives is paired at once,
+    /// but into an empty library, which may begin filing.
+    #[default]
+    AllPaired,
+    /// Every held document was filed unpaired, in arrival order: more may
+    /// be filed until they are paired.
+    Filing(Vec<DocId>),
+    /// A pairing stopped part way: these documents (in arrival order)
+    /// wait, those before them are paired. Nothing more is filed: any
+    /// change pairs them first.
+    Interrupted(Vec<DocId>),
+}
+
+impl PairingState {
+    /// `ids` left waiting by a pairing that stopped, of a library
+    /// holding `held` documents: filing still when they are all of them.
+    fn waiting(ids: Vec<DocId>, held: usize) -> Self {
+        if ids.len() == held {
+            PairingState::Filing(ids)
+        } else {
+            PairingState::Interrupted(ids)
+        }
+    }
+
+    /// Whether a library holding `held` documents may file more unpaired.
+    fn may_file(&self, held: usize) -> bool {
+        match self {
+            PairingState::AllPaired => held == 0,
+            PairingState::Filing(_) => true,
+            PairingState::Interrupted(_) => false,
+        }
+    }
+
+    /// File `id`, unpaired (only where [`PairingState::may_file`]).
+    fn file(&mut self, id: DocId) {
+        match self {
+            PairingState::Filing(ids) => ids.push(id),
+            PairingState::AllPaired => *self = PairingState::Filing(vec![id]),
+            PairingState::Interrupted(_) => unreachable!("filed beside an interrupted pairing"),
+        }
+    }
+
+    /// Whether documents wait to be paired.
+    fn waits(&self) -> bool {
+        match self {
+            PairingState::AllPaired => false,
+            PairingState::Filing(ids) | PairingState::Interrupted(ids) => !ids.is_empty(),
+        }
+    }
+
+    /// The documents waiting, in arrival order, to pair now: all paired
+    /// from here on, unless the pairing stops ([`PairingState::waiting`]).
+    fn take(&mut self) -> Vec<DocId> {
+        match std::mem::take(self) {
+            PairingState::AllPaired => Vec::new(),
+            PairingState::Filing(ids) | PairingState::Interrupted(ids) => ids,
+        }
+    }
+}
+
 /// Documents paired together by [`Library::pair_unpaired`]: their full
 /// fingerprints (and those of their candidates before them) are held
 /// together. Three slices are held at once (one verified, the next
@@ -58,7 +137,7 @@ impl Library {
         let only_new = docs
             .iter()
             .all(|(path, _, _)| self.id_of(path).is_none() && paths.insert(path));
-        if self.unpaired.len() != self.len() || !only_new {
+        if !self.pairing.may_file(self.len()) || !only_new {
             return self.extend(engine, docs, source).map(|()| Vec::new());
         }
         let mut filed = Vec::with_capacity(docs.len());
@@ -71,7 +150,7 @@ impl Library {
                 source,
                 &mut Affected::default(),
             )?;
-            self.unpaired.push(id);
+            self.pairing.file(id);
             filed.push((id, fingerprints));
         }
         let filed: Vec<(DocId, &Fingerprints)> = filed.iter().map(|(id, f)| (*id, f)).collect();
@@ -99,7 +178,7 @@ impl Library {
         self.tables.fill_restored();
         let mut ids: Vec<(u64, DocId)> = self.documents().map(|(id, d)| (d.seen, id)).collect();
         ids.sort_unstable();
-        self.unpaired = ids.into_iter().map(|(_, id)| id).collect();
+        self.pairing = PairingState::Filing(ids.into_iter().map(|(_, id)| id).collect());
     }
 
     /// Keep at most `slots` of the documents filed unpaired in memory
@@ -164,7 +243,7 @@ impl Library {
 
     /// Whether documents wait for [`Library::pair_unpaired`].
     pub fn has_unpaired(&self) -> bool {
-        !self.unpaired.is_empty()
+        self.pairing.waits()
     }
 
     /// Pair every document filed by [`Library::admit_unpaired`], each
@@ -198,7 +277,7 @@ impl Library {
         source: &S,
         go_on: &mut dyn FnMut() -> bool,
     ) -> Result<bool, S::Error> {
-        if self.unpaired.is_empty() {
+        if !self.pairing.waits() {
             return Ok(true);
         }
         if !go_on() {
@@ -206,7 +285,7 @@ impl Library {
         }
         self.give_back_spilled(source)?;
         self.tables.fill_restored();
-        let ids = std::mem::take(&mut self.unpaired);
+        let ids = self.pairing.take();
         // Position in arrival order by dense id (MAX: not among them).
         let mut arrival = vec![usize::MAX; self.registry.id_bound()];
         for (i, &id) in ids.iter().enumerate() {
@@ -256,7 +335,7 @@ impl Library {
         let mine = match read(self, 0).expect("a slice at least") {
             Ok(mine) => mine,
             Err(e) => {
-                self.unpaired = ids;
+                self.pairing = PairingState::waiting(ids, self.len());
                 return Err(e);
             }
         };
@@ -269,7 +348,7 @@ impl Library {
             // call reads them again.
             if i > 0 && !go_on() {
                 tracing::debug!(documents = ids.len(), slice = i, "pairing stopped");
-                self.unpaired = unpaired_from(i);
+                self.pairing = PairingState::waiting(unpaired_from(i), self.len());
                 return Ok(false);
             }
             let this = &*self;
@@ -309,7 +388,7 @@ impl Library {
             let loaded = match loaded {
                 Ok(loaded) => loaded,
                 Err(e) => {
-                    self.unpaired = unpaired_from(i);
+                    self.pairing = PairingState::waiting(unpaired_from(i), self.len());
                     return Err(e);
                 }
             };
@@ -341,7 +420,7 @@ impl Library {
             match gathered {
                 Some(Ok((next_mine, gathered))) => current = Some((next_mine, gathered)),
                 Some(Err(e)) => {
-                    self.unpaired = unpaired_from(i + 1);
+                    self.pairing = PairingState::waiting(unpaired_from(i + 1), self.len());
                     return Err(e);
                 }
                 None => {}
@@ -396,8 +475,38 @@ fn slices(sizes: &[usize], max_len: usize, max_size: usize) -> Vec<(usize, usize
 
 #[cfg(test)]
 mod tests {
-    use super::slices;
+    use super::{slices, PairingState};
     use proptest::prelude::*;
+
+    #[test]
+    fn only_an_empty_or_filing_library_files_and_an_interrupted_one_never() {
+        let mut state = PairingState::default();
+        assert!(!state.waits());
+        assert!(state.may_file(0), "an empty library begins filing");
+        assert!(!state.may_file(3), "a paired library pairs what arrives");
+        state.file(4);
+        state.file(5);
+        assert_eq!(state, PairingState::Filing(vec![4, 5]));
+        assert!(state.waits() && state.may_file(2));
+        assert_eq!(state.take(), [4, 5]);
+        assert_eq!(state, PairingState::AllPaired);
+        assert!(!state.waits());
+        // Unpaired from a library of nothing: nothing waits.
+        assert!(!PairingState::Filing(Vec::new()).waits());
+    }
+
+    #[test]
+    fn a_pairing_stopped_part_way_leaves_the_rest_waiting_and_files_no_more() {
+        let interrupted = PairingState::waiting(vec![7, 8], 5);
+        assert_eq!(interrupted, PairingState::Interrupted(vec![7, 8]));
+        assert!(interrupted.waits());
+        assert!(!interrupted.may_file(5), "any change pairs them first");
+        let mut before_any = PairingState::waiting(vec![0, 1, 2], 3);
+        assert_eq!(before_any, PairingState::Filing(vec![0, 1, 2]));
+        assert!(before_any.may_file(3), "none was paired: still filing");
+        assert_eq!(before_any.take(), [0, 1, 2]);
+        assert!(!before_any.waits());
+    }
 
     proptest! {
         /// The slices cover every document once, in order, none empty;

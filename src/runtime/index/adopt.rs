@@ -123,10 +123,12 @@ impl FolderIndex {
         entries: Vec<FileEntry>,
     ) -> Result<(Vec<Ingested>, Vec<FileEntry>)> {
         // Fingerprints made under another configuration are not ours.
-        if self.stale || self.store.config_hash()?.as_deref() != Some(self.config_hash.as_str()) {
+        if self.state.is_stale()
+            || self.store.config_hash()?.as_deref() != Some(self.config_hash.as_str())
+        {
             return Ok((Vec::new(), entries));
         }
-        let learning = self.learning();
+        let learning = self.boilerplate.learning();
         let mut candidates = Vec::new();
         let mut to_read = Vec::new();
         for entry in entries {

@@ -21,9 +21,8 @@ use super::learn::{keeps_text, overruled_hashes, print_bodies};
 use super::sync::Ingested;
 use super::{FolderIndex, Result};
 use crate::doc::DocPath;
+use crate::engine::Engine;
 use crate::pairing::boilerplate::{learn_at_once, BoilerplateConfig, DocSamples, Span};
-use crate::runtime::boilerplate::config_of;
-use crate::runtime::boilerplate::user::UserBoilerplate;
 use crate::runtime::store::{DocStatus, StoredBoilerplate};
 
 /// A committed document's samples, waiting to be learned at once, and its
@@ -66,9 +65,12 @@ pub(super) fn take_samples(items: &mut [Ingested]) -> Vec<Unlearned> {
 /// before it starts, so that it needs nothing of the index while it runs.
 #[derive(Debug)]
 pub(super) struct AtOnceInputs {
-    config: BoilerplateConfig,
-    pinned: BTreeSet<u32>,
-    overruled: BTreeSet<u32>,
+    /// The learning's settings.
+    pub(super) config: BoilerplateConfig,
+    /// The user's boilerplate folder's shingles.
+    pub(super) pinned: BTreeSet<u32>,
+    /// The shingles the curator overruled.
+    pub(super) overruled: BTreeSet<u32>,
 }
 
 /// Learn `docs` (what a fresh scan committed) at once: the documents with
@@ -106,70 +108,57 @@ pub(super) fn learn_unlearned(docs: Vec<Unlearned>, inputs: AtOnceInputs) -> Lea
     }
 }
 
-impl FolderIndex {
-    /// Whether the next reconcile's reading learns at once: a one-shot
-    /// scan filing into an empty library, while learning, with no learner
-    /// built.
-    pub(super) fn learns_at_once(&self) -> bool {
-        self.one_shot && self.pair_later && self.learner.is_none() && self.learning()
+impl LearnedAtOnce {
+    /// The documents it moved, to fingerprint again.
+    pub(super) fn moved(&self) -> Vec<DocPath> {
+        self.content.keys().cloned().collect()
     }
 
-    /// What [`learn_unlearned`] needs of the index (`None`: not learning).
-    pub(super) fn at_once_inputs(&self) -> Result<Option<AtOnceInputs>> {
-        let Some(config) = config_of(&self.engine, self.library.config()) else {
-            return Ok(None);
-        };
-        Ok(Some(AtOnceInputs {
-            config,
-            pinned: self
-                .user
-                .as_ref()
-                .map(UserBoilerplate::hashes)
-                .unwrap_or_default(),
-            overruled: overruled_hashes(&self.store.overruled_passages()?),
-        }))
-    }
-
-    /// Keep what was learned at once: the documents it moved are marked
-    /// stale in the store and queued to be fingerprinted again.
-    pub(super) fn keep_learned_at_once(&mut self, learned: LearnedAtOnce) -> Result<()> {
-        self.note_moved(learned.content.keys().cloned().collect());
-        self.at_once = Some(learned);
-        self.mark_respan_stale()
-    }
-
-    /// Fingerprint `items` (documents read again because learning at once
-    /// moved them) over their body with the spans learned. False, touching
-    /// nothing, when one was not learned so (its content changed since):
-    /// the learner decides then.
-    pub(super) fn print_learned_at_once(&mut self, items: &mut [Ingested]) -> bool {
-        let Some(at_once) = &self.at_once else {
-            return false;
-        };
-        let covered = items.iter().all(|item| {
+    /// Whether every one of `items` (documents read again) that was
+    /// sampled was learned here with the content it has now.
+    pub(super) fn covers(&self, items: &[Ingested]) -> bool {
+        items.iter().all(|item| {
             item.changed
                 || item.learned.is_none()
-                || at_once.content.get(&item.entry.doc) == Some(&item.record.content_hash)
-        });
-        if !covered {
-            self.at_once = None;
-            return false;
-        }
+                || self.content.get(&item.entry.doc) == Some(&item.record.content_hash)
+        })
+    }
+
+    /// Fingerprint `items` ([`LearnedAtOnce::covers`] them) over their body
+    /// with the spans learned, keeping the texts a ruling needs.
+    pub(super) fn print(&self, engine: &Engine, items: &mut [Ingested]) {
         let bodies: Vec<(usize, Vec<Span>)> = items
             .iter()
             .enumerate()
             .filter(|(_, item)| !item.changed && item.learned.is_some())
             .map(|(i, item)| {
-                let spans = at_once.spans.get(&item.entry.doc).cloned();
+                let spans = self.spans.get(&item.entry.doc).cloned();
                 (i, spans.unwrap_or_default())
             })
             .filter(|(i, spans)| {
                 let (_, samples) = items[*i].learned.as_ref().expect("filtered");
-                keeps_text(&at_once.overruled, samples, spans)
+                keeps_text(&self.overruled, samples, spans)
             })
             .collect();
-        print_bodies(&self.engine, items, bodies);
-        true
+        print_bodies(engine, items, bodies);
+    }
+}
+
+impl FolderIndex {
+    /// What [`learn_unlearned`] needs of the index (`None`: not learning).
+    pub(super) fn at_once_inputs(&self) -> Result<Option<AtOnceInputs>> {
+        if !self.boilerplate.learning() {
+            return Ok(None);
+        }
+        let overruled = overruled_hashes(&self.store.overruled_passages()?);
+        Ok(self.boilerplate.at_once_inputs(overruled))
+    }
+
+    /// Keep what was learned at once: the documents it moved are marked
+    /// stale in the store and queued to be fingerprinted again.
+    pub(super) fn keep_learned_at_once(&mut self, learned: LearnedAtOnce) -> Result<()> {
+        self.boilerplate.keep_learned_at_once(learned);
+        self.mark_respan_stale()
     }
 
     /// After an open under the "filed, not paired" key (a fresh scan
@@ -177,7 +166,7 @@ impl FolderIndex {
     /// the documents whose stored spans are not what the stored samples
     /// teach, marked stale and queued to be fingerprinted again.
     pub(super) fn queue_unsettled(&mut self) -> Result<()> {
-        if !self.learning() {
+        if !self.boilerplate.learning() {
             return Ok(());
         }
         let stored = self.store.boilerplate()?;
@@ -192,7 +181,7 @@ impl FolderIndex {
             .map(|(doc, _)| doc)
             .collect();
         tracing::info!(documents = unsettled.len(), "boilerplate not yet settled");
-        self.note_moved(unsettled);
+        self.boilerplate.note_moved(unsettled);
         self.mark_respan_stale()
     }
 }

@@ -122,10 +122,11 @@ impl FolderIndex {
         let Some(address) = address else {
             return Err(IndexError::NeedsTeamStore);
         };
-        let (files, _problems) = list_files_with(&self.root, &self.extra_ignores);
+        let (files, _problems) = list_files_with(&self.root, &self.options.extra_ignores);
+        let stale = self.state.is_stale();
         let to_read: Vec<FileEntry> = files
             .into_iter()
-            .filter(|f| self.stale || self.stored.get(&f.doc) != Some(&Some(f.identity)))
+            .filter(|f| stale || !self.files.read_as(&f.doc, &f.identity))
             .collect();
         report.needed = report.needed.max(to_read.len());
         let queued: Vec<(DocPath, FileIdentity)> = to_read
@@ -134,7 +135,7 @@ impl FolderIndex {
             .collect();
         // Under another configuration every stored document is out of
         // date, whatever its identity.
-        let drop_done = !self.stale;
+        let drop_done = !stale;
         let team = self.team();
         team.queue_work(&queued, store::now_ns(), drop_done)?;
         drop(queued);
@@ -186,8 +187,8 @@ impl FolderIndex {
                 let stored = self.store.pairs_hash()?;
                 // (A share's library holds no stored document: see
                 // `open_to_share`. A collection without any is current.)
-                let entries_current = !self.stale
-                    && (self.stored.is_empty()
+                let entries_current = !stale
+                    && (self.files.none_stored()
                         || stored.as_deref() == Some(pairs_hash.as_str())
                         || stored.as_deref() == Some(unpaired.as_str()));
                 let key = if entries_current {
@@ -206,19 +207,19 @@ impl FolderIndex {
                 .filter_map(|c| listed.remove(&c.doc).or_else(|| self.entry_now(&c.doc)))
                 .collect();
             self.team().release_with_next_commit(&options.claimer, docs);
-            self.pair_later = true;
-            self.arrival_ns = arrival;
+            // Filed unpaired, arriving when they were queued: the pairing
+            // pass pairs them all.
+            self.begin_filing(arrival, false);
             let ingested = self.ingest_all(entries);
             let committed = self.commit_all(ingested);
-            self.pair_later = false;
-            self.arrival_ns = None;
+            self.state.end_filing();
             committed?;
             report.fingerprinted += self.team().finish_release()?;
         }
-        if self.stale {
+        if self.state.is_stale() {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
-            self.stale = false;
+            self.state.refreshed();
         }
         Ok(())
     }
@@ -240,7 +241,7 @@ impl FolderIndex {
             .map(|(doc, _)| doc)
             .collect();
         let queued = moved.len();
-        self.respan.extend(moved);
+        self.boilerplate.queue(moved);
         Ok(queued)
     }
 

@@ -12,14 +12,13 @@ use super::{FileChange, FolderIndex, Result};
 use crate::doc::{DocId, DocPath};
 use crate::engine::Fingerprints;
 use crate::pairing::candidates::DocKeys;
-use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::store::{self, DocEntry, DocRecord, DocStatus, PairUpdate};
 
 impl FolderIndex {
     /// Tell the learner about the ingested files ([`learn_chunk`]), the
     /// documents whose spans that moved queued to be read again.
     fn learn_ingested(&mut self, items: &mut [Ingested]) -> Result<()> {
-        if self.print_learned_at_once(items) {
+        if self.boilerplate.print_learned_at_once(&self.engine, items) {
             return Ok(());
         }
         let engine = std::sync::Arc::clone(&self.engine);
@@ -27,30 +26,10 @@ impl FolderIndex {
             return Ok(());
         };
         let moved = learn_chunk(learner, &engine, items);
-        self.note_moved(moved);
+        // Read again before the reconcile or sync returns, marked stale
+        // by the next commit.
+        self.boilerplate.note_moved(moved);
         Ok(())
-    }
-
-    /// Documents a chunk's learning moved the spans of: read again before
-    /// the reconcile or sync returns, marked stale by the next commit.
-    pub(super) fn note_moved(&mut self, moved: Vec<DocPath>) {
-        if !moved.is_empty() {
-            self.report = None;
-        }
-        self.respan.extend(moved);
-    }
-
-    /// Forget the cached boilerplate report when `doc`, arriving, changing
-    /// or leaving, can change it: it has boilerplate spans now
-    /// (`has_spans`) or had them in the report. A document without spans
-    /// before and after is in no passage and not listed, and rebuilding
-    /// the report reads every stored document's samples (~0.6 s at 110k
-    /// documents, on every watcher event).
-    pub(super) fn note_report_touched(&mut self, doc: &DocPath, has_spans: bool) {
-        let listed = |r: &std::sync::Arc<BoilerplateReport>| r.documents.contains_key(doc);
-        if has_spans || self.report.as_ref().is_some_and(listed) {
-            self.report = None;
-        }
     }
 
     /// Apply ingested files, in order, to the library and the store. The
@@ -62,7 +41,7 @@ impl FolderIndex {
     /// changed: a crash leaves every file of the batch as it was. A file that
     /// changed while being read is not committed.
     pub(super) fn commit_all(&mut self, mut items: Vec<Ingested>) -> Result<Vec<FileChange>> {
-        if self.learning() {
+        if self.boilerplate.learning() {
             self.learn_ingested(&mut items)?;
         }
         self.commit_learned(items)
@@ -81,7 +60,8 @@ impl FolderIndex {
                     .boilerplate
                     .as_ref()
                     .is_some_and(|b| !b.found.spans.is_empty());
-            self.note_report_touched(&item.entry.doc, has_spans);
+            self.boilerplate
+                .note_report_touched(&item.entry.doc, has_spans);
         }
         let arriving: Vec<(DocPath, Fingerprints, usize)> = items
             .iter()
@@ -99,7 +79,7 @@ impl FolderIndex {
         // they are derived below).
         let mut filed_keys: HashMap<DocPath, DocKeys> = HashMap::new();
         if arriving.is_empty() {
-        } else if self.pair_later {
+        } else if self.state.files_unpaired() {
             let paths: Vec<DocPath> = arriving.iter().map(|d| d.0.clone()).collect();
             let keys = self
                 .library
@@ -133,14 +113,14 @@ impl FolderIndex {
             let doc = entry.doc;
             if item_adopted {
                 if let Some(id) = self.library.id_of(&doc).filter(|_| unwritten.remove(&doc)) {
-                    self.skipped.remove(&doc);
+                    self.files.unskip(&doc);
                     changes.push(FileChange::Indexed { path: doc.clone() });
                     taken_pairs.push((doc.clone(), self.pairs_of(id)));
                     taken_identities.push((doc, record.identity));
                 }
                 continue;
             }
-            record.first_seen_ns = self.arrival_ns.unwrap_or(now);
+            record.first_seen_ns = self.state.arrival_ns().unwrap_or(now);
             let pairs = match (&record.status, self.library.id_of(&doc)) {
                 (DocStatus::Indexed, Some(id)) if unwritten.remove(&doc) => {
                     record.entry = record.fingerprints.as_ref().map(|f| DocEntry {
@@ -149,7 +129,7 @@ impl FolderIndex {
                             .remove(&doc)
                             .unwrap_or_else(|| self.library.doc_keys(f)),
                     });
-                    self.skipped.remove(&doc);
+                    self.files.unskip(&doc);
                     changes.push(FileChange::Indexed { path: doc.clone() });
                     self.pairs_of(id)
                         .into_iter()
@@ -158,7 +138,7 @@ impl FolderIndex {
                 }
                 (DocStatus::Skipped { reason }, _) => {
                     self.library.remove(&self.engine, &doc, &*self.store)?;
-                    self.skipped.insert(doc.clone(), reason.clone());
+                    self.files.skip(&doc, reason);
                     changes.push(FileChange::Skipped {
                         path: doc.clone(),
                         reason: reason.clone(),
@@ -176,13 +156,13 @@ impl FolderIndex {
         // Held documents whose boilerplate moved are read again before this
         // returns; marked in the same transaction, a crash before then
         // leaves them to the next run instead of stale.
-        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        let stale = self.boilerplate.moved();
         self.store.commit_batch(&stale, &writes, &touched)?;
         for (record, _) in writes {
-            self.stored.insert(record.path, Some(record.identity));
+            self.files.store(record.path, Some(record.identity));
         }
         for (doc, identity) in taken_identities {
-            self.stored.insert(doc, Some(identity));
+            self.files.store(doc, Some(identity));
         }
         Ok(changes)
     }
@@ -207,7 +187,7 @@ impl FolderIndex {
     /// [`FolderIndex::commit_all`]).
     pub(super) fn write_touched(&mut self) -> Result<()> {
         let touched = self.touched_pairs();
-        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        let stale = self.boilerplate.moved();
         self.store.commit_batch(&stale, &[], &touched)?;
         Ok(())
     }
@@ -216,7 +196,7 @@ impl FolderIndex {
     /// on their own (a crash before they are read again leaves them to the
     /// next run), when no commit is about to.
     pub(super) fn mark_respan_stale(&mut self) -> Result<()> {
-        let stale: Vec<DocPath> = self.respan.iter().cloned().collect();
+        let stale = self.boilerplate.moved();
         if !stale.is_empty() {
             self.store.commit_batch(&stale, &[], &[])?;
         }

@@ -23,8 +23,7 @@ use crate::engine::fingerprinter::PrintOptions;
 use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::boilerplate::user::UserBoilerplate;
-use crate::runtime::boilerplate::{body_prints, config_of, BoilerplateReport, PassageSummary};
+use crate::runtime::boilerplate::{body_prints, BoilerplateReport, PassageSummary};
 use crate::runtime::collection::FileEntry;
 use crate::runtime::reading::print_text_sampled;
 use crate::runtime::store::StoreError;
@@ -41,49 +40,32 @@ const RESPAN_ROUNDS: usize = 4;
 const REPRINT_CHUNK: usize = 64;
 
 impl FolderIndex {
-    /// Whether documents are fingerprinted without learned boilerplate.
-    pub(super) fn learning(&self) -> bool {
-        config_of(&self.engine, self.library.config()).is_some()
-    }
-
-    /// The learner, built from the stored samples the first time; `None`
-    /// when learning is off.
+    /// The learner, built from the stored samples of the documents the
+    /// library holds the first time; `None` when learning is off.
     pub(super) fn learner(&mut self) -> Result<Option<&mut Learner<DocPath>>> {
-        let Some(config) = config_of(&self.engine, self.library.config()) else {
-            return Ok(None);
-        };
-        if self.learner.is_none() {
-            let mut learner = Learner::new(config);
-            let stored: Vec<(DocPath, DocSamples)> = self
-                .store
+        let (store, library) = (&self.store, &self.library);
+        self.boilerplate.learner(|| {
+            let stored: Vec<(DocPath, DocSamples)> = store
                 .boilerplate()?
                 .into_iter()
-                .filter(|(doc, _)| self.library.id_of(doc).is_some())
+                .filter(|(doc, _)| library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, b.samples))
                 .collect();
-            if let Some(user) = &self.user {
-                user.pin(&mut learner);
-            }
-            learner.set_overruled(overruled_hashes(&self.store.overruled_passages()?));
-            // In batches, as a one-shot scan learns (every stored
-            // document's samples at once were ~8 million at 100k documents).
-            learner.add_in_batches(stored);
-            self.learner = Some(learner);
-        }
-        Ok(self.learner.as_mut())
+            Ok((stored, overruled_hashes(&store.overruled_passages()?)))
+        })
     }
 
     /// Tell the learner `docs` left; documents whose spans that moved are
     /// queued to be read again.
     pub(super) fn unlearn(&mut self, docs: Vec<DocPath>) -> Result<()> {
         for doc in &docs {
-            self.note_report_touched(doc, false);
+            self.boilerplate.note_report_touched(doc, false);
         }
         let Some(learner) = self.learner()? else {
             return Ok(());
         };
         let (_, moved) = learn_spans(learner, Vec::new(), docs);
-        self.note_moved(moved);
+        self.boilerplate.note_moved(moved);
         Ok(())
     }
 
@@ -94,10 +76,12 @@ impl FolderIndex {
     pub(super) fn settle_boilerplate(&mut self) -> Result<Vec<super::FileChange>> {
         let mut changes = Vec::new();
         for _ in 0..RESPAN_ROUNDS {
-            let queued: Vec<FileEntry> = std::mem::take(&mut self.respan)
+            let queued: Vec<FileEntry> = self
+                .boilerplate
+                .take_moved()
                 .into_iter()
                 .filter_map(|doc| {
-                    let identity = (*self.stored.get(&doc)?)?;
+                    let identity = self.files.identity(&doc)??;
                     self.library.id_of(&doc)?;
                     Some(FileEntry {
                         path: self.path_of(&doc),
@@ -120,7 +104,7 @@ impl FolderIndex {
                     // Still to do (fingerprinting one again is harmless):
                     // the next reconcile settles them, also when the store
                     // could not mark them stale.
-                    self.respan.extend(marked);
+                    self.boilerplate.queue(marked);
                     return Err(e);
                 }
             }
@@ -144,7 +128,7 @@ impl FolderIndex {
             for entry in chunk {
                 // A file now read a piece at a time takes no part in
                 // learning: its file decides.
-                let text = match self.read_limits.is_big(entry.bytes) {
+                let text = match self.options.read_limits.is_big(entry.bytes) {
                     true => None,
                     false => self.store.kept_text(&entry.doc)?,
                 };
@@ -170,7 +154,7 @@ impl FolderIndex {
             // of the file after all, reported as one.
             let rewritten: std::collections::HashSet<DocPath> = ingested
                 .iter()
-                .filter(|i| self.stored.get(&i.entry.doc) != Some(&Some(i.record.identity)))
+                .filter(|i| !self.files.read_as(&i.entry.doc, &i.record.identity))
                 .map(|i| i.entry.doc.clone())
                 .collect();
             changes.extend(
@@ -192,11 +176,11 @@ impl FolderIndex {
     pub fn boilerplate_cached(
         &mut self,
     ) -> std::result::Result<std::sync::Arc<BoilerplateReport>, StoreError> {
-        if let Some(report) = &self.report {
-            return Ok(report.clone());
+        if let Some(report) = self.boilerplate.kept_report() {
+            return Ok(report);
         }
         let report = std::sync::Arc::new(self.boilerplate_report()?);
-        self.report = Some(report.clone());
+        self.boilerplate.keep_report(report.clone());
         Ok(report)
     }
 
@@ -222,7 +206,7 @@ impl FolderIndex {
     /// What is learned: the passages and every document's boilerplate, as
     /// stored with the documents (no file is read, no learner built).
     pub fn boilerplate_report(&self) -> std::result::Result<BoilerplateReport, StoreError> {
-        let Some(config) = config_of(&self.engine, self.library.config()) else {
+        let Some(config) = self.boilerplate.config() else {
             return Ok(BoilerplateReport::default());
         };
         let stored = self.store.boilerplate_found()?;
@@ -232,11 +216,7 @@ impl FolderIndex {
                 .filter(|(doc, _)| self.library.id_of(doc).is_some())
                 .map(|(doc, b)| (doc, &b.samples, &b.found)),
             config.shingle_words,
-            &self
-                .user
-                .as_ref()
-                .map(UserBoilerplate::hashes)
-                .unwrap_or_default(),
+            &self.boilerplate.pinned(),
         )
         .with_overruled(self.store.overruled_passages()?.iter().map(listed)))
     }
@@ -246,14 +226,14 @@ impl FolderIndex {
     /// move are fingerprinted again over their new body, from their kept
     /// texts. Returns what changed.
     pub fn reload_rulings(&mut self) -> Result<Vec<super::FileChange>> {
-        self.report = None;
+        self.boilerplate.forget_report();
         let overruled = self.store.overruled_passages()?;
         let Some(learner) = self.learner()? else {
             return Ok(Vec::new());
         };
         let moved = learner.set_overruled(overruled_hashes(&overruled));
         tracing::info!(moved = moved.len(), "another process's boilerplate rulings");
-        self.respan.extend(moved);
+        self.boilerplate.queue(moved);
         self.settle_boilerplate()
     }
 
@@ -287,13 +267,13 @@ impl FolderIndex {
             return Ok(Vec::new());
         }
         self.store.set_overruled_passages(&overruled)?;
-        self.report = None;
+        self.boilerplate.forget_report();
         let Some(learner) = self.learner()? else {
             return Ok(Vec::new());
         };
         let moved = learner.set_overruled(overruled_hashes(&overruled));
         tracing::info!(overrule, moved = moved.len(), "boilerplate overruled");
-        self.respan.extend(moved);
+        self.boilerplate.queue(moved);
         self.settle_boilerplate()
     }
 }

@@ -22,7 +22,17 @@
 //!
 //! Every document is named by its [`DocPath`] throughout: in the library,
 //! the store, the changes reported and the curator's verdicts. Opening is
-//! in `open`; keeping the index equal to the folder is in `sync`.
+//! in `open`; keeping the index equal to the folder is in `sync`, a
+//! reconcile's chunks going through `chunks`' `Pipeline` (read, learned,
+//! committed by `commit`).
+//!
+//! The index's modes are states, each moved only by its transitions:
+//! its purpose, stored prints and pass (`state`: kept or one-shot;
+//! current or stale; pairing as documents arrive or filing them to pair
+//! at once), and what stands for its boilerplate learner (`learning`:
+//! unbuilt, built, or what a one-shot scan learned at once), each
+//! module's text drawing its diagram. What it knows of the files without
+//! reading one is `files`'; how it reads and commits, [`IndexOptions`].
 
 #[cfg(feature = "postgres")]
 mod adopt;
@@ -32,25 +42,30 @@ mod chunks;
 mod claimed;
 mod commit;
 mod error;
+mod files;
 mod learn;
+mod learning;
 mod open;
-
-use open::{pairs_by_row, pairs_config_hash, read_verdicts, unpaired_hash};
+mod options;
+mod state;
 mod sync;
+
+use files::FolderFiles;
+use learning::IndexBoilerplate;
+use open::{pairs_by_row, pairs_config_hash, read_verdicts, unpaired_hash};
+use state::IndexState;
 
 #[cfg(feature = "postgres")]
 pub use claimed::{pair_when_done, IngestOptions, Paired, ShareReport};
 pub use error::{IndexError, Result};
+pub use options::{FileReader, IndexOptions, Phase, PhaseHook};
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
+use crate::doc::{CuratorVerdict, DocPath};
 use crate::engine::{Engine, Fingerprints, Thresholds};
-use crate::pairing::boilerplate::Learner;
 use crate::pairing::library::{Library, PrintSource};
-use crate::runtime::boilerplate::user::UserBoilerplate;
-use crate::runtime::collection::Skip;
 use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, Store, VerdictChange};
 
@@ -67,8 +82,8 @@ pub struct ReconcileReport {
     pub skipped: usize,
     /// What changed, file by file (unchanged files are not listed).
     pub changes: Vec<FileChange>,
-    /// The progress callback asked to stop: files not yet read are read by
-    /// the next reconcile.
+    /// The progress callback (or [`IndexOptions::on_phase`]) asked to
+    /// stop: files not yet read are read by the next reconcile.
     pub cancelled: bool,
 }
 
@@ -127,70 +142,19 @@ pub struct FolderIndex {
     engine: std::sync::Arc<Engine>,
     store: Box<dyn Store>,
     library: Library,
-    /// Every document the store has a row of, with the identity it was read
-    /// with (`None`: read it again at the next look, its fingerprints are
-    /// missing). Tells unchanged files without reading them, and finds the
-    /// documents under a folder.
-    stored: BTreeMap<DocPath, Option<FileIdentity>>,
-    /// Skipped files and why: stored ones, and special files and
-    /// unreadable folders the walk met (listed, not stored).
-    skipped: BTreeMap<DocPath, String>,
-    /// The stored fingerprints were made by another configuration.
-    stale: bool,
-    /// The current engine configuration's key ([`store::Meta::config_hash`]).
+    /// The folder's files as stored or skipped: tells unchanged files
+    /// without reading them, and finds the documents under a folder.
+    files: FolderFiles,
+    /// The current engine configuration's key ([`Store::config_hash`]).
     config_hash: String,
-    /// Ignore globs besides the built-in ones (the config file's `ignore`).
-    extra_ignores: Vec<String>,
-    /// The boilerplate learner over every indexed document, built from the
-    /// stored samples when a change first needs it (`None` until then, and
-    /// when learning is off).
-    learner: Option<Learner<DocPath>>,
-    /// The user's boilerplate folder, read at open (its content is part of
-    /// the fingerprints' configuration key).
-    user: Option<UserBoilerplate>,
-    /// Indexed documents whose boilerplate spans moved since they were
-    /// fingerprinted: read again and fingerprinted over their new body
-    /// before a reconcile or sync returns.
-    respan: BTreeSet<DocPath>,
-    /// The boilerplate report, kept until a change reaches it (spans moved,
-    /// or a document with spans arrived, changed or left).
-    report: Option<std::sync::Arc<crate::runtime::boilerplate::BoilerplateReport>>,
-    /// Arriving documents are filed unpaired, to be paired all at once
-    /// when the reconcile has read every file (a fresh index's scan, see
-    /// `sync`).
-    pair_later: bool,
-    /// The first-seen time arriving documents get instead of the commit's
-    /// (`claimed`: the time their claims were queued, so documents read by
-    /// several processes arrive in path order as one process's would).
-    arrival_ns: Option<i64>,
-    /// Files read and committed together by a reconcile (`sync`'s
-    /// `reading::CHUNK_FILES` but in tests).
-    chunk_files: usize,
-    /// Nothing changes after the next reconcile (a one-shot `scan`): the
-    /// learner is freed when it is done with ([`FolderIndex::set_one_shot`]),
-    /// and a fresh index learns at once (`at_once`).
-    one_shot: bool,
-    /// What a fresh one-shot scan learned at once, until the documents it
-    /// moved are fingerprinted again.
-    at_once: Option<at_once::LearnedAtOnce>,
-    /// Tests: a fresh one-shot reconcile stops after committing its files,
-    /// before learning at once and pairing, as a kill there would.
-    stop_before_learning: bool,
-    /// Learning at once runs beside the pairing up to this many samples
-    /// (`sync`'s `LEARN_BESIDE_PAIRING_SAMPLES` but in tests).
-    learn_beside_pairing: usize,
-    /// How big files are read.
-    read_limits: ReadLimits,
-    /// Reads a file's bytes instead of the file system (tests: a file
-    /// that changes while read, without racing a writer).
-    reader: Option<FileReader>,
+    /// Its purpose, stored prints and pass (`state`).
+    state: IndexState,
+    /// The learner, the documents whose spans moved, the report
+    /// (`learning`).
+    boilerplate: IndexBoilerplate,
+    /// How it reads and commits.
+    options: IndexOptions,
 }
-
-/// Reads one file whole under a size cap, identity-checked:
-/// [`crate::runtime::collection::read_bytes`]'s contract.
-pub type FileReader = std::sync::Arc<
-    dyn Fn(&Path, u64) -> std::result::Result<(Vec<u8>, FileIdentity), Skip> + Send + Sync,
->;
 
 impl std::fmt::Debug for FolderIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -202,50 +166,19 @@ impl std::fmt::Debug for FolderIndex {
 }
 
 impl FolderIndex {
-    /// Read files with `reader` instead of
-    /// [`crate::runtime::collection::read_bytes`]: tests make a file change
-    /// while it is read, or fail, without racing a writer.
-    #[doc(hidden)]
-    pub fn set_file_reader(&mut self, reader: FileReader) {
-        self.reader = Some(reader);
+    /// Read and commit as `options` say from now on (see
+    /// [`IndexOptions`]: the ignore globs and reading limits, chunk sizes,
+    /// a file reader of the caller's, a hook told of a reconcile's
+    /// phases), all of them replaced: start from
+    /// [`FolderIndex::options`] to change some.
+    pub fn set_options(&mut self, options: IndexOptions) {
+        self.library.set_batch_docs(options.batch_docs);
+        self.options = options;
     }
 
-    /// Stop a fresh one-shot reconcile after it committed its files, before
-    /// it learns their boilerplate and pairs them (tests: the state a kill
-    /// there leaves).
-    #[doc(hidden)]
-    pub fn set_stop_before_learning(&mut self, stop: bool) {
-        self.stop_before_learning = stop;
-    }
-
-    /// Learn at once beside the pairing only up to `samples` samples
-    /// (tests: 0 learns before pairing, as a large scan does).
-    #[doc(hidden)]
-    pub fn set_learn_beside_pairing(&mut self, samples: usize) {
-        self.learn_beside_pairing = samples;
-    }
-
-    /// Read and commit at most `files` files at a time in a reconcile
-    /// (tests: many chunks of a small folder).
-    #[doc(hidden)]
-    pub fn set_chunk_files(&mut self, files: usize) {
-        self.chunk_files = files.max(1);
-    }
-
-    /// Hold only `slots` candidate slots of a fresh reconcile's documents
-    /// in memory until pairing (tests: a small folder spilling them, see
-    /// [`crate::pairing::candidates::SPILL_AFTER_SLOTS`]).
-    #[doc(hidden)]
-    pub fn set_spill_after_slots(&mut self, slots: usize) {
-        self.library.set_spill_after(slots);
-    }
-
-    /// Pair (a fresh index's documents) and gather again (under new
-    /// floors) at most `docs` documents a batch (tests: a small folder in
-    /// many batches, so a stop can fall between two).
-    #[doc(hidden)]
-    pub fn set_batch_docs(&mut self, docs: usize) {
-        self.library.set_batch_docs(docs);
+    /// How it reads and commits.
+    pub fn options(&self) -> &IndexOptions {
+        &self.options
     }
 
     /// The folder (canonical).
@@ -287,7 +220,7 @@ impl FolderIndex {
     /// ~220 MiB) where nothing will change any more (a one-shot scan's
     /// report); the next change builds it again from the store.
     pub fn drop_learner(&mut self) {
-        if self.learner.take().is_some() {
+        if self.boilerplate.take_learner().is_some() {
             crate::runtime::memory::release_freed();
         }
     }
@@ -296,7 +229,7 @@ impl FolderIndex {
     /// that needs neither the learner nor the wait while it is freed (a
     /// one-shot scan's report: ~10 ms at 13k texts).
     pub fn drop_learner_aside(&mut self) {
-        let Some(learner) = self.learner.take() else {
+        let Some(learner) = self.boilerplate.take_learner() else {
             return;
         };
         let freeing = std::thread::Builder::new()
@@ -313,7 +246,7 @@ impl FolderIndex {
     /// Whether the boilerplate learner is in memory (it is built from the
     /// store when a change first needs it).
     pub fn holds_learner(&self) -> bool {
-        self.learner.is_some()
+        self.boilerplate.holds_learner()
     }
 
     /// Say that nothing but a report follows the next reconcile (a
@@ -322,7 +255,7 @@ impl FolderIndex {
     /// again over new boilerplate, and a later change builds it again from
     /// the store.
     pub fn set_one_shot(&mut self, one_shot: bool) {
-        self.one_shot = one_shot;
+        self.state.set_one_shot(one_shot);
     }
 
     /// The store.
@@ -332,19 +265,21 @@ impl FolderIndex {
 
     /// Skipped files and their reasons.
     pub fn skipped(&self) -> &BTreeMap<DocPath, String> {
-        &self.skipped
+        self.files.skipped()
     }
 
     /// Leave out paths matched by these globs too (see
     /// [`crate::runtime::collection::list_files_with`]), from the next reconcile or
-    /// sync on: indexed files they match are then forgotten.
+    /// sync on: indexed files they match are then forgotten
+    /// ([`IndexOptions::extra_ignores`]).
     pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
-        self.extra_ignores = globs;
+        self.options.extra_ignores = globs;
     }
 
-    /// Read big files within `limits` (`[reading]`; the defaults until set).
+    /// Read big files within `limits` (`[reading]`; the defaults until set;
+    /// [`IndexOptions::read_limits`]).
     pub fn set_read_limits(&mut self, limits: ReadLimits) {
-        self.read_limits = limits;
+        self.options.read_limits = limits;
     }
 
     /// Re-gather every document's candidates under new floors (a threshold

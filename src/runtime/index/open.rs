@@ -7,16 +7,17 @@
 //! Also the keys of the configurations stored fingerprints and pairs are
 //! made under.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use super::{FolderIndex, IndexError, Result};
+use super::{
+    FolderFiles, FolderIndex, IndexBoilerplate, IndexError, IndexOptions, IndexState, Result,
+};
 use crate::doc::{DocId, DocPath};
 use crate::engine::{Engine, PairScores};
 use crate::pairing::candidates::Restore;
 use crate::pairing::library::{Library, LibraryConfig, PrintSource};
 use crate::runtime::boilerplate::user::UserBoilerplate;
-use crate::runtime::reading::ReadLimits;
 use crate::runtime::store::{self, DocEntry, DocStatus, OpenReport, RowId, SqliteStore, Store};
 
 /// What opening an index records in it, once its integrity check passed
@@ -403,30 +404,21 @@ impl FolderIndex {
             stored.insert(doc, None);
         }
         read_verdicts(&*store, &mut library)?;
+        let boilerplate = IndexBoilerplate::new(
+            crate::runtime::boilerplate::config_of(&engine, library.config()),
+            user,
+        );
         Ok((
             Self {
                 root,
                 engine: std::sync::Arc::new(engine),
                 store,
                 library,
-                stored,
-                skipped,
-                stale,
+                files: FolderFiles::new(stored, skipped),
                 config_hash,
-                extra_ignores: Vec::new(),
-                learner: None,
-                user,
-                respan: BTreeSet::new(),
-                report: None,
-                pair_later: false,
-                arrival_ns: None,
-                chunk_files: crate::runtime::reading::CHUNK_FILES,
-                one_shot: false,
-                at_once: None,
-                stop_before_learning: false,
-                learn_beside_pairing: super::sync::LEARN_BESIDE_PAIRING_SAMPLES,
-                read_limits: ReadLimits::default(),
-                reader: None,
+                state: IndexState::opened(stale),
+                boilerplate,
+                options: IndexOptions::default(),
             },
             writes,
         ))

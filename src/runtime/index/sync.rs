@@ -4,13 +4,13 @@
 //! transaction per chunk (or per watcher event), with the pairs their
 //! arrival changed.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::at_once::{learn_unlearned, Unlearned};
 use super::{
-    FileChange, FileReader, FolderIndex, IndexError, ReadProgress, ReconcileReport, Result,
+    FileChange, FileReader, FolderIndex, IndexError, Phase, ReadProgress, ReconcileReport, Result,
 };
 use crate::doc::{DocId, DocPath, FileIdentity};
 use crate::engine::fingerprinter::PrintOptions;
@@ -23,12 +23,6 @@ use crate::runtime::collection::{
 };
 use crate::runtime::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use crate::runtime::store::{DocRecord, DocStatus, RowId};
-
-/// A one-shot scan learns at once beside the pairing up to this many
-/// samples (its memory, ~30 bytes a sample, then stays under ~60 MB on top
-/// of the pairing's: 13k short texts are 1.2 million samples); past them,
-/// before it, so its memory is freed first (110k texts are ~10 million).
-pub(super) const LEARN_BESIDE_PAIRING_SAMPLES: usize = 2_000_000;
 
 /// What reading files needs of an index, apart from it: a reconcile's
 /// thread reading the next chunk holds it while the index commits the last.
@@ -120,19 +114,14 @@ impl FolderIndex {
             });
         }
         // What an earlier reconcile learned at once is not this one's.
-        self.at_once = None;
-        let (files, problems) = list_files_with(&self.root, &self.extra_ignores);
+        self.boilerplate.end_at_once();
+        let (files, problems) = list_files_with(&self.root, &self.options.extra_ignores);
         // The walk raced with the folder going away: it saw nothing, which
         // must not read as "every file was deleted".
         self.ensure_available()?;
         let mut report = ReconcileReport::default();
         let on_disk: HashSet<&DocPath> = files.iter().map(|f| &f.doc).collect();
-        let gone: Vec<DocPath> = self
-            .stored
-            .keys()
-            .filter(|doc| !on_disk.contains(doc))
-            .cloned()
-            .collect();
+        let gone = self.files.gone(&on_disk);
         drop(on_disk);
         self.forget_all(&gone)?;
         report.removed += gone.len();
@@ -164,16 +153,23 @@ impl FolderIndex {
             let unpaired = super::unpaired_hash(&self.pairs_key());
             self.store
                 .replace_pairs(&mut std::iter::empty(), &unpaired)?;
-            self.pair_later = true;
+            // A one-shot scan with no learner to keep up to date learns at
+            // once after its last file (on a team store, where other
+            // processes' documents arrive too, chunk by chunk).
+            let at_once = self.state.one_shot()
+                && !self.store.is_shared()
+                && self.boilerplate.learns_lazily();
+            self.begin_filing(None, at_once);
         }
-        let (read, unlearned) = self.read_chunks(to_read, &mut report, &mut state, progress);
+        let read = self.read_chunks(to_read, &mut report, &mut state, progress);
         if fresh {
-            self.pair_later = false;
-            if self.stop_before_learning {
+            let unlearned = self.state.end_filing().unwrap_or_default();
+            if self.options.stops_at(Phase::Pairing) {
                 read?;
+                report.cancelled = true;
                 return Ok(report);
             }
-            if self.one_shot && self.respan.is_empty() {
+            if self.state.one_shot() && self.boilerplate.none_moved() {
                 // Pairing's memory comes on top of the learner's: nothing
                 // needs it now.
                 self.drop_learner();
@@ -190,25 +186,11 @@ impl FolderIndex {
         report.changes.extend(self.reread_corrupt(&report.changes)?);
         // Problems of the walk (special files, unreadable folders) are
         // listed afresh each time; stale ones go.
-        let (stored, listed): (BTreeMap<_, _>, BTreeMap<_, _>) = std::mem::take(&mut self.skipped)
+        let problems = problems
             .into_iter()
-            .partition(|(doc, _)| self.stored.contains_key(doc));
-        self.skipped = stored;
-        for (doc, skip) in problems {
-            let reason = skip.to_string();
-            if listed.get(&doc) != Some(&reason) {
-                report.changes.push(FileChange::Skipped {
-                    path: doc.clone(),
-                    reason: reason.clone(),
-                });
-            }
-            self.skipped.insert(doc, reason);
-        }
-        for doc in listed.into_keys() {
-            if !self.skipped.contains_key(&doc) {
-                report.changes.push(FileChange::Removed { path: doc });
-            }
-        }
+            .map(|(doc, skip)| (doc, skip.to_string()))
+            .collect();
+        report.changes.extend(self.files.relist(problems));
         tracing::info!(
             read = report.read,
             unchanged = report.unchanged,
@@ -217,13 +199,20 @@ impl FolderIndex {
             "reconciled"
         );
         report.changes.extend(self.settle_boilerplate()?);
-        self.at_once = None;
-        if self.stale {
+        self.boilerplate.end_at_once();
+        if self.state.is_stale() {
             // Every file has been read under the current configuration.
             self.store.set_config_hash(&self.config_hash)?;
-            self.stale = false;
+            self.state.refreshed();
         }
         Ok(report)
+    }
+
+    /// Begin filing what arrives unpaired (`state`), the fresh library
+    /// holding [`IndexOptions::spill_after_slots`] of its slots.
+    pub(super) fn begin_filing(&mut self, arrival_ns: Option<i64>, at_once: bool) {
+        self.library.set_spill_after(self.options.spill_after_slots);
+        self.state.begin_filing(arrival_ns, at_once);
     }
 
     /// Pair the documents a fresh reconcile filed unpaired (reading their
@@ -255,7 +244,7 @@ impl FolderIndex {
         let samples: usize = unlearned.iter().map(|(_, s, _)| s.samples.len()).sum();
         let paired = match inputs {
             None => self.pair_unpaired(go_on),
-            Some(inputs) if samples > self.learn_beside_pairing => {
+            Some(inputs) if samples > self.options.learn_beside_pairing => {
                 let learned = learn_unlearned(unlearned, inputs);
                 self.keep_learned_at_once(learned)?;
                 crate::runtime::memory::release_freed();
@@ -311,21 +300,7 @@ impl FolderIndex {
     /// modification times are compared: other machines see other inodes.
     pub fn changed_in_store(&self) -> Result<Vec<PathBuf>> {
         let in_store = self.store.stat_index()?;
-        let differs =
-            |a: &FileIdentity, b: &FileIdentity| a.size != b.size || a.mtime_ns != b.mtime_ns;
-        let mut docs: HashSet<&DocPath> = in_store
-            .iter()
-            .filter(|(doc, theirs)| match self.stored.get(*doc) {
-                Some(Some(ours)) => differs(ours, theirs),
-                _ => true,
-            })
-            .map(|(doc, _)| doc)
-            .collect();
-        docs.extend(
-            self.stored
-                .keys()
-                .filter(|doc| !in_store.contains_key(*doc)),
-        );
+        let docs = self.files.changed_in(&in_store);
         let mut paths: Vec<_> = docs.into_iter().map(|doc| self.path_of(doc)).collect();
         paths.sort();
         Ok(paths)
@@ -334,7 +309,7 @@ impl FolderIndex {
     /// Whether a listed file is as it was read (its identity unchanged and
     /// its fingerprints of the current configuration).
     fn is_unchanged(&self, file: &FileEntry) -> bool {
-        !self.stale && self.stored.get(&file.doc) == Some(&Some(file.identity))
+        !self.state.is_stale() && self.files.read_as(&file.doc, &file.identity)
     }
 
     /// Look at some paths again (the watcher's events): read new and changed
@@ -348,7 +323,7 @@ impl FolderIndex {
     #[tracing::instrument(level = "debug", name = "index.sync", skip_all, fields(paths = paths.len()))]
     pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
         self.ensure_available()?;
-        let mut rules = IgnoreRules::with_extra(&self.root, &self.extra_ignores);
+        let mut rules = IgnoreRules::with_extra(&self.root, &self.options.extra_ignores);
         let mut changes = Vec::new();
         let mut to_read = Vec::new();
         let mut paths: Vec<&PathBuf> = paths.iter().collect();
@@ -380,7 +355,7 @@ impl FolderIndex {
             if meta.is_dir() {
                 // A folder where a file was: the file is gone. The folder's
                 // own files come as events of their own.
-                if self.stored.contains_key(&doc) {
+                if self.files.is_stored(&doc) {
                     self.forget(&doc)?;
                     changes.push(FileChange::Removed { path: doc });
                 }
@@ -426,9 +401,12 @@ impl FolderIndex {
         Reading {
             engine: Arc::clone(&self.engine),
             root: Arc::new(ListedRoot::new(&self.root)),
-            limits: self.read_limits,
-            reader: self.reader.clone(),
-            learning: self.learning().then(|| self.library.config().clone()),
+            limits: self.options.read_limits,
+            reader: self.options.file_reader.clone(),
+            learning: self
+                .boilerplate
+                .learning()
+                .then(|| self.library.config().clone()),
         }
     }
 
@@ -473,14 +451,14 @@ impl FolderIndex {
             let mut corrupt = self.store.take_corrupt();
             corrupt.sort();
             corrupt.dedup();
-            corrupt.retain(|doc| !written.contains(doc) && self.stored.contains_key(doc));
+            corrupt.retain(|doc| !written.contains(doc) && self.files.is_stored(doc));
             if corrupt.is_empty() {
                 break;
             }
             let mut to_read = Vec::new();
             for doc in corrupt {
                 tracing::warn!(%doc, "reading again a file whose stored fingerprints were corrupt");
-                self.stored.insert(doc.clone(), None);
+                self.files.store(doc.clone(), None);
                 let path = self.root.join(doc.to_relative_path());
                 match std::fs::symlink_metadata(&path) {
                     Ok(meta) if meta.is_file() => {
@@ -530,36 +508,15 @@ impl FolderIndex {
 
     /// Forget `doc` and, if it was a folder, every file under it.
     fn forget_tree(&mut self, doc: &DocPath) -> Result<Vec<FileChange>> {
-        let mut prefix = doc.as_bytes().to_vec();
-        prefix.push(b'/');
-        let prefix = DocPath::from_bytes(prefix);
-        let gone: Vec<DocPath> = self
-            .stored
-            .get_key_value(doc)
-            .map(|(k, _)| k)
-            .into_iter()
-            .chain(
-                self.stored
-                    .range(prefix.clone()..)
-                    .map(|(k, _)| k)
-                    .take_while(|k| k.as_bytes().starts_with(prefix.as_bytes())),
-            )
-            .cloned()
-            .collect();
+        let gone = self.files.tree(doc);
         self.forget_all(&gone)?;
         let mut changes: Vec<FileChange> = gone
             .into_iter()
             .map(|path| FileChange::Removed { path })
             .collect();
         // Special files are listed but not stored.
-        let listed: Vec<DocPath> = self
-            .skipped
-            .keys()
-            .filter(|p| p.is_within(doc))
-            .cloned()
-            .collect();
-        for p in listed {
-            self.skipped.remove(&p);
+        for p in self.files.skipped_within(doc) {
+            self.files.unskip(&p);
             if !changes
                 .iter()
                 .any(|c| matches!(c, FileChange::Removed { path } if *path == p))
@@ -573,13 +530,12 @@ impl FolderIndex {
     /// List a path that is not a document with its reason (not stored: a
     /// special file is looked at again by every walk).
     fn note_skipped(&mut self, doc: &DocPath, reason: String) -> Result<Option<FileChange>> {
-        if self.stored.contains_key(doc) {
+        if self.files.is_stored(doc) {
             self.forget(doc)?;
         }
-        if self.skipped.get(doc) == Some(&reason) {
+        if !self.files.skip(doc, &reason) {
             return Ok(None);
         }
-        self.skipped.insert(doc.clone(), reason.clone());
         Ok(Some(FileChange::Skipped {
             path: doc.clone(),
             reason,
@@ -600,7 +556,7 @@ impl FolderIndex {
     /// learner, which has forgotten files the store still holds: it is
     /// built again from the store.
     fn forget_all(&mut self, docs: &[DocPath]) -> Result<()> {
-        if self.learning() {
+        if self.boilerplate.learning() {
             let held: Vec<DocPath> = docs
                 .iter()
                 .filter(|doc| self.library.id_of(doc).is_some())
@@ -619,11 +575,11 @@ impl FolderIndex {
     fn remove_forgotten(&mut self, docs: &[DocPath]) -> Result<()> {
         self.library.remove_many(&self.engine, docs, &*self.store)?;
         for doc in docs {
-            self.skipped.remove(doc);
+            self.files.unskip(doc);
         }
         self.store.remove_documents(docs)?;
         for doc in docs {
-            self.stored.remove(doc);
+            self.files.unstore(doc);
         }
         self.write_touched()
     }

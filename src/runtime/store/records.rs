@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::Result;
 use crate::doc::{CuratorVerdict, DocPath, FileIdentity};
 use crate::engine::{Fingerprints, HotPrints, PairScores};
+use crate::pairing::boilerplate::DocBoilerplate;
 use crate::pairing::boilerplate::DocSamples;
 use crate::pairing::candidates::DocKeys;
-use crate::pairing::boilerplate::DocBoilerplate;
 
 /// A document's row in one store: what its library entry and pairs are
 /// stored by. Meaningful only to the store that gave it (an index keeps

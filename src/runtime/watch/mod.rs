@@ -24,7 +24,9 @@
 //! flag (queue overflow), when too many paths are pending, when the root
 //! comes back, and every `rescan_every` as a safety net. When the inotify
 //! watch limit is hit the watcher falls back to notify's `PollWatcher` and
-//! says so ([`WatchState::Polling`], naming `fs.inotify.max_user_watches`).
+//! says so ([`WatchState::Polling`], naming `fs.inotify.max_user_watches`);
+//! so it does, from the start, for a folder with more folders than
+//! [`WatchConfig::max_native_watches`].
 //! When the root disappears it pauses ([`WatchState::Paused`]) and reports
 //! no removals, so the index is never emptied, and resumes when it returns.
 
@@ -90,9 +92,6 @@ pub enum Backend {
     Native,
     /// notify's `PollWatcher` from the start (network filesystems).
     Poll,
-    /// Behave as if the native watcher had hit the watch limit (tests).
-    #[doc(hidden)]
-    NativeAtLimit,
 }
 
 /// How a [`Watcher`] follows its folder.
@@ -113,6 +112,13 @@ pub struct WatchConfig {
     /// Ignore globs besides the built-in ones (see
     /// [`crate::runtime::collection::list_files_with`]). Default: none.
     pub extra_ignores: Vec<String>,
+    /// The most native watches to take: inotify takes one per folder,
+    /// out of `fs.inotify.max_user_watches`, which every program of the
+    /// user shares. A root holding more folders than this (itself
+    /// included, counted when the watch is set up) is polled instead, as
+    /// when that limit is hit, and [`WatchState::Polling`] says why.
+    /// Default: none (as many as the system gives).
+    pub max_native_watches: Option<usize>,
 }
 
 impl WatchConfig {
@@ -126,6 +132,7 @@ impl WatchConfig {
             backend: Backend::Native,
             max_pending: DEFAULT_MAX_PENDING,
             extra_ignores: Vec::new(),
+            max_native_watches: None,
         }
     }
 }
@@ -213,6 +220,60 @@ pub fn watch_limit_reason(interval: Duration) -> String {
     )
 }
 
+/// Whether `root` holds more than `most` folders, itself included (not
+/// following symbolic links; an unreadable folder's are not counted).
+/// Stops counting past `most`.
+fn more_folders_than(root: &Path, most: usize) -> bool {
+    let mut stack = vec![root.to_path_buf()];
+    let mut folders = 0usize;
+    while let Some(dir) = stack.pop() {
+        folders += 1;
+        if folders > most {
+            return true;
+        }
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(entry.path());
+            }
+        }
+    }
+    false
+}
+
+/// Why a watcher polls instead of following the platform's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PollCause {
+    /// Its configuration asked for polling ([`Backend::Poll`]).
+    Asked,
+    /// The platform's watch limit was hit (or native watching failed).
+    SystemLimit,
+    /// The root holds more folders than [`WatchConfig::max_native_watches`].
+    OwnLimit(usize),
+}
+
+impl PollCause {
+    /// How a watcher of `config` starts: polling when asked to.
+    fn at_start(config: &WatchConfig) -> Option<PollCause> {
+        (config.backend == Backend::Poll).then_some(PollCause::Asked)
+    }
+
+    /// What [`WatchState::Polling`] says, polling every `interval`.
+    fn reason(self, interval: Duration) -> String {
+        match self {
+            PollCause::Asked => format!("polling every {} s", interval.as_secs_f64()),
+            PollCause::SystemLimit => watch_limit_reason(interval),
+            PollCause::OwnLimit(most) => format!(
+                "the folder holds more than {most} folders, the most watched natively \
+                 (max_native_watches); polling every {} s instead",
+                interval.as_secs_f64()
+            ),
+        }
+    }
+}
+
 /// Whether a notify error means the platform's watch or instance limit.
 fn is_watch_limit(e: &notify::Error) -> bool {
     match &e.kind {
@@ -272,8 +333,9 @@ struct Core {
     /// The source tells when a writer closes a file (inotify, not polling).
     close_events: bool,
     source: Option<Source>,
-    /// The watch limit was hit: poll until the root is set up again.
-    limit_hit: bool,
+    /// Why it polls (`None`: it follows native events when it can): a
+    /// limit hit holds until the root is set up again.
+    polling: Option<PollCause>,
     state: Option<WatchState>,
     /// (device, inode) of the root when its watch was set up.
     root_id: Option<(u64, u64)>,
@@ -293,7 +355,7 @@ impl Core {
         Self {
             rules: IgnoreRules::with_extra(&config.root, &config.extra_ignores),
             next_rescan: (!config.rescan_every.is_zero()).then(|| now + config.rescan_every),
-            limit_hit: config.backend == Backend::Poll,
+            polling: PollCause::at_start(&config),
             config,
             sink,
             raw,
@@ -398,16 +460,19 @@ impl Core {
                 let _ = raw.send(Raw::Event(e));
             }
         };
-        if !self.limit_hit {
-            let native = if self.config.backend == Backend::NativeAtLimit {
-                Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch))
-            } else {
-                RecommendedWatcher::new(
-                    handler.clone(),
-                    notify::Config::default().with_follow_symlinks(false),
-                )
-                .and_then(|mut w| w.watch(&root, RecursiveMode::Recursive).map(|()| w))
-            };
+        if let Some(most) = self
+            .config
+            .max_native_watches
+            .filter(|&most| self.polling.is_none() && more_folders_than(&root, most))
+        {
+            self.polling = Some(PollCause::OwnLimit(most));
+        }
+        if self.polling.is_none() {
+            let native = RecommendedWatcher::new(
+                handler.clone(),
+                notify::Config::default().with_follow_symlinks(false),
+            )
+            .and_then(|mut w| w.watch(&root, RecursiveMode::Recursive).map(|()| w));
             match native {
                 Ok(w) => {
                     self.source = Some(Source::Native(w));
@@ -416,7 +481,7 @@ impl Core {
                     self.set_state(WatchState::Watching);
                     return;
                 }
-                Err(e) if is_watch_limit(&e) => self.limit_hit = true,
+                Err(e) if is_watch_limit(&e) => self.polling = Some(PollCause::SystemLimit),
                 Err(e) => {
                     if !root.is_dir() {
                         self.pause();
@@ -426,7 +491,7 @@ impl Core {
                         "cannot watch {}: {e}; polling instead",
                         root.display()
                     )));
-                    self.limit_hit = true;
+                    self.polling = Some(PollCause::SystemLimit);
                 }
             }
         }
@@ -441,12 +506,10 @@ impl Core {
         match poll {
             Ok(w) => {
                 self.source = Some(Source::Poll(w));
-                let reason = if self.config.backend == Backend::Poll {
-                    format!("polling every {} s", interval.as_secs_f64())
-                } else {
-                    watch_limit_reason(interval)
-                };
-                self.set_state(WatchState::Polling { reason });
+                let cause = self.polling.unwrap_or(PollCause::SystemLimit);
+                self.set_state(WatchState::Polling {
+                    reason: cause.reason(interval),
+                });
             }
             Err(e) => {
                 if !root.is_dir() {
@@ -486,7 +549,7 @@ impl Core {
         match (now_id, self.paused()) {
             (None, false) => self.pause(),
             (Some(_), true) => {
-                self.limit_hit = self.config.backend == Backend::Poll;
+                self.polling = PollCause::at_start(&self.config);
                 self.set_up();
                 if !self.paused() {
                     self.rescan = true;
@@ -513,7 +576,7 @@ impl Core {
                 // A new folder could not be watched: poll, and rescan for
                 // whatever was missed.
                 if matches!(self.source, Some(Source::Native(_))) {
-                    self.limit_hit = true;
+                    self.polling = Some(PollCause::SystemLimit);
                     self.set_up();
                     self.rescan = true;
                 }

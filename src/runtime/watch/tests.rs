@@ -141,6 +141,46 @@ fn a_file_that_keeps_changing_waits_longer_each_time() {
     assert_eq!(events.len(), 2, "{events:?}");
 }
 
+/// inotify's watch limit hit while watching (a new folder could not be
+/// watched): polling, naming the sysctl to raise, and a rescan for what
+/// was missed.
+#[test]
+fn the_system_watch_limit_falls_back_to_polling_and_says_which_sysctl() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut core, events) = core(dir.path());
+    core.state = None;
+    core.set_up();
+    assert_eq!(core.state, Some(WatchState::Watching));
+    core.on_event(Err(notify::Error::new(notify::ErrorKind::MaxFilesWatch)));
+    match &core.state {
+        Some(WatchState::Polling { reason }) => {
+            assert!(reason.contains("fs.inotify.max_user_watches"), "{reason}")
+        }
+        other => panic!("expected polling, got {other:?}"),
+    }
+    assert!(core.rescan);
+    assert!(matches!(core.source, Some(Source::Poll(_))));
+    assert_eq!(events.lock().unwrap().len(), 2, "watching, then polling");
+    // Back once the root is set up again (here: it went and came back).
+    core.state = Some(WatchState::Paused {
+        reason: String::new(),
+    });
+    core.check_root();
+    assert_eq!(core.state, Some(WatchState::Watching));
+}
+
+#[test]
+fn a_native_watch_limit_counts_every_folder_and_stops_past_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["a", "a/b", "c"] {
+        fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    fs::write(dir.path().join("a/file.txt"), "not a folder").unwrap();
+    assert!(more_folders_than(dir.path(), 3));
+    assert!(!more_folders_than(dir.path(), 4));
+    assert!(more_folders_than(dir.path(), 0));
+}
+
 #[test]
 fn quiet_periods_double_up_to_the_cap() {
     let mut quiet = DEFAULT_QUIET;

@@ -178,9 +178,11 @@ impl std::fmt::Debug for WorkerHandle {
 }
 
 impl WorkerHandle {
-    /// A handle on a stand-in for the worker running on `thread` (tests
-    /// drive a front end's own bridge and loop with it).
-    #[doc(hidden)]
+    /// A handle on a worker of the caller's own running on `thread`: it
+    /// answers the [`Command`]s sent on `commands` with [`Update`]s on
+    /// `updates` under this protocol, and ends after [`Command::Quit`]. A
+    /// front end then runs against it as against [`spawn`]'s (a scripted
+    /// worker in tests, or one that forwards to another process).
     pub fn from_parts(
         commands: crossbeam_channel::Sender<Command>,
         updates: Receiver<Update>,

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
     }
     let under_tui = cli.command.is_none() && std::io::stdout().is_terminal();
     if let Err(err) = cli::log::init(cli.log.as_deref(), under_tui) {
-        eprintln!("doppel: {err:#}");
+        eprintln!("doppel: {}", error_text(&err));
         return ExitCode::FAILURE;
     }
     match run(cli) {
@@ -93,12 +93,13 @@ fn main() -> ExitCode {
             None if is_busy(&err) => {
                 eprintln!(
                     "doppel: index is busy: another doppel is using it; try again once it is done \
-                     ({err:#})"
+                     ({})",
+                    error_text(&err)
                 );
                 ExitCode::from(EXIT_BUSY)
             }
             None => {
-                eprintln!("doppel: {err:#}");
+                eprintln!("doppel: {}", error_text(&err));
                 ExitCode::FAILURE
             }
         },
@@ -108,6 +109,21 @@ fn main() -> ExitCode {
 /// The exit status when the index is busy: another process held it
 /// longer than the store waits (README's Usage lists it).
 const EXIT_BUSY: u8 = 3;
+
+/// `err` and its causes as `{err:#}` writes them ("what: why: why"), but a
+/// cause the text already says is not said again: an error that names its
+/// cause in its message keeps it as its source too.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
+}
 
 /// Whether `err` is an index another process holds.
 fn is_busy(err: &anyhow::Error) -> bool {

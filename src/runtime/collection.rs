@@ -203,21 +203,47 @@ fn ignore_overrides(root: &Path, extra: &[String]) -> ignore::overrides::Overrid
         .unwrap_or_else(|_| ignore_overrides(root, &[]))
 }
 
+/// Why a glob cannot be an extra ignore glob ([`check_ignore_glob`]).
+#[derive(Debug, thiserror::Error)]
+pub enum BadGlob {
+    /// Nothing but blanks.
+    #[error("an empty glob")]
+    Empty,
+    /// A `!` re-inclusion.
+    #[error("{glob:?}: `!` (re-including) is not supported here; use a .doppelignore")]
+    Negated {
+        /// The glob.
+        glob: String,
+    },
+    /// Not a glob.
+    #[error("{glob:?}: {error}")]
+    Invalid {
+        /// The glob.
+        glob: String,
+        /// What the glob parser said.
+        #[source]
+        error: ignore::Error,
+    },
+}
+
 /// Whether `glob` can be an extra ignore glob ([`list_files_with`]): not
 /// empty, not a `!` re-inclusion, and a valid glob. The error says why.
-pub fn check_ignore_glob(glob: &str) -> Result<(), String> {
+pub fn check_ignore_glob(glob: &str) -> Result<(), BadGlob> {
     if glob.trim().is_empty() {
-        return Err("an empty glob".into());
+        return Err(BadGlob::Empty);
     }
     if glob.starts_with('!') {
-        return Err(format!(
-            "{glob:?}: `!` (re-including) is not supported here; use a .doppelignore"
-        ));
+        return Err(BadGlob::Negated {
+            glob: glob.to_owned(),
+        });
     }
     ignore::overrides::OverrideBuilder::new("/")
         .add(glob)
         .map(|_| ())
-        .map_err(|e| format!("{glob:?}: {e}"))
+        .map_err(|error| BadGlob::Invalid {
+            glob: glob.to_owned(),
+            error,
+        })
 }
 
 /// Whether [`list_files`] would leave `path` (under `root`) out: a hidden

@@ -62,6 +62,7 @@ pub enum HtmlError {
         /// The file being written.
         path: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::error::{io, Result, TuiError};
+use super::error::{io, ExportError, Result};
 use serde_json::{json, Map, Value};
 
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
@@ -256,21 +256,16 @@ pub fn resolve(input: &str, cwd: &Path, root: &Path) -> Result<PathBuf> {
         cwd.join(expanded)
     };
     let Some(name) = full.file_name().map(|n| n.to_owned()) else {
-        return Err(TuiError::Export(format!(
-            "{} needs a file name prefix",
-            full.display()
-        )));
+        return Err(ExportError::NoName { path: full }.into());
     };
     let dir = full.parent().unwrap_or(Path::new("/"));
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| TuiError::Export(format!("folder {} does not exist: {e}", dir.display())))?;
+    let dir = dir.canonicalize().map_err(|error| ExportError::NoFolder {
+        folder: dir.to_path_buf(),
+        error,
+    })?;
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     if dir.starts_with(&root) {
-        return Err(TuiError::Export(format!(
-            "{} is inside the watched folder; doppel never writes there",
-            dir.display()
-        )));
+        return Err(ExportError::InsideFolder { folder: dir }.into());
     }
     Ok(dir.join(name))
 }
@@ -338,9 +333,11 @@ pub fn free_prefix(input: &str, cwd: &Path, root: &Path) -> Result<(String, Path
             return Ok((name, path));
         }
     }
-    Err(TuiError::Export(format!(
-        "no free export name after {input}-{from}"
-    )))
+    Err(ExportError::NoFreeName {
+        input: input.to_owned(),
+        from,
+    }
+    .into())
 }
 
 /// What an export wrote.

@@ -109,7 +109,10 @@ pub(super) fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
     for _ in 0..len {
         let ((name, score), tail) =
             postcard::take_from_bytes::<(&str, StoredScore)>(rest).map_err(bad)?;
-        list.push((name.parse()?, score.into()));
+        list.push((
+            name.parse::<AlgorithmId>().map_err(|e| e.to_string())?,
+            score.into(),
+        ));
         rest = tail;
     }
     if !rest.is_empty() {

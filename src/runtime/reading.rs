@@ -432,7 +432,7 @@ mod tests {
                 let _limit = crate::engine::memory::refuse_over(0);
                 read(path)
             };
-            let skip = refused.err().expect("skipped");
+            let skip = refused.expect_err("skipped");
             assert_eq!(
                 skip,
                 Skip::OutOfMemory {

@@ -14,7 +14,7 @@ use crate::runtime::scan::ScanReport;
 pub fn json(report: &ScanReport, root: &Path, config: &EngineConfig) -> Result<String> {
     let mut out = Vec::new();
     json_to(&mut out, report, root, config)?;
-    Ok(super::utf8(out)?)
+    super::utf8(out)
 }
 
 /// The scan as JSON written to `out` as it is made: the pairs are judged
@@ -35,7 +35,7 @@ pub fn json_to(
 pub fn csv(report: &ScanReport) -> Result<String> {
     let mut out = Vec::new();
     csv_to(&mut out, report)?;
-    Ok(super::utf8(out)?)
+    super::utf8(out)
 }
 
 /// [`csv()`] written to `out` a row at a time.

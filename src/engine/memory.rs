@@ -70,3 +70,35 @@ mod limit {
             .expect_err("no allocation of usize::MAX bytes")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::fingerprinter::{PrintOptions, ShingleSampler};
+    use crate::engine::text::furniture;
+    use crate::engine::Engine;
+
+    /// A reservation the allocator refuses is an error of the engine's
+    /// fallible steps (a text's lines, a document's sampled shingles),
+    /// never a panic; the same steps succeed with memory.
+    #[test]
+    fn a_refused_reservation_is_an_error_not_a_panic() {
+        let engine = Engine::default();
+        let page = "a page of the book with its words\n".repeat(20);
+        let paged = format!("{page}\u{c}\n{page}\u{c}\n{page}");
+        let analysis = engine.analyze(&paged);
+        let sampling = PrintOptions {
+            sample_shingles: Some(ShingleSampler::new(1)),
+            ..PrintOptions::default()
+        };
+        let weights = engine.reference_weights();
+        {
+            let _limit = super::refuse_over(0);
+            assert!(furniture::find(&paged).is_err());
+            assert!(engine.try_analyze(&paged).is_err());
+            assert!(engine.print(&analysis, weights, sampling).is_err());
+        }
+        assert!(!furniture::find(&paged).unwrap().is_empty());
+        assert!(engine.try_analyze(&paged).is_ok());
+        assert!(engine.print(&analysis, weights, sampling).is_ok());
+    }
+}

@@ -68,7 +68,11 @@ fn bench_candidates(c: &mut Criterion) {
     let engine = Engine::new(EngineConfig::default());
     let prints: Vec<Fingerprints> = texts()
         .par_iter()
-        .map(|text| engine.fingerprint(&engine.analyze(text), engine.reference_weights()))
+        .map(|text| {
+            engine
+                .fingerprint(&engine.analyze(text), engine.reference_weights())
+                .unwrap()
+        })
         .collect();
     let a = &engine.config().algorithms;
     let mut tables = CandidateTables::new(

@@ -171,7 +171,11 @@ fn configure(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
 fn fingerprint_all(engine: &Engine, texts: &[String]) {
     for text in texts {
         let analysis = engine.analyze(black_box(text));
-        black_box(engine.fingerprint(&analysis, engine.reference_weights()));
+        black_box(
+            engine
+                .fingerprint(&analysis, engine.reference_weights())
+                .unwrap(),
+        );
     }
 }
 
@@ -216,7 +220,11 @@ fn pipeline(c: &mut Criterion) {
     // 4. Scoring pairs of precomputed fingerprints with every algorithm.
     let fingerprints: Vec<Fingerprints> = texts
         .iter()
-        .map(|t| engine.fingerprint(&engine.analyze(t), engine.reference_weights()))
+        .map(|t| {
+            engine
+                .fingerprint(&engine.analyze(t), engine.reference_weights())
+                .unwrap()
+        })
         .collect();
     let n = fingerprints.len();
     let pairs: Vec<(usize, usize)> = (0..PAIRS)

@@ -636,7 +636,7 @@ struct Prints {
 fn prints(engine: &Engine, text: &str, w: usize, seed: u64) -> Prints {
     let a = engine.analyze(text);
     Prints {
-        fp: engine.fingerprint(&a, engine.reference_weights()),
+        fp: engine.fingerprint(&a, engine.reference_weights()).unwrap(),
         shingles: shingle_set(&a, w, seed),
     }
 }

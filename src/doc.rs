@@ -243,14 +243,24 @@ impl CuratorVerdict {
     }
 }
 
+/// A name that is no [`CuratorVerdict`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown verdict {name:?}")]
+pub struct UnknownVerdict {
+    /// The name given.
+    pub name: String,
+}
+
 impl std::str::FromStr for CuratorVerdict {
-    type Err = String;
+    type Err = UnknownVerdict;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "duplicate" => Ok(CuratorVerdict::Duplicate),
             "not-duplicate" => Ok(CuratorVerdict::NotDuplicate),
-            other => Err(format!("unknown verdict {other:?}")),
+            other => Err(UnknownVerdict {
+                name: other.to_owned(),
+            }),
         }
     }
 }

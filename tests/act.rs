@@ -411,7 +411,8 @@ fn the_manifest_says_what_is_kept_and_touches_nothing() {
     assert_eq!(&header[6], "relation");
     assert_eq!(&header[7], "whole");
 
-    let json: serde_json::Value = serde_json::from_str(&act::manifest_json(&rows)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&act::manifest_json(&rows).unwrap()).unwrap();
     assert_eq!(json["rows"].as_array().unwrap().len(), 5);
     assert_eq!(tree(&s.folder), before, "the manifest moves nothing");
 }

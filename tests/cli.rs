@@ -159,6 +159,33 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1_naming_the_problem() {
     assert!(String::from_utf8_lossy(&compare.stderr).contains("a.txt"));
 }
 
+/// An error keeps its cause as its source (scripts and logs can walk the
+/// chain) and the message names it once, as it always has.
+#[test]
+fn an_error_names_its_cause_once_and_keeps_it_as_its_source() {
+    let missing = std::path::Path::new("/nonexistent/doppel.toml");
+    let error = doppel::runtime::config::Config::load(Some(missing)).unwrap_err();
+    let cause = std::error::Error::source(&error).expect("the file system's error");
+    assert_eq!(
+        cause.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+        Some(std::io::ErrorKind::NotFound)
+    );
+    let out = doppel()
+        .args(["--config", "/nonexistent/doppel.toml", "scan"])
+        .arg(sample_corpus())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("doppel: {error}\n")
+    );
+    assert_eq!(
+        error.to_string(),
+        format!("cannot read config file /nonexistent/doppel.toml: {cause}")
+    );
+}
+
 #[test]
 fn fusion_follows_the_enabled_algorithms_and_says_so() {
     // One voting algorithm: it decides alone, so exact copies still cluster.

@@ -14,7 +14,9 @@ se demandaient d'où venaient ses graines; elle ne répondait jamais.\n";
 
 fn fingerprints(engine: &Engine, bytes: &[u8]) -> Fingerprints {
     let decoded = decode(bytes).expect("text decodes");
-    engine.fingerprint(&engine.analyze(&decoded.text), engine.reference_weights())
+    engine
+        .fingerprint(&engine.analyze(&decoded.text), engine.reference_weights())
+        .unwrap()
 }
 
 fn utf16(text: &str, big_endian: bool) -> Vec<u8> {

@@ -293,8 +293,11 @@ fn narrow_simhash_is_the_low_bits_of_the_wide_one() {
     let narrow = Engine::new(cfg);
     let text = moby_chunk();
     let (fw, fnarrow) = (
-        wide.fingerprint(&wide.analyze(&text), wide.reference_weights()),
-        narrow.fingerprint(&narrow.analyze(&text), narrow.reference_weights()),
+        wide.fingerprint(&wide.analyze(&text), wide.reference_weights())
+            .unwrap(),
+        narrow
+            .fingerprint(&narrow.analyze(&text), narrow.reference_weights())
+            .unwrap(),
     );
     let low = |x: Option<u64>| x.map(|v| v & 0xffff_ffff);
     assert_eq!(fnarrow.simhash.unwrap(), low(fw.simhash.unwrap()));

@@ -24,7 +24,9 @@ fn the_fingerprints_of_a_sample_file_are_pinned() {
     let text = read_text(&path, DEFAULT_SIZE_CAP).unwrap().text;
     let engine = Engine::default();
     let analysis = engine.analyze(&text);
-    let f = engine.fingerprint(&analysis, engine.reference_weights());
+    let f = engine
+        .fingerprint(&analysis, engine.reference_weights())
+        .unwrap();
     let mut out = String::new();
     let _ = writeln!(out, "exact: {:?}", f.exact);
     let _ = writeln!(out, "shingle: {}", brief(&f.shingle));

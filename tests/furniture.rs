@@ -13,7 +13,7 @@ use std::path::Path;
 use doppel::engine::algo::AlgorithmId;
 use doppel::engine::stats::TermWeights;
 use doppel::engine::text::decode::decode;
-use doppel::engine::text::furniture::{find, without_furniture, FurnitureKind};
+use doppel::engine::text::furniture::{self, Furniture, FurnitureKind};
 use doppel::engine::text::{normalize, TokenizerConfig};
 use doppel::engine::{Engine, EngineConfig, PairScores};
 use doppel::faces::eval::library::{make_library, ocr_confusions, LibraryOptions, LibrarySize};
@@ -21,6 +21,16 @@ use doppel::hash::SplitMix64;
 use doppel::runtime::collection::list_files;
 
 mod common;
+
+/// The page furniture of a test text (memory for its lines is there).
+fn find(text: &str) -> Vec<Furniture> {
+    furniture::find(text).expect("memory for a test text's lines")
+}
+
+/// A test text without its page furniture.
+fn without_furniture(text: &str) -> std::borrow::Cow<'_, str> {
+    furniture::without_furniture(text).expect("memory for a test text's lines")
+}
 
 fn engine(strip_furniture: bool) -> Engine {
     Engine::new(EngineConfig {
@@ -37,8 +47,8 @@ fn compare(engine: &Engine, a: &str, b: &str) -> (PairScores, bool) {
     let weights: &dyn TermWeights = engine.reference_weights();
     let (da, db) = (engine.analyze(a), engine.analyze(b));
     let (fa, fb) = (
-        engine.fingerprint(&da, weights),
-        engine.fingerprint(&db, weights),
+        engine.fingerprint(&da, weights).unwrap(),
+        engine.fingerprint(&db, weights).unwrap(),
     );
     let scores = engine.compare(&fa, &fb);
     let smaller = engine

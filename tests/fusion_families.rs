@@ -64,7 +64,7 @@ fn vocabulary_alone_does_not_make_two_long_texts_duplicates() {
     let weights = engine.reference_weights();
     let prepare = |text: &str| {
         let analysis = engine.analyze(text);
-        let fingerprints = engine.fingerprint(&analysis, weights);
+        let fingerprints = engine.fingerprint(&analysis, weights).unwrap();
         let shingles = engine.shingle_count(&analysis, &fingerprints);
         (fingerprints, shingles)
     };
@@ -112,7 +112,7 @@ fn shared_passages_with_vocabulary_still_make_a_duplicate() {
     let weights = engine.reference_weights();
     let prepare = |text: &str| {
         let analysis = engine.analyze(text);
-        let fingerprints = engine.fingerprint(&analysis, weights);
+        let fingerprints = engine.fingerprint(&analysis, weights).unwrap();
         let shingles = engine.shingle_count(&analysis, &fingerprints);
         (fingerprints, shingles)
     };

@@ -351,7 +351,7 @@ fn verdicts_keepers_and_diffs_from_the_tui_survive_a_reopen() {
         .map(|m| m["path"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(members, displayed());
-    let csv = export::clusters_csv(&reopened);
+    let csv = export::clusters_csv(&reopened).unwrap();
     assert_eq!(csv.lines().count(), 1 + NAMES.len());
     for name in displayed() {
         let quoted = format!("\"{}\"", name.replace('"', "\"\""));

@@ -135,7 +135,7 @@ proptest! {
         for engine in ENGINES.iter() {
             let weights = engine.reference_weights();
             let analysis = engine.analyze(&text);
-            let whole = engine.fingerprint(&analysis, weights);
+            let whole = engine.fingerprint(&analysis, weights).unwrap();
             let shingle = &engine.config().algorithms.shingle;
             let options = PrintOptions {
                 count_all_shingles: true,
@@ -212,7 +212,7 @@ fn a_long_book_in_pieces_fingerprints_as_the_whole() {
     let weights = engine.reference_weights();
     let furniture = engine.furniture_of(&text).unwrap();
     assert!(!furniture.is_empty(), "the scan's running heads are found");
-    let whole = engine.fingerprint(&engine.analyze(&text), weights);
+    let whole = engine.fingerprint(&engine.analyze(&text), weights).unwrap();
     let mut printer = engine
         .document_printer(furniture, weights, PrintOptions::default())
         .with_piece_bytes(64 << 10);

@@ -62,7 +62,7 @@ proptest! {
         let exact = jaccard(&sa, &sb);
         let union = doppel::engine::measure::union_len(&sa, &sb) as f64;
         let weights = engine.reference_weights();
-        let scores = engine.compare(&engine.fingerprint(&da, weights), &engine.fingerprint(&db, weights));
+        let scores = engine.compare(&engine.fingerprint(&da, weights).unwrap(), &engine.fingerprint(&db, weights).unwrap());
         let Score::Similarity { value: estimate } = scores[&AlgorithmId::Minhash] else {
             panic!("minhash gives a similarity");
         };
@@ -81,8 +81,8 @@ proptest! {
     fn every_score_is_symmetric_in_range_and_never_nan((a, b) in doc_pair()) {
         let engine = &*ENGINE;
         let weights = engine.reference_weights();
-        let fa = engine.fingerprint(&engine.analyze(&a), weights);
-        let fb = engine.fingerprint(&engine.analyze(&b), weights);
+        let fa = engine.fingerprint(&engine.analyze(&a), weights).unwrap();
+        let fb = engine.fingerprint(&engine.analyze(&b), weights).unwrap();
         let ab = engine.compare(&fa, &fb);
         let ba = engine.compare(&fb, &fa);
         prop_assert_eq!(ab.len(), AlgorithmId::ALL.len());
@@ -100,7 +100,7 @@ proptest! {
     fn a_document_scores_maximal_against_itself(words in prop::collection::vec(0usize..24, 60..400)) {
         let engine = &*ENGINE;
         let weights = engine.reference_weights();
-        let f = engine.fingerprint(&engine.analyze(&text_from(&words)), weights);
+        let f = engine.fingerprint(&engine.analyze(&text_from(&words)), weights).unwrap();
         for (id, score) in engine.compare(&f, &f) {
             match score {
                 // SI needs a sketch: a short document may sample no k-gram.
@@ -117,12 +117,16 @@ proptest! {
 fn an_empty_document_matches_nothing_and_yields_no_nan() {
     let engine = Engine::new(EngineConfig::default());
     let weights = engine.reference_weights();
-    let empty = engine.fingerprint(&engine.analyze(""), weights);
-    let blank = engine.fingerprint(&engine.analyze("  \n\t, ; !"), weights);
-    let text = engine.fingerprint(
-        &engine.analyze(&text_from(&(0..200).collect::<Vec<_>>())),
-        weights,
-    );
+    let empty = engine.fingerprint(&engine.analyze(""), weights).unwrap();
+    let blank = engine
+        .fingerprint(&engine.analyze("  \n\t, ; !"), weights)
+        .unwrap();
+    let text = engine
+        .fingerprint(
+            &engine.analyze(&text_from(&(0..200).collect::<Vec<_>>())),
+            weights,
+        )
+        .unwrap();
     for other in [&empty, &blank, &text] {
         for (id, score) in engine.compare(&empty, other) {
             assert_eq!(score, Score::Incomparable, "{id}: {score:?}");
@@ -142,8 +146,8 @@ fn stemming_and_stop_words_change_what_they_should() {
     assert_ne!(a.words, b.words, "the raw word streams differ");
     assert_eq!(a.terms, b.terms, "stemmed content terms are equal");
     let scores = engine.compare(
-        &engine.fingerprint(&a, weights),
-        &engine.fingerprint(&b, weights),
+        &engine.fingerprint(&a, weights).unwrap(),
+        &engine.fingerprint(&b, weights).unwrap(),
     );
     assert_eq!(
         scores[&AlgorithmId::Simhash],
@@ -167,7 +171,7 @@ proptest! {
     fn any_bytes_fingerprint_without_panicking(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let engine = &*ENGINE;
         if let Ok(decoded) = doppel::engine::text::decode::decode(&bytes) {
-            let f = engine.fingerprint(&engine.analyze(&decoded.text), engine.reference_weights());
+            let f = engine.fingerprint(&engine.analyze(&decoded.text), engine.reference_weights()).unwrap();
             let _ = engine.compare(&f, &f);
         }
     }
@@ -177,7 +181,7 @@ proptest! {
     #[test]
     fn any_text_fingerprints_without_panicking(text in "\\PC{0,400}") {
         let engine = &*ENGINE;
-        let f = engine.fingerprint(&engine.analyze(&text), engine.reference_weights());
+        let f = engine.fingerprint(&engine.analyze(&text), engine.reference_weights()).unwrap();
         let _ = engine.compare(&f, &f);
     }
 }
@@ -195,7 +199,7 @@ fn shared_engine_pass_equals_each_algorithm_alone() {
     ))
     .unwrap();
     let doc = engine.analyze(&text);
-    let all = engine.fingerprint(&doc, weights);
+    let all = engine.fingerprint(&doc, weights).unwrap();
     let a = &engine.config().algorithms;
     let tok = &engine.config().tokenizer;
     use doppel::engine::algo::*;

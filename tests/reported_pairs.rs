@@ -137,7 +137,11 @@ fn si_alone_keeps_no_pair_but_still_judges_the_pairs_it_shares() {
     std::fs::write(dir.path().join("emma-quoting.txt"), &quoting).unwrap();
     std::fs::write(dir.path().join("emma-edited.txt"), &edited).unwrap();
     let engine = Engine::default();
-    let print = |text: &str| engine.fingerprint(&engine.analyze(text), engine.reference_weights());
+    let print = |text: &str| {
+        engine
+            .fingerprint(&engine.analyze(text), engine.reference_weights())
+            .unwrap()
+    };
     let si = engine
         .score(AlgorithmId::Si, &print(&moby), &print(&quoting))
         .unwrap();

@@ -38,7 +38,9 @@ fn read(rel: &str) -> String {
 }
 
 fn prints(engine: &Engine, text: &str) -> Fingerprints {
-    engine.fingerprint(&engine.analyze(text), engine.reference_weights())
+    engine
+        .fingerprint(&engine.analyze(text), engine.reference_weights())
+        .unwrap()
 }
 
 /// si's score and Roth's comparison of two texts.

@@ -63,7 +63,9 @@ fn text(n: usize) -> String {
 
 fn fingerprint(engine: &Engine, text: &str) -> (Fingerprints, Vec<u64>) {
     let analysis = engine.analyze(text);
-    let fp = engine.fingerprint(&analysis, engine.reference_weights());
+    let fp = engine
+        .fingerprint(&analysis, engine.reference_weights())
+        .unwrap();
     (fp, analysis.unique_terms())
 }
 

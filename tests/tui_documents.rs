@@ -482,12 +482,12 @@ fn a_keeper_marked_this_session_is_in_the_export_at_once() {
             .to_owned()
     };
     // The snapshot has not carried the mark yet ...
-    let raw = doppel::faces::tui::export::clusters_csv(s.snapshot.as_ref().unwrap());
+    let raw = doppel::faces::tui::export::clusters_csv(s.snapshot.as_ref().unwrap()).unwrap();
     assert_eq!(keep_of(&raw), "false");
     // ... the export writes what the screen shows.
     let seen = doppel::faces::tui::export::as_seen(&s).unwrap();
     assert_eq!(
-        keep_of(&doppel::faces::tui::export::clusters_csv(&seen)),
+        keep_of(&doppel::faces::tui::export::clusters_csv(&seen).unwrap()),
         "true"
     );
 }

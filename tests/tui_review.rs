@@ -404,8 +404,12 @@ fn a_long_status_message_is_whole_on_the_message_line_at_80x24() {
     );
     // A click lands on what is drawn, and closes the message line.
     update(&mut s, Action::PromptCancel);
-    update(&mut s, Action::Exported(Err("disk full".into())));
-    assert!(text(&draw(&s)).contains("export failed: disk full"));
+    let full = doppel::faces::tui::TuiError::Io {
+        what: "write out.json".into(),
+        error: std::io::Error::other("disk full"),
+    };
+    update(&mut s, Action::Exported(Err(Arc::new(full))));
+    assert!(text(&draw(&s)).contains("export failed: cannot write out.json: disk full"));
     assert_eq!(s.log.back().unwrap().level, Level::Error);
     let y = row_of(&draw(&s), "simhash ");
     update(&mut s, Action::Click { col: 3, row: y });

@@ -144,7 +144,9 @@ impl Harness {
     fn until_stored(&mut self, rel: &str, bytes: &[u8]) {
         let engine = Engine::new(EngineConfig::default());
         let text = String::from_utf8(bytes.to_vec()).unwrap();
-        let expected = engine.fingerprint(&engine.analyze(&text), engine.reference_weights());
+        let expected = engine
+            .fingerprint(&engine.analyze(&text), engine.reference_weights())
+            .unwrap();
         let index = self.index.clone();
         let want = content_hash(bytes);
         let end = Instant::now() + WAIT;

@@ -257,7 +257,7 @@ pub fn manifest_command(
     let rows = act::manifest_rows(&decisions.report, &filter(filter_options));
     let text = match format {
         ManifestFormat::Csv => act::manifest_csv(&rows)?,
-        ManifestFormat::Json => act::manifest_json(&rows),
+        ManifestFormat::Json => act::manifest_json(&rows)?,
     };
     match target {
         Some(path) => std::fs::write(&path, text)

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use doppel::engine::algo::AlgorithmId;
+use doppel::engine::algo::{AlgorithmId, UnknownAlgorithm};
 use doppel::engine::RelationKind;
 use doppel::pairing::cluster::{ClusterBy, ClusterMode};
 use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings};
@@ -215,25 +215,58 @@ pub enum ManifestFormat {
     Json,
 }
 
-pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), String> {
+/// A flag's value that does not read: what clap prints after the flag.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// `--threshold` without `=`.
+    #[error("expected ID=VALUE, got {0:?}")]
+    NotIdValue(String),
+    /// Not a number at all.
+    #[error("{text:?} is not a number")]
+    NotANumber {
+        /// The value as given.
+        text: String,
+        /// What the parser said.
+        #[source]
+        error: std::num::ParseFloatError,
+    },
+    /// A threshold that is infinite or NaN.
+    #[error("{0} is not a finite number")]
+    NotFinite(f64),
+    /// A threshold's id that is no algorithm's.
+    #[error(transparent)]
+    Algorithm(#[from] UnknownAlgorithm),
+    /// A claim timeout that is not a positive, finite number of seconds.
+    #[cfg(feature = "postgres")]
+    #[error("{0} is not a positive number of seconds")]
+    NotPositiveSeconds(String),
+}
+
+/// A number, or why it is none.
+fn number(text: &str) -> Result<f64, ValueError> {
+    text.parse().map_err(|error| ValueError::NotANumber {
+        text: text.to_owned(),
+        error,
+    })
+}
+
+pub fn parse_threshold(s: &str) -> Result<(AlgorithmId, f64), ValueError> {
     let (id, value) = s
         .split_once('=')
-        .ok_or_else(|| format!("expected ID=VALUE, got {s:?}"))?;
-    let value: f64 = value
-        .parse()
-        .map_err(|_| format!("{value:?} is not a number"))?;
+        .ok_or_else(|| ValueError::NotIdValue(s.to_owned()))?;
+    let value = number(value)?;
     if !value.is_finite() {
-        return Err(format!("{value} is not a finite number"));
+        return Err(ValueError::NotFinite(value));
     }
     Ok((id.parse()?, value))
 }
 
 /// A claim timeout in seconds: positive and finite.
 #[cfg(feature = "postgres")]
-fn parse_claim_timeout(s: &str) -> Result<f64, String> {
-    let secs: f64 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+fn parse_claim_timeout(s: &str) -> Result<f64, ValueError> {
+    let secs = number(s)?;
     if !(secs.is_finite() && secs > 0.0) {
-        return Err(format!("{s} is not a positive number of seconds"));
+        return Err(ValueError::NotPositiveSeconds(s.to_owned()));
     }
     Ok(secs)
 }

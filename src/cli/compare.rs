@@ -1,5 +1,6 @@
 //! `doppel compare A B`: every algorithm's score for two files.
 
+use std::collections::TryReserveError;
 use std::io::Write;
 use std::path::Path;
 
@@ -8,8 +9,9 @@ use anyhow::{Context, Result};
 use doppel::engine::measure::exact_measures;
 use doppel::engine::Engine;
 use doppel::faces::report;
-use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use doppel::runtime::collection::{read_text, Skip, DEFAULT_SIZE_CAP};
 use doppel::runtime::config::Config;
+use doppel::runtime::reading::ReadLimits;
 
 use super::args::Format;
 
@@ -24,11 +26,22 @@ pub fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()
         read_text(&file, DEFAULT_SIZE_CAP).with_context(|| format!("{}", p.display()))
     };
     let (ta, tb) = (read(a)?, read(b)?);
-    let (da, db) = (engine.analyze(&ta.text), engine.analyze(&tb.text));
     let weights = engine.reference_weights();
+    let (da, db) = (
+        engine
+            .try_analyze(&ta.text)
+            .map_err(no_memory(a, &ta.text))?,
+        engine
+            .try_analyze(&tb.text)
+            .map_err(no_memory(b, &tb.text))?,
+    );
     let scores = engine.compare(
-        &engine.fingerprint(&da, weights),
-        &engine.fingerprint(&db, weights),
+        &engine
+            .fingerprint(&da, weights)
+            .map_err(no_memory(a, &ta.text))?,
+        &engine
+            .fingerprint(&db, weights)
+            .map_err(no_memory(b, &tb.text))?,
     );
     let shingle = &engine.config().algorithms.shingle;
     let exact = exact_measures(&da, &db, shingle.w, shingle.seed, weights);
@@ -40,4 +53,14 @@ pub fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())
+}
+
+/// A file memory cannot be had for, named with the reason a scan would
+/// skip it for.
+fn no_memory(path: &Path, text: &str) -> impl FnOnce(TryReserveError) -> anyhow::Error {
+    let skip = Skip::OutOfMemory {
+        needed: ReadLimits::default().bound(text.len() as u64),
+    };
+    let context = format!("{}: {skip}", path.display());
+    move |error| anyhow::Error::new(error).context(context)
 }

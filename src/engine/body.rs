@@ -13,6 +13,7 @@
 //! that this module does not know of), no body is made and the caller keeps
 //! the whole document.
 
+use std::collections::TryReserveError;
 use std::ops::Range;
 
 use super::analysis::{Analysis, Needs};
@@ -47,15 +48,32 @@ impl Engine {
     /// `text`'s analysis without the words of `spans` (word positions of
     /// [`Engine::analyze`], sorted, disjoint), `words` being that analysis's
     /// word count; `None` when the words cannot be located exactly (see
-    /// the module docs) or no span holds a word.
-    pub fn analyze_without(&self, text: &str, words: usize, spans: &[Range<u32>]) -> Option<Body> {
+    /// the module docs) or no span holds a word; an error when memory for
+    /// the page furniture's lines cannot be had.
+    pub fn analyze_without(
+        &self,
+        text: &str,
+        words: usize,
+        spans: &[Range<u32>],
+    ) -> Result<Option<Body>, TryReserveError> {
         let found = if self.config.tokenizer.strip_furniture {
-            furniture::find(text)
+            furniture::find(text)?
         } else {
             Vec::new()
         };
-        let stripped = furniture::strip(text, &found);
-        let map = OffsetMap::new(&found, text.len());
+        Ok(self.body_of(text, &found, words, spans))
+    }
+
+    /// [`Engine::analyze_without`] once the furniture is `found`.
+    fn body_of(
+        &self,
+        text: &str,
+        found: &[furniture::Furniture],
+        words: usize,
+        spans: &[Range<u32>],
+    ) -> Option<Body> {
+        let stripped = furniture::strip(text, found);
+        let map = OffsetMap::new(found, text.len());
         let locator = Locator::new(self, &stripped, words)?;
         let mut cut: Vec<Range<usize>> = Vec::new();
         for span in spans {
@@ -248,6 +266,7 @@ mod tests {
         // "Licence words one two three Still licence here" = 8 words.
         let body = engine
             .analyze_without(text, n, &[0..8, (n as u32 - 4)..n as u32])
+            .unwrap()
             .unwrap();
         let expected = engine.analyze("The body of the work starts here and don't stop.");
         assert_eq!(body.analysis.words, expected.words);
@@ -267,7 +286,10 @@ mod tests {
         let all = engine.analyze(text).words;
         for start in 0..n as u32 {
             for end in start + 1..=n as u32 {
-                let body = engine.analyze_without(text, n, &[start..end]).unwrap();
+                let body = engine
+                    .analyze_without(text, n, &[start..end])
+                    .unwrap()
+                    .unwrap();
                 let mut expected = all[..start as usize].to_vec();
                 expected.extend_from_slice(&all[end as usize..]);
                 assert_eq!(body.analysis.words, expected, "{start}..{end}");
@@ -286,11 +308,14 @@ mod tests {
             }
             text.push_str(&format!("\n{page}\n\u{c}"));
         }
-        let found = furniture::find(&text);
+        let found = furniture::find(&text).unwrap();
         assert!(!found.is_empty(), "the test text has page furniture");
         let all = engine.analyze(&text).words;
         let span = 0..20u32;
-        let body = engine.analyze_without(&text, all.len(), &[span]).unwrap();
+        let body = engine
+            .analyze_without(&text, all.len(), &[span])
+            .unwrap()
+            .unwrap();
         assert_eq!(body.analysis.words, all[20..]);
         let range = body.ranges[0].clone();
         assert!(found.iter().all(|f| !f.range.contains(&range.start)));
@@ -302,7 +327,10 @@ mod tests {
     #[test]
     fn no_body_when_the_word_count_is_not_the_analysis() {
         let engine = Engine::default();
-        assert!(engine.analyze_without("a b c", 4, &[0..1]).is_none());
-        assert!(engine.analyze_without("a b c", 3, &[]).is_none());
+        assert!(engine
+            .analyze_without("a b c", 4, &[0..1])
+            .unwrap()
+            .is_none());
+        assert!(engine.analyze_without("a b c", 3, &[]).unwrap().is_none());
     }
 }

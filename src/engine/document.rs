@@ -2,7 +2,7 @@
 //! analysis takes memory in proportion to a piece, not to the document.
 //!
 //! Page furniture is found over the whole text first (12 bytes a line,
-//! [`crate::engine::text::furniture::try_find`]); the text without it is
+//! [`crate::engine::text::furniture::find`]); the text without it is
 //! then cut into pieces of about [`PIECE_BYTES`] where a cut changes no
 //! word ([`crate::engine::text::cut`]), and each piece's analysis goes to a
 //! [`Fingerprinter`]. The fingerprints are those of the whole text analyzed
@@ -44,7 +44,7 @@ impl Engine {
         if !self.config.tokenizer.strip_furniture {
             return Ok(Vec::new());
         }
-        Ok(furniture::try_find(text)?
+        Ok(furniture::find(text)?
             .into_iter()
             .map(|f| f.range)
             .collect())

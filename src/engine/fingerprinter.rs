@@ -34,35 +34,31 @@ use crate::engine::{Engine, Fingerprints};
 impl Engine {
     /// Fingerprint an analyzed document with every enabled algorithm (one
     /// piece to a [`Fingerprinter`]). The results equal each algorithm's
-    /// own [`crate::engine::algo::Algorithm::fingerprint`].
-    ///
-    /// # Panics
-    ///
-    /// When memory for the fingerprints cannot be had (as any allocation
-    /// failure would end the process); [`Fingerprinter`] reports it instead.
-    pub fn fingerprint(&self, doc: &Analysis, weights: &dyn TermWeights) -> Fingerprints {
-        self.print(doc, weights, PrintOptions::default())
-            .fingerprints
+    /// own [`crate::engine::algo::Algorithm::fingerprint`]. An error when
+    /// memory for the fingerprints cannot be had (a reader skips the file
+    /// with the reason).
+    pub fn fingerprint(
+        &self,
+        doc: &Analysis,
+        weights: &dyn TermWeights,
+    ) -> Result<Fingerprints, TryReserveError> {
+        Ok(self
+            .print(doc, weights, PrintOptions::default())?
+            .fingerprints)
     }
 
     /// [`Engine::fingerprint`] with the measures `options` asks for, made
     /// in the same pass (the distinct shingles are counted while the
     /// fingerprints are made, not sorted again afterwards).
-    ///
-    /// # Panics
-    ///
-    /// As [`Engine::fingerprint`].
     pub fn print(
         &self,
         doc: &Analysis,
         weights: &dyn TermWeights,
         options: PrintOptions,
-    ) -> Printed {
+    ) -> Result<Printed, TryReserveError> {
         let mut printer = Fingerprinter::new(self, weights, options);
-        printer
-            .push(doc)
-            .and_then(|()| printer.finish())
-            .expect("memory for a document's fingerprints")
+        printer.push(doc)?;
+        printer.finish()
     }
 }
 
@@ -262,7 +258,7 @@ impl<'e> Fingerprinter<'e> {
         }
         if let Some((sampler, samples)) = &mut self.samples {
             let at = self.shingles_seen;
-            samples.try_reserve(sampler.room(shingles.len()))?;
+            crate::engine::memory::try_reserve(samples, sampler.room(shingles.len()))?;
             samples.extend(sampler.sampled(shingles.iter().copied(), at));
             self.shingles_seen += shingles.len() as u32;
         }

@@ -16,6 +16,7 @@ pub mod family;
 pub mod fingerprinter;
 mod fusion;
 pub mod measure;
+pub(crate) mod memory;
 pub mod quality;
 pub mod relation;
 pub mod stats;
@@ -424,14 +425,22 @@ impl Engine {
     /// when the tokenizer strips it (the one place every algorithm's input
     /// is made).
     ///
-    /// Only the parts the enabled algorithms read are built.
+    /// Only the parts the enabled algorithms read are built. Where memory
+    /// for the furniture's line table cannot be had, the text is analyzed
+    /// with its furniture (and a warning logged); a reader uses
+    /// [`Engine::try_analyze`] and skips the file instead.
     pub fn analyze(&self, text: &str) -> Analysis {
-        let text = if self.config.tokenizer.strip_furniture {
-            text::furniture::without_furniture(text)
-        } else {
-            std::borrow::Cow::Borrowed(text)
-        };
-        self.analyze_stripped(&text)
+        self.try_analyze(text).unwrap_or_else(|error| {
+            tracing::warn!(%error, "no memory for the page furniture's lines: analyzed with it");
+            self.analyze_stripped(text)
+        })
+    }
+
+    /// [`Engine::analyze`], failing when memory for the page furniture's
+    /// line table (12 bytes a line) cannot be had.
+    pub fn try_analyze(&self, text: &str) -> Result<Analysis, std::collections::TryReserveError> {
+        let furniture = self.furniture_of(text)?;
+        Ok(self.analyze_stripped(&text::furniture::strip_ranges(text, furniture)))
     }
 
     /// Analyze decoded text whose page furniture is already left out (or

@@ -124,14 +124,22 @@ impl RelationKind {
     }
 }
 
-impl std::str::FromStr for RelationKind {
-    type Err = String;
+/// A name that is no [`RelationKind`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} is no relation (duplicate, contains, related)")]
+pub struct UnknownRelation {
+    /// The name given.
+    pub name: String,
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl std::str::FromStr for RelationKind {
+    type Err = UnknownRelation;
+
+    fn from_str(s: &str) -> Result<Self, UnknownRelation> {
         RelationKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("{s:?} is no relation (duplicate, contains, related)"))
+            .ok_or_else(|| UnknownRelation { name: s.to_owned() })
     }
 }
 

@@ -150,25 +150,56 @@ impl IdfTable {
     /// Parse the TSV format written by [`CollectionStats::to_tsv`]:
     /// a header line `#doppel-idf\tdocs=N`, then `term\tdf` lines. Terms are
     /// stored already stemmed, so they are hashed verbatim.
-    pub fn parse_tsv(text: &str) -> Result<Self, String> {
+    pub fn parse_tsv(text: &str) -> Result<Self, IdfTableError> {
         let mut lines = text.lines();
-        let header = lines.next().ok_or("empty IDF table")?;
+        let header = lines.next().ok_or(IdfTableError::Empty)?;
         let n_docs = header
             .strip_prefix("#doppel-idf\tdocs=")
             .and_then(|n| n.trim().parse::<u64>().ok())
-            .ok_or_else(|| format!("bad IDF table header: {header:?}"))?;
+            .ok_or_else(|| IdfTableError::Header(header.to_owned()))?;
         let mut df = HashKeyed::default();
         for (i, line) in lines.enumerate() {
+            let line_no = i + 2;
             let (term, count) = line
                 .split_once('\t')
-                .ok_or_else(|| format!("IDF table line {}: no tab", i + 2))?;
-            let count: u32 = count
-                .parse()
-                .map_err(|_| format!("IDF table line {}: bad count {count:?}", i + 2))?;
+                .ok_or(IdfTableError::NoTab { line: line_no })?;
+            let count: u32 = count.parse().map_err(|error| IdfTableError::Count {
+                line: line_no,
+                count: count.to_owned(),
+                error,
+            })?;
             df.insert(crate::hash::token_hash(term).max(1), Entry::new(count));
         }
         Ok(Self::from_counts(n_docs, df))
     }
+}
+
+/// Why a text is no IDF table ([`IdfTable::parse_tsv`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdfTableError {
+    /// No header line.
+    #[error("empty IDF table")]
+    Empty,
+    /// A first line that is not `#doppel-idf\tdocs=N`.
+    #[error("bad IDF table header: {0:?}")]
+    Header(String),
+    /// A line without `term\tdf`'s tab.
+    #[error("IDF table line {line}: no tab")]
+    NoTab {
+        /// The 1-based line.
+        line: usize,
+    },
+    /// A document frequency that is not a whole number.
+    #[error("IDF table line {line}: bad count {count:?}")]
+    Count {
+        /// The 1-based line.
+        line: usize,
+        /// The count as written.
+        count: String,
+        /// What the parser said.
+        #[source]
+        error: std::num::ParseIntError,
+    },
 }
 
 impl TermWeights for IdfTable {

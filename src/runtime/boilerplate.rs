@@ -47,8 +47,10 @@ pub fn samples(engine: &Engine, analysis: &Analysis, library: &LibraryConfig) ->
 
 /// A document's fingerprints without its boilerplate `spans` (`words`: its
 /// whole analysis's word count), its distinct shingles, and where the
-/// spans are; `None` when there is no body to make (no span, or the spans
-/// could not be located in the text: the whole document's prints stand).
+/// spans are; `None` when there is no body to make (no span, the spans
+/// could not be located in the text, or memory for the body's furniture
+/// lines or fingerprints cannot be had, which the log says: the whole
+/// document's prints stand, as a big file's do).
 pub fn body_prints(
     engine: &Engine,
     text: &str,
@@ -56,8 +58,17 @@ pub fn body_prints(
     spans: &[Span],
 ) -> Option<(Fingerprints, usize, DocBoilerplate)> {
     let word_ranges: Vec<Range<u32>> = spans.iter().map(|s| s.start..s.end).collect();
-    let body = engine.analyze_without(text, words as usize, &word_ranges)?;
-    let fingerprints = engine.fingerprint(&body.analysis, engine.reference_weights());
+    let no_memory = |error: std::collections::TryReserveError| {
+        tracing::warn!(%error, "no memory for a document's body: its whole prints stand");
+    };
+    let body = engine
+        .analyze_without(text, words as usize, &word_ranges)
+        .map_err(no_memory)
+        .ok()??;
+    let fingerprints = engine
+        .fingerprint(&body.analysis, engine.reference_weights())
+        .map_err(no_memory)
+        .ok()?;
     let shingles = engine.shingle_count(&body.analysis, &fingerprints);
     let first_words = body
         .ranges

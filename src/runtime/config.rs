@@ -28,8 +28,8 @@ mod error;
 mod ranges;
 mod save;
 
-pub use error::ConfigError;
 use error::{line_of, origin_name, setting_error};
+pub use error::{ConfigError, RedactedSyntax, SaveProblem};
 pub use ranges::{threshold_range, Invalid, ThresholdRange};
 pub use save::save_thresholds;
 
@@ -215,19 +215,30 @@ impl Default for ClusterSettings {
     }
 }
 
+/// A name that is neither `fusion` nor an algorithm id; says the known
+/// ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown verdict {name:?} (known: fusion, {})", known_ids())]
+pub struct UnknownClusterBy {
+    /// The name given.
+    pub name: String,
+}
+
+/// Every algorithm id, comma-separated.
+fn known_ids() -> String {
+    let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
+    known.join(", ")
+}
+
 /// `fusion` or an algorithm id (the CLI's `--cluster-by` and the file's
 /// `clusters.by`).
-pub fn parse_cluster_by(s: &str) -> Result<ClusterBy, String> {
+pub fn parse_cluster_by(s: &str) -> Result<ClusterBy, UnknownClusterBy> {
     if s == "fusion" {
         return Ok(ClusterBy::Fusion);
     }
-    s.parse().map(ClusterBy::Algorithm).map_err(|_| {
-        let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
-        format!(
-            "unknown verdict {s:?} (known: fusion, {})",
-            known.join(", ")
-        )
-    })
+    s.parse()
+        .map(ClusterBy::Algorithm)
+        .map_err(|_| UnknownClusterBy { name: s.to_owned() })
 }
 
 /// The name [`parse_cluster_by`] reads.
@@ -485,7 +496,7 @@ impl Config {
         let name = origin_name(origin);
         let user: toml::Table = text.parse().map_err(|e| ConfigError::Syntax {
             origin: name.clone(),
-            error: Box::new(e),
+            error: error::RedactedSyntax(Box::new(e)),
         })?;
         let mut merged: toml::Table = DEFAULTS
             .parse()

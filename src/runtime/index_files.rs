@@ -30,6 +30,7 @@ pub enum IndexFilesError {
         /// On what.
         path: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// An index could not be read or locked.

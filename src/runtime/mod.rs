@@ -8,6 +8,7 @@ pub mod act;
 pub mod boilerplate;
 pub mod collection;
 pub mod config;
+pub mod export;
 pub mod index;
 pub mod index_files;
 pub mod memory;

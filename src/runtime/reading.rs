@@ -24,6 +24,7 @@
 //! file at most). A big file is never sampled: it takes no part in
 //! learning and is fingerprinted whole, boilerplate included.
 
+use std::collections::TryReserveError;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -236,7 +237,8 @@ pub fn print_bytes_sampled(
     let (printed, sampled) = match learning.filter(|_| !big) {
         Some(library) => {
             let (printed, sampled) =
-                print_text_sampled(decoded.text, engine, weights, options, library);
+                print_text_sampled(decoded.text, engine, weights, options, library)
+                    .map_err(|_| out_of_memory())?;
             (printed, Some(sampled))
         }
         None => {
@@ -257,16 +259,17 @@ pub fn print_bytes_sampled(
 
 /// Fingerprint and sample a decoded `text` as [`print_bytes_sampled`]
 /// does a file that is not big when learning under `library`: the same
-/// prints and samples from a text kept in the index as from its file.
+/// prints and samples from a text kept in the index as from its file. An
+/// error when memory for them cannot be had (the file is skipped).
 pub fn print_text_sampled(
     text: String,
     engine: &Engine,
     weights: &dyn TermWeights,
     options: PrintOptions,
     library: &LibraryConfig,
-) -> (Printed, Sampled) {
-    let (printed, samples) = print_and_sample(&text, engine, weights, options, library);
-    (printed, Sampled { text, samples })
+) -> Result<(Printed, Sampled), TryReserveError> {
+    let (printed, samples) = print_and_sample(&text, engine, weights, options, library)?;
+    Ok((printed, Sampled { text, samples }))
 }
 
 /// Fingerprint a (small) text from its whole analysis, as
@@ -278,16 +281,16 @@ fn print_and_sample(
     weights: &dyn TermWeights,
     options: PrintOptions,
     library: &LibraryConfig,
-) -> (Printed, DocSamples) {
-    let analysis = engine.analyze(text);
+) -> Result<(Printed, DocSamples), TryReserveError> {
+    let analysis = engine.try_analyze(text)?;
     let options = PrintOptions {
         sample_shingles: Some(ShingleSampler::new(library.candidates.shingle_modulus)),
         ..options
     };
-    let mut printed = engine.print(&analysis, weights, options);
+    let mut printed = engine.print(&analysis, weights, options)?;
     let sampled = printed.samples.take().unwrap_or_default();
     let samples = DocSamples::from_sampled(sampled, analysis.words.len());
-    (printed, samples)
+    Ok((printed, samples))
 }
 
 /// The decoded text of `source` (at most `cap` bytes) when it is not big
@@ -394,6 +397,56 @@ mod tests {
         assert_eq!(order, [0, 1, 2, 3, 4]);
     }
 
+    /// A file whose memory cannot be had while it is fingerprinted for the
+    /// learner (its sampled shingles) or its page furniture is found (its
+    /// line table) is skipped with the reason, as a file that is not text
+    /// is; the same files read once memory is there.
+    #[test]
+    fn a_file_memory_cannot_be_had_for_is_skipped_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = dir.path().join("plain.txt");
+        std::fs::write(
+            &plain,
+            "the words of a short text, one of many here\n".repeat(50),
+        )
+        .unwrap();
+        let paged = dir.path().join("paged.txt");
+        let page = "a page of the book with its words\n".repeat(20);
+        std::fs::write(&paged, format!("{page}\u{c}\n{page}\u{c}\n{page}")).unwrap();
+        let engine = Engine::default();
+        let (limits, library) = (ReadLimits::default(), LibraryConfig::default());
+        let read = |path: &Path| {
+            read_document_sampled(
+                Source::Path(path),
+                u64::MAX,
+                &engine,
+                engine.reference_weights(),
+                PrintOptions::default(),
+                &limits,
+                Some(&library),
+            )
+        };
+        for path in [&plain, &paged] {
+            let bytes = std::fs::metadata(path).unwrap().len();
+            let refused = {
+                let _limit = crate::engine::memory::refuse_over(0);
+                read(path)
+            };
+            let skip = refused.expect_err("skipped");
+            assert_eq!(
+                skip,
+                Skip::OutOfMemory {
+                    needed: limits.bound(bytes)
+                }
+            );
+            assert_eq!(
+                skip.to_string(),
+                "not enough memory to read it (up to 129 MiB needed)"
+            );
+            assert!(read(path).is_ok(), "{} reads with memory", path.display());
+        }
+    }
+
     proptest::proptest! {
         /// The samples taken while fingerprinting are the learner's
         /// sampling of the whole analysis's shingles, whichever algorithms
@@ -419,13 +472,14 @@ mod tests {
             library.candidates.shingle_modulus = modulus;
             let weights = engine.reference_weights();
             let (printed, samples) =
-                print_and_sample(&text, &engine, weights, PrintOptions::default(), &library);
+                print_and_sample(&text, &engine, weights, PrintOptions::default(), &library)
+                    .unwrap();
             let analysis = engine.analyze(&text);
             proptest::prop_assert_eq!(&samples, &boilerplate::samples(&engine, &analysis, &library));
             proptest::prop_assert_eq!(printed.samples, None);
             proptest::prop_assert_eq!(
                 printed.fingerprints,
-                engine.fingerprint(&analysis, weights)
+                engine.fingerprint(&analysis, weights).unwrap()
             );
         }
     }

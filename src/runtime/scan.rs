@@ -24,7 +24,7 @@ use crate::runtime::reading::{
     next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
     CHUNK_FILES,
 };
-use crate::runtime::spill::{SpillError, SpilledPrints};
+use crate::runtime::spill::{SpillError, SpillProblem, SpilledPrints};
 use crate::runtime::store::DocStatus;
 
 /// One file of the scanned folder.
@@ -518,7 +518,7 @@ fn pair_spilled(
             .map(|((path, shingles), prints)| {
                 let prints = prints.ok_or_else(|| SpillError::Read {
                     path: path.clone(),
-                    reason: "it was never written".into(),
+                    reason: SpillProblem::Missing,
                 })?;
                 Ok((path.clone(), prints, *shingles))
             })

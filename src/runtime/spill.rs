@@ -48,7 +48,8 @@ pub enum SpillError {
         /// The document.
         path: DocPath,
         /// What went wrong.
-        reason: String,
+        #[source]
+        reason: SpillProblem,
     },
     /// A document's fingerprints did not read back as they were written.
     #[error("the fingerprints of {path} do not read back from the temporary file: {reason}")]
@@ -56,8 +57,37 @@ pub enum SpillError {
         /// The document.
         path: DocPath,
         /// What went wrong.
-        reason: String,
+        #[source]
+        reason: SpillProblem,
     },
+}
+
+/// What went wrong with one document's record in the temporary file.
+#[derive(Debug, thiserror::Error)]
+pub enum SpillProblem {
+    /// The file system refused.
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The record does not encode or decode.
+    #[error("{0}")]
+    Encoding(#[from] postcard::Error),
+    /// The record is larger than this machine's memory can address.
+    #[error("{0}")]
+    Size(#[from] std::num::TryFromIntError),
+    /// The file is shorter than the record.
+    #[error("the file ends before the record's {len} bytes at {offset}")]
+    Truncated {
+        /// The record's length.
+        len: u64,
+        /// Where it starts.
+        offset: u64,
+    },
+    /// The record's bytes are not those written.
+    #[error("its checksum does not match")]
+    Checksum,
+    /// The document has no record.
+    #[error("it was never written")]
+    Missing,
 }
 
 /// Where one document's record lies in the file.
@@ -114,18 +144,18 @@ impl SpilledPrints {
 
     /// Write the fingerprints of `path`, replacing any it had.
     pub fn put(&self, path: &DocPath, prints: &Fingerprints) -> Result<(), SpillError> {
-        let write_error = |reason: String| SpillError::Write {
+        let write_error = |reason: SpillProblem| SpillError::Write {
             path: path.clone(),
             reason,
         };
         // Encoded outside the lock: workers only queue to append.
-        let record = postcard::to_allocvec(prints).map_err(|e| write_error(e.to_string()))?;
+        let record = postcard::to_allocvec(prints).map_err(|e| write_error(e.into()))?;
         let checksum = crate::hash::hash64(&record, CHECKSUM_SEED);
         let mut spill = self.lock();
         spill
             .file
             .write_all(&record)
-            .map_err(|e| write_error(e.to_string()))?;
+            .map_err(|e| write_error(e.into()))?;
         let slot = Slot {
             offset: spill.end,
             len: record.len() as u64,
@@ -166,31 +196,31 @@ impl Spill {
         let Some(slot) = self.slots.get(path).copied() else {
             return Ok(None);
         };
-        let read_error = |reason: String| SpillError::Read {
+        let read_error = |reason: SpillProblem| SpillError::Read {
             path: path.clone(),
             reason,
         };
-        self.file.flush().map_err(|e| read_error(e.to_string()))?;
+        self.file.flush().map_err(|e| read_error(e.into()))?;
         let end = self.end;
         let file = self.file.get_mut();
-        let len = usize::try_from(slot.len).map_err(|e| read_error(e.to_string()))?;
+        let len = usize::try_from(slot.len).map_err(|e| read_error(e.into()))?;
         let mut record = vec![0u8; len];
         let read = file
             .seek(SeekFrom::Start(slot.offset))
             .and_then(|_| file.read_exact(&mut record))
             .map_err(|e| match e.kind() {
-                io::ErrorKind::UnexpectedEof => read_error(format!(
-                    "the file ends before the record's {} bytes at {}",
-                    slot.len, slot.offset
-                )),
-                _ => read_error(e.to_string()),
+                io::ErrorKind::UnexpectedEof => read_error(SpillProblem::Truncated {
+                    len: slot.len,
+                    offset: slot.offset,
+                }),
+                _ => read_error(e.into()),
             });
         // Back to the end, where the next record is appended.
         let back = file.seek(SeekFrom::Start(end));
         read?;
-        back.map_err(|e| read_error(e.to_string()))?;
+        back.map_err(|e| read_error(e.into()))?;
         if crate::hash::hash64(&record, CHECKSUM_SEED) != slot.checksum {
-            return Err(read_error("its checksum does not match".into()));
+            return Err(read_error(SpillProblem::Checksum));
         }
         Ok(Some(record))
     }
@@ -200,7 +230,7 @@ impl Spill {
 fn decode(path: &DocPath, record: &[u8]) -> Result<Fingerprints, SpillError> {
     postcard::from_bytes(record).map_err(|e| SpillError::Read {
         path: path.clone(),
-        reason: e.to_string(),
+        reason: e.into(),
     })
 }
 

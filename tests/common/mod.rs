@@ -206,7 +206,9 @@ pub fn library_prints(engine: &Engine, text: &str) -> (Fingerprints, usize) {
     let shingle = &engine.config().algorithms.shingle;
     let shingles = shingle_set(&analysis, shingle.w, shingle.seed).len();
     (
-        engine.fingerprint(&analysis, engine.reference_weights()),
+        engine
+            .fingerprint(&analysis, engine.reference_weights())
+            .unwrap(),
         shingles,
     )
 }

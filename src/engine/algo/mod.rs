@@ -208,17 +208,28 @@ impl fmt::Display for AlgorithmId {
     }
 }
 
+/// A name that is no [`AlgorithmId`]; says the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown algorithm {name:?} (known: {})", known_ids())]
+pub struct UnknownAlgorithm {
+    /// The name given.
+    pub name: String,
+}
+
+/// Every algorithm id, comma-separated.
+fn known_ids() -> String {
+    let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
+    known.join(", ")
+}
+
 impl FromStr for AlgorithmId {
-    type Err = String;
+    type Err = UnknownAlgorithm;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         AlgorithmId::ALL
             .into_iter()
             .find(|id| id.as_str() == s)
-            .ok_or_else(|| {
-                let known: Vec<&str> = AlgorithmId::ALL.iter().map(|id| id.as_str()).collect();
-                format!("unknown algorithm {s:?} (known: {})", known.join(", "))
-            })
+            .ok_or_else(|| UnknownAlgorithm { name: s.to_owned() })
     }
 }
 
@@ -410,6 +421,7 @@ mod tests {
         assert!("simhash2"
             .parse::<AlgorithmId>()
             .unwrap_err()
+            .to_string()
             .contains("known: exact"));
     }
 

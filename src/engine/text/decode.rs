@@ -151,23 +151,26 @@ const MAGIC: &[(&[u8], &str)] = &[
 /// * Otherwise, text without a single alphanumeric character is
 ///   [`NotText::Blank`].
 ///
-/// Never panics. For BOM-less ASCII/UTF-8 input the work is one UTF-8
-/// validation pass, one copy, a `memchr`-style NUL search, and a byte-level
-/// control-character scan of at most 64 KiB (plus a 64 KiB NUL-pattern
-/// sample for the UTF-16 heuristic).
-pub fn decode(bytes: &[u8]) -> Result<Decoded, NotText> {
-    let memory = |e: DecodeError| match e {
-        DecodeError::NotText(reason) => reason,
-        DecodeError::Memory(e) => panic!("memory for a decoded text: {e}"),
-    };
+/// Never panics: memory for the decoded text that cannot be had is
+/// [`DecodeError::Memory`] (a reader skips the file with the reason). For
+/// BOM-less ASCII/UTF-8 input the work is one UTF-8 validation pass, one
+/// copy, a `memchr`-style NUL search, and a byte-level control-character
+/// scan of at most 64 KiB (plus a 64 KiB NUL-pattern sample for the UTF-16
+/// heuristic).
+pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
     if bytes.is_empty() {
-        return Err(NotText::Empty);
+        return Err(NotText::Empty.into());
     }
-    let decoded = match detect_and_decode(bytes).map_err(memory)? {
-        Detected::Utf8 { skip, method } => utf8(bytes[skip..].to_vec(), method),
+    let decoded = match detect_and_decode(bytes)? {
+        Detected::Utf8 { skip, method } => {
+            let mut text = Vec::new();
+            text.try_reserve_exact(bytes.len() - skip)?;
+            text.extend_from_slice(&bytes[skip..]);
+            utf8(text, method)
+        }
         Detected::Decoded(decoded) => decoded,
     };
-    checked(decoded)
+    Ok(checked(decoded)?)
 }
 
 /// [`decode`] of bytes it may keep: valid UTF-8 (after a UTF-8 byte-order

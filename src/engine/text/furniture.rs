@@ -80,18 +80,9 @@ const ZONE_REACH: usize = 5;
 const DRIFT: i64 = 2;
 
 /// The page furniture of `text`, sorted and disjoint (empty when the text
-/// shows no page structure).
-///
-/// # Panics
-///
-/// When memory for the text's lines cannot be had ([`try_find`] says so).
-pub fn find(text: &str) -> Vec<Furniture> {
-    try_find(text).expect("memory for a text's lines")
-}
-
-/// [`find`], failing when memory for the text's lines (12 bytes each)
-/// cannot be had.
-pub fn try_find(text: &str) -> Result<Vec<Furniture>, TryReserveError> {
+/// shows no page structure); an error when memory for the text's lines
+/// (12 bytes each) cannot be had (a reader skips the file with the reason).
+pub fn find(text: &str) -> Result<Vec<Furniture>, TryReserveError> {
     let bytes = text.as_bytes();
     let form_feeds = memchr::memchr_iter(FORM_FEED, bytes).count();
     if (form_feeds == 0 && !may_hold_page_numbers(bytes)) || u32::try_from(bytes.len()).is_err() {
@@ -144,8 +135,8 @@ pub fn strip_ranges(text: &str, ranges: impl IntoIterator<Item = Range<usize>>) 
 }
 
 /// `text` without its page furniture ([`find`], then [`strip`]).
-pub fn without_furniture(text: &str) -> Cow<'_, str> {
-    strip(text, &find(text))
+pub fn without_furniture(text: &str) -> Result<Cow<'_, str>, TryReserveError> {
+    Ok(strip(text, &find(text)?))
 }
 
 const FORM_FEED: u8 = 0x0c;
@@ -205,7 +196,7 @@ fn lines_of(text: &str) -> Result<Vec<Line>, TryReserveError> {
     let bytes = text.as_bytes();
     let ends = memchr::memchr2_iter(b'\n', FORM_FEED, bytes).count();
     let mut lines = Vec::new();
-    lines.try_reserve_exact(ends + 1)?;
+    crate::engine::memory::try_reserve_exact(&mut lines, ends + 1)?;
     let mut start = 0;
     for i in memchr::memchr2_iter(b'\n', FORM_FEED, bytes) {
         lines.push(Line {

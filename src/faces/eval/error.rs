@@ -17,6 +17,7 @@ pub enum EvalError {
         /// On what.
         path: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// A truth file that does not parse.
@@ -29,7 +30,17 @@ pub enum EvalError {
         /// The file.
         path: PathBuf,
         /// What the JSON parser said.
+        #[source]
         error: serde_json::Error,
+    },
+    /// Memory for a text's analysis or fingerprints cannot be had.
+    #[error("not enough memory to fingerprint a text of {bytes} bytes")]
+    Memory {
+        /// The text's length.
+        bytes: usize,
+        /// What the allocator said.
+        #[source]
+        error: std::collections::TryReserveError,
     },
     /// A report does not serialize.
     #[error("cannot write the report as JSON: {0}")]

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::error::{ensure, Result};
+use super::error::{ensure, EvalError, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -460,12 +460,16 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
         engine.config().algorithms.shingle.w,
         engine.config().algorithms.shingle.seed,
     );
-    let prepare = |text: &str| {
-        let analysis = engine.analyze(text);
-        Prepared {
+    let prepare = |text: &str| -> Result<Prepared> {
+        let no_memory = |error| EvalError::Memory {
+            bytes: text.len(),
+            error,
+        };
+        let analysis = engine.try_analyze(text).map_err(no_memory)?;
+        Ok(Prepared {
             shingles: shingle_set(&analysis, w, seed).len(),
-            fp: engine.fingerprint(&analysis, weights),
-        }
+            fp: engine.fingerprint(&analysis, weights).map_err(no_memory)?,
+        })
     };
     let sweep_bits = config.simhash_bits;
     let pa = &product.algorithms;
@@ -532,7 +536,7 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
     let queries: Vec<Prepared> = texts[..config.sources]
         .par_iter()
         .map(|(t, _)| prepare(t))
-        .collect();
+        .collect::<Result<_>>()?;
     let rows: Vec<Vec<Option<Record>>> = texts
         .par_iter()
         .enumerate()
@@ -540,14 +544,14 @@ pub fn fan_huang(config: &FanHuangConfig, books: &Path) -> Result<EvalReport> {
             let doc = if d < queries.len() {
                 None
             } else {
-                Some(prepare(text))
+                Some(prepare(text)?)
             };
             let doc = doc.as_ref().unwrap_or_else(|| &queries[d]);
-            (0..config.sources)
+            Ok((0..config.sources)
                 .map(|q| (q != d).then(|| record(&queries[q], doc)))
-                .collect()
+                .collect())
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let mut per_query: Vec<Vec<(bool, Record)>> = (0..config.sources)
         .map(|_| Vec::with_capacity(texts.len()))
         .collect();

@@ -16,7 +16,8 @@ use crate::engine::{Engine, Fingerprints};
 use crate::pairing::boilerplate::{learn, BoilerplateConfig, DocSamples};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate;
-use crate::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{list_files, read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::reading::ReadLimits;
 
 /// A truth file, paths relative to the collection folder with `/`:
 ///
@@ -275,17 +276,21 @@ pub fn truth_with(
     let read: Vec<_> = files
         .par_iter()
         .map(|f| {
-            read_text(&f.path, DEFAULT_SIZE_CAP).map(|d| {
-                let a = engine.analyze(&d.text);
+            read_text(&f.path, DEFAULT_SIZE_CAP).and_then(|d| {
+                // Skipped with the reason, as a scan skips it.
+                let no_memory = |_| Skip::OutOfMemory {
+                    needed: ReadLimits::default().bound(f.bytes),
+                };
+                let a = engine.try_analyze(&d.text).map_err(no_memory)?;
                 let samples = learning
                     .is_some()
                     .then(|| boilerplate::samples(engine, &a, library));
                 let read = ReadDoc {
                     shingles: shingle_set(&a, shingle.w, shingle.seed).len(),
-                    prints: engine.fingerprint(&a, weights),
+                    prints: engine.fingerprint(&a, weights).map_err(no_memory)?,
                     samples,
                 };
-                (read, d.text)
+                Ok((read, d.text))
             })
         })
         .collect();

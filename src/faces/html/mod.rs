@@ -19,7 +19,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 pub use data::Report;
-pub use pair_diff::{attach_diffs, Documents, Limits};
+pub use pair_diff::{attach_diffs, Documents, Limits, LoadError};
 
 /// Why the report cannot be written where asked.
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +62,7 @@ pub enum HtmlError {
         /// The file being written.
         path: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
 }

@@ -24,11 +24,38 @@ use crate::engine::algo::winnow::Winnow;
 use crate::engine::algo::AlgorithmId;
 use crate::engine::{Engine, EngineConfig};
 use crate::runtime::boilerplate::BoilerplateReport;
-use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::reading::ReadLimits;
 use crate::runtime::worker::diff::{change_stretches, diff_texts, DiffOptions, DiffParts, Shared};
 use crate::runtime::worker::protocol::{DiffKind, DiffSide, DiffWord, Side};
 
 use super::data::{DiffCell, Report};
+
+/// Why a document of the report has no diff: the reason its pairs show.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file cannot be read as text (any more).
+    #[error("cannot read {doc}: {skip}")]
+    Unreadable {
+        /// The document.
+        doc: DocPath,
+        /// Why, as a scan would skip it.
+        #[source]
+        skip: Skip,
+    },
+    /// Memory for its furniture's lines, analysis or fingerprints cannot
+    /// be had.
+    #[error("cannot read {doc}: {}", Skip::OutOfMemory { needed: *needed })]
+    NoMemory {
+        /// The document.
+        doc: DocPath,
+        /// The most reading it is expected to take, in bytes.
+        needed: u64,
+        /// What the allocator said.
+        #[source]
+        error: std::collections::TryReserveError,
+    },
+}
 
 /// How much diff a report holds.
 #[derive(Debug, Clone)]
@@ -215,22 +242,32 @@ impl Documents {
 
     /// Read `doc` (its own bytes name the file, whatever its display form
     /// shows) and find what the diff needs.
-    pub fn load(&self, doc: &DocPath) -> Result<DocText, String> {
+    pub fn load(&self, doc: &DocPath) -> Result<DocText, LoadError> {
         let text = read_text(&self.root.join(doc.to_relative_path()), DEFAULT_SIZE_CAP)
-            .map_err(|e| format!("cannot read {doc}: {e}"))?
+            .map_err(|skip| LoadError::Unreadable {
+                doc: doc.clone(),
+                skip,
+            })?
             .text;
+        let no_memory = |error| LoadError::NoMemory {
+            doc: doc.clone(),
+            needed: ReadLimits::default().bound(text.len() as u64),
+            error,
+        };
         let furniture = if self.furniture {
             crate::engine::text::furniture::find(&text)
+                .map_err(no_memory)?
                 .into_iter()
                 .map(|f| f.range)
                 .collect()
         } else {
             Vec::new()
         };
-        let analysis = self.winnow_engine.analyze(&text);
+        let analysis = self.winnow_engine.try_analyze(&text).map_err(no_memory)?;
         let hashes = self
             .winnow_engine
             .fingerprint(&analysis, self.winnow_engine.reference_weights())
+            .map_err(no_memory)?
             .winnow
             .map(|w| w.hashes.into_iter().collect())
             .unwrap_or_default();
@@ -302,7 +339,7 @@ pub fn attach_diffs(report: &mut Report, docs: &Documents, limits: &Limits) {
             .iter()
             .flat_map(|p| [&p.a, &p.b])
             .collect();
-        let texts: HashMap<&DocPath, Result<DocText, String>> = paths
+        let texts: HashMap<&DocPath, Result<DocText, LoadError>> = paths
             .into_par_iter()
             .map(|path| (path, docs.load(path)))
             .collect();
@@ -310,7 +347,7 @@ pub fn attach_diffs(report: &mut Report, docs: &Documents, limits: &Limits) {
             .par_iter()
             .map(|p| match (&texts[&p.a], &texts[&p.b]) {
                 (Ok(a), Ok(b)) => DiffCell::Shown(Box::new(docs.diff(a, b, limits))),
-                (Err(e), _) | (_, Err(e)) => DiffCell::Missing(e.clone()),
+                (Err(e), _) | (_, Err(e)) => DiffCell::Missing(e.to_string()),
             })
             .collect();
         for (pair, diff) in cluster.pairs.iter_mut().zip(diffs) {

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::doc::{CuratorVerdict, DocId, DocPath};
 use crate::engine::algo::{AlgorithmId, AlgorithmSet, Score, Unit};
@@ -17,9 +17,10 @@ use crate::runtime::boilerplate::BoilerplateReport;
 use crate::runtime::scan::ScanReport;
 
 mod json;
-pub use json::rfc3339;
+pub use crate::runtime::export::rfc3339;
+pub use crate::runtime::export::scan::JSON_FORMAT_VERSION;
+use crate::runtime::export::{duplicate_by, json_text, whole_side, ByAlgorithm};
 pub use json::{csv, csv_to, json, json_to};
-use json::{duplicate_by, whole_side, ScoresJson};
 
 /// Why a report could not be written (in memory, so only a value that
 /// does not serialize).
@@ -31,6 +32,9 @@ pub enum ReportError {
     /// The CSV writer failed.
     #[error("cannot write the report as CSV: {0}")]
     Csv(#[from] csv::Error),
+    /// What was written is not text (a writer's fault: every field is).
+    #[error("cannot write the report as text: {0}")]
+    Text(#[from] std::string::FromUtf8Error),
 }
 
 impl<W> From<csv::IntoInnerError<W>> for ReportError {
@@ -42,13 +46,10 @@ impl<W> From<csv::IntoInnerError<W>> for ReportError {
 /// A rendering's result.
 pub type Result<T, E = ReportError> = std::result::Result<T, E>;
 
-/// CSV bytes as text (every field written is a `str`).
-fn csv_text(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).expect("CSV of UTF-8 fields is UTF-8")
+/// Bytes written as text (every field written is a `str`).
+fn utf8(bytes: Vec<u8>) -> Result<String> {
+    Ok(String::from_utf8(bytes)?)
 }
-
-/// Version of the JSON output format.
-pub const JSON_FORMAT_VERSION: u32 = 1;
 
 /// A score in its native unit, for tables.
 pub fn format_score(score: &Score) -> String {
@@ -442,16 +443,43 @@ pub fn compare_json(
     exact: &ExactMeasures,
     _engine: &Engine,
 ) -> Result<String> {
-    let value = json!({
-        "doppel": env!("CARGO_PKG_VERSION"),
-        "format": JSON_FORMAT_VERSION,
-        "scores": ScoresJson(scores),
-        "exact": exact,
-        "duplicate_by": duplicate_by(verdict),
-        "relation": verdict.relation.map(Relation::as_str),
-        "whole": whole_side(verdict.relation),
-    });
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
+    /// Keys in name order, as the format has always had them.
+    #[derive(Serialize)]
+    struct CompareJson {
+        doppel: &'static str,
+        duplicate_by: Vec<&'static str>,
+        exact: ExactJson,
+        format: u32,
+        relation: Option<&'static str>,
+        scores: ByAlgorithm,
+        whole: Option<&'static str>,
+    }
+    /// [`ExactMeasures`], keys in name order.
+    #[derive(Serialize)]
+    struct ExactJson {
+        a_in_b: f64,
+        a_shingles: usize,
+        b_in_a: f64,
+        b_shingles: usize,
+        cosine: f64,
+        jaccard: f64,
+    }
+    Ok(json_text(&CompareJson {
+        doppel: env!("CARGO_PKG_VERSION"),
+        duplicate_by: duplicate_by(verdict),
+        exact: ExactJson {
+            a_in_b: exact.a_in_b,
+            a_shingles: exact.a_shingles,
+            b_in_a: exact.b_in_a,
+            b_shingles: exact.b_shingles,
+            cosine: exact.cosine,
+            jaccard: exact.jaccard,
+        },
+        format: JSON_FORMAT_VERSION,
+        relation: verdict.relation.map(Relation::as_str),
+        scores: ByAlgorithm::scores(scores),
+        whole: whole_side(verdict.relation),
+    })?)
 }
 
 /// An algorithm's unit in words, for a spreadsheet column.
@@ -522,5 +550,5 @@ pub fn compare_csv(
         fusion.votes_needed.to_string(),
         yes_no(verdict.fusion),
     ])?;
-    Ok(csv_text(out.into_inner()?))
+    utf8(out.into_inner()?)
 }

@@ -3,9 +3,12 @@
 //! updates, resizes and timer ticks into these; [`super::update::update`]
 //! is the only place they change the model.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use super::error::TuiError;
 use super::state::Screen;
+use crate::runtime::config::ConfigError;
 use crate::runtime::worker::Update;
 
 /// What can happen to the UI model: a user intent or an outside event.
@@ -18,7 +21,7 @@ pub enum Action {
     /// `S`: save the thresholds on screen to the config file.
     SaveThresholds,
     /// The loop wrote the thresholds to this config file, or could not.
-    ThresholdsSaved(Result<std::path::PathBuf, String>),
+    ThresholdsSaved(Result<std::path::PathBuf, Arc<ConfigError>>),
     /// Ctrl+Z or SIGTSTP: give the terminal back to the shell and stop
     /// until continued.
     Suspend,
@@ -158,5 +161,5 @@ pub enum Action {
     /// The worker's channel closed.
     WorkerGone,
     /// An export finished: what it wrote, or why not.
-    Exported(Result<super::export::Written, String>),
+    Exported(Result<super::export::Written, Arc<TuiError>>),
 }

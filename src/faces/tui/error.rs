@@ -11,6 +11,7 @@ pub enum TuiError {
         /// The folder as given.
         root: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// The path given as the folder is something else.
@@ -25,17 +26,55 @@ pub enum TuiError {
         /// What was being done.
         what: String,
         /// What the system said.
+        #[source]
         error: std::io::Error,
     },
     /// Drawing on the terminal failed.
     #[error("cannot draw the screen: {0}")]
-    Draw(Box<dyn std::error::Error + Send + Sync>),
+    Draw(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// An export the curator asked for cannot be written where asked.
-    #[error("{0}")]
-    Export(String),
+    #[error(transparent)]
+    Export(#[from] ExportError),
     /// The export does not serialize.
     #[error("cannot write the export as JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The export's CSV cannot be written.
+    #[error("cannot write the export as CSV: {0}")]
+    Csv(#[from] csv::Error),
+}
+
+/// Why an export cannot be written where the curator asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The prefix names no file (`/`, `..`).
+    #[error("{} needs a file name prefix", path.display())]
+    NoName {
+        /// The prefix, in full.
+        path: PathBuf,
+    },
+    /// The prefix's folder cannot be resolved.
+    #[error("folder {} does not exist: {error}", folder.display())]
+    NoFolder {
+        /// The folder.
+        folder: PathBuf,
+        /// What the file system said.
+        #[source]
+        error: std::io::Error,
+    },
+    /// The prefix's folder is the watched folder or inside it.
+    #[error("{} is inside the watched folder; doppel never writes there", folder.display())]
+    InsideFolder {
+        /// The folder.
+        folder: PathBuf,
+    },
+    /// Every numbered prefix tried is taken.
+    #[error("no free export name after {input}-{from}")]
+    NoFreeName {
+        /// The prefix asked for.
+        input: String,
+        /// The first number tried.
+        from: u32,
+    },
 }
 
 /// A result of the terminal UI.

@@ -12,35 +12,20 @@
 //! a temporary name beside it, then renamed into place.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::error::{io, Result, TuiError};
-use serde_json::{json, Map, Value};
+use super::error::{io, ExportError, Result};
 
 use crate::doc::{ordered_pair, CuratorVerdict, DocPath};
 use crate::engine::algo::{AlgorithmId, Score};
 use crate::pairing::cluster::ClusterMode;
+pub use crate::runtime::export::review::EXPORT_FORMAT;
+use crate::runtime::export::review::{self, MemberRow, PairRow};
+use crate::runtime::export::{json_text, ByAlgorithm, Words};
 use crate::runtime::worker::protocol::{cluster_by_label, MemberView, Snapshot};
 
 /// Verdicts known to the UI, by ordered pair.
 pub type Verdicts = BTreeMap<(DocPath, DocPath), Option<CuratorVerdict>>;
-
-/// Version of the export JSON.
-pub const EXPORT_FORMAT: u32 = 1;
-
-fn quote(s: &str) -> String {
-    format!("\"{}\"", s.replace('"', "\"\""))
-}
-
-/// A document's display form, quoted for CSV.
-fn quote_doc(doc: &DocPath) -> String {
-    quote(&doc.to_string())
-}
-
-fn verdict_name(v: Option<CuratorVerdict>) -> &'static str {
-    v.map_or("", CuratorVerdict::as_str)
-}
 
 fn mode_name(m: ClusterMode) -> &'static str {
     match m {
@@ -98,146 +83,100 @@ pub fn as_seen(state: &crate::faces::tui::state::AppState) -> Option<std::sync::
 /// One row per cluster member: cluster id, path, whether it is the
 /// representative, keep flag, the cluster's weakest link, agreeing
 /// algorithms, disagreement.
-pub fn clusters_csv(snap: &Snapshot) -> String {
-    let mut out = String::from("cluster,path,representative,keep,weakest,agreeing,disagreement\n");
-    for (i, c) in snap.clusters.iter().enumerate() {
-        let agreeing: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
-        for (j, m) in c.members.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{}",
-                i + 1,
-                quote_doc(&m.path),
-                j == 0,
-                m.keeper,
-                c.weakest.map_or(String::new(), |w| w.to_string()),
-                quote(&agreeing.join(" ")),
-                c.disagreement
-            );
-        }
-    }
-    out
+pub fn clusters_csv(snap: &Snapshot) -> Result<String> {
+    let rows = snap.clusters.iter().enumerate().flat_map(|(i, c)| {
+        c.members.iter().enumerate().map(move |(j, m)| MemberRow {
+            cluster: i + 1,
+            path: &m.path,
+            representative: j == 0,
+            keep: m.keeper,
+            weakest: c.weakest,
+            agreeing: Words::ids(&c.agreeing),
+            disagreement: c.disagreement,
+        })
+    });
+    Ok(review::clusters_csv(rows)?)
 }
 
 /// One row per (representative, member) pair: every algorithm's score in
 /// its native unit, containment, passing algorithms, the curator's verdict.
-pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> String {
-    let mut out = String::from("cluster,a,b");
-    for id in AlgorithmId::ALL {
-        out.push(',');
-        out.push_str(id.as_str());
-    }
-    out.push_str(",containment,passing,verdict\n");
-    for (i, c) in snap.clusters.iter().enumerate() {
-        let Some(rep) = c.members.first() else {
-            continue;
-        };
-        for m in c.members.iter().skip(1) {
-            let _ = write!(
-                out,
-                "{},{},{}",
-                i + 1,
-                quote_doc(&rep.path),
-                quote_doc(&m.path)
-            );
-            for id in AlgorithmId::ALL {
-                out.push(',');
-                if let Some(v) = m
+pub fn pairs_csv(snap: &Snapshot, verdicts: &Verdicts) -> Result<String> {
+    let rows = snap.clusters.iter().enumerate().flat_map(|(i, c)| {
+        let rep = c.members.first();
+        rep.into_iter().flat_map(move |rep| {
+            c.members.iter().skip(1).map(move |m| PairRow {
+                cluster: i + 1,
+                a: &rep.path,
+                b: &m.path,
+                scores: m.scores.as_ref(),
+                containment: m
                     .scores
                     .as_ref()
-                    .and_then(|s| s.get(&id))
-                    .and_then(Score::value)
-                {
-                    let _ = write!(out, "{v}");
-                }
-            }
-            let containment = m
-                .scores
-                .as_ref()
-                .and_then(|s| s.get(&AlgorithmId::Shingle))
-                .and_then(Score::containment);
-            let passing: Vec<&str> = m.passing.iter().map(|id| id.as_str()).collect();
-            let _ = writeln!(
-                out,
-                ",{},{},{}",
-                containment.map_or(String::new(), |c| c.to_string()),
-                quote(&passing.join(" ")),
-                verdict_name(verdict_of(verdicts, &rep.path, m))
-            );
-        }
-    }
-    out
-}
-
-fn scores_json(scores: Option<&crate::engine::PairScores>) -> Value {
-    let mut map = Map::new();
-    for id in AlgorithmId::ALL {
-        let v = scores
-            .and_then(|s| s.get(&id))
-            .and_then(Score::value)
-            .map_or(Value::Null, |v| json!(v));
-        map.insert(id.as_str().to_owned(), v);
-    }
-    Value::Object(map)
+                    .and_then(|s| s.get(&AlgorithmId::Shingle))
+                    .and_then(Score::containment),
+                passing: Words::ids(&m.passing),
+                verdict: verdict_of(verdicts, &rep.path, m),
+            })
+        })
+    });
+    Ok(review::pairs_csv(rows)?)
 }
 
 /// Everything in one JSON document (format [`EXPORT_FORMAT`]).
 pub fn json(snap: &Snapshot, root: &str, verdicts: &Verdicts) -> Result<String> {
-    let thresholds: Map<String, Value> = AlgorithmId::ALL
-        .into_iter()
-        .map(|id| (id.as_str().to_owned(), json!(snap.spec.thresholds.get(id))))
-        .collect();
-    let clusters: Vec<Value> = snap
-        .clusters
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let members: Vec<Value> = c
-                .members
-                .iter()
-                .map(|m| {
-                    json!({
-                        "path": m.path,
-                        "keep": m.keeper,
-                        "passing": m.passing.iter().map(|id| id.as_str()).collect::<Vec<_>>(),
-                        "scores": m.scores.as_ref().map(|s| scores_json(Some(s))),
+    let ids = |ids: &[AlgorithmId]| ids.iter().map(|id| id.as_str()).collect();
+    let all = all_verdicts(snap, verdicts);
+    let value = review::ReviewJson {
+        cluster_algorithm: cluster_by_label(snap.spec.by),
+        clusters: snap
+            .clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| review::ClusterJson {
+                agreeing: ids(&c.agreeing),
+                disagreement: c.disagreement,
+                id: i + 1,
+                members: c
+                    .members
+                    .iter()
+                    .map(|m| review::MemberJson {
+                        keep: m.keeper,
+                        passing: ids(&m.passing),
+                        path: &m.path,
+                        scores: m.scores.as_ref().map(ByAlgorithm::every_score),
                     })
-                })
-                .collect();
-            json!({
-                "id": i + 1,
-                "representative": c.members.first().map(|m| m.path.clone()),
-                "weakest": c.weakest,
-                "agreeing": c.agreeing.iter().map(|id| id.as_str()).collect::<Vec<_>>(),
-                "disagreement": c.disagreement,
-                "members": members,
+                    .collect(),
+                representative: c.members.first().map(|m| &m.path),
+                weakest: c.weakest,
             })
-        })
-        .collect();
-    let verdict_list: Vec<Value> = all_verdicts(snap, verdicts)
-        .iter()
-        .filter_map(|((a, b), v)| {
-            v.map(|v| json!({"a": a, "b": b, "verdict": verdict_name(Some(v))}))
-        })
-        .collect();
-    let skipped: Vec<Value> = snap
-        .skipped
-        .iter()
-        .map(|(p, r)| json!({"path": p, "reason": r}))
-        .collect();
-    let value = json!({
-        "doppel": env!("CARGO_PKG_VERSION"),
-        "export_format": EXPORT_FORMAT,
-        "root": root,
-        "cluster_algorithm": cluster_by_label(snap.spec.by),
-        "mode": mode_name(snap.spec.mode),
-        "thresholds": thresholds,
-        "documents": snap.documents,
-        "clusters": clusters,
-        "verdicts": verdict_list,
-        "skipped": skipped,
-    });
-    Ok(serde_json::to_string_pretty(&value)? + "\n")
+            .collect(),
+        documents: snap.documents,
+        doppel: env!("CARGO_PKG_VERSION"),
+        export_format: EXPORT_FORMAT,
+        mode: mode_name(snap.spec.mode),
+        root,
+        skipped: snap
+            .skipped
+            .iter()
+            .map(|(path, reason)| review::SkippedJson { path, reason })
+            .collect(),
+        thresholds: ByAlgorithm::new(
+            AlgorithmId::ALL
+                .into_iter()
+                .map(|id| (id, Some(snap.spec.thresholds.get(id)))),
+        ),
+        verdicts: all
+            .iter()
+            .filter_map(|((a, b), v)| {
+                Some(review::VerdictJson {
+                    a,
+                    b,
+                    verdict: (*v)?,
+                })
+            })
+            .collect(),
+    };
+    Ok(json_text(&value)?)
 }
 
 /// The absolute prefix for `input` (relative to `cwd`, `~/` = home),
@@ -256,21 +195,16 @@ pub fn resolve(input: &str, cwd: &Path, root: &Path) -> Result<PathBuf> {
         cwd.join(expanded)
     };
     let Some(name) = full.file_name().map(|n| n.to_owned()) else {
-        return Err(TuiError::Export(format!(
-            "{} needs a file name prefix",
-            full.display()
-        )));
+        return Err(ExportError::NoName { path: full }.into());
     };
     let dir = full.parent().unwrap_or(Path::new("/"));
-    let dir = dir
-        .canonicalize()
-        .map_err(|e| TuiError::Export(format!("folder {} does not exist: {e}", dir.display())))?;
+    let dir = dir.canonicalize().map_err(|error| ExportError::NoFolder {
+        folder: dir.to_path_buf(),
+        error,
+    })?;
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     if dir.starts_with(&root) {
-        return Err(TuiError::Export(format!(
-            "{} is inside the watched folder; doppel never writes there",
-            dir.display()
-        )));
+        return Err(ExportError::InsideFolder { folder: dir }.into());
     }
     Ok(dir.join(name))
 }
@@ -338,9 +272,11 @@ pub fn free_prefix(input: &str, cwd: &Path, root: &Path) -> Result<(String, Path
             return Ok((name, path));
         }
     }
-    Err(TuiError::Export(format!(
-        "no free export name after {input}-{from}"
-    )))
+    Err(ExportError::NoFreeName {
+        input: input.to_owned(),
+        from,
+    }
+    .into())
 }
 
 /// What an export wrote.
@@ -393,8 +329,8 @@ pub fn write(
     let (used, prefix) = free_prefix(input, cwd, root)?;
     let with = |suffix: &str| with_suffix(&prefix, suffix);
     let files = [
-        (with(SUFFIXES[0]), clusters_csv(snap)),
-        (with(SUFFIXES[1]), pairs_csv(snap, verdicts)),
+        (with(SUFFIXES[0]), clusters_csv(snap)?),
+        (with(SUFFIXES[1]), pairs_csv(snap, verdicts)?),
         (
             with(SUFFIXES[2]),
             json(snap, &root.display().to_string(), verdicts)?,
@@ -494,12 +430,12 @@ mod tests {
             })],
             ..empty_snapshot()
         };
-        let csv = pairs_csv(&snap, &Verdicts::new());
+        let csv = pairs_csv(&snap, &Verdicts::new()).unwrap();
         assert!(csv.lines().nth(1).unwrap().ends_with(",duplicate"), "{csv}");
         let json = json(&snap, "/books", &Verdicts::new()).unwrap();
         assert!(json.contains("\"verdict\": \"duplicate\""), "{json}");
         let undone = Verdicts::from([(ordered_pair(&"a.txt".into(), &"b.txt".into()), None)]);
-        let csv = pairs_csv(&snap, &undone);
+        let csv = pairs_csv(&snap, &undone).unwrap();
         assert!(csv.lines().nth(1).unwrap().ends_with(','), "{csv}");
         assert!(!json_of(&snap, &undone).contains("duplicate"));
     }

@@ -47,7 +47,7 @@ pub use update::update;
 use std::time::Duration;
 
 use error::io;
-pub use error::{Result, TuiError};
+pub use error::{ExportError, Result, TuiError};
 
 use crate::runtime::config::ThemeName;
 use crate::runtime::worker::WorkerConfig;

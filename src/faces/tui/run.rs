@@ -10,6 +10,7 @@
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
@@ -109,7 +110,7 @@ fn apply(
                 // next actions.
                 let result = crate::runtime::config::save_thresholds(&path, &thresholds)
                     .map(|()| path)
-                    .map_err(|e| e.to_string());
+                    .map_err(Arc::new);
                 let _ = actions.send(Action::ThresholdsSaved(result));
             }
             Effect::Export { prefix } => {
@@ -137,7 +138,7 @@ fn apply(
                                 )?);
                                 Ok(written)
                             })
-                            .map_err(|e| e.to_string());
+                            .map_err(Arc::new);
                         let _ = tx.send(Action::Exported(result));
                     });
             }

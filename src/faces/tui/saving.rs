@@ -4,9 +4,11 @@
 //! unsaved, and `q` asks once before quitting without them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::state::{AppState, Effect, Level};
 use super::ui::curators;
+use crate::runtime::config::ConfigError;
 use crate::runtime::store::SharedThresholds;
 use crate::runtime::worker::Command;
 
@@ -37,7 +39,7 @@ pub fn save(state: &mut AppState, out: &mut Vec<Command>) {
 }
 
 /// The loop's answer to [`save`]: the file written, or why not.
-pub fn saved(state: &mut AppState, result: Result<PathBuf, String>) {
+pub fn saved(state: &mut AppState, result: Result<PathBuf, Arc<ConfigError>>) {
     match result {
         Ok(path) => {
             state.defaults = state.thresholds.thresholds.clone();

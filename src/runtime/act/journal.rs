@@ -65,8 +65,8 @@ pub fn path_hex(path: &Path) -> String {
 }
 
 /// The path a [`path_hex`] string names.
-pub fn path_from_hex(text: &str) -> Result<PathBuf, String> {
-    let bytes = hex::decode(text).map_err(|e| e.to_string())?;
+pub fn path_from_hex(text: &str) -> Result<PathBuf, hex::FromHexError> {
+    let bytes = hex::decode(text)?;
     Ok(DocPath::from_bytes(bytes).to_relative_path())
 }
 
@@ -132,7 +132,7 @@ pub fn read(path: &Path) -> Result<Vec<Entry>> {
         let entry = serde_json::from_str(&line).map_err(|e| ActError::Journal {
             journal: path.to_path_buf(),
             line: n + 1,
-            reason: e.to_string(),
+            reason: e,
         })?;
         entries.push(entry);
     }
@@ -160,7 +160,7 @@ pub fn read_lenient(path: &Path) -> Result<Lines> {
                 ActError::Journal {
                     journal: path.to_path_buf(),
                     line: n + 1,
-                    reason: e.to_string(),
+                    reason: e,
                 }
                 .to_string(),
             ),

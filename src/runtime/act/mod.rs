@@ -61,7 +61,8 @@ pub enum ActError {
         /// The 1-based line.
         line: usize,
         /// What is wrong with it.
-        reason: String,
+        #[source]
+        reason: serde_json::Error,
     },
     /// The folder's index could not be read.
     #[error(transparent)]

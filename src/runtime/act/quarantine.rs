@@ -194,14 +194,73 @@ pub fn quarantine(
     Ok(outcome)
 }
 
+/// Why one file is not moved, or not put back (or a journal's files not
+/// at all): what an [`Outcome`]'s or an [`UndoReport`]'s problem says
+/// after the file.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    /// The file system refused (the file is gone, a folder cannot be
+    /// made, the move failed).
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// The file is no longer as planned.
+    #[error("changed since the plan")]
+    Changed,
+    /// The journal's folder is not hex.
+    #[error("its folder does not read ({0})")]
+    FolderHex(#[source] hex::FromHexError),
+    /// The folder the user named cannot be resolved.
+    #[error("cannot open folder {}: {error}", folder.display())]
+    NamedFolder {
+        folder: PathBuf,
+        #[source]
+        error: io::Error,
+    },
+    /// The folder the user named is not the journal's.
+    #[error("written for the folder {recorded}, not {named}")]
+    OtherFolder { recorded: DocPath, named: DocPath },
+    /// Nothing vouches for the journal's folder.
+    #[error(
+        "doppel has no record of moving these files out of {recorded} (a journal from \
+         elsewhere, or edited); if that folder is yours, name it: doppel undo {} --folder \
+         {recorded}",
+        journal.display()
+    )]
+    NoRecord { recorded: DocPath, journal: PathBuf },
+    /// The journal's folder is gone (or a link stands in its place).
+    #[error("the folder {0} is not there")]
+    FolderGone(DocPath),
+    /// The file has left the quarantine.
+    #[error("no longer in the quarantine")]
+    NotInQuarantine,
+    /// A file is at the old path again.
+    #[error(
+        "a file has reappeared at {home}; doppel never overwrites it, the quarantined copy \
+         stays at {held}"
+    )]
+    Reappeared { home: DocPath, held: DocPath },
+    /// The quarantined entry is a link or a folder.
+    #[error("{0} is not a regular file (a link or a folder); left there")]
+    NotAFile(DocPath),
+    /// The quarantined file's bytes are not the journal's.
+    #[error(
+        "the quarantined file {0} changed since it was moved (its bytes are not the \
+         journal's); left there"
+    )]
+    Altered(DocPath),
+    /// A folder on the way is a link or a file.
+    #[error("{0} is not a folder (a link or a file); nothing put back through it")]
+    NotAFolder(DocPath),
+}
+
 /// Whether the file at `from` still has the size and mtime it was planned
 /// with (the plan may have waited for a confirmation).
-fn still_as_planned(from: &Path, expected: &Expected) -> Result<(), String> {
-    let meta = fs::symlink_metadata(from).map_err(|e| e.to_string())?;
+fn still_as_planned(from: &Path, expected: &Expected) -> Result<(), Refusal> {
+    let meta = fs::symlink_metadata(from)?;
     let now = FileIdentity::from_metadata(&meta);
     if !meta.file_type().is_file() || now.size != expected.size || now.mtime_ns != expected.mtime_ns
     {
-        return Err("changed since the plan".into());
+        return Err(Refusal::Changed);
     }
     Ok(())
 }
@@ -322,37 +381,37 @@ fn allowed_root(
     root_hex: &str,
     at_ns: i64,
     into: UndoInto<'_>,
-) -> Result<PathBuf, String> {
-    let root =
-        journal::path_from_hex(root_hex).map_err(|e| format!("its folder does not read ({e})"))?;
+) -> Result<PathBuf, Refusal> {
+    let root = journal::path_from_hex(root_hex).map_err(Refusal::FolderHex)?;
     let shown = DocPath::from_relative(&root);
     match into {
         UndoInto::Folder(folder) => {
             let named = folder
                 .canonicalize()
-                .map_err(|e| format!("cannot open folder {}: {e}", folder.display()))?;
+                .map_err(|error| Refusal::NamedFolder {
+                    folder: folder.to_path_buf(),
+                    error,
+                })?;
             if named != root {
-                return Err(format!(
-                    "written for the folder {shown}, not {}",
-                    DocPath::from_relative(&named)
-                ));
+                return Err(Refusal::OtherFolder {
+                    recorded: shown,
+                    named: DocPath::from_relative(&named),
+                });
             }
         }
         UndoInto::Recorded(records) => {
             if !records.is_some_and(|r| r.vouches_for(journal, at_ns, root_hex)) {
-                return Err(format!(
-                    "doppel has no record of moving these files out of {shown} (a journal \
-                     from elsewhere, or edited); if that folder is yours, name it: \
-                     doppel undo {} --folder {shown}",
-                    journal.display()
-                ));
+                return Err(Refusal::NoRecord {
+                    recorded: shown,
+                    journal: journal.to_path_buf(),
+                });
             }
         }
     }
     // Recorded canonical: a folder gone, or a link put in its place since,
     // is not where the files came from.
     if root.canonicalize().ok().as_deref() != Some(root.as_path()) || !root.is_dir() {
-        return Err(format!("the folder {shown} is not there"));
+        return Err(Refusal::FolderGone(shown));
     }
     Ok(root)
 }
@@ -365,7 +424,7 @@ fn clean_partial(dest: &Path, relative: &Path, doc: &DocPath, safe: bool, report
     partial.push(PARTIAL_SUFFIX);
     let partial = PathBuf::from(partial);
     // Only through real folders of the quarantine: never a file elsewhere.
-    if real_folders(dest, relative, false) != Ok(true)
+    if !matches!(real_folders(dest, relative, false), Ok(true))
         || !fs::symlink_metadata(&partial).is_ok_and(|m| m.is_file())
     {
         return;
@@ -416,7 +475,7 @@ fn put_back(
     root: &Path,
     relative: &Path,
     expected: &Expected,
-) -> Result<PutBack, String> {
+) -> Result<PutBack, Refusal> {
     let (held, home) = (dest.join(relative), root.join(relative));
     let home_taken = fs::symlink_metadata(&home).is_ok();
     let in_quarantine = real_folders(dest, relative, false)? && fs::symlink_metadata(&held).is_ok();
@@ -425,30 +484,22 @@ fn put_back(
         if home_taken && matches_bytes(&home, expected) {
             return Ok(PutBack::AlreadyBack);
         }
-        return Err("no longer in the quarantine".into());
+        return Err(Refusal::NotInQuarantine);
     }
     if home_taken {
-        return Err(format!(
-            "a file has reappeared at {}; doppel never overwrites it, the quarantined copy stays at {}",
-            DocPath::from_relative(&home),
-            DocPath::from_relative(&held)
-        ));
+        return Err(Refusal::Reappeared {
+            home: DocPath::from_relative(&home),
+            held: DocPath::from_relative(&held),
+        });
     }
     if !fs::symlink_metadata(&held).is_ok_and(|m| m.is_file()) {
-        return Err(format!(
-            "{} is not a regular file (a link or a folder); left there",
-            DocPath::from_relative(&held)
-        ));
+        return Err(Refusal::NotAFile(DocPath::from_relative(&held)));
     }
     if !matches_bytes(&held, expected) {
-        return Err(format!(
-            "the quarantined file {} changed since it was moved (its bytes are not the \
-             journal's); left there",
-            DocPath::from_relative(&held)
-        ));
+        return Err(Refusal::Altered(DocPath::from_relative(&held)));
     }
     real_folders(root, relative, true)?;
-    transfer(&held, &home, expected, Transfer::IfNeeded).map_err(|e| e.to_string())?;
+    transfer(&held, &home, expected, Transfer::IfNeeded)?;
     Ok(PutBack::Restored)
 }
 
@@ -456,24 +507,19 @@ fn put_back(
 /// folder (not a symbolic link, which could lead out of `base`): `false`
 /// when one is missing, unless `create` makes it; an error naming one
 /// that is a link or a file.
-fn real_folders(base: &Path, relative: &Path, create: bool) -> Result<bool, String> {
+fn real_folders(base: &Path, relative: &Path, create: bool) -> Result<bool, Refusal> {
     let mut folder = base.to_path_buf();
     let parents = relative.parent().into_iter().flat_map(Path::components);
     for part in parents {
         folder.push(part);
         match fs::symlink_metadata(&folder) {
             Ok(meta) if meta.is_dir() => {}
-            Ok(_) => {
-                return Err(format!(
-                    "{} is not a folder (a link or a file); nothing put back through it",
-                    DocPath::from_relative(&folder)
-                ))
-            }
+            Ok(_) => return Err(Refusal::NotAFolder(DocPath::from_relative(&folder))),
             Err(e) if e.kind() == io::ErrorKind::NotFound && create => {
-                fs::create_dir(&folder).map_err(|e| e.to_string())?;
+                fs::create_dir(&folder)?;
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(true)

@@ -17,7 +17,10 @@ use crate::doc::DocPath;
 use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner};
 use crate::pairing::library::LibraryConfig;
-use crate::runtime::collection::{list_files, read_listed_text, ListedRoot, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{
+    list_files, read_listed_text, ListedRoot, Skip, DEFAULT_SIZE_CAP,
+};
+use crate::runtime::reading::ReadLimits;
 
 /// Why the user's boilerplate folder cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +44,7 @@ pub enum UserDirError {
         /// The boilerplate folder.
         dir: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
 }
@@ -95,9 +99,13 @@ impl UserBoilerplate {
         let mut files = Vec::new();
         let listed = ListedRoot::new(&resolved);
         for entry in entries {
-            match read_listed_text(&listed, &entry, DEFAULT_SIZE_CAP) {
-                Ok(decoded) => {
-                    let analysis = engine.analyze(&decoded.text);
+            let analyzed = read_listed_text(&listed, &entry, DEFAULT_SIZE_CAP).and_then(|d| {
+                engine.try_analyze(&d.text).map_err(|_| Skip::OutOfMemory {
+                    needed: ReadLimits::default().bound(entry.bytes),
+                })
+            });
+            match analyzed {
+                Ok(analysis) => {
                     files.push((entry.doc, super::samples(engine, &analysis, library)));
                 }
                 Err(skip) => {

@@ -12,16 +12,18 @@ pub enum ConfigError {
         /// The file.
         path: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// Not TOML. The parser quotes the line, so any store address in it is
     /// [`redacted`](crate::runtime::store::redacted_in).
-    #[error("{origin}: {}", crate::runtime::store::redacted_in(&error.to_string()))]
+    #[error("{origin}: {error}")]
     Syntax {
         /// "config file PATH" or "built-in config".
         origin: String,
-        /// What the TOML parser said.
-        error: Box<toml::de::Error>,
+        /// What the TOML parser said, redacted.
+        #[source]
+        error: RedactedSyntax,
     },
     /// A key that does not exist, a value of the wrong type or out of its
     /// range.
@@ -42,19 +44,49 @@ pub enum ConfigError {
         /// The folder.
         root: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// Tuned settings cannot be written into the config file.
-    #[error("cannot save to config file {}: {message}", path.display())]
+    #[error("cannot save to config file {}: {problem}", path.display())]
     Save {
         /// The file.
         path: PathBuf,
         /// Why.
-        message: String,
+        #[source]
+        problem: SaveProblem,
     },
     /// The configuration does not serialize (`doppel config`).
     #[error("cannot write the configuration as TOML: {0}")]
     Write(#[from] toml::ser::Error),
+}
+
+/// A TOML syntax error, shown with any store address in it
+/// [`redacted`](crate::runtime::store::redacted_in): the parser's own text
+/// (which quotes the line) is never shown, so it is no source of this one.
+#[derive(Debug)]
+pub struct RedactedSyntax(pub Box<toml::de::Error>);
+
+impl std::fmt::Display for RedactedSyntax {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&crate::runtime::store::redacted_in(&self.0.to_string()))
+    }
+}
+
+impl std::error::Error for RedactedSyntax {}
+
+/// Why tuned thresholds cannot be saved into the config file.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveProblem {
+    /// The file is not TOML.
+    #[error("{0}")]
+    Syntax(#[from] toml_edit::TomlError),
+    /// Its `thresholds` is a value, not a table.
+    #[error("`thresholds` is not a table")]
+    NotATable,
+    /// The new file cannot be written or put in place.
+    #[error("{0}")]
+    Write(#[from] std::io::Error),
 }
 
 fn table_text(table: &[String]) -> String {

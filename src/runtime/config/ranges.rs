@@ -13,6 +13,7 @@
 //! range next to its setting.
 
 use std::fmt::Display;
+use std::sync::Arc;
 
 use crate::engine::algo::AlgorithmId;
 use crate::engine::stats::IdfSource;
@@ -22,7 +23,7 @@ use crate::pairing::cluster::ClusterBy;
 use super::Config;
 
 /// A setting outside its range, or otherwise unusable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("{key} = {value}: {problem}")]
 pub struct Invalid {
     /// The key as the file spells it, dotted: `algorithms.minhash.num_perm`.
@@ -31,6 +32,10 @@ pub struct Invalid {
     pub value: String,
     /// The range it must lie in, or why it cannot be used.
     pub problem: String,
+    /// The error `problem` tells of, where one was met (a glob that does
+    /// not parse).
+    #[source]
+    pub cause: Option<Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 impl Invalid {
@@ -39,6 +44,20 @@ impl Invalid {
             key: key.into(),
             value: value.to_string(),
             problem: problem.into(),
+            cause: None,
+        }
+    }
+
+    /// `error` as the problem of `key`'s `value`, and its source.
+    fn of(
+        key: impl Into<String>,
+        value: impl Display,
+        error: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Invalid {
+            problem: error.to_string(),
+            cause: Some(Arc::new(error)),
+            ..Invalid::new(key, value, "")
         }
     }
 }
@@ -357,7 +376,7 @@ impl Config {
         }
         for glob in &self.ignore {
             crate::runtime::collection::check_ignore_glob(glob)
-                .map_err(|e| Invalid::new("ignore", quoted(glob), e.to_string()))?;
+                .map_err(|e| Invalid::of("ignore", quoted(glob), e))?;
         }
         if let Some(store) = &self.store {
             check_store(store)?;

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use toml_edit::{DocumentMut, Item, Table};
 
-use super::{Config, ConfigError, Result};
+use super::{Config, ConfigError, Result, SaveProblem};
 use crate::engine::Thresholds;
 
 /// Set each of `thresholds` in the `[thresholds]` table of the config file
@@ -27,20 +27,18 @@ pub fn save_thresholds(path: &Path, thresholds: &Thresholds) -> Result<()> {
             })
         }
     };
-    let mut doc: DocumentMut =
-        text.parse()
-            .map_err(|e: toml_edit::TomlError| ConfigError::Save {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?;
+    let save_error = |problem| ConfigError::Save {
+        path: path.to_path_buf(),
+        problem,
+    };
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| save_error(e.into()))?;
     let table = doc
         .entry("thresholds")
         .or_insert_with(|| Item::Table(Table::new()))
         .as_table_mut()
-        .ok_or_else(|| ConfigError::Save {
-            path: path.to_path_buf(),
-            message: "`thresholds` is not a table".into(),
-        })?;
+        .ok_or_else(|| save_error(SaveProblem::NotATable))?;
     for (id, &value) in &thresholds.0 {
         // Steps of 0.01 add up to 0.15000000000000002: the file reads as typed.
         let value = (value * 1e9).round() / 1e9;
@@ -49,10 +47,7 @@ pub fn save_thresholds(path: &Path, thresholds: &Thresholds) -> Result<()> {
     let text = doc.to_string();
     // What is written must load, with these thresholds.
     Config::from_toml(&text, Some(path))?;
-    write_replacing(path, &text).map_err(|error| ConfigError::Save {
-        path: path.to_path_buf(),
-        message: error.to_string(),
-    })
+    write_replacing(path, &text).map_err(|error| save_error(error.into()))
 }
 
 /// Write `text` to a file beside `path`, then rename it over `path`.

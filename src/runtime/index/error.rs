@@ -18,6 +18,7 @@ pub enum IndexError {
         /// The folder as given.
         root: PathBuf,
         /// What the file system said.
+        #[source]
         error: std::io::Error,
     },
     /// The path given as the folder is something else.

@@ -24,8 +24,8 @@ use crate::engine::Engine;
 use crate::pairing::boilerplate::{DocSamples, Learner, Span};
 use crate::pairing::library::LibraryConfig;
 use crate::runtime::boilerplate::{body_prints, BoilerplateReport, PassageSummary};
-use crate::runtime::collection::FileEntry;
-use crate::runtime::reading::print_text_sampled;
+use crate::runtime::collection::{FileEntry, Skip};
+use crate::runtime::reading::{print_text_sampled, ReadLimits};
 use crate::runtime::store::StoreError;
 use crate::runtime::store::{
     DocRecord, DocStatus, KeptText, OverruledPassage, StoredBoilerplate, StoredText,
@@ -146,7 +146,9 @@ impl FolderIndex {
             let (engine, library) = (&self.engine, self.library.config());
             let mut ingested: Vec<Ingested> = kept
                 .into_par_iter()
-                .map(|(entry, text)| reprint(engine, library, entry, text))
+                .map(|(entry, text)| {
+                    reprint(engine, library, &self.options.read_limits, entry, text)
+                })
                 .collect();
             ingested.extend(self.ingest_all(to_read));
             ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
@@ -295,22 +297,30 @@ fn as_it_is_now(entry: &FileEntry) -> FileEntry {
 
 /// `entry`'s document fingerprinted and sampled again from its kept
 /// `text`, as reading its file gave them (its stored identity, content hash
-/// and encoding stand: the text is what they describe).
-fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: KeptText) -> Ingested {
+/// and encoding stand: the text is what they describe); skipped with the
+/// reason, as reading it would be, when memory for that cannot be had.
+fn reprint(
+    engine: &Engine,
+    library: &LibraryConfig,
+    limits: &ReadLimits,
+    entry: FileEntry,
+    kept: KeptText,
+) -> Ingested {
     // The record's shingle count is every distinct word shingle's, where
     // anything reads it (0 otherwise).
     let options = PrintOptions {
         count_all_shingles: engine.reads_shingle_count(),
         ..PrintOptions::default()
     };
-    let (printed, sampled) = print_text_sampled(
+    let needed = limits.bound(kept.text.len() as u64);
+    let printed = print_text_sampled(
         kept.text,
         engine,
         engine.reference_weights(),
         options,
         library,
     );
-    let record = DocRecord {
+    let mut record = DocRecord {
         id: None,
         path: entry.doc.clone(),
         identity: entry.identity,
@@ -318,18 +328,32 @@ fn reprint(engine: &Engine, library: &LibraryConfig, entry: FileEntry, kept: Kep
         first_seen_ns: 0,
         status: DocStatus::Indexed,
         encoding: kept.encoding,
-        fingerprints: Some(printed.fingerprints),
+        fingerprints: None,
         terms: Vec::new(),
-        shingles: printed.all_shingles.unwrap_or_default() as u32,
+        shingles: 0,
         entry: None,
         boilerplate: None,
         text: None,
+    };
+    let learned = match printed {
+        Ok((printed, sampled)) => {
+            record.fingerprints = Some(printed.fingerprints);
+            record.shingles = printed.all_shingles.unwrap_or_default() as u32;
+            Some((sampled.text, sampled.samples))
+        }
+        Err(_) => {
+            record.encoding = None;
+            record.status = DocStatus::Skipped {
+                reason: Skip::OutOfMemory { needed }.to_string(),
+            };
+            None
+        }
     };
     Ingested {
         entry,
         record,
         changed: false,
-        learned: Some((sampled.text, sampled.samples)),
+        learned,
         adopted: false,
     }
 }

@@ -100,23 +100,51 @@ pub(super) fn scores_to_blob(scores: &PairScores, swap: bool) -> Vec<u8> {
 /// pairs of a large index allocates nothing per pair.
 pub type ScoreList = SmallVec<[(AlgorithmId, Score); AlgorithmId::ALL.len()]>;
 
-pub(super) fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, String> {
+/// Why a value the store keeps does not decode (written by another build,
+/// or damaged); said in [`super::StoreError::Decode`].
+#[derive(Debug, thiserror::Error)]
+pub enum Undecodable {
+    /// A pair's scores.
+    #[error("pair scores do not decode: {0}")]
+    Scores(#[source] postcard::Error),
+    /// A pair's scores name an algorithm this build does not know.
+    #[error(transparent)]
+    Algorithm(#[from] crate::engine::algo::UnknownAlgorithm),
+    /// A pair's scores end with bytes to spare.
+    #[error("pair scores do not decode: {0} bytes left over")]
+    ScoresLeftOver(usize),
+    /// A document's boilerplate samples.
+    #[error("samples do not decode: {0}")]
+    Samples(#[source] postcard::Error),
+    /// The samples' hashes and positions do not pair up.
+    #[error("samples do not decode: {hashes} hashes for {positions} positions")]
+    SampleCounts {
+        /// Hashes stored.
+        hashes: usize,
+        /// Positions stored.
+        positions: usize,
+    },
+    /// A document's learned boilerplate.
+    #[error("boilerplate does not decode: {0}")]
+    Boilerplate(#[source] postcard::Error),
+    /// A document's status column.
+    #[error("unknown status {0:?}")]
+    Status(String),
+}
+
+pub(super) fn scores_from_blob(blob: &[u8]) -> Result<ScoreList, Undecodable> {
     // Element by element: the names borrow from the blob and nothing is
     // collected on the way.
-    let bad = |e: postcard::Error| format!("pair scores do not decode: {e}");
-    let (len, mut rest) = postcard::take_from_bytes::<usize>(blob).map_err(bad)?;
+    let (len, mut rest) = postcard::take_from_bytes::<usize>(blob).map_err(Undecodable::Scores)?;
     let mut list = ScoreList::new();
     for _ in 0..len {
         let ((name, score), tail) =
-            postcard::take_from_bytes::<(&str, StoredScore)>(rest).map_err(bad)?;
-        list.push((name.parse()?, score.into()));
+            postcard::take_from_bytes::<(&str, StoredScore)>(rest).map_err(Undecodable::Scores)?;
+        list.push((name.parse::<AlgorithmId>()?, score.into()));
         rest = tail;
     }
     if !rest.is_empty() {
-        return Err(format!(
-            "pair scores do not decode: {} bytes left over",
-            rest.len()
-        ));
+        return Err(Undecodable::ScoresLeftOver(rest.len()));
     }
     Ok(list)
 }
@@ -177,15 +205,13 @@ pub(super) fn samples_to_blob(samples: &DocSamples) -> Vec<u8> {
 }
 
 /// The samples [`samples_to_blob`] packed.
-pub(super) fn samples_from_blob(blob: &[u8]) -> Result<DocSamples, String> {
-    let packed: PackedSamples =
-        postcard::from_bytes(blob).map_err(|e| format!("samples do not decode: {e}"))?;
+pub(super) fn samples_from_blob(blob: &[u8]) -> Result<DocSamples, Undecodable> {
+    let packed: PackedSamples = postcard::from_bytes(blob).map_err(Undecodable::Samples)?;
     if packed.hashes.len() != packed.gaps.len() {
-        return Err(format!(
-            "samples do not decode: {} hashes for {} positions",
-            packed.hashes.len(),
-            packed.gaps.len()
-        ));
+        return Err(Undecodable::SampleCounts {
+            hashes: packed.hashes.len(),
+            positions: packed.gaps.len(),
+        });
     }
     let mut word = 0u32;
     let samples = packed

@@ -42,7 +42,7 @@ impl RawDoc {
             doc: DocPath::from_bytes(self.path.as_slice()).to_string(),
             reason,
         };
-        let status = status_from_sql(&self.status, self.reason).map_err(err)?;
+        let status = status_from_sql(&self.status, self.reason).map_err(|e| err(e.to_string()))?;
         let corrupt = self
             .fingerprints
             .as_deref()

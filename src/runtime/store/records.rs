@@ -119,13 +119,16 @@ pub struct DocEntry {
 pub const ENTRY_FORMAT: u32 = 3;
 
 /// The `status` and `reason` columns as a [`DocStatus`].
-pub(super) fn status_from_sql(status: &str, reason: Option<String>) -> Result<DocStatus, String> {
+pub(super) fn status_from_sql(
+    status: &str,
+    reason: Option<String>,
+) -> Result<DocStatus, super::codec::Undecodable> {
     match status {
         "indexed" => Ok(DocStatus::Indexed),
         "skipped" => Ok(DocStatus::Skipped {
             reason: reason.unwrap_or_default(),
         }),
-        other => Err(format!("unknown status {other:?}")),
+        other => Err(super::codec::Undecodable::Status(other.to_owned())),
     }
 }
 

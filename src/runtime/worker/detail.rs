@@ -54,19 +54,24 @@ pub(crate) fn minhash_bands(library: &LibraryConfig, num_perm: usize) -> (usize,
 }
 
 /// Re-read both files (read-only) for the exact measures; `None` when one
-/// cannot be read any more.
+/// cannot be read any more (or memory for its analysis cannot be had).
 fn exact(engine: &Engine, job: &PairJob) -> Option<ExactMeasures> {
     let ta = read_text(&job.path_a, DEFAULT_SIZE_CAP).ok()?;
     let tb = read_text(&job.path_b, DEFAULT_SIZE_CAP).ok()?;
     let body = |text: &str, spans: &[Span]| {
-        let whole = engine.analyze(text);
+        let whole = engine.try_analyze(text).ok()?;
         let ranges: Vec<std::ops::Range<u32>> = spans.iter().map(|s| s.start..s.end).collect();
-        match engine.analyze_without(text, whole.words.len(), &ranges) {
-            Some(body) => body.analysis,
-            None => whole,
-        }
+        Some(
+            match engine.analyze_without(text, whole.words.len(), &ranges) {
+                Ok(Some(body)) => body.analysis,
+                _ => whole,
+            },
+        )
     };
-    let (da, db) = (body(&ta.text, &job.spans[0]), body(&tb.text, &job.spans[1]));
+    let (da, db) = (
+        body(&ta.text, &job.spans[0])?,
+        body(&tb.text, &job.spans[1])?,
+    );
     let shingle = &engine.config().algorithms.shingle;
     Some(exact_measures(
         &da,

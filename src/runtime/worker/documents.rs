@@ -38,19 +38,28 @@ pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
         problem: None,
     };
     let decoded = read_bytes(file, DEFAULT_SIZE_CAP)
-        .map_err(|skip| skip.to_string())
+        .map_err(Unreadable::from)
         .and_then(|(bytes, identity)| {
             facts.size = identity.size;
-            decode_owned(bytes).map_err(|e| e.to_string())
+            Ok(decode_owned(bytes)?)
         });
     match decoded {
         Ok(d) => {
             facts.encoding = d.encoding.to_ascii_lowercase();
             facts.quality = quality::estimate(&d.text);
         }
-        Err(problem) => facts.problem = Some(problem),
+        Err(problem) => facts.problem = Some(problem.to_string()),
     }
     facts
+}
+
+/// Why a document's facts have no text: the file, or its bytes.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    File(#[from] crate::runtime::collection::Skip),
+    #[error(transparent)]
+    Bytes(#[from] crate::engine::text::decode::DecodeError),
 }
 
 /// Most neighbours listed per document.

@@ -3,7 +3,7 @@
 //! and hands it to a helper thread, which answers only the newest request
 //! it has, so a slow diff never holds up commands.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, TryReserveError};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Arc;
@@ -16,7 +16,8 @@ use super::Worker;
 use crate::doc::DocPath;
 use crate::engine::algo::winnow::Winnow;
 use crate::engine::{Engine, EngineConfig};
-use crate::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use crate::runtime::collection::{read_text, Skip, DEFAULT_SIZE_CAP};
+use crate::runtime::reading::ReadLimits;
 
 /// A diff request for the diff helper.
 pub(super) struct DiffJob {
@@ -172,7 +173,9 @@ pub(super) fn spawn_diff_helper(
                 let job = newest(first, &rx);
                 let update = match diff_job(&winnow, furniture, &job) {
                     Ok(view) => Update::Diff(Arc::new(view)),
-                    Err(message) => Update::Error(WorkerError::new(ErrorKind::File, message)),
+                    Err(error) => {
+                        Update::Error(WorkerError::new(ErrorKind::File, error.to_string()))
+                    }
                 };
                 if updates.send(update).is_err() {
                     break;
@@ -182,24 +185,62 @@ pub(super) fn spawn_diff_helper(
     tx
 }
 
-fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView, String> {
+/// Why a pair's diff cannot be made: a side's reason, as a scan would
+/// skip the file.
+#[derive(Debug, thiserror::Error)]
+enum DiffJobError {
+    /// A side cannot be read as text.
+    #[error("cannot diff {a} and {b}: {side}: {skip}")]
+    Unreadable {
+        a: DocPath,
+        b: DocPath,
+        /// The side.
+        side: DocPath,
+        #[source]
+        skip: Skip,
+    },
+    /// Memory for a side's page furniture cannot be had.
+    #[error("cannot diff {a} and {b}: {side}: {}", Skip::OutOfMemory { needed: *needed })]
+    NoMemory {
+        a: DocPath,
+        b: DocPath,
+        side: DocPath,
+        /// The most reading it is expected to take, in bytes.
+        needed: u64,
+        #[source]
+        error: TryReserveError,
+    },
+}
+
+fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView, DiffJobError> {
     let deadline = Instant::now() + job.deadline;
-    let read = |path: &PathBuf, name: &DocPath| {
+    let (a, b) = (job.a.clone(), job.b.clone());
+    let read = |path: &PathBuf, side: &DocPath| {
         read_text(path, DEFAULT_SIZE_CAP)
             .map(|d| d.text)
-            .map_err(|e| format!("cannot diff {} and {}: {name}: {e}", job.a, job.b))
+            .map_err(|skip| DiffJobError::Unreadable {
+                a: a.clone(),
+                b: b.clone(),
+                side: side.clone(),
+                skip,
+            })
     };
     let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
-    let furniture_of = |text: &str| -> Vec<std::ops::Range<usize>> {
+    let furniture_of = |text: &str, side: &DocPath| {
         if !furniture {
-            return Vec::new();
+            return Ok(Vec::new());
         }
-        crate::engine::text::furniture::find(text)
-            .into_iter()
-            .map(|f| f.range)
-            .collect()
+        let found =
+            crate::engine::text::furniture::find(text).map_err(|error| DiffJobError::NoMemory {
+                a: a.clone(),
+                b: b.clone(),
+                side: side.clone(),
+                needed: ReadLimits::default().bound(text.len() as u64),
+                error,
+            })?;
+        Ok(found.into_iter().map(|f| f.range).collect::<Vec<_>>())
     };
-    let (mut fa, mut fb) = (furniture_of(&ta), furniture_of(&tb));
+    let (mut fa, mut fb) = (furniture_of(&ta, &job.a)?, furniture_of(&tb, &job.b)?);
     fa.extend(job.boilerplate[0].iter().cloned());
     fb.extend(job.boilerplate[1].iter().cloned());
     let options = diff::DiffOptions {

@@ -50,7 +50,7 @@ fn ok(bytes: &[u8]) -> Decoded {
 
 fn binary_what(bytes: &[u8]) -> String {
     match decode(bytes) {
-        Err(NotText::Binary { what }) => what,
+        Err(DecodeError::NotText(NotText::Binary { what })) => what,
         other => panic!("expected binary, got {other:?}"),
     }
 }
@@ -291,10 +291,13 @@ fn control_character_soup_is_binary_but_a_few_are_fine() {
 
 #[test]
 fn empty_and_blank() {
-    assert_eq!(decode(b""), Err(NotText::Empty));
-    assert_eq!(decode(b"\xEF\xBB\xBF"), Err(NotText::Empty));
-    assert_eq!(decode(b"  \n\t "), Err(NotText::Blank));
-    assert_eq!(decode("\u{3000} \u{a0}…".as_bytes()), Err(NotText::Blank));
+    assert_eq!(decode(b""), Err(NotText::Empty.into()));
+    assert_eq!(decode(b"\xEF\xBB\xBF"), Err(NotText::Empty.into()));
+    assert_eq!(decode(b"  \n\t "), Err(NotText::Blank.into()));
+    assert_eq!(
+        decode("\u{3000} \u{a0}…".as_bytes()),
+        Err(NotText::Blank.into())
+    );
     assert_eq!(decode(b"  x  ").map(|d| d.text), Ok("  x  ".to_owned()));
 }
 
@@ -364,7 +367,7 @@ proptest! {
         bytes in prop_oneof![texty_bytes(), proptest::collection::vec(any::<u8>(), 0..600)],
     ) {
         let whole = decode(&bytes);
-        prop_assert_eq!(decode_owned(bytes), whole.map_err(DecodeError::from));
+        prop_assert_eq!(decode_owned(bytes), whole);
     }
 
     /// The guessed-UTF-8 path's decoder replaces what the standard

@@ -8,6 +8,16 @@ use super::*;
 use crate::engine::text::normalize;
 use crate::hash::SplitMix64;
 
+/// [`super::find`] of a test text (memory for its lines is there).
+fn find(text: &str) -> Vec<Furniture> {
+    super::find(text).expect("memory for a test text's lines")
+}
+
+/// [`super::without_furniture`] of a test text.
+fn without_furniture(text: &str) -> Cow<'_, str> {
+    super::without_furniture(text).expect("memory for a test text's lines")
+}
+
 const WORDS: &[&str] = &[
     "the",
     "of",

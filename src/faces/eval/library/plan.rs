@@ -34,14 +34,22 @@ impl LibrarySize {
     }
 }
 
-impl FromStr for LibrarySize {
-    type Err = String;
+/// A name that is no [`LibrarySize`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} is not a library size (small or large)")]
+pub struct UnknownLibrarySize {
+    /// The name given.
+    pub name: String,
+}
 
-    fn from_str(s: &str) -> Result<Self, String> {
+impl FromStr for LibrarySize {
+    type Err = UnknownLibrarySize;
+
+    fn from_str(s: &str) -> Result<Self, UnknownLibrarySize> {
         match s {
             "small" => Ok(LibrarySize::Small),
             "large" => Ok(LibrarySize::Large),
-            _ => Err(format!("{s:?} is not a library size (small or large)")),
+            _ => Err(UnknownLibrarySize { name: s.to_owned() }),
         }
     }
 }

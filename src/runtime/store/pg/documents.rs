@@ -506,7 +506,7 @@ impl Documents for PgStore {
                 status_from_sql(r.get(3), r.get(4)).map_err(|reason| StoreError::Decode {
                     path: self.place.clone(),
                     doc: path.to_string(),
-                    reason,
+                    reason: reason.to_string(),
                 })?;
             Ok(DocSummary {
                 path,

@@ -139,7 +139,7 @@ impl Pairs for PgStore {
                         scores_from_blob(row.get(2)).map_err(|reason| StoreError::Decode {
                             path: self.place.clone(),
                             doc: format!("pair ({a}, {b})"),
-                            reason,
+                            reason: reason.to_string(),
                         })?;
                     Ok((RowId(a), RowId(b), scores))
                 })

@@ -28,7 +28,7 @@ impl PgStore {
     fn decode(&self, a: &DocPath, b: &DocPath, verdict: &str) -> Result<CuratorVerdict> {
         verdict
             .parse::<CuratorVerdict>()
-            .map_err(|reason| self.undecodable(format!("{a} / {b}"), reason))
+            .map_err(|reason| self.undecodable(format!("{a} / {b}"), reason.to_string()))
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use rusqlite::{params, OptionalExtension};
 
-use super::codec::{samples_from_blob, samples_to_blob, to_blob, u64_from_sql};
+use super::codec::{samples_from_blob, samples_to_blob, to_blob, u64_from_sql, Undecodable};
 use super::error::Context;
 use super::rows::{collect_rows, put_or_delete};
 use super::{Result, SqliteStore, StoreError, StoredBoilerplate};
@@ -76,14 +76,13 @@ pub(super) fn write_found_in(
 fn decode(
     samples: Option<&[u8]>,
     found: Option<&[u8]>,
-) -> Result<Option<StoredBoilerplate>, String> {
+) -> Result<Option<StoredBoilerplate>, Undecodable> {
     let Some(samples) = samples else {
         return Ok(None);
     };
     let mut stored = StoredBoilerplate::without_boilerplate(samples_from_blob(samples)?);
     if let Some(blob) = found {
-        stored.found =
-            postcard::from_bytes(blob).map_err(|e| format!("boilerplate does not decode: {e}"))?;
+        stored.found = postcard::from_bytes(blob).map_err(Undecodable::Boilerplate)?;
     }
     Ok(Some(stored))
 }
@@ -121,7 +120,7 @@ impl SqliteStore {
                     Err(reason) => Some(Err(StoreError::Decode {
                         path: store.to_path_buf(),
                         doc: doc.to_string(),
-                        reason,
+                        reason: reason.to_string(),
                     })),
                 }
             })
@@ -145,7 +144,7 @@ impl Boilerplate for SqliteStore {
         decode(samples.as_deref(), found.as_deref()).map_err(|reason| StoreError::Decode {
             path: self.path.clone(),
             doc: doc.to_string(),
-            reason,
+            reason: reason.to_string(),
         })
     }
 

@@ -421,7 +421,7 @@ impl Documents for SqliteStore {
                     status_from_sql(&status, reason).map_err(|reason| StoreError::Decode {
                         path: self.path.clone(),
                         doc: DocPath::from_bytes(path.as_slice()).to_string(),
-                        reason,
+                        reason: reason.to_string(),
                     })?;
                 Ok(DocSummary {
                     path: DocPath::from_bytes(path),

@@ -90,7 +90,7 @@ impl Pairs for SqliteStore {
                 let scores = scores_from_blob(&blob).map_err(|reason| StoreError::Decode {
                     path: path.clone(),
                     doc: format!("pair ({a}, {b})"),
-                    reason,
+                    reason: reason.to_string(),
                 })?;
                 Ok((RowId(a), RowId(b), scores))
             },

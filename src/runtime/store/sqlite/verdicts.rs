@@ -53,7 +53,7 @@ impl SqliteStore {
             .map_err(|reason| StoreError::Decode {
                 path: self.path.clone(),
                 doc: format!("{a} / {b}"),
-                reason,
+                reason: reason.to_string(),
             })
     }
 }

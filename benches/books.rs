@@ -17,10 +17,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use doppel::engine::Engine;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::scan::scan_folder;
+use doppel_core::engine::Engine;
+use doppel_index::scan::scan_folder;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 /// A field of `/proc/self/status` in KiB, as MiB.
 fn status_mib(field: &str) -> Option<f64> {

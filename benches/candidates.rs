@@ -17,11 +17,11 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use doppel::doc::DocId;
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig, Fingerprints};
-use doppel::hash::SplitMix64;
-use doppel::pairing::candidates::{CandidateConfig, CandidateTables};
+use doppel_core::doc::DocId;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig, Fingerprints};
+use doppel_core::hash::SplitMix64;
+use doppel_pairing::candidates::{CandidateConfig, CandidateTables};
 use rayon::prelude::*;
 
 const DOCS: usize = 20_000;

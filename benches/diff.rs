@@ -29,10 +29,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use doppel::faces::eval::library::ocr_confusions;
-use doppel::hash::SplitMix64;
-use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
-use doppel::runtime::worker::protocol::DiffView;
+use doppel_core::hash::SplitMix64;
+use doppel_eval::library::ocr_confusions;
+use doppel_index::worker::diff::{diff_texts, DiffOptions};
+use doppel_index::worker::protocol::DiffView;
 
 /// A file of the shared corpus: under `DOPPEL_CORPUS`, or `../shared/corpus`
 /// beside the repository (a worktree under `wt/` finds it one level up).
@@ -147,7 +147,7 @@ fn bench(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(8));
     for (name, a, b) in &pairs {
         let d = diff(a, b);
-        let equal = |s: &doppel::runtime::worker::protocol::DiffSide| s.words.len();
+        let equal = |s: &doppel_index::worker::protocol::DiffSide| s.words.len();
         println!(
             "{name}: {:.2} + {:.2} MB, {} + {} words, {:.1} % equal, {} moved, region {:?}, truncated {}",
             a.len() as f64 / 1e6,
@@ -171,10 +171,10 @@ fn bench(c: &mut Criterion) {
 /// frame drawn half-way down.
 #[cfg(feature = "tui")]
 fn ui(c: &mut Criterion, (name, a, b): &(&str, String, String)) {
-    use doppel::engine::EngineConfig;
-    use doppel::faces::tui::diff::rows::{line_rows, word_rows};
-    use doppel::faces::tui::{render, update, Action, AppState};
-    use doppel::runtime::worker::Update;
+    use doppel_core::engine::EngineConfig;
+    use doppel_index::worker::Update;
+    use doppel_tui::diff::rows::{line_rows, word_rows};
+    use doppel_tui::{render, update, Action, AppState};
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
     use std::sync::Arc;
@@ -194,7 +194,7 @@ fn ui(c: &mut Criterion, (name, a, b): &(&str, String, String)) {
     update(&mut state, Action::Worker(Update::Diff(view.clone())));
     update(
         &mut state,
-        Action::ShowScreen(doppel::faces::tui::state::Screen::Diff),
+        Action::ShowScreen(doppel_tui::state::Screen::Diff),
     );
     let rows = state.diff.laid_out().map_or(0, |l| l.shown.len());
     state.diff.scroll = rows / 2;

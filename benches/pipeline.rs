@@ -27,8 +27,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig, Fingerprints};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig, Fingerprints};
 
 /// Number of texts to cut (fewer when the fallback corpus is too small).
 const TEXTS: usize = 500;

@@ -9,13 +9,13 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::worker::protocol::Snapshot;
-use doppel::runtime::worker::snapshot;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::index::FolderIndex;
+use doppel_index::worker::protocol::Snapshot;
+use doppel_index::worker::snapshot;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -220,8 +220,8 @@ fn main() {
 /// snapshot once, then draws), at 160×48 into ratatui's test backend.
 #[cfg(feature = "tui")]
 fn render_times(snapshot: Snapshot) {
-    use doppel::faces::tui::state::Screen;
-    use doppel::faces::tui::{render, update, Action, AppState};
+    use doppel_tui::state::Screen;
+    use doppel_tui::{render, update, Action, AppState};
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
 
@@ -230,9 +230,9 @@ fn render_times(snapshot: Snapshot) {
     let t = Instant::now();
     update(
         &mut state,
-        Action::Worker(doppel::runtime::worker::Update::Snapshot(
-            std::sync::Arc::new(snapshot),
-        )),
+        Action::Worker(doppel_index::worker::Update::Snapshot(std::sync::Arc::new(
+            snapshot,
+        ))),
     );
     println!(
         "UI applies a snapshot: {:.1} ms",
@@ -263,7 +263,7 @@ fn render_times(snapshot: Snapshot) {
 /// Time from asking the worker for a diff of two ~1 MB books (Moby-Dick and
 /// a copy with every 50th word changed) to receiving it, with a 1 s deadline.
 fn diff_time() {
-    use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+    use doppel_index::worker::{spawn, Command, Update, WorkerConfig};
     let book = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/data/corpus/moby/moby_dick.txt"

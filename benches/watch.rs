@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-use doppel::runtime::worker::protocol::Snapshot;
-use doppel::runtime::worker::protocol::Stage;
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+use doppel_index::worker::protocol::Snapshot;
+use doppel_index::worker::protocol::Stage;
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig};
 
 const LATENCY_SAMPLES: usize = 40;
 const BULK_FILES: usize = 10_000;

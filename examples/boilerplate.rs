@@ -43,15 +43,15 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use rayon::prelude::*;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::measure::{jaccard, shingle_set};
-use doppel::engine::text::tokenize::shingle_hashes;
-use doppel::engine::text::{normalize, Tokenizer, TokenizerConfig};
-use doppel::engine::{Engine, Fingerprints};
-use doppel::faces::eval::{chunk_text, edit_words, vocabulary, FanHuangConfig};
-use doppel::hash::{hash64, rehash, SplitMix64, TOKEN_SEED};
-use doppel::pairing::boilerplate::{learn, BoilerplateConfig, DocSamples, Learner, Span};
-use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::measure::{jaccard, shingle_set};
+use doppel_core::engine::text::tokenize::shingle_hashes;
+use doppel_core::engine::text::{normalize, Tokenizer, TokenizerConfig};
+use doppel_core::engine::{Engine, Fingerprints};
+use doppel_core::hash::{hash64, rehash, SplitMix64, TOKEN_SEED};
+use doppel_eval::{chunk_text, edit_words, vocabulary, FanHuangConfig};
+use doppel_index::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel_pairing::boilerplate::{learn, BoilerplateConfig, DocSamples, Learner, Span};
 
 #[derive(Parser)]
 struct Args {
@@ -447,7 +447,7 @@ fn time_batches(docs: &[Doc], config: &BoilerplateConfig, rounds: usize) {
 
 fn check_orders(
     docs: &[Doc],
-    learned: &doppel::pairing::boilerplate::Learned<String>,
+    learned: &doppel_pairing::boilerplate::Learned<String>,
     config: &BoilerplateConfig,
     orders: usize,
 ) {
@@ -746,7 +746,7 @@ fn judge_pairs(
             let c = |x: &Prints, y: &Prints| {
                 let small = x.shingles.len().min(y.shingles.len()).max(1);
                 let shared = x.shingles.len() + y.shingles.len()
-                    - doppel::engine::measure::union_len(&x.shingles, &y.shingles);
+                    - doppel_core::engine::measure::union_len(&x.shingles, &y.shingles);
                 shared as f64 / small as f64
             };
             moved.push(format!(

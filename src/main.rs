@@ -19,7 +19,7 @@ use anyhow::Result;
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 
-use doppel::runtime::config::Config;
+use doppel_index::config::Config;
 
 mod cli;
 
@@ -47,7 +47,7 @@ use cli::args::{Cli, Command, ScanOptions};
 use cli::{settings, usage};
 
 fn main() -> ExitCode {
-    doppel::runtime::memory::set_release(release_freed);
+    doppel_index::memory::set_release(release_freed);
     let cli = Cli::try_parse().unwrap_or_else(|e| {
         // `doppel scna DIR`: the top-level DIR took the misspelt command
         // and clap stumbles on the next word.
@@ -138,10 +138,10 @@ const EXIT_BUSY: u8 = 3;
 fn is_busy(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
-            .downcast_ref::<doppel::runtime::store::StoreError>()
+            .downcast_ref::<doppel_store::StoreError>()
             .is_some_and(|e| e.is_busy())
             || cause
-                .downcast_ref::<doppel::runtime::index::IndexError>()
+                .downcast_ref::<doppel_index::index::IndexError>()
                 .is_some_and(|e| e.is_busy())
     })
 }
@@ -180,7 +180,7 @@ fn run(cli: Cli) -> Result<()> {
             many_copies,
             corpus,
         }) => {
-            let options = doppel::faces::eval::library::LibraryOptions {
+            let options = doppel_eval::library::LibraryOptions {
                 size,
                 seed,
                 many_copies,
@@ -312,7 +312,7 @@ fn run(cli: Cli) -> Result<()> {
             format,
         }) => {
             let config = load()?;
-            let fan_huang = doppel::faces::eval::FanHuangConfig {
+            let fan_huang = doppel_eval::FanHuangConfig {
                 engine: config.engine.clone(),
                 sources,
                 copies,

@@ -12,12 +12,13 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::act::{self, ActError, Decisions, Filter, MarkState};
-use doppel::runtime::index::FolderIndex;
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::act;
+use doppel_index::act::{ActError, Decisions, Filter, MarkState};
+use doppel_index::index::FolderIndex;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 mod common;
 
@@ -779,7 +780,7 @@ fn move_line(doc: &[u8], bytes: &[u8]) -> serde_json::Value {
         "doc": String::from_utf8_lossy(doc),
         "size": bytes.len(),
         "mtime_ns": 1_000_000_000_000_000_000_i64,
-        "hash": format!("{:016x}", doppel::runtime::store::content_hash(bytes)),
+        "hash": format!("{:016x}", doppel_store::content_hash(bytes)),
     })
 }
 

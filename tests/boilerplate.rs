@@ -14,16 +14,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 
-use doppel::doc::DocPath;
-use doppel::engine::Engine;
-use doppel::faces::eval::library::LibraryCollection;
-use doppel::faces::eval::{edit_words, vocabulary};
-use doppel::hash::SplitMix64;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::{FolderIndex, IndexOptions, ReconcileReport};
-use doppel::runtime::reading::ReadLimits;
-use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_core::hash::SplitMix64;
+use doppel_eval::library::LibraryCollection;
+use doppel_eval::{edit_words, vocabulary};
+use doppel_index::index::{FolderIndex, IndexOptions, ReconcileReport};
+use doppel_index::reading::ReadLimits;
+use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 mod common;
 mod faulty_store;
@@ -110,7 +110,7 @@ fn licence_only_pairs_are_gone_and_a_short_work_in_a_long_licence_pairs_with_its
     )));
     // What was left out is the licence, shown as the text spells it.
     let gettysburg = &report.boilerplate.documents
-        [&doppel::doc::DocPath::from("etexts/lincoln-gettysburg-address.txt")];
+        [&doppel_core::doc::DocPath::from("etexts/lincoln-gettysburg-address.txt")];
     let text = &library
         .documents
         .iter()
@@ -345,8 +345,8 @@ fn assert_equals_a_fresh_scan(folder: FolderIndex, dir: &Path, context: &str) {
 
 #[test]
 fn the_pair_screen_and_the_diff_show_the_learned_boilerplate() {
-    use doppel::runtime::worker::protocol::DiffKind;
-    use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+    use doppel_index::worker::protocol::DiffKind;
+    use doppel_index::worker::{spawn, Command, Update, WorkerConfig};
     use std::time::{Duration, Instant};
     let library = small();
     let tmp = tempfile::tempdir().unwrap();
@@ -526,7 +526,7 @@ fn a_big_file_read_in_pieces_takes_no_part_in_learning_in_a_scan_or_the_index() 
 /// licence words as boilerplate.
 #[test]
 fn the_html_report_marks_the_learned_boilerplate_in_its_diffs() {
-    use doppel::faces::html;
+    use doppel_report::html;
     let library = small();
     let dir = tempfile::tempdir().unwrap();
     write(library, dir.path(), |_| true);
@@ -535,7 +535,7 @@ fn the_html_report_marks_the_learned_boilerplate_in_its_diffs() {
     let page = html::scan_report(
         &report,
         dir.path(),
-        &doppel::engine::EngineConfig::default(),
+        &doppel_core::engine::EngineConfig::default(),
         &html::Limits::default(),
     );
     let marked = page
@@ -558,7 +558,7 @@ fn a_scan_read_in_small_chunks_learns_and_pairs_as_in_one() {
             ..ScanHooks::default()
         };
         let scan = scan_hooked(&f.folder, &engine, &hooks);
-        let json = doppel::faces::report::json(&scan, &f.folder, engine.config()).unwrap();
+        let json = doppel_report::json(&scan, &f.folder, engine.config()).unwrap();
         assert!(
             !scan.boilerplate.passages.is_empty(),
             "the fixture has boilerplate"

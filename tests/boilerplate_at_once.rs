@@ -12,10 +12,10 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use doppel::engine::Engine;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::boilerplate::PassageSummary;
-use doppel::runtime::index::{FolderIndex, IndexOptions, Phase};
+use doppel_core::engine::Engine;
+use doppel_index::boilerplate::PassageSummary;
+use doppel_index::index::{FolderIndex, IndexOptions, Phase};
+use doppel_pairing::library::LibraryConfig;
 
 mod common;
 use common::boilerplate::state;

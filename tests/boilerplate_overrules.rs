@@ -10,11 +10,11 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use doppel::doc::DocPath;
-use doppel::engine::Engine;
-use doppel::faces::eval::library::LibraryCollection;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_eval::library::LibraryCollection;
+use doppel_index::index::FolderIndex;
+use doppel_pairing::library::LibraryConfig;
 
 mod common;
 use common::boilerplate::{counted, indexed, longest_passage, scan, seen, small, state, write};
@@ -24,7 +24,7 @@ use common::boilerplate::{counted, indexed, longest_passage, scan, seen, small, 
 fn fresh_with_overruled(
     library: &LibraryCollection,
     tmp: &Path,
-    passage: &doppel::runtime::boilerplate::PassageSummary,
+    passage: &doppel_index::boilerplate::PassageSummary,
 ) -> FolderIndex {
     let copy = tmp.join("copy");
     write(library, &copy, |_| true);
@@ -40,9 +40,9 @@ fn fresh_with_overruled(
 fn ruled_without_the_folder(
     index: &mut FolderIndex,
     dir: &Path,
-    passage: &doppel::runtime::boilerplate::PassageSummary,
+    passage: &doppel_index::boilerplate::PassageSummary,
     overrule: bool,
-) -> Vec<doppel::runtime::index::FileChange> {
+) -> Vec<doppel_index::index::FileChange> {
     let away = dir.with_file_name("away");
     std::fs::rename(dir, &away).unwrap();
     let changes = index.overrule_passage(passage, overrule);
@@ -55,7 +55,7 @@ fn ruled_without_the_folder(
 /// and those stay boilerplate in the other licences' documents.
 #[test]
 fn overruling_one_licence_respans_only_its_own_documents() {
-    use doppel::runtime::index::FileChange;
+    use doppel_index::index::FileChange;
     let library = small();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
@@ -103,7 +103,7 @@ fn overruling_one_licence_respans_only_its_own_documents() {
 /// the passage overruled from the start (then as a fresh scan).
 #[test]
 fn overruling_and_restoring_a_passage_reads_no_file_and_equals_a_fresh_index() {
-    use doppel::runtime::index::FileChange;
+    use doppel_index::index::FileChange;
     let library = small();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");
@@ -179,7 +179,7 @@ fn a_corrupt_kept_text_is_read_from_its_file_instead() {
 /// and still reads no file.
 #[test]
 fn a_document_arriving_under_an_overrule_is_restored_without_reading_it() {
-    use doppel::runtime::index::FileChange;
+    use doppel_index::index::FileChange;
     let library = small();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("folder");

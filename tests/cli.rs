@@ -164,7 +164,7 @@ fn usage_errors_exit_2_and_runtime_errors_exit_1_naming_the_problem() {
 #[test]
 fn an_error_names_its_cause_once_and_keeps_it_as_its_source() {
     let missing = std::path::Path::new("/nonexistent/doppel.toml");
-    let error = doppel::runtime::config::Config::load(Some(missing)).unwrap_err();
+    let error = doppel_index::config::Config::load(Some(missing)).unwrap_err();
     let cause = std::error::Error::source(&error).expect("the file system's error");
     assert_eq!(
         cause.downcast_ref::<std::io::Error>().map(|e| e.kind()),

@@ -8,14 +8,14 @@ use common::{doppel, sample_corpus, stdout_of};
 
 use std::path::{Path, PathBuf};
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::EngineConfig;
-use doppel::pairing::cluster::{ClusterBy, ClusterMode};
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::collection::{list_files_with, IgnoreRules};
-use doppel::runtime::config::{ClusterSettings, Config, ThemeName, WatchSettings, DEFAULTS};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::EngineConfig;
+use doppel_index::collection::{list_files_with, IgnoreRules};
+use doppel_index::config::{ClusterSettings, Config, ThemeName, WatchSettings, DEFAULTS};
+use doppel_pairing::cluster::{ClusterBy, ClusterMode};
+use doppel_pairing::library::LibraryConfig;
 
-fn parse(text: &str) -> Result<Config, doppel::runtime::config::ConfigError> {
+fn parse(text: &str) -> Result<Config, doppel_index::config::ConfigError> {
     Config::from_toml(text, Some(Path::new("/etc/doppel-test.toml")))
 }
 
@@ -37,11 +37,11 @@ fn the_built_in_file_is_exactly_the_compiled_defaults() {
     assert_eq!(Config::defaults(), Config::default());
     assert_eq!(
         WatchSettings::default().quiet(),
-        doppel::runtime::watch::DEFAULT_QUIET
+        doppel_index::watch::DEFAULT_QUIET
     );
     assert_eq!(
         WatchSettings::default().rescan_every(),
-        doppel::runtime::watch::DEFAULT_RESCAN_EVERY
+        doppel_index::watch::DEFAULT_RESCAN_EVERY
     );
 }
 
@@ -93,7 +93,7 @@ fn a_partial_file_overrides_only_what_it_names() {
     expected.engine.thresholds.set(AlgorithmId::Minhash, 0.5);
     expected.engine.algorithms.minhash.num_perm = 64;
     expected.library.candidates.simhash_banding =
-        doppel::pairing::candidates::SimhashBanding::Tables {
+        doppel_pairing::candidates::SimhashBanding::Tables {
             tables: 8,
             bits_per_table: 16,
         };
@@ -111,7 +111,7 @@ fn switching_an_enum_variant_replaces_the_default_table() {
             .unwrap();
     assert_eq!(
         config.library.candidates.simhash_banding,
-        doppel::pairing::candidates::SimhashBanding::Pigeonhole { max_distance: 10 }
+        doppel_pairing::candidates::SimhashBanding::Pigeonhole { max_distance: 10 }
     );
 }
 
@@ -175,7 +175,7 @@ fn index_dir_holds_one_file_per_folder_named_as_the_default() {
     assert_eq!(in_a.parent(), Some(Path::new("/var/doppel")));
     // The same name as in the platform data folder, so index files can be
     // moved between the two.
-    let default = doppel::runtime::store::SqliteStore::default_path(a.path()).unwrap();
+    let default = doppel_store::SqliteStore::default_path(a.path()).unwrap();
     assert_eq!(in_a.file_name(), default.file_name());
     assert_eq!(Config::default().index_path(a.path()).unwrap(), None);
 }
@@ -289,8 +289,8 @@ fn extra_ignore_globs_leave_files_out_of_walks_and_events() {
 
 #[test]
 fn extra_ignore_globs_apply_to_the_index_and_its_path_events() {
-    use doppel::engine::Engine;
-    use doppel::runtime::index::FolderIndex;
+    use doppel_core::engine::Engine;
+    use doppel_index::index::FolderIndex;
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("folder");
     std::fs::create_dir_all(root.join("drafts")).unwrap();
@@ -359,7 +359,7 @@ fn cli_threshold_from_the_file_and_the_flag_beats_it() {
     let from_file = scan_json(&file, &[]);
     assert_eq!(from_file["thresholds"]["minhash"], 0.6);
     assert_eq!(from_file["thresholds"]["simhash"], 3.0);
-    let default_shingle = doppel::engine::Thresholds::default().get(AlgorithmId::Shingle);
+    let default_shingle = doppel_core::engine::Thresholds::default().get(AlgorithmId::Shingle);
     assert_eq!(from_file["thresholds"]["shingle"], default_shingle);
     assert_eq!(from_file["cluster_algorithm"], "minhash");
     let flagged = scan_json(
@@ -735,7 +735,7 @@ proptest::proptest! {
         id in proptest::sample::select(AlgorithmId::ALL.to_vec()),
         tenths in -20i32..=700,
     ) {
-        use doppel::engine::algo::Unit;
+        use doppel_core::engine::algo::Unit;
         let value = f64::from(tenths) / 10.0;
         let whole = value.fract() == 0.0;
         let expected = match id {

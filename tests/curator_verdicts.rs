@@ -5,8 +5,8 @@
 //! and an SQLite index from before curators were recorded keeping its
 //! verdicts as the unknown curator's.
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::runtime::store::{PairVerdictRecord, SqliteStore, Store, VerdictChange, Verdicts};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_store::{PairVerdictRecord, SqliteStore, Store, VerdictChange, Verdicts};
 
 mod store_places;
 
@@ -152,9 +152,9 @@ fn a_renamed_file_takes_every_curators_verdict_and_history() {
 }
 
 /// A document record for `path` that was skipped (no fingerprints needed).
-fn skipped_record(path: &str) -> doppel::runtime::store::DocRecord {
-    use doppel::doc::FileIdentity;
-    use doppel::runtime::store::{DocRecord, DocStatus};
+fn skipped_record(path: &str) -> doppel_store::DocRecord {
+    use doppel_core::doc::FileIdentity;
+    use doppel_store::{DocRecord, DocStatus};
     DocRecord {
         id: None,
         path: d(path),

@@ -2,8 +2,8 @@
 //! fingerprints from every algorithm; OCR hyphenation and ligatures do not
 //! change them either.
 
-use doppel::engine::text::decode::decode;
-use doppel::engine::{Engine, Fingerprints};
+use doppel_core::engine::text::decode::decode;
+use doppel_core::engine::{Engine, Fingerprints};
 
 const TEXT: &str = "Chapitre premier. Le café était plein; la serveuse, très élégante, \
 portait un chapeau à plumes. « Où est passé le garçon ? » demanda-t-elle. \

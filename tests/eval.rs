@@ -1,18 +1,18 @@
-//! `doppel::faces::eval`: the Fan & Huang protocol (determinism, the edit
+//! `doppel_eval`: the Fan & Huang protocol (determinism, the edit
 //! generator, a tiny run's sanity) and pairwise scoring of a labelled
 //! collection (`sample-corpus/`).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::faces::eval::{
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_core::hash::SplitMix64;
+use doppel_eval::{
     chunk_text, edit_count, edit_words, fan_huang, truth, truth_with, vocabulary, EvalReport,
     FanHuangConfig, Timing, Truth, PAPER_TABLE1,
 };
-use doppel::hash::SplitMix64;
-use doppel::pairing::library::LibraryConfig;
+use doppel_pairing::library::LibraryConfig;
 use serde::Deserialize;
 
 fn sample() -> PathBuf {

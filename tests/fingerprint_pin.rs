@@ -7,9 +7,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use doppel::engine::Engine;
-use doppel::hash::hash64;
-use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
+use doppel_core::engine::Engine;
+use doppel_core::hash::hash64;
+use doppel_index::collection::{read_text, DEFAULT_SIZE_CAP};
 
 /// A field's stored bytes (postcard, as the index keeps it) in brief: its
 /// length and their xxh3.

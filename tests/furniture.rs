@@ -1,4 +1,4 @@
-//! Page furniture on the pipeline (`doppel::engine::text::furniture`):
+//! Page furniture on the pipeline (`doppel_core::engine::text::furniture`):
 //! every generated scan of a library collection loses exactly its layout,
 //! a scan pairs with its e-text and scores far higher than with its
 //! furniture in, two scans of different books under the same heads do not
@@ -10,15 +10,16 @@
 
 use std::path::Path;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::stats::TermWeights;
-use doppel::engine::text::decode::decode;
-use doppel::engine::text::furniture::{self, Furniture, FurnitureKind};
-use doppel::engine::text::{normalize, TokenizerConfig};
-use doppel::engine::{Engine, EngineConfig, PairScores};
-use doppel::faces::eval::library::{make_library, ocr_confusions, LibraryOptions, LibrarySize};
-use doppel::hash::SplitMix64;
-use doppel::runtime::collection::list_files;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::stats::TermWeights;
+use doppel_core::engine::text::decode::decode;
+use doppel_core::engine::text::furniture;
+use doppel_core::engine::text::furniture::{Furniture, FurnitureKind};
+use doppel_core::engine::text::{normalize, TokenizerConfig};
+use doppel_core::engine::{Engine, EngineConfig, PairScores};
+use doppel_core::hash::SplitMix64;
+use doppel_eval::library::{make_library, ocr_confusions, LibraryOptions, LibrarySize};
+use doppel_index::collection::list_files;
 
 mod common;
 

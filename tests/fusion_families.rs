@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, Family};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, Family};
 
 /// Emma, from the tests' books in the repository.
 fn emma() -> String {

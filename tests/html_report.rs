@@ -11,14 +11,16 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use common::{doppel, fixture, sample_corpus};
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::{Engine, EngineConfig};
-use doppel::faces::html::{self, data::DiffCell, Limits, Report};
-use doppel::faces::report::{self, format_score};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::scan::{scan_folder, ScanReport};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::index::FolderIndex;
+use doppel_index::scan::{scan_folder, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
+use doppel_report::format_score;
+use doppel_report::html;
+use doppel_report::html::data::DiffCell;
+use doppel_report::html::{Limits, Report};
 
 fn scan(root: &Path) -> ScanReport {
     let engine = Engine::new(EngineConfig::default());
@@ -45,9 +47,10 @@ fn sample() -> &'static Sample {
     SAMPLE.get_or_init(|| {
         let root = sample_corpus();
         let scan = scan(&root);
-        let json =
-            serde_json::from_str(&report::json(&scan, &root, &EngineConfig::default()).unwrap())
-                .unwrap();
+        let json = serde_json::from_str(
+            &doppel_report::json(&scan, &root, &EngineConfig::default()).unwrap(),
+        )
+        .unwrap();
         let page = html::scan_report(&scan, &root, &EngineConfig::default(), &Limits::default());
         Sample { scan, json, page }
     })

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 use std::time::{Duration, SystemTime};
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::candidates::CandidateConfig;
-use doppel::pairing::cluster::{ClusterBy, ClusterSpec};
-use doppel::pairing::library::{Library, LibraryConfig};
-use doppel::runtime::index::{FolderIndex, IndexOptions};
-use doppel::runtime::scan::scan_folder;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::index::{FolderIndex, IndexOptions};
+use doppel_index::scan::scan_folder;
+use doppel_pairing::candidates::CandidateConfig;
+use doppel_pairing::cluster::{ClusterBy, ClusterSpec};
+use doppel_pairing::library::{Library, LibraryConfig};
 use proptest::prelude::*;
 
 /// Paragraphs files are made of: those of the sample corpus's plain texts
@@ -610,7 +610,7 @@ static VOCABULARY: LazyLock<(Vec<String>, Vec<f64>)> = LazyLock::new(|| {
 /// (about one pair in sixty is within `simhash`'s floor).
 fn random_words(seed: u64) -> Vec<&'static str> {
     let (words, cumulative) = &*VOCABULARY;
-    let mut rng = doppel::hash::SplitMix64::new(seed);
+    let mut rng = doppel_core::hash::SplitMix64::new(seed);
     let len = 250 + rng.below(150) as usize;
     (0..len)
         .map(|_| {
@@ -637,7 +637,7 @@ fn crowded_files() -> Vec<(String, String)> {
         .iter()
         .map(|&seed| (format!("w{seed:04}.txt"), random_words(seed).join(" ")))
         .collect();
-    let mut rng = doppel::hash::SplitMix64::new(47);
+    let mut rng = doppel_core::hash::SplitMix64::new(47);
     for copy in 0..4 {
         let mut words = random_words(653);
         for i in (1..words.len()).rev() {
@@ -672,7 +672,7 @@ fn arrive(
     );
     files.sort();
     files.dedup_by(|a, b| a.0 == b.0);
-    let mut rng = doppel::hash::SplitMix64::new(seed);
+    let mut rng = doppel_core::hash::SplitMix64::new(seed);
     for i in (1..files.len()).rev() {
         files.swap(i, rng.below(i as u64 + 1) as usize);
     }

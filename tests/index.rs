@@ -10,12 +10,12 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use doppel::doc::CuratorVerdict;
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
+use doppel_core::doc::CuratorVerdict;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::index::FolderIndex;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 fn open(f: &Fixture) -> FolderIndex {
     open_with(
@@ -259,7 +259,7 @@ fn a_threshold_change_does_not_refingerprint_but_an_algorithm_change_does() {
     let mut stricter = EngineConfig::default();
     stricter
         .thresholds
-        .set(doppel::engine::algo::AlgorithmId::Minhash, 0.9);
+        .set(doppel_core::engine::algo::AlgorithmId::Minhash, 0.9);
     let (mut index, _) = FolderIndex::open(
         &f.folder,
         Engine::new(stricter),
@@ -395,10 +395,7 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
         .moved_aside
         .expect("the corrupt index is moved aside");
     assert!(
-        matches!(
-            moved.problem,
-            doppel::runtime::store::OpenProblem::Corrupt { .. }
-        ),
+        matches!(moved.problem, doppel_store::OpenProblem::Corrupt { .. }),
         "{:?}",
         moved.problem
     );
@@ -419,8 +416,8 @@ fn corruption_found_by_the_background_check_moves_the_index_aside_and_rebuilds()
 /// is written; the folder's own loads as `FolderIndex::open` loads it.
 #[test]
 fn a_store_handed_over_is_refused_inside_the_folder_and_for_another_folder() {
-    use doppel::runtime::index::IndexError;
-    use doppel::runtime::store::{SqliteStore, StoreError};
+    use doppel_index::index::IndexError;
+    use doppel_store::{SqliteStore, StoreError};
     let f = fixture();
     let handed = |index: &Path| {
         let (store, _) = SqliteStore::open(index).unwrap();

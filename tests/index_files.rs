@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use doppel::runtime::store::{index_file_name, Documents, Meta, SqliteStore};
+use doppel_store::{index_file_name, Documents, Meta, SqliteStore};
 
 /// A temporary place with an index folder, a config file naming it, and
 /// folders of texts to index.

@@ -10,13 +10,13 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, Fingerprints};
-use doppel::pairing::candidates::CandidateConfig;
-use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec, UnionFind};
-use doppel::pairing::library::{Library, LibraryConfig, MemoryPrints, NoPrints};
-use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, Fingerprints};
+use doppel_index::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel_pairing::candidates::CandidateConfig;
+use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec, UnionFind};
+use doppel_pairing::library::{Library, LibraryConfig, MemoryPrints, NoPrints};
 use proptest::prelude::*;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
@@ -70,7 +70,7 @@ impl Held {
         removed
     }
 
-    fn regather(&mut self, floors: doppel::engine::Thresholds) {
+    fn regather(&mut self, floors: doppel_core::engine::Thresholds) {
         let Ok(()) = self.lib.regather(&ENGINE, floors, &self.prints);
     }
 }
@@ -408,7 +408,7 @@ fn removing_a_document_removes_its_pairs_and_cluster() {
 
 /// Shuffle `docs` (the arrival order) with a seeded generator.
 fn shuffle<T>(docs: &mut [T], seed: u64) {
-    let mut rng = doppel::hash::SplitMix64::new(seed);
+    let mut rng = doppel_core::hash::SplitMix64::new(seed);
     for i in (1..docs.len()).rev() {
         docs.swap(i, rng.below(i as u64 + 1) as usize);
     }

@@ -1,4 +1,4 @@
-//! The generated library collection (`doppel::faces::eval::library`, hidden
+//! The generated library collection (`doppel_eval::library`, hidden
 //! `doppel make-library`): deterministic, every relation present, a truth
 //! that `doppel eval --truth` reads, and transformations that do what the
 //! truth file says they did. Made from the books of `tests/data/corpus/`
@@ -8,14 +8,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use doppel::engine::measure::exact_measures;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::faces::eval::library::{
+use doppel_core::engine::measure::exact_measures;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_core::hash::{hash128, SplitMix64};
+use doppel_eval::library::{
     make_library, ocr_confusions, LibraryCollection, LibraryOptions, LibrarySize, LibraryTruth,
     Relation, Side,
 };
-use doppel::hash::{hash128, SplitMix64};
-use doppel::runtime::collection::list_files;
+use doppel_index::collection::list_files;
 
 mod common;
 
@@ -27,7 +27,7 @@ fn small() -> &'static LibraryCollection {
 fn doc<'a>(
     library: &'a LibraryCollection,
     path: &str,
-) -> &'a doppel::faces::eval::library::LibraryDocument {
+) -> &'a doppel_eval::library::LibraryDocument {
     library
         .documents
         .iter()

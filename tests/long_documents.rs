@@ -10,13 +10,13 @@
 
 mod common;
 
-use doppel::doc::DocPath;
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::relation::Relation;
-use doppel::engine::{Engine, Fingerprints};
-use doppel::hash::SplitMix64;
-use doppel::pairing::candidates::{CandidateConfig, SimhashBanding, LONG_DOCUMENT_SHINGLES};
-use doppel::pairing::library::{Library, LibraryConfig, NoPrints};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::relation::Relation;
+use doppel_core::engine::{Engine, Fingerprints};
+use doppel_core::hash::SplitMix64;
+use doppel_pairing::candidates::{CandidateConfig, SimhashBanding, LONG_DOCUMENT_SHINGLES};
+use doppel_pairing::library::{Library, LibraryConfig, NoPrints};
 
 /// A made-up vocabulary of 400 five-letter words.
 fn vocabulary() -> Vec<String> {
@@ -218,7 +218,7 @@ fn indexed_with(files: &[(&str, Vec<String>)], enabled: &[AlgorithmId]) -> (Vec<
     for (name, words) in files {
         std::fs::write(folder.join(name), words.join(" ")).unwrap();
     }
-    let config = doppel::engine::EngineConfig {
+    let config = doppel_core::engine::EngineConfig {
         enabled: enabled.iter().copied().collect(),
         ..Default::default()
     };
@@ -226,7 +226,7 @@ fn indexed_with(files: &[(&str, Vec<String>)], enabled: &[AlgorithmId]) -> (Vec<
         candidates: without_si(),
         ..LibraryConfig::default()
     };
-    let (mut index, _) = doppel::runtime::index::FolderIndex::open(
+    let (mut index, _) = doppel_index::index::FolderIndex::open(
         &folder,
         Engine::new(config),
         library,

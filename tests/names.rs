@@ -17,15 +17,15 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use common::{doppel, sample_corpus};
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::export;
-use doppel::faces::tui::state::AppState;
-use doppel::faces::tui::update;
-use doppel::runtime::store::{Documents, SqliteStore, Verdicts};
-use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::protocol::{DiffView, PairDetail, Snapshot};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_store::{Documents, SqliteStore, Verdicts};
+use doppel_tui::action::Action;
+use doppel_tui::export;
+use doppel_tui::state::AppState;
+use doppel_tui::update;
 
 /// The five names: plain, not UTF-8, control characters, and the same
 /// accented name in NFC and in NFD.

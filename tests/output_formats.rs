@@ -10,14 +10,14 @@ mod common;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::Engine;
-use doppel::faces::eval::{chunk_text, edit_words, vocabulary};
-use doppel::faces::report;
-use doppel::hash::SplitMix64;
-use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::scan::scan_folder;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::Engine;
+use doppel_eval::{chunk_text, edit_words, vocabulary};
+
+use doppel_core::hash::SplitMix64;
+use doppel_index::scan::scan_folder;
+use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use doppel_pairing::library::LibraryConfig;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -172,8 +172,9 @@ fn render(dir: &std::path::Path, spec: ClusterSpec) -> (Value, Vec<(String, Stri
         spec,
     )
     .expect("scan");
-    let json = serde_json::from_str(&report::json(&scan, dir, engine.config()).unwrap()).unwrap();
-    (json, csv_pairs(&report::csv(&scan).unwrap()))
+    let json =
+        serde_json::from_str(&doppel_report::json(&scan, dir, engine.config()).unwrap()).unwrap();
+    (json, csv_pairs(&doppel_report::csv(&scan).unwrap()))
 }
 
 /// A file clustered with its copy, paired with an edited copy that is not

@@ -7,12 +7,12 @@
 
 use std::sync::LazyLock;
 
-use doppel::engine::algo::si::Stream;
-use doppel::engine::fingerprinter::{Fingerprinter, PrintOptions};
-use doppel::engine::measure::shingle_set;
-use doppel::engine::text::cut::is_cut;
-use doppel::engine::text::Variation;
-use doppel::engine::{Engine, EngineConfig};
+use doppel_core::engine::algo::si::Stream;
+use doppel_core::engine::fingerprinter::{Fingerprinter, PrintOptions};
+use doppel_core::engine::measure::shingle_set;
+use doppel_core::engine::text::cut::is_cut;
+use doppel_core::engine::text::Variation;
+use doppel_core::engine::{Engine, EngineConfig};
 use proptest::prelude::*;
 
 /// Small settings: grams of two to four units, every k-gram sampled, the
@@ -169,7 +169,7 @@ proptest! {
         let cuts: Vec<usize> = (0..=text.len()).filter(|&at| is_cut(&text, at)).collect();
         let whole = engine.analyzer().analyze(&text);
         let mut at = 0;
-        let mut joined = doppel::engine::analysis::Analysis::default();
+        let mut joined = doppel_core::engine::analysis::Analysis::default();
         let mut texts = Vec::new();
         for cut in cuts.into_iter().chain([text.len()]) {
             let piece = engine.analyzer().analyze(&text[at..cut]);

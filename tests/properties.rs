@@ -1,8 +1,8 @@
 //! Properties of the estimators and scores, checked on random documents.
 
-use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::engine::measure::{jaccard, shingle_set};
-use doppel::engine::{Engine, EngineConfig};
+use doppel_core::engine::algo::{AlgorithmId, Score};
+use doppel_core::engine::measure::{jaccard, shingle_set};
+use doppel_core::engine::{Engine, EngineConfig};
 use proptest::prelude::*;
 use std::sync::LazyLock;
 
@@ -34,7 +34,7 @@ fn doc_pair() -> impl Strategy<Value = (String, String)> {
         any::<u64>(),
     )
         .prop_map(|(base, edit, seed)| {
-            let mut rng = doppel::hash::SplitMix64::new(seed);
+            let mut rng = doppel_core::hash::SplitMix64::new(seed);
             let edited: Vec<usize> = base
                 .iter()
                 .map(|&w| {
@@ -60,7 +60,7 @@ proptest! {
         let seed = engine.config().algorithms.shingle.seed;
         let (sa, sb) = (shingle_set(&da, w, seed), shingle_set(&db, w, seed));
         let exact = jaccard(&sa, &sb);
-        let union = doppel::engine::measure::union_len(&sa, &sb) as f64;
+        let union = doppel_core::engine::measure::union_len(&sa, &sb) as f64;
         let weights = engine.reference_weights();
         let scores = engine.compare(&engine.fingerprint(&da, weights).unwrap(), &engine.fingerprint(&db, weights).unwrap());
         let Score::Similarity { value: estimate } = scores[&AlgorithmId::Minhash] else {
@@ -170,7 +170,7 @@ proptest! {
     #[test]
     fn any_bytes_fingerprint_without_panicking(bytes in prop::collection::vec(any::<u8>(), 0..2048)) {
         let engine = &*ENGINE;
-        if let Ok(decoded) = doppel::engine::text::decode::decode(&bytes) {
+        if let Ok(decoded) = doppel_core::engine::text::decode::decode(&bytes) {
             let f = engine.fingerprint(&engine.analyze(&decoded.text), engine.reference_weights()).unwrap();
             let _ = engine.compare(&f, &f);
         }
@@ -190,7 +190,7 @@ proptest! {
 /// each algorithm computes on its own.
 #[test]
 fn shared_engine_pass_equals_each_algorithm_alone() {
-    use doppel::engine::algo::Algorithm;
+    use doppel_core::engine::algo::Algorithm;
     let engine = &*ENGINE;
     let weights = engine.reference_weights();
     let text = std::fs::read_to_string(concat!(
@@ -202,7 +202,7 @@ fn shared_engine_pass_equals_each_algorithm_alone() {
     let all = engine.fingerprint(&doc, weights).unwrap();
     let a = &engine.config().algorithms;
     let tok = &engine.config().tokenizer;
-    use doppel::engine::algo::*;
+    use doppel_core::engine::algo::*;
     assert_eq!(
         all.shingle.as_ref(),
         Some(&shingle::Shingle::new(a.shingle.clone()).fingerprint(&doc, weights))

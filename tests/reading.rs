@@ -8,14 +8,14 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use doppel::doc::DocPath;
-use doppel::engine::Engine;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::collection::Skip;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::reading::ReadLimits;
-use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_index::collection::Skip;
+use doppel_index::index::FolderIndex;
+use doppel_index::reading::ReadLimits;
+use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 /// Every file big, cut into pieces of 4 KiB, no budget to speak of.
 fn all_big_in_small_pieces() -> ReadLimits {

@@ -9,11 +9,11 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::{doppel, stdout_of};
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{AlgorithmsConfig, Thresholds};
-use doppel::pairing::cluster::ClusterMode;
-use doppel::runtime::config::{threshold_range, ClusterSettings, WatchSettings};
-use doppel::runtime::worker::protocol::jsonl_event;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{AlgorithmsConfig, Thresholds};
+use doppel_index::config::{threshold_range, ClusterSettings, WatchSettings};
+use doppel_index::worker::protocol::jsonl_event;
+use doppel_pairing::cluster::ClusterMode;
 
 fn readme() -> String {
     std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
@@ -175,20 +175,20 @@ fn every_positional_has_help() {
 
 #[test]
 fn help_defaults_are_the_compiled_ones() {
-    let quiet = doppel::runtime::watch::DEFAULT_QUIET.as_millis();
+    let quiet = doppel_index::watch::DEFAULT_QUIET.as_millis();
     assert_eq!(u128::from(WatchSettings::default().quiet_ms), quiet);
     let watch = help("watch");
     assert!(watch.contains(&format!("[default: {quiet}]")), "{watch}");
     let scan = help("scan");
-    let by = doppel::runtime::config::cluster_by_name(ClusterSettings::default().by);
+    let by = doppel_index::config::cluster_by_name(ClusterSettings::default().by);
     assert!(scan.contains(&format!("[default: {by}]")), "{scan}");
-    let mode = doppel::runtime::config::mode_name(ClusterSettings::default().mode);
+    let mode = doppel_index::config::mode_name(ClusterSettings::default().mode);
     assert!(scan.contains(&format!("[default: {mode}]")), "{scan}");
     // The names are the file's.
     for mode in [ClusterMode::Components, ClusterMode::Star] {
         assert_eq!(
             serde_json::to_value(mode).unwrap(),
-            doppel::runtime::config::mode_name(mode)
+            doppel_index::config::mode_name(mode)
         );
     }
 }

@@ -11,15 +11,15 @@ use std::sync::Arc;
 
 use common::{fixture, Fixture};
 
-use doppel::doc::DocPath;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::faces::report;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::collection::{read_bytes, Skip};
-use doppel::runtime::index::{FileChange, FolderIndex, IndexOptions};
-use doppel::runtime::scan::ScanReport;
-use doppel::runtime::store::StoredBoilerplate;
+use doppel_core::doc::DocPath;
+use doppel_core::engine::{Engine, EngineConfig};
+
+use doppel_index::collection::{read_bytes, Skip};
+use doppel_index::index::{FileChange, FolderIndex, IndexOptions};
+use doppel_index::scan::ScanReport;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
+use doppel_store::StoredBoilerplate;
 
 fn open(f: &Fixture) -> FolderIndex {
     FolderIndex::open(
@@ -68,7 +68,7 @@ fn a_new_file_that_changes_while_an_indexed_scan_reads_it_is_reported() {
         Some(&Skip::Changed),
         "listed with its reason, not missing"
     );
-    let text = report::text(&scan);
+    let text = doppel_report::text(&scan);
     assert!(
         text.contains("misc/gettysburg.txt") && text.contains("changed while being read"),
         "{text}"
@@ -115,7 +115,7 @@ fn resemblance(index: &FolderIndex, a: &str, b: &str) -> Option<f64> {
     let lib = index.library();
     let (a, b) = (lib.id_of(&a.into())?, lib.id_of(&b.into())?);
     lib.pair(a, b)?
-        .get(&doppel::engine::algo::AlgorithmId::Shingle)?
+        .get(&doppel_core::engine::algo::AlgorithmId::Shingle)?
         .value()
 }
 
@@ -256,7 +256,7 @@ fn migrated_from(downgrade: &str) -> (Fixture, FolderIndex) {
         .execute_batch(&format!("{VERDICTS_BEFORE_6}\n{downgrade}"))
         .unwrap();
     let index = open(&f);
-    assert_eq!(schema_of(&f), doppel::runtime::store::SCHEMA_VERSION);
+    assert_eq!(schema_of(&f), doppel_store::SCHEMA_VERSION);
     (f, index)
 }
 
@@ -281,7 +281,7 @@ fn an_index_of_schema_6_is_migrated_keeping_what_was_learned() {
     back_to_schema_6(&f, &parts);
 
     let mut index = open(&f);
-    assert_eq!(schema_of(&f), doppel::runtime::store::SCHEMA_VERSION);
+    assert_eq!(schema_of(&f), doppel_store::SCHEMA_VERSION);
     assert_eq!(index.store().boilerplate().unwrap(), parts);
     let rows: i64 = rusqlite::Connection::open(&f.index)
         .unwrap()
@@ -341,7 +341,7 @@ fn an_index_of_schema_4_without_kept_texts_is_migrated() {
 /// file to move aside.
 #[test]
 fn two_openers_creating_one_new_index_both_get_it_whole() {
-    use doppel::runtime::store::{SqliteStore, Store};
+    use doppel_store::{SqliteStore, Store};
     let dir = tempfile::tempdir().unwrap();
     for round in 0..20 {
         let path = dir.path().join(format!("round-{round}.sqlite"));
@@ -460,9 +460,9 @@ fn two_processes_creating_one_new_index_both_succeed() {
 /// The whole sequence of updates until `pick` says stop (60 s bound on a
 /// loaded machine; nothing sleeps as an assertion).
 fn updates_until(
-    handle: &doppel::runtime::worker::WorkerHandle,
-    mut stop: impl FnMut(&doppel::runtime::worker::Update) -> bool,
-) -> Vec<doppel::runtime::worker::Update> {
+    handle: &doppel_index::worker::WorkerHandle,
+    mut stop: impl FnMut(&doppel_index::worker::Update) -> bool,
+) -> Vec<doppel_index::worker::Update> {
     let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut seen = Vec::new();
     loop {
@@ -484,9 +484,9 @@ fn updates_until(
 fn worker_failing_writes(
     f: &Fixture,
     writes: usize,
-) -> (doppel::runtime::worker::WorkerHandle, faulty_store::Faults) {
-    use doppel::runtime::store::{SqliteStore, Store};
-    use doppel::runtime::worker::{spawn, StoreOpener, WorkerConfig};
+) -> (doppel_index::worker::WorkerHandle, faulty_store::Faults) {
+    use doppel_index::worker::{spawn, StoreOpener, WorkerConfig};
+    use doppel_store::{SqliteStore, Store};
     let faults = faulty_store::Faults::default();
     faults.fail_next_writes(writes);
     let mut config = WorkerConfig::new(&f.folder);
@@ -506,8 +506,8 @@ fn worker_failing_writes(
 /// indexes every file; nothing waits for the 10-minute rescan.
 #[test]
 fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
-    use doppel::runtime::worker::protocol::{ErrorKind, WatchState};
-    use doppel::runtime::worker::Update;
+    use doppel_index::worker::protocol::{ErrorKind, WatchState};
+    use doppel_index::worker::Update;
     let f = fixture();
     // The first commit fails, and the first two attempts after it.
     let (handle, faults) = worker_failing_writes(&f, 3);
@@ -558,8 +558,8 @@ fn a_storage_error_in_the_first_pass_pauses_and_resumes_by_itself() {
 /// snapshot comes with the resume, and shows the clusters a fresh scan has.
 #[test]
 fn no_snapshot_is_sent_while_paused() {
-    use doppel::runtime::worker::protocol::WatchState;
-    use doppel::runtime::worker::Update;
+    use doppel_index::worker::protocol::WatchState;
+    use doppel_index::worker::Update;
     let f = fixture();
     let (handle, faults) = worker_failing_writes(&f, 2);
     let seen = updates_until(&handle, |u| matches!(u, Update::Snapshot(_)));
@@ -580,7 +580,7 @@ fn no_snapshot_is_sent_while_paused() {
     let mut index = open(&f);
     index.reconcile().unwrap();
     let spec = ClusterSpec::from_engine(index.engine());
-    let settled = doppel::runtime::worker::snapshot::build(&index, &spec, 0);
+    let settled = doppel_index::worker::snapshot::build(&index, &spec, 0);
     assert_eq!(first.documents, 27);
     assert!(!first.clusters.is_empty());
     assert_eq!(first.clusters.len(), settled.clusters.len());
@@ -588,7 +588,7 @@ fn no_snapshot_is_sent_while_paused() {
 
 #[test]
 fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
-    use doppel::runtime::worker::protocol::WatchState;
+    use doppel_index::worker::protocol::WatchState;
     let value = serde_json::to_value(WatchState::Paused {
         reason: "disk full".into(),
     })
@@ -601,12 +601,12 @@ fn the_paused_state_reads_paused_reason_in_watch_jsonl() {
 /// built-in config file's, the watcher's default.
 #[test]
 fn the_documented_quiet_period_is_the_one_in_effect() {
-    let quiet = doppel::runtime::watch::DEFAULT_QUIET.as_millis();
+    let quiet = doppel_index::watch::DEFAULT_QUIET.as_millis();
     let help = String::from_utf8(common::stdout_of(
         common::doppel().args(["watch", "--help"]),
     ))
     .unwrap();
     assert!(help.contains(&format!("[default: {quiet}]")), "{help}");
-    let defaults = doppel::runtime::config::Config::defaults();
+    let defaults = doppel_index::config::Config::defaults();
     assert_eq!(u128::from(defaults.watch.quiet_ms), quiet);
 }

@@ -9,12 +9,12 @@ mod common;
 
 use std::path::Path;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::Engine;
-use doppel::faces::report;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::scan::{scan_folder, ScanReport};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::Engine;
+
+use doppel_index::scan::{scan_folder, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 use serde_json::Value;
 
 use common::sample_corpus;
@@ -55,7 +55,7 @@ fn scan(dir: &Path) -> (ScanReport, Engine) {
 
 fn kept(report: &ScanReport, a: &str, b: &str) -> bool {
     let lib = &report.library;
-    let id = |p: &str| lib.id_of(&doppel::doc::DocPath::from_relative(Path::new(p)));
+    let id = |p: &str| lib.id_of(&doppel_core::doc::DocPath::from_relative(Path::new(p)));
     lib.pair(id(a).unwrap(), id(b).unwrap()).is_some()
 }
 
@@ -69,7 +69,8 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
         "the quoting pair is kept above the floor (the case under test)"
     );
     let json: Value =
-        serde_json::from_str(&report::json(&report, dir.path(), engine.config()).unwrap()).unwrap();
+        serde_json::from_str(&doppel_report::json(&report, dir.path(), engine.config()).unwrap())
+            .unwrap();
     let pairs = json["pairs"].as_array().unwrap();
     let names: Vec<(&str, &str)> = pairs
         .iter()
@@ -87,14 +88,14 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
             "a printed pair passes a threshold or carries a relation: {p}"
         );
     }
-    let csv = report::csv(&report).unwrap();
+    let csv = doppel_report::csv(&report).unwrap();
     assert_eq!(
         csv.lines().count(),
         1 + pairs.len(),
         "CSV rows = JSON pairs"
     );
     assert!(!csv.contains("moby.txt"), "{csv}");
-    let text = report::text(&report);
+    let text = doppel_report::text(&report);
     assert!(
         text.starts_with("4 documents indexed, 0 skipped, 1 verified pair, 0 clusters ("),
         "the text report counts the printed pairs: {text}"
@@ -103,8 +104,8 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
         text.contains("related    ruth-kjv.txt ~ ruth-web.txt"),
         "{text}"
     );
-    let quoting = doppel::doc::DocPath::from_relative(Path::new("alice-quoting.txt"));
-    let moby = doppel::doc::DocPath::from_relative(Path::new("moby.txt"));
+    let quoting = doppel_core::doc::DocPath::from_relative(Path::new("alice-quoting.txt"));
+    let moby = doppel_core::doc::DocPath::from_relative(Path::new("moby.txt"));
     assert!(report.pair(&quoting, &moby).is_none());
     assert_eq!(report.pairs().len(), 1);
 }

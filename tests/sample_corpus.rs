@@ -7,13 +7,13 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use doppel::doc::DocPath;
-use doppel::engine::text::decode::NotText;
-use doppel::engine::Engine;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::collection::Skip;
-use doppel::runtime::scan::{scan_folder, ScanReport};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::text::decode::NotText;
+use doppel_core::engine::Engine;
+use doppel_index::collection::Skip;
+use doppel_index::scan::{scan_folder, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -46,7 +46,7 @@ fn setup() -> &'static (Expected, ScanReport) {
     })
 }
 
-fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel::runtime::scan::ScannedDoc {
+fn doc<'a>(report: &'a ScanReport, rel: &str) -> &'a doppel_index::scan::ScannedDoc {
     report
         .docs
         .iter()

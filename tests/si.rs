@@ -9,11 +9,11 @@ use common::{doppel, sample_corpus, stdout_of};
 
 use std::fs;
 
-use doppel::engine::algo::si::SiComparison;
-use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::engine::{Engine, Fingerprints};
-use doppel::faces::eval::{edit_words, vocabulary};
-use doppel::hash::SplitMix64;
+use doppel_core::engine::algo::si::SiComparison;
+use doppel_core::engine::algo::{AlgorithmId, Score};
+use doppel_core::engine::{Engine, Fingerprints};
+use doppel_core::hash::SplitMix64;
+use doppel_eval::{edit_words, vocabulary};
 
 /// `doppel compare a b --format json`: si's score and whether si passes.
 fn compare(a: &str, b: &str) -> (f64, bool) {

@@ -10,13 +10,13 @@ use common::{fixture, indexed};
 use std::fs;
 use std::sync::Arc;
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::algo::AlgorithmId;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::worker::protocol::{ClusterView, Snapshot};
-use doppel::runtime::worker::snapshot::{build, build_keeping};
-use doppel::runtime::worker::views::KeptViews;
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_index::index::FolderIndex;
+use doppel_index::worker::protocol::{ClusterView, Snapshot};
+use doppel_index::worker::snapshot::{build, build_keeping};
+use doppel_index::worker::views::KeptViews;
+use doppel_pairing::cluster::ClusterSpec;
 
 /// Builds snapshots keeping views, and checks each against a fresh build.
 struct Snapshots {

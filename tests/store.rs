@@ -1,4 +1,4 @@
-//! The persistent index (`doppel::runtime::store`): round trips, odd names, verdicts,
+//! The persistent index (`doppel_store`): round trips, odd names, verdicts,
 //! pairs, corrupt and foreign files, and SIGKILL during ingest (hazards.md
 //! section C and R10). The behaviour tests run on every backend
 //! (`store_places`): SQLite, and PostgreSQL when `DOPPEL_TEST_PG` is set.
@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use doppel::doc::{CuratorVerdict, DocPath, FileIdentity};
-use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::engine::{Engine, Fingerprints, PairScores};
-use doppel::runtime::store::{
+use doppel_core::doc::{CuratorVerdict, DocPath, FileIdentity};
+use doppel_core::engine::algo::{AlgorithmId, Score};
+use doppel_core::engine::{Engine, Fingerprints, PairScores};
+use doppel_store::{
     content_hash, engine_config_hash, DocEntry, DocRecord, DocStatus, Documents, OpenProblem,
     Pairs, RowId, SqliteStore, Store, StoreError, StoredBoilerplate, StoredText, Verdicts,
     APPLICATION_ID, STALE_CTIME,
@@ -216,7 +216,7 @@ fn library_entries_round_trip_and_go_with_their_document() {
     ) {
         let backend = place.backend();
         let engine = Engine::default();
-        let library = doppel::pairing::library::Library::new(&engine, Default::default());
+        let library = doppel_pairing::library::Library::new(&engine, Default::default());
         let mut rec = record(&engine, b"a.txt", 0);
         let fp = rec.fingerprints.clone().unwrap();
         let entry = DocEntry {
@@ -674,7 +674,7 @@ fn kept_pairs_entries_boilerplate_and_texts_round_trip() {
     for place in places("kept_pairs_entries", "index.sqlite") {
         let backend = place.backend();
         let engine = Engine::default();
-        let library = doppel::pairing::library::Library::new(&engine, Default::default());
+        let library = doppel_pairing::library::Library::new(&engine, Default::default());
         let mut store = place.open();
         let text = "Licence section 1. ".repeat(200);
         let kept = StoredText::compress(&text).unwrap();
@@ -757,7 +757,7 @@ fn overruled_passages_start_empty_and_survive_reopening() {
         let mut store = place.open();
         // An index written before overrules existed has no such row: none.
         assert_eq!(store.overruled_passages().unwrap(), Vec::new());
-        let licence = doppel::runtime::store::OverruledPassage {
+        let licence = doppel_store::OverruledPassage {
             hashes: vec![3, 5, 8],
             documents: 4,
             words: 700,
@@ -788,10 +788,10 @@ fn meta_detects_a_config_change() {
             None,
             "{backend}: a fresh index has no config"
         );
-        let default = engine_config_hash(&doppel::engine::EngineConfig::default());
+        let default = engine_config_hash(&doppel_core::engine::EngineConfig::default());
         assert_eq!(
             default,
-            engine_config_hash(&doppel::engine::EngineConfig::default())
+            engine_config_hash(&doppel_core::engine::EngineConfig::default())
         );
         store.set_config_hash(&default).unwrap();
         store.set_idf_generation(u64::MAX).unwrap();
@@ -802,7 +802,7 @@ fn meta_detects_a_config_change() {
             Some(default.as_str())
         );
         assert_eq!(store.idf_generation().unwrap(), Some(u64::MAX));
-        let mut changed = doppel::engine::EngineConfig::default();
+        let mut changed = doppel_core::engine::EngineConfig::default();
         changed.enabled.remove(&AlgorithmId::Winnow);
         assert_ne!(
             store.config_hash().unwrap().unwrap(),
@@ -1031,9 +1031,8 @@ fn a_store_error_keeps_its_cause_as_its_source() {
     #[cfg(feature = "postgres")]
     {
         let address =
-            doppel::runtime::store::StoreAddress::parse("postgres://doppel@127.0.0.1:1/doppel")
-                .unwrap();
-        let err = doppel::runtime::store::open_at(&address, "/srv/folder", "tester").unwrap_err();
+            doppel_store::StoreAddress::parse("postgres://doppel@127.0.0.1:1/doppel").unwrap();
+        let err = doppel_store::open_at(&address, "/srv/folder", "tester").unwrap_err();
         assert!(matches!(err, StoreError::Postgres { .. }), "{err}");
         let cause = err.source().expect("the client's error is the source");
         assert!(cause.is::<postgres::Error>(), "{cause:?}");
@@ -1116,15 +1115,14 @@ fn w14_index_inside_the_root_is_refused_naming_both_paths() {
     let root = dir.path().join("library");
     std::fs::create_dir(&root).unwrap();
     let inside = root.join("sub/.doppel/index.sqlite");
-    let err = doppel::runtime::store::ensure_outside_root(&inside, &root).unwrap_err();
+    let err = doppel_store::ensure_outside_root(&inside, &root).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains(&inside.display().to_string()) && msg.contains(&root.display().to_string()),
         "{msg}"
     );
     assert!(!root.join("sub").exists(), "the check creates nothing");
-    doppel::runtime::store::ensure_outside_root(&dir.path().join("library-index.sqlite"), &root)
-        .unwrap();
+    doppel_store::ensure_outside_root(&dir.path().join("library-index.sqlite"), &root).unwrap();
 }
 
 #[test]

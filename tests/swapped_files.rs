@@ -17,13 +17,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use doppel::doc::DocPath;
-use doppel::engine::Engine;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::collection::Skip;
-use doppel::runtime::index::{FolderIndex, ReadProgress};
-use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_index::collection::Skip;
+use doppel_index::index::{FolderIndex, ReadProgress};
+use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 /// Only a guard against a hang (which would otherwise stop the test run
 /// for ever), never a timing assertion.

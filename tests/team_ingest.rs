@@ -15,10 +15,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use common::{doppel, fixture, stdout_of};
-use doppel::engine::Engine;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::{FolderIndex, IngestOptions};
-use doppel::runtime::store::StoreAddress;
+use doppel_core::engine::Engine;
+use doppel_index::index::{FolderIndex, IngestOptions};
+use doppel_pairing::library::LibraryConfig;
+use doppel_store::StoreAddress;
 
 /// Bound of every wait for a process (a loaded 2-core machine, debug
 /// build): a hang guard, never what a test measures.

@@ -15,9 +15,9 @@ mod store_places;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::runtime::worker::protocol::Snapshot;
-use doppel::runtime::worker::{Command, Update, WorkerHandle};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_index::worker::protocol::Snapshot;
+use doppel_index::worker::{Command, Update, WorkerHandle};
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
 const WAIT: Duration = Duration::from_secs(60);
@@ -150,7 +150,7 @@ fn another_curators_boilerplate_ruling_applies_in_a_running_worker() {
 
 /// The first `Update::TeamThresholds` of `worker`: what was saved, and
 /// whether through it.
-fn team_thresholds(worker: &WorkerHandle) -> (Arc<doppel::runtime::store::SharedThresholds>, bool) {
+fn team_thresholds(worker: &WorkerHandle) -> (Arc<doppel_store::SharedThresholds>, bool) {
     common::wait_for_update(worker, "team thresholds", |update| match update {
         Update::TeamThresholds { saved, by_you } => Some((saved, by_you)),
         _ => None,
@@ -159,7 +159,7 @@ fn team_thresholds(worker: &WorkerHandle) -> (Arc<doppel::runtime::store::Shared
 
 #[test]
 fn thresholds_saved_for_the_team_apply_in_every_worker_and_in_one_started_later() {
-    use doppel::engine::algo::AlgorithmId;
+    use doppel_core::engine::algo::AlgorithmId;
 
     let Some(url) = store_places::postgres_url("live_thresholds") else {
         return;

@@ -16,11 +16,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use doppel::engine::Engine;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::{FolderIndex, IndexOptions};
-use doppel::runtime::store::StoreAddress;
-use doppel::runtime::worker::{Command, Update, WorkerHandle};
+use doppel_core::engine::Engine;
+use doppel_index::index::{FolderIndex, IndexOptions};
+use doppel_index::worker::{Command, Update, WorkerHandle};
+use doppel_pairing::library::LibraryConfig;
+use doppel_store::StoreAddress;
 
 /// A near-duplicate of the sample corpus's Gettysburg address.
 const COPY: &str = "misc/gettysburg-reprint.txt";
@@ -153,7 +153,7 @@ fn racing(
                 on_go.lock().unwrap().recv().unwrap();
                 assert!(!die, "alice's process dies while reading");
             }
-            doppel::runtime::collection::read_bytes(path, cap)
+            doppel_index::collection::read_bytes(path, cap)
         })),
         ..alice.options().clone()
     });

@@ -6,19 +6,19 @@ mod common;
 
 use std::path::Path;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::Engine;
-use doppel::faces::report;
-use doppel::pairing::cluster::{ClusterBy, ClusterSpec};
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::scan::scan_folder;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::Engine;
+
+use doppel_index::scan::scan_folder;
+use doppel_pairing::cluster::{ClusterBy, ClusterSpec};
+use doppel_pairing::library::LibraryConfig;
 
 use common::sample_corpus;
 
 fn text_of(dir: &Path, spec: ClusterSpec, config: LibraryConfig) -> String {
     let engine = Engine::default();
     let scan = scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan");
-    report::text(&scan)
+    doppel_report::text(&scan)
 }
 
 fn default_text(dir: &Path) -> String {

@@ -17,21 +17,21 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::algo::{AlgorithmId, Score, Unit};
-use doppel::engine::{EngineConfig, FusionRule, Thresholds};
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
-use doppel::faces::tui::{render, update};
-use doppel::pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::boilerplate::SideBoilerplate;
-use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
-use doppel::runtime::worker::protocol::{
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::algo::{AlgorithmId, Score, Unit};
+use doppel_core::engine::{EngineConfig, FusionRule, Thresholds};
+use doppel_index::boilerplate::SideBoilerplate;
+use doppel_index::worker::diff::{diff_texts, DiffOptions};
+use doppel_index::worker::protocol::{
     ClusterView, DiffView, ErrorKind, MemberView, PairDetail, Progress, ScoreRow, Snapshot, Stage,
     WatchState, WorkerError,
 };
-use doppel::runtime::worker::{Command, Update, WorkerHandle};
+use doppel_index::worker::{Command, Update, WorkerHandle};
+use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use doppel_pairing::library::LibraryConfig;
+use doppel_tui::action::Action;
+use doppel_tui::state::{AppState, Effect, Focus, Prompt, Screen, SortKey};
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -1048,7 +1048,7 @@ fn mouse_selects_switches_tabs_and_sets_thresholds() {
     );
     assert_eq!(s.member_sel, 1);
     // The "4 Thresholds" tab.
-    let (_, tabs) = doppel::faces::tui::layout::tabs(80);
+    let (_, tabs) = doppel_tui::layout::tabs(80);
     let (_, x0, _) = tabs
         .iter()
         .find(|(s, ..)| *s == Screen::Thresholds)
@@ -1062,10 +1062,10 @@ fn mouse_selects_switches_tabs_and_sets_thresholds() {
     );
     assert_eq!(s.screen, Screen::Thresholds);
     // Click the far right of minhash's slider: the strictest threshold.
-    let f = doppel::faces::tui::layout::frame_of(&s).unwrap();
-    let t = doppel::faces::tui::layout::thresholds(f.body, s.algorithms.len());
-    let rows = doppel::faces::tui::layout::rows(t.table, 1);
-    let slider = doppel::faces::tui::layout::slider(rows);
+    let f = doppel_tui::layout::frame_of(&s).unwrap();
+    let t = doppel_tui::layout::thresholds(f.body, s.algorithms.len());
+    let rows = doppel_tui::layout::rows(t.table, 1);
+    let slider = doppel_tui::layout::slider(rows);
     let cmds = update(
         &mut s,
         Action::Click {
@@ -1134,10 +1134,7 @@ fn export_quit_and_worker_loss() {
     let mut s = scanned(80, 24);
     update(&mut s, Action::WorkerGone);
     assert!(!s.worker_running);
-    assert_eq!(
-        s.log.back().unwrap().level,
-        doppel::faces::tui::state::Level::Error
-    );
+    assert_eq!(s.log.back().unwrap().level, doppel_tui::state::Level::Error);
 }
 
 #[test]
@@ -1152,8 +1149,7 @@ fn export_writes_csv_and_json_outside_the_folder() {
         Some(CuratorVerdict::Duplicate),
     );
     let written =
-        doppel::faces::tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts)
-            .unwrap();
+        doppel_tui::export::write("out", dir.path(), &root, &c.snapshot, &verdicts).unwrap();
     assert_eq!(written.files.len(), 3);
     let pairs = fs::read_to_string(dir.path().join("out-pairs.csv")).unwrap();
     assert!(pairs.starts_with("cluster,a,b,exact,shingle"));
@@ -1168,7 +1164,7 @@ fn export_writes_csv_and_json_outside_the_folder() {
     let clusters = fs::read_to_string(dir.path().join("out-clusters.csv")).unwrap();
     assert!(clusters.contains("\"moby/moby-dick-ch1.txt\""));
     // Never into the watched folder.
-    assert!(doppel::faces::tui::export::write("x", &root, &root, &c.snapshot, &verdicts).is_err());
+    assert!(doppel_tui::export::write("x", &root, &root, &c.snapshot, &verdicts).is_err());
     assert_eq!(fs::read_dir(&root).unwrap().count(), 0);
 }
 
@@ -1183,15 +1179,9 @@ fn export_writes_the_html_report_outside_the_folder() {
         Some(CuratorVerdict::Duplicate),
     );
     let config = EngineConfig::default();
-    let path = doppel::faces::tui::export::write_html(
-        "out",
-        dir.path(),
-        &root,
-        &c.snapshot,
-        &verdicts,
-        &config,
-    )
-    .unwrap();
+    let path =
+        doppel_tui::export::write_html("out", dir.path(), &root, &c.snapshot, &verdicts, &config)
+            .unwrap();
     assert_eq!(path, dir.path().canonicalize().unwrap().join("out.html"));
     let page = fs::read_to_string(&path).unwrap();
     assert_eq!(
@@ -1209,9 +1199,8 @@ fn export_writes_the_html_report_outside_the_folder() {
     assert!(page.contains("<td>duplicate</td>"));
     assert!(page.contains("<mark>rn</mark>ust"), "the scan's OCR marks");
     // Never into the watched folder.
-    let err =
-        doppel::faces::tui::export::write_html("x", &root, &root, &c.snapshot, &verdicts, &config)
-            .unwrap_err();
+    let err = doppel_tui::export::write_html("x", &root, &root, &c.snapshot, &verdicts, &config)
+        .unwrap_err();
     assert!(err.to_string().contains("inside the watched folder"));
     assert!(!root.join("x.html").exists());
 }
@@ -1277,14 +1266,14 @@ fn the_loop_sends_commands_and_applies_answers() {
         .build()
         .unwrap();
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
-    doppel::faces::tui::run::bridge(worker, actions_tx.clone());
+    doppel_tui::run::bridge(worker, actions_tx.clone());
     let (ev_tx, ev_rx) = tokio::sync::mpsc::unbounded_channel::<std::io::Result<Event>>();
     let events = Box::pin(futures::stream::unfold(ev_rx, |mut rx| async move {
         rx.recv().await.map(|e| (e, rx))
     }));
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
     let mut state = AppState::new("sample-corpus", &EngineConfig::default());
-    let ctx = doppel::faces::tui::run::ExportContext {
+    let ctx = doppel_tui::run::ExportContext {
         cwd: std::env::temp_dir(),
         root: Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus"),
         engine: EngineConfig::default(),
@@ -1313,7 +1302,7 @@ fn the_loop_sends_commands_and_applies_answers() {
     let mut no_suspend = |_: &mut Terminal<TestBackend>| Ok(());
     let loop_result = runtime.block_on(async {
         let (result, ()) = tokio::join!(
-            doppel::faces::tui::run::run_loop(
+            doppel_tui::run::run_loop(
                 &mut terminal,
                 &mut state,
                 events,
@@ -1362,7 +1351,7 @@ fn the_loop_sends_commands_and_applies_answers() {
 fn prompts_take_pasted_text_without_controls() {
     let mut s = scanned(80, 24);
     update(&mut s, Action::StartFilter);
-    for a in doppel::faces::tui::run::event_actions(&s, Event::Paste("emma\n\x1b".into())) {
+    for a in doppel_tui::run::event_actions(&s, Event::Paste("emma\n\x1b".into())) {
         update(&mut s, a);
     }
     assert_eq!(

@@ -16,13 +16,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::keymap;
-use doppel::faces::tui::state::{AppState, Prompt};
-use doppel::faces::tui::{render, update};
-use doppel::runtime::worker::protocol::{ErrorKind, PlanView, Snapshot};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::protocol::{ErrorKind, PlanView, Snapshot};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_tui::action::Action;
+use doppel_tui::keymap;
+use doppel_tui::state::{AppState, Prompt};
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -324,7 +324,7 @@ fn a_plan_for_an_older_snapshot_or_a_refusal_does_not_open_confirmation() {
     update(
         &mut state,
         Action::Worker(Update::Error(
-            doppel::runtime::worker::protocol::WorkerError::new(ErrorKind::Request, "refused"),
+            doppel_index::worker::protocol::WorkerError::new(ErrorKind::Request, "refused"),
         )),
     );
     assert!(state.act.view.is_none());
@@ -385,16 +385,14 @@ fn u_undoes_only_this_sessions_quarantine_and_says_what_came_back() {
     let journal = s.quarantine.join("doppel-journal-1.jsonl");
     update(
         &mut state,
-        Action::Worker(Update::Quarantined(Arc::new(
-            doppel::runtime::act::Outcome {
-                journal: journal.clone(),
-                moved: vec![doppel::runtime::act::Moved {
-                    path: "dups/persuasion.txt".into(),
-                    size: 10,
-                }],
-                problems: Vec::new(),
-            },
-        ))),
+        Action::Worker(Update::Quarantined(Arc::new(doppel_index::act::Outcome {
+            journal: journal.clone(),
+            moved: vec![doppel_index::act::Moved {
+                path: "dups/persuasion.txt".into(),
+                size: 10,
+            }],
+            problems: Vec::new(),
+        }))),
     );
     let notice = &state.notice.as_ref().unwrap().1;
     assert!(
@@ -410,15 +408,13 @@ fn u_undoes_only_this_sessions_quarantine_and_says_what_came_back() {
     );
     update(
         &mut state,
-        Action::Worker(Update::Restored(Arc::new(
-            doppel::runtime::act::UndoReport {
-                journal,
-                restored: Vec::new(),
-                already_back: 0,
-                problems: vec!["dups/persuasion.txt: a file is there again".into()],
-                partials_removed: Vec::new(),
-            },
-        ))),
+        Action::Worker(Update::Restored(Arc::new(doppel_index::act::UndoReport {
+            journal,
+            restored: Vec::new(),
+            already_back: 0,
+            problems: vec!["dups/persuasion.txt: a file is there again".into()],
+            partials_removed: Vec::new(),
+        }))),
     );
     let notice = &state.notice.as_ref().unwrap().1;
     assert!(

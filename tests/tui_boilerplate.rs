@@ -19,13 +19,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::keymap;
-use doppel::faces::tui::state::AppState;
-use doppel::faces::tui::{render, update};
-use doppel::runtime::worker::protocol::{ErrorKind, Snapshot};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::protocol::{ErrorKind, Snapshot};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_tui::action::Action;
+use doppel_tui::keymap;
+use doppel_tui::state::AppState;
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -200,7 +200,7 @@ fn the_tui_export_marks_the_learned_boilerplate_in_its_html_diffs() {
         _ => None,
     });
     assert_eq!(clusters(&snapshot), set(&["emma.txt", "emma-copy.txt"]));
-    let written = doppel::faces::tui::export::write_html(
+    let written = doppel_tui::export::write_html(
         "export",
         dir.path(),
         &folder,

@@ -12,15 +12,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::diff::rows::RowSide;
-use doppel::faces::tui::layout;
-use doppel::faces::tui::state::{AppState, Prompt, Screen};
-use doppel::faces::tui::{render, update};
-use doppel::runtime::worker::diff::{diff_texts, DiffOptions};
-use doppel::runtime::worker::protocol::{DiffKind, DiffSide, DiffView};
-use doppel::runtime::worker::Update;
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::diff::{diff_texts, DiffOptions};
+use doppel_index::worker::protocol::{DiffKind, DiffSide, DiffView};
+use doppel_index::worker::Update;
+use doppel_tui::action::Action;
+use doppel_tui::diff::rows::RowSide;
+use doppel_tui::layout;
+use doppel_tui::state::{AppState, Prompt, Screen};
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
@@ -164,7 +164,7 @@ fn the_scan_rows_are_in_step() {
             let equal = |side: &RowSide, doc: &DiffSide| -> Vec<String> {
                 (side.words.0..side.words.1)
                     .filter(|&i| doc.words[i as usize].kind == DiffKind::Equal)
-                    .map(|i| doppel::engine::text::normalize(&doc.word_text(i as usize)))
+                    .map(|i| doppel_core::engine::text::normalize(&doc.word_text(i as usize)))
                     .collect()
             };
             assert_eq!(
@@ -183,9 +183,9 @@ fn the_scan_rows_are_in_step() {
 /// the same text at the top.
 #[test]
 fn diff_search_fold_view_and_resize_keys() {
-    use doppel::faces::tui::diff::rows::Shown;
-    use doppel::faces::tui::diff::DiffMode;
-    use doppel::faces::tui::keymap;
+    use doppel_tui::diff::rows::Shown;
+    use doppel_tui::diff::DiffMode;
+    use doppel_tui::keymap;
     let key = |s: &mut AppState, code: KeyCode| {
         let action = keymap::key(s, KeyEvent::new(code, KeyModifiers::NONE))
             .unwrap_or_else(|| panic!("{code:?} does nothing on {:?}", s.screen));
@@ -320,7 +320,7 @@ fn the_change_count_is_the_alignments_at_any_width_and_n_visits_each() {
         let s = scan_diff(80, 24);
         s.diff.view.clone().unwrap()
     };
-    let stretches = doppel::runtime::worker::diff::change_stretches(&v.left.words, &v.right.words);
+    let stretches = doppel_index::worker::diff::change_stretches(&v.left.words, &v.right.words);
     assert!(stretches.len() > 50, "{}", stretches.len());
     for (w, h) in [(80, 24), (160, 48)] {
         let mut s = scan_diff(w, h);
@@ -334,7 +334,7 @@ fn the_change_count_is_the_alignments_at_any_width_and_n_visits_each() {
         let mut visited = Vec::new();
         for _ in 0..rows.len() {
             let n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE);
-            let action = doppel::faces::tui::keymap::key(&s, n).expect("n steps the diff");
+            let action = doppel_tui::keymap::key(&s, n).expect("n steps the diff");
             update(&mut s, action);
             visited.push(s.diff.mark.unwrap());
         }

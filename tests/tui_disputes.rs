@@ -11,18 +11,18 @@ mod common;
 
 use std::sync::Arc;
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Focus};
-use doppel::faces::tui::{keymap, render, update};
-use doppel::pairing::library::CuratorMark;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::store::VerdictChange;
-use doppel::runtime::worker::protocol::{
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::EngineConfig;
+use doppel_index::index::FolderIndex;
+use doppel_index::worker::protocol::{
     PairCurators, PairDetail, Progress, Snapshot, Stage, WatchState,
 };
-use doppel::runtime::worker::{Command, Update};
+use doppel_index::worker::{Command, Update};
+use doppel_pairing::library::CuratorMark;
+use doppel_store::VerdictChange;
+use doppel_tui::action::Action;
+use doppel_tui::state::{AppState, Focus};
+use doppel_tui::{keymap, render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;

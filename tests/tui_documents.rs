@@ -13,17 +13,18 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use doppel::doc::DocPath;
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::documents::{self, DocSort};
-use doppel::faces::tui::state::{AppState, Focus, Prompt, Screen};
-use doppel::faces::tui::ui::Theme;
-use doppel::faces::tui::{render, update};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::runtime::worker::documents::{facts_of, neighbours};
-use doppel::runtime::worker::protocol::{DocumentFacts, Neighbours, Snapshot};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::documents::{facts_of, neighbours};
+use doppel_index::worker::protocol::{DocumentFacts, Neighbours, Snapshot};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_tui::action::Action;
+use doppel_tui::documents;
+use doppel_tui::documents::DocSort;
+use doppel_tui::state::{AppState, Focus, Prompt, Screen};
+use doppel_tui::ui::Theme;
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -442,15 +443,15 @@ fn the_clean_e_text_is_the_suggested_keeper_until_the_curator_marks_one() {
 #[test]
 fn a_clean_e_text_reads_better_than_its_noised_scan() {
     let text = std::fs::read_to_string(common::sample_corpus().join(ETEXT)).unwrap();
-    let mut rng = doppel::hash::SplitMix64::new(20);
-    let noised = doppel::faces::eval::library::ocr_confusions(&text, 0.05, &mut rng);
+    let mut rng = doppel_core::hash::SplitMix64::new(20);
+    let noised = doppel_eval::library::ocr_confusions(&text, 0.05, &mut rng);
     let (clean, scan) = (
-        doppel::engine::quality::estimate(&text),
-        doppel::engine::quality::estimate(&noised),
+        doppel_core::engine::quality::estimate(&text),
+        doppel_core::engine::quality::estimate(&noised),
     );
     assert!(clean.score() > scan.score() + 0.02, "{clean:?} {scan:?}");
     assert!(scan.confusions > clean.confusions, "{clean:?} {scan:?}");
-    assert_eq!(scan, doppel::engine::quality::estimate(&noised));
+    assert_eq!(scan, doppel_core::engine::quality::estimate(&noised));
 }
 
 #[test]
@@ -482,19 +483,19 @@ fn a_keeper_marked_this_session_is_in_the_export_at_once() {
             .to_owned()
     };
     // The snapshot has not carried the mark yet ...
-    let raw = doppel::faces::tui::export::clusters_csv(s.snapshot.as_ref().unwrap()).unwrap();
+    let raw = doppel_tui::export::clusters_csv(s.snapshot.as_ref().unwrap()).unwrap();
     assert_eq!(keep_of(&raw), "false");
     // ... the export writes what the screen shows.
-    let seen = doppel::faces::tui::export::as_seen(&s).unwrap();
+    let seen = doppel_tui::export::as_seen(&s).unwrap();
     assert_eq!(
-        keep_of(&doppel::faces::tui::export::clusters_csv(&seen).unwrap()),
+        keep_of(&doppel_tui::export::clusters_csv(&seen).unwrap()),
         "true"
     );
 }
 
 #[test]
 fn clicks_select_a_file_then_a_neighbour_and_open_the_pair() {
-    use doppel::faces::tui::layout;
+    use doppel_tui::layout;
     let mut s = state(80, 24, Theme::Default);
     act(&mut s, Action::ShowScreen(Screen::Documents));
     let f = layout::frame_of(&s).unwrap();

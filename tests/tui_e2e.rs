@@ -314,8 +314,8 @@ fn big_book() -> String {
 /// A page scan of `book`: OCR confusions on 3 % of the words, lines
 /// re-wrapped at 64 columns, a running head every 40 lines, CRLF.
 fn scan_of(book: &str) -> String {
-    let mut rng = doppel::hash::SplitMix64::new(15);
-    let misread = doppel::faces::eval::library::ocr_confusions(book, 0.03, &mut rng);
+    let mut rng = doppel_core::hash::SplitMix64::new(15);
+    let misread = doppel_eval::library::ocr_confusions(book, 0.03, &mut rng);
     let mut out = String::new();
     let mut line = String::new();
     let mut lines = 0;

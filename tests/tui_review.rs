@@ -15,16 +15,14 @@ use common::copy_dir;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Focus, Level, Prompt, Screen};
-use doppel::faces::tui::ui::Theme;
-use doppel::faces::tui::{render, update};
-use doppel::runtime::worker::protocol::{
-    DiffView, PairDetail, Progress, Snapshot, Stage, WatchState,
-};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig};
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::protocol::{DiffView, PairDetail, Progress, Snapshot, Stage, WatchState};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig};
+use doppel_tui::action::Action;
+use doppel_tui::state::{AppState, Focus, Level, Prompt, Screen};
+use doppel_tui::ui::Theme;
+use doppel_tui::{render, update};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -373,7 +371,7 @@ fn a_long_status_message_is_whole_on_the_message_line_at_80x24() {
 
     // An export's whole path, however long.
     let dir = format!("/tmp/{}", "a-rather-long-folder-name/".repeat(4));
-    let written = doppel::faces::tui::export::Written {
+    let written = doppel_tui::export::Written {
         asked: "doppel-export".into(),
         used: "doppel-export-2".into(),
         files: ["-clusters.csv", "-pairs.csv", ".json"]
@@ -404,7 +402,7 @@ fn a_long_status_message_is_whole_on_the_message_line_at_80x24() {
     );
     // A click lands on what is drawn, and closes the message line.
     update(&mut s, Action::PromptCancel);
-    let full = doppel::faces::tui::TuiError::Io {
+    let full = doppel_tui::TuiError::Io {
         what: "write out.json".into(),
         error: std::io::Error::other("disk full"),
     };
@@ -574,7 +572,7 @@ fn the_legend_explains_every_symbol_in_help_and_below_the_members() {
         .split_whitespace()
         .collect();
     for id in AlgorithmId::ALL {
-        let letter = doppel::faces::tui::ui::code(id);
+        let letter = doppel_tui::ui::code(id);
         assert!(
             screen.contains(&format!("·{letter}{id}")),
             "{letter} {id} not in {screen}"
@@ -701,10 +699,10 @@ fn ctrl_z_suspends_through_the_loop_and_the_ui_goes_on() {
     ]);
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
     let mut state = scanned(80, 24, Theme::Default);
-    let ctx = doppel::faces::tui::run::ExportContext {
+    let ctx = doppel_tui::run::ExportContext {
         cwd: std::env::temp_dir(),
         root: std::env::temp_dir(),
-        engine: doppel::engine::EngineConfig::default(),
+        engine: doppel_core::engine::EngineConfig::default(),
     };
     let mut suspended = Vec::new();
     let mut suspend = |t: &mut Terminal<TestBackend>| {
@@ -712,7 +710,7 @@ fn ctrl_z_suspends_through_the_loop_and_the_ui_goes_on() {
         Ok(())
     };
     runtime
-        .block_on(doppel::faces::tui::run::run_loop(
+        .block_on(doppel_tui::run::run_loop(
             &mut terminal,
             &mut state,
             events,
@@ -735,7 +733,7 @@ fn the_explanation_of_an_algorithm_is_reachable_at_80x24() {
     let mut s = scanned(80, 24, Theme::Default);
     update(&mut s, Action::ShowScreen(Screen::Thresholds));
     update(&mut s, Action::Down);
-    let about = doppel::faces::tui::ui::describe_algorithm(AlgorithmId::Shingle);
+    let about = doppel_tui::ui::describe_algorithm(AlgorithmId::Shingle);
     let squeeze = |x: &str| x.replace('│', "").split_whitespace().collect::<String>();
     assert!(!squeeze(&text(&draw(&s))).contains(&squeeze(about)));
     update(&mut s, Action::ToggleAbout);
@@ -744,7 +742,7 @@ fn the_explanation_of_an_algorithm_is_reachable_at_80x24() {
     assert!(screen.contains("floor ≥"), "{screen}");
     // The keys still move between algorithms, and `i` goes back.
     update(&mut s, Action::Down);
-    let about = doppel::faces::tui::ui::describe_algorithm(AlgorithmId::Minhash);
+    let about = doppel_tui::ui::describe_algorithm(AlgorithmId::Minhash);
     assert!(squeeze(&text(&draw(&s))).contains(&squeeze(about)));
     update(&mut s, Action::ToggleAbout);
     assert!(text(&draw(&s)).contains("loose ◂ slider ▸ strict"));

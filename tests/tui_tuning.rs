@@ -7,13 +7,13 @@
 
 use std::path::PathBuf;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Level, Screen};
-use doppel::faces::tui::{keymap, render, update};
-use doppel::runtime::config::Config;
-use doppel::runtime::worker::Command;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::EngineConfig;
+use doppel_index::config::Config;
+use doppel_index::worker::Command;
+use doppel_tui::action::Action;
+use doppel_tui::state::{AppState, Level, Screen};
+use doppel_tui::{keymap, render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -103,17 +103,17 @@ fn s_saves_the_thresholds_into_the_config_file() {
     }));
     let (commands, _worker) = crossbeam_channel::unbounded::<Command>();
     let (actions_tx, mut actions) = tokio::sync::mpsc::unbounded_channel();
-    let ctx = doppel::faces::tui::run::ExportContext {
+    let ctx = doppel_tui::run::ExportContext {
         cwd: dir.path().to_path_buf(),
         root: dir.path().to_path_buf(),
-        engine: doppel::engine::EngineConfig::default(),
+        engine: doppel_core::engine::EngineConfig::default(),
     };
     let mut terminal = Terminal::new(TestBackend::new(80, 24)).unwrap();
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .unwrap()
-        .block_on(doppel::faces::tui::run::run_loop(
+        .block_on(doppel_tui::run::run_loop(
             &mut terminal,
             &mut s,
             events,
@@ -145,8 +145,8 @@ fn s_saves_the_thresholds_into_the_config_file() {
 /// are unsaved against them from then on.
 #[test]
 fn the_teams_saved_thresholds_show_and_s_shares_the_screens() {
-    use doppel::runtime::store::SharedThresholds;
-    use doppel::runtime::worker::Update;
+    use doppel_index::worker::Update;
+    use doppel_store::SharedThresholds;
     use std::sync::Arc;
 
     let mut s = state(PathBuf::from("/home/curator/.config/doppel/config.toml"));

@@ -14,13 +14,13 @@ mod common;
 
 use std::sync::Arc;
 
-use doppel::doc::{CuratorVerdict, DocPath};
-use doppel::engine::EngineConfig;
-use doppel::faces::tui::action::Action;
-use doppel::faces::tui::state::{AppState, Focus, Level, Screen};
-use doppel::faces::tui::{keymap, render, update};
-use doppel::runtime::worker::protocol::{Progress, Snapshot, Stage, WatchState};
-use doppel::runtime::worker::{Command, Update};
+use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::protocol::{Progress, Snapshot, Stage, WatchState};
+use doppel_index::worker::{Command, Update};
+use doppel_tui::action::Action;
+use doppel_tui::state::{AppState, Focus, Level, Screen};
+use doppel_tui::{keymap, render, update};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;

@@ -10,10 +10,10 @@ use common::{library_prints, pair_paths, scored_pairs};
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-use doppel::doc::DocPath;
-use doppel::engine::algo::AlgorithmId;
-use doppel::engine::{Engine, EngineConfig, Fingerprints};
-use doppel::pairing::library::{Library, LibraryConfig, MemoryPrints};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_core::engine::{Engine, EngineConfig, Fingerprints};
+use doppel_pairing::library::{Library, LibraryConfig, MemoryPrints};
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(Engine::default);
 
@@ -25,7 +25,7 @@ struct FailingRead {
     fail_at: usize,
 }
 
-impl doppel::pairing::library::PrintSource for FailingRead {
+impl doppel_pairing::library::PrintSource for FailingRead {
     type Error = String;
 
     fn full_prints(&self, paths: &[&DocPath]) -> Result<Vec<Option<Fingerprints>>, String> {
@@ -158,11 +158,11 @@ fn unpaired_documents_whose_slots_were_not_kept_pair_the_same() {
 /// an index keeps library entries; counts how many prints were read.
 struct StoredKeys {
     prints: MemoryPrints,
-    keys: std::collections::HashMap<DocPath, doppel::pairing::candidates::DocKeys>,
+    keys: std::collections::HashMap<DocPath, doppel_pairing::candidates::DocKeys>,
     prints_read: std::cell::Cell<usize>,
 }
 
-impl doppel::pairing::library::PrintSource for StoredKeys {
+impl doppel_pairing::library::PrintSource for StoredKeys {
     type Error = std::convert::Infallible;
 
     fn full_prints(
@@ -176,7 +176,7 @@ impl doppel::pairing::library::PrintSource for StoredKeys {
     fn stored_keys(
         &self,
         paths: &[&DocPath],
-    ) -> Result<Option<Vec<Option<doppel::pairing::candidates::DocKeys>>>, std::convert::Infallible>
+    ) -> Result<Option<Vec<Option<doppel_pairing::candidates::DocKeys>>>, std::convert::Infallible>
     {
         Ok(Some(
             paths.iter().map(|p| self.keys.get(*p).cloned()).collect(),
@@ -242,7 +242,7 @@ fn paired_keeping_all(
     docs: &[(DocPath, Fingerprints, usize)],
     prints: &MemoryPrints,
 ) -> (
-    Vec<doppel::pairing::candidates::DocKeys>,
+    Vec<doppel_pairing::candidates::DocKeys>,
     BTreeSet<(String, String)>,
 ) {
     let mut whole = Library::new(&ENGINE, LibraryConfig::default());
@@ -254,7 +254,7 @@ fn paired_keeping_all(
 /// 1,900 random texts and 250 copies with one word changed of the first
 /// 1,500, spread over both of a pairing's slices, with their prints.
 fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrints) {
-    let mut rng = doppel::hash::SplitMix64::new(7);
+    let mut rng = doppel_core::hash::SplitMix64::new(7);
     let words: Vec<String> = (0..400).map(|i| format!("w{i}")).collect();
     let mut texts: Vec<String> = (0..1_900)
         .map(|_| {
@@ -301,7 +301,7 @@ fn copies_over_two_slices() -> (Vec<(DocPath, Fingerprints, usize)>, MemoryPrint
 /// document's prints are read back.
 #[test]
 fn si_proposals_across_slices_pair_as_extending_does() {
-    let mut rng = doppel::hash::SplitMix64::new(17);
+    let mut rng = doppel_core::hash::SplitMix64::new(17);
     let words: Vec<String> = (0..2_000)
         .map(|_| {
             (0..6)

@@ -19,12 +19,12 @@ use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::engine::{Engine, EngineConfig};
-use doppel::runtime::collection::{read_text, DEFAULT_SIZE_CAP};
-use doppel::runtime::store::{content_hash, DocStatus, Documents, SqliteStore};
-use doppel::runtime::watch::{WatchConfig, WatchEvent, Watcher};
-use doppel::runtime::worker::protocol::{Snapshot, WatchState};
-use doppel::runtime::worker::{spawn, Update, WorkerConfig, WorkerHandle};
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::collection::{read_text, DEFAULT_SIZE_CAP};
+use doppel_index::watch::{WatchConfig, WatchEvent, Watcher};
+use doppel_index::worker::protocol::{Snapshot, WatchState};
+use doppel_index::worker::{spawn, Update, WorkerConfig, WorkerHandle};
+use doppel_store::{content_hash, DocStatus, Documents, SqliteStore};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -170,7 +170,7 @@ impl Harness {
 }
 
 /// The stored record of `rel`, read through a read-only connection.
-fn stored(index: &Path, rel: &str) -> Option<doppel::runtime::store::DocRecord> {
+fn stored(index: &Path, rel: &str) -> Option<doppel_store::DocRecord> {
     SqliteStore::open_read_only(index)
         .ok()?
         .document(&rel.into())

@@ -15,11 +15,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use doppel::doc::CuratorVerdict;
-use doppel::engine::algo::{AlgorithmId, Score};
-use doppel::pairing::cluster::ClusterBy;
-use doppel::runtime::worker::protocol::{DiffKind, ErrorKind, Snapshot, Stage};
-use doppel::runtime::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_core::doc::CuratorVerdict;
+use doppel_core::engine::algo::{AlgorithmId, Score};
+use doppel_index::worker::protocol::{DiffKind, ErrorKind, Snapshot, Stage};
+use doppel_index::worker::{spawn, Command, Update, WorkerConfig, WorkerHandle};
+use doppel_pairing::cluster::ClusterBy;
 
 /// Bound of every wait (a loaded 2-core CI machine, debug build).
 const WAIT: Duration = Duration::from_secs(60);

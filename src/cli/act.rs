@@ -1,5 +1,5 @@
 //! `doppel act`, `doppel undo` and `doppel manifest`: the curator's
-//! decisions, read from the folder's index ([`doppel::runtime::act`]),
+//! decisions, read from the folder's index ([`doppel_index::act`]),
 //! shown as a plan and carried out only on `--yes` or a "y" at the
 //! prompt; put back from the journal; or written as a manifest.
 
@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use indicatif::HumanBytes;
 
-use doppel::doc::DocPath;
-use doppel::engine::Engine;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::runtime::act::{self, Decisions, Filter, MarkState, Plan};
-use doppel::runtime::config::Config;
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_index::act;
+use doppel_index::act::{Decisions, Filter, MarkState, Plan};
+use doppel_index::config::Config;
+use doppel_pairing::cluster::ClusterSpec;
 
 use super::args::{DecisionOptions, FilterOptions, ManifestFormat};
 use super::settings::{index_address, open_folder, settings, with_options};
@@ -251,7 +252,7 @@ pub fn manifest_command(
     let root = open_folder(dir)?;
     // Refused before anything is read.
     let target = output
-        .map(|o| doppel::faces::html::target(o, &root))
+        .map(|o| doppel_report::html::target(o, &root))
         .transpose()?;
     let decisions = decisions(config, &root, options)?;
     let rows = act::manifest_rows(&decisions.report, &filter(filter_options));

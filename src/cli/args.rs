@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use doppel::engine::algo::{AlgorithmId, UnknownAlgorithm};
-use doppel::engine::RelationKind;
-use doppel::pairing::cluster::{ClusterBy, ClusterMode};
-use doppel::runtime::config::{cluster_by_name, parse_cluster_by, ClusterSettings};
+use doppel_core::engine::algo::{AlgorithmId, UnknownAlgorithm};
+use doppel_core::engine::RelationKind;
+use doppel_index::config::{cluster_by_name, parse_cluster_by, ClusterSettings};
+use doppel_pairing::cluster::{ClusterBy, ClusterMode};
 
 #[derive(Parser)]
 #[command(
@@ -136,7 +136,7 @@ pub struct DecisionOptions {
     pub thresholds: Vec<(AlgorithmId, f64)>,
     #[arg(long, value_enum, help = format!(
         "Cluster mode (overrides the config file's clusters.mode) [default: {}]",
-        doppel::runtime::config::mode_name(ClusterSettings::default().mode)
+        doppel_index::config::mode_name(ClusterSettings::default().mode)
     ))]
     pub mode: Option<Mode>,
     /// Where the persistent index lives (default: the platform data folder,
@@ -481,7 +481,7 @@ pub enum Command {
     /// as one JSON object per line. Stops on SIGINT or SIGTERM.
     #[command(after_help = format!(
         "Events (the \"event\" of each line): {}.",
-        doppel::runtime::worker::protocol::jsonl_event::ALL.join(", ")
+        doppel_index::worker::protocol::jsonl_event::ALL.join(", ")
     ))]
     Watch {
         /// Folder to follow.
@@ -503,8 +503,8 @@ pub enum Command {
             "Quiet period before a changed file is read, in milliseconds (overrides the \
              config file's watch.quiet-ms); it doubles, up to {} ms, for a file that keeps \
              changing or that a writer still has open [default: {}]",
-            doppel::runtime::watch::MAX_QUIET.as_millis(),
-            doppel::runtime::watch::DEFAULT_QUIET.as_millis()
+            doppel_index::watch::MAX_QUIET.as_millis(),
+            doppel_index::watch::DEFAULT_QUIET.as_millis()
         ))]
         quiet_ms: Option<u64>,
         /// Also stop when standard input reaches end of file.
@@ -544,13 +544,13 @@ pub enum Command {
         min_df: u32,
     },
     /// Generate a library collection of whole digitized books with its
-    /// truth (maintainers; see `doppel::faces::eval::library`).
+    /// truth (maintainers; see `doppel_eval::library`).
     #[command(hide = true)]
     MakeLibrary {
         out: PathBuf,
         /// `small` (every relation, ~1 MB) or `large` (~11 MB + hard cases).
         #[arg(long, default_value = "small")]
-        size: doppel::faces::eval::library::LibrarySize,
+        size: doppel_eval::library::LibrarySize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Also add this many lightly edited copies of one text.

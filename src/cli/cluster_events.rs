@@ -7,8 +7,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use doppel::doc::DocPath;
-use doppel::runtime::worker::protocol::ClusterView;
+use doppel_core::doc::DocPath;
+use doppel_index::worker::protocol::ClusterView;
 
 /// A cluster as reported: its members, sorted.
 pub type Members = Vec<DocPath>;
@@ -84,7 +84,7 @@ impl ShownClusters {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doppel::runtime::worker::protocol::MemberView;
+    use doppel_index::worker::protocol::MemberView;
 
     fn view(paths: &[&str]) -> Arc<ClusterView> {
         Arc::new(ClusterView {

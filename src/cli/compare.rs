@@ -6,12 +6,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use doppel::engine::measure::exact_measures;
-use doppel::engine::Engine;
-use doppel::faces::report;
-use doppel::runtime::collection::{read_text, Skip, DEFAULT_SIZE_CAP};
-use doppel::runtime::config::Config;
-use doppel::runtime::reading::ReadLimits;
+use doppel_core::engine::measure::exact_measures;
+use doppel_core::engine::Engine;
+
+use doppel_index::collection::{read_text, Skip, DEFAULT_SIZE_CAP};
+use doppel_index::config::Config;
+use doppel_index::reading::ReadLimits;
 
 use super::args::Format;
 
@@ -47,9 +47,9 @@ pub fn compare(config: &Config, a: &Path, b: &Path, format: Format) -> Result<()
     let exact = exact_measures(&da, &db, shingle.w, shingle.seed, weights);
     let verdict = engine.verdict(&scores, exact.a_shingles.min(exact.b_shingles));
     let out = match format {
-        Format::Text => report::compare_text(&scores, &verdict, &exact, &engine),
-        Format::Json => report::compare_json(&scores, &verdict, &exact, &engine)?,
-        Format::Csv => report::compare_csv(&scores, &verdict, &exact, &engine)?,
+        Format::Text => doppel_report::compare_text(&scores, &verdict, &exact, &engine),
+        Format::Json => doppel_report::compare_json(&scores, &verdict, &exact, &engine)?,
+        Format::Csv => doppel_report::compare_csv(&scores, &verdict, &exact, &engine)?,
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;
     Ok(())

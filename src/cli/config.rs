@@ -6,13 +6,13 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use doppel::runtime::config::Config;
+use doppel_index::config::Config;
 
 /// `doppel config`: the configuration in effect, the built-in defaults, or
 /// where the file is looked for.
 pub fn print_config(explicit: Option<&Path>, defaults: bool, path: bool) -> Result<()> {
     let out = if defaults {
-        doppel::runtime::config::DEFAULTS.to_owned()
+        doppel_index::config::DEFAULTS.to_owned()
     } else if path {
         let path = explicit
             .map(Path::to_path_buf)

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use doppel::engine::Engine;
-use doppel::faces::eval::library::{make_library, LibraryOptions};
-use doppel::runtime::config::Config;
+use doppel_core::engine::Engine;
+use doppel_eval::library::{make_library, LibraryOptions};
+use doppel_index::config::Config;
 
 use super::args::{Format, DEFAULT_BOOKS};
 use super::progress::spinner;
@@ -30,13 +30,13 @@ pub fn eval(
     config: &Config,
     labelled: Option<(&Path, &Path)>,
     books: &Path,
-    fan_huang: doppel::faces::eval::FanHuangConfig,
+    fan_huang: doppel_eval::FanHuangConfig,
     outputs: &EvalOutputs,
 ) -> Result<()> {
     let out = if let Some((dir, truth)) = labelled {
         let engine = Engine::new(config.engine.clone());
         let spinner = spinner("scoring the labelled folder");
-        let report = doppel::faces::eval::truth(dir, truth, &engine, &config.library);
+        let report = doppel_eval::truth(dir, truth, &engine, &config.library);
         spinner.finish_and_clear();
         let report = report?;
         match outputs.format {
@@ -53,7 +53,7 @@ pub fn eval(
             );
         }
         let spinner = spinner("running the Fan & Huang protocol");
-        let report = doppel::faces::eval::fan_huang(&fan_huang, books);
+        let report = doppel_eval::fan_huang(&fan_huang, books);
         spinner.finish_and_clear();
         let report = report?;
         if let Some(path) = &outputs.csv {

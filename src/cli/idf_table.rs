@@ -7,10 +7,10 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use doppel::engine::stats::CollectionStats;
-use doppel::engine::{Engine, EngineConfig};
-use doppel::faces::eval::chunk_text;
-use doppel::runtime::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
+use doppel_core::engine::stats::CollectionStats;
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_eval::chunk_text;
+use doppel_index::collection::{list_files, read_text, DEFAULT_SIZE_CAP};
 
 /// Cut every text under `dir` into ~`chunk`-byte pieces on whitespace
 /// ([`chunk_text`], the pieces of the Fan & Huang protocol) and count each
@@ -25,7 +25,7 @@ pub fn idf_table(dir: &Path, chunk: usize, min_df: u32) -> Result<()> {
         let Ok(decoded) = read_text(&file.path, DEFAULT_SIZE_CAP) else {
             continue;
         };
-        let text = doppel::engine::text::normalize(&decoded.text);
+        let text = doppel_core::engine::text::normalize(&decoded.text);
         for piece in chunk_text(&text, chunk) {
             let mut terms = HashSet::new();
             for word in tokenizer.words(piece) {
@@ -36,7 +36,7 @@ pub fn idf_table(dir: &Path, chunk: usize, min_df: u32) -> Result<()> {
             let hashes: Vec<u64> = terms
                 .into_iter()
                 .map(|t| {
-                    let h = doppel::hash::token_hash(&t).max(1);
+                    let h = doppel_core::hash::token_hash(&t).max(1);
                     names.entry(h).or_insert(t);
                     h
                 })

@@ -9,8 +9,9 @@ use std::time::SystemTime;
 use anyhow::Result;
 use indicatif::{HumanBytes, HumanDuration};
 
-use doppel::runtime::config::Config;
-use doppel::runtime::index_files::{self, ForgetReport, ForgetRequest, IndexFile, Selection};
+use doppel_index::config::Config;
+use doppel_index::index_files;
+use doppel_index::index_files::{ForgetReport, ForgetRequest, IndexFile, Selection};
 
 use super::args::{IndexCommand, ListFormat};
 
@@ -18,7 +19,7 @@ use super::args::{IndexCommand, ListFormat};
 pub fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
     let dir = match &config.index_dir {
         Some(dir) => dir.clone(),
-        None => doppel::runtime::store::SqliteStore::default_dir()?,
+        None => doppel_store::SqliteStore::default_dir()?,
     };
     // A shared database's collections belong to the team: they are not
     // this machine's files to size or forget. Said once, then the files.
@@ -26,7 +27,7 @@ pub fn index_command(config: &Config, command: IndexCommand) -> Result<()> {
         eprintln!(
             "doppel: the config file's store ({}) is shared by a team; `doppel index` lists \
              and forgets only index files, here those in {}",
-            doppel::runtime::store::redacted(store),
+            doppel_store::redacted(store),
             dir.display()
         );
     }

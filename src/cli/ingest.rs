@@ -1,7 +1,7 @@
 //! `doppel ingest DIR --store postgres://…`: this process's share of a
 //! collection's fingerprinting, split with every other `doppel ingest` on
 //! the same folder and database through the store's claims
-//! ([`doppel::runtime::index::IngestOptions`]), then the pairing pass when
+//! ([`doppel_index::index::IngestOptions`]), then the pairing pass when
 //! this process is the one to run it (or once the one running it stopped
 //! before it was done); prints how many files it fingerprinted and how
 //! many the others did.
@@ -19,12 +19,12 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use doppel::engine::Engine;
-use doppel::runtime::config::Config;
-use doppel::runtime::index::{
+use doppel_core::engine::Engine;
+use doppel_index::config::Config;
+use doppel_index::index::{
     pair_when_done, FolderIndex, IndexError, IngestOptions, Paired, ShareReport,
 };
-use doppel::runtime::store::{StoreAddress, StoreError};
+use doppel_store::{StoreAddress, StoreError};
 
 use super::args::ListFormat;
 use super::progress::spinner;
@@ -64,7 +64,7 @@ pub fn ingest(
     let address = store_flag(store)?;
     if let StoreAddress::File(_) = address {
         // Refused before a file is made there.
-        return Err(doppel::runtime::index::IndexError::NeedsTeamStore.into());
+        return Err(doppel_index::index::IndexError::NeedsTeamStore.into());
     }
     let (engine_config, library_config, _, _) = settings(config);
     // The share's open loads and pairs no stored document (others add

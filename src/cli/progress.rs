@@ -36,7 +36,7 @@ pub fn spinner(what: &str) -> indicatif::ProgressBar {
 }
 
 /// Show a reconcile's or scan's reading progress on `bar`.
-pub fn show_progress(bar: &indicatif::ProgressBar, p: doppel::runtime::index::ReadProgress) {
+pub fn show_progress(bar: &indicatif::ProgressBar, p: doppel_index::index::ReadProgress) {
     bar.set_length(p.total as u64);
     // Reports from worker threads may arrive slightly out of order.
     if p.done as u64 > bar.position() {

@@ -1,14 +1,14 @@
 //! `doppel report DIR --html OUT`: the scan as one self-contained HTML
-//! file ([`doppel::faces::html`]), never inside DIR, an existing file kept
+//! file ([`doppel_report::html`]), never inside DIR, an existing file kept
 //! unless `--force`.
 
 use std::path::Path;
 
 use anyhow::Result;
 
-use doppel::engine::RelationKind;
-use doppel::faces::html;
-use doppel::runtime::config::Config;
+use doppel_core::engine::RelationKind;
+use doppel_index::config::Config;
+use doppel_report::html;
 
 use super::args::ScanOptions;
 use super::progress::spinner;

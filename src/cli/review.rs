@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use doppel::runtime::config::Config;
+use doppel_index::config::Config;
 
 use super::args::{Format, ScanOptions};
 use super::scan::scan;
@@ -33,17 +33,17 @@ pub fn review(
             options.decision.store.as_deref(),
         )?;
         let initial = [
-            doppel::runtime::worker::Command::SetClusterBy(worker.cluster_by),
-            doppel::runtime::worker::Command::SetMode(worker.cluster_mode),
+            doppel_index::worker::Command::SetClusterBy(worker.cluster_by),
+            doppel_index::worker::Command::SetMode(worker.cluster_mode),
         ];
-        let options = doppel::faces::tui::Options {
+        let options = doppel_tui::Options {
             theme: config.ui.theme,
             config_file: config_file
                 .map(Path::to_path_buf)
                 .or_else(Config::default_path),
             quarantine_dir: config.quarantine_dir.clone(),
         };
-        return Ok(doppel::faces::tui::run_with(worker, &initial, &options)?);
+        return Ok(doppel_tui::run_with(worker, &initial, &options)?);
     }
     scan(config, dir, Format::Text, &[], options)
 }

@@ -8,14 +8,14 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use doppel::engine::{Engine, RelationKind};
-use doppel::faces::report;
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::runtime::boilerplate::user::UserBoilerplate;
-use doppel::runtime::boilerplate::PassageSummary;
-use doppel::runtime::config::Config;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_core::engine::{Engine, RelationKind};
+
+use doppel_index::boilerplate::user::UserBoilerplate;
+use doppel_index::boilerplate::PassageSummary;
+use doppel_index::config::Config;
+use doppel_index::index::FolderIndex;
+use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
 
 use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
@@ -39,12 +39,11 @@ pub fn scan(
     match format {
         Format::Text => {
             let mut stdout = stdout;
-            stdout.write_all(report::text(&report).as_bytes())?;
+            stdout.write_all(doppel_report::text(&report).as_bytes())?;
         }
-        Format::Json => {
-            report::json_to(stdout, &report, &root, &settings(config).0).map_err(write_error)?
-        }
-        Format::Csv => report::csv_to(stdout, &report).map_err(write_error)?,
+        Format::Json => doppel_report::json_to(stdout, &report, &root, &settings(config).0)
+            .map_err(write_error)?,
+        Format::Csv => doppel_report::csv_to(stdout, &report).map_err(write_error)?,
     }
     // The process ends next, and its memory goes back whole: freeing the
     // report (every document, pair and candidate table) an allocation at
@@ -55,10 +54,10 @@ pub fn scan(
 
 /// A report's failure to be written, its I/O error as itself (a closed
 /// pipe then ends the command quietly, see `main`).
-fn write_error(err: report::ReportError) -> anyhow::Error {
+fn write_error(err: doppel_report::ReportError) -> anyhow::Error {
     match err {
-        report::ReportError::Json(e) if e.is_io() => std::io::Error::from(e).into(),
-        report::ReportError::Csv(e) if e.is_io_error() => match e.into_kind() {
+        doppel_report::ReportError::Json(e) if e.is_io() => std::io::Error::from(e).into(),
+        doppel_report::ReportError::Csv(e) if e.is_io_error() => match e.into_kind() {
             csv::ErrorKind::Io(io) => io.into(),
             kind => anyhow::anyhow!("cannot write the report as CSV: {kind:?}"),
         },
@@ -123,7 +122,7 @@ pub fn boilerplate(
         );
     }
     let out = match format {
-        ListFormat::Text => report::boilerplate_text(&report.boilerplate),
+        ListFormat::Text => doppel_report::boilerplate_text(&report.boilerplate),
         ListFormat::Json => serde_json::to_string_pretty(&report.boilerplate.passages)? + "\n",
     };
     std::io::stdout().lock().write_all(out.as_bytes())?;

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use doppel::engine::EngineConfig;
-use doppel::pairing::cluster::{ClusterBy, ClusterMode};
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::config::Config;
-use doppel::runtime::store::StoreAddress;
-use doppel::runtime::worker::WorkerConfig;
+use doppel_core::engine::EngineConfig;
+use doppel_index::config::Config;
+use doppel_index::worker::WorkerConfig;
+use doppel_pairing::cluster::{ClusterBy, ClusterMode};
+use doppel_pairing::library::LibraryConfig;
+use doppel_store::StoreAddress;
 
 use super::args::ScanOptions;
 use super::usage;
@@ -114,6 +114,6 @@ pub fn worker_config(
     worker.read_limits = config.reading.limits();
     worker.cluster_by = by;
     worker.cluster_mode = mode;
-    worker.act_records = doppel::runtime::act::ActRecords::user();
+    worker.act_records = doppel_index::act::ActRecords::user();
     Ok(worker)
 }

@@ -10,8 +10,8 @@ use std::path::Path;
 use anyhow::Result;
 use clap::error::ErrorKind;
 
-use doppel::engine::algo::AlgorithmId;
-use doppel::runtime::config::Config;
+use doppel_core::engine::algo::AlgorithmId;
+use doppel_index::config::Config;
 
 /// A mistake on the command line found after parsing.
 #[derive(Debug, thiserror::Error)]

@@ -10,9 +10,10 @@ use serde_json::json;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-use doppel::runtime::config::Config;
-use doppel::runtime::worker::protocol::{jsonl_event as event, Stage};
-use doppel::runtime::worker::{self, Update, WorkerHandle};
+use doppel_index::config::Config;
+use doppel_index::worker;
+use doppel_index::worker::protocol::{jsonl_event as event, Stage};
+use doppel_index::worker::{Update, WorkerHandle};
 
 use super::cluster_events::ShownClusters;
 use super::settings::{open_folder, worker_config};
@@ -128,7 +129,7 @@ pub fn watch_jsonl(
             }
             Update::Warning(message) => Some(json!({"event": event::WARNING, "message": message})),
             Update::TeamThresholds { saved, .. } => Some(json!({"event": event::THRESHOLDS,
-                "curator": saved.curator, "at": doppel::faces::report::rfc3339(saved.at_ns),
+                "curator": saved.curator, "at": doppel_report::rfc3339(saved.at_ns),
                 "thresholds": saved.thresholds})),
             // Answers to requests `watch` never sends.
             Update::Pair(_)

@@ -5,12 +5,12 @@ use std::path::Path;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, OnceLock};
 
-use doppel::engine::Engine;
-use doppel::faces::eval::library::{make_library, LibraryCollection, LibraryOptions};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::scan::{scan_folder, ScanReport};
+use doppel_core::engine::Engine;
+use doppel_eval::library::{make_library, LibraryCollection, LibraryOptions};
+use doppel_index::index::FolderIndex;
+use doppel_index::scan::{scan_folder, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
 
 /// The small generated library collection, made once per test binary.
 pub fn small() -> &'static LibraryCollection {
@@ -62,7 +62,7 @@ pub fn indexed(dir: &Path, index: &Path) -> (ScanReport, usize) {
 }
 
 /// The learned passage with the most words (the licence) of `index`.
-pub fn longest_passage(index: &FolderIndex) -> doppel::runtime::boilerplate::PassageSummary {
+pub fn longest_passage(index: &FolderIndex) -> doppel_index::boilerplate::PassageSummary {
     index
         .boilerplate_report()
         .unwrap()

@@ -10,14 +10,14 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use doppel::doc::DocPath;
-use doppel::engine::measure::shingle_set;
-use doppel::engine::{Engine, EngineConfig, Fingerprints};
-use doppel::pairing::cluster::ClusterSpec;
-use doppel::pairing::library::{Library, LibraryConfig};
-use doppel::runtime::index::{FolderIndex, IndexOptions};
-use doppel::runtime::worker::protocol::{DiffView, PairDetail, Snapshot};
-use doppel::runtime::worker::{spawn, Command as WorkerCommand, Update, WorkerConfig};
+use doppel_core::doc::DocPath;
+use doppel_core::engine::measure::shingle_set;
+use doppel_core::engine::{Engine, EngineConfig, Fingerprints};
+use doppel_index::index::{FolderIndex, IndexOptions};
+use doppel_index::worker::protocol::{DiffView, PairDetail, Snapshot};
+use doppel_index::worker::{spawn, Command as WorkerCommand, Update, WorkerConfig};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::{Library, LibraryConfig};
 
 pub mod boilerplate;
 
@@ -105,7 +105,7 @@ pub fn indexed(folder: &Path, index_path: &Path) -> FolderIndex {
 /// generation 1.
 pub fn snapshot_of(index: &FolderIndex) -> Arc<Snapshot> {
     let spec = ClusterSpec::from_engine(index.engine());
-    Arc::new(doppel::runtime::worker::snapshot::build(index, &spec, 1))
+    Arc::new(doppel_index::worker::snapshot::build(index, &spec, 1))
 }
 
 /// The first two members of the cluster of `snapshot` holding `path`.
@@ -269,9 +269,9 @@ pub fn make_small_library(out: &Path) {
 /// The first update of `worker` that `pick` takes, within 60 s (else the
 /// test fails, naming `what`).
 pub fn wait_for_update<T>(
-    worker: &doppel::runtime::worker::WorkerHandle,
+    worker: &doppel_index::worker::WorkerHandle,
     what: &str,
-    mut pick: impl FnMut(doppel::runtime::worker::Update) -> Option<T>,
+    mut pick: impl FnMut(doppel_index::worker::Update) -> Option<T>,
 ) -> T {
     let wait = std::time::Duration::from_secs(60);
     let end = std::time::Instant::now() + wait;
@@ -296,7 +296,7 @@ pub fn count_reads(index: &mut FolderIndex) -> Arc<std::sync::atomic::AtomicUsiz
     index.set_options(IndexOptions {
         file_reader: Some(Arc::new(move |path: &Path, cap: u64| {
             counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            doppel::runtime::collection::read_bytes(path, cap)
+            doppel_index::collection::read_bytes(path, cap)
         })),
         ..index.options().clone()
     });
@@ -306,13 +306,9 @@ pub fn count_reads(index: &mut FolderIndex) -> Arc<std::sync::atomic::AtomicUsiz
 /// A worker on `folder` keeping its index in the team store at `url`, as
 /// `curator`, not watching the folder: only the store's notifications
 /// tell it what other processes did.
-pub fn team_worker(
-    folder: &Path,
-    url: &str,
-    curator: &str,
-) -> doppel::runtime::worker::WorkerHandle {
+pub fn team_worker(folder: &Path, url: &str, curator: &str) -> doppel_index::worker::WorkerHandle {
     let mut config = WorkerConfig::new(folder);
-    config.index = Some(doppel::runtime::store::StoreAddress::parse(url).unwrap());
+    config.index = Some(doppel_store::StoreAddress::parse(url).unwrap());
     config.curator = curator.to_owned();
     config.watch = false;
     config.rescan_every = Duration::ZERO;

@@ -2,7 +2,7 @@
 //! any store: what a failed write leaves behind (a chunk committed whole or
 //! not at all, a worker that pauses and resumes) is tested through it.
 //! [`Faults`] says which writes fail; [`FaultyStore`] keeps the
-//! `doppel::runtime::store::Store` contract by handing every call to the
+//! `doppel_store::Store` contract by handing every call to the
 //! store it wraps, except those writes.
 //!
 //! A write is one document: [`Documents::upsert_document`] and
@@ -20,15 +20,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use doppel::doc::{CuratorVerdict, DocPath, FileIdentity};
-use doppel::engine::{Engine, Fingerprints, PairScores};
-use doppel::pairing::candidates::DocKeys;
-use doppel::pairing::library::LibraryConfig;
-use doppel::runtime::index::FolderIndex;
-use doppel::runtime::store::live::{Listener, LiveEvent};
+use doppel_core::doc::{CuratorVerdict, DocPath, FileIdentity};
+use doppel_core::engine::{Engine, Fingerprints, PairScores};
+use doppel_index::index::FolderIndex;
+use doppel_pairing::candidates::DocKeys;
+use doppel_pairing::library::LibraryConfig;
+use doppel_store::live::{Listener, LiveEvent};
 #[cfg(feature = "postgres")]
-use doppel::runtime::store::PgStore;
-use doppel::runtime::store::{
+use doppel_store::PgStore;
+use doppel_store::{
     Boilerplate, DocEntry, DocRecord, DocSummary, Documents, KeptText, Meta, OverruledPassage,
     PairUpdate, PairVerdictRecord, Pairs, Result, RowId, ScoreList, SharedThresholds, SqliteStore,
     Store, StoreError, StoredBoilerplate, VerdictChange, Verdicts,

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use doppel::runtime::store::{Store, StoreAddress};
+use doppel_store::{Store, StoreAddress};
 
 /// The collection every PostgreSQL run keeps its documents in.
 const COLLECTION: &str = "/srv/doppel-test";
@@ -40,13 +40,12 @@ impl Place {
     }
 
     /// [`Place::open`] with the open's report.
-    pub fn open_reporting(&self) -> (Box<dyn Store>, doppel::runtime::store::OpenReport) {
+    pub fn open_reporting(&self) -> (Box<dyn Store>, doppel_store::OpenReport) {
         let address = match self {
             Place::File(_, path) => StoreAddress::File(path.clone()),
             Place::Postgres(address) => address.clone(),
         };
-        let (store, report) =
-            doppel::runtime::store::open_at(&address, COLLECTION, "tester").unwrap();
+        let (store, report) = doppel_store::open_at(&address, COLLECTION, "tester").unwrap();
         assert_eq!(store.backend_name(), self.backend());
         (store, report)
     }

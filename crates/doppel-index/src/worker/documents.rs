@@ -1,0 +1,248 @@
+//! What the documents screen and the keeper signals show about single
+//! files: [`facts_of`] reads a file for its size, date, encoding, word
+//! count and text quality ([`doppel_core::engine::quality`]);
+//! [`neighbours`] lists a document's kept pairs judged under the spec
+//! (which algorithms pass and which fail: why two files are, or are not,
+//! clustered); [`suggest_keeper`] picks the copy a curator would most
+//! likely keep from those facts.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
+
+use super::protocol::{DocumentFacts, Neighbour, Neighbours, Update};
+use crate::collection::{read_bytes, DEFAULT_SIZE_CAP};
+use crate::index::FolderIndex;
+use doppel_core::doc::DocPath;
+use doppel_core::engine::quality;
+use doppel_core::engine::text::decode::decode_owned;
+use doppel_pairing::cluster::ClusterSpec;
+
+/// The facts of document `doc`, read from `file`. A file that cannot be
+/// read gives its size and date where known and the problem in words.
+pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
+    let modified = |meta: &std::fs::Metadata| {
+        meta.modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .and_then(|d| i64::try_from(d.as_secs()).ok())
+    };
+    // The file itself, as the walk sees it (a link is not followed).
+    let meta = std::fs::symlink_metadata(file).ok();
+    let mut facts = DocumentFacts {
+        path: doc.clone(),
+        size: meta.as_ref().map_or(0, |m| m.len()),
+        modified: meta.as_ref().and_then(modified),
+        encoding: String::new(),
+        quality: Default::default(),
+        problem: None,
+    };
+    let decoded = read_bytes(file, DEFAULT_SIZE_CAP)
+        .map_err(Unreadable::from)
+        .and_then(|(bytes, identity)| {
+            facts.size = identity.size;
+            Ok(decode_owned(bytes)?)
+        });
+    match decoded {
+        Ok(d) => {
+            facts.encoding = d.encoding.to_ascii_lowercase();
+            facts.quality = quality::estimate(&d.text);
+        }
+        Err(problem) => facts.problem = Some(problem.to_string()),
+    }
+    facts
+}
+
+/// Why a document's facts have no text: the file, or its bytes.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    File(#[from] crate::collection::Skip),
+    #[error(transparent)]
+    Bytes(#[from] doppel_core::engine::text::decode::DecodeError),
+}
+
+/// Most neighbours listed per document.
+pub const MAX_NEIGHBOURS: usize = 12;
+
+/// The kept pairs of `doc` under `spec`, nearest first (at most
+/// [`MAX_NEIGHBOURS`]); empty for a document the index does not hold.
+pub fn neighbours(
+    index: &FolderIndex,
+    spec: &ClusterSpec,
+    doc: &DocPath,
+    generation: u64,
+) -> Neighbours {
+    let lib = index.library();
+    let mut list: Vec<Neighbour> = match lib.id_of(doc) {
+        None => Vec::new(),
+        Some(id) => {
+            let own = lib.doc(id).map_or(0, |d| d.shingles);
+            lib.neighbours(id)
+                .filter_map(|(other, scores)| {
+                    let info = lib.doc(other)?;
+                    let smaller = own.min(info.shingles);
+                    let v = doppel_core::engine::verdict(
+                        &scores,
+                        &spec.thresholds,
+                        &spec.fusion,
+                        smaller,
+                    );
+                    let failing = scores
+                        .keys()
+                        .filter(|id| !v.passing.contains(id))
+                        .copied()
+                        .collect();
+                    let sims: Vec<f64> = scores
+                        .values()
+                        .map(|s| s.similarity())
+                        .filter(|x| x.is_finite())
+                        .collect();
+                    let similarity = if sims.is_empty() {
+                        0.0
+                    } else {
+                        sims.iter().sum::<f64>() / sims.len() as f64
+                    };
+                    Some(Neighbour {
+                        path: info.path.clone(),
+                        verdict: lib.pair_verdict(doc, &info.path),
+                        disputed: lib.is_disputed(doc, &info.path),
+                        fusion: v.fusion,
+                        passing: v.passing,
+                        failing,
+                        scores,
+                        similarity,
+                    })
+                })
+                .collect()
+        }
+    };
+    list.sort_by(|x, y| {
+        (y.fusion, y.passing.len())
+            .cmp(&(x.fusion, x.passing.len()))
+            .then(y.similarity.total_cmp(&x.similarity))
+            .then(x.path.cmp(&y.path))
+    });
+    list.truncate(MAX_NEIGHBOURS);
+    Neighbours {
+        generation,
+        path: doc.clone(),
+        neighbours: list,
+    }
+}
+
+/// Quality scores closer than this are a tie (broken by the next signal).
+const QUALITY_TIE: f64 = 0.01;
+
+/// The copy a curator would most likely keep: the best text quality (a
+/// clean e-text over its scan), then a UTF-8 file, then the most words
+/// (the whole over a part), then the oldest (the original), then the
+/// first path. `None` when no file could be read.
+pub fn suggest_keeper(members: &[&DocumentFacts]) -> Option<usize> {
+    let readable = |f: &DocumentFacts| f.problem.is_none();
+    let best = members
+        .iter()
+        .filter(|f| readable(f))
+        .map(|f| f.quality.score())
+        .fold(f64::NEG_INFINITY, f64::max);
+    members
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| readable(f) && f.quality.score() >= best - QUALITY_TIE)
+        .min_by(|(_, x), (_, y)| {
+            let utf8 = |f: &DocumentFacts| f.encoding != "utf-8";
+            utf8(x)
+                .cmp(&utf8(y))
+                .then(y.quality.words.cmp(&x.quality.words))
+                .then(
+                    x.modified
+                        .unwrap_or(i64::MAX)
+                        .cmp(&y.modified.unwrap_or(i64::MAX)),
+                )
+                .then(x.path.cmp(&y.path))
+        })
+        .map(|(i, _)| i)
+}
+
+/// Files read for their facts this many at a time, each batch one
+/// [`Update::Facts`], so a front end fills its list as they come.
+const FACTS_BATCH: usize = 16;
+
+pub(super) fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath, PathBuf)>> {
+    let (tx, rx) = mpsc::channel::<Vec<(DocPath, PathBuf)>>();
+    let _ = std::thread::Builder::new()
+        .name("doppel-facts".into())
+        .spawn(move || {
+            while let Ok(files) = rx.recv() {
+                for chunk in files.chunks(FACTS_BATCH) {
+                    let facts = chunk
+                        .iter()
+                        .map(|(doc, file)| facts_of(doc, file))
+                        .collect();
+                    if updates.send(Update::Facts(Arc::new(facts))).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    tx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_core::engine::quality::TextQuality;
+
+    fn facts(path: &str, score: f64, encoding: &str, words: usize, modified: i64) -> DocumentFacts {
+        DocumentFacts {
+            path: DocPath::from(path),
+            size: words as u64 * 6,
+            modified: Some(modified),
+            encoding: encoding.into(),
+            quality: TextQuality {
+                words,
+                judged: words,
+                dictionary: score,
+                confusions: 0.0,
+            },
+            problem: None,
+        }
+    }
+
+    #[test]
+    fn the_cleanest_text_is_suggested_then_utf8_then_the_whole_then_the_oldest() {
+        let scan = facts("scan.txt", 0.90, "utf-8", 1000, 1);
+        let etext = facts("etext.txt", 0.98, "windows-1252", 1000, 5);
+        let etext_utf8 = facts("etext-utf8.txt", 0.985, "utf-8", 1000, 9);
+        assert_eq!(suggest_keeper(&[&scan, &etext]), Some(1));
+        assert_eq!(suggest_keeper(&[&scan, &etext, &etext_utf8]), Some(2));
+        let part = facts("part.txt", 0.98, "utf-8", 400, 0);
+        let whole = facts("whole.txt", 0.98, "utf-8", 1000, 3);
+        assert_eq!(suggest_keeper(&[&part, &whole]), Some(1));
+        let newer = facts("b.txt", 0.98, "utf-8", 1000, 7);
+        assert_eq!(suggest_keeper(&[&newer, &whole]), Some(1));
+    }
+
+    #[test]
+    fn an_unreadable_file_is_never_suggested() {
+        let mut gone = facts("gone.txt", 1.0, "utf-8", 5000, 0);
+        gone.problem = Some("unreadable".into());
+        let kept = facts("kept.txt", 0.5, "utf-8", 10, 0);
+        assert_eq!(suggest_keeper(&[&gone, &kept]), Some(1));
+        assert_eq!(suggest_keeper(&[&gone]), None);
+    }
+
+    #[test]
+    fn facts_are_read_from_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        std::fs::write(&file, "The cat sat on the mat.\n").unwrap();
+        let f = facts_of(&DocPath::from("a.txt"), &file);
+        assert_eq!(f.size, 24);
+        assert_eq!(f.encoding, "utf-8");
+        assert_eq!(f.quality.words, 6);
+        assert!(f.modified.is_some() && f.problem.is_none());
+        let missing = facts_of(&DocPath::from("b.txt"), &dir.path().join("b.txt"));
+        assert!(missing.problem.is_some());
+    }
+}

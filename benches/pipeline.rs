@@ -1,11 +1,11 @@
 //! Throughput of the whole fingerprint pipeline on ~4 KB texts.
 //!
 //! The texts are cut (deterministically, on whitespace boundaries) from the
-//! public-domain books in `../shared/corpus/` — a mix of the King James
-//! Bible, Jane Austen, Moby-Dick, State of the Union addresses and the misc
-//! collection — the size of the texts in the Fan & Huang experiments. When
-//! that folder is missing the crate's own `sample-corpus/` is used instead,
-//! so the bench always runs (with fewer texts).
+//! public-domain books under `DOPPEL_CORPUS` (for instance the workplace's
+//! `shared/corpus/`), else the repository's `tests/data/corpus/` — a mix of
+//! the King James Bible, Jane Austen, Moby-Dick, State of the Union
+//! addresses and the misc collection — the size of the texts in the Fan &
+//! Huang experiments.
 //!
 //! Everything runs on the bench thread (no rayon), so the MB/s criterion
 //! prints is a per-core figure.
@@ -47,18 +47,12 @@ const COLLECTIONS: [&[&str]; 5] = [
     &["misc"],
 ];
 
-/// The shared corpus, or the crate's sample corpus when it is missing.
+/// The books to fingerprint: `DOPPEL_CORPUS` (for instance the
+/// workplace's `shared/corpus`), else the repository's `tests/data/corpus`.
 fn corpus_root() -> PathBuf {
-    let shared = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if shared.is_dir() {
-        shared.to_path_buf()
-    } else {
-        eprintln!(
-            "pipeline bench: {} missing, falling back to sample-corpus/",
-            shared.display()
-        );
-        Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-corpus")).to_path_buf()
-    }
+    std::env::var_os("DOPPEL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/corpus"))
 }
 
 /// Every UTF-8 `.txt` file under `dir`, recursively, in sorted path order.

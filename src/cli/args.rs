@@ -556,15 +556,16 @@ pub enum Command {
         /// Also add this many lightly edited copies of one text.
         #[arg(long, default_value_t = 0)]
         many_copies: usize,
-        /// The shared public-domain corpus.
-        #[arg(long, value_name = "DIR", default_value = "../shared/corpus")]
+        /// The public-domain books to draw from (default: the repository's).
+        #[arg(long, value_name = "DIR", default_value = DEFAULT_BOOKS)]
         corpus: PathBuf,
     },
 }
 
-/// Where `doppel eval` looks for books without `--books` (the repository's
-/// neighbour folder).
-pub const DEFAULT_BOOKS: &str = "../shared/corpus";
+/// Where `doppel eval` and `make-library` look for books without `--books`
+/// or `--corpus`: the repository's 46 public-domain books, when run from its
+/// root (a clone has nothing beside it).
+pub const DEFAULT_BOOKS: &str = "tests/data/corpus";
 
 /// `doppel index`: the index files in the index folder (the config's
 /// `index-dir`, else the platform data folder).

@@ -263,8 +263,11 @@ fn a_listener_says_when_it_listens_and_then_hears_the_others_changes() {
     use crate::live::{Change, LiveEvent};
     let Some(url) = server() else { return };
     let address = fresh_schema(&url, "doppel_test_listening");
-    let mut alice = PgStore::open(&address, "/srv/letters", "alice").unwrap();
-    let bob = PgStore::open(&address, "/srv/letters", "bob").unwrap();
+    // A collection of its own: notification channels are the database's,
+    // named by collection, so another test writing "/srv/letters" at the
+    // same time would be heard here.
+    let mut alice = PgStore::open(&address, "/srv/listening", "alice").unwrap();
+    let bob = PgStore::open(&address, "/srv/listening", "bob").unwrap();
     let (heard, events) = std::sync::mpsc::channel();
     let _listener = bob.follow(move |event| heard.send(event).is_ok());
     let wait = std::time::Duration::from_secs(30);

@@ -81,7 +81,7 @@ impl PgStore {
         let mut tx = client.transaction().map_err(fail(context))?;
         let out = write(&mut Writer::new(&mut tx, self.collection, &address))?;
         // Delivered to the other processes' listeners on commit.
-        super::live::notify(&mut tx, self.collection, &self.sender, Change::Documents)
+        super::live::notify(&mut tx, &self.channel, &self.sender, Change::Documents)
             .map_err(fail(context))?;
         tx.commit().map_err(fail(context))?;
         Ok(out)
@@ -264,7 +264,7 @@ impl Documents for PgStore {
             )
             .map_err(fail("remove documents"))?;
         if removed > 0 {
-            super::live::notify(&mut tx, collection, &self.sender, Change::Documents)
+            super::live::notify(&mut tx, &self.channel, &self.sender, Change::Documents)
                 .map_err(fail("announce the documents removed"))?;
         }
         tx.commit().map_err(fail("commit removing documents"))?;

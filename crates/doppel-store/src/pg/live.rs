@@ -8,9 +8,11 @@
 //! connection is lost and back ([`LiveEvent::Lost`], [`LiveEvent::Back`]),
 //! reconnecting by itself.
 //!
-//! The channel is named by the collection's id, which the database gives
-//! it once and which fits the 63 bytes an identifier may have, whatever
-//! the folder's path. The sender is a token of the store that wrote (the
+//! The channel is named by the schema the store's tables are in and the
+//! collection's id, which fits the 63 bytes an identifier may have,
+//! whatever the folder's path. Channels are the whole database's, while
+//! ids are each schema's: named by the id alone, collection 1 of one
+//! schema heard collection 1 of every other. The sender is a token of the store that wrote (the
 //! process id and a counter), so a store ignores its own writes but two
 //! workers in one process still hear each other.
 
@@ -33,9 +35,10 @@ const POLL: Duration = Duration::from_millis(200);
 /// The longest wait between two attempts to reconnect.
 const MAX_RECONNECT_DELAY: Duration = Duration::from_secs(2);
 
-/// The channel of the collection with this id.
-pub(super) fn channel_name(collection: i64) -> String {
-    format!("doppel_collection_{collection}")
+/// The channel of the collection with this id in `schema`.
+pub(super) fn channel_name(schema: &str, collection: i64) -> String {
+    let schema = xxhash_rust::xxh3::xxh3_64(schema.as_bytes());
+    format!("doppel_{schema:016x}_{collection}")
 }
 
 /// A token naming one store among every writer of the database.
@@ -60,18 +63,18 @@ fn change_of(payload: &str, own: &str) -> Option<Change> {
     (sender != own).then(|| Change::parse(word)).flatten()
 }
 
-/// Announce `change` on `collection`'s channel, on `client` (inside a
+/// Announce `change` on a collection's `channel`, on `client` (inside a
 /// transaction, it is delivered when the transaction commits).
 pub(super) fn notify(
     client: &mut impl postgres::GenericClient,
-    collection: i64,
+    channel: &str,
     sender: &str,
     change: Change,
 ) -> std::result::Result<(), postgres::Error> {
     client
         .execute(
             "SELECT pg_notify($1, $2)",
-            &[&channel_name(collection), &payload(change, sender)],
+            &[&channel, &payload(change, sender)],
         )
         .map(drop)
 }
@@ -80,7 +83,7 @@ impl PgStore {
     /// Announce `change` to the other processes on the collection, as
     /// its own statement (after a write committed on its own).
     pub(super) fn announce(&self, change: Change) -> Result<()> {
-        notify(&mut *self.client(), self.collection, &self.sender, change)
+        notify(&mut *self.client(), &self.channel, &self.sender, change)
             .map_err(self.fail(format_args!("announce a change of {change}")))
     }
 
@@ -96,7 +99,7 @@ impl PgStore {
         let stop = Arc::new(AtomicBool::new(false));
         let listening = Listening {
             address: self.address.clone(),
-            channel: channel_name(self.collection),
+            channel: self.channel.clone(),
             own: self.sender.clone(),
             stop: stop.clone(),
         };
@@ -241,10 +244,17 @@ mod tests {
 
     #[test]
     fn a_channel_name_is_an_identifier_whatever_the_collection() {
-        let name = channel_name(i64::MAX);
+        let schema = "a schema named at length, \"quoted\", with ünïcode".repeat(4);
+        let name = channel_name(&schema, i64::MAX);
         assert!(name.len() <= 63, "{name}");
         assert!(name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+    }
+
+    #[test]
+    fn the_same_collection_id_in_two_schemas_has_two_channels() {
+        assert_ne!(channel_name("team_a", 1), channel_name("team_b", 1));
+        assert_ne!(channel_name("team_a", 1), channel_name("team_a", 2));
     }
 }

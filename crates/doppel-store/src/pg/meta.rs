@@ -33,12 +33,12 @@ impl MetaTable for PgStore {
         }
         // The overruled passages change what every process shows.
         if values.iter().any(|(key, _)| *key == META_OVERRULED) {
-            live::notify(&mut tx, self.collection, &self.sender, Change::Boilerplate)
+            live::notify(&mut tx, &self.channel, &self.sender, Change::Boilerplate)
                 .map_err(fail("announce the overruled passages"))?;
         }
         // So do the thresholds saved for the team.
         if values.iter().any(|(key, _)| *key == META_SHARED_THRESHOLDS) {
-            live::notify(&mut tx, self.collection, &self.sender, Change::Thresholds)
+            live::notify(&mut tx, &self.channel, &self.sender, Change::Thresholds)
                 .map_err(fail("announce the team's thresholds"))?;
         }
         tx.commit().map_err(fail("commit meta"))

@@ -184,6 +184,8 @@ pub struct PgStore {
     /// The token this store's change notifications carry, so its own
     /// listener ignores them (`live`).
     sender: String,
+    /// The channel the collection's changes are announced on (`live`).
+    channel: String,
     /// Claims to release with the next document commit (`claims`).
     release: Option<claims::PendingRelease>,
 }
@@ -225,6 +227,10 @@ impl PgStore {
             )
             .map_err(fail("register the collection"))?
             .get(0);
+        let schema: String = client
+            .query_one("SELECT current_schema()", &[])
+            .map_err(fail("read the schema's name"))?
+            .get(0);
         Ok(PgStore {
             client: std::sync::Mutex::new(client),
             address: address.clone(),
@@ -233,6 +239,7 @@ impl PgStore {
             place: address.to_string().into(),
             corrupt: Default::default(),
             sender: live::sender_token(),
+            channel: live::channel_name(&schema, collection),
             release: None,
         })
     }

@@ -282,6 +282,40 @@ fn a_listener_says_when_it_listens_and_then_hears_the_others_changes() {
     );
 }
 
+/// Two schemas of one database (two teams' stores, or two tests) each
+/// have a collection with id 1: a change in one is not heard in the other
+/// (channels are the database's; named by the id alone, they were shared).
+#[test]
+fn a_listener_hears_its_own_schemas_collection_and_no_other() {
+    use crate::live::{Change, LiveEvent};
+    let Some(url) = server() else { return };
+    let ours = fresh_schema(&url, "doppel_test_channel_ours");
+    let theirs = fresh_schema(&url, "doppel_test_channel_theirs");
+    let mut alice = PgStore::open(&ours, "/srv/shared-name", "alice").unwrap();
+    let bob = PgStore::open(&ours, "/srv/shared-name", "bob").unwrap();
+    let mut stranger = PgStore::open(&theirs, "/srv/shared-name", "carol").unwrap();
+    assert_eq!(alice.collection_id(), stranger.collection_id());
+    let (heard, events) = std::sync::mpsc::channel();
+    let _listener = bob.follow(move |event| heard.send(event).is_ok());
+    let wait = std::time::Duration::from_secs(30);
+    assert_eq!(events.recv_timeout(wait), Ok(LiveEvent::Listening));
+    // Notifications arrive in commit order: the other schema's change
+    // (its team's thresholds) first, then ours.
+    use crate::meta::{MetaTable, META_SHARED_THRESHOLDS};
+    stranger
+        .set_metas(&[(META_SHARED_THRESHOLDS, "{}")])
+        .unwrap();
+    let (x, y) = (DocPath::from("a.txt"), DocPath::from("b.txt"));
+    alice
+        .set_pair_verdict(&x, &y, CuratorVerdict::Duplicate)
+        .unwrap();
+    assert_eq!(
+        events.recv_timeout(wait),
+        Ok(LiveEvent::Changed(Change::Decisions)),
+        "the first change heard is our verdict, not the other schema's"
+    );
+}
+
 #[test]
 fn meta_values_round_trip_per_collection() {
     use crate::OverruledPassage;
@@ -429,8 +463,7 @@ fn a_pairing_pass_begins_with_the_queue_empty_and_the_lock_goes_with_its_session
     assert_eq!(first.begin_pass().unwrap(), None);
     assert_eq!(first.passes().unwrap(), PairingPasses::default());
     // Claimed and given back (as after a lost connection), then claimed
-    // again and released. (No document is written: a commit would notify
-    // a listener of another test whose collection has the same id.)
+    // again and released.
     assert_eq!(
         x.claim_work("x", 5, Duration::from_secs(60)).unwrap().len(),
         1

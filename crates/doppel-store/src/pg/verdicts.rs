@@ -70,7 +70,7 @@ impl Verdicts for PgStore {
             &row,
         )
         .map_err(self.fail(&what))?;
-        notify(&mut tx, self.collection, &self.sender, Change::Decisions)
+        notify(&mut tx, &self.channel, &self.sender, Change::Decisions)
             .map_err(self.fail(&what))?;
         tx.commit().map_err(self.fail(&what))?;
         Ok(at)
@@ -107,7 +107,7 @@ impl Verdicts for PgStore {
                 ],
             )
             .map_err(self.fail(&what))?;
-            notify(&mut tx, self.collection, &self.sender, Change::Decisions)
+            notify(&mut tx, &self.channel, &self.sender, Change::Decisions)
                 .map_err(self.fail(&what))?;
         }
         tx.commit().map_err(self.fail(&what))?;

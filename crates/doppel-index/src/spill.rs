@@ -1,7 +1,7 @@
 //! The full fingerprints of a one-shot scan, spilled to an unlinked
 //! temporary file as each document is read and read back when pairing
 //! needs them ([`SpilledPrints`], a [`PrintSource`]). A `--no-index` scan
-//! then holds, per document, only its hot prints and candidate keys: the
+//! then holds, per document, only its resident prints and candidate keys: the
 //! shingle and winnowing sets of a whole collection (most of what it held,
 //! growing with the number of books) stay in the page cache, which the
 //! system may drop, instead of the heap. What an indexed scan does with its

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Result;
 use doppel_core::doc::{CuratorVerdict, DocPath, FileIdentity};
-use doppel_core::engine::{Fingerprints, HotPrints, PairScores};
+use doppel_core::engine::{Fingerprints, PairScores, ResidentPrints};
 use doppel_pairing::boilerplate::DocBoilerplate;
 use doppel_pairing::boilerplate::DocSamples;
 use doppel_pairing::candidates::DocKeys;
@@ -105,7 +105,7 @@ impl StoredBoilerplate {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DocEntry {
     /// The fingerprints the cheap candidate checks read.
-    pub hot: HotPrints,
+    pub hot: ResidentPrints,
     /// The document's slots in the candidate tables.
     pub keys: DocKeys,
 }

@@ -17,7 +17,7 @@ use std::collections::TryReserveError;
 use std::ops::Range;
 
 use super::analysis::{Analysis, Needs};
-use super::text::furniture;
+use super::text::page_furniture;
 use super::Engine;
 
 /// A document without some of its words.
@@ -57,7 +57,7 @@ impl Engine {
         spans: &[Range<u32>],
     ) -> Result<Option<Body>, TryReserveError> {
         let found = if self.config.tokenizer.strip_furniture {
-            furniture::find(text)?
+            page_furniture::find(text)?
         } else {
             Vec::new()
         };
@@ -68,11 +68,11 @@ impl Engine {
     fn body_of(
         &self,
         text: &str,
-        found: &[furniture::Furniture],
+        found: &[page_furniture::Furniture],
         words: usize,
         spans: &[Range<u32>],
     ) -> Option<Body> {
-        let stripped = furniture::strip(text, found);
+        let stripped = page_furniture::strip(text, found);
         let map = OffsetMap::new(found, text.len());
         let locator = Locator::new(self, &stripped, words)?;
         let mut cut: Vec<Range<usize>> = Vec::new();
@@ -113,7 +113,7 @@ struct OffsetMap {
 }
 
 impl OffsetMap {
-    fn new(found: &[furniture::Furniture], len: usize) -> Self {
+    fn new(found: &[page_furniture::Furniture], len: usize) -> Self {
         let mut pieces = vec![(0, 0)];
         let mut stripped = 0;
         let mut at = 0;
@@ -308,7 +308,7 @@ mod tests {
             }
             text.push_str(&format!("\n{page}\n\u{c}"));
         }
-        let found = furniture::find(&text).unwrap();
+        let found = page_furniture::find(&text).unwrap();
         assert!(!found.is_empty(), "the test text has page furniture");
         let all = engine.analyze(&text).words;
         let span = 0..20u32;
@@ -319,7 +319,7 @@ mod tests {
         assert_eq!(body.analysis.words, all[20..]);
         let range = body.ranges[0].clone();
         assert!(found.iter().all(|f| !f.range.contains(&range.start)));
-        let inside = furniture::strip(&text[range.clone()], &[]).into_owned();
+        let inside = page_furniture::strip(&text[range.clone()], &[]).into_owned();
         let cut = engine.analyze(&inside).words;
         assert_eq!(cut, all[..20], "{inside:?}");
     }

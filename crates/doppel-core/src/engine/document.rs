@@ -2,7 +2,7 @@
 //! analysis takes memory in proportion to a piece, not to the document.
 //!
 //! Page furniture is found over the whole text first (12 bytes a line,
-//! [`crate::engine::text::furniture::find`]); the text without it is
+//! [`crate::engine::text::page_furniture::find`]); the text without it is
 //! then cut into pieces of about [`PIECE_BYTES`] where a cut changes no
 //! word ([`crate::engine::text::cut`]), and each piece's analysis goes to a
 //! [`Fingerprinter`]. The fingerprints are those of the whole text analyzed
@@ -25,7 +25,7 @@ use std::ops::Range;
 use crate::engine::fingerprinter::{Fingerprinter, PrintOptions, Printed};
 use crate::engine::stats::TermWeights;
 use crate::engine::text::cut::last_cut;
-use crate::engine::text::furniture;
+use crate::engine::text::page_furniture;
 use crate::engine::Engine;
 
 /// Bytes of (furniture-free) text analyzed at a time. A text up to this
@@ -44,7 +44,7 @@ impl Engine {
         if !self.config.tokenizer.strip_furniture {
             return Ok(Vec::new());
         }
-        Ok(furniture::find(text)?
+        Ok(page_furniture::find(text)?
             .into_iter()
             .map(|f| f.range)
             .collect())
@@ -75,7 +75,7 @@ impl Engine {
         let furniture = self.furniture_of(text)?;
         let left_out: usize = furniture.iter().map(ExactSizeIterator::len).sum();
         if text.len() - left_out <= piece_bytes {
-            let stripped = furniture::strip_ranges(text, furniture);
+            let stripped = page_furniture::strip_ranges(text, furniture);
             let mut printer = Fingerprinter::new(self, weights, options);
             printer.push(&self.analyze_piece(&stripped)?)?;
             return printer.finish();

@@ -77,7 +77,7 @@ mod limit {
 #[cfg(test)]
 mod tests {
     use crate::engine::fingerprinter::{PrintOptions, ShingleSampler};
-    use crate::engine::text::furniture;
+    use crate::engine::text::page_furniture;
     use crate::engine::Engine;
 
     /// A reservation the allocator refuses is an error of the engine's
@@ -96,11 +96,11 @@ mod tests {
         let weights = engine.reference_weights();
         {
             let _limit = super::refuse_over(0);
-            assert!(furniture::find(&paged).is_err());
+            assert!(page_furniture::find(&paged).is_err());
             assert!(engine.try_analyze(&paged).is_err());
             assert!(engine.print(&analysis, weights, sampling).is_err());
         }
-        assert!(!furniture::find(&paged).unwrap().is_empty());
+        assert!(!page_furniture::find(&paged).unwrap().is_empty());
         assert!(engine.try_analyze(&paged).is_ok());
         assert!(engine.print(&analysis, weights, sampling).is_ok());
     }

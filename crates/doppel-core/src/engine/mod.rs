@@ -197,9 +197,9 @@ pub struct Fingerprints {
 }
 
 impl Fingerprints {
-    /// The part a library keeps in memory ([`HotPrints`]).
-    pub fn hot(&self) -> HotPrints {
-        HotPrints {
+    /// The part a library keeps in memory ([`ResidentPrints`]).
+    pub fn hot(&self) -> ResidentPrints {
+        ResidentPrints {
             minhash: self
                 .minhash
                 .as_ref()
@@ -220,7 +220,7 @@ impl Fingerprints {
 /// signature table's shared key is a matched signature, and the inverted
 /// indexes count the shared keys that estimate an overlap.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HotPrints {
+pub struct ResidentPrints {
     /// The MinHash sketch's values cut to their low 8 bits, enough for the
     /// cheap check: two different minima agree on them by chance once in
     /// 256 bins, so the check's estimate of a Jaccard J reads (1 − J)/256
@@ -240,7 +240,7 @@ pub struct HotPrints {
     pub si: Option<Option<u64>>,
 }
 
-impl HotPrints {
+impl ResidentPrints {
     /// The algorithms whose fingerprints are among the hot ones.
     pub const HELD: AlgorithmSet = AlgorithmSet::EMPTY
         .with(AlgorithmId::Minhash)
@@ -250,7 +250,7 @@ impl HotPrints {
         .with(AlgorithmId::Si);
 
     /// ... and those among them kept apart from this value, on the heap
-    /// ([`HotPrints::prefetch`] asks for them).
+    /// ([`ResidentPrints::prefetch`] asks for them).
     pub const APART: AlgorithmSet = AlgorithmSet::EMPTY
         .with(AlgorithmId::Minhash)
         .with(AlgorithmId::SimhashLexicons);
@@ -353,7 +353,7 @@ macro_rules! simhash_prints {
     )*};
 }
 
-simhash_prints!(Fingerprints, HotPrints);
+simhash_prints!(Fingerprints, ResidentPrints);
 
 /// `algo`'s score for two fingerprints; `None` where a side has none.
 fn score_both<A: Algorithm>(
@@ -440,7 +440,7 @@ impl Engine {
     /// line table (12 bytes a line) cannot be had.
     pub fn try_analyze(&self, text: &str) -> Result<Analysis, std::collections::TryReserveError> {
         let furniture = self.furniture_of(text)?;
-        Ok(self.analyze_stripped(&text::furniture::strip_ranges(text, furniture)))
+        Ok(self.analyze_stripped(&text::page_furniture::strip_ranges(text, furniture)))
     }
 
     /// Analyze decoded text whose page furniture is already left out (or
@@ -543,9 +543,14 @@ impl Engine {
     }
 
     /// [`Engine::score`] of the algorithms whose fingerprints are hot
-    /// ([`HotPrints::holds`]); `None` for the others. MinHash compares the
-    /// sketches' low bytes and SI its indexes alone (see [`HotPrints`]).
-    pub fn score_hot(&self, id: AlgorithmId, x: &HotPrints, y: &HotPrints) -> Option<Score> {
+    /// ([`ResidentPrints::holds`]); `None` for the others. MinHash compares the
+    /// sketches' low bytes and SI its indexes alone (see [`ResidentPrints`]).
+    pub fn score_hot(
+        &self,
+        id: AlgorithmId,
+        x: &ResidentPrints,
+        y: &ResidentPrints,
+    ) -> Option<Score> {
         match id {
             AlgorithmId::Minhash => match (&x.minhash, &y.minhash) {
                 (Some(x), Some(y)) => Some(match Minhash::estimate(x, y) {

@@ -7,7 +7,7 @@
 //!
 //! [`UserBoilerplate::key`] digests what was read: the folder index keeps
 //! it in its fingerprints' configuration key, so a change of the folder's
-//! content reads the collection again, the simplest way to respan every
+//! content reads the collection again, the simplest way to recompute the spans of every
 //! document the change reaches.
 
 use std::collections::BTreeSet;

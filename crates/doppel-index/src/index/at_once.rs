@@ -158,7 +158,7 @@ impl FolderIndex {
     /// stale in the store and queued to be fingerprinted again.
     pub(super) fn keep_learned_at_once(&mut self, learned: LearnedAtOnce) -> Result<()> {
         self.boilerplate.keep_learned_at_once(learned);
-        self.mark_respan_stale()
+        self.mark_spans_stale()
     }
 
     /// After an open under the "filed, not paired" key (a fresh scan
@@ -182,6 +182,6 @@ impl FolderIndex {
             .collect();
         tracing::info!(documents = unsettled.len(), "boilerplate not yet settled");
         self.boilerplate.note_moved(unsettled);
-        self.mark_respan_stale()
+        self.mark_spans_stale()
     }
 }

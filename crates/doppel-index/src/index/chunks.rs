@@ -2,7 +2,7 @@
 //! three stages run at once, each on a thread of its own and in file
 //! order (a chunk is read, the one before it learned, the one before that
 //! committed); on a team store each chunk takes its files' locks first
-//! (`adopt`).
+//! (`shared_reading`).
 
 use std::sync::{mpsc, Arc};
 
@@ -42,7 +42,7 @@ impl FolderIndex {
     /// file order: a chunk is read, the one before it learned
     /// ([`learn_chunk`]), the one before that committed (the library and
     /// the store's transaction); on a team store each chunk takes its
-    /// files' locks first (`adopt`). When the pass learns at once
+    /// files' locks first (`shared_reading`). When the pass learns at once
     /// (`at_once`), the samples of every document committed are collected
     /// in it.
     pub(super) fn read_chunks(

@@ -54,7 +54,7 @@ impl FolderIndex {
         for item in items.iter().filter(|i| !i.changed) {
             // A document taken from the team store comes with the spans
             // another process found: not looked at here.
-            let has_spans = item.adopted
+            let has_spans = item.from_the_store
                 || item
                     .record
                     .boilerplate
@@ -103,7 +103,7 @@ impl FolderIndex {
                 entry,
                 mut record,
                 changed,
-                adopted: item_adopted,
+                from_the_store: item_from_the_store,
                 ..
             } = item;
             if changed {
@@ -111,7 +111,7 @@ impl FolderIndex {
                 continue;
             }
             let doc = entry.doc;
-            if item_adopted {
+            if item_from_the_store {
                 if let Some(id) = self.library.id_of(&doc).filter(|_| unwritten.remove(&doc)) {
                     self.files.unskip(&doc);
                     changes.push(FileChange::Indexed { path: doc.clone() });
@@ -195,7 +195,7 @@ impl FolderIndex {
     /// Mark the held documents whose boilerplate moved stale in the store
     /// on their own (a crash before they are read again leaves them to the
     /// next run), when no commit is about to.
-    pub(super) fn mark_respan_stale(&mut self) -> Result<()> {
+    pub(super) fn mark_spans_stale(&mut self) -> Result<()> {
         let stale = self.boilerplate.moved();
         if !stale.is_empty() {
             self.store.commit_batch(&stale, &[], &[])?;

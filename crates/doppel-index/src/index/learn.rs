@@ -354,7 +354,7 @@ fn reprint(
         record,
         changed: false,
         learned,
-        adopted: false,
+        from_the_store: false,
     }
 }
 
@@ -418,7 +418,7 @@ pub(super) fn learn_chunk(
                 adds.push((item.entry.doc.clone(), samples.clone()));
                 at.push(i);
             }
-            (DocStatus::Indexed, None, Some(stored)) if item.adopted => {
+            (DocStatus::Indexed, None, Some(stored)) if item.from_the_store => {
                 taken.push((
                     (item.entry.doc.clone(), stored.samples.clone()),
                     stored.found.spans.clone(),

@@ -311,7 +311,7 @@ mod tests {
             },
             changed: false,
             learned: Some(("a text of a few words".to_owned(), samples(hashes))),
-            adopted: false,
+            from_the_store: false,
         }
     }
 

@@ -34,8 +34,6 @@
 //! module's text drawing its diagram. What it knows of the files without
 //! reading one is `files`'; how it reads and commits, [`IndexOptions`].
 
-#[cfg(feature = "postgres")]
-mod adopt;
 mod at_once;
 mod chunks;
 #[cfg(feature = "postgres")]
@@ -47,6 +45,8 @@ mod learn;
 mod learning;
 mod open;
 mod options;
+#[cfg(feature = "postgres")]
+mod shared_reading;
 mod state;
 mod sync;
 

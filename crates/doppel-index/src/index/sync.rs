@@ -73,8 +73,8 @@ pub(super) struct Ingested {
     /// (when learning).
     pub(super) learned: Option<(String, DocSamples)>,
     /// Taken from the team store as another process wrote it, not read
-    /// (`adopt`): its row is not written again, only its pairs.
-    pub(super) adopted: bool,
+    /// (`shared_reading`): its row is not written again, only its pairs.
+    pub(super) from_the_store: bool,
 }
 
 /// Commits what was read or taken ([`FolderIndex::commit_all`], or a
@@ -412,7 +412,7 @@ impl FolderIndex {
 
     /// Read `entries` and `commit` them; on a team store, each file is
     /// read by one process of those following the collection, the others
-    /// taking it from the store (`adopt`).
+    /// taking it from the store (`shared_reading`).
     pub(super) fn ingest_shared(
         &mut self,
         entries: Vec<FileEntry>,
@@ -663,7 +663,7 @@ fn ingest(
         record,
         changed,
         learned,
-        adopted: false,
+        from_the_store: false,
     }
 }
 

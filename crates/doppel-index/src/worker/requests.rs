@@ -230,7 +230,7 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
         if !furniture {
             return Ok(Vec::new());
         }
-        let found = doppel_core::engine::text::furniture::find(text).map_err(|error| {
+        let found = doppel_core::engine::text::page_furniture::find(text).map_err(|error| {
             DiffJobError::NoMemory {
                 a: a.clone(),
                 b: b.clone(),

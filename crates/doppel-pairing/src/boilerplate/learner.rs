@@ -431,7 +431,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         }
 
         // 4: group counts; 5: spans where a status flipped.
-        let mut respan: BTreeSet<DocId> = dirty;
+        let mut stale_spans: BTreeSet<DocId> = dirty;
         for h in recount {
             let now = self.is_learned_now(h);
             if now != self.learned.contains(&h) {
@@ -440,10 +440,10 @@ impl<K: Ord + Clone + Hash> Learner<K> {
                 } else {
                     self.learned.remove(&h);
                 }
-                respan.extend(self.postings.get(h));
+                stale_spans.extend(self.postings.get(h));
             }
         }
-        let mut changed = self.respan(respan);
+        let mut changed = self.recompute_spans(stale_spans);
         changed.retain(|k| !add_keys.contains(k));
         changed
     }
@@ -532,7 +532,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             }
             self.pinned_docs.insert(key, distinct);
         }
-        self.respan_holders_of(flipped)
+        self.recompute_spans_of_holders(flipped)
     }
 
     /// The curator's "not boilerplate": these shingles (a passage's, see
@@ -545,7 +545,7 @@ impl<K: Ord + Clone + Hash> Learner<K> {
             .copied()
             .collect();
         self.overruled = overruled;
-        self.respan_holders_of(flipped)
+        self.recompute_spans_of_holders(flipped)
     }
 
     /// Hashes the user ruled are not boilerplate, whatever their counts.
@@ -558,16 +558,16 @@ impl<K: Ord + Clone + Hash> Learner<K> {
         self.pinned.keys().copied().collect()
     }
 
-    fn respan_holders_of(&mut self, hashes: Vec<u32>) -> Vec<K> {
+    fn recompute_spans_of_holders(&mut self, hashes: Vec<u32>) -> Vec<K> {
         let mut ids = BTreeSet::new();
         for h in hashes {
             ids.extend(self.postings.get(h));
         }
-        self.respan(ids)
+        self.recompute_spans(ids)
     }
 
     /// Recompute the spans of `ids`; the keys of those that changed, sorted.
-    fn respan(&mut self, ids: BTreeSet<DocId>) -> Vec<K> {
+    fn recompute_spans(&mut self, ids: BTreeSet<DocId>) -> Vec<K> {
         let mut changed = Vec::new();
         for id in ids {
             let doc = self.docs[id as usize].as_ref().expect("live doc");

@@ -19,7 +19,7 @@
 //!   id;
 //! - clustering is [`crate::cluster`]'s.
 //!
-//! A library keeps only each document's [`HotPrints`] (about 0.3 KB); every
+//! A library keeps only each document's [`ResidentPrints`] (about 0.3 KB); every
 //! operation that needs full fingerprints reads them from the
 //! [`PrintSource`] it is given: an index's store, a one-shot scan's
 //! temporary file, [`MemoryPrints`], or [`NoPrints`] for a library that
@@ -51,7 +51,7 @@ pub use crate::pairs::Histograms;
 use crate::pairs::PairRow;
 use doppel_core::doc::{CuratorVerdict, DocId, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, Score};
-use doppel_core::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use doppel_core::engine::{Engine, Fingerprints, PairScores, ResidentPrints, Thresholds};
 
 use graph::PairGraph;
 pub use registry::DocInfo;
@@ -431,7 +431,7 @@ impl Library {
         restore: &mut Restore,
         path: DocPath,
         seen: u64,
-        hot: HotPrints,
+        hot: ResidentPrints,
         keys: &DocKeys,
         shingles: usize,
     ) -> DocId {

@@ -3,7 +3,7 @@
 //! order they first arrived in.
 
 use doppel_core::doc::{DocId, DocPath};
-use doppel_core::engine::HotPrints;
+use doppel_core::engine::ResidentPrints;
 
 /// One document of a library.
 #[derive(Debug, Clone)]
@@ -14,7 +14,7 @@ pub struct DocInfo {
     pub seen: u64,
     /// The fingerprints the cheap candidate checks read; the full ones are
     /// read from a [`super::PrintSource`] when needed.
-    pub hot: HotPrints,
+    pub hot: ResidentPrints,
     /// Distinct word-shingle count (the containment rule's size guard).
     pub shingles: usize,
 }
@@ -95,7 +95,7 @@ impl Registry {
         doppel_core::hash::prefetch_all_of(&self.docs, id as usize);
     }
 
-    /// Start loading the hot prints `id`'s entry points to (the entry is
+    /// Start loading the resident prints `id`'s entry points to (the entry is
     /// read: it should be in the cache by now).
     pub fn prefetch_hot(&self, id: DocId) {
         if let Some(doc) = self.doc(id) {

@@ -15,7 +15,7 @@ use crate::candidates::{Affected, LONG_DOCUMENT_SHINGLES};
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, AlgorithmSet, Score};
 use doppel_core::engine::family::Family;
-use doppel_core::engine::{Engine, Fingerprints, HotPrints, PairScores, Thresholds};
+use doppel_core::engine::{Engine, Fingerprints, PairScores, ResidentPrints, Thresholds};
 
 /// Documents [`Library::remove_many`] takes out before gathering again
 /// the candidates of those their going changed: their full fingerprints,
@@ -162,7 +162,7 @@ impl Library {
     pub(super) fn place<S: PrintSource + ?Sized>(
         &mut self,
         path: DocPath,
-        hot: HotPrints,
+        hot: ResidentPrints,
         shingles: usize,
         source: &S,
         affected: &mut Affected,
@@ -213,10 +213,10 @@ impl Library {
         };
         let (candidates, mine) = self.tables.candidates_among(id, full, below, visible);
         let floors = &self.config.floors;
-        // A candidate's entry, and the hot prints it points to, are cache
+        // A candidate's entry, and the resident prints it points to, are cache
         // misses in a large library when its check needs them: the entry
         // is asked for this many candidates ahead, its prints half as many.
-        // Only the checks of the algorithms with hot prints read the entry
+        // Only the checks of the algorithms with resident prints read the entry
         // (the others count shared keys, and most candidates, those a
         // sampled shingle alone proposed, fail on that), and only those
         // with prints kept apart from it read those.
@@ -228,7 +228,7 @@ impl Library {
                 .map(|&(other_id, _)| other_id)
         };
         for k in 0..AHEAD {
-            if let Some(ahead) = reading(k, HotPrints::HELD) {
+            if let Some(ahead) = reading(k, ResidentPrints::HELD) {
                 self.registry.prefetch(ahead);
             }
         }
@@ -236,10 +236,10 @@ impl Library {
             .iter()
             .enumerate()
             .filter_map(|(k, &(other_id, ref proposal))| {
-                if let Some(ahead) = reading(k + AHEAD, HotPrints::HELD) {
+                if let Some(ahead) = reading(k + AHEAD, ResidentPrints::HELD) {
                     self.registry.prefetch(ahead);
                 }
-                if let Some(ahead) = reading(k + AHEAD / 2, HotPrints::APART) {
+                if let Some(ahead) = reading(k + AHEAD / 2, ResidentPrints::APART) {
                     self.registry.prefetch_hot(ahead);
                 }
                 // Looked up only when a check needs it: most candidates
@@ -721,7 +721,7 @@ impl Library {
             Some(f) => self.tables.remove_affecting(id, f),
             // Its postings stay (skipped while the id is dead), but SI's
             // index, which nearest-neighbour queries count, is cleared from
-            // the hot prints.
+            // the resident prints.
             None => {
                 if let Some(si) = self.doc(id).and_then(|d| d.hot.si.flatten()) {
                     self.tables.remove_si(id, si);

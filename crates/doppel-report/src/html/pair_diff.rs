@@ -255,7 +255,7 @@ impl Documents {
             error,
         };
         let furniture = if self.furniture {
-            doppel_core::engine::text::furniture::find(&text)
+            doppel_core::engine::text::page_furniture::find(&text)
                 .map_err(no_memory)?
                 .into_iter()
                 .map(|f| f.range)

@@ -4,7 +4,7 @@
 //! document before it reads the file, and releases it once the document is
 //! committed; another process that meets the lock held waits for it, then
 //! finds the document in the store and takes it from there instead of
-//! reading the file (`index::adopt`).
+//! reading the file (`index::shared_reading`).
 //!
 //! Advisory locks, not rows: the server releases a session's locks when its
 //! connection ends, so a process killed while reading leaves nothing to

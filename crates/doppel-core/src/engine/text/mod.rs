@@ -4,9 +4,9 @@
 //! that [`fused`] finds in text exactly as they would be in it.
 pub mod cut;
 pub mod decode;
-pub mod furniture;
 pub mod fused;
 pub mod normalize;
+pub mod page_furniture;
 pub mod stopwords;
 pub mod tokenize;
 

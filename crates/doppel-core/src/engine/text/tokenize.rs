@@ -78,7 +78,7 @@ pub struct TokenizerConfig {
     pub stem: bool,
     /// Leave page furniture (running heads, page numbers, form feeds) of
     /// scanned books out of what every algorithm reads
-    /// ([`crate::engine::text::furniture`]). Default: true.
+    /// ([`crate::engine::text::page_furniture`]). Default: true.
     pub strip_furniture: bool,
 }
 

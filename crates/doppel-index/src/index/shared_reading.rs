@@ -158,7 +158,7 @@ impl FolderIndex {
                 record,
                 changed: false,
                 learned: None,
-                adopted: true,
+                from_the_store: true,
             });
         }
         Ok((taken, to_read))

@@ -1,4 +1,4 @@
-//! Page furniture on the pipeline (`doppel_core::engine::text::furniture`):
+//! Page furniture on the pipeline (`doppel_core::engine::text::page_furniture`):
 //! every generated scan of a library collection loses exactly its layout,
 //! a scan pairs with its e-text and scores far higher than with its
 //! furniture in, two scans of different books under the same heads do not
@@ -13,8 +13,8 @@ use std::path::Path;
 use doppel_core::engine::algo::AlgorithmId;
 use doppel_core::engine::stats::TermWeights;
 use doppel_core::engine::text::decode::decode;
-use doppel_core::engine::text::furniture;
-use doppel_core::engine::text::furniture::{Furniture, FurnitureKind};
+use doppel_core::engine::text::page_furniture;
+use doppel_core::engine::text::page_furniture::{Furniture, FurnitureKind};
 use doppel_core::engine::text::{normalize, TokenizerConfig};
 use doppel_core::engine::{Engine, EngineConfig, PairScores};
 use doppel_core::hash::SplitMix64;
@@ -25,12 +25,12 @@ mod common;
 
 /// The page furniture of a test text (memory for its lines is there).
 fn find(text: &str) -> Vec<Furniture> {
-    furniture::find(text).expect("memory for a test text's lines")
+    page_furniture::find(text).expect("memory for a test text's lines")
 }
 
 /// A test text without its page furniture.
 fn without_furniture(text: &str) -> std::borrow::Cow<'_, str> {
-    furniture::without_furniture(text).expect("memory for a test text's lines")
+    page_furniture::without_furniture(text).expect("memory for a test text's lines")
 }
 
 fn engine(strip_furniture: bool) -> Engine {

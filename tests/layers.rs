@@ -1,5 +1,5 @@
 //! The workspace's crates follow the layers: each may depend only on the
-//! crates below it (`doppel-core` < `doppel-pairing` < `doppel-store` <
+//! crates below it (`doppel-formats` < `doppel-core` < `doppel-pairing` < `doppel-store` <
 //! `doppel-index` < `doppel-report`, `doppel-eval` < `doppel-tui` < the
 //! `doppel` binary), the engine's crates never on the terminal crates, and
 //! no source file is over 800 lines. Cargo already refuses a cycle; these
@@ -11,17 +11,27 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Each workspace crate and the workspace crates it may depend on.
-const BELOW: [(&str, &[&str]); 8] = [
-    ("doppel-core", &[]),
-    ("doppel-pairing", &["doppel-core"]),
-    ("doppel-store", &["doppel-core", "doppel-pairing"]),
+const BELOW: [(&str, &[&str]); 9] = [
+    ("doppel-formats", &[]),
+    ("doppel-core", &["doppel-formats"]),
+    ("doppel-pairing", &["doppel-formats", "doppel-core"]),
+    (
+        "doppel-store",
+        &["doppel-formats", "doppel-core", "doppel-pairing"],
+    ),
     (
         "doppel-index",
-        &["doppel-core", "doppel-pairing", "doppel-store"],
+        &[
+            "doppel-formats",
+            "doppel-core",
+            "doppel-pairing",
+            "doppel-store",
+        ],
     ),
     (
         "doppel-report",
         &[
+            "doppel-formats",
             "doppel-core",
             "doppel-pairing",
             "doppel-store",
@@ -31,6 +41,7 @@ const BELOW: [(&str, &[&str]); 8] = [
     (
         "doppel-eval",
         &[
+            "doppel-formats",
             "doppel-core",
             "doppel-pairing",
             "doppel-store",
@@ -40,6 +51,7 @@ const BELOW: [(&str, &[&str]); 8] = [
     (
         "doppel-tui",
         &[
+            "doppel-formats",
             "doppel-core",
             "doppel-pairing",
             "doppel-store",
@@ -50,6 +62,7 @@ const BELOW: [(&str, &[&str]); 8] = [
     (
         "doppel",
         &[
+            "doppel-formats",
             "doppel-core",
             "doppel-pairing",
             "doppel-store",

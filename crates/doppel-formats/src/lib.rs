@@ -121,7 +121,8 @@ pub enum FormatError {
 pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
     let _ = limits;
     match detect(&bytes) {
-        // The readers are added format by format.
-        _ => Ok(Read::Plain(bytes)),
+        Format::Text => Ok(Read::Plain(bytes)),
+        // The readers are added format by format; until then, as before.
+        _unread => Ok(Read::Plain(bytes)),
     }
 }

@@ -15,6 +15,7 @@ pub mod document;
 pub mod family;
 pub mod fingerprinter;
 mod fusion;
+pub mod locate;
 pub mod measure;
 pub mod memory;
 pub mod quality;

@@ -8,6 +8,12 @@
 //! normalize anything: line endings (CRLF stays CRLF), Unicode normalization
 //! forms and whitespace are left exactly as decoded, for the normalizer.
 //!
+//! [`decode_owned`], which a file's reader calls, first hands the bytes to
+//! `doppel_formats`: a PDF, EPUB, HTML, TEI, ALTO or hOCR file (or a gzip or
+//! zip of pages) becomes a book's UTF-8 text there, with its page map
+//! ([`Decoded::book`]), and only the checks of steps 7–8 apply to it; a
+//! file in no such format comes back untouched for the steps below.
+//!
 //! The order of the checks in [`decode`] is:
 //!
 //! 1. empty input → [`NotText::Empty`];
@@ -30,7 +36,7 @@ use std::collections::TryReserveError;
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 
 /// A file's bytes decoded to text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
     /// The decoded text, BOM stripped, otherwise exactly as decoded (no
     /// newline or Unicode normalization).
@@ -43,6 +49,24 @@ pub struct Decoded {
     pub method: DetectionMethod,
     /// Malformed sequences were replaced with U+FFFD.
     pub had_replacements: bool,
+    /// What the format's reader found, when the text was read from a
+    /// structured format (PDF, EPUB, HTML, …); `None` for plain text.
+    pub book: Option<Box<BookFacts>>,
+}
+
+/// What a structured format's reader found besides the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BookFacts {
+    /// The format it was read from.
+    pub format: doppel_formats::Format,
+    /// Whether it was gzip-compressed.
+    pub gzipped: bool,
+    /// Where each page of the text starts, its label and image.
+    pub pages: doppel_formats::PageMap,
+    /// What the reader left out on purpose, in words.
+    pub left_out: Vec<String>,
+    /// The OCR engine's mean word confidence (0–1), when recorded.
+    pub confidence: Option<f32>,
 }
 
 /// How [`decode`] chose the encoding.
@@ -59,6 +83,9 @@ pub enum DetectionMethod {
     /// A guess: either nearly-valid UTF-8 decoded with replacement, or the
     /// encoding `chardetng` picked.
     Guessed,
+    /// Read from a structured format (PDF, EPUB, HTML, …) whose reader
+    /// decoded it.
+    Format,
 }
 
 /// Why a file was not turned into text.
@@ -75,8 +102,16 @@ pub enum NotText {
     /// characters. `what` is a short human-readable description.
     #[error("binary ({what})")]
     Binary {
-        /// What it looks like ("PDF", "NUL bytes", ...).
+        /// What it looks like ("PNG image", "NUL bytes", ...).
         what: String,
+    },
+    /// In a structured format (PDF, EPUB, ALTO, …) that gives no text:
+    /// encrypted, damaged, a scan without a text layer, over a limit.
+    #[error("{reason}")]
+    Format {
+        /// The format's reason, in words ("scanned PDF without a text
+        /// layer: …").
+        reason: String,
     },
 }
 
@@ -177,10 +212,37 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, DecodeError> {
 /// mark or without one) becomes the text without a copy, and a decoded
 /// text that cannot get memory is an error rather than the end of the
 /// process.
-pub fn decode_owned(mut bytes: Vec<u8>) -> Result<Decoded, DecodeError> {
+pub fn decode_owned(bytes: Vec<u8>) -> Result<Decoded, DecodeError> {
     if bytes.is_empty() {
         return Err(NotText::Empty.into());
     }
+    let book = match doppel_formats::read(bytes, &doppel_formats::Limits::default()) {
+        Ok(doppel_formats::Read::Plain(bytes)) => return decode_plain(bytes),
+        Ok(doppel_formats::Read::Book(book)) => book,
+        Err(error) => {
+            return Err(NotText::Format {
+                reason: error.to_string(),
+            }
+            .into())
+        }
+    };
+    Ok(checked(Decoded {
+        text: book.text,
+        encoding: UTF_8.name(),
+        method: DetectionMethod::Format,
+        had_replacements: false,
+        book: Some(Box::new(BookFacts {
+            format: book.format,
+            gzipped: book.gzipped,
+            pages: book.pages,
+            left_out: book.left_out,
+            confidence: book.confidence,
+        })),
+    })?)
+}
+
+/// [`decode_owned`] of bytes in no structured format.
+fn decode_plain(mut bytes: Vec<u8>) -> Result<Decoded, DecodeError> {
     let decoded = match detect_and_decode(&bytes)? {
         Detected::Utf8 { skip, method } => {
             bytes.drain(..skip);
@@ -218,6 +280,7 @@ fn utf8(bytes: Vec<u8>, method: DetectionMethod) -> Decoded {
         encoding: UTF_8.name(),
         method,
         had_replacements: false,
+        book: None,
     }
 }
 
@@ -252,6 +315,7 @@ fn detect_and_decode(bytes: &[u8]) -> Result<Detected, DecodeError> {
             encoding: encoding.name(),
             method: DetectionMethod::Bom,
             had_replacements,
+            book: None,
         }));
     }
 
@@ -266,6 +330,7 @@ fn detect_and_decode(bytes: &[u8]) -> Result<Detected, DecodeError> {
                 encoding: encoding.name(),
                 method: DetectionMethod::Utf16Heuristic,
                 had_replacements: false,
+                book: None,
             }));
         }
     }
@@ -291,6 +356,7 @@ fn detect_and_decode(bytes: &[u8]) -> Result<Detected, DecodeError> {
             encoding: UTF_8.name(),
             method: DetectionMethod::Guessed,
             had_replacements: true,
+            book: None,
         }));
     }
 
@@ -303,6 +369,7 @@ fn detect_and_decode(bytes: &[u8]) -> Result<Detected, DecodeError> {
         encoding: encoding.name(),
         method: DetectionMethod::Guessed,
         had_replacements,
+        book: None,
     }))
 }
 

@@ -1,5 +1,5 @@
 //! Text pipeline: bytes → text ([`decode`]), text without page furniture
-//! ([`furniture`], for scans), text → canonical text ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
+//! ([`page_furniture`], for scans), text → canonical text ([`normalize()`]), canonical text → words, terms, Soundex codes and k-grams
 //! ([`tokenize`]). Everything downstream sees only normalized text, or words
 //! that [`fused`] finds in text exactly as they would be in it.
 pub mod cut;

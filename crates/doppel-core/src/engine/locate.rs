@@ -74,7 +74,7 @@ fn grouped(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(d);
@@ -171,7 +171,7 @@ fn extent<'a>(runs: impl Iterator<Item = &'a Run>) -> Option<Range<usize>> {
     let largest = stretches.iter().map(|s| s.2).max()?;
     let mut kept = stretches.iter().filter(|s| s.2 * 10 >= largest);
     let first = kept.next()?;
-    let last = kept.last().unwrap_or(first);
+    let last = kept.next_back().unwrap_or(first);
     Some(first.0.bytes.start..last.1.bytes.end)
 }
 

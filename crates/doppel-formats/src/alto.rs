@@ -59,17 +59,13 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
             "SP" => flow.brk(Break::Space),
             "HYP" if joined.is_none() => flow.glue("-"),
             "String" => {
-                if let Some(wc) = events.attr(&element, "WC") {
-                    if let Ok(wc) = wc.trim().parse::<f64>() {
-                        confidence.add(wc);
-                    }
+                let [content, wc, subs_type, whole] =
+                    events.attrs(&element, ["CONTENT", "WC", "SUBS_TYPE", "SUBS_CONTENT"]);
+                if let Some(Ok(wc)) = wc.map(|wc| wc.trim().parse::<f64>()) {
+                    confidence.add(wc);
                 }
-                let content = events.attr(&element, "CONTENT").unwrap_or_default();
-                let subs_type = events.attr(&element, "SUBS_TYPE");
-                let whole = events
-                    .attr(&element, "SUBS_CONTENT")
-                    .map(|w| w.trim().to_owned())
-                    .filter(|w| !w.is_empty());
+                let content = content.unwrap_or_default();
+                let whole = whole.map(|w| w.trim().to_owned()).filter(|w| !w.is_empty());
                 match (subs_type.as_deref(), whole, joined.take()) {
                     (Some("HypPart1"), Some(whole), _) => {
                         flow.brk(Break::Space);

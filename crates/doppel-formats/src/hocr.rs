@@ -59,8 +59,9 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
             }
         };
         let name = xml::local(&element).to_ascii_lowercase();
-        let class = events.attr(&element, "class").unwrap_or_default();
-        let title = events.attr(&element, "title").unwrap_or_default();
+        let [class, title] = events
+            .attrs(&element, ["class", "title"])
+            .map(Option::unwrap_or_default);
         let kind = if matches!(name.as_str(), "head" | "script" | "style") {
             Kind::Skipped
         } else if let Some(class) = class.split_ascii_whitespace().find_map(kind_of) {

@@ -248,22 +248,37 @@ impl<'a> Events<'a> {
     /// The attribute of `element` whose local name is `name`, entities
     /// resolved (kept as written when one is undefined).
     pub fn attr(&self, element: &BytesStart<'_>, name: &str) -> Option<String> {
+        let [value] = self.attrs(element, [name]);
+        value
+    }
+
+    /// The attributes of `element` named `names` (local names), in one
+    /// pass over its attributes.
+    pub fn attrs<const N: usize>(
+        &self,
+        element: &BytesStart<'_>,
+        names: [&str; N],
+    ) -> [Option<String>; N] {
+        let mut values = [const { None }; N];
         let mut attributes = match self.mode {
             Mode::Xml => element.attributes(),
             Mode::Html => element.html_attributes(),
         };
-        attributes.with_checks(false).flatten().find_map(|a| {
+        for a in attributes.with_checks(false).flatten() {
             let local = a.key.local_name().into_inner();
-            let found = match self.mode {
-                Mode::Xml => local == name,
+            let found = names.iter().position(|name| match self.mode {
+                Mode::Xml => local == *name,
                 Mode::Html => local.eq_ignore_ascii_case(name),
-            };
-            found.then(|| {
-                a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve)
-                    .unwrap_or_else(|_| a.value.clone())
-                    .into_owned()
-            })
-        })
+            });
+            if let Some(i) = found.filter(|&i| values[i].is_none()) {
+                values[i] = Some(
+                    a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve)
+                        .unwrap_or_else(|_| a.value.clone())
+                        .into_owned(),
+                );
+            }
+        }
+        values
     }
 
     /// What was left out for want of a DTD, in words.

@@ -37,7 +37,7 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
     let mut open: Vec<Kind> = Vec::new();
     let mut in_page = 0usize;
     loop {
-        let (element, empty) = match events.next()? {
+        let (element, empty) = match events.next().map_err(not_xhtml)? {
             Ev::Eof => break,
             Ev::Start(e) => (e, false),
             Ev::Empty(e) => (e, true),
@@ -87,7 +87,7 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
                 }
             }
             Kind::Skipped if !empty => {
-                events.skip()?;
+                events.skip().map_err(not_xhtml)?;
                 continue;
             }
             Kind::Skipped | Kind::Other => {}
@@ -118,6 +118,19 @@ pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
         left_out,
         confidence: confidence.mean(),
     })
+}
+
+/// A markup error's reason, saying why it matters for hOCR.
+fn not_xhtml(error: FormatError) -> FormatError {
+    match error {
+        FormatError::Damaged { format, reason } => FormatError::Damaged {
+            format,
+            reason: format!(
+                "not well-formed XHTML ({reason}); doppel reads hOCR as XHTML, as Tesseract writes it"
+            ),
+        },
+        other => other,
+    }
 }
 
 /// What an hOCR class makes of its element.

@@ -156,7 +156,8 @@ fn hocr_that_is_not_well_formed_is_damaged_with_the_place() {
     );
     let message = err.to_string();
     assert!(
-        message.starts_with("damaged hOCR: </div> closes <p> at line 1"),
+        message.starts_with("damaged hOCR: not well-formed XHTML (</div> closes <p> at line 1")
+            && message.ends_with("doppel reads hOCR as XHTML, as Tesseract writes it"),
         "{message}"
     );
 }

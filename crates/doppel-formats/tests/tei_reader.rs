@@ -140,8 +140,9 @@ fn tei_p4_reads_with_its_iso_entities_and_in_utf16() {
 fn tei_in_latin1_reads_by_its_declaration() {
     let mut latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><TEI><text><p>".to_vec();
     latin1.extend(b"Caf\xe9 cr\xe8me</p></text></TEI>");
-    let book = book(latin1);
-    assert_eq!(book.text, "Café crème");
+    assert_eq!(book(latin1).text, "Café crème");
+    let bom = "\u{feff}<?xml version='1.0' encoding='UTF-8'?><TEI><text><p>Café</p></text></TEI>";
+    assert_eq!(book(bom).text, "Café", "UTF-8 with a BOM");
     let mut broken = b"<TEI><text><p>Caf".to_vec();
     broken.extend(b"\xe9</p></text></TEI>");
     let book = match read(broken, &Limits::default()) {

@@ -64,7 +64,15 @@ pub fn detect(bytes: &[u8]) -> Format {
             Format::PageZip
         };
     }
-    markup(&bytes[..bytes.len().min(SNIFF)]).unwrap_or(Format::Text)
+    let head = &bytes[..bytes.len().min(SNIFF)];
+    // XML in UTF-16 (with its BOM) is sniffed in UTF-8.
+    if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(head) {
+        if encoding != encoding_rs::UTF_8 {
+            let (head, _) = encoding.decode_without_bom_handling(&head[bom..]);
+            return markup(head.as_bytes()).unwrap_or(Format::Text);
+        }
+    }
+    markup(head).unwrap_or(Format::Text)
 }
 
 /// The markup format of a file's first bytes, if it is markup.
@@ -150,5 +158,10 @@ mod tests {
         assert_eq!(detect(b"Chapter 1\n<not markup>"), Format::Text);
         assert_eq!(detect(b"<note>a plain XML file</note>"), Format::Text);
         assert_eq!(detect(b""), Format::Text);
+        let utf16: Vec<u8> = "\u{feff}<?xml version='1.0' encoding='UTF-16'?><TEI.2>"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(detect(&utf16), Format::Tei, "UTF-16 XML, by its BOM");
     }
 }

@@ -16,8 +16,13 @@
 //! page at a time. A file it cannot read is a [`FormatError`] whose
 //! message is the reason a curator reads in the skipped list.
 
+mod alto;
 pub mod detect;
+mod gzip;
+mod hocr;
 pub mod pages;
+mod tei;
+mod xml;
 
 pub use detect::{detect, Format};
 pub use pages::{Page, PageMap, PagedText, PAGE_BREAK};
@@ -117,12 +122,42 @@ pub enum FormatError {
     },
 }
 
+/// What a curator chooses to count as a book's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Whether notes (TEI `note`) are kept: a note inside a paragraph
+    /// follows the paragraph, one between paragraphs stays where it is.
+    /// Kept by default; when dropped, `left_out` counts them.
+    pub keep_notes: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self { keep_notes: true }
+    }
+}
+
 /// Read `bytes` as the format their content shows, within `limits`.
 pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
-    let _ = limits;
     match detect(&bytes) {
-        Format::Text => Ok(Read::Plain(bytes)),
-        // The readers are added format by format; until then, as before.
-        _unread => Ok(Read::Plain(bytes)),
+        Format::Alto => alto::read(&bytes, limits).map(Read::Book),
+        Format::Hocr => hocr::read(&bytes, limits).map(Read::Book),
+        Format::Tei => tei::read(&bytes, limits, &ReadOptions::default()).map(Read::Book),
+        Format::Gzip => gzip::read(&bytes, limits, &ReadOptions::default()),
+        // The readers are added format by format.
+        _ => Ok(Read::Plain(bytes)),
+    }
+}
+
+/// [`read`], with the curator's `options`.
+pub fn read_with(
+    bytes: Vec<u8>,
+    limits: &Limits,
+    options: &ReadOptions,
+) -> Result<Read, FormatError> {
+    match detect(&bytes) {
+        Format::Tei => tei::read(&bytes, limits, options).map(Read::Book),
+        Format::Gzip => gzip::read(&bytes, limits, options),
+        _ => read(bytes, limits),
     }
 }

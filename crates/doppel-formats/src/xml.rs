@@ -1,0 +1,481 @@
+//! What the XML readers (ALTO, hOCR, TEI) share: decoding a file's bytes
+//! to UTF-8 by its BOM or declaration, a bounded event stream over
+//! quick-xml (depth within [`Limits::max_depth`], every element closed,
+//! entities resolved without a DTD), and [`Flow`], which lays words out
+//! into lines, paragraphs and pages the way the crate's text conventions
+//! say.
+//!
+//! quick-xml never reads a DTD: a document's own entities (a "billion
+//! laughs", an external `SYSTEM` entity) are never expanded nor fetched.
+//! A reference to one is left out of the text and counted, so the curator
+//! sees it in the book's `left_out`.
+
+use std::borrow::Cow;
+
+use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
+use quick_xml::escape::{resolve_html5_entity, resolve_xml_entity};
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+
+use crate::{Format, FormatError, Limits, PageMap, PagedText};
+
+/// A file's text decoded to UTF-8.
+pub(crate) struct Decoded<'a> {
+    /// The text.
+    pub text: Cow<'a, str>,
+    /// What decoding had to replace, for `left_out`.
+    pub note: Option<String>,
+    /// Whether byte offsets in `text` differ from the file's.
+    pub transcoded: bool,
+}
+
+/// Decode `bytes` by their BOM (UTF-8, UTF-16), else the encoding their
+/// XML declaration names, else as UTF-8. Bytes invalid in that encoding
+/// become U+FFFD and are reported, not refused: one bad byte does not
+/// lose a book.
+pub(crate) fn decode(bytes: &[u8], format: Format) -> Result<Decoded<'_>, FormatError> {
+    let (encoding, body) = if let Some((encoding, bom)) = Encoding::for_bom(bytes) {
+        (encoding, &bytes[bom..])
+    } else if bytes.starts_with(b"<\0?\0") {
+        (UTF_16LE, bytes)
+    } else if bytes.starts_with(b"\0<\0?") {
+        (UTF_16BE, bytes)
+    } else {
+        match declared_encoding(bytes) {
+            None => (UTF_8, bytes),
+            Some(label) => match Encoding::for_label(label.as_bytes()) {
+                // A declaration read as ASCII was not written in UTF-16,
+                // whatever it says.
+                Some(e) if e == UTF_16LE || e == UTF_16BE => (UTF_8, bytes),
+                Some(e) => (e, bytes),
+                None => {
+                    return Err(FormatError::Unusable {
+                        format,
+                        reason: format!(
+                            "it declares the encoding \"{label}\", which doppel does not know"
+                        ),
+                    })
+                }
+            },
+        }
+    };
+    let (text, malformed) = encoding.decode_without_bom_handling(body);
+    Ok(Decoded {
+        note: malformed.then(|| {
+            format!(
+                "bytes that are not valid {} (shown as \u{fffd})",
+                encoding.name()
+            )
+        }),
+        transcoded: encoding != UTF_8,
+        text,
+    })
+}
+
+/// The `encoding="…"` of an XML declaration at the start of `bytes`.
+fn declared_encoding(bytes: &[u8]) -> Option<String> {
+    let head = &bytes[..bytes.len().min(1024)];
+    let head = std::str::from_utf8(head)
+        .unwrap_or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""));
+    let decl = head.trim_start().strip_prefix("<?xml")?;
+    let decl = &decl[..decl.find("?>")?];
+    let after = decl[decl.find("encoding")? + "encoding".len()..].trim_start();
+    let after = after.strip_prefix('=')?.trim_start();
+    let quote = after.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let value = &after[1..];
+    Some(value[..value.find(quote)?].trim().to_owned())
+}
+
+/// How strictly markup is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// XML: names match exactly.
+    Xml,
+    /// XHTML written by OCR tools: names match in any case, void elements
+    /// (`<meta>`, `<br>`) need not be closed, attributes need no quotes.
+    Html,
+}
+
+/// One step of a document.
+pub(crate) enum Ev<'a> {
+    /// An element opens.
+    Start(BytesStart<'a>),
+    /// An element opens and closes at once (`<x/>`, or a void HTML one).
+    Empty(BytesStart<'a>),
+    /// The innermost open element closes.
+    End,
+    /// Text, entities resolved (line ends normalized, whitespace as is).
+    Text(Cow<'a, str>),
+    /// The document ended, every element closed.
+    Eof,
+}
+
+/// The events of one document, bounded and checked.
+pub(crate) struct Events<'a> {
+    reader: Reader<&'a [u8]>,
+    source: &'a str,
+    transcoded: bool,
+    format: Format,
+    mode: Mode,
+    max_depth: usize,
+    open: Vec<String>,
+    undefined: usize,
+    first_undefined: Option<String>,
+}
+
+const VOID: [&str; 8] = ["area", "base", "br", "col", "hr", "img", "input", "link"];
+
+impl<'a> Events<'a> {
+    /// The events of `decoded`'s text.
+    pub fn new(decoded: &'a Decoded<'_>, format: Format, mode: Mode, limits: &Limits) -> Self {
+        let source: &str = &decoded.text;
+        let mut reader = Reader::from_str(source);
+        // Closing tags are matched here (HTML's void elements are not
+        // closed); never expanded: `<x/>` stays one event.
+        reader.config_mut().check_end_names = false;
+        Self {
+            reader,
+            source,
+            transcoded: decoded.transcoded,
+            format,
+            mode,
+            max_depth: limits.max_depth,
+            open: Vec::new(),
+            undefined: 0,
+            first_undefined: None,
+        }
+    }
+
+    /// How many elements are open.
+    pub fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// The next event.
+    pub fn next(&mut self) -> Result<Ev<'a>, FormatError> {
+        loop {
+            let event = match self.reader.read_event() {
+                Ok(event) => event,
+                Err(e) => {
+                    let at = self.position(self.reader.error_position());
+                    return Err(self.damaged(format!("{e} at {at}")));
+                }
+            };
+            match event {
+                Event::Start(e) => {
+                    let name = e.name().into_inner().to_owned();
+                    if self.mode == Mode::Html && is_void(&name) {
+                        return Ok(Ev::Empty(e));
+                    }
+                    if self.open.len() >= self.max_depth {
+                        let at = self.position(self.reader.buffer_position());
+                        return Err(FormatError::OverLimit {
+                            format: self.format,
+                            reason: format!(
+                                "elements nested deeper than {} (at {at})",
+                                self.max_depth
+                            ),
+                        });
+                    }
+                    self.open.push(name);
+                    return Ok(Ev::Start(e));
+                }
+                Event::Empty(e) => return Ok(Ev::Empty(e)),
+                Event::End(e) => {
+                    let name = e.name().into_inner();
+                    let matches = |open: &str| match self.mode {
+                        Mode::Xml => open == name,
+                        Mode::Html => open.eq_ignore_ascii_case(name),
+                    };
+                    match self.open.last() {
+                        Some(open) if matches(open) => {
+                            self.open.pop();
+                            return Ok(Ev::End);
+                        }
+                        _ if self.mode == Mode::Html && is_void(name) => continue,
+                        open => {
+                            let at = self.position(self.reader.buffer_position());
+                            let reason = match open {
+                                Some(open) => format!("</{name}> closes <{open}> at {at}"),
+                                None => format!("</{name}> closes nothing at {at}"),
+                            };
+                            return Err(self.damaged(reason));
+                        }
+                    }
+                }
+                Event::Text(t) => return Ok(Ev::Text(t.xml10_content())),
+                Event::CData(t) => return Ok(Ev::Text(t.into_inner())),
+                Event::GeneralRef(r) => {
+                    if let Ok(Some(c)) = r.resolve_char_ref() {
+                        return Ok(Ev::Text(Cow::Owned(c.to_string())));
+                    }
+                    if let Some(s) = (!r.is_char_ref()).then(|| resolve(&r)).flatten() {
+                        return Ok(Ev::Text(Cow::Borrowed(s)));
+                    }
+                    self.undefined += 1;
+                    if self.first_undefined.is_none() {
+                        self.first_undefined = Some(format!("&{};", &*r));
+                    }
+                }
+                Event::Eof => {
+                    return match self.open.last() {
+                        None => Ok(Ev::Eof),
+                        Some(open) => {
+                            let open = open.clone();
+                            let at = self.position(self.source.len() as u64);
+                            Err(self.damaged(format!(
+                                "the file ends inside <{open}> at {at}: it looks truncated"
+                            )))
+                        }
+                    };
+                }
+                Event::Comment(_) | Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
+            }
+        }
+    }
+
+    /// Skip the content of the element just opened, through its end.
+    pub fn skip(&mut self) -> Result<(), FormatError> {
+        let depth = self.depth();
+        while self.depth() >= depth {
+            if let Ev::Eof = self.next()? {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The attribute of `element` whose local name is `name`, entities
+    /// resolved (kept as written when one is undefined).
+    pub fn attr(&self, element: &BytesStart<'_>, name: &str) -> Option<String> {
+        let [value] = self.attrs(element, [name]);
+        value
+    }
+
+    /// The attributes of `element` named `names` (local names), in one
+    /// pass over its attributes.
+    pub fn attrs<const N: usize>(
+        &self,
+        element: &BytesStart<'_>,
+        names: [&str; N],
+    ) -> [Option<String>; N] {
+        let mut values = [const { None }; N];
+        let mut attributes = match self.mode {
+            Mode::Xml => element.attributes(),
+            Mode::Html => element.html_attributes(),
+        };
+        for a in attributes.with_checks(false).flatten() {
+            let local = a.key.local_name().into_inner();
+            let found = names.iter().position(|name| match self.mode {
+                Mode::Xml => local == *name,
+                Mode::Html => local.eq_ignore_ascii_case(name),
+            });
+            if let Some(i) = found.filter(|&i| values[i].is_none()) {
+                values[i] = Some(
+                    a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve)
+                        .unwrap_or_else(|_| a.value.clone())
+                        .into_owned(),
+                );
+            }
+        }
+        values
+    }
+
+    /// What was left out for want of a DTD, in words.
+    pub fn left_out(&self) -> Option<String> {
+        let first = self.first_undefined.as_deref()?;
+        Some(match self.undefined {
+            1 => format!("1 reference to an undefined entity ({first}, not expanded)"),
+            n => format!("{n} references to undefined entities (such as {first}, not expanded)"),
+        })
+    }
+
+    fn damaged(&self, reason: String) -> FormatError {
+        FormatError::Damaged {
+            format: self.format,
+            reason,
+        }
+    }
+
+    /// Where `offset` of the text is: line and column (and byte, when
+    /// offsets are the file's).
+    fn position(&self, offset: u64) -> String {
+        let offset = (offset as usize).min(self.source.len());
+        let mut offset = offset;
+        while !self.source.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &self.source[..offset];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        if self.transcoded {
+            format!("line {line}, column {column}")
+        } else {
+            format!("line {line}, column {column} (byte {offset})")
+        }
+    }
+}
+
+fn is_void(name: &str) -> bool {
+    name.eq_ignore_ascii_case("meta") || VOID.iter().any(|v| name.eq_ignore_ascii_case(v))
+}
+
+/// The five XML entities, then HTML5's (which include the ISO sets TEI P4
+/// declares in its DTD: `&mdash;`, `&eacute;`).
+fn resolve(name: &str) -> Option<&'static str> {
+    resolve_xml_entity(name).or_else(|| resolve_html5_entity(name))
+}
+
+/// The local name of `element` (namespace prefix dropped).
+pub(crate) fn local<'e>(element: &'e BytesStart<'_>) -> &'e str {
+    let name = element.name().into_inner();
+    name.rsplit(':').next().unwrap_or(name)
+}
+
+/// What separates the next word from the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Break {
+    /// Nothing: the next text continues the word.
+    None,
+    /// One space.
+    Space,
+    /// A new line.
+    Line,
+    /// A blank line.
+    Paragraph,
+}
+
+/// A book's text laid out word by word: breaks wait until the next word
+/// (the strongest wins), so no page starts or ends with one.
+pub(crate) struct Flow {
+    book: PagedText,
+    pending: Break,
+    page_empty: bool,
+    pages: usize,
+    explicit: bool,
+    max_pages: usize,
+    format: Format,
+}
+
+impl Flow {
+    /// An empty book of `format`.
+    pub fn new(format: Format, limits: &Limits) -> Self {
+        Self {
+            book: PagedText::new(),
+            pending: Break::None,
+            page_empty: true,
+            pages: 0,
+            explicit: false,
+            max_pages: limits.max_pages,
+            format,
+        }
+    }
+
+    /// Start a page the source marks.
+    pub fn page(
+        &mut self,
+        label: Option<String>,
+        image: Option<String>,
+    ) -> Result<(), FormatError> {
+        if self.pages >= self.max_pages {
+            return Err(FormatError::OverLimit {
+                format: self.format,
+                reason: format!("more than {} pages", self.max_pages),
+            });
+        }
+        self.book.start_page(label, image);
+        self.pages += 1;
+        self.explicit = true;
+        self.pending = Break::None;
+        self.page_empty = true;
+        Ok(())
+    }
+
+    /// How many pages have started.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
+    /// Separate what comes next by at least `at`.
+    pub fn brk(&mut self, at: Break) {
+        self.pending = self.pending.max(at);
+    }
+
+    /// Add `word` (no whitespace in it) after the pending break. Text
+    /// before any page the source marks goes on a first, unlabelled page.
+    pub fn word(&mut self, word: &str) {
+        if word.is_empty() {
+            return;
+        }
+        if self.pages == 0 {
+            self.book.start_page(None, None);
+            self.pages = 1;
+        }
+        let text = self.book.text_mut();
+        if !self.page_empty {
+            text.push_str(match self.pending {
+                Break::None => "",
+                Break::Space => " ",
+                Break::Line => "\n",
+                Break::Paragraph => "\n\n",
+            });
+        }
+        text.push_str(word);
+        self.pending = Break::None;
+        self.page_empty = false;
+    }
+
+    /// Add `s` right after the last word, leaving the pending break for
+    /// the next (a hyphen, a word's trailing punctuation).
+    pub fn glue(&mut self, s: &str) {
+        if !self.page_empty {
+            self.book.text_mut().push_str(s);
+        }
+    }
+
+    /// Add running text, its whitespace collapsed as a browser does.
+    pub fn text(&mut self, text: &str) {
+        let space = |c: char| c.is_ascii_whitespace();
+        if text.starts_with(space) {
+            self.brk(Break::Space);
+        }
+        for (i, word) in text.split(space).filter(|w| !w.is_empty()).enumerate() {
+            if i > 0 {
+                self.brk(Break::Space);
+            }
+            self.word(word);
+        }
+        if text.ends_with(space) {
+            self.brk(Break::Space);
+        }
+    }
+
+    /// The text and its map; without a page the source marked, no map.
+    pub fn finish(self) -> (String, PageMap) {
+        let explicit = self.explicit;
+        let (text, map) = self.book.finish();
+        (text, if explicit { map } else { PageMap::default() })
+    }
+}
+
+/// The mean of word confidences, each from 0 to 1.
+#[derive(Debug, Default)]
+pub(crate) struct Confidence {
+    sum: f64,
+    words: u64,
+}
+
+impl Confidence {
+    /// Count one word's confidence; values outside 0–1 are ignored.
+    pub fn add(&mut self, value: f64) {
+        if (0.0..=1.0).contains(&value) {
+            self.sum += value;
+            self.words += 1;
+        }
+    }
+
+    /// The mean, when any word had one.
+    pub fn mean(&self) -> Option<f32> {
+        (self.words > 0).then(|| (self.sum / self.words as f64) as f32)
+    }
+}

@@ -68,7 +68,7 @@ fn a_new_file_that_changes_while_an_indexed_scan_reads_it_is_reported() {
         Some(&Skip::Changed),
         "listed with its reason, not missing"
     );
-    let text = doppel_report::text(&scan);
+    let text = doppel_report::text(&scan, &f.folder);
     assert!(
         text.contains("misc/gettysburg.txt") && text.contains("changed while being read"),
         "{text}"

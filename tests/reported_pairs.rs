@@ -95,7 +95,7 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
         "CSV rows = JSON pairs"
     );
     assert!(!csv.contains("moby.txt"), "{csv}");
-    let text = doppel_report::text(&report);
+    let text = doppel_report::text(&report, dir.path());
     assert!(
         text.starts_with("4 documents indexed, 0 skipped, 1 verified pair, 0 clusters ("),
         "the text report counts the printed pairs: {text}"

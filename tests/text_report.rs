@@ -18,7 +18,7 @@ use common::sample_corpus;
 fn text_of(dir: &Path, spec: ClusterSpec, config: LibraryConfig) -> String {
     let engine = Engine::default();
     let scan = scan_folder(dir, &engine, engine.reference_weights(), config, spec).expect("scan");
-    doppel_report::text(&scan)
+    doppel_report::text(&scan, dir)
 }
 
 fn default_text(dir: &Path) -> String {

@@ -39,7 +39,7 @@ pub fn scan(
     match format {
         Format::Text => {
             let mut stdout = stdout;
-            stdout.write_all(doppel_report::text(&report).as_bytes())?;
+            stdout.write_all(doppel_report::text(&report, &root).as_bytes())?;
         }
         Format::Json => doppel_report::json_to(stdout, &report, &root, &settings(config).0)
             .map_err(write_error)?,

@@ -12,6 +12,7 @@ pub mod export;
 pub mod index;
 pub mod index_files;
 pub mod memory;
+pub mod places;
 pub mod reading;
 pub mod scan;
 pub mod spill;

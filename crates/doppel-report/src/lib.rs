@@ -3,6 +3,7 @@
 //! documented in README.md.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -13,6 +14,7 @@ use doppel_core::engine::{
     verdict, Containments, Engine, PairScores, Relation, RelationKind, Side, Verdict,
 };
 use doppel_index::boilerplate::BoilerplateReport;
+use doppel_index::places::Places;
 use doppel_index::scan::ScanReport;
 use doppel_pairing::cluster::{ClusterBy, Role};
 
@@ -224,7 +226,12 @@ fn relation_lines(report: &ScanReport) -> String {
 /// The clusters, skipped files and counts as plain text. Each member is
 /// shown with why it joins: the link to the representative, or "linked
 /// through" the member that leads to it.
-pub fn text(report: &ScanReport) -> String {
+///
+/// A member matched with a document in a paged format (PDF, ALTO, …) is
+/// followed by where each matches, read from the files under `root`:
+/// `pp. 3–5 ≈ lines 120–340 of emma.txt`.
+pub fn text(report: &ScanReport, root: &Path) -> String {
+    let places = Places::new(root);
     let lib = &report.library;
     let spec = &report.spec;
     let indexed = report.docs.iter().filter(|d| d.skipped.is_none()).count();
@@ -260,6 +267,15 @@ pub fn text(report: &ScanReport) -> String {
         for (&m, &role) in cluster.members.iter().zip(&cluster.roles).skip(1) {
             let detail = role_words(report, rep, m, role, &mut contained);
             let _ = writeln!(body, "    {}  [{detail}]", path(m));
+            let linked = match role {
+                Role::DuplicateOf(of) | Role::PartOf(of) => of,
+                Role::Head => rep,
+            };
+            if let (Some(a), Some(b)) = (lib_path(report, m), lib_path(report, linked)) {
+                if let Some(place) = places.of_scanned_pair(report, a, b) {
+                    let _ = writeln!(body, "      {} ≈ {} of {b}", place.a, place.b);
+                }
+            }
         }
         body.push('\n');
     }

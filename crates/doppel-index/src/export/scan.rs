@@ -13,10 +13,12 @@ use serde::Serialize;
 use super::{duplicate_by, whole_side, ByAlgorithm, CsvTable, CuratorRecord, Number, ScoreColumns};
 use crate::boilerplate::PassageSummary;
 use crate::config::cluster_by_name;
+use crate::places::{PairPlace, Places};
 use crate::scan::ScanReport;
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::algo::AlgorithmId;
 use doppel_core::engine::{EngineConfig, FusionRule, Relation};
+use doppel_formats::Format;
 use doppel_pairing::cluster::{ClusterMode, Role};
 use doppel_pairing::library::disputed;
 
@@ -34,6 +36,7 @@ pub fn write_json(
 ) -> serde_json::Result<()> {
     let cluster_paths = report.cluster_paths();
     let cluster_ids = ClusterIds::new(&cluster_paths);
+    let places = Places::new(root);
     let value = ReportJson {
         boilerplate: &report.boilerplate.passages,
         cluster_algorithm: cluster_by_name(report.spec.by),
@@ -76,6 +79,7 @@ pub fn write_json(
                     boilerplate_words: indexed.then(|| found.map_or(0, |b| b.words())),
                     bytes: d.bytes,
                     encoding: &d.encoding,
+                    format: Some(places.format_of(&d.path)).filter(|f| *f != Format::Text),
                     path: &d.path,
                     reason: d.skipped.as_ref().map(|s| s.to_string()),
                     status: if d.skipped.is_some() {
@@ -92,6 +96,7 @@ pub fn write_json(
         pairs: PairsJson {
             report,
             clusters: &cluster_ids,
+            places: &places,
         },
         root: root.display().to_string(),
         thresholds: ByAlgorithm::new(
@@ -133,6 +138,10 @@ struct DocumentJson<'a> {
     boilerplate_words: Option<u32>,
     bytes: u64,
     encoding: &'a Option<String>,
+    /// The structured format it was read from (PDF, EPUB, ALTO, …); absent
+    /// for plain text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<Format>,
     path: &'a DocPath,
     reason: Option<String>,
     status: &'static str,
@@ -206,12 +215,16 @@ struct PairJson<'a> {
     verdicts: Vec<CuratorRecord<'a>>,
     /// The curators' verdicts differ (the pair counts as undecided).
     disputed: bool,
+    /// Where each side matches, when one has pages ([`Places`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    place: Option<PairPlace>,
 }
 
 /// The JSON `pairs`: the report's pairs, each judged as it is written.
 struct PairsJson<'a> {
     report: &'a ScanReport,
     clusters: &'a ClusterIds<'a>,
+    places: &'a Places,
 }
 
 impl Serialize for PairsJson<'_> {
@@ -231,6 +244,7 @@ impl Serialize for PairsJson<'_> {
                 whole: whole_side(p.verdict.relation),
                 verdicts: CuratorRecord::all(marks),
                 disputed: disputed(marks),
+                place: self.places.of_scanned_pair(self.report, &p.a, &p.b),
             })?;
         }
         seq.end()

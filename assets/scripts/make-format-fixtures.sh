@@ -171,7 +171,20 @@ PY
 # 4. EPUB, HTML and TEI from the same markdown (heading as #).
 meta=(--metadata title=Emma --metadata "author=Jane Austen" --metadata lang=en-GB
     --metadata identifier=urn:doppel:fixture:emma-volume-1-chapter-1)
-pandoc -f markdown -t epub3 "${meta[@]}" -o "$stage/emma.epub" "$work/emma.md"
+pandoc -f markdown -t epub3 "${meta[@]}" -o "$work/emma.epub" "$work/emma.md"
+# pandoc dates the OPF by SOURCE_DATE_EPOCH but stamps the zip entries with
+# the clock: copy the entries (same order, the mimetype first and stored)
+# with the same date, so the EPUB is the same on every run.
+"$python" - "$work/emma.epub" "$stage/emma.epub" <<'PY'
+import os, sys, time, zipfile
+date = time.gmtime(max(int(os.environ["SOURCE_DATE_EPOCH"]), 315532800))[:6]
+with zipfile.ZipFile(sys.argv[1]) as src, zipfile.ZipFile(sys.argv[2], "w") as dst:
+    for entry in src.infolist():
+        info = zipfile.ZipInfo(entry.filename, date_time=date)
+        info.compress_type = entry.compress_type
+        info.external_attr = 0o644 << 16
+        dst.writestr(info, src.read(entry))
+PY
 pandoc -s -f markdown -t html5 "${meta[@]}" -o "$stage/emma.html" "$work/emma.md"
 pandoc -s -f markdown -t tei "${meta[@]}" -o "$stage/emma.tei.xml" "$work/emma.md"
 
@@ -198,14 +211,35 @@ PY
 )"
 echo "OCR word equality (difflib ratio, pdftotext vs e-text): $ocr_quality"
 
-# 7. Replace the generated files in OUT (and only those).
+# 7. The README: how the files were made, with the versions used.
+version() { # Debian package -> version, or "not a Debian package here"
+    dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo "(not installed as a Debian package)"
+}
+pages=$(wc -l <"$work/pages/pages.tsv")
+sizes="$(cd "$stage" && find . -type f | sort | while read -r f; do
+    printf '| `%s` | %s |\n' "${f#./}" "$(wc -c <"$f" | tr -d ' ')"
+done)"
+total=$(find "$stage" -type f -printf "%s\n" | awk "{ s += \$1 } END { print s }")
+export pages sizes total ocr_quality dpi regular italic
+export v_tess="$(version tesseract-ocr)" v_eng="$(version tesseract-ocr-eng)"
+export v_pandoc="$(version pandoc)" v_poppler="$(version poppler-utils)"
+export v_pil="$(version python3-pil)" v_pyphen="$(version python3-pyphen)"
+export v_font="$(version fonts-liberation)"
+export tess_line="$(tesseract --version 2>&1 | head -1)"
+"$python" - "$scripts/fixtures-readme.md" "$stage/README.md" <<'PY'
+import os, string, sys
+template = string.Template(open(sys.argv[1], encoding="utf-8").read())
+open(sys.argv[2], "w", encoding="utf-8").write(template.substitute(os.environ))
+PY
+
+# 8. Replace the generated files in OUT (and only those).
 rm -rf "$out"/emma_pages "$out"/web
 rm -f "$out"/emma_etext.txt "$out"/emma_part.txt "$out"/emma.txt.gz "$out"/emma_scan.* \
     "$out"/emma_scan_ocr.txt "$out"/emma_pages_txt.zip "$out"/emma.epub "$out"/emma.html \
-    "$out"/emma.tei.xml
+    "$out"/emma.tei.xml "$out"/README.md
 cp -r "$stage"/. "$out"/
 end=$(date +%s.%N)
-size=$(du -sb --exclude=README.md "$stage" | cut -f1)
+size=$(find "$stage" -type f -printf "%s\n" | awk "{ s += \$1 } END { print s }")
 "$python" -c 'import sys; s, r, o, e = map(float, sys.argv[1:5]); print(
     f"timing: render {r - s:.1f} s, OCR {o - r:.1f} s, the rest {e - o:.1f} s, "
     f"total {e - s:.1f} s; {sys.argv[5]} bytes written to {sys.argv[6]}")' \

@@ -95,12 +95,20 @@ TEMPLATE = """<!DOCTYPE html>
 </div>
 <footer class="site-footer">
 <p>{licence}</p>
+<p class="newsletter">Sign up for our monthly newsletter: new books, reading lists and events, never more than one email a month. <a href="/newsletter">Subscribe</a></p>
 <ul><li><a href="/privacy">Privacy</a></li><li><a href="/terms">Terms of use</a></li><li><a href="/accessibility">Accessibility</a></li><li><a href="/contact">Contact</a></li><li><a href="/feed.xml">RSS</a></li></ul>
 <p class="colophon">&copy; 2009&ndash;2024 Lantern Reading Room Trust, a registered charity. Page generated in {ms} ms.</p>
 </footer>
 </body>
 </html>
 """
+
+
+def sentence_end(word):
+    """A full stop (perhaps inside a closing quote) or a closed quotation's
+    ! or ?, not an abbreviation's full stop."""
+    return (re.search(r"(\.|[.!?][\"'\u201d\u2019])$", word)
+            and not re.fullmatch(r"(Mr|Mrs|Dr|St)\.", word))
 
 
 def excerpt(path, start, target=130):
@@ -118,10 +126,10 @@ def excerpt(path, start, target=130):
         for w in words:
             keep.append(w)
             count += 1
-            if count >= target and re.search(r"[.!?][\"'\u201d\u2019]?$", w):
+            if count >= target and sentence_end(w):
                 break
         paras.append(" ".join(keep))
-        if count >= target and keep and re.search(r"[.!?][\"'\u201d\u2019]?$", keep[-1]):
+        if count >= target and keep and sentence_end(keep[-1]):
             return paras
     return paras
 

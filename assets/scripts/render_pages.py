@@ -245,8 +245,8 @@ def main():
 def write_markdown(text, pages, path):
     """The chapter as pandoc markdown: the heading as ``#``, one paragraph a
     line, and a raw TEI page break (``<pb n facs>``, dropped by the other
-    writers) before the first word that starts on each later page, so the
-    TEI edition records the pagination of the scan."""
+    writers) before the heading and before the first word that starts on
+    each later page, so the TEI edition records the pagination of the scan."""
     breaks = {}  # (paragraph, word) -> page number
     for n, lines in enumerate(pages[1:], 2):
         for line in lines:
@@ -257,7 +257,8 @@ def write_markdown(text, pages, path):
                 breaks[(line[4], piece[2])] = n
                 break
     paras = [p.split() for p in re.split(r"\n\s*\n", text.strip())]
-    out = ["# " + " ".join(paras[0])]
+    first = '<pb n="1" facs="00000001.tif"/>'
+    out = ["```{=tei}\n" + first + "\n```", "# " + " ".join(paras[0])]
     for i, words in enumerate(paras[1:]):
         for j in range(len(words)):
             n = breaks.get((i, j))

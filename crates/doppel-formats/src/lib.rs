@@ -19,6 +19,12 @@
 pub mod detect;
 pub mod pages;
 
+mod archive;
+pub mod epub;
+pub mod html;
+pub mod page_zip;
+mod xml_walk;
+
 pub use detect::{detect, Format};
 pub use pages::{Page, PageMap, PagedText, PAGE_BREAK};
 
@@ -119,8 +125,10 @@ pub enum FormatError {
 
 /// Read `bytes` as the format their content shows, within `limits`.
 pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
-    let _ = limits;
     match detect(&bytes) {
+        Format::Html => html::read(&bytes, limits).map(Read::Book),
+        Format::Epub => epub::read(&bytes, limits).map(Read::Book),
+        Format::PageZip => page_zip::read(bytes, limits),
         // The readers are added format by format.
         _ => Ok(Read::Plain(bytes)),
     }

@@ -8,7 +8,8 @@
 //! by a blank line, inline whitespace collapses to one space, `<br>` and
 //! `<pre>` keep their line breaks. Scripts, styles, site navigation, page
 //! header and footer, sidebars, forms, buttons, cookie notices and
-//! elements the page hides are left out, and [`LeftOut`] says so in words.
+//! elements the page hides are left out, and [`crate::Book::left_out`]
+//! says so in words.
 //! A plain HTML file has no pages: its page map is empty.
 
 use std::borrow::Cow;

@@ -17,12 +17,17 @@
 //! message is the reason a curator reads in the skipped list.
 
 mod alto;
+mod archive;
 pub mod detect;
+pub mod epub;
 mod gzip;
 mod hocr;
+pub mod html;
+pub mod page_zip;
 pub mod pages;
 mod tei;
 mod xml;
+mod xml_walk;
 
 pub use detect::{detect, Format};
 pub use pages::{Page, PageMap, PagedText, PAGE_BREAK};
@@ -144,6 +149,9 @@ pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
         Format::Hocr => hocr::read(&bytes, limits).map(Read::Book),
         Format::Tei => tei::read(&bytes, limits, &ReadOptions::default()).map(Read::Book),
         Format::Gzip => gzip::read(&bytes, limits, &ReadOptions::default()),
+        Format::Html => html::read(&bytes, limits).map(Read::Book),
+        Format::Epub => epub::read(&bytes, limits).map(Read::Book),
+        Format::PageZip => page_zip::read(bytes, limits),
         // The readers are added format by format.
         _ => Ok(Read::Plain(bytes)),
     }

@@ -1,5 +1,5 @@
 //! The ALTO and hOCR readers on Tesseract's own output of two page images
-//! (tests/data/make.sh), and on hand-written snippets of what other tools
+//! (tests/data/make-ocr.sh), and on hand-written snippets of what other tools
 //! write (hyphenation marks, printed page numbers, HTML entities).
 
 use doppel_formats::{read, Book, Format, FormatError, Limits, Read};

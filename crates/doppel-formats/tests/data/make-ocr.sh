@@ -4,7 +4,7 @@
 # with a running head, a page number and line-end hyphenations, rendered
 # by Pillow and read by Tesseract into ALTO, hOCR and plain text.
 #
-#   sh make.sh        (from this folder; needs /usr/bin/python3 with
+#   sh make-ocr.sh        (from this folder; needs /usr/bin/python3 with
 #                      Pillow, tesseract with its English data, pandoc)
 #
 # Tesseract is given a list of the two images, so each output holds both

@@ -1,0 +1,511 @@
+//! HTML and XHTML into text: the page's reading text as a browser shows
+//! it, without what a reader of the book does not read.
+//!
+//! html5ever (through `scraper`) parses as browsers do (implied end tags,
+//! entities, broken markup) into an arena tree; the walk over it keeps an
+//! explicit stack, so nesting never grows the call stack. Blocks (`p`,
+//! `div`, headings, list items, table rows…) become paragraphs separated
+//! by a blank line, inline whitespace collapses to one space, `<br>` and
+//! `<pre>` keep their line breaks. Scripts, styles, site navigation, page
+//! header and footer, sidebars, forms, buttons, cookie notices and
+//! elements the page hides are left out, and [`crate::Book::left_out`]
+//! says so in words.
+//! A plain HTML file has no pages: its page map is empty.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use ego_tree::NodeRef;
+use scraper::{Html, Node};
+
+use crate::{Book, Format, FormatError, Limits, PageMap};
+
+/// Read an HTML or XHTML file into a book of one unpaged text.
+pub fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
+    let source = decode(bytes);
+    let page = extract(&source, limits, Format::Html)?;
+    let left_out = page.left_out.words();
+    if page.text.is_empty() {
+        let reason = if left_out.is_empty() {
+            "no text in the page".to_string()
+        } else {
+            format!(
+                "no text in the page outside what is left out ({})",
+                left_out.join(", ")
+            )
+        };
+        return Err(FormatError::Unusable {
+            format: Format::Html,
+            reason,
+        });
+    }
+    Ok(Book {
+        format: Format::Html,
+        gzipped: false,
+        text: page.text,
+        pages: PageMap::default(),
+        left_out,
+        confidence: None,
+    })
+}
+
+/// One HTML document's reading text and what was left out of it.
+#[derive(Debug, Default)]
+pub(crate) struct Extract {
+    /// The text: blocks separated by a blank line.
+    pub text: String,
+    /// What was left out, counted.
+    pub left_out: LeftOut,
+    /// The text of the first `h1`–`h6`, whitespace collapsed.
+    pub first_heading: Option<String>,
+    /// How many images (`img`, `svg` `image`) the reading text holds.
+    pub images: usize,
+}
+
+/// A kind of thing left out of the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Kind {
+    Script,
+    Style,
+    Noscript,
+    Template,
+    Nav,
+    Header,
+    Footer,
+    Aside,
+    Form,
+    Button,
+    Cookie,
+    Hidden,
+    /// Reader-specific wording (EPUB's navigation document, cover…).
+    Other(&'static str),
+}
+
+/// What was left out of a text, counted by kind, to say in words.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct LeftOut {
+    counts: BTreeMap<Kind, usize>,
+}
+
+impl LeftOut {
+    /// Count one more of `kind`.
+    pub fn add(&mut self, kind: Kind) {
+        *self.counts.entry(kind).or_default() += 1;
+    }
+
+    /// Add another document's counts.
+    pub fn merge(&mut self, other: &LeftOut) {
+        for (kind, n) in &other.counts {
+            *self.counts.entry(*kind).or_default() += n;
+        }
+    }
+
+    /// In words: `"2 scripts"`, `"site navigation"`, `"3 hidden elements"`.
+    pub fn words(&self) -> Vec<String> {
+        let counted = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        self.counts
+            .iter()
+            .map(|(kind, &n)| match kind {
+                Kind::Script => counted(n, "script", "scripts"),
+                Kind::Style => counted(n, "style sheet", "style sheets"),
+                Kind::Noscript => counted(n, "noscript block", "noscript blocks"),
+                Kind::Template => counted(n, "template", "templates"),
+                Kind::Nav => "site navigation".into(),
+                Kind::Header => "page header".into(),
+                Kind::Footer => "page footer".into(),
+                Kind::Aside => counted(n, "sidebar", "sidebars"),
+                Kind::Form => counted(n, "form", "forms"),
+                Kind::Button => counted(n, "button", "buttons"),
+                Kind::Cookie => "cookie notice".into(),
+                Kind::Hidden => counted(n, "hidden element", "hidden elements"),
+                Kind::Other(words) => (*words).to_string(),
+            })
+            .collect()
+    }
+}
+
+/// The text of `bytes` by the charset they declare: a BOM, then a
+/// `<meta charset>` or `http-equiv` content type (or an XML declaration's
+/// `encoding`) in the first KiB, else UTF-8 when they are valid UTF-8,
+/// else chardetng's guess (legacy single- and double-byte encodings).
+pub(crate) fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(bytes) {
+        return encoding.decode_without_bom_handling(&bytes[bom..]).0;
+    }
+    if let Some(encoding) = declared_charset(&bytes[..bytes.len().min(1024)]) {
+        // A page saying UTF-16 in ASCII is not UTF-16 (the HTML standard
+        // reads it as UTF-8).
+        let encoding = encoding.output_encoding();
+        return encoding.decode_without_bom_handling(bytes).0;
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return Cow::Borrowed(text);
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(bytes, true);
+    let encoding = detector.guess(None, true);
+    encoding.decode_without_bom_handling(bytes).0
+}
+
+/// The encoding a document's head names: `charset=` inside a `<meta>`
+/// tag, or `encoding=` in an `<?xml` declaration.
+fn declared_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let lower = head.to_ascii_lowercase();
+    let label_after = |at: usize| {
+        let rest = &lower[at..];
+        let rest = rest.trim_ascii_start();
+        let rest = rest.strip_prefix(b"=")?.trim_ascii_start();
+        let rest = rest
+            .strip_prefix(b"\"")
+            .or_else(|| rest.strip_prefix(b"'"))
+            .unwrap_or(rest);
+        let end = rest
+            .iter()
+            .position(|b| !(b.is_ascii_alphanumeric() || b"-_:.".contains(b)))
+            .unwrap_or(rest.len());
+        encoding_rs::Encoding::for_label(&rest[..end])
+    };
+    if lower.starts_with(b"<?xml") {
+        let decl_end = find(&lower, b"?>").unwrap_or(lower.len());
+        if let Some(at) = find(&lower[..decl_end], b"encoding") {
+            if let Some(encoding) = label_after(at + b"encoding".len()) {
+                return Some(encoding);
+            }
+        }
+    }
+    let mut from = 0;
+    while let Some(at) = find(&lower[from..], b"<meta") {
+        let tag_start = from + at;
+        let tag_end = find(&lower[tag_start..], b">").map_or(lower.len(), |e| tag_start + e);
+        if let Some(c) = find(&lower[tag_start..tag_end], b"charset") {
+            if let Some(encoding) = label_after(tag_start + c + b"charset".len()) {
+                return Some(encoding);
+            }
+        }
+        from = tag_end;
+    }
+    None
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The reading text of the HTML `source`, within `limits` (deeper than
+/// [`Limits::max_depth`] is [`FormatError::OverLimit`] for `format`).
+pub(crate) fn extract(
+    source: &str,
+    limits: &Limits,
+    format: Format,
+) -> Result<Extract, FormatError> {
+    let over = || FormatError::OverLimit {
+        format,
+        reason: format!(
+            "elements nested more than {} deep (the depth limit)",
+            limits.max_depth
+        ),
+    };
+    if depth::nesting(source) > limits.max_depth {
+        return Err(over());
+    }
+    let document = Html::parse_document(source);
+    let mut extract = Extract::default();
+    let mut out = Writer::default();
+    let mut heading_start: Option<usize> = None;
+
+    enum Step<'a> {
+        Enter(NodeRef<'a, Node>, Context, usize),
+        Leave { block: bool, heading: bool },
+    }
+    let mut stack = vec![Step::Enter(document.tree.root(), Context::default(), 0)];
+    while let Some(step) = stack.pop() {
+        let (node, context, depth) = match step {
+            Step::Enter(node, context, depth) => (node, context, depth),
+            Step::Leave { block, heading } => {
+                if heading {
+                    if let Some(start) = heading_start.take() {
+                        let title = collapse(&out.text[start..]);
+                        if !title.is_empty() && extract.first_heading.is_none() {
+                            extract.first_heading = Some(title);
+                        }
+                    }
+                }
+                if block {
+                    out.block();
+                }
+                continue;
+            }
+        };
+        // The tree's own depth too (html5ever adds html, body…).
+        if depth > limits.max_depth + 8 {
+            return Err(over());
+        }
+        let mut inner = context;
+        match node.value() {
+            Node::Text(text) => {
+                if context.pre {
+                    out.verbatim(text);
+                } else {
+                    out.inline(text);
+                }
+                continue;
+            }
+            Node::Element(element) => {
+                let name = element.name();
+                if let Some(kind) = left_out(element, &context) {
+                    extract.left_out.add(kind);
+                    continue;
+                }
+                match name {
+                    // Metadata, not reading text.
+                    "title" | "meta" | "link" | "base" => continue,
+                    "br" => {
+                        out.line_break();
+                        continue;
+                    }
+                    "img" | "image" => {
+                        extract.images += 1;
+                        continue;
+                    }
+                    "td" | "th" => out.space(),
+                    "pre" | "textarea" | "listing" | "xmp" | "plaintext" => inner.pre = true,
+                    "article" | "aside" | "main" | "nav" | "section" => inner.sectioned = true,
+                    _ => {}
+                }
+                let block = is_block(name);
+                if block {
+                    out.block();
+                }
+                let heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                    && heading_start.is_none()
+                    && extract.first_heading.is_none();
+                if heading {
+                    heading_start = Some(out.text.len());
+                }
+                stack.push(Step::Leave { block, heading });
+            }
+            Node::Document | Node::Fragment => {}
+            _ => continue,
+        }
+        // Children pushed last first, so the first is walked first.
+        for child in node.children().rev() {
+            stack.push(Step::Enter(child, inner, depth + 1));
+        }
+    }
+    extract.text = out.finish();
+    Ok(extract)
+}
+
+/// What the walk knows of an element's ancestors.
+#[derive(Debug, Clone, Copy, Default)]
+struct Context {
+    /// Inside `pre` (or another element whose whitespace is kept).
+    pre: bool,
+    /// Inside sectioning content or `main`: a `header` or `footer` there
+    /// is the section's (a chapter's title), not the page's.
+    sectioned: bool,
+}
+
+/// Why `element` is left out of the reading text, if it is.
+fn left_out(element: &scraper::node::Element, context: &Context) -> Option<Kind> {
+    let attr = |name: &str| element.attr(name);
+    if attr("hidden").is_some()
+        || attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || attr("style").is_some_and(hidden_by_style)
+    {
+        return Some(Kind::Hidden);
+    }
+    let role = attr("role").unwrap_or("").trim().to_ascii_lowercase();
+    // Notes are the book's text, whatever element holds them (EPUB 3
+    // footnotes are `aside`s).
+    let note = |v: &str| v.contains("note");
+    if role.starts_with("doc-") && note(&role) || attr("epub:type").is_some_and(note) {
+        return None;
+    }
+    let kind = match (element.name(), role.as_str()) {
+        ("script", _) => Kind::Script,
+        ("style", _) => Kind::Style,
+        ("noscript", _) => Kind::Noscript,
+        ("template", _) => Kind::Template,
+        ("nav", _) | (_, "navigation") => Kind::Nav,
+        ("header", _) if !context.sectioned => Kind::Header,
+        (_, "banner") => Kind::Header,
+        ("footer", _) if !context.sectioned => Kind::Footer,
+        (_, "contentinfo") => Kind::Footer,
+        ("aside", _) | (_, "complementary") => Kind::Aside,
+        ("form", _) | (_, "search") => Kind::Form,
+        ("button", _) => Kind::Button,
+        _ => {
+            let cookie = |v: &str| v.to_ascii_lowercase().contains("cookie");
+            if attr("id").is_some_and(cookie) || attr("class").is_some_and(cookie) {
+                Kind::Cookie
+            } else {
+                return None;
+            }
+        }
+    };
+    Some(kind)
+}
+
+/// Whether an inline `style` hides its element.
+fn hidden_by_style(style: &str) -> bool {
+    let style: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    style
+        .split(';')
+        .any(|decl| decl.starts_with("display:none") || decl.starts_with("visibility:hidden"))
+}
+
+/// Whether `name` is a block: its text is a paragraph of its own.
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "body"
+            | "caption"
+            | "center"
+            | "dd"
+            | "details"
+            | "dialog"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "html"
+            | "legend"
+            | "li"
+            | "main"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "summary"
+            | "table"
+            | "tbody"
+            | "tfoot"
+            | "thead"
+            | "tr"
+            | "ul"
+            | "listing"
+            | "xmp"
+            | "plaintext"
+    )
+}
+
+/// `text` with whitespace runs made one space, trimmed.
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The text being written, with the break owed before the next word.
+#[derive(Debug, Default)]
+struct Writer {
+    text: String,
+    /// Newlines owed (1 a line break, 2 a paragraph break).
+    newlines: usize,
+    /// A space owed.
+    space: bool,
+}
+
+/// Whitespace as HTML collapses it (no-break spaces count: they separate
+/// words in the text as on screen).
+fn is_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c' | '\u{a0}')
+}
+
+impl Writer {
+    /// Inline text: whitespace runs become one space.
+    fn inline(&mut self, text: &str) {
+        if text.starts_with(is_space) {
+            self.space = true;
+        }
+        for word in text.split(is_space).filter(|w| !w.is_empty()) {
+            self.flush();
+            self.text.push_str(word);
+            self.space = true;
+        }
+        if !text.ends_with(is_space) {
+            self.space = false;
+        }
+    }
+
+    /// Preformatted text: kept as it is (line ends made `\n`, form feeds
+    /// made line ends, so they never read as page breaks).
+    fn verbatim(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.flush();
+        let text = text.replace("\r\n", "\n");
+        self.text.extend(
+            text.chars()
+                .map(|c| if matches!(c, '\r' | '\x0c') { '\n' } else { c }),
+        );
+    }
+
+    fn space(&mut self) {
+        self.space = true;
+    }
+
+    fn line_break(&mut self) {
+        self.newlines = (self.newlines + 1).min(2);
+    }
+
+    fn block(&mut self) {
+        self.newlines = 2;
+    }
+
+    /// Write the break owed, before a word.
+    fn flush(&mut self) {
+        if !self.text.is_empty() {
+            let ending = self.text.len() - self.text.trim_end_matches('\n').len();
+            if self.newlines > 0 {
+                for _ in ending.min(self.newlines)..self.newlines {
+                    self.text.push('\n');
+                }
+            } else if self.space && ending == 0 && !self.text.ends_with(' ') {
+                self.text.push(' ');
+            }
+        }
+        self.newlines = 0;
+        self.space = false;
+    }
+
+    fn finish(self) -> String {
+        let mut text = self.text;
+        text.truncate(text.trim_end().len());
+        text
+    }
+}
+
+mod depth;
+
+#[cfg(test)]
+#[path = "html/tests.rs"]
+mod tests;

@@ -1,0 +1,174 @@
+//! The HTML and EPUB readers on files made by pandoc from a chapter of
+//! Austen (tests/data/make-html-epub.sh), and a hand-written web page.
+
+use doppel_formats::{read, Book, Format, FormatError, Limits, Read, PAGE_BREAK};
+
+fn data(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn book(name: &str) -> Book {
+    match read(data(name), &Limits::default()) {
+        Ok(Read::Book(book)) => book,
+        other => panic!("{name}: {other:?}"),
+    }
+}
+
+/// The words of a text: runs of letters and digits, lowercased (markup
+/// syntax, smart quotes and dashes are not words).
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The source markdown's words: its title block's title and author, then
+/// its text.
+fn source_words() -> Vec<String> {
+    let md = String::from_utf8(data("persuasion.md")).unwrap();
+    let body = md.splitn(3, "---").nth(2).unwrap();
+    let mut expected = words("Persuasion Jane Austen");
+    expected.extend(words(body));
+    expected
+}
+
+#[test]
+fn an_epub_reads_as_its_source_text_a_page_per_chapter_titled() {
+    for name in ["persuasion-epub3.epub", "persuasion-epub2.epub"] {
+        let book = book(name);
+        assert_eq!(book.format, Format::Epub);
+        assert_eq!(words(&book.text), source_words(), "{name}");
+        let labels: Vec<String> = (0..book.pages.pages().len())
+            .map(|i| book.pages.name(i))
+            .collect();
+        // The title page (its heading), then the chapters in spine order,
+        // titled by the table of contents.
+        assert_eq!(
+            labels,
+            ["Persuasion", "Chapter 1", "Chapter 2", "Chapter 3"],
+            "{name}"
+        );
+        let chapter2 = book.pages.pages()[2].start;
+        assert!(book.text[chapter2..].starts_with("Chapter 2\n\nMr Shepherd, a civil"));
+        assert!(book.text[..chapter2].ends_with(PAGE_BREAK));
+        assert!(
+            book.left_out.iter().any(|w| w == "the navigation document")
+                || book
+                    .left_out
+                    .iter()
+                    .any(|w| w == "the NCX table of contents"),
+            "{name}: {:?}",
+            book.left_out
+        );
+        assert!(!book.text.contains('<'), "no markup left");
+    }
+}
+
+#[test]
+fn an_epub_cover_page_is_left_out_and_said() {
+    let book = book("persuasion-cover.epub");
+    assert_eq!(words(&book.text), source_words());
+    assert!(
+        book.left_out.contains(&"the cover page".to_string()),
+        "{:?}",
+        book.left_out
+    );
+    assert_eq!(book.pages.pages().len(), 4);
+}
+
+#[test]
+fn an_epub_with_drm_is_encrypted() {
+    let error = read(data("encrypted.epub"), &Limits::default()).unwrap_err();
+    assert_eq!(
+        error,
+        FormatError::Encrypted {
+            format: Format::Epub
+        }
+    );
+    assert!(error.to_string().contains("encrypted EPUB"));
+}
+
+#[test]
+fn a_truncated_epub_is_damaged() {
+    let mut bytes = data("persuasion-epub3.epub");
+    bytes.truncate(bytes.len() / 2);
+    match read(bytes, &Limits::default()) {
+        Err(FormatError::Damaged {
+            format: Format::Epub,
+            reason,
+        }) => {
+            assert!(reason.contains("zip"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_epub_over_the_size_limit_stops_while_inflating() {
+    let limits = Limits {
+        max_expanded_bytes: 2_000,
+        ..Limits::default()
+    };
+    match read(data("persuasion-epub3.epub"), &limits) {
+        Err(FormatError::OverLimit { reason, .. }) => assert!(reason.contains("2000"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_pandoc_html_page_reads_as_its_source_text_without_pages() {
+    let book = book("persuasion.html");
+    assert_eq!(book.format, Format::Html);
+    assert!(book.pages.is_empty(), "one HTML page has no page map");
+    // pandoc -s puts the title block in a page-level <header>.
+    let mut expected = source_words();
+    expected.drain(..3);
+    assert_eq!(words(&book.text), expected);
+    assert!(book.left_out.contains(&"page header".to_string()));
+    assert!(book
+        .text
+        .contains("\n\nChapter 2\n\nMr Shepherd, a civil, cautious lawyer,"));
+}
+
+#[test]
+fn a_web_page_reads_as_its_article_only() {
+    let book = book("webpage.html");
+    let all = words(&String::from_utf8(data("webpage.html")).unwrap());
+    let read = words(&book.text);
+    assert!(
+        all.len() > 330,
+        "the page has {} words with its markup",
+        all.len()
+    );
+    // The heading and the article's paragraph: 114 of the page's words.
+    assert_eq!(read.len(), 114, "{}", book.text);
+    assert!(book
+        .text
+        .starts_with("Persuasion\n\nSir Walter Elliot, of Kellynch Hall"));
+    assert!(book.text.ends_with("the favourite volume always opened."));
+    for gone in [
+        "Home",
+        "cookies",
+        "Copyright",
+        "Subscribe",
+        "Share",
+        "dataLayer",
+        "Emma",
+    ] {
+        assert!(!book.text.contains(gone), "{gone} left in: {}", book.text);
+    }
+    assert_eq!(
+        book.left_out,
+        [
+            "3 scripts",
+            "site navigation",
+            "page header",
+            "page footer",
+            "1 sidebar",
+            "cookie notice",
+            "1 hidden element"
+        ]
+    );
+}

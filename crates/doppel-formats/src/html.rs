@@ -9,7 +9,9 @@
 //! `<pre>` keep their line breaks. Scripts, styles, site navigation, page
 //! header and footer, sidebars, forms, buttons, cookie notices and
 //! elements the page hides are left out, and [`crate::Book::left_out`]
-//! says so in words.
+//! says so in words. A kept paragraph that repeats one of the page's
+//! chrome paragraphs word for word (a licence page whose article is the
+//! footer's licence) is chrome too (`repeats`).
 //! A plain HTML file has no pages: its page map is empty.
 
 use std::borrow::Cow;
@@ -77,8 +79,23 @@ pub(crate) enum Kind {
     Button,
     Cookie,
     Hidden,
+    /// A kept paragraph repeating one of the page's chrome (`repeats`).
+    Repeat,
     /// Reader-specific wording (EPUB's navigation document, cover…).
     Other(&'static str),
+}
+
+impl Kind {
+    /// Whether this is the site's furniture around the page's text, whose
+    /// repeats in the kept text are furniture too. Hidden elements,
+    /// `noscript` and templates are not: they often hold the page's own
+    /// text (a collapsed "read more", a fallback copy of the article).
+    fn is_chrome(self) -> bool {
+        matches!(
+            self,
+            Kind::Nav | Kind::Header | Kind::Footer | Kind::Aside | Kind::Form | Kind::Cookie
+        )
+    }
 }
 
 /// What was left out of a text, counted by kind, to say in words.
@@ -124,6 +141,11 @@ impl LeftOut {
                 Kind::Button => counted(n, "button", "buttons"),
                 Kind::Cookie => "cookie notice".into(),
                 Kind::Hidden => counted(n, "hidden element", "hidden elements"),
+                Kind::Repeat => counted(
+                    n,
+                    "passage repeating the page's chrome",
+                    "passages repeating the page's chrome",
+                ),
                 Kind::Other(words) => (*words).to_string(),
             })
             .collect()
@@ -217,17 +239,28 @@ pub(crate) fn extract(
     let document = Html::parse_document(source);
     let mut extract = Extract::default();
     let mut out = Writer::default();
+    // The text of the page's chrome (header, footer, nav, sidebars, forms,
+    // cookie notices), kept apart to find its repeats in the kept text.
+    let mut chrome = Writer::default();
     let mut heading_start: Option<usize> = None;
 
     enum Step<'a> {
         Enter(NodeRef<'a, Node>, Context, usize),
-        Leave { block: bool, heading: bool },
+        Leave {
+            block: bool,
+            heading: bool,
+            chrome: bool,
+        },
     }
     let mut stack = vec![Step::Enter(document.tree.root(), Context::default(), 0)];
     while let Some(step) = stack.pop() {
         let (node, context, depth) = match step {
             Step::Enter(node, context, depth) => (node, context, depth),
-            Step::Leave { block, heading } => {
+            Step::Leave {
+                block,
+                heading,
+                chrome: in_chrome,
+            } => {
                 if heading {
                     if let Some(start) = heading_start.take() {
                         let title = collapse(&out.text[start..]);
@@ -237,7 +270,11 @@ pub(crate) fn extract(
                     }
                 }
                 if block {
-                    out.block();
+                    if in_chrome {
+                        chrome.block();
+                    } else {
+                        out.block();
+                    }
                 }
                 continue;
             }
@@ -247,48 +284,76 @@ pub(crate) fn extract(
             return Err(over());
         }
         let mut inner = context;
+        let w = if context.chrome {
+            &mut chrome
+        } else {
+            &mut out
+        };
         match node.value() {
             Node::Text(text) => {
                 if context.pre {
-                    out.verbatim(text);
+                    w.verbatim(text);
                 } else {
-                    out.inline(text);
+                    w.inline(text);
                 }
                 continue;
             }
             Node::Element(element) => {
                 let name = element.name();
-                if let Some(kind) = left_out(element, &context) {
-                    extract.left_out.add(kind);
-                    continue;
+                let mut chrome_root = false;
+                match left_out(element, &context) {
+                    // Inside chrome, all text is the chrome's (only
+                    // what is not text is skipped); counted once, as the
+                    // outermost element.
+                    Some(Kind::Script | Kind::Style | Kind::Template) if context.chrome => continue,
+                    Some(_) if context.chrome => {}
+                    Some(kind) => {
+                        extract.left_out.add(kind);
+                        if !kind.is_chrome() {
+                            continue;
+                        }
+                        inner.chrome = true;
+                        chrome_root = true;
+                    }
+                    None => {}
                 }
+                // From here on, `w` writes to the text this element's
+                // content goes to.
+                let w = if inner.chrome { &mut chrome } else { &mut out };
                 match name {
                     // Metadata, not reading text.
                     "title" | "meta" | "link" | "base" => continue,
                     "br" => {
-                        out.line_break();
+                        w.line_break();
                         continue;
                     }
                     "img" | "image" => {
-                        extract.images += 1;
+                        if !inner.chrome {
+                            extract.images += 1;
+                        }
                         continue;
                     }
-                    "td" | "th" => out.space(),
+                    "td" | "th" => w.space(),
                     "pre" | "textarea" | "listing" | "xmp" | "plaintext" => inner.pre = true,
                     "article" | "aside" | "main" | "nav" | "section" => inner.sectioned = true,
                     _ => {}
                 }
-                let block = is_block(name);
+                let block = is_block(name) || chrome_root;
                 if block {
-                    out.block();
+                    w.block();
                 }
                 let heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+                    && !inner.chrome
                     && heading_start.is_none()
                     && extract.first_heading.is_none();
                 if heading {
                     heading_start = Some(out.text.len());
                 }
-                stack.push(Step::Leave { block, heading });
+                stack.push(Step::Leave {
+                    block,
+                    heading,
+                    chrome: inner.chrome,
+                });
             }
             Node::Document | Node::Fragment => {}
             _ => continue,
@@ -298,7 +363,11 @@ pub(crate) fn extract(
             stack.push(Step::Enter(child, inner, depth + 1));
         }
     }
-    extract.text = out.finish();
+    let (text, repeated) = repeats::drop_repeats(out.finish(), &chrome.finish());
+    for _ in 0..repeated {
+        extract.left_out.add(Kind::Repeat);
+    }
+    extract.text = text;
     Ok(extract)
 }
 
@@ -310,6 +379,9 @@ struct Context {
     /// Inside sectioning content or `main`: a `header` or `footer` there
     /// is the section's (a chapter's title), not the page's.
     sectioned: bool,
+    /// Inside an element left out as the page's chrome: its text goes to
+    /// the chrome's, not the reading text.
+    chrome: bool,
 }
 
 /// Why `element` is left out of the reading text, if it is.
@@ -505,6 +577,7 @@ impl Writer {
 }
 
 mod depth;
+mod repeats;
 
 #[cfg(test)]
 #[path = "html/tests.rs"]

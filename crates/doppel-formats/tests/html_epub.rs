@@ -172,3 +172,48 @@ fn a_web_page_reads_as_its_article_only() {
         ]
     );
 }
+
+/// The site's licence paragraph, which every page of the web family
+/// carries in its footer.
+const LICENCE: &str = "The books in The Lantern Reading Room are in the public domain";
+
+#[test]
+fn an_article_that_only_repeats_the_footer_is_chrome_too() {
+    let a = book("web/licence-a.html");
+    let b = book("web/licence-b.html");
+    for (name, book) in [("licence-a", &a), ("licence-b", &b)] {
+        assert!(!book.text.contains(LICENCE), "{name}: {}", book.text);
+        assert!(
+            book.left_out
+                .contains(&"1 passage repeating the page's chrome".to_string()),
+            "{name}: {:?}",
+            book.left_out
+        );
+    }
+    // What is left is each page's own: its title and date line, nothing
+    // the two share but the words "Published … Added by the editors".
+    assert_eq!(
+        a.text,
+        "Licence\n\nPublished 9 January 2024 · Added by the editors"
+    );
+    assert_eq!(
+        b.text,
+        "Reusing our texts\n\nPublished 12 February 2024 · Added by the editors"
+    );
+}
+
+#[test]
+fn a_site_page_keeps_its_article_beside_the_licence_footer() {
+    let book = book("web/page-1.html");
+    assert!(book
+        .text
+        .starts_with("Moby-Dick: Loomings\n\nPublished 3 March 2024"));
+    assert!(book.text.contains("Call me Ishmael."));
+    assert!(book.text.ends_with("as soon as I can."));
+    assert!(!book.text.contains(LICENCE));
+    assert!(
+        !book.left_out.iter().any(|w| w.contains("repeating")),
+        "{:?}",
+        book.left_out
+    );
+}

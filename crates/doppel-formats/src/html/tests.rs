@@ -95,3 +95,43 @@ fn megabytes_on_one_line_are_read() {
     let out = text(&line);
     assert_eq!(out.split(' ').count(), 400_000);
 }
+
+#[test]
+fn only_a_whole_long_paragraph_repeating_the_chrome_is_chrome() {
+    let licence = "Our transcriptions may be reused under the Creative Commons licence.";
+    let motto = "Classic books, free to read.";
+    let page = extract(
+        &format!(
+            "<body><nav><a>Licence</a></nav><main><article><h1>Licence</h1>\
+             <blockquote><p>{motto}</p></blockquote>\
+             <p>As our footer says, \u{201c}{motto}\u{201d} And so they are.</p>\
+             <p>{}</p></article></main>\
+             <div hidden><p>As our footer says, \u{201c}{motto}\u{201d} And so they are.</p></div>\
+             <footer><p>{motto}</p><p>{licence}</p></footer></body>",
+            licence.to_uppercase()
+        ),
+        &Limits::default(),
+        Format::Html,
+    )
+    .unwrap();
+    // The heading the nav repeats and the motto (5 words, under the
+    // threshold) stay; the quoting paragraph is no copy of the footer's,
+    // and a hidden element's copy says nothing of chrome; the licence
+    // (11 words, whatever its case) goes.
+    assert_eq!(
+        page.text,
+        format!(
+            "Licence\n\n{motto}\n\nAs our footer says, \u{201c}{motto}\u{201d} And so they are."
+        )
+    );
+    assert_eq!(
+        page.left_out.words(),
+        [
+            "site navigation",
+            "page footer",
+            "1 hidden element",
+            "1 passage repeating the page's chrome"
+        ]
+    );
+    assert_eq!(page.first_heading.as_deref(), Some("Licence"));
+}

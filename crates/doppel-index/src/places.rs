@@ -97,10 +97,18 @@ impl Places {
         b: &DocPath,
     ) -> Option<PairPlace> {
         let skip = |doc: &DocPath| -> Vec<Range<usize>> {
-            report.boilerplate.documents.get(doc).map_or_else(Vec::new, |found| {
-                let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-                found.ranges.iter().map(|r| at(r.start)..at(r.end)).collect()
-            })
+            report
+                .boilerplate
+                .documents
+                .get(doc)
+                .map_or_else(Vec::new, |found| {
+                    let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+                    found
+                        .ranges
+                        .iter()
+                        .map(|r| at(r.start)..at(r.end))
+                        .collect()
+                })
         };
         self.of_pair(a, &skip(a), b, &skip(b))
     }

@@ -376,18 +376,24 @@ pub fn jump_page(state: &mut AppState, forward: bool) {
         state.last_event = Some("no pages: neither side was read from a paged format".into());
         return;
     };
-    // The shown row where each page begins (a page folded away begins at
-    // the next row shown).
+    // The shown row holding each page's first word (a page folded away
+    // begins at the next row shown).
     let starts: Vec<(usize, usize)> = doc
         .pages
         .pages()
         .iter()
         .enumerate()
-        .map(|(i, p)| (l.shown_at(left, p.start as u32), i))
+        .map(|(i, p)| {
+            let first = doc.words.partition_point(|w| (w.start as usize) < p.start);
+            let at = doc.words.get(first).map_or(p.start as u32, |w| w.start);
+            (l.shown_at(left, at), i)
+        })
         .collect();
-    let here = state.diff.scroll;
+    // At the end of the diff the last pages are all on screen already.
+    let max = max_scroll(state);
+    let here = state.diff.scroll.min(max);
     let target = if forward {
-        starts.iter().find(|&&(s, _)| s > here)
+        starts.iter().find(|&&(s, _)| s > here && here < max)
     } else {
         starts.iter().rev().find(|&&(s, _)| s < here)
     };

@@ -87,7 +87,7 @@ fn a_paged_side_names_its_rows_by_page_and_brackets_walk_its_pages() {
     assert!(pages.pages().len() > 2, "the fixture has pages");
     let mut s = showing(100, 30, v);
     let t = draw(&s, 100, 30);
-    insta::assert_snapshot!("paged_diff_100x30", format!("{:?}", t.backend()));
+    insta::assert_snapshot!("paged_diff_100x30", t.backend());
     // The top row names the scan's first page; the e-text keeps its line
     // number.
     let (left, right) = gutters(&s, &t, 0);

@@ -107,7 +107,7 @@ pub const HELP: &[(&str, &str, &str)] = &[
     (
         "Diff",
         "] [",
-        "next / previous page of a side read from a paged format (PDF, ALTO, …)",
+        "next / previous page of a paged side (PDF, ALTO, …)",
     ),
     ("Diff", "/", "search both sides (Enter jumps; Esc clears)"),
     (

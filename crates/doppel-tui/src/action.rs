@@ -78,6 +78,11 @@ pub enum Action {
     NextChange,
     /// Jump to the diff's previous change.
     PrevChange,
+    /// Scroll the diff to the next (previous) page of its paged side.
+    PageBreak {
+        /// Towards the end.
+        forward: bool,
+    },
     /// Ask what to search for in the diff.
     StartSearch,
     /// Fold the diff's identical stretches, or show them.

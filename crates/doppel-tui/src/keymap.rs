@@ -104,6 +104,11 @@ pub const HELP: &[(&str, &str, &str)] = &[
         "n N",
         "next / previous change (search match while searching)",
     ),
+    (
+        "Diff",
+        "] [",
+        "next / previous page of a paged side (PDF, ALTO, …)",
+    ),
     ("Diff", "/", "search both sides (Enter jumps; Esc clears)"),
     (
         "Diff",
@@ -259,6 +264,8 @@ pub fn key(state: &AppState, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('K') if screen == Screen::Pair => Action::ScrollReason { down: false },
         KeyCode::Char('n') if screen == Screen::Diff => Action::NextChange,
         KeyCode::Char('N') if screen == Screen::Diff => Action::PrevChange,
+        KeyCode::Char(']') if screen == Screen::Diff => Action::PageBreak { forward: true },
+        KeyCode::Char('[') if screen == Screen::Diff => Action::PageBreak { forward: false },
         KeyCode::Char('h') | KeyCode::Left if screen == Screen::Thresholds => Action::Nudge(-1),
         KeyCode::Char('l') | KeyCode::Right if screen == Screen::Thresholds => Action::Nudge(1),
         KeyCode::Char('-') if screen == Screen::Thresholds => Action::Nudge(-1),

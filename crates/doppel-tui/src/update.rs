@@ -183,6 +183,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         Action::OpenDiff => open_diff(state, &mut out),
         Action::NextChange => diff::jump(state, true),
         Action::PrevChange => diff::jump(state, false),
+        Action::PageBreak { forward } => diff::jump_page(state, forward),
         Action::MarkDuplicate => review::mark(state, CuratorVerdict::Duplicate, &mut out),
         Action::MarkNotDuplicate => review::mark(state, CuratorVerdict::NotDuplicate, &mut out),
         Action::MarkCluster(verdict) => review::mark_cluster(state, verdict, &mut out),

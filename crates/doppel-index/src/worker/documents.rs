@@ -1,6 +1,8 @@
 //! What the documents screen and the keeper signals show about single
 //! files: [`facts_of`] reads a file for its size, date, encoding, word
-//! count and text quality ([`doppel_core::engine::quality`]);
+//! count and text quality ([`doppel_core::engine::quality`]), and for a
+//! file in a structured format its format, pages, OCR confidence and what
+//! its reader left out;
 //! [`neighbours`] lists a document's kept pairs judged under the spec
 //! (which algorithms pass and which fail: why two files are, or are not,
 //! clustered); [`suggest_keeper`] picks the copy a curator would most
@@ -10,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Sender};
 use std::sync::Arc;
 
-use super::protocol::{DocumentFacts, Neighbour, Neighbours, Update};
+use super::protocol::{DocumentFacts, FormatFacts, Neighbour, Neighbours, Update};
 use crate::collection::{read_bytes, DEFAULT_SIZE_CAP};
 use crate::index::FolderIndex;
 use doppel_core::doc::DocPath;
@@ -36,6 +38,7 @@ pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
         encoding: String::new(),
         quality: Default::default(),
         problem: None,
+        book: None,
     };
     let decoded = read_bytes(file, DEFAULT_SIZE_CAP)
         .map_err(Unreadable::from)
@@ -47,6 +50,13 @@ pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
         Ok(d) => {
             facts.encoding = d.encoding.to_ascii_lowercase();
             facts.quality = quality::estimate(&d.text);
+            facts.book = d.book.map(|b| FormatFacts {
+                format: b.format,
+                gzipped: b.gzipped,
+                pages: b.pages.pages().len(),
+                confidence: b.confidence,
+                left_out: b.left_out,
+            });
         }
         Err(problem) => facts.problem = Some(problem.to_string()),
     }
@@ -206,6 +216,7 @@ mod tests {
                 confusions: 0.0,
             },
             problem: None,
+            book: None,
         }
     }
 
@@ -244,5 +255,26 @@ mod tests {
         assert!(f.modified.is_some() && f.problem.is_none());
         let missing = facts_of(&DocPath::from("b.txt"), &dir.path().join("b.txt"));
         assert!(missing.problem.is_some());
+        assert_eq!(f.book, None, "plain text has no format facts");
+    }
+
+    #[test]
+    fn an_alto_scan_names_its_format_pages_and_ocr_confidence() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("emma_scan.xml");
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/formats/emma_scan.xml"
+        );
+        std::fs::copy(fixture, &file).unwrap();
+        let f = facts_of(&DocPath::from("emma_scan.xml"), &file);
+        assert_eq!(f.problem, None);
+        let book = f.book.expect("an ALTO file is read as a book");
+        assert_eq!(book.format, doppel_formats::Format::Alto);
+        assert!(!book.gzipped);
+        assert_eq!(book.pages, 11, "one page per ALTO <Page>");
+        let c = book.confidence.expect("ALTO records word confidence");
+        assert!((0.5..=1.0).contains(&c), "confidence {c}");
+        assert!(f.quality.words > 100);
     }
 }

@@ -447,6 +447,26 @@ pub struct DocumentFacts {
     pub quality: doppel_core::engine::quality::TextQuality,
     /// Why the file could not be read (the other fields are then empty).
     pub problem: Option<String>,
+    /// What the format's reader found, for a file read from a structured
+    /// format (PDF, EPUB, ALTO, …); `None` for plain text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub book: Option<FormatFacts>,
+}
+
+/// What a curator weighs about a file read from a structured format.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormatFacts {
+    /// The format it was read from.
+    pub format: doppel_formats::Format,
+    /// It was gzip-compressed.
+    pub gzipped: bool,
+    /// How many pages its page map holds (0: the format has none).
+    pub pages: usize,
+    /// The OCR engine's mean word confidence (ALTO `WC`, hOCR `x_wconf`),
+    /// 0–1, when the file records one.
+    pub confidence: Option<f32>,
+    /// What the reader left out on purpose, in words.
+    pub left_out: Vec<String>,
 }
 
 /// One kept pair of a document, as the documents screen shows it.
@@ -618,6 +638,10 @@ pub struct DiffSide {
     pub marks: Vec<(u32, u32)>,
     /// Where each line of [`Self::text`] starts (the first is 0).
     pub lines: Vec<u32>,
+    /// Where each page of [`Self::text`] starts and its label, for a
+    /// document read from a paged format; empty for plain text.
+    #[serde(skip_serializing_if = "doppel_formats::PageMap::is_empty")]
+    pub pages: doppel_formats::PageMap,
 }
 
 impl DiffSide {
@@ -760,37 +784,4 @@ pub fn cluster_by_label(by: ClusterBy) -> &'static str {
 pub const MODES: [ClusterMode; 2] = [ClusterMode::Components, ClusterMode::Star];
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use doppel_store::StoreError;
-
-    fn sqlite(code: i32) -> IndexError {
-        IndexError::Store(StoreError::Sqlite {
-            path: "index.sqlite".into(),
-            context: "commit update".into(),
-            error: rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None),
-        })
-    }
-
-    #[test]
-    fn index_errors_are_reported_by_what_can_be_done_about_them() {
-        let kind = |e: &IndexError| WorkerError::from_index(e, None).kind;
-        assert_eq!(
-            kind(&sqlite(rusqlite::ffi::SQLITE_FULL)),
-            ErrorKind::StorageFull
-        );
-        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_BUSY)), ErrorKind::Busy);
-        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_LOCKED)), ErrorKind::Busy);
-        assert_eq!(kind(&sqlite(rusqlite::ffi::SQLITE_IOERR)), ErrorKind::Index);
-        let gone = IndexError::Unavailable {
-            root: "/gone".into(),
-        };
-        assert_eq!(kind(&gone), ErrorKind::FolderUnavailable);
-        let e = WorkerError::from_index(&sqlite(rusqlite::ffi::SQLITE_FULL), Some("keep a.txt"));
-        assert!(
-            e.message.starts_with("keep a.txt: index index.sqlite"),
-            "{e}"
-        );
-        assert_eq!(e.kind.as_str(), "storage-full");
-    }
-}
+mod tests;

@@ -217,7 +217,7 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
     let (a, b) = (job.a.clone(), job.b.clone());
     let read = |path: &PathBuf, side: &DocPath| {
         read_text(path, DEFAULT_SIZE_CAP)
-            .map(|d| d.text)
+            .map(|d| (d.text, d.book.map(|b| b.pages).unwrap_or_default()))
             .map_err(|skip| DiffJobError::Unreadable {
                 a: a.clone(),
                 b: b.clone(),
@@ -225,7 +225,7 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
                 skip,
             })
     };
-    let (ta, tb) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
+    let ((ta, pages_a), (tb, pages_b)) = (read(&job.path_a, &job.a)?, read(&job.path_b, &job.b)?);
     let furniture_of = |text: &str, side: &DocPath| {
         if !furniture {
             return Ok(Vec::new());
@@ -252,6 +252,9 @@ fn diff_job(winnow: &Winnow, furniture: bool, job: &DiffJob) -> Result<DiffView,
         ignored: [&fa, &fb],
         ..diff::DiffOptions::new(deadline)
     };
-    let parts = diff::diff_texts(ta, tb, &options);
+    let mut parts = diff::diff_texts(ta, tb, &options);
+    // A side read from a paged format names its rows by page.
+    parts.left.pages = pages_a;
+    parts.right.pages = pages_b;
     Ok(parts.into_view(job.generation, job.a.clone(), job.b.clone()))
 }

@@ -134,10 +134,21 @@ impl DiffState {
     }
 }
 
-/// Text and line-number widths of a side of the diff pane.
+/// Most cells a page label takes in the gutter (`p.` and the label).
+const PAGE_WIDTH: usize = 8;
+
+/// Text and line-number widths of a side of the diff pane. A side read
+/// from a paged format names its rows by page (`p.41`), so the gutter
+/// fits its longest page label too.
 fn widths(state: &AppState, view: &DiffView) -> (usize, usize) {
     let lines = view.left.lines.len().max(view.right.lines.len());
-    let number_width = lines.to_string().len().max(3);
+    let pages = [&view.left, &view.right]
+        .into_iter()
+        .flat_map(|side| (0..side.pages.pages().len()).map(|i| side.pages.name(i)))
+        .map(|name| (2 + crate::text::width(&name)).min(PAGE_WIDTH))
+        .max()
+        .unwrap_or(0);
+    let number_width = lines.to_string().len().max(3).max(pages);
     let side = layout::frame_of(state).map_or(0, |f| usize::from(layout::diff(f.body).left.width));
     (side.saturating_sub(number_width + 2).max(1), number_width)
 }
@@ -349,6 +360,51 @@ pub fn jump(state: &mut AppState, forward: bool) {
             state.last_event = Some(format!("no {dir} {what}"));
         }
     }
+}
+
+/// `]`/`[`: scroll to where the next or previous page begins, on the left
+/// side when it was read from a paged format, else on the right.
+pub fn jump_page(state: &mut AppState, forward: bool) {
+    let Some(l) = state.diff.laid_out().and(state.diff.layout.clone()) else {
+        return;
+    };
+    let v = &l.view;
+    let Some((left, doc)) = [(true, &v.left), (false, &v.right)]
+        .into_iter()
+        .find(|(_, d)| !d.pages.is_empty())
+    else {
+        state.last_event = Some("no pages: neither side was read from a paged format".into());
+        return;
+    };
+    // The shown row holding each page's first word (a page folded away
+    // begins at the next row shown).
+    let starts: Vec<(usize, usize)> = doc
+        .pages
+        .pages()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let first = doc.words.partition_point(|w| (w.start as usize) < p.start);
+            let at = doc.words.get(first).map_or(p.start as u32, |w| w.start);
+            (l.shown_at(left, at), i)
+        })
+        .collect();
+    // At the end of the diff the last pages are all on screen already.
+    let max = max_scroll(state);
+    let here = state.diff.scroll.min(max);
+    let target = if forward {
+        starts.iter().find(|&&(s, _)| s > here && here < max)
+    } else {
+        starts.iter().rev().find(|&&(s, _)| s < here)
+    };
+    let total = starts.len();
+    state.last_event = Some(match target.copied() {
+        Some((row, page)) => {
+            state.diff.scroll = row;
+            format!("p.{} ({} of {total} pages)", doc.pages.name(page), page + 1)
+        }
+        None => format!("no {} page", if forward { "later" } else { "earlier" }),
+    });
 }
 
 /// Search both sides for `query` (an empty one ends the search) and jump

@@ -69,7 +69,8 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
         .take(h)
         .enumerate()
     {
-        // A line number is shown where it changes (and at the top).
+        // A line number is shown where it changes (and at the top); a
+        // paged side's page label where the page changes.
         let above = if dy == 0 { None } else { lay.row(k - 1) };
         let dy = dy as u16;
         match *shown {
@@ -79,8 +80,13 @@ pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
                 for (left, area) in [(true, l.left), (false, l.right)] {
                     let number = row.side(left).line;
                     let repeated = above.is_some_and(|a| a.side(left).line == number);
+                    let doc = if left { &v.left } else { &v.right };
+                    let page = (!doc.pages.is_empty())
+                        .then(|| page_label(doc, lay, scroll..k, row, left))
+                        .flatten();
                     let gutter = Gutter {
                         number: if repeated { 0 } else { number },
+                        page,
                         marked,
                     };
                     let line = side(state, v, lay, row, left, gutter);
@@ -198,14 +204,42 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
         "  n/N change · / search · f fold · w view",
         t.dim(),
     ));
+    if !(v.left.pages.is_empty() && v.right.pages.is_empty()) {
+        spans.push(Span::styled(" · ]/[ page", t.dim()));
+    }
     put(buf, area, 0, &Line::from(spans));
 }
 
-/// What a row's gutter shows: a line number (0 for none), and whether it
-/// is the row `n`/`N` jumped to.
+/// What a row's gutter shows: a line number (0 for none), or for a side
+/// read from a paged format its page label where a page begins (and at the
+/// top of the screen), and whether it is the row `n`/`N` jumped to.
 struct Gutter {
     number: u32,
+    page: Option<String>,
     marked: bool,
+}
+
+/// The page label (`p.41`) of `row`'s side when its page differs from
+/// the last row above it on screen (`above`: shown positions) that shows
+/// this side; `None` on a row without text of this side.
+fn page_label(
+    doc: &DiffSide,
+    lay: &DiffLayout,
+    above: std::ops::Range<usize>,
+    row: &Row,
+    left: bool,
+) -> Option<String> {
+    let rs = row.side(left);
+    if rs.is_empty() || rs.gap {
+        return None;
+    }
+    let page = doc.pages.index_of(rs.start as usize)?;
+    let before = above
+        .rev()
+        .filter_map(|k| lay.row(k).map(|r| r.side(left)))
+        .find(|s| !s.is_empty() && !s.gap)
+        .and_then(|s| doc.pages.index_of(s.start as usize));
+    (before != Some(page)).then(|| format!("p.{}", doc.pages.name(page)))
 }
 
 /// One side of a row: gutter (line number, marker) and text.
@@ -227,10 +261,13 @@ fn side(
     let marked = gutter.marked;
     let gutter_style = if marked { t.warn() } else { t.dim() };
     let mut spans = vec![Span::styled(
-        if gutter.number > 0 {
-            format!("{:>nw$}", gutter.number)
+        if doc.pages.is_empty() {
+            numbered(gutter.number, nw)
         } else {
-            " ".repeat(nw)
+            gutter
+                .page
+                .as_deref()
+                .map_or(" ".repeat(nw), |p| format!("{:>nw$}", text::fit_end(p, nw)))
         },
         gutter_style,
     )];
@@ -281,6 +318,15 @@ fn side(
     }
     spans.extend(text.finish());
     Line::from(spans)
+}
+
+/// A line number right-aligned in `nw` cells, blank for 0.
+fn numbered(number: u32, nw: usize) -> String {
+    if number > 0 {
+        format!("{number:>nw$}")
+    } else {
+        " ".repeat(nw)
+    }
 }
 
 /// Styles of the characters of one side.

@@ -2,8 +2,11 @@
 //! text quality and cluster; below, the selected file's nearest
 //! neighbours with each algorithm passing (●) or failing (○) its
 //! threshold, and for the selected neighbour the scores against the
-//! thresholds in words: why the two are, or are not, clustered. Also the
-//! facts' cells the clusters screen's keeper signals reuse.
+//! thresholds in words: why the two are, or are not, clustered. A file
+//! read from a structured format (PDF, ALTO, …) shows its format in place
+//! of its encoding, and its pages, OCR confidence and what its reader left
+//! out above its neighbours. Also the facts' cells the clusters screen's
+//! keeper signals reuse.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -18,7 +21,7 @@ use crate::state::AppState;
 use crate::text;
 use doppel_core::doc::CuratorVerdict;
 use doppel_core::engine::algo::Score;
-use doppel_index::worker::protocol::{DocumentFacts, Neighbour};
+use doppel_index::worker::protocol::{DocumentFacts, FormatFacts, Neighbour};
 
 pub fn render(state: &AppState, body: Rect, buf: &mut Buffer) {
     let l = layout::documents(body);
@@ -63,15 +66,49 @@ pub fn quality(f: &DocumentFacts) -> String {
     }
 }
 
+/// What the encoding column shows: the encoding of a plain text, the
+/// format of a file read from a structured one (`ALTO`, `PDF gz`).
+pub fn encoding(f: &DocumentFacts) -> String {
+    match &f.book {
+        None => f.encoding.clone(),
+        Some(b) if b.gzipped => format!("{} gz", b.format),
+        Some(b) => b.format.to_string(),
+    }
+}
+
+/// A structured file's facts in words: `ALTO · 11 pages · OCR confidence
+/// 95 % · left out: running heads`.
+pub fn book_facts(b: &FormatFacts) -> String {
+    let mut out = b.format.to_string();
+    if b.gzipped {
+        out.push_str(" (gzipped)");
+    }
+    if b.pages > 0 {
+        let s = if b.pages == 1 { "" } else { "s" };
+        out.push_str(&format!(" · {} page{s}", b.pages));
+    }
+    if let Some(c) = b.confidence {
+        out.push_str(&format!(" · OCR confidence {:.0} %", c * 100.0));
+    }
+    if !b.left_out.is_empty() {
+        out.push_str(&format!(" · left out: {}", b.left_out.join("; ")));
+    }
+    out
+}
+
 /// The keeper signals of one file in words, for the members panel.
 pub fn signals(f: &DocumentFacts) -> String {
     if let Some(problem) = &f.problem {
         return format!("cannot read it: {problem}");
     }
+    let book = f
+        .book
+        .as_ref()
+        .map_or(String::new(), |b| format!(" · {}", book_facts(b)));
     format!(
-        "{} · {} · {} · {} words · quality {} ({} dictionary words, {} OCR-like)",
+        "{} · {} · {} · {} words · quality {} ({} dictionary words, {} OCR-like){book}",
         size(f.size),
-        f.encoding,
+        encoding(f),
         date(f.modified),
         f.quality.words,
         quality(f),
@@ -154,7 +191,7 @@ fn doc_line(state: &AppState, r: &DocRow, path_w: usize) -> Line<'static> {
             spans.push(Span::raw(format!(
                 "{} {} {} {} {} ",
                 rcell(&size(f.size), SIZE_W),
-                cell(&f.encoding, ENC_W),
+                cell(&encoding(f), ENC_W),
                 rcell(&f.quality.words.to_string(), WORDS_W),
                 cell(&date(f.modified), DATE_W),
                 rcell(&quality(f), QUAL_W),
@@ -206,8 +243,10 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
         put(buf, inner, 0, &hint(t, "select a file"));
         return;
     }
+    let w = usize::from(inner.width);
     let Some(n) = documents::shown_neighbours(state) else {
         put(buf, inner, 0, &hint(t, "asking the worker…"));
+        put_lines(buf, inner, 1, &book_lines(state, w));
         return;
     };
     if n.neighbours.is_empty() {
@@ -220,9 +259,9 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
                 "no kept pair: no algorithm found this file near another at its floor",
             ),
         );
+        put_lines(buf, inner, 1, &book_lines(state, w));
         return;
     }
-    let w = usize::from(inner.width);
     let map_w = state.algorithms.len();
     let path_w = w.saturating_sub(1 + FUSION_W + 1 + MEAN_W + 1 + map_w + 1 + VERDICT_W + 1);
     let codes: String = state.algorithms.iter().map(|&id| code(id)).collect();
@@ -253,10 +292,28 @@ fn neighbours(state: &AppState, area: Rect, buf: &mut Buffer) {
         }
         put(buf, row, 0, &neighbour_line(state, nb, path_w));
     }
-    let top = 1 + list_h;
-    for (k, line) in detail.iter().enumerate() {
-        put(buf, inner, (top + k) as u16, line);
+    put_lines(buf, inner, 1 + list_h, &detail);
+}
+
+fn put_lines(buf: &mut Buffer, area: Rect, top: usize, lines: &[Line<'static>]) {
+    for (k, line) in lines.iter().enumerate() {
+        put(buf, area, (top + k) as u16, line);
     }
+}
+
+/// The selected file's format facts, wrapped to two rows at most; none
+/// for plain text.
+fn book_lines(state: &AppState, w: usize) -> Vec<Line<'static>> {
+    let facts = documents::selected(state).and_then(|d| state.docs.facts.get(&d));
+    let Some(b) = facts.and_then(|f| f.book.as_ref()) else {
+        return Vec::new();
+    };
+    let mut lines: Vec<_> = text::wrap(&book_facts(b), w.saturating_sub(1))
+        .into_iter()
+        .map(|l| Line::styled(format!(" {l}"), state.theme.dim()))
+        .collect();
+    lines.truncate(2);
+    lines
 }
 
 /// The neighbours' rows in the neighbours block `area`: below the header,
@@ -307,8 +364,9 @@ fn neighbour_line(state: &AppState, nb: &Neighbour, path_w: usize) -> Line<'stat
 /// threshold.
 fn selected_detail(state: &AppState, w: usize) -> Vec<Line<'static>> {
     let t = state.theme;
+    let mut lines = book_lines(state, w);
     let Some(nb) = documents::selected_neighbour(state) else {
-        return Vec::new();
+        return lines;
     };
     let th = &state.thresholds.thresholds;
     let words = |ids: &[doppel_core::engine::algo::AlgorithmId]| {
@@ -320,7 +378,7 @@ fn selected_detail(state: &AppState, w: usize) -> Vec<Line<'static>> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let mut lines = Vec::new();
+    let book = lines.len();
     let verdict = match nb.verdict {
         _ if nb.disputed => "the curators disagree: the algorithms decide · ",
         Some(CuratorVerdict::Duplicate) => "pinned duplicate by the curator · ",
@@ -346,7 +404,7 @@ fn selected_detail(state: &AppState, w: usize) -> Vec<Line<'static>> {
     for l in text::wrap(&fail, w.saturating_sub(1)) {
         lines.push(Line::styled(format!(" {l}"), t.fail()));
     }
-    lines.truncate(4);
+    lines.truncate(book + 4);
     lines
 }
 

@@ -167,6 +167,7 @@ pub fn diff_texts(left: String, right: String, options: &DiffOptions<'_>) -> Dif
             words: w.words,
             marks,
             lines,
+            pages: Default::default(),
         }
     };
     let [marks_l, marks_r] = aligned.marks;

@@ -1,0 +1,133 @@
+//! The review screen on a side read from a paged format: the ALTO scan of
+//! Emma (`tests/data/formats/emma_scan.xml`, read through the formats
+//! layer) against its e-text. The scan's rows are named by the page they
+//! start on (`p.3`) where a plain text's show line numbers, and `]`/`[`
+//! scroll from page to page.
+
+#![cfg(feature = "tui")]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use doppel_core::engine::text::decode::decode_owned;
+use doppel_core::engine::EngineConfig;
+use doppel_index::worker::diff::{diff_texts, DiffOptions};
+use doppel_index::worker::protocol::DiffView;
+use doppel_index::worker::Update;
+use doppel_tui::action::Action;
+use doppel_tui::layout;
+use doppel_tui::state::{AppState, Screen};
+use doppel_tui::{keymap, render, update};
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats");
+    std::fs::read(dir.join(name)).unwrap()
+}
+
+/// The ALTO scan (A, with its page map) against the e-text (B).
+fn paged_view() -> Arc<DiffView> {
+    let scan = decode_owned(fixture("emma_scan.xml")).unwrap();
+    let etext = decode_owned(fixture("emma_etext.txt")).unwrap();
+    let pages = scan.book.expect("ALTO is read as a book").pages;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut parts = diff_texts(scan.text, etext.text, &DiffOptions::new(deadline));
+    parts.left.pages = pages;
+    Arc::new(parts.into_view(1, "emma_scan.xml".into(), "emma_etext.txt".into()))
+}
+
+fn showing(w: u16, h: u16, v: Arc<DiffView>) -> AppState {
+    let mut s = AppState::new("books", &EngineConfig::default());
+    update(&mut s, Action::Resize(w, h));
+    s.diff.requested = Some((v.a.clone(), v.b.clone()));
+    update(&mut s, Action::ShowScreen(Screen::Diff));
+    update(&mut s, Action::Worker(Update::Diff(v)));
+    s
+}
+
+fn draw(state: &AppState, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| render(state, f)).unwrap();
+    t
+}
+
+/// The gutter of each side's row `dy` of the diff pane (the cells before
+/// the text), trimmed.
+fn gutters(s: &AppState, t: &Terminal<TestBackend>, dy: u16) -> (String, String) {
+    let frame = layout::frame_of(s).unwrap();
+    let l = layout::diff(frame.body);
+    let width = s.diff.laid_out().unwrap().number_width as u16;
+    let buf = t.backend().buffer();
+    let cells = |x0: u16, y: u16| -> String {
+        (x0..x0 + width)
+            .map(|x| buf[(x, y)].symbol())
+            .collect::<String>()
+            .trim()
+            .to_owned()
+    };
+    (
+        cells(l.left.x, l.left.y + dy),
+        cells(l.right.x, l.right.y + dy),
+    )
+}
+
+fn press(s: &mut AppState, c: char) {
+    let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    let action = keymap::key(s, key).expect("a diff key");
+    update(s, action);
+}
+
+#[test]
+fn a_paged_side_names_its_rows_by_page_and_brackets_walk_its_pages() {
+    let v = paged_view();
+    let pages = v.left.pages.clone();
+    assert!(pages.pages().len() > 2, "the fixture has pages");
+    let mut s = showing(100, 30, v);
+    let t = draw(&s, 100, 30);
+    insta::assert_snapshot!("paged_diff_100x30", t.backend());
+    // The top row names the scan's first page; the e-text keeps its line
+    // number.
+    let (left, right) = gutters(&s, &t, 0);
+    assert_eq!(left, format!("p.{}", pages.name(0)));
+    assert_eq!(right, "1");
+    // `]` scrolls to where the second page begins, named in the gutter
+    // and in the message line; `[` back to the first.
+    press(&mut s, ']');
+    assert!(s.diff.scroll > 0);
+    let t = draw(&s, 100, 30);
+    // In the word view a row can hold the end of one page and the start
+    // of the next: it is named by the page it starts on, so the new page's
+    // name is on the row jumped to or the one after it.
+    let second = format!("p.{}", pages.name(1));
+    let top = [gutters(&s, &t, 0).0, gutters(&s, &t, 1).0];
+    assert!(top.contains(&second), "{top:?}");
+    let said = s.last_event.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!("p.{} (2 of", pages.name(1))),
+        "{said}"
+    );
+    press(&mut s, '[');
+    assert_eq!(s.diff.scroll, 0);
+    for _ in 0..pages.pages().len() + 1 {
+        press(&mut s, ']');
+    }
+    let said = s.last_event.clone().unwrap_or_default();
+    assert_eq!(said, "no later page");
+}
+
+#[test]
+fn brackets_on_a_plain_pair_say_there_are_no_pages() {
+    let text = String::from_utf8(fixture("emma_etext.txt")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let parts = diff_texts(text.clone(), text, &DiffOptions::new(deadline));
+    let v = Arc::new(parts.into_view(1, "a.txt".into(), "b.txt".into()));
+    let mut s = showing(100, 30, v);
+    let t = draw(&s, 100, 30);
+    assert_eq!(gutters(&s, &t, 0), ("1".to_owned(), "1".to_owned()));
+    press(&mut s, ']');
+    assert_eq!(s.diff.scroll, 0);
+    assert!(s.last_event.unwrap().starts_with("no pages"));
+}

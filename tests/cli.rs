@@ -21,7 +21,20 @@ fn scan_json_follows_the_documented_schema() {
     assert!(v["root"].as_str().unwrap().starts_with('/'));
     assert_eq!(v["thresholds"].as_object().unwrap().len(), 11);
     let docs = v["documents"].as_array().unwrap();
-    assert_eq!(docs.len(), 30);
+    assert_eq!(docs.len(), 33);
+    for (path, format) in [
+        ("formats/emma.epub", "epub"),
+        ("formats/emma_scan.xml", "alto"),
+        ("formats/emma_scan.pdf", "pdf"),
+    ] {
+        let doc = docs.iter().find(|d| d["path"] == path).unwrap();
+        assert_eq!(doc["format"], format, "{doc}");
+        assert_eq!(doc["status"], "indexed", "{doc}");
+    }
+    assert!(docs
+        .iter()
+        .filter(|d| !d["path"].as_str().unwrap().starts_with("formats/"))
+        .all(|d| d.get("format").is_none()));
     let empty = docs.iter().find(|d| d["path"] == "empty.txt").unwrap();
     assert_eq!(empty["status"], "skipped");
     assert_eq!(empty["reason"], "empty file");
@@ -95,8 +108,15 @@ fn csv_has_one_row_per_pair_and_every_algorithm_column() {
         header[..6],
         ["a", "b", "cluster", "exact", "shingle", "minhash"]
     );
-    assert_eq!(header.len(), 3 + 11 + 4);
-    assert!(header.ends_with(&["containment", "duplicate_by", "relation", "whole"]));
+    assert_eq!(header.len(), 3 + 11 + 4 + 2);
+    assert!(header.ends_with(&[
+        "containment",
+        "duplicate_by",
+        "relation",
+        "whole",
+        "place_a",
+        "place_b"
+    ]));
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
     let copy = rows
         .iter()

@@ -200,6 +200,30 @@ fn site_chrome_and_licence_pages_pair_with_nothing() {
 }
 
 #[test]
+fn the_csv_names_the_pages_of_a_match_and_leaves_plain_pairs_empty() {
+    let dir = repository_fixtures();
+    let (report, _) = scan(&dir);
+    let csv = doppel_report::csv(&report, &dir).unwrap();
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let rows: Vec<std::collections::HashMap<String, String>> =
+        reader.deserialize().map(Result::unwrap).collect();
+    let row = |a: &str, b: &str| {
+        rows.iter()
+            .find(|r| (r["a"] == a && r["b"] == b) || (r["a"] == b && r["b"] == a))
+            .unwrap_or_else(|| panic!("{a} and {b} paired"))
+    };
+    let scan_etext = row("emma_scan.hocr", "emma_etext.txt");
+    let scan_side = if scan_etext["a"] == "emma_scan.hocr" {
+        &scan_etext["place_a"]
+    } else {
+        &scan_etext["place_b"]
+    };
+    assert_eq!(scan_side, "pp. 1–11", "{scan_etext:?}");
+    let plain = row("emma_etext.txt", "emma_scan_ocr.txt");
+    assert_eq!((&plain["place_a"][..], &plain["place_b"][..]), ("", ""));
+}
+
+#[test]
 fn the_text_report_names_the_pages_of_a_match() {
     let dir = repository_fixtures();
     let (report, _) = scan(&dir);

@@ -72,7 +72,7 @@ fn second_open_of_an_unchanged_folder_reads_no_file() {
     );
     let report = second.reconcile().unwrap();
     assert_eq!(report.read, 0, "{report:?}");
-    assert_eq!(report.unchanged, 30);
+    assert_eq!(report.unchanged, 33);
     assert_eq!(
         second.skipped().len(),
         3,
@@ -464,7 +464,7 @@ fn a_store_handed_over_is_refused_inside_the_folder_and_for_another_folder() {
         0,
         "all of it was stored"
     );
-    assert_eq!(reopened.store().document_count().unwrap(), 30);
+    assert_eq!(reopened.store().document_count().unwrap(), 33);
 }
 
 /// A chunk of files is committed together or not at all: when the store

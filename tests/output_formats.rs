@@ -174,7 +174,7 @@ fn render(dir: &std::path::Path, spec: ClusterSpec) -> (Value, Vec<(String, Stri
     .expect("scan");
     let json =
         serde_json::from_str(&doppel_report::json(&scan, dir, engine.config()).unwrap()).unwrap();
-    (json, csv_pairs(&doppel_report::csv(&scan).unwrap()))
+    (json, csv_pairs(&doppel_report::csv(&scan, dir).unwrap()))
 }
 
 /// A file clustered with its copy, paired with an edited copy that is not

@@ -88,7 +88,7 @@ fn a_pair_kept_only_above_a_floor_is_not_printed_but_translations_are() {
             "a printed pair passes a threshold or carries a relation: {p}"
         );
     }
-    let csv = doppel_report::csv(&report).unwrap();
+    let csv = doppel_report::csv(&report, dir.path()).unwrap();
     assert_eq!(
         csv.lines().count(),
         1 + pairs.len(),

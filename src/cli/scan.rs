@@ -43,7 +43,7 @@ pub fn scan(
         }
         Format::Json => doppel_report::json_to(stdout, &report, &root, &settings(config).0)
             .map_err(write_error)?,
-        Format::Csv => doppel_report::csv_to(stdout, &report).map_err(write_error)?,
+        Format::Csv => doppel_report::csv_to(stdout, &report, &root).map_err(write_error)?,
     }
     // The process ends next, and its memory goes back whole: freeing the
     // report (every document, pair and candidate table) an allocation at

@@ -31,14 +31,16 @@ pub fn json_to(
 /// The pairs as CSV: a, b, the id of the cluster holding both (empty if
 /// none), every algorithm's score (empty where a side has no fingerprint),
 /// the containment, the algorithms whose threshold the pair passes, the
-/// relation (empty if none) and, for `contains`, the whole's side.
-pub fn csv(report: &ScanReport) -> Result<String> {
+/// relation (empty if none), for `contains`, the whole's side, and where
+/// each side matches when one has pages (the files read again under
+/// `root`).
+pub fn csv(report: &ScanReport, root: &Path) -> Result<String> {
     let mut out = Vec::new();
-    csv_to(&mut out, report)?;
+    csv_to(&mut out, report, root)?;
     super::utf8(out)
 }
 
 /// [`csv()`] written to `out` a row at a time.
-pub fn csv_to(out: impl Write, report: &ScanReport) -> Result<()> {
-    Ok(write_csv(out, report)?)
+pub fn csv_to(out: impl Write, report: &ScanReport, root: &Path) -> Result<()> {
+    Ok(write_csv(out, report, root)?)
 }

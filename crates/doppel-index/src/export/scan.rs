@@ -254,17 +254,21 @@ impl Serialize for PairsJson<'_> {
 /// The pairs as CSV written to `out` a row at a time: a, b, the id of the
 /// cluster holding both (empty if none), every algorithm's score (empty
 /// where a side has no fingerprint), the containment, the algorithms whose
-/// threshold the pair passes, the relation (empty if none) and, for
-/// `contains`, the whole's side.
-pub fn write_csv(out: impl Write, report: &ScanReport) -> csv::Result<()> {
+/// threshold the pair passes, the relation (empty if none), for
+/// `contains`, the whole's side, and where each side matches when one has
+/// pages (empty otherwise; read from the files under `root`).
+pub fn write_csv(out: impl Write, report: &ScanReport, root: &Path) -> csv::Result<()> {
+    let places = Places::new(root);
     let clusters = report.cluster_paths();
     let ids = ClusterIds::new(&clusters);
     let header = ["a", "b", "cluster"]
         .into_iter()
         .chain(super::score_header())
-        .chain(["containment", "duplicate_by", "relation", "whole"]);
+        .chain(["containment", "duplicate_by", "relation", "whole"])
+        .chain(["place_a", "place_b"]);
     let mut table = CsvTable::new(out, header)?;
     for p in report.reported_pairs() {
+        let place = places.of_scanned_pair(report, &p.a, &p.b);
         table.row(&PairRow {
             a: &p.a,
             b: &p.b,
@@ -274,6 +278,8 @@ pub fn write_csv(out: impl Write, report: &ScanReport) -> csv::Result<()> {
             duplicate_by: super::Words(duplicate_by(&p.verdict)),
             relation: p.verdict.relation.map(Relation::as_str),
             whole: whole_side(p.verdict.relation),
+            place_a: place.as_ref().map(|p| p.a.as_str()),
+            place_b: place.as_ref().map(|p| p.b.as_str()),
         })?;
     }
     table.finish()?;
@@ -291,6 +297,9 @@ struct PairRow<'a> {
     duplicate_by: super::Words,
     relation: Option<&'static str>,
     whole: Option<&'static str>,
+    /// Where each side matches; both empty without pages.
+    place_a: Option<&'a str>,
+    place_b: Option<&'a str>,
 }
 
 /// The path of a library document.

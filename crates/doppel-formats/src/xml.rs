@@ -1,5 +1,6 @@
-//! What the XML readers (ALTO, hOCR, TEI) share: decoding a file's bytes
-//! to UTF-8 by its BOM or declaration, a bounded event stream over
+//! What the XML readers (ALTO, hOCR, TEI, and through [`crate::xml_walk`]
+//! the XML files of an EPUB or a METS package) share: decoding a file's
+//! bytes to UTF-8 by its BOM or declaration, a bounded event stream over
 //! quick-xml (depth within [`Limits::max_depth`], every element closed,
 //! entities resolved without a DTD), and [`Flow`], which lays words out
 //! into lines, paragraphs and pages the way the crate's text conventions
@@ -8,12 +9,13 @@
 //! quick-xml never reads a DTD: a document's own entities (a "billion
 //! laughs", an external `SYSTEM` entity) are never expanded nor fetched.
 //! A reference to one is left out of the text and counted, so the curator
-//! sees it in the book's `left_out`.
+//! sees it in the book's `left_out` (a package file's are only left out).
 
 use std::borrow::Cow;
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8};
 use quick_xml::escape::{resolve_html5_entity, resolve_xml_entity};
+use quick_xml::events::attributes::Attribute;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
@@ -260,25 +262,36 @@ impl<'a> Events<'a> {
         names: [&str; N],
     ) -> [Option<String>; N] {
         let mut values = [const { None }; N];
-        let mut attributes = match self.mode {
-            Mode::Xml => element.attributes(),
-            Mode::Html => element.html_attributes(),
-        };
-        for a in attributes.with_checks(false).flatten() {
+        for a in self.each_attr(element) {
             let local = a.key.local_name().into_inner();
             let found = names.iter().position(|name| match self.mode {
                 Mode::Xml => local == *name,
                 Mode::Html => local.eq_ignore_ascii_case(name),
             });
             if let Some(i) = found.filter(|&i| values[i].is_none()) {
-                values[i] = Some(
-                    a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve)
-                        .unwrap_or_else(|_| a.value.clone())
-                        .into_owned(),
-                );
+                values[i] = Some(value(&a));
             }
         }
         values
+    }
+
+    /// Every attribute of `element` in order: its local name and its
+    /// value, entities resolved as in [`Events::attr`].
+    pub fn attributes(&self, element: &BytesStart<'_>) -> Vec<(String, String)> {
+        self.each_attr(element)
+            .map(|a| (a.key.local_name().into_inner().to_owned(), value(&a)))
+            .collect()
+    }
+
+    /// The attributes of `element`, read as the mode says; a malformed
+    /// one is skipped, not fatal.
+    fn each_attr<'e>(&self, element: &'e BytesStart<'_>) -> impl Iterator<Item = Attribute<'e>> {
+        let mut attributes = match self.mode {
+            Mode::Xml => element.attributes(),
+            Mode::Html => element.html_attributes(),
+        };
+        attributes.with_checks(false);
+        attributes.flatten()
     }
 
     /// What was left out for want of a DTD, in words.
@@ -314,6 +327,14 @@ impl<'a> Events<'a> {
             format!("line {line}, column {column} (byte {offset})")
         }
     }
+}
+
+/// An attribute's value, entities resolved (kept as written when one is
+/// undefined).
+fn value(a: &Attribute<'_>) -> String {
+    a.normalized_value_with(XmlVersion::Implicit1_0, 1, resolve)
+        .unwrap_or_else(|_| a.value.clone())
+        .into_owned()
 }
 
 fn is_void(name: &str) -> bool {

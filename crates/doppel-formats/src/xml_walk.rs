@@ -1,11 +1,12 @@
 //! The small XML files of a package (an EPUB's container, OPF, NCX and
-//! encryption list, a METS file) walked as a flat list of events, within
-//! the depth limit. quick-xml never expands DTD entities, so a "billion
-//! laughs" DTD is only an unknown reference here.
+//! encryption list, a METS file) as a flat, owned list of events: the
+//! bounded stream of [`crate::xml`] (depth limit, every element closed,
+//! entities resolved without a DTD) read to its end and kept, so a reader
+//! can look back and ahead. Each error names the file it is about.
 
-use quick_xml::events::Event;
-use quick_xml::Reader;
+use std::borrow::Cow;
 
+use crate::xml::{local, Decoded, Ev, Events, Mode};
 use crate::{Format, FormatError, Limits};
 
 /// One thing in an XML file.
@@ -39,7 +40,8 @@ impl XmlEvent {
     }
 }
 
-/// The events of the XML `bytes` (`what` names the file in an error).
+/// The events of the XML `bytes` (`what` names the file in an error),
+/// read by [`Events`] and kept.
 pub(crate) fn events(
     bytes: &[u8],
     what: &str,
@@ -47,70 +49,49 @@ pub(crate) fn events(
     limits: &Limits,
 ) -> Result<Vec<XmlEvent>, FormatError> {
     let text = crate::html::decode(bytes);
-    let mut reader = Reader::from_str(&text);
-    let damaged = |e: &dyn std::fmt::Display| FormatError::Damaged {
-        format,
-        reason: format!("{what} is not well-formed XML ({e})"),
+    let transcoded = !matches!(&text, Cow::Borrowed(t) if t.as_ptr() == bytes.as_ptr());
+    let decoded = Decoded {
+        text,
+        note: None,
+        transcoded,
     };
-    let local = |name: &str| match name.rsplit_once(':') {
-        Some((_, local)) => local.to_string(),
-        None => name.to_string(),
-    };
+    let mut stream = Events::new(&decoded, format, Mode::Xml, limits);
     let mut out = Vec::new();
-    let mut depth = 0usize;
     loop {
-        let event = reader.read_event().map_err(|e| damaged(&e))?;
-        match event {
-            Event::Start(ref e) | Event::Empty(ref e) => {
-                let empty = matches!(event, Event::Empty(_));
-                if !empty {
-                    depth += 1;
-                    if depth > limits.max_depth {
-                        return Err(FormatError::OverLimit {
-                            format,
-                            reason: format!(
-                                "{what} nests elements more than {} deep (the depth limit)",
-                                limits.max_depth
-                            ),
-                        });
-                    }
-                }
-                let mut attrs = Vec::new();
-                for attr in e.attributes().with_checks(false) {
-                    let attr = attr.map_err(|e| damaged(&e))?;
-                    let value = attr
-                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                        .map(|v| v.into_owned())
-                        .unwrap_or_else(|_| attr.value.clone().into_owned());
-                    attrs.push((local(attr.key.as_ref()), value));
-                }
-                out.push(XmlEvent::Start {
-                    name: local(e.name().as_ref()),
-                    attrs,
-                    empty,
-                });
-            }
-            Event::End(_) => {
-                depth = depth.saturating_sub(1);
+        let (e, empty) = match stream.next().map_err(|e| naming(e, what))? {
+            Ev::Start(e) => (e, false),
+            Ev::Empty(e) => (e, true),
+            Ev::End => {
                 out.push(XmlEvent::End);
+                continue;
             }
-            Event::Text(e) => out.push(XmlEvent::Text(e.xml10_content().into_owned())),
-            Event::CData(e) => out.push(XmlEvent::Text(e.into_inner().into_owned())),
-            Event::GeneralRef(r) => {
-                let resolved = match r.resolve_char_ref() {
-                    Ok(Some(c)) => Some(c.to_string()),
-                    _ => quick_xml::escape::resolve_predefined_entity(&r.into_inner())
-                        .map(str::to_string),
-                };
-                if let Some(text) = resolved {
-                    out.push(XmlEvent::Text(text));
-                }
+            Ev::Text(t) => {
+                out.push(XmlEvent::Text(t.into_owned()));
+                continue;
             }
-            Event::Eof => break,
-            _ => {}
-        }
+            Ev::Eof => return Ok(out),
+        };
+        out.push(XmlEvent::Start {
+            name: local(&e).to_owned(),
+            attrs: stream.attributes(&e),
+            empty,
+        });
     }
-    Ok(out)
+}
+
+/// `error` saying which file of the package it is about.
+fn naming(error: FormatError, what: &str) -> FormatError {
+    match error {
+        FormatError::Damaged { format, reason } => FormatError::Damaged {
+            format,
+            reason: format!("{what} is not well-formed XML ({reason})"),
+        },
+        FormatError::OverLimit { format, reason } => FormatError::OverLimit {
+            format,
+            reason: format!("{what} has {reason}"),
+        },
+        error => error,
+    }
 }
 
 /// The text inside the element starting at `events[start]` (to its end),
@@ -138,4 +119,41 @@ pub(crate) fn text_of(events: &[XmlEvent], start: usize) -> String {
         }
     }
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(xml: &str, limits: &Limits) -> Result<Vec<XmlEvent>, FormatError> {
+        events(xml.as_bytes(), "content.opf", Format::Epub, limits)
+    }
+
+    #[test]
+    fn a_package_file_reads_by_local_names_and_its_errors_name_it() {
+        let opf = r#"<opf:package xmlns:opf="x"><opf:item opf:id="c1" href="caf&eacute;.xhtml"/> Le
+ titre </opf:package>"#;
+        let events = read(opf, &Limits::default()).unwrap();
+        assert_eq!(events[1].attr("id"), Some("c1"));
+        assert_eq!(events[1].attr("href"), Some("café.xhtml"));
+        assert_eq!(text_of(&events, 0), "Le titre");
+
+        let error = read("<package><spine></package>", &Limits::default()).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("content.opf is not well-formed XML (</package> closes <spine>"),
+            "{message}"
+        );
+
+        let limits = Limits {
+            max_depth: 2,
+            ..Limits::default()
+        };
+        let error = read("<a><b><c/><d></d></b></a>", &limits).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.contains("content.opf has elements nested deeper than 2"),
+            "{message}"
+        );
+    }
 }

@@ -1,0 +1,43 @@
+//! How fast each reader turns a book into text: MB/s of the file's bytes
+//! (markup included) on one core, on the repository's fixtures of one
+//! chapter of Emma made by Tesseract and pandoc (`tests/data/formats`).
+//! The PDF's pages/s against `pdftotext` are in BENCHMARKS.md.
+//!
+//! `cargo bench -p doppel-formats --bench read`
+
+use std::path::Path;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use doppel_formats::{read, Limits, Read};
+
+const FIXTURES: [(&str, &str); 8] = [
+    ("alto", "emma_scan.xml"),
+    ("hocr", "emma_scan.hocr"),
+    ("html", "emma.html"),
+    ("epub", "emma.epub"),
+    ("tei", "emma.tei.xml"),
+    ("pdf", "emma_scan.pdf"),
+    ("page-zip", "emma_pages_txt.zip"),
+    ("gzip", "emma.txt.gz"),
+];
+
+fn readers(c: &mut Criterion) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/formats");
+    let limits = Limits::default();
+    let mut group = c.benchmark_group("read");
+    for (name, file) in FIXTURES {
+        let bytes = std::fs::read(dir.join(file)).expect("the repository's fixture");
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| match read(bytes.clone(), &limits) {
+                Ok(Read::Book(book)) => book.text.len(),
+                Ok(Read::Plain(bytes)) => bytes.len(),
+                Err(error) => panic!("{file}: {error}"),
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, readers);
+criterion_main!(benches);

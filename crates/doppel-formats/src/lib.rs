@@ -18,6 +18,7 @@
 
 pub mod detect;
 pub mod pages;
+mod pdf;
 
 pub use detect::{detect, Format};
 pub use pages::{Page, PageMap, PagedText, PAGE_BREAK};
@@ -119,8 +120,8 @@ pub enum FormatError {
 
 /// Read `bytes` as the format their content shows, within `limits`.
 pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
-    let _ = limits;
     match detect(&bytes) {
+        Format::Pdf => pdf::read(bytes, limits).map(Read::Book),
         // The readers are added format by format.
         _ => Ok(Read::Plain(bytes)),
     }

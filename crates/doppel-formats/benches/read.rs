@@ -5,6 +5,8 @@
 //!
 //! `cargo bench -p doppel-formats --bench read`
 
+#![allow(missing_docs)] // criterion_main! makes an undocumented `main`
+
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -25,6 +25,7 @@ mod hocr;
 pub mod html;
 pub mod page_zip;
 pub mod pages;
+mod pdf;
 mod tei;
 mod xml;
 mod xml_walk;
@@ -152,8 +153,8 @@ pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
         Format::Html => html::read(&bytes, limits).map(Read::Book),
         Format::Epub => epub::read(&bytes, limits).map(Read::Book),
         Format::PageZip => page_zip::read(bytes, limits),
-        // The readers are added format by format.
-        _ => Ok(Read::Plain(bytes)),
+        Format::Pdf => pdf::read(bytes, limits).map(Read::Book),
+        Format::Text => Ok(Read::Plain(bytes)),
     }
 }
 

@@ -132,6 +132,7 @@ fn empty_and_binary_files_are_skipped_with_their_reason() {
             (kind.as_str(), reason),
             ("empty", Skip::NotText(NotText::Empty))
                 | ("binary", Skip::NotText(NotText::Binary { .. }))
+                | ("damaged", Skip::NotText(NotText::Format { .. }))
         );
         assert!(matches, "{rel}: expected {kind}, got {reason}");
         assert!(pairs.iter().all(|p| p.a != path(rel) && p.b != path(rel)));

@@ -621,9 +621,9 @@ def build(corpus):
           "valid 120x80 greyscale PNG of random 'scan' pixels (seeded)")
     b.skipped["scan-page-017.png"] = "binary"
     b.add("broken.txt", fake_pdf(random.Random("doppel-sample:pdf")),
-          "skipped: binary (despite the .txt name)",
+          "skipped: a damaged PDF (despite the .txt name)",
           "fake PDF header followed by 1,536 seeded random bytes incl. NULs")
-    b.skipped["broken.txt"] = "binary"
+    b.skipped["broken.txt"] = "damaged"
 
     # -- 9. nested folder and singletons -------------------------------------
     src = "misc/devils_dictionary.txt"

@@ -30,13 +30,18 @@ fn fixture(name: &str) -> Vec<u8> {
 
 /// The ALTO scan (A, with its page map) against the e-text (B).
 fn paged_view() -> Arc<DiffView> {
-    let scan = decode_owned(fixture("emma_scan.xml")).unwrap();
+    scan_against_etext("emma_scan.xml")
+}
+
+/// The scan `name` (A, with its page map) against the e-text (B).
+fn scan_against_etext(name: &str) -> Arc<DiffView> {
+    let scan = decode_owned(fixture(name)).unwrap();
     let etext = decode_owned(fixture("emma_etext.txt")).unwrap();
-    let pages = scan.book.expect("ALTO is read as a book").pages;
+    let pages = scan.book.expect("a scan is read as a book").pages;
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut parts = diff_texts(scan.text, etext.text, &DiffOptions::new(deadline));
     parts.left.pages = pages;
-    Arc::new(parts.into_view(1, "emma_scan.xml".into(), "emma_etext.txt".into()))
+    Arc::new(parts.into_view(1, name.into(), "emma_etext.txt".into()))
 }
 
 fn showing(w: u16, h: u16, v: Arc<DiffView>) -> AppState {
@@ -130,4 +135,17 @@ fn brackets_on_a_plain_pair_say_there_are_no_pages() {
     press(&mut s, ']');
     assert_eq!(s.diff.scroll, 0);
     assert!(s.last_event.unwrap().starts_with("no pages"));
+}
+
+/// The searchable PDF Tesseract made of the chapter's pages, against the
+/// e-text: its rows are named by page, and nine words in ten or more are
+/// the same (OCR misreads the rest, and reads the running heads).
+#[test]
+fn a_pdf_scans_diff_names_its_pages_and_most_words_are_equal() {
+    let v = scan_against_etext("emma_scan.pdf");
+    assert_eq!(v.left.pages.pages().len(), 11, "a page map of 11 pages");
+    assert!(v.equal >= 0.9, "equal words: {}", v.equal);
+    let s = showing(100, 30, v);
+    let t = draw(&s, 100, 30);
+    assert_eq!(gutters(&s, &t, 0), ("p.1".to_owned(), "1".to_owned()));
 }

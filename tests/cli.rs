@@ -31,9 +31,25 @@ fn scan_json_follows_the_documented_schema() {
         assert_eq!(doc["format"], format, "{doc}");
         assert_eq!(doc["status"], "indexed", "{doc}");
     }
+    // broken.txt is known for a PDF despite its name, and skipped as a damaged one.
+    let broken = docs.iter().find(|d| d["path"] == "broken.txt").unwrap();
+    assert_eq!(
+        (&broken["format"], &broken["status"]),
+        (&"pdf".into(), &"skipped".into()),
+        "{broken}"
+    );
+    assert!(
+        broken["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("damaged PDF: "),
+        "{broken}"
+    );
     assert!(docs
         .iter()
-        .filter(|d| !d["path"].as_str().unwrap().starts_with("formats/"))
+        .filter(
+            |d| !d["path"].as_str().unwrap().starts_with("formats/") && d["path"] != "broken.txt"
+        )
         .all(|d| d.get("format").is_none()));
     let empty = docs.iter().find(|d| d["path"] == "empty.txt").unwrap();
     assert_eq!(empty["status"], "skipped");

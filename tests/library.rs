@@ -400,9 +400,25 @@ fn removing_a_document_removes_its_pairs_and_cluster() {
     assert!(lib.pairs().any(|(a, b, _)| a == id || b == id));
     assert!(lib.remove(&"edited/emma-ch1-edited.txt".into()));
     assert!(!lib.pairs().any(|(a, b, _)| a == id || b == id));
-    assert!(!cluster_paths(&lib, &fusion())
+    // The chapter's other forms (EPUB, PDF scan, ALTO) keep its cluster.
+    let clusters = cluster_paths(&lib, &fusion());
+    let emma = clusters
         .iter()
-        .any(|c| c.contains("austen/emma-ch1.txt")));
+        .find(|c| c.contains("austen/emma-ch1.txt"))
+        .expect("the chapter still has its other forms");
+    assert_eq!(
+        emma.iter().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "austen/emma-ch1.txt",
+            "formats/emma.epub",
+            "formats/emma_scan.pdf",
+            "formats/emma_scan.xml"
+        ],
+        "the edited copy left its cluster, the rest stay"
+    );
+    assert!(!clusters
+        .iter()
+        .any(|c| c.contains("edited/emma-ch1-edited.txt")));
     assert!(!lib.remove(&"edited/emma-ch1-edited.txt".into()));
 }
 

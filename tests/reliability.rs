@@ -581,7 +581,7 @@ fn no_snapshot_is_sent_while_paused() {
     index.reconcile().unwrap();
     let spec = ClusterSpec::from_engine(index.engine());
     let settled = doppel_index::worker::snapshot::build(&index, &spec, 0);
-    assert_eq!(first.documents, 27);
+    assert_eq!(first.documents, 30);
     assert!(!first.clusters.is_empty());
     assert_eq!(first.clusters.len(), settled.clusters.len());
 }

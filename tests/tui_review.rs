@@ -276,7 +276,9 @@ fn a_no_color_terminal_shows_the_selections_tab_focus_and_changes() {
     // active tab.
     let s = screen_state("clusters", 80, 24, theme);
     let vt = on_a_no_color_terminal(&s);
-    let y = vt_row(&vt, "bible/proverbs-kjv-ch01-31.txt");
+    // The selected cluster's row: the first row naming its representative.
+    let rep = s.selected_cluster().unwrap().members[0].path.to_string();
+    let y = vt_row(&vt, &rep);
     assert!(vt_row_all(&vt, y, 1, 79, |c| c.inverse()), "row {y}");
     let tab = vt
         .screen()
@@ -565,8 +567,20 @@ fn the_legend_explains_every_symbol_in_help_and_below_the_members() {
     ] {
         assert!(seen.contains(needle), "{needle} not in the help");
     }
-    // Below the members where there is room: every algorithm's letter.
-    let s = scanned(80, 24, Theme::Default);
+    // Below the members where there is room (a cluster of three at
+    // 80x24): every algorithm's letter.
+    let mut s = scanned(80, 24, Theme::Default);
+    s.cluster_sel = s
+        .view
+        .iter()
+        .position(|&i| {
+            s.clusters()[i]
+                .members
+                .iter()
+                .any(|m| m.path == "bible/proverbs-kjv-ch01-31.txt")
+        })
+        .expect("the Proverbs cluster");
+    assert_eq!(s.selected_cluster().unwrap().members.len(), 3);
     let screen: String = text(&draw(&s))
         .replace('│', "")
         .split_whitespace()

@@ -144,10 +144,25 @@ pub fn neighbours(
 /// Quality scores closer than this are a tie (broken by the next signal).
 const QUALITY_TIE: f64 = 0.01;
 
+/// How far a file's text is from the text itself, for the keeper: a plain
+/// text is it, an e-book (EPUB, HTML, TEI) holds it in markup, a page
+/// format (PDF, ALTO, hOCR, a zip of pages) lays out a scan's OCR with
+/// its page furniture, its extra "words" counted as more of the book.
+fn distance_from_text(f: &DocumentFacts) -> u8 {
+    use doppel_formats::Format;
+    match f.book.as_ref().map(|b| b.format) {
+        None | Some(Format::Text) => 0,
+        Some(Format::Pdf | Format::Alto | Format::Hocr | Format::PageZip) => 2,
+        Some(_) => 1,
+    }
+}
+
 /// The copy a curator would most likely keep: the best text quality (a
-/// clean e-text over its scan), then a UTF-8 file, then the most words
-/// (the whole over a part), then the oldest (the original), then the
-/// first path. `None` when no file could be read.
+/// clean e-text over its scan), then, among qualities within
+/// [`QUALITY_TIE`], a plain text over an e-book over a page format (an
+/// OCR'd scan reads almost as clean by words alone), then a UTF-8 file,
+/// then the most words (the whole over a part), then the oldest (the
+/// original), then the first path. `None` when no file could be read.
 pub fn suggest_keeper(members: &[&DocumentFacts]) -> Option<usize> {
     let readable = |f: &DocumentFacts| f.problem.is_none();
     let best = members
@@ -161,8 +176,9 @@ pub fn suggest_keeper(members: &[&DocumentFacts]) -> Option<usize> {
         .filter(|(_, f)| readable(f) && f.quality.score() >= best - QUALITY_TIE)
         .min_by(|(_, x), (_, y)| {
             let utf8 = |f: &DocumentFacts| f.encoding != "utf-8";
-            utf8(x)
-                .cmp(&utf8(y))
+            distance_from_text(x)
+                .cmp(&distance_from_text(y))
+                .then(utf8(x).cmp(&utf8(y)))
                 .then(y.quality.words.cmp(&x.quality.words))
                 .then(
                     x.modified
@@ -232,6 +248,34 @@ mod tests {
         assert_eq!(suggest_keeper(&[&part, &whole]), Some(1));
         let newer = facts("b.txt", 0.98, "utf-8", 1000, 7);
         assert_eq!(suggest_keeper(&[&newer, &whole]), Some(1));
+    }
+
+    /// The Emma chapter's files in `sample-corpus/`: Tesseract's PDF and
+    /// ALTO read within a point of the e-text and count more words (page
+    /// numbers, split words); the e-text is still the one to keep.
+    #[test]
+    fn a_plain_e_text_is_suggested_over_its_epub_and_its_ocrd_scans() {
+        let book = |path: &str, score: f64, words: usize, format| {
+            let mut f = facts(path, score, "utf-8", words, 9);
+            f.book = Some(FormatFacts {
+                format,
+                gzipped: false,
+                pages: 11,
+                confidence: None,
+                left_out: Vec::new(),
+            });
+            f
+        };
+        use doppel_formats::Format;
+        let etext = facts("emma.txt", 0.9997, "windows-1252", 3326, 9);
+        let epub = book("emma.epub", 0.9997, 3330, Format::Epub);
+        let pdf = book("emma_scan.pdf", 0.9919, 3354, Format::Pdf);
+        let alto = book("emma_scan.xml", 0.9934, 3352, Format::Alto);
+        assert_eq!(suggest_keeper(&[&pdf, &alto, &epub, &etext]), Some(3));
+        assert_eq!(suggest_keeper(&[&pdf, &alto, &epub]), Some(2));
+        // A scan that reads clearly better is still the one to keep.
+        let garbled = facts("garbled.txt", 0.90, "utf-8", 3300, 1);
+        assert_eq!(suggest_keeper(&[&garbled, &pdf]), Some(1));
     }
 
     #[test]

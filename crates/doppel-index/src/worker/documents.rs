@@ -159,7 +159,7 @@ fn distance_from_text(f: &DocumentFacts) -> u8 {
 
 /// The copy a curator would most likely keep: the best text quality (a
 /// clean e-text over its scan), then, among qualities within
-/// [`QUALITY_TIE`], a plain text over an e-book over a page format (an
+/// `QUALITY_TIE`, a plain text over an e-book over a page format (an
 /// OCR'd scan reads almost as clean by words alone), then a UTF-8 file,
 /// then the most words (the whole over a part), then the oldest (the
 /// original), then the first path. `None` when no file could be read.

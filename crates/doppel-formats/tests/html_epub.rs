@@ -179,8 +179,8 @@ const LICENCE: &str = "The books in The Lantern Reading Room are in the public d
 
 #[test]
 fn an_article_that_only_repeats_the_footer_is_chrome_too() {
-    let a = book("web/licence-a.html");
-    let b = book("web/licence-b.html");
+    let a = book("../../../../tests/data/formats/web/licence-a.html");
+    let b = book("../../../../tests/data/formats/web/licence-b.html");
     for (name, book) in [("licence-a", &a), ("licence-b", &b)] {
         assert!(!book.text.contains(LICENCE), "{name}: {}", book.text);
         assert!(
@@ -204,7 +204,7 @@ fn an_article_that_only_repeats_the_footer_is_chrome_too() {
 
 #[test]
 fn a_site_page_keeps_its_article_beside_the_licence_footer() {
-    let book = book("web/page-1.html");
+    let book = book("../../../../tests/data/formats/web/page-1.html");
     assert!(book
         .text
         .starts_with("Moby-Dick: Loomings\n\nPublished 3 March 2024"));

@@ -24,6 +24,8 @@ pub enum Format {
     Hocr,
     /// A zip of page files.
     PageZip,
+    /// A folder of page files ([`crate::page_folder::PageFolderBytes`]).
+    PageFolder,
     /// gzip-compressed (of any of the others).
     Gzip,
 }
@@ -39,6 +41,7 @@ impl std::fmt::Display for Format {
             Format::Alto => "ALTO",
             Format::Hocr => "hOCR",
             Format::PageZip => "zip of pages",
+            Format::PageFolder => "folder of pages",
             Format::Gzip => "gzip",
         })
     }
@@ -49,6 +52,9 @@ const SNIFF: usize = 8 * 1024;
 
 /// The format of `bytes`, by content.
 pub fn detect(bytes: &[u8]) -> Format {
+    if bytes.starts_with(crate::page_folder::MAGIC) {
+        return Format::PageFolder;
+    }
     if bytes.starts_with(b"%PDF-") {
         return Format::Pdf;
     }

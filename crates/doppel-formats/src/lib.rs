@@ -23,6 +23,8 @@ pub mod epub;
 mod gzip;
 mod hocr;
 pub mod html;
+mod page_files;
+pub mod page_folder;
 pub mod page_zip;
 pub mod pages;
 mod pdf;
@@ -153,6 +155,7 @@ pub fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Read, FormatError> {
         Format::Html => html::read(&bytes, limits).map(Read::Book),
         Format::Epub => epub::read(&bytes, limits).map(Read::Book),
         Format::PageZip => page_zip::read(bytes, limits),
+        Format::PageFolder => page_folder::read(&bytes, limits).map(Read::Book),
         Format::Pdf => pdf::read(bytes, limits).map(Read::Book),
         Format::Text => Ok(Read::Plain(bytes)),
     }

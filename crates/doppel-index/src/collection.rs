@@ -16,6 +16,7 @@
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -23,7 +24,9 @@ use serde::Serialize;
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::text::decode::{decode_owned, DecodeError, Decoded, NotText};
 
+mod books;
 mod ignore_rules;
+pub use books::{book_identity, book_now, entry_now, judge, BookFolder, BookWhy, PageFolders, BOOK_MARKER};
 use ignore_rules::ignore_overrides;
 pub use ignore_rules::{check_ignore_glob, is_ignored, BadGlob, IgnoreRules};
 
@@ -103,15 +106,43 @@ pub struct FileEntry {
     pub doc: DocPath,
     /// Its length when listed.
     pub bytes: u64,
-    /// `lstat` identity when listed (size, times, inode).
+    /// `lstat` identity when listed (size, times, inode); a book folder's
+    /// is its pages' and its own together ([`book_identity`]).
     pub identity: FileIdentity,
+    /// When it is a folder read as one book: why, and its page files.
+    pub book: Option<Arc<BookFolder>>,
 }
 
-/// Every candidate file under `root`, sorted by relative path. Errors met
-/// while walking (an unreadable folder) are returned beside the files, never
-/// dropped silently.
+impl FileEntry {
+    /// The entry of a file `doc` at `path` with `identity`.
+    pub fn file(path: PathBuf, doc: DocPath, identity: FileIdentity) -> Self {
+        Self {
+            path,
+            doc,
+            bytes: identity.size,
+            identity,
+            book: None,
+        }
+    }
+}
+
+/// Every document under `root`, sorted by relative path: each candidate
+/// file, and each folder read as a book ([`books`]; by the default rules,
+/// [`PageFolders::Auto`]) in place of its files. Errors met while walking
+/// (an unreadable folder) are returned beside the files, never dropped
+/// silently.
 pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     list_files_with(root, &[])
+}
+
+/// [`list_files_with`], folders read as books by `page_folders`' rules.
+pub fn list_documents(
+    root: &Path,
+    extra_ignores: &[String],
+    page_folders: PageFolders,
+) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
+    let (files, problems) = list_plain_files(root, extra_ignores);
+    (books::gather_books(root, files, page_folders), problems)
 }
 
 /// [`list_files`], also leaving out every path matched by one of
@@ -123,6 +154,11 @@ pub fn list_files_with(
     root: &Path,
     extra_ignores: &[String],
 ) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
+    list_documents(root, extra_ignores, PageFolders::Auto)
+}
+
+/// Every candidate file under `root` (no folder read as a book).
+fn list_plain_files(root: &Path, extra_ignores: &[String]) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(true)
@@ -162,12 +198,7 @@ pub fn list_files_with(
                 .map(|m| FileIdentity::from_metadata(&m))
                 .unwrap_or_default();
             let doc = relative(root, entry.path());
-            FileEntry {
-                path: entry.into_path(),
-                doc,
-                bytes: identity.size,
-                identity,
-            }
+            FileEntry::file(entry.into_path(), doc, identity)
         })
         .collect();
     files.sort_by(|a, b| a.doc.cmp(&b.doc));
@@ -226,8 +257,7 @@ pub fn read_text(path: &Path, cap: u64) -> Result<Decoded, Skip> {
 /// [`read_text`] of a file as its folder's walk listed it
 /// ([`ListedRoot::open_listed`]).
 pub fn read_listed_text(root: &ListedRoot, file: &FileEntry, cap: u64) -> Result<Decoded, Skip> {
-    let (file, meta) = root.open_listed(file, cap)?;
-    let (bytes, _) = read_opened(file, &meta, cap)?;
+    let (bytes, _) = Source::Listed(root, file).open(cap)?.read(cap)?;
     decode_read(bytes)
 }
 
@@ -246,8 +276,7 @@ fn decode_read(bytes: Vec<u8>) -> Result<Decoded, Skip> {
 /// must match). Returns the bytes and that identity. A path on its own:
 /// [`open_regular`].
 pub fn read_bytes(path: &Path, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip> {
-    let (file, meta) = open_regular(path, cap)?;
-    read_opened(file, &meta, cap)
+    Source::Path(path).open(cap)?.read(cap)
 }
 
 fn unreadable(e: std::io::Error) -> Skip {
@@ -256,21 +285,99 @@ fn unreadable(e: std::io::Error) -> Skip {
     }
 }
 
-/// A file to read: where it is and how it is opened.
+/// A document to read: where it is and how it is opened.
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
-    /// A path on its own ([`open_regular`]).
+    /// A path on its own ([`open_regular`]; a folder of pages is read as
+    /// a book by the default rules, [`book_now`]).
     Path(&'a Path),
-    /// A file as its folder's walk listed it ([`ListedRoot::open_listed`]).
+    /// A document as its folder's walk listed it
+    /// ([`ListedRoot::open_listed`], each page of a book so).
     Listed(&'a ListedRoot, &'a FileEntry),
 }
 
-impl Source<'_> {
-    /// Open the file for reading, refusing anything over `cap` bytes.
-    pub fn open(&self, cap: u64) -> Result<(fs::File, fs::Metadata), Skip> {
+/// A document opened to be read ([`Source::open`]).
+pub enum Opened<'a> {
+    /// A regular file, and its metadata when opened.
+    File(fs::File, fs::Metadata),
+    /// A folder read as a book: its pages are opened as they are read.
+    Book {
+        /// What opens its pages.
+        root: Held<'a>,
+        /// The book as listed.
+        entry: FileEntry,
+    },
+}
+
+/// The [`ListedRoot`] a book's pages are opened through: the walk's, or
+/// the book folder's own (a book read by its path).
+pub enum Held<'a> {
+    /// The walk's.
+    Listed(&'a ListedRoot),
+    /// The folder's own.
+    Own(ListedRoot),
+}
+
+impl<'a> Source<'a> {
+    /// Open the document for reading, refusing anything over `cap` bytes.
+    pub fn open(&self, cap: u64) -> Result<Opened<'a>, Skip> {
         match *self {
-            Source::Path(path) => open_regular(path, cap),
-            Source::Listed(root, file) => root.open_listed(file, cap),
+            Source::Path(path) => {
+                if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                    let parent = path.parent().unwrap_or(path);
+                    let entry = book_now(parent, path, PageFolders::Auto).ok_or_else(|| {
+                        Skip::NotAFile {
+                            what: "folder".into(),
+                        }
+                    })?;
+                    return Ok(Opened::Book {
+                        root: Held::Own(ListedRoot::new(path)),
+                        entry,
+                    });
+                }
+                let (file, meta) = open_regular(path, cap)?;
+                Ok(Opened::File(file, meta))
+            }
+            Source::Listed(root, file) if file.book.is_some() => Ok(Opened::Book {
+                root: Held::Listed(root),
+                entry: file.clone(),
+            }),
+            Source::Listed(root, file) => {
+                let (file, meta) = root.open_listed(file, cap)?;
+                Ok(Opened::File(file, meta))
+            }
+        }
+    }
+}
+
+impl Opened<'_> {
+    /// How many bytes reading it takes (a book's pages' as listed).
+    pub fn len(&self) -> u64 {
+        match self {
+            Opened::File(_, meta) => meta.len(),
+            Opened::Book { entry, .. } => entry.bytes,
+        }
+    }
+
+    /// Whether it has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Read it whole ([`read_opened`]; a book's pages framed as one byte
+    /// string, each read only while it is the page listed), with its
+    /// identity as read.
+    pub fn read(self, cap: u64) -> Result<(Vec<u8>, FileIdentity), Skip> {
+        match self {
+            Opened::File(file, meta) => read_opened(file, &meta, cap),
+            Opened::Book { root, entry } => {
+                let root = match &root {
+                    Held::Listed(root) => root,
+                    Held::Own(root) => root,
+                };
+                let book = entry.book.as_deref().expect("a book entry");
+                books::read_book(root, &entry.path, book, cap)
+            }
         }
     }
 }

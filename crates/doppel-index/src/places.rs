@@ -119,7 +119,13 @@ impl Places {
         if let Some(&format) = self.formats.borrow().get(doc) {
             return format;
         }
-        let format = self.head(doc).map_or(Format::Text, |head| detect(&head));
+        let path = self.root.join(doc.to_relative_path());
+        // A document that is a folder is a book of its pages.
+        let format = if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            Format::PageFolder
+        } else {
+            self.head(doc).map_or(Format::Text, |head| detect(&head))
+        };
         self.formats.borrow_mut().insert(doc.clone(), format);
         format
     }

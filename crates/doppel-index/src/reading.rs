@@ -31,7 +31,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::collection::{read_opened, Skip, Source};
+use crate::collection::{Skip, Source};
 use doppel_core::doc::FileIdentity;
 use doppel_core::engine::document::PIECE_BYTES;
 use doppel_core::engine::fingerprinter::{PrintOptions, Printed, ShingleSampler};
@@ -172,9 +172,10 @@ pub fn read_document_sampled(
     limits: &ReadLimits,
     learning: Option<&LibraryConfig>,
 ) -> Result<ReadDoc, Skip> {
-    let (file, meta) = source.open(cap)?;
-    let _turn = if limits.is_big(meta.len()) {
-        let needed = limits.bound(meta.len());
+    let opened = source.open(cap)?;
+    let len = opened.len();
+    let _turn = if limits.is_big(len) {
+        let needed = limits.bound(len);
         if needed > limits.budget_bytes {
             return Err(Skip::OverBudget {
                 needed,
@@ -191,9 +192,9 @@ pub fn read_document_sampled(
         None
     };
     let out_of_memory = || Skip::OutOfMemory {
-        needed: limits.bound(meta.len()),
+        needed: limits.bound(len),
     };
-    let (bytes, identity) = read_opened(file, &meta, cap).map_err(|skip| match skip {
+    let (bytes, identity) = opened.read(cap).map_err(|skip| match skip {
         Skip::OutOfMemory { .. } => out_of_memory(),
         other => other,
     })?;
@@ -296,11 +297,11 @@ fn print_and_sample(
 /// under `limits`; `None` when it is big or cannot be read (the caller
 /// keeps what it has).
 pub fn read_small_text(source: Source<'_>, cap: u64, limits: &ReadLimits) -> Option<String> {
-    let (file, meta) = source.open(cap).ok()?;
-    if limits.is_big(meta.len()) {
+    let opened = source.open(cap).ok()?;
+    if limits.is_big(opened.len()) {
         return None;
     }
-    let (bytes, _) = read_opened(file, &meta, cap).ok()?;
+    let (bytes, _) = opened.read(cap).ok()?;
     decode_owned(bytes).ok().map(|decoded| decoded.text)
 }
 

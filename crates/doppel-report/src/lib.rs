@@ -13,6 +13,7 @@ use doppel_core::engine::measure::ExactMeasures;
 use doppel_core::engine::{
     verdict, Containments, Engine, PairScores, Relation, RelationKind, Side, Verdict,
 };
+use doppel_index::collection::{book_now, PageFolders};
 use doppel_index::boilerplate::BoilerplateReport;
 use doppel_index::places::Places;
 use doppel_index::scan::ScanReport;
@@ -306,6 +307,7 @@ pub fn text(report: &ScanReport, root: &Path) -> String {
     out.push('\n');
     out.push_str(&body);
     out.push_str(&relation_lines(report));
+    out.push_str(&book_folder_lines(report, root));
     let skipped: Vec<_> = report
         .docs
         .iter()
@@ -331,6 +333,30 @@ pub fn text(report: &ScanReport, root: &Path) -> String {
         );
     }
     out
+}
+
+/// The folders read as one book each, with why (empty when none):
+/// a curator sees which folders became one document.
+fn book_folder_lines(report: &ScanReport, root: &Path) -> String {
+    let mut out = String::new();
+    for doc in &report.docs {
+        let path = root.join(doc.path.to_relative_path());
+        if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            continue;
+        }
+        let Some(book) = book_now(root, &path, PageFolders::Auto) else {
+            continue;
+        };
+        let Some(folder) = book.book else {
+            continue;
+        };
+        let files = count(folder.pages.len(), "file", "files");
+        let _ = writeln!(out, "  {}/  ({files}; {})", doc.path, folder.why);
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("read as books (each folder one document of its pages)\n{out}\n")
 }
 
 /// The path of a document of the report's library.

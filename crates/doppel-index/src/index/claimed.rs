@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::{FolderIndex, IndexError, Result};
-use crate::collection::{list_files_with, FileEntry};
+use crate::collection::{list_documents, FileEntry};
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_store::{ClaimHeartbeat, PairingLock, PgStore};
 
@@ -122,7 +122,11 @@ impl FolderIndex {
         let Some(address) = address else {
             return Err(IndexError::NeedsTeamStore);
         };
-        let (files, _problems) = list_files_with(&self.root, &self.options.extra_ignores);
+        let (files, _problems) = list_documents(
+            &self.root,
+            &self.options.extra_ignores,
+            self.options.page_folders,
+        );
         let stale = self.state.is_stale();
         let to_read: Vec<FileEntry> = files
             .into_iter()
@@ -255,16 +259,7 @@ impl FolderIndex {
     /// reconcile sees to it).
     fn entry_now(&self, doc: &DocPath) -> Option<FileEntry> {
         let path = self.root.join(doc.to_relative_path());
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        meta.is_file().then(|| {
-            let identity = FileIdentity::from_metadata(&meta);
-            FileEntry {
-                path,
-                doc: doc.clone(),
-                bytes: identity.size,
-                identity,
-            }
-        })
+        crate::collection::entry_now(&self.root, &path, self.options.page_folders)
     }
 
     /// The database address and collection of a team store.

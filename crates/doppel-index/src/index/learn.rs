@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use super::sync::Ingested;
 use super::{FolderIndex, Result};
 use crate::boilerplate::{body_prints, BoilerplateReport, PassageSummary};
-use crate::collection::{FileEntry, Skip};
+use crate::collection::{book_identity, entry_now, FileEntry, Skip};
 use crate::reading::{print_text_sampled, ReadLimits};
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::fingerprinter::PrintOptions;
@@ -83,12 +83,13 @@ impl FolderIndex {
                 .filter_map(|doc| {
                     let identity = self.files.identity(&doc)??;
                     self.library.id_of(&doc)?;
-                    Some(FileEntry {
-                        path: self.path_of(&doc),
-                        doc,
-                        bytes: identity.size,
-                        identity,
-                    })
+                    let mut entry = FileEntry::file(self.path_of(&doc), doc, identity);
+                    if entry.path.is_dir() {
+                        // A book folder: its pages as they are now.
+                        let now = entry_now(&self.root, &entry.path, self.options.page_folders);
+                        entry.book = now.and_then(|now| now.book);
+                    }
+                    Some(entry)
                 })
                 .collect();
             if queued.is_empty() {
@@ -284,10 +285,15 @@ impl FolderIndex {
 /// stored identity may be another machine's (a team store), and a file is
 /// read only while it is the one its entry names.
 fn as_it_is_now(entry: &FileEntry) -> FileEntry {
-    let identity = std::fs::symlink_metadata(&entry.path)
-        .ok()
-        .filter(|meta| meta.is_file())
-        .map_or(entry.identity, |meta| FileIdentity::from_metadata(&meta));
+    let meta = std::fs::symlink_metadata(&entry.path).ok();
+    let identity = match (&entry.book, meta) {
+        (Some(book), Some(meta)) if meta.is_dir() => {
+            let pages: Vec<FileIdentity> = book.pages.iter().map(|p| p.identity).collect();
+            book_identity(&meta, &pages)
+        }
+        (None, Some(meta)) if meta.is_file() => FileIdentity::from_metadata(&meta),
+        _ => entry.identity,
+    };
     FileEntry {
         bytes: identity.size,
         identity,

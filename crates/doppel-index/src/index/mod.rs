@@ -35,6 +35,7 @@
 //! reading one is `files`'; how it reads and commits, [`IndexOptions`].
 
 mod at_once;
+mod book_paths;
 mod chunks;
 #[cfg(feature = "postgres")]
 mod claimed;
@@ -274,6 +275,13 @@ impl FolderIndex {
     /// ([`IndexOptions::extra_ignores`]).
     pub fn set_extra_ignores(&mut self, globs: Vec<String>) {
         self.options.extra_ignores = globs;
+    }
+
+    /// Read folders as books by `page_folders`' rules (`[books]
+    /// page-folders`; [`IndexOptions::page_folders`]), from the next
+    /// reconcile or sync on.
+    pub fn set_page_folders(&mut self, page_folders: crate::collection::PageFolders) {
+        self.options.page_folders = page_folders;
     }
 
     /// Read big files within `limits` (`[reading]`; the defaults until set;

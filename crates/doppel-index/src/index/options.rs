@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::collection::Skip;
+use crate::collection::{PageFolders, Skip};
 use crate::reading::{ReadLimits, CHUNK_FILES};
 use doppel_core::doc::FileIdentity;
 
@@ -54,6 +54,9 @@ pub struct IndexOptions {
     /// indexed files they match are forgotten by the next reconcile or
     /// sync. Default: none.
     pub extra_ignores: Vec<String>,
+    /// Which folders are read as books (`[books] page-folders`, see
+    /// [`crate::collection::PageFolders`]). Default: `Auto`.
+    pub page_folders: PageFolders,
     /// How big files are read (`[reading]`). Default:
     /// [`ReadLimits::default`].
     pub read_limits: ReadLimits,
@@ -112,6 +115,7 @@ impl Default for IndexOptions {
     fn default() -> Self {
         Self {
             extra_ignores: Vec::new(),
+            page_folders: PageFolders::default(),
             read_limits: ReadLimits::default(),
             chunk_files: CHUNK_FILES,
             spill_after_slots: doppel_pairing::candidates::SPILL_AFTER_SLOTS,
@@ -127,6 +131,7 @@ impl std::fmt::Debug for IndexOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IndexOptions")
             .field("extra_ignores", &self.extra_ignores)
+            .field("page_folders", &self.page_folders)
             .field("read_limits", &self.read_limits)
             .field("chunk_files", &self.chunk_files)
             .field("spill_after_slots", &self.spill_after_slots)

@@ -13,7 +13,7 @@ use super::{
     FileChange, FileReader, FolderIndex, IndexError, Phase, ReadProgress, ReconcileReport, Result,
 };
 use crate::collection::{
-    describe_file_type, list_files_with, FileEntry, IgnoreRules, ListedRoot, Skip, Source,
+    describe_file_type, entry_now, list_documents, FileEntry, IgnoreRules, ListedRoot, Skip, Source,
     DEFAULT_SIZE_CAP,
 };
 use crate::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
@@ -115,7 +115,11 @@ impl FolderIndex {
         }
         // What an earlier reconcile learned at once is not this one's.
         self.boilerplate.end_at_once();
-        let (files, problems) = list_files_with(&self.root, &self.options.extra_ignores);
+        let (files, problems) = list_documents(
+            &self.root,
+            &self.options.extra_ignores,
+            self.options.page_folders,
+        );
         // The walk raced with the folder going away: it saw nothing, which
         // must not read as "every file was deleted".
         self.ensure_available()?;
@@ -324,12 +328,12 @@ impl FolderIndex {
     pub fn sync_paths(&mut self, paths: &[PathBuf]) -> Result<Vec<FileChange>> {
         self.ensure_available()?;
         let mut rules = IgnoreRules::with_extra(&self.root, &self.options.extra_ignores);
-        let mut changes = Vec::new();
         let mut to_read = Vec::new();
-        let mut paths: Vec<&PathBuf> = paths.iter().collect();
+        let mut paths: Vec<PathBuf> = paths.to_vec();
         paths.sort();
         paths.dedup();
-        for path in paths {
+        let (paths, mut changes) = self.documents_of(paths)?;
+        for path in &paths {
             let Ok(relative) = path.strip_prefix(&self.root) else {
                 continue;
             };
@@ -353,6 +357,12 @@ impl FolderIndex {
                 }
             };
             if meta.is_dir() {
+                if let Some(book) = self.book_folder_now(path, &mut changes)? {
+                    if !rules.is_ignored(path, true) && !self.is_unchanged(&book) {
+                        to_read.push(book);
+                    }
+                    continue;
+                }
                 // A folder where a file was: the file is gone. The folder's
                 // own files come as events of their own.
                 if self.files.is_stored(&doc) {
@@ -374,12 +384,7 @@ impl FolderIndex {
                 changes.extend(self.note_skipped(&doc, reason)?);
                 continue;
             }
-            let entry = FileEntry {
-                path: path.clone(),
-                doc,
-                bytes: identity.size,
-                identity,
-            };
+            let entry = FileEntry::file(path.clone(), doc, identity);
             if !self.is_unchanged(&entry) {
                 to_read.push(entry);
             }
@@ -460,19 +465,8 @@ impl FolderIndex {
                 tracing::warn!(%doc, "reading again a file whose stored fingerprints were corrupt");
                 self.files.store(doc.clone(), None);
                 let path = self.root.join(doc.to_relative_path());
-                match std::fs::symlink_metadata(&path) {
-                    Ok(meta) if meta.is_file() => {
-                        let identity = FileIdentity::from_metadata(&meta);
-                        to_read.push(FileEntry {
-                            path,
-                            doc,
-                            bytes: identity.size,
-                            identity,
-                        });
-                    }
-                    // Gone or not a file any more: the next look forgets it.
-                    _ => {}
-                }
+                // Gone or not a document any more: the next look forgets it.
+                to_read.extend(entry_now(&self.root, &path, self.options.page_folders));
             }
             written.extend(to_read.iter().map(|e| e.doc.clone()));
             changes.extend(self.read_and_commit(to_read)?);
@@ -543,7 +537,7 @@ impl FolderIndex {
     }
 
     /// Forget a file that is gone from the folder.
-    fn forget(&mut self, doc: &DocPath) -> Result<()> {
+    pub(super) fn forget(&mut self, doc: &DocPath) -> Result<()> {
         self.forget_all(std::slice::from_ref(doc))
     }
 

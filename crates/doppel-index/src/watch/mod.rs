@@ -16,7 +16,7 @@
 //! changed again soon after it was reported, or still open for writing)
 //! waits twice as long each time, up to [`MAX_QUIET`]: a slow writer's
 //! partial versions are not reported at every pause.
-//! a changed `.doppelignore` asks for a rescan. Symbolic links are not
+//! a changed `.doppelignore` or `.doppelbook` asks for a rescan. Symbolic links are not
 //! followed. Reads (doppel's own) raise no event that counts: only writes,
 //! creations, removals, renames and metadata changes do.
 //!
@@ -31,6 +31,7 @@
 //! no removals, so the index is never emptied, and resumes when it returns.
 
 use std::collections::HashMap;
+use std::ffi::OsStr;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -41,7 +42,7 @@ use notify::event::{AccessKind, AccessMode, CreateKind, ModifyKind};
 use notify::{EventKind, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher as _};
 use serde::Serialize;
 
-use crate::collection::{relative, IgnoreRules, IGNORE_FILE};
+use crate::collection::{relative, IgnoreRules, BOOK_MARKER, IGNORE_FILE};
 
 /// How the folder is being followed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -613,7 +614,10 @@ impl Core {
             if !path.starts_with(&self.config.root) {
                 continue;
             }
-            if path.file_name() == Some(std::ffi::OsStr::new(IGNORE_FILE)) {
+            // A changed ignore file or book marker changes what the
+            // folder's documents are: the whole folder is looked at again.
+            let name = path.file_name();
+            if name == Some(OsStr::new(IGNORE_FILE)) || name == Some(OsStr::new(BOOK_MARKER)) {
                 self.rules.invalidate();
                 self.rescan = true;
                 continue;

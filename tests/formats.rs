@@ -1,6 +1,7 @@
 //! Books as curators hold them, through the whole pipeline: one chapter of
 //! Emma as an e-text, Tesseract's OCR text, searchable PDF, ALTO and hOCR,
-//! pandoc's EPUB, HTML and TEI, a gzip and a zip of page texts (all made
+//! pandoc's EPUB, HTML and TEI, a gzip, a zip of page texts and a METS
+//! folder of ALTO pages (all made by the real tools:
 //! by the real tools: `assets/scripts/make-format-fixtures.sh`), scanned
 //! as a folder. They are one cluster, the part sits in it, and every pair
 //! with a paged side says on which pages it matches.
@@ -21,7 +22,7 @@ use doppel_pairing::cluster::ClusterSpec;
 use doppel_pairing::library::LibraryConfig;
 
 /// The forms of the whole chapter, each one book.
-const CHAPTER: [&str; 11] = [
+const CHAPTER: [&str; 12] = [
     "emma_etext.txt",
     "emma_scan_ocr.txt",
     "emma_scan.pdf",
@@ -32,6 +33,7 @@ const CHAPTER: [&str; 11] = [
     "emma.tei.xml",
     "emma.txt.gz",
     "emma_pages_txt.zip",
+    "emma_pages",
     "emma_scan.pdftotext.txt",
 ];
 
@@ -101,6 +103,7 @@ fn every_form_of_the_chapter_is_one_book_in_one_cluster(dir: &Path) {
         ("emma.epub", "epub"),
         ("emma.tei.xml", "tei"),
         ("emma_pages_txt.zip", "page-zip"),
+        ("emma_pages", "page-folder"),
     ] {
         let doc = json["documents"]
             .as_array()

@@ -1,6 +1,9 @@
 //! A book as a folder of page files is one document: a METS package of
-//! ALTO pages (Tesseract's, `tests/data/formats/emma_pages`), HathiTrust's
-//! numbered page texts, or any folder a curator marks with `.doppelbook`.
+//! ALTO pages (Tesseract's, `tests/data/formats/emma_pages`), numbered
+//! OCR pages, HathiTrust's numbered page texts when the configuration
+//! says numbered pages of any format count (a dataset's `000001.txt` …
+//! stay documents by default), or any folder a curator marks with
+//! `.doppelbook`.
 //! It clusters with the book's other forms and says on which pages they
 //! match; a page changed, added or removed reads that book again and no
 //! other file; a marker saying `no` gives the pages back as documents of
@@ -21,8 +24,9 @@ fn formats() -> PathBuf {
 }
 
 /// A folder with the e-text of Emma's first chapter, its METS/ALTO page
-/// folder (`scan/`), and its text cut into HathiTrust-style numbered page
-/// files (`hathi/00000001.txt` …).
+/// folder (`scan/`), the same ALTO pages without the METS file
+/// (`alto/0001.xml` …), and its text cut into HathiTrust-style numbered
+/// page files (`hathi/00000001.txt` …), marked as a book.
 fn collection() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("books");
@@ -35,6 +39,15 @@ fn collection() -> (tempfile::TempDir, PathBuf) {
     for (n, page) in paragraphs.chunks(paragraphs.len().div_ceil(6)).enumerate() {
         let name = format!("{:08}.txt", n + 1);
         fs::write(root.join("hathi").join(name), page.join("\n\n")).unwrap();
+    }
+    fs::write(root.join("hathi/.doppelbook"), "").unwrap();
+    fs::create_dir(root.join("alto")).unwrap();
+    for n in 1..=11 {
+        fs::copy(
+            formats().join(format!("emma_pages/{n:08}.xml")),
+            root.join(format!("alto/{n:04}.xml")),
+        )
+        .unwrap();
     }
     (dir, root)
 }
@@ -78,21 +91,37 @@ fn a_folder_of_pages_is_one_document_clustered_with_its_book_and_named_by_pages(
     let json = common::scan_json(&root, &[]);
     assert_eq!(
         documents(&json),
-        BTreeSet::from(["emma.txt".into(), "hathi".into(), "scan".into()]),
+        BTreeSet::from([
+            "alto".into(),
+            "emma.txt".into(),
+            "hathi".into(),
+            "scan".into()
+        ]),
         "each page folder is one document, its pages none"
     );
     assert_eq!(document(&json, "scan")["format"], "page-folder");
     assert_eq!(document(&json, "hathi")["format"], "page-folder");
     let cluster = json["clusters"][0]["members"].as_array().unwrap();
-    assert_eq!(cluster.len(), 3, "{cluster:?}");
+    assert_eq!(cluster.len(), 4, "{cluster:?}");
     // The METS package's eleven ALTO pages, and the six text pages.
-    assert_eq!(place_of(pair(&json, "scan", "emma.txt"), "scan"), "pp. 1–11");
-    assert_eq!(place_of(pair(&json, "hathi", "emma.txt"), "hathi"), "pp. 1–6");
+    assert_eq!(
+        place_of(pair(&json, "scan", "emma.txt"), "scan"),
+        "pp. 1–11"
+    );
+    assert_eq!(
+        place_of(pair(&json, "hathi", "emma.txt"), "hathi"),
+        "pp. 1–6"
+    );
+    assert_eq!(
+        place_of(pair(&json, "alto", "emma.txt"), "alto"),
+        "pp. 1–11"
+    );
 
     let text = common::scan_text(&root, &[]);
     assert!(
         text.contains("read as books (each folder one document of its pages)\n")
-            && text.contains("  hathi/  (6 files; its files are numbered pages)\n")
+            && text.contains("  alto/  (11 files; its files are numbered pages)\n")
+            && text.contains("  hathi/  (6 files; marked with .doppelbook)\n")
             && text.contains("  scan/  (12 files; a METS file names its pages)\n"),
         "{text}"
     );
@@ -114,15 +143,51 @@ fn a_marker_decides_and_chapters_stay_documents() {
     }
     let json = common::scan_json(&root, &[]);
     let docs = documents(&json);
-    assert!(docs.contains("scan/00000001.xml") && !docs.contains("scan"), "{docs:?}");
-    assert!(docs.contains("chapters/1.txt") && !docs.contains("chapters"), "{docs:?}");
+    assert!(
+        docs.contains("scan/00000001.xml") && !docs.contains("scan"),
+        "{docs:?}"
+    );
+    assert!(
+        docs.contains("chapters/1.txt") && !docs.contains("chapters"),
+        "{docs:?}"
+    );
 
     fs::remove_file(root.join("scan/.doppelbook")).unwrap();
     fs::write(root.join("chapters/.doppelbook"), "").unwrap();
     let json = common::scan_json(&root, &[]);
     let docs = documents(&json);
-    assert!(docs.contains("scan") && docs.contains("chapters"), "{docs:?}");
+    assert!(
+        docs.contains("scan") && docs.contains("chapters"),
+        "{docs:?}"
+    );
     assert!(!docs.iter().any(|d| d.starts_with("chapters/")), "{docs:?}");
+}
+
+#[test]
+fn numbered_texts_are_documents_unless_the_configuration_counts_them_as_pages() {
+    let (dir, root) = collection();
+    fs::remove_file(root.join("hathi/.doppelbook")).unwrap();
+    let json = common::scan_json(&root, &[]);
+    let docs = documents(&json);
+    assert!(
+        docs.contains("hathi/00000001.txt") && !docs.contains("hathi"),
+        "a dataset's numbered documents stay documents: {docs:?}"
+    );
+    let config = dir.path().join("doppel.toml");
+    fs::write(&config, "[books]\npage-folders = \"numbered\"\n").unwrap();
+    let config = config.to_str().unwrap();
+    let json = common::scan_json(&root, &["--config", config]);
+    assert!(documents(&json).contains("hathi"));
+    fs::write(
+        dir.path().join("doppel.toml"),
+        "[books]\npage-folders = \"off\"\n",
+    )
+    .unwrap();
+    let docs = documents(&common::scan_json(&root, &["--config", config]));
+    assert!(
+        docs.contains("scan/00000001.xml") && docs.contains("alto/0001.xml"),
+        "{docs:?}"
+    );
 }
 
 #[test]
@@ -133,7 +198,6 @@ fn a_folder_of_pages_in_two_formats_is_skipped_with_the_reason() {
         root.join("hathi/00000007.xml"),
     )
     .unwrap();
-    fs::write(root.join("hathi/.doppelbook"), "").unwrap();
     let json = common::scan_json(&root, &[]);
     let hathi = document(&json, "hathi");
     assert_eq!(hathi["status"], "skipped", "{hathi}");
@@ -149,7 +213,8 @@ fn a_page_changed_added_or_removed_reads_that_book_again_and_nothing_else() {
     let (dir, root) = collection();
     let mut index = common::indexed(&root, &dir.path().join("index.sqlite"));
     let reads = common::count_reads(&mut index);
-    let read = |reads: &std::sync::atomic::AtomicUsize| reads.swap(0, std::sync::atomic::Ordering::SeqCst);
+    let read =
+        |reads: &std::sync::atomic::AtomicUsize| reads.swap(0, std::sync::atomic::Ordering::SeqCst);
     assert_eq!(index.reconcile().unwrap().read, 0, "nothing changed");
 
     let page = root.join("hathi/00000003.txt");
@@ -177,7 +242,7 @@ fn a_page_changed_added_or_removed_reads_that_book_again_and_nothing_else() {
         .documents()
         .map(|(_, d)| d.path.to_string())
         .collect();
-    assert_eq!(docs.len(), 3, "{docs:?}");
+    assert_eq!(docs.len(), 4, "{docs:?}");
 }
 
 #[test]
@@ -208,12 +273,13 @@ fn a_folder_that_becomes_a_book_replaces_its_pages_and_one_that_stops_gives_them
         "{changes:?}"
     );
     let now = paths(&index);
-    assert!(now.contains("scan") && !now.iter().any(|p| p.starts_with("scan/")), "{now:?}");
+    assert!(
+        now.contains("scan") && !now.iter().any(|p| p.starts_with("scan/")),
+        "{now:?}"
+    );
 
     fs::write(root.join("scan/.doppelbook"), "no\n").unwrap();
-    let changes = index
-        .sync_paths(&[root.join("scan/00000005.xml")])
-        .unwrap();
+    let changes = index.sync_paths(&[root.join("scan/00000005.xml")]).unwrap();
     assert!(
         changes.contains(&FileChange::Removed {
             path: "scan".into()

@@ -87,6 +87,7 @@ pub fn ingest(
             eprintln!("doppel: {message}");
         }
         index.set_extra_ignores(config.ignore.clone());
+        index.set_page_folders(config.books.page_folders);
         index.set_read_limits(config.reading.limits());
         Ok(index)
     };

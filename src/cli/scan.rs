@@ -183,6 +183,7 @@ fn scan_report_then(
         let user = UserBoilerplate::load(root, &engine, &library_config)?;
         let hooks = ScanHooks {
             extra_ignores: &config.ignore,
+            page_folders: config.books.page_folders,
             progress: Some(&progress),
             limits: config.reading.limits(),
             user_boilerplate: user.as_ref(),
@@ -214,6 +215,7 @@ fn scan_report_then(
             bar.suspend(|| eprintln!("doppel: {message}"));
         }
         index.set_extra_ignores(config.ignore.clone());
+        index.set_page_folders(config.books.page_folders);
         index.set_read_limits(config.reading.limits());
         index.set_one_shot(true);
         let reconciled = index.reconcile_with(&mut |p| {

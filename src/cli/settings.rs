@@ -111,6 +111,7 @@ pub fn worker_config(
     worker.quiet = config.watch.quiet();
     worker.rescan_every = config.watch.rescan_every();
     worker.extra_ignores = config.ignore.clone();
+    worker.page_folders = config.books.page_folders;
     worker.read_limits = config.reading.limits();
     worker.cluster_by = by;
     worker.cluster_mode = mode;

@@ -41,8 +41,7 @@ impl PageFolderBytes {
         let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
         self.bytes.reserve(12 + name.len() + bytes.len());
         self.bytes.extend_from_slice(&name_len.to_le_bytes());
-        self.bytes
-            .extend_from_slice(&name[..name_len as usize]);
+        self.bytes.extend_from_slice(&name[..name_len as usize]);
         self.bytes
             .extend_from_slice(&(bytes.len() as u64).to_le_bytes());
         self.bytes.extend_from_slice(bytes);
@@ -112,7 +111,10 @@ mod tests {
         };
         assert_eq!(book.format, Format::PageFolder);
         let labels: Vec<_> = book.pages.pages().iter().map(|p| p.label.clone()).collect();
-        assert_eq!(labels, [Some("1".into()), Some("2".into()), Some("10".into())]);
+        assert_eq!(
+            labels,
+            [Some("1".into()), Some("2".into()), Some("10".into())]
+        );
         assert!(book.text.starts_with("The first page."));
         assert!(book.text.ends_with("The tenth page."));
         assert_eq!(book.left_out, ["pages 3–9 are missing from the numbering"]);
@@ -134,9 +136,6 @@ mod tests {
         let alto = "<?xml version=\"1.0\"?><alto xmlns=\"http://www.loc.gov/standards/alto/ns-v3#\"><Layout><Page><PrintSpace><TextBlock><TextLine><String CONTENT=\"Word\"/></TextLine></TextBlock></PrintSpace></Page></Layout></alto>";
         let bytes = folder(&[("1.txt", "The first page."), ("2.xml", alto)]);
         let err = crate::read(bytes, &Limits::default()).unwrap_err();
-        assert!(
-            err.to_string().contains("more than one format"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("more than one format"), "{err}");
     }
 }

@@ -26,7 +26,9 @@ use doppel_core::engine::text::decode::{decode_owned, DecodeError, Decoded, NotT
 
 mod books;
 mod ignore_rules;
-pub use books::{book_identity, book_now, entry_now, judge, BookFolder, BookWhy, PageFolders, BOOK_MARKER};
+pub use books::{
+    book_identity, book_now, entry_now, judge, BookFolder, BookWhy, PageFolders, BOOK_MARKER,
+};
 use ignore_rules::ignore_overrides;
 pub use ignore_rules::{check_ignore_glob, is_ignored, BadGlob, IgnoreRules};
 
@@ -158,7 +160,10 @@ pub fn list_files_with(
 }
 
 /// Every candidate file under `root` (no folder read as a book).
-fn list_plain_files(root: &Path, extra_ignores: &[String]) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
+fn list_plain_files(
+    root: &Path,
+    extra_ignores: &[String],
+) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .hidden(true)

@@ -14,7 +14,7 @@
 //! (`enabled`, `[tokenizer]`, `[idf]`, `[thresholds]`, `[fusion]`,
 //! `[algorithms.*]`) are top-level tables, the [`LibraryConfig`] is
 //! `[library]`, and `ignore`, `index-dir`, `quarantine-dir`, `store`, `[clusters]`,
-//! `[watch]`, `[reading]` and `[ui]` are the front ends' settings.
+//! `[watch]`, `[reading]`, `[books]` and `[ui]` are the front ends' settings.
 //! `tests/config.rs` holds the built-in file equal to
 //! the compiled defaults ([`Config::default`]), so neither can drift.
 
@@ -36,6 +36,7 @@ pub use save::save_thresholds;
 /// A configuration operation's result.
 pub type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
+use crate::collection::PageFolders;
 use crate::reading::ReadSettings;
 use doppel_core::engine::algo::AlgorithmId;
 use doppel_core::engine::stats::IdfSource;
@@ -83,6 +84,8 @@ pub struct Config {
     pub clusters: ClusterSettings,
     /// How large files are read.
     pub reading: ReadSettings,
+    /// Which folders are books (`[books]`).
+    pub books: BookSettings,
     /// The review screen's look.
     pub ui: UiSettings,
 }
@@ -101,6 +104,7 @@ impl Default for Config {
             ignore: Vec::new(),
             clusters: ClusterSettings::default(),
             reading: ReadSettings::default(),
+            books: BookSettings::default(),
             ui: UiSettings::default(),
         }
     }
@@ -120,6 +124,7 @@ impl std::fmt::Debug for Config {
             ignore,
             clusters,
             reading,
+            books,
             ui,
         } = self;
         f.debug_struct("Config")
@@ -133,6 +138,7 @@ impl std::fmt::Debug for Config {
             .field("ignore", ignore)
             .field("clusters", clusters)
             .field("reading", reading)
+            .field("books", books)
             .field("ui", ui)
             .finish()
     }
@@ -269,6 +275,14 @@ mod cluster_by_name {
     }
 }
 
+/// `[books]`: which folders of page files are read as one book each.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct BookSettings {
+    /// Which folders are books ([`PageFolders`]). Default: `auto`.
+    pub page_folders: PageFolders,
+}
+
 /// The file's layout (see the module documentation).
 #[derive(Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -293,6 +307,7 @@ struct ConfigFile {
     boilerplate: BoilerplateConfig,
     watch: WatchSettings,
     reading: ReadSettings,
+    books: BookSettings,
     ui: UiSettings,
 }
 
@@ -325,6 +340,7 @@ impl From<Config> for ConfigFile {
             ignore,
             clusters,
             reading,
+            books,
             ui,
         } = config;
         Self {
@@ -344,6 +360,7 @@ impl From<Config> for ConfigFile {
             library,
             watch,
             reading,
+            books,
             ui,
         }
     }
@@ -368,6 +385,7 @@ impl From<ConfigFile> for Config {
             boilerplate,
             watch,
             reading,
+            books,
             ui,
         } = file;
         library.boilerplate = boilerplate;
@@ -389,6 +407,7 @@ impl From<ConfigFile> for Config {
             ignore,
             clusters,
             reading,
+            books,
             ui,
         }
     }

@@ -10,7 +10,9 @@ use rayon::prelude::*;
 use crate::boilerplate;
 use crate::boilerplate::user::UserBoilerplate;
 use crate::boilerplate::{BoilerplateReport, DocBoilerplate};
-use crate::collection::{list_files_with, FileEntry, ListedRoot, Skip, Source, DEFAULT_SIZE_CAP};
+use crate::collection::{
+    list_documents, FileEntry, ListedRoot, PageFolders, Skip, Source, DEFAULT_SIZE_CAP,
+};
 use crate::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::reading::{
     next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
@@ -293,6 +295,8 @@ pub struct ScanHooks<'a> {
     /// Ignore globs besides the built-in ones (see
     /// [`crate::collection::list_files_with`]).
     pub extra_ignores: &'a [String],
+    /// Which folders are read as books (`[books] page-folders`).
+    pub page_folders: PageFolders,
     /// Told after each file is read and fingerprinted (from the worker
     /// threads, so reports can arrive slightly out of order); once `done`
     /// equals `total` only comparing and clustering are left.
@@ -311,6 +315,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanHooks")
             .field("extra_ignores", &self.extra_ignores)
+            .field("page_folders", &self.page_folders)
             .field("progress", &self.progress.is_some())
             .field("limits", &self.limits)
             .field("read_chunk_files", &self.read_chunk_files)
@@ -336,7 +341,7 @@ pub fn scan_folder_with(
     // scan holds per document only what pairing keeps (hot prints and
     // candidate keys), not its shingle and winnowing sets.
     let spill = SpilledPrints::new()?;
-    let (files, problems) = list_files_with(root, hooks.extra_ignores);
+    let (files, problems) = list_documents(root, hooks.extra_ignores, hooks.page_folders);
     // Each file is read only if it is still the one listed.
     let listed_root = ListedRoot::new(root);
     let total = files.len();

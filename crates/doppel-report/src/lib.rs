@@ -13,8 +13,8 @@ use doppel_core::engine::measure::ExactMeasures;
 use doppel_core::engine::{
     verdict, Containments, Engine, PairScores, Relation, RelationKind, Side, Verdict,
 };
-use doppel_index::collection::{book_now, PageFolders};
 use doppel_index::boilerplate::BoilerplateReport;
+use doppel_index::collection::{book_now, PageFolders};
 use doppel_index::places::Places;
 use doppel_index::scan::ScanReport;
 use doppel_pairing::cluster::{ClusterBy, Role};

@@ -7,11 +7,15 @@
 //! - it holds the marker file `.doppelbook` (a curator's say-so; a marker
 //!   that says `no` keeps a folder from being a book whatever else holds);
 //! - a METS file in it (`*mets*.xml` whose root is `mets`) names its pages;
-//! - or its files are numbered pages: at least two files of one page
-//!   format (`.txt`, `.xml`, `.hocr`, `.html`, …), each named by one
-//!   prefix and a page number of three or more digits, all as wide
-//!   (`00000001.txt`, `b1234_0001.xml`), page images beside them allowed.
-//!   Chapters named `1.txt`, `2.txt` stay documents of their own.
+//! - or its files are numbered pages: at least two files of one
+//!   extension, each named by one prefix and a page number of three or
+//!   more digits, all as wide (`00000001.xml`, `b1234_0001.hocr`), page
+//!   images beside them allowed, and the pages OCR pages by their content
+//!   (ALTO or hOCR: such a file is a page by nature). Numbered plain-text
+//!   pages (HathiTrust's `00000001.txt`) count only under
+//!   [`PageFolders::Numbered`] or with a marker, since a dataset's
+//!   documents are often named `000001.txt` too; chapters named `1.txt`,
+//!   `2.txt` never count.
 //!
 //! A book's files (its pages, images and litter among them) go to the
 //! formats layer together ([`doppel_formats::page_folder`]); its
@@ -48,10 +52,13 @@ const PAGE_NUMBER_DIGITS: usize = 3;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PageFolders {
-    /// Marked folders, METS packages and folders of numbered pages (the
-    /// default).
+    /// Marked folders, METS packages and folders of numbered OCR pages
+    /// (ALTO, hOCR): the default.
     #[default]
     Auto,
+    /// As `Auto`, and folders of numbered pages of any format, plain text
+    /// included (HathiTrust's page texts).
+    Numbered,
     /// Only folders with a [`BOOK_MARKER`] or a METS file.
     Marked,
     /// None: every file is a document of its own.
@@ -103,7 +110,25 @@ pub fn judge(root: &Path, folder: &Path, names: &[&OsStr], mode: PageFolders) ->
     if names.iter().any(|name| is_mets(&folder.join(name))) && names.len() > 1 {
         return Some(BookWhy::Mets);
     }
-    (mode == PageFolders::Auto && numbered_pages(names)).then_some(BookWhy::NumberedPages)
+    let numbered = match mode {
+        PageFolders::Numbered => numbered_pages(names).is_some(),
+        PageFolders::Auto => {
+            numbered_pages(names).is_some_and(|first| is_ocr_page(&folder.join(first)))
+        }
+        PageFolders::Marked | PageFolders::Off => false,
+    };
+    numbered.then_some(BookWhy::NumberedPages)
+}
+
+/// Whether the file at `path` is an OCR page format (ALTO, hOCR) by its
+/// first bytes.
+fn is_ocr_page(path: &Path) -> bool {
+    let mut head = Vec::new();
+    let _ = fs::File::open(path).and_then(|f| f.take(8192).read_to_end(&mut head));
+    matches!(
+        doppel_formats::detect(&head),
+        doppel_formats::Format::Alto | doppel_formats::Format::Hocr
+    )
 }
 
 /// What `folder`'s marker says: `Some(true)` a book, `Some(false)` not
@@ -144,37 +169,40 @@ fn is_mets(path: &Path) -> bool {
     head.contains("<mets:mets") || head.contains("<mets ") || head.contains("<mets>")
 }
 
-/// Whether `names` are numbered pages (see the module's rule).
-fn numbered_pages(names: &[&OsStr]) -> bool {
+/// The first of `names` when they are numbered pages (see the module's
+/// rule; content aside).
+fn numbered_pages<'a>(names: &[&'a OsStr]) -> Option<&'a OsStr> {
     let mut shape: Option<(String, usize, String)> = None;
+    let mut first = None;
     let mut pages = 0;
     for name in names {
-        let Some(name) = name.to_str() else {
-            return false;
+        let Some(text) = name.to_str() else {
+            return None;
         };
-        let (stem, extension) = match name.rsplit_once('.') {
+        let (stem, extension) = match text.rsplit_once('.') {
             Some((stem, ext)) => (stem, ext.to_ascii_lowercase()),
-            None => return false,
+            None => return None,
         };
         if IMAGE_EXTENSIONS.contains(&extension.as_str()) {
             continue;
         }
         if !PAGE_EXTENSIONS.contains(&extension.as_str()) {
-            return false;
+            return None;
         }
         let digits = stem.len() - stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         if digits < PAGE_NUMBER_DIGITS {
-            return false;
+            return None;
         }
         let this = (stem[..stem.len() - digits].to_string(), digits, extension);
         match &shape {
             None => shape = Some(this),
             Some(seen) if *seen == this => {}
-            Some(_) => return false,
+            Some(_) => return None,
         }
+        first.get_or_insert(*name);
         pages += 1;
     }
-    pages >= 2
+    first.filter(|_| pages >= 2)
 }
 
 /// The identity of a book of `pages` in `folder` (its `lstat`): their
@@ -185,8 +213,14 @@ pub fn book_identity(folder: &fs::Metadata, pages: &[FileIdentity]) -> FileIdent
     let own = FileIdentity::from_metadata(folder);
     FileIdentity {
         size: pages.iter().map(|p| p.size).sum(),
-        mtime_ns: pages.iter().map(|p| p.mtime_ns).fold(own.mtime_ns, i64::max),
-        ctime_ns: pages.iter().map(|p| p.ctime_ns).fold(own.ctime_ns, i64::max),
+        mtime_ns: pages
+            .iter()
+            .map(|p| p.mtime_ns)
+            .fold(own.mtime_ns, i64::max),
+        ctime_ns: pages
+            .iter()
+            .map(|p| p.ctime_ns)
+            .fold(own.ctime_ns, i64::max),
         inode: own.inode,
         dev: own.dev,
     }
@@ -194,7 +228,11 @@ pub fn book_identity(folder: &fs::Metadata, pages: &[FileIdentity]) -> FileIdent
 
 /// The listed `files` (sorted by path) with the files of each book folder
 /// replaced by one entry for the folder.
-pub(super) fn gather_books(root: &Path, files: Vec<FileEntry>, mode: PageFolders) -> Vec<FileEntry> {
+pub(super) fn gather_books(
+    root: &Path,
+    files: Vec<FileEntry>,
+    mode: PageFolders,
+) -> Vec<FileEntry> {
     if mode == PageFolders::Off {
         return files;
     }
@@ -248,7 +286,11 @@ pub fn book_now(root: &Path, folder: &Path, mode: PageFolders) -> Option<FileEnt
         .filter_map(|e| {
             let meta = e.metadata().ok().filter(fs::Metadata::is_file)?;
             let identity = FileIdentity::from_metadata(&meta);
-            Some(FileEntry::file(e.path(), relative(root, &e.path()), identity))
+            Some(FileEntry::file(
+                e.path(),
+                relative(root, &e.path()),
+                identity,
+            ))
         })
         .collect();
     pages.sort_by(|a, b| a.doc.cmp(&b.doc));
@@ -313,20 +355,21 @@ mod tests {
 
     #[test]
     fn numbered_page_files_are_pages_and_chapters_are_not() {
-        assert!(numbered_pages(&names(&["00000001.txt", "00000002.txt"])));
-        assert!(numbered_pages(&names(&[
+        let pages = |list: &[&'static str]| numbered_pages(&names(list)).is_some();
+        assert!(pages(&["00000001.txt", "00000002.txt"]));
+        assert!(pages(&[
             "b1234_0001.xml",
             "b1234_0002.xml",
             "b1234_0001.jp2"
-        ])));
+        ]));
         // Chapters, one page, mixed widths, prefixes or formats: not pages.
-        assert!(!numbered_pages(&names(&["1.txt", "2.txt", "3.txt"])));
-        assert!(!numbered_pages(&names(&["0001.txt"])));
-        assert!(!numbered_pages(&names(&["0001.txt", "00002.txt"])));
-        assert!(!numbered_pages(&names(&["a_0001.txt", "b_0002.txt"])));
-        assert!(!numbered_pages(&names(&["0001.txt", "0002.xml"])));
-        assert!(!numbered_pages(&names(&["0001.txt", "0002.txt", "notes.txt"])));
-        assert!(!numbered_pages(&names(&["0001.pdf", "0002.pdf"])));
+        assert!(!pages(&["1.txt", "2.txt", "3.txt"]));
+        assert!(!pages(&["0001.txt"]));
+        assert!(!pages(&["0001.txt", "00002.txt"]));
+        assert!(!pages(&["a_0001.txt", "b_0002.txt"]));
+        assert!(!pages(&["0001.txt", "0002.xml"]));
+        assert!(!pages(&["0001.txt", "0002.txt", "notes.txt"]));
+        assert!(!pages(&["0001.pdf", "0002.pdf"]));
     }
 
     #[test]
@@ -336,14 +379,16 @@ mod tests {
         let folder = root.join("chapters");
         fs::create_dir(&folder).unwrap();
         let pages = names(&["0001.txt", "0002.txt"]);
+        // Numbered text pages: only when numbered pages of any format count.
+        assert_eq!(judge(root, &folder, &pages, PageFolders::Auto), None);
         assert_eq!(
-            judge(root, &folder, &pages, PageFolders::Auto),
+            judge(root, &folder, &pages, PageFolders::Numbered),
             Some(BookWhy::NumberedPages)
         );
         assert_eq!(judge(root, &folder, &pages, PageFolders::Marked), None);
         assert_eq!(judge(root, root, &pages, PageFolders::Auto), None);
         fs::write(folder.join(BOOK_MARKER), "# not a book\nno\n").unwrap();
-        assert_eq!(judge(root, &folder, &pages, PageFolders::Auto), None);
+        assert_eq!(judge(root, &folder, &pages, PageFolders::Numbered), None);
         fs::write(folder.join(BOOK_MARKER), "").unwrap();
         let chapters = names(&["1.txt", "2.txt"]);
         assert_eq!(
@@ -368,8 +413,30 @@ mod tests {
             judge(dir.path(), &folder, &files, PageFolders::Marked),
             Some(BookWhy::Mets)
         );
+        // Numbered OCR pages are a book by default; numbered texts not.
+        let ocr = dir.path().join("ocr");
+        fs::create_dir(&ocr).unwrap();
+        let alto =
+            "<?xml version=\"1.0\"?>\n<alto xmlns=\"http://www.loc.gov/standards/alto/ns-v3#\">";
+        for name in ["0001.xml", "0002.xml"] {
+            fs::write(ocr.join(name), alto).unwrap();
+        }
+        let numbered = names(&["0001.xml", "0002.xml"]);
+        assert_eq!(
+            judge(dir.path(), &ocr, &numbered, PageFolders::Auto),
+            Some(BookWhy::NumberedPages)
+        );
+        fs::write(
+            ocr.join("0001.xml"),
+            "<record>a dataset's document</record>",
+        )
+        .unwrap();
+        assert_eq!(judge(dir.path(), &ocr, &numbered, PageFolders::Auto), None);
         // A file merely named so is not METS.
         fs::write(folder.join("vol_mets.xml"), "<alto/>").unwrap();
-        assert_eq!(judge(dir.path(), &folder, &files, PageFolders::Marked), None);
+        assert_eq!(
+            judge(dir.path(), &folder, &files, PageFolders::Marked),
+            None
+        );
     }
 }

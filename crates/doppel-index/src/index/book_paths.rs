@@ -25,7 +25,9 @@ impl FolderIndex {
         let mut out = Vec::with_capacity(paths.len());
         let mut changes = Vec::new();
         for path in paths {
-            let Some(folder) = path.parent().filter(|f| f.starts_with(&self.root) && *f != self.root)
+            let Some(folder) = path
+                .parent()
+                .filter(|f| f.starts_with(&self.root) && *f != self.root)
             else {
                 out.push(path);
                 continue;
@@ -33,11 +35,13 @@ impl FolderIndex {
             let book = books
                 .entry(folder.to_path_buf())
                 .or_insert_with(|| book_now(&self.root, folder, self.options.page_folders));
-            let folder_doc = DocPath::from_relative(folder.strip_prefix(&self.root).unwrap_or(folder));
+            let folder_doc =
+                DocPath::from_relative(folder.strip_prefix(&self.root).unwrap_or(folder));
             match book {
                 Some(_) => {
                     // A page: read before as a document of its own?
-                    let doc = DocPath::from_relative(path.strip_prefix(&self.root).unwrap_or(&path));
+                    let doc =
+                        DocPath::from_relative(path.strip_prefix(&self.root).unwrap_or(&path));
                     if self.files.is_stored(&doc) {
                         self.forget(&doc)?;
                         changes.push(FileChange::Removed { path: doc });

@@ -13,8 +13,8 @@ use super::{
     FileChange, FileReader, FolderIndex, IndexError, Phase, ReadProgress, ReconcileReport, Result,
 };
 use crate::collection::{
-    describe_file_type, entry_now, list_documents, FileEntry, IgnoreRules, ListedRoot, Skip, Source,
-    DEFAULT_SIZE_CAP,
+    describe_file_type, entry_now, list_documents, FileEntry, IgnoreRules, ListedRoot, Skip,
+    Source, DEFAULT_SIZE_CAP,
 };
 use crate::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
 use doppel_core::doc::{DocId, DocPath, FileIdentity};

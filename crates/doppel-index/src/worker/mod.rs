@@ -83,6 +83,8 @@ pub struct WorkerConfig {
     pub watch: bool,
     /// Ignore globs besides the built-in ones (the config file's `ignore`).
     pub extra_ignores: Vec<String>,
+    /// Which folders are read as books (the config file's `[books]`).
+    pub page_folders: crate::collection::PageFolders,
     /// How big files are read (the config file's `[reading]`).
     pub read_limits: ReadLimits,
     /// The verdict and mode clusters start with (the first snapshot's).
@@ -150,6 +152,7 @@ impl WorkerConfig {
             rescan_every: crate::watch::DEFAULT_RESCAN_EVERY,
             watch: true,
             extra_ignores: Vec::new(),
+            page_folders: Default::default(),
             read_limits: ReadLimits::default(),
             cluster_by: ClusterBy::Fusion,
             cluster_mode: ClusterMode::Components,
@@ -329,6 +332,7 @@ fn run(
         send(Update::Warning(message));
     }
     index.set_extra_ignores(config.extra_ignores.clone());
+    index.set_page_folders(config.page_folders);
     index.set_read_limits(config.read_limits);
     let watcher = config.watch.then(|| {
         let input_tx = input_tx.clone();

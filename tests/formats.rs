@@ -2,6 +2,7 @@
 //! Emma as an e-text, Tesseract's OCR text, searchable PDF, ALTO and hOCR,
 //! pandoc's EPUB, HTML and TEI, a gzip, a zip of page texts and a METS
 //! folder of ALTO pages (all made by the real tools:
+//! `assets/scripts/make-format-fixtures.sh`), scanned
 //! as a folder. They are one cluster, the part sits in it, and every pair
 //! with a paged side says on which pages it matches.
 //!

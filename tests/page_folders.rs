@@ -294,3 +294,46 @@ fn a_folder_that_becomes_a_book_replaces_its_pages_and_one_that_stops_gives_them
         "every page is a document again: {now:?}"
     );
 }
+
+#[test]
+fn act_leaves_a_book_folder_where_it_is_and_says_why() {
+    let (dir, root) = collection();
+    let index = dir.path().join("index.sqlite");
+    let quarantine = dir.path().join("quarantine");
+    let run = |args: &[&str]| {
+        let out = common::doppel()
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .args(args)
+            .arg(&root)
+            .arg("--index")
+            .arg(&index)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    run(&["scan"]);
+    let plan = run(&["act", "--to", quarantine.to_str().unwrap(), "--yes"]);
+    for folder in ["alto", "hathi", "scan"] {
+        if plan.contains(&format!("keep {folder}")) {
+            continue;
+        }
+        assert!(
+            plan.contains(&format!(
+                "  stay {folder}: a folder of pages (one book): act moves single files"
+            )),
+            "{plan}"
+        );
+        assert!(root
+            .join(folder)
+            .join(if folder == "hathi" {
+                "00000001.txt"
+            } else if folder == "alto" {
+                "0001.xml"
+            } else {
+                "mets.xml"
+            })
+            .is_file());
+    }
+}

@@ -336,6 +336,10 @@ pub(super) fn relation_of(
     }
 }
 
+/// Why a book read from a folder of pages stays where it is.
+const FOLDER_STAYS: &str =
+    "a folder of pages (one book): act moves single files, so move the folder yourself if you mean to";
+
 /// The plan for `root` under `decisions`: every marked file of the
 /// clusters `filter` admits, each checked against the disk.
 pub fn plan(decisions: &Decisions, root: &Path, filter: &Filter) -> Plan {
@@ -359,10 +363,21 @@ pub fn plan_for(
         let Some(keeper) = cluster.kept.first() else {
             continue;
         };
+        let mut stays = cluster.stays.clone();
         let marked: Vec<Marked> = cluster
             .members
             .iter()
             .filter(|m| cluster.marks(m))
+            .filter(|m| {
+                // A book read from a folder of pages is not one file to
+                // move: it stays, said so, for the curator to move whole.
+                let folder = root.join(m.to_relative_path());
+                let is_folder = std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir());
+                if is_folder {
+                    stays.push(((*m).clone(), FOLDER_STAYS.into()));
+                }
+                !is_folder
+            })
             .map(|path| {
                 let recorded = recorded(path);
                 let state = match &recorded {
@@ -393,7 +408,7 @@ pub fn plan_for(
             id: cluster.id,
             kept: cluster.kept.clone(),
             marked,
-            stays: cluster.stays.clone(),
+            stays,
         });
     }
     plan

@@ -152,7 +152,7 @@ fn distance_from_text(f: &DocumentFacts) -> u8 {
     use doppel_formats::Format;
     match f.book.as_ref().map(|b| b.format) {
         None | Some(Format::Text) => 0,
-        Some(Format::Pdf | Format::Alto | Format::Hocr | Format::PageZip) => 2,
+        Some(Format::Pdf | Format::Alto | Format::Hocr | Format::PageZip | Format::PageFolder) => 2,
         Some(_) => 1,
     }
 }

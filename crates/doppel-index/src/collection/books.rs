@@ -176,9 +176,7 @@ fn numbered_pages<'a>(names: &[&'a OsStr]) -> Option<&'a OsStr> {
     let mut first = None;
     let mut pages = 0;
     for name in names {
-        let Some(text) = name.to_str() else {
-            return None;
-        };
+        let text = name.to_str()?;
         let (stem, extension) = match text.rsplit_once('.') {
             Some((stem, ext)) => (stem, ext.to_ascii_lowercase()),
             None => return None,
@@ -350,7 +348,7 @@ mod tests {
     use super::*;
 
     fn names(list: &[&'static str]) -> Vec<&'static OsStr> {
-        list.iter().map(OsStr::new).collect()
+        list.iter().map(|n| OsStr::new(*n)).collect()
     }
 
     #[test]

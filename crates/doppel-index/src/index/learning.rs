@@ -289,10 +289,8 @@ mod tests {
     fn read_again(doc: &str, content_hash: u64, hashes: &[u32]) -> Ingested {
         Ingested {
             entry: FileEntry {
-                path: doc.into(),
-                doc: DocPath::from(doc),
                 bytes: 10,
-                identity: FileIdentity::default(),
+                ..FileEntry::file(doc.into(), DocPath::from(doc), FileIdentity::default())
             },
             record: DocRecord {
                 id: None,

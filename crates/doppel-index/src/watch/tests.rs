@@ -37,6 +37,18 @@ fn the_rescan_flag_on_a_pathless_event_asks_for_one_rescan() {
 }
 
 #[test]
+fn a_book_marker_made_or_removed_asks_for_a_rescan_of_the_whole_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut core, _) = core(dir.path());
+    let marker = dir.path().join("scans/b1234").join(BOOK_MARKER);
+    core.on_event(Ok(
+        notify::Event::new(EventKind::Create(CreateKind::File)).add_path(marker)
+    ));
+    assert!(core.rescan, "which folders are books may have changed");
+    assert!(core.pending.is_empty());
+}
+
+#[test]
 fn odd_events_and_errors_never_panic_and_reads_are_ignored() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();

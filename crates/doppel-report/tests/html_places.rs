@@ -82,7 +82,7 @@ fn a_scan_and_its_etext_show_where_each_matches_as_the_text_report_says() {
     let place = Places::new(root)
         .of_scanned_pair(&scan, &a, &b)
         .expect("a place");
-    let (scan_place, etext_place) = if a.to_string() == "emma_scan.xml" {
+    let (scan_place, etext_place) = if a == "emma_scan.xml" {
         (&place.a, &place.b)
     } else {
         (&place.b, &place.a)
@@ -109,8 +109,16 @@ fn a_scan_and_its_etext_show_where_each_matches_as_the_text_report_says() {
         summary.contains(&row_a) && summary.contains(&row_b),
         "{summary}"
     );
-    // No file named by the ALTO is here: nothing linked to one.
+    // The ALTO names its first page's image, which is not here: named,
+    // not linked.
     assert!(!page.contains("file://"));
+    assert!(
+        images_of(&page, "emma_scan.xml").ends_with(
+            "(pp. 1–11): <span class=\"unlinked\">p. 1 <code>00000001.tif</code></span> \
+             (no such file beside the document: named, not linked)"
+        ),
+        "{page}"
+    );
 }
 
 #[test]
@@ -145,11 +153,14 @@ fn a_page_image_beside_the_document_is_linked_and_a_missing_one_is_not() {
     assert!(hocr.contains(&format!("<a href=\"{url}\"")), "{hocr}");
     assert_eq!(hocr.matches("<a href=").count(), 1, "{hocr}");
     assert!(
-        hocr.contains("p. 1 <code>00000001.tif</code> (not found)"),
+        hocr.contains(": <span class=\"unlinked\">p. 1 <code>00000001.tif</code></span> · <a href"),
         "{hocr}"
     );
     assert!(
-        hocr.contains("p. 11 <code>00000011.tif</code> (not found)"),
+        hocr.ends_with(
+            "<span class=\"unlinked\">p. 11 <code>00000011.tif</code></span> \
+             (10 not beside the document: named, not linked)"
+        ),
         "{hocr}"
     );
     assert!(

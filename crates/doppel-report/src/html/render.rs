@@ -512,8 +512,14 @@ fn page_images(pair: &Pair) -> Markup {
 
 /// The pages listed, each its image's link (opened in a new tab, the
 /// report kept where it was) or, when the file is not there, its label and
-/// the name the source gives; then how many more.
+/// the name the source gives, unlinked; then how many more, and how many
+/// were not found.
 fn page_links(listed: &SidePages) -> Markup {
+    let missing = listed
+        .pages
+        .iter()
+        .filter(|p| p.image.href.is_none())
+        .count();
     html! {
         @for (n, page) in listed.pages.iter().enumerate() {
             @if n > 0 { " · " }
@@ -522,13 +528,18 @@ fn page_links(listed: &SidePages) -> Markup {
                     target="_blank" rel="noopener noreferrer" {
                     "p. " (page.label)
                 },
-                None => span.unlinked title="no such file beside the document" {
-                    "p. " (page.label) " " code { (without_bidi(page.image.name.clone())) } " (not found)"
+                None => span.unlinked {
+                    "p. " (page.label) " " code { (without_bidi(page.image.name.clone())) }
                 },
             }
         }
         @if listed.more > 0 {
             " … and " (plural(listed.more, "more page", "more pages"))
+        }
+        @if missing == listed.pages.len() {
+            " (no such file beside the document: named, not linked)"
+        } @else if missing > 0 {
+            " (" (thousands(missing)) " not beside the document: named, not linked)"
         }
     }
 }

@@ -12,7 +12,7 @@
 //! since a report lists a book's pairs together.
 //!
 //! The HTML report also lists each side's matched pages with their page
-//! images ([`page_images`], [`Places::pages_of_pair`]).
+//! images ([`Places::pages_of_pair`]; the link rules: [`image_link`]).
 
 mod page_images;
 pub use page_images::{
@@ -117,7 +117,7 @@ impl Places {
 
     /// Where `a` and `b` match ([`Self::of_pair`], the boilerplate
     /// `learned` left out) and, on each side, the matched pages that name
-    /// a page image, with the link to it ([`page_images`]).
+    /// a page image, with the link to it ([`image_link`]).
     pub fn pages_of_pair(
         &self,
         learned: &BoilerplateReport,

@@ -10,11 +10,10 @@
 //! whose pages hold no text is a scan without OCR; an encrypted PDF is read
 //! when it opens with the empty user password (owner-password-only
 //! restrictions) and refused otherwise. The crate panics on some hostile
-//! PDFs: a panic is caught and the file reported damaged.
+//! PDFs: a panic is caught, quietly ([`crate::caught`]), and the file
+//! reported damaged.
 
 mod clean;
-
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pdf_oxide::document::PdfDocument;
 use pdf_oxide::extractors::page_labels::{PageLabelExtractor, PageLabelRange};
@@ -27,16 +26,9 @@ const MIN_LETTERS: usize = 20;
 
 /// Read a PDF's text layer into a book.
 pub(crate) fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Book, FormatError> {
-    match catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, limits))) {
+    match crate::caught::catch(|| read_unguarded(bytes, limits)) {
         Ok(result) => result,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("no message");
-            Err(damaged(format!("the PDF reader failed ({what})")))
-        }
+        Err(what) => Err(damaged(format!("the PDF reader failed ({what})"))),
     }
 }
 

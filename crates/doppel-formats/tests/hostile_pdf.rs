@@ -1,0 +1,143 @@
+//! Hostile PDFs, written byte by byte here: one that makes pdf_oxide
+//! panic (refused as damaged, and nothing printed to stderr).
+
+use std::process::Command;
+
+use doppel_formats::{read, Format, FormatError, Limits, Read};
+
+/// A PDF of `objects` (numbered from 1, the first the catalog), its
+/// cross-reference table at the right offsets.
+fn pdf(objects: &[String]) -> Vec<u8> {
+    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    let size = objects.len() + 1;
+    out.extend(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
+    for offset in offsets {
+        out.extend(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend(
+        format!("trailer\n<< /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").as_bytes(),
+    );
+    out
+}
+
+/// A stream object of `dict` entries and `data`.
+fn stream(dict: &str, data: &str) -> String {
+    format!(
+        "<< {dict} /Length {} >>\nstream\n{data}\nendstream",
+        data.len()
+    )
+}
+
+/// A one-page PDF whose page draws `content` (object 4) in Helvetica
+/// (object 5), with `more` objects after those.
+fn one_page(content: String, resources: &str, more: &[String]) -> Vec<u8> {
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Contents 4 0 R \
+             /Resources << /Font << /F1 5 0 R >> {resources} >> >>"
+        ),
+        content,
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    objects.extend_from_slice(more);
+    pdf(&objects)
+}
+
+const LINE: &str = "The quick brown fox jumps over the lazy dog";
+
+fn show(text: &str) -> String {
+    format!("BT /F1 12 Tf 40 300 Td ({text}) Tj ET")
+}
+
+fn text_of(bytes: Vec<u8>) -> Result<String, FormatError> {
+    match read(bytes, &Limits::default())? {
+        Read::Book(book) => Ok(book.text),
+        Read::Plain(_) => panic!("a PDF is read as a book"),
+    }
+}
+
+/// A page whose content stream's TIFF predictor (`/Predictor 2`) has
+/// more colours than a row has bytes: pdf_oxide 0.3.78 indexes past the
+/// row (`decoders/predictor.rs`) and panics.
+fn panicking_pdf() -> Vec<u8> {
+    let hex: String = show(LINE).bytes().map(|b| format!("{b:02x}")).collect();
+    let params = "/Filter /ASCIIHexDecode \
+                  /DecodeParms << /Predictor 2 /Colors 4 /BitsPerComponent 1 /Columns 1 >>";
+    one_page(stream(params, &format!("{hex}>")), "", &[])
+}
+
+#[test]
+fn the_builder_writes_a_pdf_that_reads() {
+    assert_eq!(
+        text_of(one_page(stream("", &show(LINE)), "", &[])),
+        Ok(LINE.to_owned())
+    );
+}
+
+#[test]
+fn a_pdf_that_makes_the_reader_panic_is_damaged_with_the_reason() {
+    let err = text_of(panicking_pdf()).unwrap_err();
+    assert_eq!(
+        err,
+        FormatError::Damaged {
+            format: Format::Pdf,
+            reason: "the PDF reader failed (index out of bounds: the len is 1 but the index is 1)"
+                .into()
+        }
+    );
+    assert!(!doppel_formats::panic_is_caught(), "only while reading");
+}
+
+/// What the child process does, named by `DOPPEL_HOSTILE_CHILD`.
+const CHILD: &str = "DOPPEL_HOSTILE_CHILD";
+
+/// Run this test binary's test `name` alone, output not captured (so a
+/// panic message would reach the real stderr), with `CHILD` set to
+/// `mode`; its stderr.
+fn child_stderr(name: &str, mode: &str) -> String {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, mode)
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the child failed: {stdout}");
+    assert!(stdout.contains("1 passed"), "the child ran: {stdout}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// In the child: read the panicking PDF (and, in mode `"loud"`, panic
+/// outside the reader too).
+#[test]
+fn child_reads_the_panicking_pdf() {
+    let Ok(mode) = std::env::var(CHILD) else {
+        return;
+    };
+    let err = text_of(panicking_pdf()).unwrap_err();
+    assert!(err.to_string().contains("the PDF reader failed"), "{err}");
+    if mode == "loud" {
+        let elsewhere = std::panic::catch_unwind(|| panic!("a bug elsewhere"));
+        assert!(elsewhere.is_err());
+    }
+}
+
+#[test]
+fn a_panic_inside_the_pdf_reader_prints_nothing_one_elsewhere_still_does() {
+    let quiet = child_stderr("child_reads_the_panicking_pdf", "quiet");
+    assert_eq!(quiet, "", "nothing on stderr");
+    let loud = child_stderr("child_reads_the_panicking_pdf", "loud");
+    assert!(
+        loud.contains("panicked") && loud.contains("a bug elsewhere"),
+        "{loud}"
+    );
+    assert!(!loud.contains("index out of bounds"), "{loud}");
+}

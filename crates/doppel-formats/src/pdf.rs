@@ -9,7 +9,10 @@
 //! largest page and the book's text, not the whole PDF's parse. A PDF
 //! whose pages hold no text is a scan without OCR; an encrypted PDF is read
 //! when it opens with the empty user password (owner-password-only
-//! restrictions) and refused otherwise. The crate panics on some hostile
+//! restrictions) and refused otherwise. Junk before the header (up to
+//! 1 KiB, as [`crate::detect`] accepts) is left to the crate, which finds
+//! the header and takes the xref's offsets from it or from the file's
+//! start, whichever the file's objects are at. The crate panics on some hostile
 //! PDFs: a panic is caught, quietly ([`crate::caught`]), and the file
 //! reported damaged.
 

@@ -1,5 +1,6 @@
-//! Hostile PDFs, written byte by byte here: one that makes pdf_oxide
-//! panic (refused as damaged, and nothing printed to stderr).
+//! Hostile and odd PDFs, written byte by byte here: one that makes
+//! pdf_oxide panic (refused as damaged, and nothing printed to stderr),
+//! junk before the header.
 
 use std::process::Command;
 
@@ -8,13 +9,30 @@ use doppel_formats::{read, Format, FormatError, Limits, Read};
 /// A PDF of `objects` (numbered from 1, the first the catalog), its
 /// cross-reference table at the right offsets.
 fn pdf(objects: &[String]) -> Vec<u8> {
-    let mut out = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec();
+    pdf_after(b"", objects, Offsets::FromHeader)
+}
+
+/// Where a PDF after junk counts its xref offsets from.
+#[derive(Clone, Copy, PartialEq)]
+enum Offsets {
+    FromHeader,
+    FromFileStart,
+}
+
+/// A PDF of `objects` after `junk`.
+fn pdf_after(junk: &[u8], objects: &[String], offsets_from: Offsets) -> Vec<u8> {
+    let mut out = junk.to_vec();
+    out.extend(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n");
+    let base = match offsets_from {
+        Offsets::FromHeader => junk.len(),
+        Offsets::FromFileStart => 0,
+    };
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
+        offsets.push(out.len() - base);
         out.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
     }
-    let xref = out.len();
+    let xref = out.len() - base;
     let size = objects.len() + 1;
     out.extend(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
     for offset in offsets {
@@ -37,6 +55,11 @@ fn stream(dict: &str, data: &str) -> String {
 /// A one-page PDF whose page draws `content` (object 4) in Helvetica
 /// (object 5), with `more` objects after those.
 fn one_page(content: String, resources: &str, more: &[String]) -> Vec<u8> {
+    pdf(&one_page_objects(content, resources, more))
+}
+
+/// The objects of [`one_page`].
+fn one_page_objects(content: String, resources: &str, more: &[String]) -> Vec<String> {
     let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
@@ -48,7 +71,7 @@ fn one_page(content: String, resources: &str, more: &[String]) -> Vec<u8> {
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
     ];
     objects.extend_from_slice(more);
-    pdf(&objects)
+    objects
 }
 
 const LINE: &str = "The quick brown fox jumps over the lazy dog";
@@ -80,6 +103,16 @@ fn the_builder_writes_a_pdf_that_reads() {
         text_of(one_page(stream("", &show(LINE)), "", &[])),
         Ok(LINE.to_owned())
     );
+}
+
+#[test]
+fn junk_before_the_header_reads_whether_offsets_count_from_it_or_from_the_start() {
+    let junk = b"\0\x11MacBinary II junk\r\n".repeat(30);
+    for offsets in [Offsets::FromHeader, Offsets::FromFileStart] {
+        let objects = one_page_objects(stream("", &show(LINE)), "", &[]);
+        let bytes = pdf_after(&junk, &objects, offsets);
+        assert_eq!(text_of(bytes), Ok(LINE.to_owned()));
+    }
 }
 
 #[test]

@@ -129,6 +129,27 @@ fn a_truncated_or_garbled_pdf_is_damaged_with_the_reason() {
     assert!(err.to_string().starts_with("damaged PDF: "), "{err}");
 }
 
+#[test]
+fn junk_before_the_header_is_skipped_as_acrobat_and_pdftotext_do() {
+    let plain = book(BORN_DIGITAL, &Limits::default()).unwrap();
+    // A MacBinary-like binary header, and a web server's error page.
+    let binary: Vec<u8> = (0..300u32).map(|i| (i * 37 % 256) as u8).collect();
+    let html = b"<html><body>502 Bad Gateway</body></html>\r\n".repeat(20);
+    for junk in [binary, html] {
+        let mut bytes = junk.clone();
+        bytes.extend_from_slice(BORN_DIGITAL);
+        assert_eq!(
+            crate::detect(&bytes),
+            Format::Pdf,
+            "{} bytes before",
+            junk.len()
+        );
+        let read = book(&bytes, &Limits::default()).unwrap();
+        assert_eq!(read.text, plain.text, "{} bytes before", junk.len());
+        assert_eq!(read.pages, plain.pages);
+    }
+}
+
 /// A PDF of `n` pages, the first four labelled i–iv, then 1, 2, …
 fn long_pdf(n: usize) -> Vec<u8> {
     let mut writer = PdfWriter::new();

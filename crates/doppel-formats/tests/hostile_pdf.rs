@@ -1,14 +1,16 @@
 //! Hostile and odd PDFs, written byte by byte here: one that makes
 //! pdf_oxide panic (refused as damaged, and nothing printed to stderr),
-//! junk before the header.
+//! junk before the header, and loops and nesting that could make a reader
+//! loop, take forever or overflow its stack (each read in well under a
+//! second in a debug build).
 
 use std::process::Command;
 
-use doppel_formats::{read, Format, FormatError, Limits, Read};
+use doppel_formats::{read, Book, Format, FormatError, Limits, Read, PAGE_BREAK};
 
 /// A PDF of `objects` (numbered from 1, the first the catalog), its
 /// cross-reference table at the right offsets.
-fn pdf(objects: &[String]) -> Vec<u8> {
+fn pdf<O: AsRef<[u8]>>(objects: &[O]) -> Vec<u8> {
     pdf_after(b"", objects, Offsets::FromHeader)
 }
 
@@ -20,7 +22,7 @@ enum Offsets {
 }
 
 /// A PDF of `objects` after `junk`.
-fn pdf_after(junk: &[u8], objects: &[String], offsets_from: Offsets) -> Vec<u8> {
+fn pdf_after<O: AsRef<[u8]>>(junk: &[u8], objects: &[O], offsets_from: Offsets) -> Vec<u8> {
     let mut out = junk.to_vec();
     out.extend(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n");
     let base = match offsets_from {
@@ -30,7 +32,9 @@ fn pdf_after(junk: &[u8], objects: &[String], offsets_from: Offsets) -> Vec<u8> 
     let mut offsets = Vec::new();
     for (i, body) in objects.iter().enumerate() {
         offsets.push(out.len() - base);
-        out.extend(format!("{} 0 obj\n{body}\nendobj\n", i + 1).as_bytes());
+        out.extend(format!("{} 0 obj\n", i + 1).as_bytes());
+        out.extend(body.as_ref());
+        out.extend(b"\nendobj\n");
     }
     let xref = out.len() - base;
     let size = objects.len() + 1;
@@ -81,8 +85,12 @@ fn show(text: &str) -> String {
 }
 
 fn text_of(bytes: Vec<u8>) -> Result<String, FormatError> {
+    book_of(bytes).map(|book| book.text)
+}
+
+fn book_of(bytes: Vec<u8>) -> Result<Book, FormatError> {
     match read(bytes, &Limits::default())? {
-        Read::Book(book) => Ok(book.text),
+        Read::Book(book) => Ok(book),
         Read::Plain(_) => panic!("a PDF is read as a book"),
     }
 }
@@ -173,4 +181,85 @@ fn a_panic_inside_the_pdf_reader_prints_nothing_one_elsewhere_still_does() {
         "{loud}"
     );
     assert!(!loud.contains("index out of bounds"), "{loud}");
+}
+
+#[test]
+fn a_page_tree_whose_kids_lead_back_to_an_ancestor_ends() {
+    // The root's kids: the page, and a node whose kids are the root and
+    // the page again (it claims 3 pages).
+    let back = "<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 3 0 R] /Count 2 >>".to_string();
+    let mut objects = one_page_objects(stream("", &show(LINE)), "", &[back]);
+    objects[1] = "<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 3 >>".into();
+    let book = book_of(pdf(&objects)).unwrap();
+    let pages: Vec<&str> = book.text.split(PAGE_BREAK).collect();
+    assert_eq!(pages[0], LINE);
+    assert!(pages[1..].iter().all(|p| p.is_empty()), "{pages:?}");
+
+    // A node that is its own kid.
+    let mut objects = one_page_objects(stream("", &show(LINE)), "", &[]);
+    objects[1] = "<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 2 >>".into();
+    let book = book_of(pdf(&objects)).unwrap();
+    assert!(book.text.starts_with(LINE), "{:?}", book.text);
+}
+
+/// A Form XObject (`/Subtype /Form`) showing `text`, then drawing the
+/// forms `draws` (name, object number) in order.
+fn form(text: &str, draws: &[(&str, usize)]) -> String {
+    let names: String = draws
+        .iter()
+        .map(|(n, o)| format!("/{n} {o} 0 R "))
+        .collect();
+    let calls: String = draws.iter().map(|(n, _)| format!(" /{n} Do")).collect();
+    stream(
+        &format!(
+            "/Type /XObject /Subtype /Form /BBox [0 0 300 400] \
+             /Resources << /Font << /F1 5 0 R >> /XObject << {names}>> >>"
+        ),
+        &format!("{}{calls}", show(text)),
+    )
+}
+
+#[test]
+fn a_form_that_draws_itself_or_its_caller_is_drawn_once() {
+    let fm0 = form(LINE, &[("Fm0", 6)]);
+    let bytes = one_page(stream("", "/Fm0 Do"), "/XObject << /Fm0 6 0 R >>", &[fm0]);
+    assert_eq!(text_of(bytes), Ok(LINE.to_owned()));
+
+    let a = form("alpha", &[("B", 7)]);
+    let b = form("beta", &[("A", 6), ("A", 6)]);
+    let page = format!("{} /A Do", show(LINE));
+    let bytes = one_page(stream("", &page), "/XObject << /A 6 0 R >>", &[a, b]);
+    assert_eq!(text_of(bytes), Ok(format!("{LINE}\nalphabeta")));
+}
+
+#[test]
+fn an_xref_whose_prev_is_itself_ends() {
+    let bytes = one_page(stream("", &show(LINE)), "", &[]);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let at = text.rfind("startxref\n").unwrap() + "startxref\n".len();
+    let xref = text[at..].lines().next().unwrap().to_owned();
+    let looped = text.replace("/Root 1 0 R >>", &format!("/Root 1 0 R /Prev {xref} >>"));
+    assert_ne!(looped, text);
+    assert_eq!(text_of(looped.into_bytes()), Ok(LINE.to_owned()));
+}
+
+#[test]
+fn nesting_five_thousand_deep_reads_on_the_readers_own_stack() {
+    // Each overflowed this test's 2 MiB stack (an abort, not a panic)
+    // when pdf_oxide ran on the caller's thread.
+    let deep = format!("/Deep {}{}", "[".repeat(5_000), "]".repeat(5_000));
+    assert_eq!(
+        text_of(one_page(stream("", &show(LINE)), &deep, &[])),
+        Ok(LINE.to_owned())
+    );
+    let content = format!(
+        "{}{} pop {}",
+        "[".repeat(5_000),
+        "]".repeat(5_000),
+        show(LINE)
+    );
+    assert_eq!(
+        text_of(one_page(stream("", &content), "", &[])),
+        Ok(LINE.to_owned())
+    );
 }

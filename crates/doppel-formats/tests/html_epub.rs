@@ -256,3 +256,20 @@ fn an_epub_chapter_with_self_closed_elements_keeps_its_text() {
     assert_eq!(book.text, "Anne was the one.\n\nThe next page.");
     assert_eq!(book.pages.name(0), "Chapter One");
 }
+
+#[test]
+fn an_ncx_label_with_character_references_names_its_chapter_in_whole_words() {
+    let chapter = r#"<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Text.</p></body></html>"#;
+    let ncx = r#"<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap><navPoint id="n1"><navLabel><text>Caf&#233; &amp; Th&#xE9;</text></navLabel><content src="c1.xhtml"/></navPoint></navMap></ncx>"#;
+    let bytes = epub(&[
+        ("META-INF/container.xml", CONTAINER),
+        ("OEBPS/content.opf", OPF),
+        ("OEBPS/toc.ncx", ncx),
+        ("OEBPS/c1.xhtml", chapter),
+    ]);
+    let book = match read(bytes, &Limits::default()) {
+        Ok(Read::Book(book)) => book,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(book.pages.name(0), "Café & Thé", "not \"Caf é & Th é\"");
+}

@@ -2,6 +2,7 @@
 //! binary containers, the root element (and its namespace or class) for
 //! XML and HTML. Only the first few KiB are looked at.
 
+use memchr::memmem;
 use serde::Serialize;
 
 /// A format doppel reads.
@@ -90,7 +91,7 @@ const PDF_HEADER_WITHIN: usize = 1024;
 /// whether they count from the header or from the file's start.
 fn pdf_after_junk(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(PDF_HEADER_WITHIN + 6)];
-    let Some(at) = find(head, b"%PDF-") else {
+    let Some(at) = memmem::find(head, b"%PDF-") else {
         return false;
     };
     let tail = &bytes[bytes.len().saturating_sub(1024)..];
@@ -147,11 +148,7 @@ fn root_element(markup: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    find(haystack, needle).is_some()
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memmem::find(haystack, needle).is_some()
 }
 
 #[cfg(test)]

@@ -218,7 +218,7 @@ fn declared_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 /// `source` as html5ever should see it: XHTML's self-closed elements

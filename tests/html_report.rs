@@ -128,6 +128,7 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
         .filter(|p| !p["cluster"].is_null())
         .collect();
     assert!(in_clusters.len() >= 7);
+    let mut placed = 0;
     for pair in s.scan.pairs() {
         let Some(json) = in_clusters.iter().find(|p| {
             p["a"] == pair.a.to_string().as_str() && p["b"] == pair.b.to_string().as_str()
@@ -135,15 +136,24 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
             continue;
         };
         let part = cluster_part(&s.page, json["cluster"].as_u64().unwrap());
+        // A paged side's name is followed by where it matches, in the
+        // JSON's words.
+        let named = |doc: &DocPath, side: &str| {
+            let name = format!("<code>{}</code>", escaped(&doc.to_string()));
+            match json["place"][side].as_str() {
+                Some(place) => format!(
+                    "{name} <span class=\"place\" title=\"where this side matches the other\">{}</span>",
+                    escaped(place)
+                ),
+                None => name,
+            }
+        };
         let row = between(
             part,
-            &format!(
-                "A <code>{}</code><br>B <code>{}</code>",
-                escaped(&pair.a.to_string()),
-                escaped(&pair.b.to_string())
-            ),
+            &format!("A {}<br>B {}", named(&pair.a, "a"), named(&pair.b, "b")),
             "</tr>",
         );
+        placed += usize::from(json.get("place").is_some());
         for score in pair.scores.values() {
             assert!(
                 row.contains(&format_score(score)),
@@ -165,6 +175,8 @@ fn every_pair_in_a_cluster_has_each_algorithms_score_and_a_diff() {
         );
         assert!(section.contains("<table class=\"diff\">"));
     }
+    // The sample's scan, EPUB and ALTO are placed.
+    assert!(placed >= 3, "{placed} pairs placed");
 }
 
 #[test]

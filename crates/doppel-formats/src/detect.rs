@@ -2,6 +2,7 @@
 //! binary containers, the root element (and its namespace or class) for
 //! XML and HTML. Only the first few KiB are looked at.
 
+use memchr::memmem;
 use serde::Serialize;
 
 /// A format doppel reads.
@@ -70,6 +71,9 @@ pub fn detect(bytes: &[u8]) -> Format {
             Format::PageZip
         };
     }
+    if pdf_after_junk(bytes) {
+        return Format::Pdf;
+    }
     let head = &bytes[..bytes.len().min(SNIFF)];
     // XML in UTF-16 (with its BOM) is sniffed in UTF-8.
     if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(head) {
@@ -79,6 +83,28 @@ pub fn detect(bytes: &[u8]) -> Format {
         }
     }
     markup(head).unwrap_or(Format::Text)
+}
+
+/// How far into a file a PDF's header may start: Acrobat accepts up to
+/// 1024 bytes of junk before `%PDF-` (a MacBinary header, a mail or web
+/// server's leftovers; PDF 32000-1, annex H), and so does pdftotext.
+const PDF_HEADER_WITHIN: usize = 1024;
+
+/// Whether `bytes` are a PDF after some junk: `%PDF-` and a version
+/// digit within the first [`PDF_HEADER_WITHIN`] bytes, and a PDF's end
+/// (`startxref`, `%%EOF`) within the last 1024, so a text that quotes a
+/// PDF header stays text. pdf_oxide finds the header itself, and the xref's offsets
+/// whether they count from the header or from the file's start.
+fn pdf_after_junk(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(PDF_HEADER_WITHIN + 6)];
+    let Some(at) = memmem::find(head, b"%PDF-") else {
+        return false;
+    };
+    let tail = &bytes[bytes.len().saturating_sub(1024)..];
+    at < PDF_HEADER_WITHIN
+        && head.get(at + 5).is_some_and(u8::is_ascii_digit)
+        && contains(tail, b"startxref")
+        && contains(tail, b"%%EOF")
 }
 
 /// The markup format of a file's first bytes, if it is markup.
@@ -128,7 +154,7 @@ fn root_element(markup: &[u8]) -> Option<Vec<u8>> {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memmem::find(haystack, needle).is_some()
 }
 
 #[cfg(test)]
@@ -164,6 +190,26 @@ mod tests {
         assert_eq!(detect(b"Chapter 1\n<not markup>"), Format::Text);
         assert_eq!(detect(b"<note>a plain XML file</note>"), Format::Text);
         assert_eq!(detect(b""), Format::Text);
+        let mut junk = vec![b'x'; 1000];
+        junk.extend(b"%PDF-1.4\n1 0 obj\n<<>>\nendobj\nstartxref\n1009\n%%EOF\n");
+        assert_eq!(detect(&junk), Format::Pdf, "a header after 1000 bytes");
+        assert_eq!(detect(&junk[20..]), Format::Pdf);
+        junk.splice(0..0, [b'x'; 24]);
+        assert_eq!(
+            detect(&junk),
+            Format::Text,
+            "after 1024 bytes, not a header"
+        );
+        assert_eq!(
+            detect(b"Notes. A PDF starts with %PDF-1.7 and ends with %%EOF."),
+            Format::Text,
+            "a quoted header, without a PDF's end"
+        );
+        assert_eq!(
+            detect(b"junk %PDF-x startxref 9 %%EOF"),
+            Format::Text,
+            "no version"
+        );
         let utf16: Vec<u8> = "\u{feff}<?xml version='1.0' encoding='UTF-16'?><TEI.2>"
             .encode_utf16()
             .flat_map(u16::to_le_bytes)

@@ -307,7 +307,7 @@ fn resolve(base: &str, href: &str) -> String {
 /// link to each file in its `toc` nav.
 fn nav_labels(bytes: &[u8], nav_path: &str) -> HashMap<String, String> {
     let base = nav_path.rsplit_once('/').map_or("", |(dir, _)| dir);
-    let document = scraper::Html::parse_document(&html::decode(bytes));
+    let document = scraper::Html::parse_document(&html::for_html5ever(&html::decode(bytes)));
     let mut labels = HashMap::new();
     let navs: Vec<_> = document
         .tree

@@ -11,7 +11,9 @@
 //! elements the page hides are left out, and [`crate::Book::left_out`]
 //! says so in words. A kept paragraph that repeats one of the page's
 //! chrome paragraphs word for word (a licence page whose article is the
-//! footer's licence) is chrome too (`repeats`).
+//! footer's licence) is chrome too (`repeats`). XHTML's self-closed
+//! elements (`<title/>`) are written open and closed first (`xhtml`), so
+//! html5ever does not read them as left open.
 //! A plain HTML file has no pages: its page map is empty.
 
 use std::borrow::Cow;
@@ -216,7 +218,17 @@ fn declared_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
+}
+
+/// `source` as html5ever should see it: XHTML's self-closed elements
+/// written open and closed ([`xhtml`]), HTML as it is.
+pub(crate) fn for_html5ever(source: &str) -> Cow<'_, str> {
+    if xhtml::is_xhtml(source) {
+        xhtml::expand_self_closed(source)
+    } else {
+        Cow::Borrowed(source)
+    }
 }
 
 /// The reading text of the HTML `source`, within `limits` (deeper than
@@ -233,10 +245,11 @@ pub(crate) fn extract(
             limits.max_depth
         ),
     };
-    if depth::nesting(source) > limits.max_depth {
+    let source = for_html5ever(source);
+    if depth::nesting(&source) > limits.max_depth {
         return Err(over());
     }
-    let document = Html::parse_document(source);
+    let document = Html::parse_document(&source);
     let mut extract = Extract::default();
     let mut out = Writer::default();
     // The text of the page's chrome (header, footer, nav, sidebars, forms,
@@ -578,6 +591,7 @@ impl Writer {
 
 mod depth;
 mod repeats;
+mod xhtml;
 
 #[cfg(test)]
 #[path = "html/tests.rs"]

@@ -18,6 +18,7 @@
 
 mod alto;
 mod archive;
+mod caught;
 pub mod detect;
 pub mod epub;
 mod gzip;
@@ -32,6 +33,7 @@ mod tei;
 mod xml;
 mod xml_walk;
 
+pub use caught::panic_is_caught;
 pub use detect::{detect, Format};
 pub use pages::{Page, PageMap, PagedText, PAGE_BREAK};
 

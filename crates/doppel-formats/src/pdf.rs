@@ -9,38 +9,51 @@
 //! largest page and the book's text, not the whole PDF's parse. A PDF
 //! whose pages hold no text is a scan without OCR; an encrypted PDF is read
 //! when it opens with the empty user password (owner-password-only
-//! restrictions) and refused otherwise. The crate panics on some hostile
-//! PDFs: a panic is caught and the file reported damaged.
+//! restrictions) and refused otherwise. Junk before the header (up to
+//! 1 KiB, as [`crate::detect`] accepts) is left to the crate, which finds
+//! the header and takes the xref's offsets from it or from the file's
+//! start, whichever the file's objects are at. The crate panics on some hostile
+//! PDFs: a panic is caught, quietly ([`crate::caught`]), and the file
+//! reported damaged. The crate runs on a thread of its own, with a deep
+//! stack and a deadline ([`watch`]).
 
 mod clean;
+mod watch;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Duration;
 
 use pdf_oxide::document::PdfDocument;
 use pdf_oxide::extractors::page_labels::{PageLabelExtractor, PageLabelRange};
 
 use crate::{Book, Format, FormatError, Limits, PagedText};
+use watch::Watch;
 
 /// The fewest letters and digits a page needs to count as text: a scan
 /// may carry a stamped page number or a scanner's signature.
 const MIN_LETTERS: usize = 20;
 
-/// Read a PDF's text layer into a book.
+/// Read a PDF's text layer into a book, on a watched thread ([`watch`]).
 pub(crate) fn read(bytes: Vec<u8>, limits: &Limits) -> Result<Book, FormatError> {
-    match catch_unwind(AssertUnwindSafe(|| read_unguarded(bytes, limits))) {
+    read_within(bytes, limits, watch::deadline)
+}
+
+/// [`read`], with the time it may take.
+fn read_within(
+    bytes: Vec<u8>,
+    limits: &Limits,
+    deadline: fn(usize, usize) -> Duration,
+) -> Result<Book, FormatError> {
+    let limits = *limits;
+    let outcome = watch::run(bytes, deadline, move |bytes, watch| {
+        crate::caught::catch(|| read_unguarded(bytes, &limits, watch))
+    });
+    match outcome {
         Ok(result) => result,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("no message");
-            Err(damaged(format!("the PDF reader failed ({what})")))
-        }
+        Err(what) => Err(damaged(format!("the PDF reader failed ({what})"))),
     }
 }
 
-fn read_unguarded(bytes: Vec<u8>, limits: &Limits) -> Result<Book, FormatError> {
+fn read_unguarded(bytes: Vec<u8>, limits: &Limits, watch: &Watch) -> Result<Book, FormatError> {
     let doc = PdfDocument::from_bytes(bytes).map_err(|e| damaged(e.to_string()))?;
     if doc.is_encrypted() {
         // Owner-password-only PDFs open with the empty user password.
@@ -54,6 +67,7 @@ fn read_unguarded(bytes: Vec<u8>, limits: &Limits) -> Result<Book, FormatError> 
         }
     }
     let count = doc.page_count().map_err(|e| damaged(e.to_string()))?;
+    watch.pages(count);
     if count > limits.max_pages {
         return Err(FormatError::OverLimit {
             format: Format::Pdf,
@@ -67,6 +81,11 @@ fn read_unguarded(bytes: Vec<u8>, limits: &Limits) -> Result<Book, FormatError> 
     let mut unreadable = Vec::new();
     let mut has_text = false;
     for index in 0..count {
+        if watch.stopped() {
+            // Over its time: the watcher has answered for this file, and
+            // nobody reads this.
+            return Err(damaged("abandoned".into()));
+        }
         book.start_page(label(&labels, index), None);
         match doc.extract_text(index) {
             Ok(raw) => {

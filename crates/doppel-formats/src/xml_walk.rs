@@ -95,24 +95,26 @@ fn naming(error: FormatError, what: &str) -> FormatError {
 }
 
 /// The text inside the element starting at `events[start]` (to its end),
-/// whitespace collapsed.
+/// whitespace collapsed. Elements separate words; a reference does not
+/// (`Caf&#233;` is one word, though its `é` is an event of its own).
 pub(crate) fn text_of(events: &[XmlEvent], start: usize) -> String {
     let mut depth = 0usize;
     let mut text = String::new();
     for event in &events[start..] {
         match event {
-            XmlEvent::Start { empty: false, .. } => depth += 1,
-            XmlEvent::Start { .. } => {}
+            XmlEvent::Start { empty: false, .. } => {
+                depth += 1;
+                text.push(' ');
+            }
+            XmlEvent::Start { .. } => text.push(' '),
             XmlEvent::End => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
                     break;
                 }
-            }
-            XmlEvent::Text(t) => {
-                text.push_str(t);
                 text.push(' ');
             }
+            XmlEvent::Text(t) => text.push_str(t),
         }
         if depth == 0 {
             break;
@@ -137,6 +139,21 @@ mod tests {
         assert_eq!(events[1].attr("id"), Some("c1"));
         assert_eq!(events[1].attr("href"), Some("café.xhtml"));
         assert_eq!(text_of(&events, 0), "Le titre");
+
+        let ncx = "<navLabel><text>Caf&#233; de l&apos;&#xC9;toile</text></navLabel>";
+        let events = read(ncx, &Limits::default()).unwrap();
+        assert_eq!(
+            text_of(&events, 0),
+            "Café de l'Étoile",
+            "references join words"
+        );
+        let ncx = "<navLabel><text>1.</text><text>Title</text><br/>Next</navLabel>";
+        let events = read(ncx, &Limits::default()).unwrap();
+        assert_eq!(
+            text_of(&events, 0),
+            "1. Title Next",
+            "elements separate them"
+        );
 
         let error = read("<package><spine></package>", &Limits::default()).unwrap_err();
         let message = error.to_string();

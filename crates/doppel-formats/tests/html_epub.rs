@@ -217,3 +217,59 @@ fn a_site_page_keeps_its_article_beside_the_licence_footer() {
         book.left_out
     );
 }
+
+/// An EPUB 2 of `files` (path, content) after its `mimetype`, stored.
+fn epub(files: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let stored =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("mimetype", stored).unwrap();
+    zip.write_all(b"application/epub+zip").unwrap();
+    for (path, content) in files {
+        zip.start_file(*path, stored).unwrap();
+        zip.write_all(content.as_bytes()).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+const CONTAINER: &str = r#"<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>"#;
+
+const OPF: &str = r#"<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0"><manifest><item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine toc="ncx"><itemref idref="c1"/></spine></package>"#;
+
+#[test]
+fn an_epub_chapter_with_self_closed_elements_keeps_its_text() {
+    let chapter = r#"<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title/><link rel="stylesheet" href="s.css"/></head>
+<body><div class="x"/><a id="page7"/><p>Anne was the one.</p><span class="pagebreak"/><p>The next page.</p></body></html>"#;
+    let ncx = r#"<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1"><navMap><navPoint id="n1"><navLabel><text>Chapter One</text></navLabel><content src="c1.xhtml"/></navPoint></navMap></ncx>"#;
+    let bytes = epub(&[
+        ("META-INF/container.xml", CONTAINER),
+        ("OEBPS/content.opf", OPF),
+        ("OEBPS/toc.ncx", ncx),
+        ("OEBPS/c1.xhtml", chapter),
+    ]);
+    let book = match read(bytes, &Limits::default()) {
+        Ok(Read::Book(book)) => book,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(book.text, "Anne was the one.\n\nThe next page.");
+    assert_eq!(book.pages.name(0), "Chapter One");
+}
+
+#[test]
+fn an_ncx_label_with_character_references_names_its_chapter_in_whole_words() {
+    let chapter = r#"<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><p>Text.</p></body></html>"#;
+    let ncx = r#"<?xml version="1.0"?><ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"><navMap><navPoint id="n1"><navLabel><text>Caf&#233; &amp; Th&#xE9;</text></navLabel><content src="c1.xhtml"/></navPoint></navMap></ncx>"#;
+    let bytes = epub(&[
+        ("META-INF/container.xml", CONTAINER),
+        ("OEBPS/content.opf", OPF),
+        ("OEBPS/toc.ncx", ncx),
+        ("OEBPS/c1.xhtml", chapter),
+    ]);
+    let book = match read(bytes, &Limits::default()) {
+        Ok(Read::Book(book)) => book,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(book.pages.name(0), "Café & Thé", "not \"Caf é & Th é\"");
+}

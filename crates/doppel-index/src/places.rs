@@ -10,6 +10,14 @@
 //! report is as it always was), and a file's format is told from its first
 //! bytes before anything is read whole. The last few texts read are kept,
 //! since a report lists a book's pairs together.
+//!
+//! The HTML report also lists each side's matched pages with their page
+//! images ([`Places::pages_of_pair`]; the link rules: [`image_link`]).
+
+mod page_images;
+pub use page_images::{
+    image_link, matched_pages, MatchedPage, PageImage, PairPages, SidePages, LISTED_PAGES,
+};
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,6 +28,7 @@ use std::rc::Rc;
 
 use serde::Serialize;
 
+use crate::boilerplate::BoilerplateReport;
 use crate::collection::{read_text, DEFAULT_SIZE_CAP};
 use crate::scan::ScanReport;
 use doppel_core::doc::DocPath;
@@ -70,22 +79,28 @@ impl Places {
         b: &DocPath,
         skip_b: &[Range<usize>],
     ) -> Option<PairPlace> {
+        let [(text_a, in_a), (text_b, in_b)] = self.matched(a, skip_a, b, skip_b)?;
+        Some(PairPlace {
+            a: named(&text_a, &in_a),
+            b: named(&text_b, &in_b),
+        })
+    }
+
+    /// Each side's text and the bytes of it the other shares, when one
+    /// side has pages (see [`Self::of_pair`]).
+    fn matched(
+        &self,
+        a: &DocPath,
+        skip_a: &[Range<usize>],
+        b: &DocPath,
+        skip_b: &[Range<usize>],
+    ) -> Option<[(Rc<Decoded>, Range<usize>); 2]> {
         if !self.is_paged(a) && !self.is_paged(b) {
             return None;
         }
         let (text_a, text_b) = (self.text(a)?, self.text(b)?);
         let (in_a, in_b) = matched_extent(&text_a.text, skip_a, &text_b.text, skip_b)?;
-        let named = |decoded: &Decoded, range: &Range<usize>| {
-            describe(
-                &decoded.text,
-                decoded.book.as_ref().map(|b| &b.pages),
-                range,
-            )
-        };
-        Some(PairPlace {
-            a: named(&text_a, &in_a),
-            b: named(&text_b, &in_b),
-        })
+        Some([(text_a, in_a), (text_b, in_b)])
     }
 
     /// Where the scanned pair `a`, `b` of `report` matches, their
@@ -96,21 +111,49 @@ impl Places {
         a: &DocPath,
         b: &DocPath,
     ) -> Option<PairPlace> {
-        let skip = |doc: &DocPath| -> Vec<Range<usize>> {
-            report
-                .boilerplate
-                .documents
-                .get(doc)
-                .map_or_else(Vec::new, |found| {
-                    let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
-                    found
-                        .ranges
-                        .iter()
-                        .map(|r| at(r.start)..at(r.end))
-                        .collect()
+        let skip = |doc: &DocPath| learned_ranges(&report.boilerplate, doc);
+        self.of_pair(a, &skip(a), b, &skip(b))
+    }
+
+    /// Where `a` and `b` match ([`Self::of_pair`], the boilerplate
+    /// `learned` left out) and, on each side, the matched pages that name
+    /// a page image, with the link to it ([`image_link`]).
+    pub fn pages_of_pair(
+        &self,
+        learned: &BoilerplateReport,
+        a: &DocPath,
+        b: &DocPath,
+    ) -> Option<PairPages> {
+        let (skip_a, skip_b) = (learned_ranges(learned, a), learned_ranges(learned, b));
+        let [(text_a, in_a), (text_b, in_b)] = self.matched(a, &skip_a, b, &skip_b)?;
+        let side = |doc: &DocPath, decoded: &Decoded, range: &Range<usize>| {
+            decoded
+                .book
+                .as_ref()
+                .map_or_else(SidePages::default, |book| {
+                    matched_pages(&book.pages, range, &self.folder_of(doc))
                 })
         };
-        self.of_pair(a, &skip(a), b, &skip(b))
+        Some(PairPages {
+            place: PairPlace {
+                a: named(&text_a, &in_a),
+                b: named(&text_b, &in_b),
+            },
+            a: side(a, &text_a, &in_a),
+            b: side(b, &text_b, &in_b),
+        })
+    }
+
+    /// The folder a relative page image of `doc` is looked for in: the
+    /// document's own folder, or the document itself when it is a folder
+    /// (a book of page files).
+    fn folder_of(&self, doc: &DocPath) -> PathBuf {
+        let path = self.root.join(doc.to_relative_path());
+        if path.is_dir() {
+            return path;
+        }
+        path.parent()
+            .map_or_else(|| self.root.clone(), Path::to_path_buf)
     }
 
     /// The format `doc`'s first bytes show ([`Format::Text`] for a file
@@ -160,4 +203,25 @@ impl Places {
         texts.push((doc.clone(), text.clone()));
         text
     }
+}
+
+/// Where `range` of `decoded` is, in words ([`describe`]).
+fn named(decoded: &Decoded, range: &Range<usize>) -> String {
+    describe(
+        &decoded.text,
+        decoded.book.as_ref().map(|b| &b.pages),
+        range,
+    )
+}
+
+/// The byte ranges of `doc`'s text that `learned` holds as boilerplate.
+fn learned_ranges(learned: &BoilerplateReport, doc: &DocPath) -> Vec<Range<usize>> {
+    learned.documents.get(doc).map_or_else(Vec::new, |found| {
+        let at = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        found
+            .ranges
+            .iter()
+            .map(|r| at(r.start)..at(r.end))
+            .collect()
+    })
 }

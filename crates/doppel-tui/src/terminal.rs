@@ -121,6 +121,11 @@ impl Drop for Guard {
 
 fn install_hook(ui: ThreadId, previous: Arc<Hook>, panics: Panics) {
     std::panic::set_hook(Box::new(move |info| {
+        // A format reader that catches its panics reports the file
+        // damaged: nothing to restore, nothing to log.
+        if doppel_formats::panic_is_caught() {
+            return;
+        }
         if std::thread::current().id() == ui {
             restore();
             previous(info);

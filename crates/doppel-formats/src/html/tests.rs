@@ -135,3 +135,24 @@ fn only_a_whole_long_paragraph_repeating_the_chrome_is_chrome() {
     );
     assert_eq!(page.first_heading.as_deref(), Some("Licence"));
 }
+
+#[test]
+fn xhtml_self_closed_elements_swallow_nothing() {
+    let page = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n\
+        <html xmlns=\"http://www.w3.org/1999/xhtml\"><head><title/></head>\
+        <body><div class=\"x\"/><a id=\"p1\"/><p>The body text.</p>\
+        <div class=\"cookie-banner\"/><p>Still the book.<br/>Its next line.</p></body></html>";
+    let book = read(page.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(
+        book.text,
+        "The body text.\n\nStill the book.\nIts next line."
+    );
+    assert_eq!(
+        book.left_out,
+        ["cookie notice"],
+        "an empty one, nothing in it"
+    );
+    // The same markup, not XHTML, is read as a browser reads HTML.
+    let html = "<!DOCTYPE html><html><body><p>A<br/>b</p><title/>lost</body></html>";
+    assert_eq!(text(html), "A\nb");
+}

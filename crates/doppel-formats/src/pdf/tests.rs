@@ -5,6 +5,9 @@
 use pdf_oxide::writer::{PageLabelsBuilder, PdfWriter};
 use similar::{capture_diff_slices, diff_ratio, Algorithm};
 
+use std::time::Duration;
+
+use super::watch::deadline;
 use crate::{read, Book, Format, FormatError, Limits, Read, PAGE_BREAK};
 
 const TESSERACT: &[u8] = include_bytes!("../../tests/data/pdf/tesseract.pdf");
@@ -129,6 +132,27 @@ fn a_truncated_or_garbled_pdf_is_damaged_with_the_reason() {
     assert!(err.to_string().starts_with("damaged PDF: "), "{err}");
 }
 
+#[test]
+fn junk_before_the_header_is_skipped_as_acrobat_and_pdftotext_do() {
+    let plain = book(BORN_DIGITAL, &Limits::default()).unwrap();
+    // A MacBinary-like binary header, and a web server's error page.
+    let binary: Vec<u8> = (0..300u32).map(|i| (i * 37 % 256) as u8).collect();
+    let html = b"<html><body>502 Bad Gateway</body></html>\r\n".repeat(20);
+    for junk in [binary, html] {
+        let mut bytes = junk.clone();
+        bytes.extend_from_slice(BORN_DIGITAL);
+        assert_eq!(
+            crate::detect(&bytes),
+            Format::Pdf,
+            "{} bytes before",
+            junk.len()
+        );
+        let read = book(&bytes, &Limits::default()).unwrap();
+        assert_eq!(read.text, plain.text, "{} bytes before", junk.len());
+        assert_eq!(read.pages, plain.pages);
+    }
+}
+
 /// A PDF of `n` pages, the first four labelled i–iv, then 1, 2, …
 fn long_pdf(n: usize) -> Vec<u8> {
     let mut writer = PdfWriter::new();
@@ -168,5 +192,26 @@ fn ten_thousand_pages_are_read_a_page_at_a_time_or_refused_over_the_limit() {
     assert_eq!(
         err.to_string(),
         "PDF over a limit: 10000 pages, more than the 5000 allowed"
+    );
+}
+
+#[test]
+fn the_time_a_pdf_may_take_grows_with_its_size_and_pages() {
+    assert_eq!(deadline(0, 0), Duration::from_secs(30));
+    assert_eq!(
+        deadline(50_000_000, 1_000),
+        Duration::from_secs(30 + 50 + 100)
+    );
+}
+
+#[test]
+fn a_pdf_over_its_time_is_over_a_limit_and_its_reader_left_behind() {
+    // 500 pages take seconds in a debug build: far over 10 ms.
+    let bytes = long_pdf(500);
+    let err = super::read_within(bytes, &Limits::default(), |_, _| Duration::from_millis(10))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "PDF over a limit: reading it took over 0 s; it may be damaged"
     );
 }

@@ -1,7 +1,9 @@
 //! What the HTML report says, apart from how it looks: the clusters with
 //! their members, each pair inside a cluster with every algorithm's score,
-//! the curator's verdicts and keeper marks, and (filled in later by
-//! [`super::pair_diff`]) each pair's word diff.
+//! the curator's verdicts and keeper marks, and (filled in later) where
+//! each pair with a paged side matches, with its page images
+//! ([`Report::attach_places`]), and each pair's word diff
+//! ([`super::pair_diff`]).
 //!
 //! Two adapters fill it: [`Report::from_scan`] from a [`ScanReport`] (the
 //! `doppel report` command; every kept pair inside a cluster) and
@@ -16,6 +18,8 @@ use crate::format_threshold;
 use doppel_core::doc::{CuratorVerdict, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::{Relation, Side, Thresholds};
+use doppel_index::boilerplate::BoilerplateReport;
+use doppel_index::places::{PairPages, Places};
 use doppel_index::scan::ScanReport;
 use doppel_index::worker::protocol::Snapshot;
 use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
@@ -102,6 +106,10 @@ pub struct Pair {
     /// "related"); shown as a column when any pair has one (the TUI's
     /// snapshot does not carry it).
     pub relation: Option<String>,
+    /// Where each side matches and its matched pages' images, when a side
+    /// has pages (a scan, an ALTO file, …); `None` for a plain-text pair
+    /// or until [`Report::attach_places`].
+    pub place: Option<PairPages>,
     /// The word diff of A against B, or why there is none.
     pub diff: DiffCell,
 }
@@ -208,6 +216,7 @@ impl Report {
                 curators: lib.pair_marks(&p.a, &p.b).to_vec(),
                 disputed: lib.is_disputed(&p.a, &p.b),
                 relation: p.verdict.relation.map(relation_words),
+                place: None,
                 diff: DiffCell::Pending,
                 a: p.a,
                 b: p.b,
@@ -270,6 +279,17 @@ impl Report {
         }
     }
 
+    /// Find where each listed pair with a paged side matches, and its
+    /// matched pages' images, reading the files under `root` again with
+    /// the boilerplate `learned` left out (as the text report's places).
+    /// Call it after [`Self::keep_pairs`]: only listed pairs are read.
+    pub fn attach_places(&mut self, root: &Path, learned: &BoilerplateReport) {
+        let places = Places::new(root);
+        for pair in self.clusters.iter_mut().flat_map(|c| &mut c.pairs) {
+            pair.place = places.pages_of_pair(learned, &pair.a, &pair.b);
+        }
+    }
+
     /// The report of what the review screen shows: each member against
     /// its representative (members linked only through another member
     /// have no pair), with the curator's `verdict` of each pair.
@@ -308,6 +328,7 @@ impl Report {
                             curators: Vec::new(),
                             disputed: m.disputed,
                             relation: None,
+                            place: None,
                             diff: DiffCell::Pending,
                         })
                     })

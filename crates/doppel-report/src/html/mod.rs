@@ -79,6 +79,7 @@ pub fn scan_report(
 ) -> String {
     let mut report = Report::from_scan(scan, root);
     report.keep_pairs(limits.pairs_per_cluster);
+    report.attach_places(root, &scan.boilerplate);
     let docs = Documents::new(root, config).with_boilerplate(&scan.boilerplate);
     attach_diffs(&mut report, &docs, limits);
     render::page(&report)

@@ -3,7 +3,10 @@
 //! score and verdict, and each pair's side-by-side diff), the files
 //! skipped, and the settings. Styles and the small script are inline
 //! (`assets/`), and a Content-Security-Policy forbids the page any fetch,
-//! so it works opened from disk and sends nothing anywhere.
+//! so it works opened from disk and sends nothing anywhere. A pair with a
+//! paged side says where each side matches ("pp. 41–57", "lines 1–400")
+//! and links its matched pages to their images: links the curator
+//! follows, never fetched by the page.
 //!
 //! Markup is written with `maud`, which escapes every interpolated value:
 //! no document-derived string reaches the page unescaped. Names are also
@@ -17,6 +20,7 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 use crate::{format_score, rfc3339};
 use doppel_core::doc::{CuratorVerdict, DocPath};
 use doppel_core::engine::algo::AlgorithmId;
+use doppel_index::places::SidePages;
 
 use super::data::{Cluster, DiffCell, Pair, Report};
 use super::pair_diff::{PairDiff, Row, Word, WordClass};
@@ -411,8 +415,8 @@ fn pair_row(report: &Report, cluster: usize, n: usize, pair: &Pair, relations: b
     html! {
         tr {
             td.pair-names {
-                "A " code { (visible_name(&pair.a)) } br;
-                "B " code { (visible_name(&pair.b)) }
+                "A " code { (visible_name(&pair.a)) } (place_of(pair, Side::A)) br;
+                "B " code { (visible_name(&pair.b)) } (place_of(pair, Side::B))
             }
             @for (id, _) in &report.algorithms {
                 @match score_of(*id) {
@@ -443,16 +447,99 @@ fn pair_section(cluster: usize, n: usize, pair: &Pair) -> Markup {
             @match &pair.diff {
                 DiffCell::Shown(d) => details {
                     summary {
-                        "Diff " code { (visible_name(&pair.a)) } " ↔ " code { (visible_name(&pair.b)) }
+                        "Diff " code { (visible_name(&pair.a)) } (place_of(pair, Side::A))
+                        " ↔ " code { (visible_name(&pair.b)) } (place_of(pair, Side::B))
                         ": " (diff_summary(d))
                     }
+                    (page_images(pair))
                     (diff_table(pair, d))
                 },
-                DiffCell::Missing(why) => p.note {
-                    "No diff of " code { (visible_name(&pair.a)) } " and " code { (visible_name(&pair.b)) } ": " (why)
+                DiffCell::Missing(why) => {
+                    p.note {
+                        "No diff of " code { (visible_name(&pair.a)) } (place_of(pair, Side::A))
+                        " and " code { (visible_name(&pair.b)) } (place_of(pair, Side::B)) ": " (why)
+                    }
+                    (page_images(pair))
                 },
-                DiffCell::Pending => {},
+                DiffCell::Pending => (page_images(pair)),
             }
+        }
+    }
+}
+
+/// A side of a pair.
+#[derive(Clone, Copy)]
+enum Side {
+    A,
+    B,
+}
+
+/// Where `side` of `pair` matches (" pp. 41–57"), after its name; nothing
+/// for a pair without a paged side.
+fn place_of(pair: &Pair, side: Side) -> Markup {
+    let Some(pages) = &pair.place else {
+        return html! {};
+    };
+    let place = match side {
+        Side::A => &pages.place.a,
+        Side::B => &pages.place.b,
+    };
+    html! { " " span.place title="where this side matches the other" { (place) } }
+}
+
+/// Each side's matched pages that name an image, linked to it (an
+/// `http(s)` URI as given, a file beside the document only if it is
+/// there; otherwise the name is shown, unlinked).
+fn page_images(pair: &Pair) -> Markup {
+    let Some(pages) = &pair.place else {
+        return html! {};
+    };
+    let sides = [
+        ("A", &pair.a, &pages.a, &pages.place.a),
+        ("B", &pair.b, &pages.b, &pages.place.b),
+    ];
+    html! {
+        @for (side, doc, listed, place) in sides {
+            @if !listed.is_empty() {
+                p.page-images {
+                    "Page images of " (side) " " code { (visible_name(doc)) } " (" (place) "): "
+                    (page_links(listed))
+                }
+            }
+        }
+    }
+}
+
+/// The pages listed, each its image's link (opened in a new tab, the
+/// report kept where it was) or, when the file is not there, its label and
+/// the name the source gives, unlinked; then how many more, and how many
+/// were not found.
+fn page_links(listed: &SidePages) -> Markup {
+    let missing = listed
+        .pages
+        .iter()
+        .filter(|p| p.image.href.is_none())
+        .count();
+    html! {
+        @for (n, page) in listed.pages.iter().enumerate() {
+            @if n > 0 { " · " }
+            @match &page.image.href {
+                Some(href) => a href=(href) title=[(*href != page.image.name).then_some(&page.image.name)]
+                    target="_blank" rel="noopener noreferrer" {
+                    "p. " (page.label)
+                },
+                None => span.unlinked {
+                    "p. " (page.label) " " code { (without_bidi(page.image.name.clone())) }
+                },
+            }
+        }
+        @if listed.more > 0 {
+            " … and " (plural(listed.more, "more page", "more pages"))
+        }
+        @if missing == listed.pages.len() {
+            " (no such file beside the document: named, not linked)"
+        } @else if missing > 0 {
+            " (" (thousands(missing)) " not beside the document: named, not linked)"
         }
     }
 }
@@ -491,8 +578,8 @@ fn diff_table(pair: &Pair, d: &PairDiff) -> Markup {
             table.diff {
                 thead {
                     tr {
-                        th scope="col" { "A: " code { (visible_name(&pair.a)) } }
-                        th scope="col" { "B: " code { (visible_name(&pair.b)) } }
+                        th scope="col" { "A: " code { (visible_name(&pair.a)) } (place_of(pair, Side::A)) }
+                        th scope="col" { "B: " code { (visible_name(&pair.b)) } (place_of(pair, Side::B)) }
                     }
                 }
                 tbody {

@@ -375,6 +375,8 @@ pub fn write_html(
     let mut report = html::Report::from_snapshot(snap, root, &verdict);
     let limits = html::Limits::default();
     report.keep_pairs(limits.pairs_per_cluster);
+    // Pages and page images of each match, as `doppel report --html` shows.
+    report.attach_places(root, &snap.boilerplate);
     // The boilerplate the index learned is left out and marked, as in
     // `doppel report --html` and the review screen's diff.
     let docs = html::Documents::new(root, engine).with_boilerplate(&snap.boilerplate);

@@ -176,7 +176,7 @@ pub(crate) fn words(text: &str, ignored: &[Range<usize>]) -> Words {
             let next = if ignored.is_empty() || is_ignored(raw[k]) {
                 hyphen_joins(text, raw[k], raw[k + 1]).then_some((k + 1, None))
             } else {
-                joins_over(text, &raw, k, &is_ignored, ignored)
+                joins_over(text, &raw, k, is_ignored, ignored)
             };
             let Some((m, hidden)) = next else {
                 break;

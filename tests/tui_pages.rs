@@ -229,7 +229,8 @@ fn screen(t: &Terminal<TestBackend>) -> Vec<String> {
 }
 
 /// A word hyphenated across a page break, its running head and folio
-/// between, is one equal word: no change, shown joined in the word view;
+/// between, is one equal word: no change, shown joined in the word view,
+/// found whole by a search;
 /// the page labels and `]` still find the second page, and the line view
 /// still shows the scan's lines as they are.
 #[test]
@@ -257,6 +258,11 @@ fn a_word_hyphenated_across_a_page_break_is_no_change_and_pages_still_walk() {
         !rows.contains("det-") && !rows.contains("THE ART"),
         "{rows}"
     );
+    // A search finds the joined word whole on both sides.
+    doppel_tui::diff::search(&mut s, "were detected");
+    let found = s.diff.search.as_ref().map(|f| f.found.clone()).unwrap();
+    assert_eq!((found[0].len(), found[1].len()), (1, 1), "{found:?}");
+    doppel_tui::diff::search(&mut s, "");
     // The line view: the scan's own lines, the furniture on its page.
     press(&mut s, 'w');
     let rows = screen(&draw(&s, 100, 30)).join("\n");

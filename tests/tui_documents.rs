@@ -474,6 +474,103 @@ fn the_e_text_is_suggested_over_its_epub_and_its_ocrd_scans() {
     }
 }
 
+/// The Emma cluster's five members at 80×24 leave two rows under them:
+/// the selected member's keeper signals take them (in fewer words when
+/// they need more), and the legend (on `?` too) gives way; the ALTO
+/// scan's OCR confidence is among them.
+#[test]
+fn the_keeper_signals_survive_under_five_members_at_80x24() {
+    let s = pride("formats/emma_scan.xml");
+    assert_eq!(s.selected_cluster().unwrap().members.len(), 5);
+    let screen = screen_text(draw(&s).backend().buffer());
+    let signals = row_of(&screen, " words · quality");
+    assert!(signals.contains("ALTO · 2026-"), "{screen}");
+    assert!(screen.contains("OCR confidence 94 %"), "{screen}");
+    assert!(!screen.contains("● passes"), "{screen}");
+    insta::assert_snapshot!("emma_signals_80x24", draw(&s).backend());
+    // One row left: the signals in fewer words, on it.
+    let mut s = s;
+    act(&mut s, Action::Resize(80, 23));
+    let screen = screen_text(draw(&s).backend().buffer());
+    let signals = row_of(&screen, " words · quality");
+    assert!(
+        signals.contains("quality 99 % · OCR confidence 94 %"),
+        "{screen}"
+    );
+    assert!(!screen.contains("dictionary words"), "{screen}");
+}
+
+/// `tests/data/formats/emma_scan.xml` with every word confidence (`WC`)
+/// scaled by `factor`: the same words from an OCR engine less sure of
+/// them, written into `dir`.
+fn unsure_alto(dir: &Path, factor: f64) -> std::path::PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/emma_scan.xml");
+    let xml = std::fs::read_to_string(fixture).unwrap();
+    let mut out = String::with_capacity(xml.len());
+    let mut rest = xml.as_str();
+    while let Some(at) = rest.find(" WC=\"") {
+        let (head, tail) = rest.split_at(at + 5);
+        let end = tail.find('"').unwrap();
+        let wc: f64 = tail[..end].parse().unwrap();
+        out.push_str(head);
+        out.push_str(&format!("{:.2}", wc * factor));
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    let file = dir.join("emma_scan.xml");
+    std::fs::write(&file, out).unwrap();
+    file
+}
+
+/// The Emma cluster's ALTO scan as a less sure OCR engine read it (mean
+/// word confidence 61 %): its quality is held down (to 67 %, from 99 %), and where the curator
+/// sees quality it says why — the keeper signals, the documents list's
+/// quality cell (`*67 %`) and the selected file's facts.
+#[test]
+fn a_low_ocr_confidence_is_named_where_the_curator_sees_quality() {
+    let mut s = pride("formats/emma_scan.xml");
+    let path = DocPath::from("formats/emma_scan.xml");
+    let dir = tempfile::tempdir().unwrap();
+    let unsure = DocumentFacts {
+        modified: s.docs.facts[&path].modified,
+        ..facts_of(&path, &unsure_alto(dir.path(), 0.65))
+    };
+    let q = unsure.quality;
+    assert!(q.held_by_confidence(), "{q:?}");
+    let (quality, confidence) = (q.score() * 100.0, q.ocr_confidence.unwrap() * 100.0);
+    assert_eq!((quality.round(), confidence.round()), (67.0, 61.0), "{q:?}");
+    act(
+        &mut s,
+        Action::Worker(Update::Facts(Arc::new(vec![unsure]))),
+    );
+    let screen = screen_text(draw(&s).backend().buffer());
+    let signals = row_of(&screen, " words · quality");
+    assert!(
+        signals.contains("quality 67 % held down by OCR"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("confidence 61 % (99 % dictionary"),
+        "{screen}"
+    );
+    // The e-text is still the one to keep.
+    assert!(screen.contains("☆austen/emma-ch1.txt"), "{screen}");
+    insta::assert_snapshot!("low_confidence_signals_80x24", draw(&s).backend());
+    act(&mut s, Action::ShowScreen(Screen::Documents));
+    select_doc(&mut s, "formats/emma_scan.xml");
+    let t = draw(&s);
+    let screen = screen_text(t.backend().buffer());
+    assert!(
+        row_of(&screen, "emma_scan.xml").contains(" *67 % "),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("* quality 67 % held down by OCR confidence 61 %"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("low_confidence_documents_80x24", t.backend());
+}
+
 #[test]
 fn a_clean_e_text_reads_better_than_its_noised_scan() {
     let text = std::fs::read_to_string(common::sample_corpus().join(ETEXT)).unwrap();

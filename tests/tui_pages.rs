@@ -149,3 +149,123 @@ fn a_pdf_scans_diff_names_its_pages_and_most_words_are_equal() {
     let t = draw(&s, 100, 30);
     assert_eq!(gutters(&s, &t, 0), ("p.1".to_owned(), "1".to_owned()));
 }
+
+/// Lines of prose for a synthetic page.
+fn prose(lines: usize, seed: usize) -> Vec<String> {
+    let words = [
+        "the", "reader", "of", "old", "books", "finds", "that", "every", "copy", "tells",
+    ];
+    (0..lines)
+        .map(|l| {
+            (0..9)
+                .map(|k| words[(l * 7 + k * 3 + seed) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// A three-page hOCR scan against its e-text, its furniture left out as
+/// the worker leaves it out: `det-` ends the second page above its folio,
+/// the third opens with its running head (the second's too), then `ected`.
+fn hyphen_across_a_page_break() -> Arc<DiffView> {
+    let line = |l: &str| {
+        let words: String = l
+            .split(' ')
+            .map(|w| format!("<span class='ocrx_word'>{w}</span> "))
+            .collect();
+        format!("<span class='ocr_line'>{words}</span>")
+    };
+    let par = |lines: &[String]| {
+        let lines: String = lines.iter().map(|l| line(l)).collect();
+        format!("<p class='ocr_par'>{lines}</p>")
+    };
+    let page = |pars: &[String]| format!("<div class='ocr_page'>{}</div>", pars.concat());
+    let head = || par(&["THE ART OF READING".into()]);
+    let folio = |n: &str| par(&[n.into()]);
+    let (first, mut middle, mut last) = (prose(20, 0), prose(20, 3), prose(20, 5));
+    middle.push("and the errors were det-".into());
+    last.insert(0, "ected by".into());
+    let scan = format!(
+        "<html><body>{}{}{}</body></html>",
+        page(&[par(&first), folio("11")]),
+        page(&[head(), par(&middle), folio("12")]),
+        page(&[head(), par(&last), folio("13")]),
+    );
+    let etext = format!(
+        "{}\n{}\nand the errors were detected by\n{}\n",
+        prose(20, 0).join("\n"),
+        prose(20, 3).join("\n"),
+        prose(20, 5).join("\n")
+    );
+    let scan = decode_owned(scan.into_bytes()).unwrap();
+    let pages = scan.book.expect("hOCR is read as a book").pages;
+    let furniture: Vec<_> = doppel_core::engine::text::page_furniture::find(&scan.text)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.range)
+        .collect();
+    let shown: Vec<&str> = furniture
+        .iter()
+        .map(|r| scan.text[r.clone()].trim())
+        .collect();
+    assert!(shown.contains(&"THE ART OF READING"), "{shown:?}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let options = DiffOptions {
+        ignored: [&furniture, &[]],
+        ..DiffOptions::new(deadline)
+    };
+    let mut parts = diff_texts(scan.text, etext, &options);
+    parts.left.pages = pages;
+    Arc::new(parts.into_view(1, "scan.hocr".into(), "etext.txt".into()))
+}
+
+/// The screen's text, row by row.
+fn screen(t: &Terminal<TestBackend>) -> Vec<String> {
+    let b = t.backend().buffer();
+    (0..b.area.height)
+        .map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect())
+        .collect()
+}
+
+/// A word hyphenated across a page break, its running head and folio
+/// between, is one equal word: no change, shown joined in the word view,
+/// found whole by a search;
+/// the page labels and `]` still find the second page, and the line view
+/// still shows the scan's lines as they are.
+#[test]
+fn a_word_hyphenated_across_a_page_break_is_no_change_and_pages_still_walk() {
+    let v = hyphen_across_a_page_break();
+    assert_eq!(v.left.pages.pages().len(), 3);
+    let mut s = showing(100, 30, v);
+    let t = draw(&s, 100, 30);
+    let rows = screen(&t);
+    let summary = rows.iter().find(|r| r.contains("of words equal")).unwrap();
+    assert!(
+        summary.contains("100 % of words equal · 0 changes"),
+        "{summary}"
+    );
+    press(&mut s, ']');
+    press(&mut s, ']');
+    let t = draw(&s, 100, 30);
+    let said = s.last_event.clone().unwrap_or_default();
+    assert!(said.starts_with("p.3 (3 of 3 pages)"), "{said}");
+    let top = [gutters(&s, &t, 0).0, gutters(&s, &t, 1).0];
+    assert!(top.contains(&"p.3".to_owned()), "{top:?}");
+    let rows = screen(&t).join("\n");
+    assert!(rows.contains("were detected by"), "{rows}");
+    assert!(
+        !rows.contains("det-") && !rows.contains("THE ART"),
+        "{rows}"
+    );
+    // A search finds the joined word whole on both sides.
+    doppel_tui::diff::search(&mut s, "were detected");
+    let found = s.diff.search.as_ref().map(|f| f.found.clone()).unwrap();
+    assert_eq!((found[0].len(), found[1].len()), (1, 1), "{found:?}");
+    doppel_tui::diff::search(&mut s, "");
+    // The line view: the scan's own lines, the furniture on its page.
+    press(&mut s, 'w');
+    let rows = screen(&draw(&s, 100, 30)).join("\n");
+    assert!(rows.contains("were det-"), "{rows}");
+    assert!(rows.contains("THE ART OF READING"), "{rows}");
+}

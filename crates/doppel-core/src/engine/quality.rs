@@ -5,7 +5,9 @@
 //! digit inside letters, `l1ke`, or an unknown word that one repair of a
 //! scanner's usual confusion, `rn`/`m`, `cl`/`d`, `e`/`c`, ... makes a
 //! known one). A clean e-text scores higher than its scan; the estimate
-//! is a pure function of the text.
+//! is a pure function of the text. Where the file records the OCR
+//! engine's own word confidence (ALTO `WC`, hOCR `x_wconf`), a low one
+//! holds the score down ([`TextQuality::with_confidence`]).
 
 use std::sync::OnceLock;
 
@@ -35,6 +37,12 @@ const CONFUSIONS: &[(&str, &str)] = &[
     ("l", "i"),
 ];
 
+/// The mean word confidence of a clean scan's OCR: Tesseract reads a
+/// clean page at 0.90–0.96 (the Emma chapter's eleven scanned pages,
+/// `tests/data/formats/emma_scan.xml`: 0.937); a poor scan's mean is
+/// below 0.7.
+pub const CLEAN_CONFIDENCE: f64 = 0.9;
+
 /// How clean a text reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct TextQuality {
@@ -46,17 +54,75 @@ pub struct TextQuality {
     pub dictionary: f64,
     /// Share of judged words that look like an OCR confusion, in [0, 1].
     pub confusions: f64,
+    /// The OCR engine's mean word confidence, in [0, 1], when the file
+    /// records one ([`Self::with_confidence`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr_confidence: Option<f64>,
 }
 
 impl TextQuality {
-    /// One figure in [0, 1]: the dictionary share less the confusion share
-    /// (a confusion is both an unknown word and a sign of a scan). A text
-    /// without a word to judge scores 0.
-    pub fn score(&self) -> f64 {
+    /// The same, with the OCR engine's mean word confidence (0–1) where
+    /// the file records one; a value outside 0–1 is no confidence.
+    pub fn with_confidence(self, confidence: Option<f32>) -> Self {
+        Self {
+            ocr_confidence: confidence
+                .map(f64::from)
+                .filter(|c| (0.0..=1.0).contains(c)),
+            ..self
+        }
+    }
+
+    /// What the words alone say, in [0, 1]: the dictionary share less the
+    /// confusion share (a confusion is both an unknown word and a sign of
+    /// a scan); 0 without a word to judge.
+    pub fn words_score(&self) -> f64 {
         if self.judged == 0 {
             return 0.0;
         }
         (self.dictionary - self.confusions).clamp(0.0, 1.0)
+    }
+
+    /// The most the OCR confidence allows the score to be: the confidence
+    /// as a share of a clean scan's ([`CLEAN_CONFIDENCE`]), at most 1 —
+    /// 0.9 or more allows anything, 0.8 at most 0.89, 0.7 at most 0.78,
+    /// 0.5 at most 0.56. `None` without a recorded confidence.
+    pub fn confidence_ceiling(&self) -> Option<f64> {
+        self.ocr_confidence
+            .map(|c| (c / CLEAN_CONFIDENCE).clamp(0.0, 1.0))
+    }
+
+    /// One figure in [0, 1]: [`Self::words_score`], held down to
+    /// [`Self::confidence_ceiling`] where the OCR engine was unsure of
+    /// many words. A text without a recorded confidence scores what its
+    /// words say; one without a word to judge scores 0.
+    ///
+    /// Why the lower of the two, and why a ceiling scaled to a clean
+    /// scan's confidence: the two figures see different failures. The
+    /// dictionary misses a misreading that is still a word (`he` for
+    /// `be`, `modem` for `modern`) and cannot tell a page the engine
+    /// guessed through; the engine's doubt misses nothing it read wrong
+    /// with assurance. Either one can show a copy is poor, so the score a
+    /// curator can trust is the lower. A blend would instead let a high
+    /// dictionary share hide a doubtful engine, and would move every clean
+    /// scan's score. Taken as it is, the confidence would cap even a clean
+    /// scan at ~0.94, below the same scan's PDF text layer or a plain text
+    /// (which record no confidence) though it reads no worse: a file that
+    /// tells more would lose for it. Scaled so a clean scan's confidence
+    /// allows anything, it changes nothing for a good copy and marks a
+    /// poor one down in proportion to its engine's doubt.
+    pub fn score(&self) -> f64 {
+        let words = self.words_score();
+        match self.confidence_ceiling() {
+            Some(ceiling) => words.min(ceiling),
+            None => words,
+        }
+    }
+
+    /// Whether the OCR confidence holds the score below what the words
+    /// alone say (then a face names it as the reason).
+    pub fn held_by_confidence(&self) -> bool {
+        self.confidence_ceiling()
+            .is_some_and(|ceiling| ceiling < self.words_score())
     }
 }
 
@@ -129,6 +195,7 @@ pub fn estimate(text: &str) -> TextQuality {
         judged,
         dictionary: share(known),
         confusions: share(confused),
+        ocr_confidence: None,
     }
 }
 
@@ -160,6 +227,38 @@ mod tests {
         let (clean, noisy) = (estimate(CLEAN), estimate(&scan));
         assert!(noisy.confusions > 0.05, "{noisy:?}");
         assert!(clean.score() > noisy.score() + 0.1, "{clean:?} {noisy:?}");
+    }
+
+    #[test]
+    fn a_low_ocr_confidence_holds_the_score_down_and_a_clean_one_does_not() {
+        let q = estimate(CLEAN);
+        let words = q.score();
+        assert!(words > 0.95, "{q:?}");
+        // Without a confidence (plain text, a PDF), or one outside 0–1:
+        // the words' score, as before.
+        assert_eq!(q.ocr_confidence, None);
+        assert_eq!(q.score(), q.words_score());
+        assert_eq!(q.with_confidence(None), q);
+        assert_eq!(q.with_confidence(Some(1.5)), q);
+        assert_eq!(q.with_confidence(Some(f32::NAN)), q);
+        // A clean scan's confidence (the Emma fixture's 0.937) leaves it.
+        let clean = q.with_confidence(Some(0.937));
+        assert_eq!(clean.score(), words);
+        assert!(!clean.held_by_confidence());
+        // A poor scan's is the score: 0.63 of a clean scan's 0.9 is 0.7.
+        let poor = q.with_confidence(Some(0.63));
+        assert!((poor.score() - 0.7).abs() < 1e-6, "{}", poor.score());
+        assert!(poor.held_by_confidence());
+        assert_eq!(poor.words_score(), words);
+        // Lower confidence, lower score; never above the words' score.
+        let scores: Vec<f64> = [0.95, 0.85, 0.7, 0.5, 0.0]
+            .map(|c| q.with_confidence(Some(c)).score())
+            .to_vec();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+        assert!(scores.iter().all(|&s| s <= words));
+        // Nothing to judge is 0 whatever the engine said.
+        let empty = estimate("12 34").with_confidence(Some(0.99));
+        assert_eq!(empty.score(), 0.0);
     }
 
     #[test]

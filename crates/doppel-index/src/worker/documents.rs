@@ -1,8 +1,9 @@
 //! What the documents screen and the keeper signals show about single
 //! files: [`facts_of`] reads a file for its size, date, encoding, word
-//! count and text quality ([`doppel_core::engine::quality`]), and for a
-//! file in a structured format its format, pages, OCR confidence and what
-//! its reader left out;
+//! count and text quality ([`doppel_core::engine::quality`], held down by
+//! a low OCR confidence where the format records one), and for a file in
+//! a structured format its format, pages, OCR confidence and what its
+//! reader left out;
 //! [`neighbours`] lists a document's kept pairs judged under the spec
 //! (which algorithms pass and which fail: why two files are, or are not,
 //! clustered); [`suggest_keeper`] picks the copy a curator would most
@@ -49,7 +50,8 @@ pub fn facts_of(doc: &DocPath, file: &Path) -> DocumentFacts {
     match decoded {
         Ok(d) => {
             facts.encoding = d.encoding.to_ascii_lowercase();
-            facts.quality = quality::estimate(&d.text);
+            let confidence = d.book.as_ref().and_then(|b| b.confidence);
+            facts.quality = quality::estimate(&d.text).with_confidence(confidence);
             facts.book = d.book.map(|b| FormatFacts {
                 format: b.format,
                 gzipped: b.gzipped,
@@ -158,7 +160,9 @@ fn distance_from_text(f: &DocumentFacts) -> u8 {
 }
 
 /// The copy a curator would most likely keep: the best text quality (a
-/// clean e-text over its scan), then, among qualities within
+/// clean e-text over its scan; of two scans, the one whose OCR engine was
+/// surer of its words, [`TextQuality::score`](quality::TextQuality::score)),
+/// then, among qualities within
 /// `QUALITY_TIE`, a plain text over an e-book over a page format (an
 /// OCR'd scan reads almost as clean by words alone), then a UTF-8 file,
 /// then the most words (the whole over a part), then the oldest (the
@@ -230,6 +234,7 @@ mod tests {
                 judged: words,
                 dictionary: score,
                 confusions: 0.0,
+                ocr_confidence: None,
             },
             problem: None,
             book: None,
@@ -320,5 +325,85 @@ mod tests {
         let c = book.confidence.expect("ALTO records word confidence");
         assert!((0.5..=1.0).contains(&c), "confidence {c}");
         assert!(f.quality.words > 100);
+    }
+
+    /// `tests/data/formats/emma_scan.xml` with every word confidence
+    /// (`WC`) scaled by `factor`: the same OCR, its engine less sure.
+    fn alto_with_confidence(dir: &Path, name: &str, factor: f64) -> PathBuf {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/formats/emma_scan.xml"
+        );
+        let xml = std::fs::read_to_string(fixture).unwrap();
+        let mut out = String::with_capacity(xml.len());
+        let mut rest = xml.as_str();
+        while let Some(at) = rest.find(" WC=\"") {
+            let (head, tail) = rest.split_at(at + 5);
+            let end = tail.find('"').unwrap();
+            let wc: f64 = tail[..end].parse().unwrap();
+            out.push_str(head);
+            out.push_str(&format!("{:.2}", wc * factor));
+            rest = &tail[end..];
+        }
+        out.push_str(rest);
+        let file = dir.join(name);
+        std::fs::write(&file, out).unwrap();
+        file
+    }
+
+    /// Two OCR versions of the Emma chapter, the same words, one from an
+    /// engine much less sure of them (mean confidence 0.61 against
+    /// 0.94): the surer one is the keeper, though the other is older and
+    /// first by name; the quality says why.
+    #[test]
+    fn the_scan_whose_ocr_was_surer_is_suggested() {
+        let dir = tempfile::tempdir().unwrap();
+        let sure = alto_with_confidence(dir.path(), "b_sure.xml", 1.0);
+        let unsure = alto_with_confidence(dir.path(), "a_unsure.xml", 0.65);
+        let f = |name: &str, file: &Path, modified: i64| DocumentFacts {
+            modified: Some(modified),
+            ..facts_of(&DocPath::from(name), file)
+        };
+        let (sure, unsure) = (f("b_sure.xml", &sure, 9), f("a_unsure.xml", &unsure, 1));
+        let confidence = |f: &DocumentFacts| f.book.as_ref().unwrap().confidence.unwrap();
+        assert!(confidence(&sure) > 0.9, "{}", confidence(&sure));
+        assert!(confidence(&unsure) < 0.65, "{}", confidence(&unsure));
+        // The words are the same; only the engine's confidence differs.
+        assert_eq!(sure.quality.words_score(), unsure.quality.words_score());
+        assert_eq!(sure.quality.score(), sure.quality.words_score());
+        assert!(!sure.quality.held_by_confidence());
+        assert!(unsure.quality.held_by_confidence());
+        let held = unsure.quality.score();
+        assert!(
+            (held - f64::from(confidence(&unsure)) / 0.9).abs() < 1e-6,
+            "{held}"
+        );
+        assert_eq!(suggest_keeper(&[&unsure, &sure]), Some(1));
+        assert_eq!(suggest_keeper(&[&sure, &unsure]), Some(0));
+    }
+
+    /// A document without a recorded confidence scores what its words say,
+    /// as before: a plain text, a PDF's text layer.
+    #[test]
+    fn without_a_confidence_the_quality_is_the_words_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.txt");
+        let text = "It is a truth universally acknowledged, that a single man in \
+                    possession of a good fortune, must be in want of a wifc.\n";
+        std::fs::write(&file, text).unwrap();
+        let f = facts_of(&DocPath::from("a.txt"), &file);
+        assert_eq!(f.quality, quality::estimate(text));
+        assert_eq!(f.quality.ocr_confidence, None);
+        assert_eq!(
+            f.quality.score(),
+            (f.quality.dictionary - f.quality.confusions).clamp(0.0, 1.0)
+        );
+        let pdf = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/formats/emma_scan.pdf"
+        );
+        let f = facts_of(&DocPath::from("emma_scan.pdf"), Path::new(pdf));
+        assert_eq!(f.book.as_ref().unwrap().confidence, None);
+        assert_eq!(f.quality.score(), f.quality.words_score());
     }
 }

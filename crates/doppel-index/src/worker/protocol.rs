@@ -18,6 +18,7 @@ use doppel_core::engine::{PairScores, Thresholds};
 use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
 use doppel_pairing::library::{CuratorMark, Histograms};
 use doppel_store::VerdictChange;
+pub use shown::{line_end_breaks, shown_chars, word_chars};
 
 /// What a front end asks of the worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -610,7 +611,8 @@ pub enum DiffKind {
 }
 
 /// One word of a side: its bytes in [`DiffSide::text`] (a word hyphenated
-/// across a line end is one word spanning the break) and how it compares.
+/// across a line end, or across a page break and the page furniture after
+/// it, is one word spanning the break) and how it compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct DiffWord {
     /// First byte of the word in the side's text.
@@ -642,18 +644,26 @@ pub struct DiffSide {
     /// document read from a paged format; empty for plain text.
     #[serde(skip_serializing_if = "doppel_formats::PageMap::is_empty")]
     pub pages: doppel_formats::PageMap,
+    /// Byte ranges inside words that the words do not show: in a word
+    /// hyphenated across a page break, from its hyphen to where it resumes
+    /// on the next page (the page furniture between: running head, folio),
+    /// sorted and disjoint. The text keeps them, so the furniture stays
+    /// on its page for the line view and the page labels.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub joins: Vec<(u32, u32)>,
 }
 
 impl DiffSide {
     /// The characters word `i` shows, with their byte offsets in the text:
     /// the word as written, less each line-end hyphen and the line break
-    /// after it (`digi-⏎tized` shows as `digitized`).
+    /// after it (`digi-⏎tized` shows as `digitized`), and less the page
+    /// furniture of a page break it is hyphenated across ([`Self::joins`]).
     pub fn word_chars(&self, i: usize) -> impl Iterator<Item = (usize, char)> + '_ {
         let (start, end) = self
             .words
             .get(i)
             .map_or((0, 0), |w| (w.start as usize, w.end as usize));
-        word_chars(self.text.get(start..end).unwrap_or_default()).map(move |(k, c)| (start + k, c))
+        shown_chars(&self.text, start..end, &self.joins)
     }
 
     /// Word `i` as shown (see [`Self::word_chars`]).
@@ -674,37 +684,6 @@ impl DiffSide {
         let last = self.words.partition_point(|w| (w.start as usize) < end);
         first..last.max(first)
     }
-}
-
-/// The bytes of a word (within the word's own text) that its line-end
-/// hyphens and their line breaks take: each from the hyphen through the
-/// spaces after the line end. Empty (no allocation) for a word on one line.
-pub fn line_end_breaks(word: &str) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let b = word.as_bytes();
-    let mut k = 0;
-    while let Some(nl) = b[k..].iter().position(|&c| c == b'\n' || c == b'\r') {
-        let nl = k + nl;
-        let before = word[..nl].trim_end_matches([' ', '\t']);
-        let after = word[nl..].trim_start_matches(['\r', '\n', ' ', '\t']);
-        let end = word.len() - after.len();
-        if let Some(stem) = before
-            .strip_suffix('-')
-            .or_else(|| before.strip_suffix('\u{ad}'))
-        {
-            out.push(stem.len()..end);
-        }
-        k = end.max(nl + 1);
-    }
-    out
-}
-
-/// The characters of a word as shown, with their byte offsets in it (see
-/// [`line_end_breaks`]).
-pub fn word_chars(word: &str) -> impl Iterator<Item = (usize, char)> + '_ {
-    let breaks = line_end_breaks(word);
-    word.char_indices()
-        .filter(move |(k, _)| !breaks.iter().any(|r| r.contains(k)))
 }
 
 /// A block of words that the two sides hold at different places.
@@ -783,5 +762,6 @@ pub fn cluster_by_label(by: ClusterBy) -> &'static str {
 /// All cluster modes, for cycling in a UI.
 pub const MODES: [ClusterMode; 2] = [ClusterMode::Components, ClusterMode::Star];
 
+mod shown;
 #[cfg(test)]
 mod tests;

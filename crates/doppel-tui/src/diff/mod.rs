@@ -421,8 +421,8 @@ pub fn search(state: &mut AppState, query: &str) {
         return;
     }
     let found = [
-        search::find(&view.left.text, query),
-        search::find(&view.right.text, query),
+        search::find(&view.left.text, &view.left.joins, query),
+        search::find(&view.right.text, &view.right.joins, query),
     ];
     let s = Search {
         query: query.to_owned(),

@@ -2,7 +2,9 @@
 //! the query and the text are matched on their normalized characters (the
 //! engine's NFKC and case folding, so `netherfield` finds `Netherﬁeld`), a
 //! space in the query matches any run of whitespace (line breaks included),
-//! and a word hyphenated across a line end matches whole.
+//! and a word hyphenated across a line end, or across a page break and its
+//! furniture ([`DiffSide::joins`](doppel_index::worker::protocol::DiffSide::joins)),
+//! matches whole.
 
 use doppel_core::engine::text::normalize;
 
@@ -37,7 +39,7 @@ fn folded(c: char, mut f: impl FnMut(char) -> bool) -> bool {
 }
 
 /// The end of a match of `query` (normalized characters) at byte `at`.
-fn match_at(text: &str, at: usize, query: &[char]) -> Option<usize> {
+fn match_at(text: &str, joins: &[(u32, u32)], at: usize, query: &[char]) -> Option<usize> {
     let bytes = text.as_bytes();
     let (mut k, mut q) = (at, 0);
     while q < query.len() {
@@ -57,6 +59,10 @@ fn match_at(text: &str, at: usize, query: &[char]) -> Option<usize> {
         }
         let c = text[k..].chars().next()?;
         if q > 0 && query[q] != '-' {
+            if let Some(&(_, end)) = joins.iter().find(|&&(start, _)| start as usize == k) {
+                k = end as usize;
+                continue;
+            }
             let skip = line_end_break(bytes, k);
             if skip > 0 {
                 k += skip;
@@ -81,9 +87,10 @@ fn match_at(text: &str, at: usize, query: &[char]) -> Option<usize> {
     Some(k)
 }
 
-/// Byte ranges of `text` where `query` occurs, in order, not overlapping.
+/// Byte ranges of `text` where `query` occurs, in order, not overlapping;
+/// `joins` as [`DiffSide::joins`](doppel_index::worker::protocol::DiffSide::joins).
 /// A query with nothing but whitespace finds nothing.
-pub fn find(text: &str, query: &str) -> Vec<(u32, u32)> {
+pub fn find(text: &str, joins: &[(u32, u32)], query: &str) -> Vec<(u32, u32)> {
     let query: Vec<char> = normalize(query).chars().collect();
     let Some(&first) = query.first() else {
         return Vec::new();
@@ -98,7 +105,7 @@ pub fn find(text: &str, query: &str) -> Vec<(u32, u32)> {
             normalize(c.encode_utf8(&mut buf)).starts_with(first)
         };
         if starts {
-            if let Some(end) = match_at(text, at, &query) {
+            if let Some(end) = match_at(text, joins, at, &query) {
                 out.push((at as u32, end as u32));
                 at = end.max(at + c.len_utf8());
                 continue;
@@ -114,7 +121,7 @@ mod tests {
     use super::*;
 
     fn found<'a>(text: &'a str, q: &str) -> Vec<&'a str> {
-        find(text, q)
+        find(text, &[], q)
             .into_iter()
             .map(|(s, e)| &text[s as usize..e as usize])
             .collect()
@@ -130,6 +137,17 @@ mod tests {
         assert!(found(text, "").is_empty() && found(text, "   ").is_empty());
         assert!(found(text, "fortunes").is_empty());
         assert_eq!(found(text, "-"), ["-"]);
+    }
+
+    #[test]
+    fn finds_a_word_hyphenated_across_a_page_break_whole() {
+        let text = "were det-\n\u{c}THE ART OF READING\n\nected by";
+        let joins = [(8, 31)];
+        assert_eq!(&text[31..], "ected by");
+        let hits = find(text, &joins, "detected by");
+        assert_eq!(hits, [(5, text.len() as u32)]);
+        assert!(find(text, &[], "detected").is_empty());
+        assert_eq!(find(text, &joins, "reading").len(), 1, "the head itself");
     }
 
     #[test]

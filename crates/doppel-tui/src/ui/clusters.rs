@@ -239,9 +239,11 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
         }
         put(buf, row, 0, &line);
     }
-    // The symbols in words, below the members where they leave room,
-    // and above them the selected member's keeper signals.
+    // Below the members, the selected member's keeper signals (in fewer
+    // words when they do not fit), and under them the symbols in words
+    // where the signals leave room for them (`?` lists them too).
     let legend = text::wrap(&legend(state), w.saturating_sub(1));
+    let free = h.saturating_sub(c.members.len());
     let signals = c
         .members
         .get(state.member_sel)
@@ -251,28 +253,52 @@ fn members(state: &AppState, area: Rect, buf: &mut Buffer) {
                 Some(k) if k == state.member_sel => "☆ suggested keeper: ",
                 _ => "",
             };
-            text::wrap(
+            let full = text::wrap(
                 &format!("{mark}{}", super::documents::signals(f)),
                 w.saturating_sub(1),
-            )
+            );
+            if full.len() <= free {
+                return full;
+            }
+            let short = format!("{mark}{}", super::documents::short_signals(f));
+            fit_rows(&short, w.saturating_sub(1), free)
         })
         .unwrap_or_default();
-    if c.members.len() + legend.len() < h {
-        let top = h - legend.len();
+    let mut bottom = h;
+    // The legend never touches the members: a row between, or the signals.
+    if c.members.len() + signals.len().max(1) + legend.len() <= h {
+        bottom -= legend.len();
         for (k, line) in legend.iter().enumerate() {
-            put(buf, rows, (top + k) as u16, &hint(t, &format!(" {line}")));
-        }
-        let signals = &signals[..signals.len().min(top - c.members.len())];
-        let top = top - signals.len();
-        for (k, line) in signals.iter().enumerate() {
             put(
                 buf,
                 rows,
-                (top + k) as u16,
-                &Line::styled(format!(" {line}"), t.accent()),
+                (bottom + k) as u16,
+                &hint(t, &format!(" {line}")),
             );
         }
     }
+    let top = bottom - signals.len();
+    for (k, line) in signals.iter().enumerate() {
+        put(
+            buf,
+            rows,
+            (top + k) as u16,
+            &Line::styled(format!(" {line}"), t.accent()),
+        );
+    }
+}
+
+/// `s` wrapped to `width` in at most `rows` rows, the last ending in `…`
+/// when some is cut.
+fn fit_rows(s: &str, width: usize, rows: usize) -> Vec<String> {
+    let mut lines = text::wrap(s, width);
+    if lines.len() > rows {
+        let rest = lines.split_off(rows.saturating_sub(1)).join(" ");
+        if rows > 0 {
+            lines.push(text::fit_end(&rest, width));
+        }
+    }
+    lines
 }
 
 /// Before the anchor's name (`a`: pairs open from it).

@@ -363,12 +363,16 @@ impl Painter<'_> {
         }
     }
 
-    /// The style of the character at byte `at`, in a word styled `word`.
+    /// The style of the character at byte `at`, in a word styled `word`:
+    /// the page furniture inside a word hyphenated across a page break
+    /// (shown only by the line view) as furniture elsewhere.
     fn char(&self, word: Style, at: usize) -> Style {
         if within(self.hits, at) {
             self.t.search_hit()
         } else if within(&self.doc.marks, at) {
             self.t.changed_word(self.left)
+        } else if within(&self.doc.joins, at) {
+            self.t.dim()
         } else {
             word
         }

@@ -66,6 +66,31 @@ pub fn quality(f: &DocumentFacts) -> String {
     }
 }
 
+/// The list's quality cell: [`quality`], marked `*` before it (the
+/// figures stay aligned) when a low OCR confidence holds it down (the
+/// selected file's facts say by how much).
+fn quality_cell(f: &DocumentFacts) -> String {
+    let q = quality(f);
+    if !f.quality.held_by_confidence() {
+        return q;
+    }
+    let marked = format!("*{q}");
+    if marked.chars().count() > QUAL_W {
+        marked.replace(' ', "")
+    } else {
+        marked
+    }
+}
+
+/// Why the quality is what it is, when a low OCR confidence holds it
+/// down: `held down by OCR confidence 61 %`.
+fn held_by(f: &DocumentFacts) -> Option<String> {
+    let c = f.quality.ocr_confidence?;
+    f.quality
+        .held_by_confidence()
+        .then(|| format!("held down by OCR confidence {:.0} %", c * 100.0))
+}
+
 /// What the encoding column shows: the encoding of a plain text, the
 /// format of a file read from a structured one (`ALTO`, `PDF gz`).
 pub fn encoding(f: &DocumentFacts) -> String {
@@ -77,8 +102,9 @@ pub fn encoding(f: &DocumentFacts) -> String {
 }
 
 /// A structured file's facts in words: `ALTO · 11 pages · OCR confidence
-/// 95 % · left out: running heads`.
-pub fn book_facts(b: &FormatFacts) -> String {
+/// 95 % · left out: running heads`; the confidence left out (`confidence`
+/// false) where the quality beside it already names it.
+fn format_facts(b: &FormatFacts, confidence: bool) -> String {
     let mut out = b.format.to_string();
     if b.gzipped {
         out.push_str(" (gzipped)");
@@ -87,7 +113,7 @@ pub fn book_facts(b: &FormatFacts) -> String {
         let s = if b.pages == 1 { "" } else { "s" };
         out.push_str(&format!(" · {} page{s}", b.pages));
     }
-    if let Some(c) = b.confidence {
+    if let Some(c) = b.confidence.filter(|_| confidence) {
         out.push_str(&format!(" · OCR confidence {:.0} %", c * 100.0));
     }
     if !b.left_out.is_empty() {
@@ -96,24 +122,56 @@ pub fn book_facts(b: &FormatFacts) -> String {
     out
 }
 
-/// The keeper signals of one file in words, for the members panel.
+/// A structured file's facts in words: `ALTO · 11 pages · OCR confidence
+/// 95 % · left out: running heads`.
+pub fn book_facts(b: &FormatFacts) -> String {
+    format_facts(b, true)
+}
+
+/// The keeper signals of one file in words, for the members panel: size,
+/// encoding (or format), date, words, the quality and why (the shares of
+/// dictionary and OCR-like words, the OCR confidence when it holds the
+/// quality down), and a structured file's facts.
 pub fn signals(f: &DocumentFacts) -> String {
     if let Some(problem) = &f.problem {
         return format!("cannot read it: {problem}");
     }
-    let book = f
-        .book
-        .as_ref()
-        .map_or(String::new(), |b| format!(" · {}", book_facts(b)));
+    let held = held_by(f);
+    let book = f.book.as_ref().map_or(String::new(), |b| {
+        format!(" · {}", format_facts(b, held.is_none()))
+    });
     format!(
-        "{} · {} · {} · {} words · quality {} ({} dictionary words, {} OCR-like){book}",
+        "{} · {} · {} · {} words · quality {}{} ({} dictionary words, {} OCR-like){book}",
         size(f.size),
         encoding(f),
         date(f.modified),
         f.quality.words,
         quality(f),
+        held.map_or(String::new(), |h| format!(" {h}")),
         text::percent(f.quality.dictionary),
         text::percent(f.quality.confusions),
+    )
+}
+
+/// [`signals`] in fewer words, for a panel without room for them all:
+/// size, encoding (or format), date, words, the quality, and the OCR
+/// confidence (holding the quality down, or beside it).
+pub fn short_signals(f: &DocumentFacts) -> String {
+    if f.problem.is_some() {
+        return signals(f);
+    }
+    let why = match (held_by(f), f.quality.ocr_confidence) {
+        (Some(h), _) => format!(" {h}"),
+        (None, Some(c)) => format!(" · OCR confidence {:.0} %", c * 100.0),
+        (None, None) => String::new(),
+    };
+    format!(
+        "{} · {} · {} · {} words · quality {}{why}",
+        size(f.size),
+        encoding(f),
+        date(f.modified),
+        f.quality.words,
+        quality(f),
     )
 }
 
@@ -194,7 +252,7 @@ fn doc_line(state: &AppState, r: &DocRow, path_w: usize) -> Line<'static> {
                 cell(&encoding(f), ENC_W),
                 rcell(&f.quality.words.to_string(), WORDS_W),
                 cell(&date(f.modified), DATE_W),
-                rcell(&quality(f), QUAL_W),
+                rcell(&quality_cell(f), QUAL_W),
             )));
         }
         Some(f) => spans.push(Span::styled(
@@ -302,13 +360,18 @@ fn put_lines(buf: &mut Buffer, area: Rect, top: usize, lines: &[Line<'static>]) 
 }
 
 /// The selected file's format facts, wrapped to two rows at most; none
-/// for plain text.
+/// for plain text. A quality held down by the OCR confidence (its list
+/// cell marked `*`) says so first.
 fn book_lines(state: &AppState, w: usize) -> Vec<Line<'static>> {
     let facts = documents::selected(state).and_then(|d| state.docs.facts.get(&d));
-    let Some(b) = facts.and_then(|f| f.book.as_ref()) else {
+    let Some((f, b)) = facts.and_then(|f| Some((f, f.book.as_ref()?))) else {
         return Vec::new();
     };
-    let mut lines: Vec<_> = text::wrap(&book_facts(b), w.saturating_sub(1))
+    let said = match held_by(f) {
+        Some(h) => format!("* quality {} {h} · {}", quality(f), format_facts(b, false)),
+        None => book_facts(b),
+    };
+    let mut lines: Vec<_> = text::wrap(&said, w.saturating_sub(1))
         .into_iter()
         .map(|l| Line::styled(format!(" {l}"), state.theme.dim()))
         .collect();

@@ -35,7 +35,8 @@ pub const LEGEND: &[(&str, &str)] = &[
     (
         "qual",
         "text quality: share of dictionary words less OCR-like words \
-         (rn/m, l/1, e/c inside words)",
+         (rn/m, l/1, e/c inside words); `*` where a low OCR confidence \
+         (ALTO, hOCR) holds it down",
     ),
     (
         "◆",

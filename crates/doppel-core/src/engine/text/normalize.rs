@@ -197,8 +197,51 @@ impl Folder {
     }
 }
 
-/// Join words split by a hyphen (or soft hyphen) at a line end. Returns the
-/// input unchanged (no copy) when there is nothing to join.
+/// Where a word hyphenated across a line end resumes, by rule 1: for the
+/// hyphen (`-` or a soft hyphen) at byte `hyphen` of `text`, the byte of
+/// the letter after it when a letter comes before the hyphen and only
+/// spaces or tabs, one line end (`\n`, `\r\n` or `\r`) and spaces or tabs
+/// stand between the hyphen and that letter; `None` otherwise (no hyphen
+/// there, or it stays). Normalization joins the two halves; the review
+/// diff asks the same question of the text less its page furniture.
+pub fn line_end_hyphen_join(text: &str, hyphen: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let hyphen_len = match bytes.get(hyphen)? {
+        b'-' => 1,
+        0xc2 if bytes.get(hyphen + 1) == Some(&0xad) => 2,
+        _ => return None,
+    };
+    let before_is_letter = text
+        .get(..hyphen)?
+        .chars()
+        .next_back()
+        .is_some_and(char::is_alphabetic);
+    if !before_is_letter {
+        return None;
+    }
+    let blanks = |mut j: usize| {
+        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
+            j += 1;
+        }
+        j
+    };
+    let j = blanks(hyphen + hyphen_len);
+    let line_end = match bytes.get(j) {
+        Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => 2,
+        Some(b'\r') | Some(b'\n') => 1,
+        _ => return None,
+    };
+    let k = blanks(j + line_end);
+    text[k..]
+        .chars()
+        .next()
+        .is_some_and(char::is_alphabetic)
+        .then_some(k)
+}
+
+/// Join words split by a hyphen (or soft hyphen) at a line end
+/// ([`line_end_hyphen_join`]). Returns the input unchanged (no copy) when
+/// there is nothing to join.
 fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
@@ -206,39 +249,12 @@ fn join_line_end_hyphens(text: &str) -> std::borrow::Cow<'_, str> {
     let mut i = 0;
     while let Some(offset) = bytes[i..].iter().position(|&b| b == b'-' || b == 0xc2) {
         i += offset;
-        let hyphen_len = if bytes[i] == b'-' {
-            1
-        } else if bytes.get(i + 1) == Some(&0xad) {
-            2
-        } else {
+        let Some(k) = line_end_hyphen_join(text, i) else {
+            // Past this byte: a `0xc2` that starts no soft hyphen is the
+            // first byte of another character, whose next byte is neither.
             i += 1;
             continue;
         };
-        let before_is_letter = text[..i]
-            .chars()
-            .next_back()
-            .is_some_and(char::is_alphabetic);
-        let mut j = i + hyphen_len;
-        while j < bytes.len() && (bytes[j] == b' ' || bytes[j] == b'\t') {
-            j += 1;
-        }
-        let line_end = match bytes.get(j) {
-            Some(b'\r') if bytes.get(j + 1) == Some(&b'\n') => 2,
-            Some(b'\r') | Some(b'\n') => 1,
-            _ => 0,
-        };
-        if !before_is_letter || line_end == 0 {
-            i += hyphen_len;
-            continue;
-        }
-        let mut k = j + line_end;
-        while k < bytes.len() && (bytes[k] == b' ' || bytes[k] == b'\t') {
-            k += 1;
-        }
-        if !text[k..].chars().next().is_some_and(char::is_alphabetic) {
-            i += hyphen_len;
-            continue;
-        }
         let buf = out.get_or_insert_with(|| String::with_capacity(text.len()));
         buf.push_str(&text[copied_to..i]);
         copied_to = k;
@@ -263,6 +279,20 @@ mod tests {
         assert_eq!(normalize("digi- \r\n  tized text"), "digitized text");
         assert_eq!(normalize("digi-\rtized"), "digitized");
         assert_eq!(normalize("soft\u{ad}\nhyphen"), "softhyphen");
+    }
+
+    #[test]
+    fn a_join_resumes_at_the_letter_after_the_line_end() {
+        let text = "digi- \r\n  tized";
+        assert_eq!(line_end_hyphen_join(text, 4), Some(10));
+        assert_eq!(&text[10..], "tized");
+        assert_eq!(line_end_hyphen_join("soft\u{ad}\nhyphen", 4), Some(7));
+        // Not a hyphen, no letter before it, two line ends, no letter after.
+        assert_eq!(line_end_hyphen_join(text, 3), None);
+        assert_eq!(line_end_hyphen_join("12-\n13", 2), None);
+        assert_eq!(line_end_hyphen_join("end-\n\nstart", 3), None);
+        assert_eq!(line_end_hyphen_join("end-\n“start", 3), None);
+        assert_eq!(line_end_hyphen_join("end-", 3), None);
     }
 
     #[test]

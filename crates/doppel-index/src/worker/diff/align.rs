@@ -11,7 +11,7 @@ use std::time::Instant;
 use similar::{capture_diff_slices, capture_diff_slices_deadline, Algorithm, DiffOp};
 
 use super::words::Words;
-use crate::worker::protocol::{word_chars, DiffKind, DiffWord};
+use crate::worker::protocol::{shown_chars, DiffKind, DiffWord};
 use doppel_core::engine::text::normalize;
 
 /// Replaced stretches up to this many words a side get character marks.
@@ -75,8 +75,12 @@ pub(crate) fn align(
                 let short = old_len.max(new_len) <= MARKED_WORDS;
                 let marked = short && Instant::now() < deadline;
                 out.truncated |= short && !marked;
-                let similar =
-                    marked && char_marks((tl, &l.words, old), (tr, &r.words, new), &mut out.marks);
+                let similar = marked
+                    && char_marks(
+                        ((tl, &l.words, &l.joins), old),
+                        ((tr, &r.words, &r.joins), new),
+                        &mut out.marks,
+                    );
                 let (kl, kr) = if similar || old_len.max(new_len) <= CHANGED_WORDS {
                     (DiffKind::Changed, DiffKind::Changed)
                 } else {
@@ -275,9 +279,13 @@ fn locate(small: &[u64], large: &[u64]) -> Option<std::ops::Range<usize>> {
     Some(first.saturating_sub(margin)..(last + margin).min(large.len()))
 }
 
+/// A side's text, words and the bytes its words hide
+/// ([`Words::joins`]).
+type Side<'a> = (&'a str, &'a [DiffWord], &'a [(u32, u32)]);
+
 /// One side of a replaced stretch: its folded characters (a space between
 /// words) and the bytes each comes from (`None` for the spaces).
-fn folded(text: &str, words: &[DiffWord], run: &[u32]) -> (Vec<char>, Vec<Option<(u32, u32)>>) {
+fn folded((text, words, joins): Side<'_>, run: &[u32]) -> (Vec<char>, Vec<Option<(u32, u32)>>) {
     let (mut chars, mut from) = (Vec::new(), Vec::new());
     for (n, &i) in run.iter().enumerate() {
         if n > 0 {
@@ -285,8 +293,8 @@ fn folded(text: &str, words: &[DiffWord], run: &[u32]) -> (Vec<char>, Vec<Option
             from.push(None);
         }
         let w = words[i as usize];
-        for (k, c) in word_chars(&text[w.start as usize..w.end as usize]) {
-            let at = w.start + k as u32;
+        for (at, c) in shown_chars(text, w.start as usize..w.end as usize, joins) {
+            let at = at as u32;
             let bytes = Some((at, at + c.len_utf8() as u32));
             if c.is_ascii() {
                 chars.push(c.to_ascii_lowercase());
@@ -316,12 +324,12 @@ fn mark(marks: &mut Vec<(u32, u32)>, from: &[Option<(u32, u32)>]) {
 /// Mark the characters that differ between two replaced stretches, when
 /// they are short and mostly alike; whether they were.
 fn char_marks(
-    (tl, wl, old): (&str, &[DiffWord], &[u32]),
-    (tr, wr, new): (&str, &[DiffWord], &[u32]),
+    (l, old): (Side<'_>, &[u32]),
+    (r, new): (Side<'_>, &[u32]),
     marks: &mut [Vec<(u32, u32)>; 2],
 ) -> bool {
-    let (ca, fa) = folded(tl, wl, old);
-    let (cb, fb) = folded(tr, wr, new);
+    let (ca, fa) = folded(l, old);
+    let (cb, fb) = folded(r, new);
     if ca.len().max(cb.len()) > MARKED_CHARS {
         return false;
     }

@@ -1,7 +1,8 @@
 //! A side-by-side word diff of two documents for review: each text becomes
 //! words with their bytes in the original (`words`), the two word
 //! sequences are aligned on their normalized forms — line breaks, re-wrapping
-//! and line-end hyphens do not count — with the characters that differ
+//! and line-end hyphens (across a page break's furniture too) do not
+//! count — with the characters that differ
 //! marked inside replaced words (`align`), blocks found at different
 //! places on the two sides are paired as moved (`moved`), and the words
 //! lying in a passage winnowing found in both documents are marked shared.
@@ -168,6 +169,7 @@ pub fn diff_texts(left: String, right: String, options: &DiffOptions<'_>) -> Dif
             marks,
             lines,
             pages: Default::default(),
+            joins: w.joins,
         }
     };
     let [marks_l, marks_r] = aligned.marks;

@@ -366,3 +366,214 @@ fn the_sample_reordered_chapters_are_one_moved_block() {
     assert_eq!(m.left.1 as usize, n, "{m:?}");
     assert_eq!(m.right.0, 1, "{m:?}");
 }
+
+/// The compared words' normalized forms, joined: what the comparison
+/// reads of a side.
+fn compared_keys(w: &words::Words) -> String {
+    w.compared()
+        .iter()
+        .map(|&i| w.key(i as usize))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// What the engine reads of `text`: normalized, less `furniture`.
+fn engine_reads(text: &str, furniture: &[Range<usize>]) -> String {
+    use doppel_core::engine::text::page_furniture::strip_ranges;
+    doppel_core::engine::text::normalize(&strip_ranges(text, furniture.iter().cloned()))
+}
+
+/// `text` with its page furniture found as the worker finds it.
+fn furniture(text: &str) -> Vec<Range<usize>> {
+    doppel_core::engine::text::page_furniture::find(text)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.range)
+        .collect()
+}
+
+/// A scan against an e-text, the scan's page furniture left out of the
+/// comparison as the worker leaves it out.
+fn scan_diff(scan: &str, etext: &str) -> DiffParts {
+    let found = furniture(scan);
+    let options = DiffOptions {
+        ignored: [&found, &[]],
+        ..DiffOptions::new(far())
+    };
+    diff_texts(scan.into(), etext.into(), &options)
+}
+
+/// Prose lines for a synthetic page.
+fn prose(lines: usize, seed: usize) -> String {
+    let words = [
+        "the", "reader", "of", "old", "books", "finds", "that", "every", "copy", "tells",
+    ];
+    (0..lines)
+        .map(|l| {
+            (0..9)
+                .map(|k| words[(l * 7 + k * 3 + seed) % words.len()])
+                .collect::<Vec<_>>()
+                .join(" ")
+                + "\n"
+        })
+        .collect()
+}
+
+/// A two-page scan: `det-` ends the first page, its folio below it; the
+/// second opens with its running head, then `ected`. The e-text has
+/// `detected`: no change, the joined word shown whole, the furniture
+/// still in the text on its page.
+#[test]
+fn a_word_hyphenated_across_a_page_break_is_one_equal_word() {
+    let (top, bottom) = (prose(24, 0), prose(24, 5));
+    let scan = format!(
+        "{top}and the errors were det-\n\n12\n\u{c}THE ART OF READING  13\n\nected by {bottom}"
+    );
+    let etext = format!("{top}and the errors were detected by {bottom}");
+    let found = furniture(&scan);
+    let furniture_text: Vec<&str> = found.iter().map(|r| scan[r.clone()].trim()).collect();
+    assert!(
+        furniture_text.contains(&"12") && furniture_text.contains(&"THE ART OF READING  13"),
+        "{furniture_text:?}"
+    );
+    let d = scan_diff(&scan, &etext);
+    assert_eq!(change_stretches(&d.left.words, &d.right.words), []);
+    assert_eq!(d.equal, 1.0);
+    let i = (0..d.left.words.len())
+        .find(|&i| d.left.word_text(i) == "detected")
+        .expect("the joined word");
+    let w = d.left.words[i];
+    assert_eq!(w.kind, DiffKind::Equal);
+    // The word spans the page break; the furniture stays in the text.
+    let span = &d.left.text[w.start as usize..w.end as usize];
+    assert!(
+        span.starts_with("det-") && span.ends_with("ected"),
+        "{span:?}"
+    );
+    assert!(span.contains("THE ART OF READING"), "{span:?}");
+    assert_eq!(
+        d.left.joins,
+        [(w.start + 3, w.end - "ected".len() as u32)],
+        "hidden from the hyphen to where the word resumes"
+    );
+    // Not joined without its furniture left out: the head stands between.
+    let plain = diff(&scan, &etext);
+    assert!(!change_stretches(&plain.left.words, &plain.right.words).is_empty());
+    assert!((0..plain.left.words.len()).all(|i| plain.left.word_text(i) != "detected"));
+}
+
+/// A hyphen before furniture that the engine would not join either (a
+/// number, a blank line before the next page's text) stays.
+#[test]
+fn only_what_normalization_joins_is_joined_across_furniture() {
+    let text = "pages 12-\nRUNNING HEAD  4\n\n13 more";
+    let head = 10..27;
+    assert_eq!(&text[head.clone()], "RUNNING HEAD  4\n\n");
+    let ranges = std::slice::from_ref(&head);
+    let w = words::words(text, ranges);
+    assert!(w.joins.is_empty());
+    assert_eq!(compared_keys(&w), engine_reads(text, ranges));
+    let text = "were det-\n\nRUNNING HEAD  4\n\nected";
+    let head = 11..28;
+    let ranges = std::slice::from_ref(&head);
+    let w = words::words(text, ranges);
+    assert!(w.joins.is_empty(), "a blank line stays between the halves");
+    assert_eq!(compared_keys(&w), engine_reads(text, ranges));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A paged scan (running heads between pages, words hyphenated at
+    /// line ends, some at a page's last line) against its unpaged text:
+    /// every compared word equal, and what the comparison reads is what
+    /// the engine reads once the furniture is stripped.
+    #[test]
+    fn a_paged_scan_reads_as_the_engine_reads_it(
+        words in prop::collection::vec(word(), 1..200),
+        width in 20usize..60, page in 2usize..8, crlf: bool,
+    ) {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let laid = layout(&words, width, crlf, usize::MAX, true);
+        let mut scan = String::new();
+        let mut ranges = Vec::new();
+        for (n, line) in laid.split_inclusive('\n').enumerate() {
+            if n > 0 && n % page == 0 {
+                let start = scan.len();
+                scan.push_str(&format!("\u{c}RUNNING HEAD  {}{eol}{eol}", n / page));
+                ranges.push(start..scan.len());
+            }
+            scan.push_str(line);
+        }
+        let w = words::words(&scan, &ranges);
+        prop_assert_eq!(compared_keys(&w), engine_reads(&scan, &ranges));
+        let options = DiffOptions { ignored: [&ranges, &[]], ..DiffOptions::new(far()) };
+        let d = diff_texts(scan.clone(), words.join(" "), &options);
+        prop_assert!(change_stretches(&d.left.words, &d.right.words).is_empty());
+        let shown: Vec<String> = (0..d.left.words.len())
+            .filter(|&i| d.left.words[i].kind != DiffKind::Ignored)
+            .map(|i| d.left.word_text(i))
+            .collect();
+        prop_assert_eq!(shown, words);
+    }
+}
+
+/// Tesseract's ALTO of the Emma chapter against its e-text, furniture
+/// left out as the worker leaves it out: the diff reads each side as the
+/// engine does. The chapter has one word hyphenated across a page break
+/// (`shrub-` / `beries`, pages 3–4), but the scan read specks around it
+/// (`shrub-.`, `* beries`) and in the running head (`4 : EMMA`, then not
+/// found as furniture): neither the engine nor the diff joins it, and the
+/// diff counts what it counted before it joined across page breaks (164
+/// stretches of change; 243 changed words in the scan, 185 in the
+/// e-text). The same page as a cleaner scan reads it, the three specks
+/// gone: the running heads `2 EMMA`, `4 EMMA`, `6 EMMA` are furniture and
+/// `shrub-` / `beries` one equal word, 161 stretches where the diff
+/// counted 162 before (changed words 233 and 184, were 235 and 185).
+#[test]
+fn the_emma_scan_joins_across_a_page_break_as_the_engine_does() {
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/formats"
+    ));
+    let read = |name: &str| {
+        doppel_core::engine::text::decode::decode_owned(std::fs::read(dir.join(name)).unwrap())
+            .unwrap()
+            .text
+    };
+    let (scan, etext) = (read("emma_scan.xml"), read("emma_etext.txt"));
+    let cleaner = scan
+        .replace("shrub-.\n", "shrub-\n")
+        .replace("4 : EMMA", "4 EMMA")
+        .replace("* beries", "beries");
+    assert_eq!(cleaner.len() + 5, scan.len(), "three specks taken out");
+    let stretches = |d: &DiffParts| change_stretches(&d.left.words, &d.right.words);
+    let changed = |s: &DiffSide| {
+        s.words
+            .iter()
+            .filter(|w| !matches!(w.kind, DiffKind::Equal | DiffKind::Ignored))
+            .count()
+    };
+    let shrub = |d: &DiffParts| {
+        stretches(d)
+            .iter()
+            .any(|(a, _)| a.clone().any(|i| d.left.word_text(i).starts_with("shrub")))
+    };
+    for text in [&scan, &cleaner] {
+        let w = words::words(text, &furniture(text));
+        assert_eq!(compared_keys(&w), engine_reads(text, &furniture(text)));
+    }
+    let d = scan_diff(&scan, &etext);
+    assert!(shrub(&d), "specks keep the halves apart");
+    assert_eq!(stretches(&d).len(), 164);
+    assert_eq!((changed(&d.left), changed(&d.right)), (243, 185));
+    let d = scan_diff(&cleaner, &etext);
+    assert!(!shrub(&d), "one equal word across the page break");
+    let joined = (0..d.left.words.len())
+        .find(|&i| d.left.word_text(i) == "shrubberies,")
+        .expect("shown joined");
+    assert_eq!(d.left.words[joined].kind, DiffKind::Equal);
+    // Before: 162 stretches, 235 and 185 changed words.
+    assert_eq!(stretches(&d).len(), 162 - 1);
+    assert_eq!((changed(&d.left), changed(&d.right)), (235 - 2, 185 - 1));
+}

@@ -3,25 +3,34 @@
 //! one, and its normalized form (the engine's rules: NFKC, case folding,
 //! quotes), which is what the two sides are matched on. Byte ranges the
 //! caller names as ignored (page furniture, boilerplate) keep their words,
-//! marked [`DiffKind::Ignored`], out of the comparison.
+//! marked [`DiffKind::Ignored`], out of the comparison; a word hyphenated
+//! across a page break joins over the furniture between its halves, as the
+//! engine joins it once the furniture is stripped
+//! ([`doppel_core::engine::text::page_furniture`]), and the furniture is
+//! then hidden inside it ([`DiffSide::joins`](crate::worker::protocol::DiffSide::joins)).
 
 use std::ops::Range;
 
-use crate::worker::protocol::{word_chars, DiffKind, DiffWord};
+use crate::worker::protocol::{shown_chars, DiffKind, DiffWord};
 use doppel_core::engine::text::normalize;
+use doppel_core::engine::text::normalize::line_end_hyphen_join;
 use doppel_core::hash::token_hash;
 
 /// One side's words, ready to align.
 #[derive(Debug, Default)]
 pub(crate) struct Words {
     pub words: Vec<DiffWord>,
-    /// Every word's normalized form, joined by single spaces: for text
-    /// without ignored ranges, what [`normalize`] makes of the whole text.
+    /// Every word's normalized form, joined by single spaces: what
+    /// [`normalize`] makes of the whole text (for text without ignored
+    /// ranges), or of the text less the furniture a word is hyphenated
+    /// across.
     pub keys: String,
     /// Where each word's normalized form starts in [`Self::keys`].
     pub key_starts: Vec<u32>,
     /// The normalized form's hash, per word.
     pub hashes: Vec<u64>,
+    /// As [`DiffSide::joins`](crate::worker::protocol::DiffSide::joins).
+    pub joins: Vec<(u32, u32)>,
 }
 
 impl Words {
@@ -72,25 +81,73 @@ fn tokens(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Whether `first` and `next` are one word hyphenated across a line end,
-/// as [`normalize`] joins them: a letter and a hyphen (or soft hyphen),
-/// one line end between, a letter after it.
-fn hyphen_joins(text: &str, first: (usize, usize), next: (usize, usize)) -> bool {
-    let word = &text[first.0..first.1];
-    let Some(stem) = word
+/// The byte of the hyphen (or soft hyphen) a token ends in.
+fn final_hyphen(text: &str, (start, end): (usize, usize)) -> Option<usize> {
+    let token = &text[start..end];
+    token
         .strip_suffix('-')
-        .or_else(|| word.strip_suffix('\u{ad}'))
-    else {
-        return false;
-    };
-    let gap = &text[first.1..next.0];
-    stem.chars().next_back().is_some_and(char::is_alphabetic)
-        && line_ends(gap) == 1
-        && gap.chars().all(|c| matches!(c, ' ' | '\t' | '\r' | '\n'))
-        && text[next.0..]
-            .chars()
-            .next()
-            .is_some_and(char::is_alphabetic)
+        .or_else(|| token.strip_suffix('\u{ad}'))
+        .map(|stem| start + stem.len())
+}
+
+/// Whether `first` and `next` are one word hyphenated across a line end,
+/// as [`normalize`] joins them ([`line_end_hyphen_join`]).
+fn hyphen_joins(text: &str, first: (usize, usize), next: (usize, usize)) -> bool {
+    final_hyphen(text, first).is_some_and(|h| line_end_hyphen_join(text, h) == Some(next.0))
+}
+
+/// The parts of `ignored` inside bytes `gap`, sorted and merged.
+fn ignored_in(ignored: &[Range<usize>], gap: Range<usize>) -> Vec<Range<usize>> {
+    let mut cut: Vec<Range<usize>> = ignored
+        .iter()
+        .map(|r| r.start.max(gap.start)..r.end.min(gap.end))
+        .filter(|r| !r.is_empty())
+        .collect();
+    cut.sort_by_key(|r| r.start);
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(cut.len());
+    for r in cut {
+        match merged.last_mut() {
+            Some(last) if last.end >= r.start => last.end = last.end.max(r.end),
+            _ => merged.push(r),
+        }
+    }
+    merged
+}
+
+/// Where the word of token `k` (compared) goes on: the index of the first
+/// token after it outside `ignored` when the two are one word by
+/// normalization's rule once the ignored bytes between them are left out
+/// (as the engine reads the text with its page furniture stripped), and,
+/// when there were such bytes (a page break's running head and folio),
+/// the bytes the word hides (from its hyphen to where it resumes).
+fn joins_over(
+    text: &str,
+    raw: &[(usize, usize)],
+    k: usize,
+    is_ignored: impl Fn((usize, usize)) -> bool,
+    ignored: &[Range<usize>],
+) -> Option<(usize, Option<(u32, u32)>)> {
+    let first = raw[k];
+    let hyphen = final_hyphen(text, first)?;
+    let m = (k + 1..raw.len()).find(|&m| !is_ignored(raw[m]))?;
+    let next = raw[m];
+    let cut = ignored_in(ignored, first.1..next.0);
+    if cut.is_empty() {
+        return (line_end_hyphen_join(text, hyphen) == Some(next.0)).then_some((m, None));
+    }
+    // The two halves with what lies between them less the ignored bytes.
+    let mut probe = String::with_capacity(next.1 - first.0);
+    probe.push_str(&text[first.0..first.1]);
+    let mut at = first.1;
+    for r in &cut {
+        probe.push_str(&text[at..r.start]);
+        at = r.end;
+    }
+    probe.push_str(&text[at..next.0]);
+    let resume = probe.len();
+    probe.push_str(&text[next.0..next.1]);
+    (line_end_hyphen_join(&probe, hyphen - first.0) == Some(resume))
+        .then_some((m, Some((hyphen as u32, next.0 as u32))))
 }
 
 /// The words of `text`, those inside an `ignored` range left out of the
@@ -102,25 +159,39 @@ pub(crate) fn words(text: &str, ignored: &[Range<usize>]) -> Words {
         keys: String::with_capacity(text.len()),
         key_starts: Vec::with_capacity(raw.len()),
         hashes: Vec::with_capacity(raw.len()),
+        joins: Vec::new(),
     };
+    let is_ignored =
+        |(start, end): (usize, usize)| ignored.iter().any(|r| r.start <= start && end <= r.end);
     let mut k = 0;
     let mut prev_end = 0;
     let mut display = String::new();
     while k < raw.len() {
         let (start, mut end) = raw[k];
-        while k + 1 < raw.len() && hyphen_joins(text, (start, end), raw[k + 1]) {
-            end = raw[k + 1].1;
-            k += 1;
+        let joins_before = out.joins.len();
+        while k + 1 < raw.len() {
+            // A compared word goes on past ignored words, as the engine
+            // reads it without them; an ignored one (a running head) only
+            // across a line end.
+            let next = if ignored.is_empty() || is_ignored(raw[k]) {
+                hyphen_joins(text, raw[k], raw[k + 1]).then_some((k + 1, None))
+            } else {
+                joins_over(text, &raw, k, is_ignored, ignored)
+            };
+            let Some((m, hidden)) = next else {
+                break;
+            };
+            out.joins.extend(hidden);
+            k = m;
+            end = raw[k].1;
         }
         k += 1;
-        let span = &text[start..end];
         let paragraph = !out.words.is_empty() && line_ends(&text[prev_end..start]) >= 2;
         prev_end = end;
-        let ignored = ignored.iter().any(|r| r.start <= start && end <= r.end);
         out.words.push(DiffWord {
             start: start as u32,
             end: end as u32,
-            kind: if ignored {
+            kind: if is_ignored((start, end)) {
                 DiffKind::Ignored
             } else {
                 DiffKind::Equal
@@ -134,7 +205,7 @@ pub(crate) fn words(text: &str, ignored: &[Range<usize>]) -> Words {
         let key_start = out.keys.len();
         out.key_starts.push(key_start as u32);
         display.clear();
-        display.extend(word_chars(span).map(|(_, c)| c));
+        display.extend(shown_chars(text, start..end, &out.joins[joins_before..]).map(|(_, c)| c));
         if display.is_ascii() {
             out.keys
                 .extend(display.chars().map(|c| c.to_ascii_lowercase()));

@@ -1,4 +1,4 @@
-//! A folder of page files is one book, read as [`crate::page_files`]
+//! A folder of page files is one book, read as the `page_files` module
 //! says. The folder is listed and its files read by the layer that owns
 //! the folder (doppel's index, which reads a listed file only if it is
 //! still the one listed); they arrive here as one byte string, a

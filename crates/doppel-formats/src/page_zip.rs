@@ -1,6 +1,6 @@
 //! A zip of page files is one book (HathiTrust's volumes, an OCR run's
 //! ALTO or hOCR pages zipped): its entries are read as
-//! [`crate::page_files`] says, directories aside. An EPUB zipped without
+//! the `page_files` module says, directories aside. An EPUB zipped without
 //! its `mimetype` first is read as an EPUB; an office document or a Java
 //! archive is no book of pages and is handed back as [`Read::Plain`].
 

@@ -24,7 +24,7 @@ use serde::Serialize;
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::text::decode::{decode_owned, DecodeError, Decoded, NotText};
 
-mod books;
+pub mod books;
 mod ignore_rules;
 pub use books::{
     book_identity, book_now, entry_now, judge, BookFolder, BookWhy, PageFolders, BOOK_MARKER,

@@ -178,6 +178,16 @@ fn numbered_texts_are_documents_unless_the_configuration_counts_them_as_pages() 
     let config = config.to_str().unwrap();
     let json = common::scan_json(&root, &["--config", config]);
     assert!(documents(&json).contains("hathi"));
+    // Read again for the report: its pages are named as for a marked one.
+    assert_eq!(
+        place_of(pair(&json, "hathi", "emma.txt"), "hathi"),
+        "pp. 1–6"
+    );
+    let text = common::scan_text(&root, &["--config", config]);
+    assert!(
+        text.contains("  hathi/  (6 files; its files are numbered pages)\n"),
+        "{text}"
+    );
     fs::write(
         dir.path().join("doppel.toml"),
         "[books]\npage-folders = \"off\"\n",

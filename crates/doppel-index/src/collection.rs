@@ -294,7 +294,7 @@ fn unreadable(e: std::io::Error) -> Skip {
 #[derive(Debug, Clone, Copy)]
 pub enum Source<'a> {
     /// A path on its own ([`open_regular`]; a folder of pages is read as
-    /// a book by the default rules, [`book_now`]).
+    /// a book by any rule, numbered text pages included, [`book_now`]).
     Path(&'a Path),
     /// A document as its folder's walk listed it
     /// ([`ListedRoot::open_listed`], each page of a book so).
@@ -330,7 +330,10 @@ impl<'a> Source<'a> {
             Source::Path(path) => {
                 if fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
                     let parent = path.parent().unwrap_or(path);
-                    let entry = book_now(parent, path, PageFolders::Auto).ok_or_else(|| {
+                    // A folder asked for by its path is a document already
+                    // (the index's, or the one a command names): a book by
+                    // any rule but a marker saying no.
+                    let entry = book_now(parent, path, PageFolders::Numbered).ok_or_else(|| {
                         Skip::NotAFile {
                             what: "folder".into(),
                         }

@@ -344,7 +344,8 @@ fn book_folder_lines(report: &ScanReport, root: &Path) -> String {
         if !std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
             continue;
         }
-        let Some(book) = book_now(root, &path, PageFolders::Auto) else {
+        // A folder that is a document is a book by some rule.
+        let Some(book) = book_now(root, &path, PageFolders::Numbered) else {
             continue;
         };
         let Some(folder) = book.book else {

@@ -293,7 +293,9 @@ fn is_image(bytes: &[u8]) -> bool {
     MAGIC.iter().any(|m| bytes.starts_with(m))
 }
 
-fn is_mets(bytes: &[u8]) -> bool {
+/// Whether a file's `bytes` are METS: a `mets` root element in its first
+/// 4 KiB.
+pub(crate) fn is_mets(bytes: &[u8]) -> bool {
     let head = &bytes[..bytes.len().min(4096)];
     let head = String::from_utf8_lossy(head);
     head.contains("<mets:mets") || head.contains("<mets ") || head.contains("<mets>")

@@ -53,6 +53,13 @@ impl PageFolderBytes {
     }
 }
 
+/// Whether a file's first bytes (4 KiB are enough) are a METS file, which
+/// orders a book's pages: as a zip or a folder of pages is read, so the
+/// layer listing a folder tells a METS package the same way.
+pub fn is_mets(bytes: &[u8]) -> bool {
+    crate::page_files::is_mets(bytes)
+}
+
 /// Read a folder's framed pages.
 pub(crate) fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
     let files = unframe(bytes)?;

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{read_opened, relative, FileEntry, ListedRoot, Skip};
 use doppel_core::doc::FileIdentity;
-use doppel_formats::page_folder::PageFolderBytes;
+use doppel_formats::page_folder::{self, PageFolderBytes};
 
 /// The marker file that makes a folder a book (or, saying `no`, keeps it
 /// from being one).
@@ -123,10 +123,8 @@ pub fn judge(root: &Path, folder: &Path, names: &[&OsStr], mode: PageFolders) ->
 /// Whether the file at `path` is an OCR page format (ALTO, hOCR) by its
 /// first bytes.
 fn is_ocr_page(path: &Path) -> bool {
-    let mut head = Vec::new();
-    let _ = fs::File::open(path).and_then(|f| f.take(8192).read_to_end(&mut head));
     matches!(
-        doppel_formats::detect(&head),
+        doppel_formats::detect(&head(path, 8192)),
         doppel_formats::Format::Alto | doppel_formats::Format::Hocr
     )
 }
@@ -163,10 +161,15 @@ fn is_mets(path: &Path) -> bool {
     if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
+    page_folder::is_mets(&head(path, 4096))
+}
+
+/// The first `bytes` of the file at `path` (fewer, or none, when it is
+/// shorter or cannot be read).
+fn head(path: &Path, bytes: u64) -> Vec<u8> {
     let mut head = Vec::new();
-    let _ = fs::File::open(path).and_then(|f| f.take(4096).read_to_end(&mut head));
-    let head = String::from_utf8_lossy(&head);
-    head.contains("<mets:mets") || head.contains("<mets ") || head.contains("<mets>")
+    let _ = fs::File::open(path).and_then(|f| f.take(bytes).read_to_end(&mut head));
+    head
 }
 
 /// The first of `names` when they are numbered pages (see the module's

@@ -10,6 +10,7 @@
 //! [`doppel_pairing::boilerplate::Learner`] up to date as files arrive,
 //! change and leave.
 
+pub mod stored;
 pub mod user;
 
 use std::collections::{BTreeMap, BTreeSet};

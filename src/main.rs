@@ -272,7 +272,21 @@ fn run(cli: Cli) -> Result<()> {
             filter,
             options,
         }) => cli::act::manifest_command(load()?, &dir, format, output.as_ref(), &filter, &options),
-        Some(Command::Compare { a, b, format }) => cli::compare::compare(&load()?, &a, &b, format),
+        Some(Command::Compare {
+            a,
+            b,
+            format,
+            index,
+            no_index,
+            boilerplate_dir,
+        }) => {
+            let options = ScanOptions {
+                no_index,
+                boilerplate_dir,
+                ..ScanOptions::with_index(index)
+            };
+            cli::compare::compare(&load_with(&options)?, &a, &b, format, &options)
+        }
         Some(Command::Watch {
             dir,
             jsonl: _,

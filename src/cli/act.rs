@@ -15,6 +15,7 @@ use doppel_index::act;
 use doppel_index::act::{Decisions, Filter, MarkState, Plan};
 use doppel_index::config::Config;
 use doppel_pairing::cluster::ClusterSpec;
+use doppel_store::{SqliteStore, StoreAddress};
 
 use super::args::{DecisionOptions, FilterOptions, ManifestFormat};
 use super::settings::{index_address, open_folder, settings, with_options};
@@ -47,6 +48,7 @@ fn decisions(config: Config, root: &Path, options: &DecisionOptions) -> Result<D
         options.store.as_deref(),
         root,
     )?;
+    ensure_indexed(root, index.as_ref(), options.index.as_deref())?;
     Ok(act::open_decisions(
         root,
         engine,
@@ -55,6 +57,33 @@ fn decisions(config: Config, root: &Path, options: &DecisionOptions) -> Result<D
         index.as_ref(),
         &config.curator(),
     )?)
+}
+
+/// Refuse a folder whose index file does not exist (at `index`, else the
+/// default file): opening it would make an empty one, and there would be
+/// no decision to act on or write. (A team database is not looked at
+/// first.)
+fn ensure_indexed(root: &Path, index: Option<&StoreAddress>, flag: Option<&Path>) -> Result<()> {
+    let file = match index {
+        None => SqliteStore::default_path(root)?,
+        Some(address) => match address {
+            StoreAddress::File(path) => path.clone(),
+            #[allow(unreachable_patterns)] // a database only with `postgres`
+            _ => return Ok(()),
+        },
+    };
+    if file.exists() {
+        return Ok(());
+    }
+    let dir = root.display();
+    match flag {
+        Some(at) => anyhow::bail!(
+            "no index for {dir} at {}: run `doppel scan {dir} --index {}` first",
+            at.display(),
+            at.display()
+        ),
+        None => anyhow::bail!("no index for {dir}: run `doppel scan {dir}` first"),
+    }
 }
 
 fn filter(options: &FilterOptions) -> Filter {

@@ -421,7 +421,10 @@ pub enum Command {
         #[command(flatten)]
         options: DecisionOptions,
     },
-    /// Score two files with every algorithm, with the exact measures.
+    /// Score two files with every algorithm, with the exact measures,
+    /// judged as a scan of their folder judges them: without the
+    /// boilerplate its index learned (the index of the nearest folder
+    /// holding both files, if it has one) and your own.
     Compare {
         /// First file.
         a: PathBuf,
@@ -430,6 +433,20 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
+        /// Take the learned boilerplate from this index (its folder must
+        /// hold both files; default: the index of the nearest folder that
+        /// holds them, if it has one).
+        #[arg(long, value_name = "PATH")]
+        index: Option<PathBuf>,
+        /// Learn no boilerplate from an index: leave out only your own
+        /// (--boilerplate-dir).
+        #[arg(long, conflicts_with = "index")]
+        no_index: bool,
+        /// Your own boilerplate: every file in this folder is left out of
+        /// either file that carries its text (overrides the config file's
+        /// boilerplate.user-dir).
+        #[arg(long, value_name = "DIR")]
+        boilerplate_dir: Option<PathBuf>,
     },
     /// Measure precision and recall: the Fan & Huang protocol on a folder of
     /// books, or pairwise scores against a labelled folder (--truth).

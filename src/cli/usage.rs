@@ -56,9 +56,12 @@ pub fn first_word(cli: &clap::Command, args: &[String]) -> Option<String> {
 
 /// For a top-level DIR that does not exist and could be a command's name
 /// (no path separator): the message saying it is no folder, with the
-/// command it is close to, or that it is neither.
+/// command it is close to, or that it is neither. `None` for a word that
+/// is a command: clap took it as one, and its own error (an option the
+/// command does not know, with the one it is close to) says what is wrong.
 pub fn not_a_command_or_folder(cli: &clap::Command, word: &str) -> Option<String> {
-    if Path::new(word).symlink_metadata().is_ok()
+    if cli.find_subcommand(word).is_some()
+        || Path::new(word).symlink_metadata().is_ok()
         || word.contains('/')
         || word.contains(std::path::MAIN_SEPARATOR)
     {

@@ -8,8 +8,11 @@
 //! The decision itself is [`doppel_pairing::boilerplate`]'s; the one-shot
 //! scan learns from scratch over the folder, the folder index keeps a
 //! [`doppel_pairing::boilerplate::Learner`] up to date as files arrive,
-//! change and leave.
+//! change and leave, and [`stored`] builds an index's learner from its
+//! store alone (for `doppel compare`); [`user`] is the user's own
+//! boilerplate folder.
 
+pub mod stored;
 pub mod user;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -514,12 +514,16 @@ impl Config {
             origin: name.clone(),
             error: error::RedactedSyntax(Box::new(e)),
         })?;
-        let mut merged: toml::Table = DEFAULTS
-            .parse()
-            .expect("the built-in config file is valid TOML");
-        merge(&mut merged, user.clone());
-        let mut config: Config = serde_path_to_error::deserialize(toml::Value::Table(merged))
-            .map_err(|e| setting_error(name.clone(), e, text))?;
+        let read = |user: &toml::Table| {
+            let mut merged: toml::Table = DEFAULTS
+                .parse()
+                .expect("the built-in config file is valid TOML");
+            merge(&mut merged, user.clone());
+            serde_path_to_error::deserialize::<_, Config>(toml::Value::Table(merged))
+        };
+        let fails = |user: &toml::Table| read(user).err().map(|e| e.to_string());
+        let mut config =
+            read(&user).map_err(|e| setting_error(name.clone(), e, text, &user, &fails))?;
         // Keys some part of the configuration accepted but ignored.
         if let Ok(known) = toml::Table::try_from(&config) {
             let mut path = Vec::new();

@@ -19,8 +19,10 @@ use doppel_index::places::Places;
 use doppel_index::scan::ScanReport;
 use doppel_pairing::cluster::{ClusterBy, Role};
 
+mod compare_boilerplate;
 pub mod html;
 mod json;
+pub use compare_boilerplate::CompareBoilerplate;
 pub use doppel_index::export::rfc3339;
 pub use doppel_index::export::scan::JSON_FORMAT_VERSION;
 use doppel_index::export::{duplicate_by, json_text, whole_side, ByAlgorithm};
@@ -398,12 +400,14 @@ pub fn boilerplate_text(report: &BoilerplateReport) -> String {
     out
 }
 
-/// Every algorithm's score for one pair, as a table.
+/// Every algorithm's score for one pair, as a table, with the
+/// boilerplate left out of the two when any was looked for.
 pub fn compare_text(
     scores: &PairScores,
     verdict: &Verdict,
     exact: &ExactMeasures,
     engine: &Engine,
+    boilerplate: Option<&CompareBoilerplate>,
 ) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -477,19 +481,26 @@ pub fn compare_text(
         None => "none".to_owned(),
     };
     let _ = writeln!(out, "relation: {relation}");
+    if let Some(boilerplate) = boilerplate {
+        let _ = writeln!(out, "{}", boilerplate.text_line());
+    }
     out
 }
 
-/// Every algorithm's score for one pair, as JSON.
+/// Every algorithm's score for one pair, as JSON (`boilerplate` only when
+/// any was looked for).
 pub fn compare_json(
     scores: &PairScores,
     verdict: &Verdict,
     exact: &ExactMeasures,
     _engine: &Engine,
+    boilerplate: Option<&CompareBoilerplate>,
 ) -> Result<String> {
     /// Keys in name order, as the format has always had them.
     #[derive(Serialize)]
     struct CompareJson {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        boilerplate: Option<compare_boilerplate::CompareBoilerplateJson>,
         doppel: &'static str,
         duplicate_by: Vec<&'static str>,
         exact: ExactJson,
@@ -509,6 +520,7 @@ pub fn compare_json(
         jaccard: f64,
     }
     Ok(json_text(&CompareJson {
+        boilerplate: boilerplate.map(CompareBoilerplate::json),
         doppel: env!("CARGO_PKG_VERSION"),
         duplicate_by: duplicate_by(verdict),
         exact: ExactJson {
@@ -544,12 +556,15 @@ fn unit_words(id: AlgorithmId, score: &Score) -> String {
 /// full shingle sets and the TF-IDF cosine, the two shingle counts, then
 /// fusion's two rules — `containment` (the smaller document's share of
 /// shingles in the larger) and `fusion` (the votes of agreeing families;
-/// its `duplicate` is the verdict, which containment alone can make `yes`).
+/// its `duplicate` is the verdict, which containment alone can make `yes`);
+/// last, when boilerplate was looked for, `boilerplate in A` and `in B`
+/// (the words left out).
 pub fn compare_csv(
     scores: &PairScores,
     verdict: &Verdict,
     exact: &ExactMeasures,
     engine: &Engine,
+    boilerplate: Option<&CompareBoilerplate>,
 ) -> Result<String> {
     let config = engine.config();
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_owned();
@@ -594,5 +609,8 @@ pub fn compare_csv(
         fusion.votes_needed.to_string(),
         yes_no(verdict.fusion),
     ])?;
+    for row in boilerplate.iter().flat_map(|b| b.csv_rows()) {
+        out.write_record(row)?;
+    }
     utf8(out.into_inner()?)
 }

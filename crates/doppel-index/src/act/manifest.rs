@@ -29,8 +29,11 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
                 .iter()
                 .find(|(p, _)| *p == path)
                 .map(|(_, why)| why.clone());
-            let (duplicate_of, verdict, scores) = if is_kept || stays.is_some() {
-                (None, None, Vec::new())
+            // Every member but the kept one is scored against it, a part
+            // that stays as well as a duplicate (where the two were paired:
+            // a part linked to the kept one only through another has none).
+            let (verdict, scores) = if is_kept {
+                (None, Vec::new())
             } else {
                 let scores = lib
                     .id_of(keeper)
@@ -44,8 +47,9 @@ pub fn manifest_rows(report: &ScanReport, filter: &Filter) -> Vec<ManifestRow> {
                     })
                     .unwrap_or_default();
                 let verdict = lib.pair_verdict(keeper, &path).map(|v| v.as_str());
-                (Some(keeper.clone()), verdict, scores)
+                (verdict, scores)
             };
+            let duplicate_of = (!is_kept && stays.is_none()).then(|| keeper.clone());
             let relation = (!is_kept)
                 .then(|| relation_of(&relations, keeper, &path))
                 .flatten();

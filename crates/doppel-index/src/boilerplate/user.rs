@@ -47,6 +47,31 @@ pub enum UserDirError {
     },
 }
 
+/// The boilerplate folder `library` names (as configured, and canonical),
+/// `None` when none is or learning is off; an error when it is no folder.
+fn configured(library: &LibraryConfig) -> Result<Option<(&Path, PathBuf)>, UserDirError> {
+    let Some(dir) = library
+        .boilerplate
+        .user_dir
+        .as_deref()
+        .filter(|_| library.boilerplate.enabled)
+    else {
+        return Ok(None);
+    };
+    let unreadable = |error| UserDirError::Unreadable {
+        dir: dir.to_path_buf(),
+        error,
+    };
+    let resolved = dir.canonicalize().map_err(unreadable)?;
+    if !resolved.is_dir() {
+        return Err(unreadable(std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            "not a folder",
+        )));
+    }
+    Ok(Some((dir, resolved)))
+}
+
 /// The files of the user's boilerplate folder, sampled.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UserBoilerplate {
@@ -63,39 +88,37 @@ impl UserBoilerplate {
         engine: &Engine,
         library: &LibraryConfig,
     ) -> Result<Option<Self>, UserDirError> {
-        let Some(dir) = library
-            .boilerplate
-            .user_dir
-            .as_ref()
-            .filter(|_| library.boilerplate.enabled)
-        else {
+        let Some((dir, resolved)) = configured(library)? else {
             return Ok(None);
         };
-        let resolved = dir
-            .canonicalize()
-            .map_err(|error| UserDirError::Unreadable {
-                dir: dir.clone(),
-                error,
-            })?;
-        if !resolved.is_dir() {
-            return Err(UserDirError::Unreadable {
-                dir: dir.clone(),
-                error: std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
-            });
-        }
         let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
         if resolved.starts_with(&root) {
             return Err(UserDirError::Inside {
-                dir: dir.clone(),
+                dir: dir.to_path_buf(),
                 root,
             });
         }
-        let (entries, problems) = list_files(&resolved);
+        Ok(Some(Self::read(&resolved, engine, library)))
+    }
+
+    /// [`UserBoilerplate::load`] where no folder is scanned (`doppel
+    /// compare A B` on two files of no indexed folder): there is no folder
+    /// for it to lie outside of.
+    pub fn load_unscanned(
+        engine: &Engine,
+        library: &LibraryConfig,
+    ) -> Result<Option<Self>, UserDirError> {
+        Ok(configured(library)?.map(|(_, resolved)| Self::read(&resolved, engine, library)))
+    }
+
+    /// Every file of the (canonical) folder `resolved`, sampled.
+    fn read(resolved: &Path, engine: &Engine, library: &LibraryConfig) -> Self {
+        let (entries, problems) = list_files(resolved);
         for (path, skip) in problems {
             tracing::warn!(file = %path, reason = %skip, "boilerplate folder: left out");
         }
         let mut files = Vec::new();
-        let listed = ListedRoot::new(&resolved);
+        let listed = ListedRoot::new(resolved);
         for entry in entries {
             let analyzed = read_listed_text(&listed, &entry, DEFAULT_SIZE_CAP).and_then(|d| {
                 engine.try_analyze(&d.text).map_err(|_| Skip::OutOfMemory {
@@ -111,7 +134,7 @@ impl UserBoilerplate {
                 }
             }
         }
-        Ok(Some(Self { files }))
+        Self { files }
     }
 
     /// Pin every file in `learner`; the documents whose spans changed.

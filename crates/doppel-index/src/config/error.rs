@@ -132,14 +132,18 @@ fn line_at(text: &str, offset: usize) -> usize {
 
 /// The error of deserializing the merged table, with the line of the key
 /// it is about in the user's `text` and the key's table (the key path
-/// from `serde_path_to_error`).
+/// from `serde_path_to_error`). `user` is the user's table and `fails`
+/// what deserializing one in its place says (`None`: it reads): how a key
+/// the path cannot name is found.
 pub(super) fn setting_error(
     origin: String,
     error: serde_path_to_error::Error<toml::de::Error>,
     text: &str,
+    user: &toml::Table,
+    fails: &dyn Fn(&toml::Table) -> Option<String>,
 ) -> ConfigError {
     use serde_path_to_error::Segment;
-    let keys: Vec<String> = error
+    let mut keys: Vec<String> = error
         .path()
         .iter()
         .filter_map(|segment| match segment {
@@ -162,10 +166,44 @@ pub(super) fn setting_error(
             message = message.replacen("unknown variant", "unknown key", 1);
         }
     }
+    // A key read as an enum (`[thresholds]` is keyed by algorithm id) is
+    // no string to the path: `thresholds.?`.
+    let untold = error
+        .path()
+        .iter()
+        .any(|segment| matches!(segment, Segment::Unknown));
+    if line.is_none() && untold {
+        let failed = error.to_string();
+        if let Some(key) = failing_key(user, &keys, &|alone| fails(alone) == Some(failed.clone())) {
+            keys.push(key);
+        }
+    }
     ConfigError::Setting {
         origin,
         line: line.or_else(|| line_of(text, &keys)),
         message,
         table: keys,
     }
+}
+
+/// The key of `user`'s table at `table` that alone, its siblings taken
+/// out, still makes the configuration fail as it did (`fails_so`).
+fn failing_key(
+    user: &toml::Table,
+    table: &[String],
+    fails_so: &dyn Fn(&toml::Table) -> bool,
+) -> Option<String> {
+    let mut keys = user;
+    for key in table {
+        keys = keys.get(key)?.as_table()?;
+    }
+    keys.keys().find_map(|name| {
+        let mut alone = user.clone();
+        let mut inner = &mut alone;
+        for key in table {
+            inner = inner.get_mut(key)?.as_table_mut()?;
+        }
+        inner.retain(|key, _| key == name);
+        fails_so(&alone).then(|| name.clone())
+    })
 }

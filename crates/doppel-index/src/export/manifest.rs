@@ -24,7 +24,8 @@ pub struct ManifestRow {
     pub kept: bool,
     /// Whether the curator marked it as the keeper.
     pub keeper_mark: bool,
-    /// The kept member it duplicates (`None` for a kept one).
+    /// The kept member it duplicates (`None` for a kept one, and for one
+    /// that stays).
     pub duplicate_of: Option<DocPath>,
     /// The curator's verdict on it and the kept member, if any.
     pub verdict: Option<&'static str>,
@@ -34,7 +35,8 @@ pub struct ManifestRow {
     /// For `contains`, which of the two is the whole: `kept` or `this`.
     pub whole: Option<&'static str>,
     /// Every algorithm's score from the kept member to it, where the pair
-    /// was kept (in each algorithm's native unit).
+    /// was kept (in each algorithm's native unit), whether it moves or
+    /// stays.
     pub scores: Vec<(AlgorithmId, f64)>,
     /// Why a member that is not kept is no duplicate of a kept one (it
     /// stays where it is).

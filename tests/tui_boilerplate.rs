@@ -215,3 +215,99 @@ fn the_tui_export_marks_the_learned_boilerplate_in_its_html_diffs() {
         .count();
     assert!(marked > 0, "the licence is not marked in the exported diff");
 }
+
+/// Every row of `state` drawn at 80×24, one line each.
+fn screen_text(state: &AppState) -> String {
+    let t = draw(state);
+    let buf = t.backend().buffer();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The curator's review found the overlay after `o` marking the passage
+/// only when the worker answered, the status bar counting "2 boilerplate"
+/// beside the overlay's "0 left out · 2 overruled", the rows re-sorting
+/// under the cursor, and the first Esc (on the documents screen) not
+/// closing it. Two passages, the first overruled: the mark and both
+/// counts show at once, the cursor follows the passage to its new row,
+/// and Esc closes the overlay from any screen.
+#[test]
+fn a_ruling_shows_at_once_and_the_cursor_stays_on_its_passage_as_the_list_resorts() {
+    let (_dir, folder, index) = setup();
+    let worker = start(&folder, &index);
+    let first = wait_for(&worker, "the first snapshot", |u| match u {
+        Update::Snapshot(s) => Some(s),
+        _ => None,
+    });
+    let licence = first.boilerplate.passages[0].clone();
+    let named = |words: &str, overruled: bool| {
+        let mut p = licence.clone();
+        p.first_words = words.to_owned();
+        p.overruled = overruled;
+        p
+    };
+    let with = |generation: u64, passages| {
+        let mut s = (*first).clone();
+        s.generation = generation;
+        Arc::make_mut(&mut s.boilerplate).passages = passages;
+        Arc::new(s)
+    };
+    let before = with(
+        first.generation,
+        vec![named("alpha licence", false), named("beta notice", false)],
+    );
+    let mut state = AppState::new("books", &EngineConfig::default());
+    update(&mut state, Action::Resize(80, 24));
+    update(&mut state, Action::Worker(Update::Snapshot(before)));
+    press(&mut state, 'b');
+    let commands = press(&mut state, 'o');
+    assert!(
+        matches!(
+            commands[..],
+            [Command::SetBoilerplateOverruled {
+                passage: 0,
+                overrule: true,
+                ..
+            }]
+        ),
+        "{commands:?}"
+    );
+    // Marked before the worker answers, and counted alike in both places.
+    let shown = screen_text(&state);
+    let row = shown.lines().find(|l| l.contains("alpha licence")).unwrap();
+    assert!(row.contains("overruled"), "{shown}");
+    assert!(shown.contains("1 left out · 1 overruled"), "{shown}");
+    assert!(shown.contains("1 boilerplate, 1 overruled (b)"), "{shown}");
+
+    // The worker's list: the learned passage first, the overruled after.
+    let after = with(
+        first.generation + 1,
+        vec![named("beta notice", false), named("alpha licence", true)],
+    );
+    update(&mut state, Action::Worker(Update::Snapshot(after)));
+    let view = state.boilerplate.clone().unwrap();
+    assert_eq!(view.selected, 1, "the cursor left the ruled passage");
+    assert_eq!(view.pending, None);
+    let shown = screen_text(&state);
+    assert!(shown.contains("o: boilerplate again"), "{shown}");
+
+    // Esc closes it at once, whichever screen is under it.
+    press(&mut state, 'b');
+    for screen in ["1", "D", "t"] {
+        press(&mut state, screen.chars().next().unwrap());
+        press(&mut state, 'b');
+        assert!(state.boilerplate.is_some());
+        let esc = keymap::key(&state, KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)).unwrap();
+        update(&mut state, esc);
+        assert!(
+            state.boilerplate.is_none(),
+            "Esc kept it open over {screen}"
+        );
+    }
+}

@@ -63,15 +63,17 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Command> {
         acting::on_view(state, action, &mut out);
         return out;
     }
+    // The overlay over any screen takes its keys first (Esc closes it,
+    // not the documents screen's filter below it).
+    if boilerplate::takes(state, &action) {
+        boilerplate::on_view(state, action, &mut out);
+        return out;
+    }
     if documents::takes(state, &action) {
         let page = layout::list_height(state, layout::List::Documents);
         documents::on_action(state, action, page);
         clamp(state);
         documents::ask(state, &mut out);
-        return out;
-    }
-    if boilerplate::takes(state, &action) {
-        boilerplate::on_view(state, action, &mut out);
         return out;
     }
     match action {

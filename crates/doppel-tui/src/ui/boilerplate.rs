@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Widget};
 
 use super::{block, cell, fill, hint, put, rcell};
-use crate::boilerplate::{passages, BoilerplateView};
+use crate::boilerplate::{counts, overruled, passages, BoilerplateView};
 use crate::layout;
 use crate::state::AppState;
 use crate::text::sanitize_line;
@@ -27,11 +27,10 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
         return;
     }
     Clear.render(area, buf);
-    let learned = list.iter().filter(|p| !p.overruled).count();
-    let overruled = list.len() - learned;
+    let (learned, ruled) = counts(state);
     let mut counts = format!("{learned} left out");
-    if overruled > 0 {
-        counts.push_str(&format!(" · {overruled} overruled"));
+    if ruled > 0 {
+        counts.push_str(&format!(" · {ruled} overruled"));
     }
     let title = Line::from(vec![
         Span::styled(" Boilerplate ", t.title()),
@@ -79,7 +78,11 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
             "user" => "yours",
             _ => "learned",
         };
-        let mark = if p.overruled { "overruled" } else { "" };
+        let mark = if overruled(Some(view), p) {
+            "overruled"
+        } else {
+            ""
+        };
         let first = format!("{} …", sanitize_line(&p.first_words));
         let line = Line::from(vec![
             Span::raw(format!(
@@ -101,7 +104,7 @@ pub fn render(state: &AppState, view: &BoilerplateView, body: Rect, buf: &mut Bu
         }
     }
     let chosen = &list[selected];
-    let what = match (chosen.overruled, chosen.source) {
+    let what = match (overruled(Some(view), chosen), chosen.source) {
         (true, _) => " o: boilerplate again (left out of its documents)",
         (false, "user") => " from your boilerplate folder: take its file out to keep it",
         (false, _) => " o: not boilerplate (compared again in its documents)",

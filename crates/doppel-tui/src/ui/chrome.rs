@@ -97,13 +97,15 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
             s.clusters.len(),
             s.skipped.len()
         )));
-        // The key of the boilerplate overlay, once there is any.
-        let passages = s.boilerplate.passages.len();
-        if passages > 0 {
-            spans.push(Span::styled(
-                format!("· {passages} boilerplate (b) "),
-                t.dim(),
-            ));
+        // The key of the boilerplate overlay, once there is any; its
+        // counts as the overlay's title gives them.
+        if !s.boilerplate.passages.is_empty() {
+            let (left_out, overruled) = crate::boilerplate::counts(state);
+            let text = match overruled {
+                0 => format!("· {left_out} boilerplate (b) "),
+                n => format!("· {left_out} boilerplate, {n} overruled (b) "),
+            };
+            spans.push(Span::styled(text, t.dim()));
         }
     } else {
         spans.push(Span::styled("no snapshot yet ", t.dim()));

@@ -59,11 +59,12 @@ pub fn render(state: &AppState, frame: &mut Frame) {
     if let Some(r) = f.notice {
         chrome::notice(state, &notice, r, buf);
     }
-    if let Some(scroll) = state.help {
-        help::render(state.theme, scroll, f.body, buf);
-    }
+    // Help over the boilerplate overlay: `?` opens it from there too.
     if let Some(view) = &state.boilerplate {
         boilerplate::render(state, view, f.body, buf);
+    }
+    if let Some(scroll) = state.help {
+        help::render(state.theme, scroll, f.body, buf);
     }
     if let Some(view) = &state.act.view {
         acting::render(state.theme, view, f.body, buf);

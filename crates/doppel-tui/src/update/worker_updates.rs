@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::navigation::{remember, restore};
 use super::opening::{answers, current_generation};
 use crate::acting;
+use crate::boilerplate;
 use crate::documents;
 use crate::review;
 use crate::saving;
@@ -129,6 +130,9 @@ pub(super) fn apply(state: &mut AppState, update: Update, out: &mut Vec<Command>
             // A refused spec change (or plan) would otherwise look pending
             // forever.
             state.thresholds.awaiting = false;
+            if let Some(view) = state.boilerplate.as_mut() {
+                view.pending = None;
+            }
             acting::failed(state);
             state.notify(Level::Error, e.message);
         }
@@ -153,6 +157,7 @@ pub(super) fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Com
         None => None,
     };
     let keep = remember(state);
+    let passage = boilerplate::selected_words(state);
     let first = state.snapshot.is_none();
     // Keeps the snapshot now agrees with are no longer overrides.
     state.keeper_overrides.retain(|path, keeper| {
@@ -183,6 +188,7 @@ pub(super) fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Com
         );
     }
     state.snapshot = Some(s);
+    boilerplate::follow(state, passage);
     state.sort_scores();
     state.rebuild_view();
     restore(state, keep);

@@ -267,14 +267,14 @@ mod tests {
             };
             Some(crate::reading::keeper_facts(&decoded, &identity, 1 << 20))
         };
-        let (sure_kept, unsure_kept) = (
-            kept(dir.path().join("b_sure.xml").as_path(), 9),
-            kept(dir.path().join("a_unsure.xml").as_path(), 1),
-        );
+        let sure_kept = kept(&dir.path().join("b_sure.xml"), 9);
+        let unsure_kept = kept(&dir.path().join("a_unsure.xml"), 1);
         assert_eq!(sure_kept.unwrap().quality, sure.quality.score());
         assert_eq!(unsure_kept.unwrap().quality, unsure.quality.score());
         let alone = vec![Vec::new(); 2];
-        let choose = |facts| doppel_pairing::keeper::choose(facts, &[true, true], &alone);
+        let choose = |facts: &[Option<doppel_pairing::keeper::KeeperFacts>]| {
+            doppel_pairing::keeper::choose(facts, &[true, true], &alone)
+        };
         assert_eq!(choose(&[unsure_kept, sure_kept]), Some(1));
         assert_eq!(choose(&[sure_kept, unsure_kept]), Some(0));
     }

@@ -168,6 +168,7 @@ fn skipped_record(path: &str) -> doppel_store::DocRecord {
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        keeper: None,
         entry: None,
         boilerplate: None,
         text: None,

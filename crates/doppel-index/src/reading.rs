@@ -37,8 +37,9 @@ use doppel_core::engine::document::PIECE_BYTES;
 use doppel_core::engine::fingerprinter::{PrintOptions, Printed, ShingleSampler};
 use doppel_core::engine::stats::TermWeights;
 use doppel_core::engine::text::decode::{decode_owned, DecodeError};
-use doppel_core::engine::Engine;
+use doppel_core::engine::{quality, Engine};
 use doppel_pairing::boilerplate::DocSamples;
+use doppel_pairing::keeper::{KeeperFacts, TextForm};
 use doppel_pairing::library::LibraryConfig;
 
 const MIB: u64 = 1 << 20;
@@ -127,6 +128,45 @@ pub struct ReadDoc {
     /// Its text and samples, when it was read for the boilerplate learner
     /// and is not big.
     pub sampled: Option<Sampled>,
+    /// What the keeper rule reads of it ([`keeper_facts`]).
+    pub keeper: KeeperFacts,
+}
+
+/// What the keeper rule ([`doppel_pairing::keeper`]) reads of a decoded
+/// file read as `identity`: its text quality (held down by a low OCR
+/// confidence where its format records one), words, how far its format
+/// is from plain text, UTF-8 and age. Estimated a piece of `piece_bytes`
+/// at a time, so a big file stays within its bound.
+pub fn keeper_facts(
+    decoded: &doppel_core::engine::text::decode::Decoded,
+    identity: &FileIdentity,
+    piece_bytes: usize,
+) -> KeeperFacts {
+    let confidence = decoded.book.as_ref().and_then(|b| b.confidence);
+    let quality =
+        quality::estimate_in_pieces(&decoded.text, piece_bytes).with_confidence(confidence);
+    KeeperFacts {
+        quality: quality.score(),
+        form: text_form(decoded.book.as_ref().map(|b| b.format)),
+        utf8: KeeperFacts::is_utf8(decoded.encoding),
+        words: quality.words as u64,
+        modified_ns: identity.mtime_ns,
+    }
+}
+
+/// How far a file of `format` (`None`: plain text) is from the text
+/// itself: a plain text is it, an e-book (EPUB, HTML, TEI) holds it in
+/// markup, a page format (PDF, ALTO, hOCR, a zip or folder of pages) lays
+/// out a scan's OCR with its page furniture.
+pub fn text_form(format: Option<doppel_formats::Format>) -> TextForm {
+    use doppel_formats::Format;
+    match format {
+        None | Some(Format::Text) => TextForm::Plain,
+        Some(Format::Pdf | Format::Alto | Format::Hocr | Format::PageZip | Format::PageFolder) => {
+            TextForm::Pages
+        }
+        Some(_) => TextForm::Ebook,
+    }
 }
 
 /// A file's decoded text and what the boilerplate learner reads of it.
@@ -234,6 +274,7 @@ pub fn print_bytes_sampled(
         DecodeError::Memory(_) => out_of_memory(),
     })?;
     let encoding = decoded.encoding;
+    let keeper = keeper_facts(&decoded, &identity, limits.piece_bytes);
     let (printed, sampled) = match learning.filter(|_| !big) {
         Some(library) => {
             let (printed, sampled) =
@@ -254,6 +295,7 @@ pub fn print_bytes_sampled(
         encoding,
         printed,
         sampled,
+        keeper,
     })
 }
 

@@ -25,6 +25,7 @@ use doppel_core::engine::stats::TermWeights;
 use doppel_core::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
 use doppel_pairing::boilerplate::{Batches, BoilerplateConfig, DocSamples, Learner};
 use doppel_pairing::cluster::{ClusterInfo, ClusterSpec};
+use doppel_pairing::keeper::KeeperFacts;
 use doppel_pairing::library::{Library, LibraryConfig, PrintSource};
 use doppel_store::DocStatus;
 
@@ -375,6 +376,7 @@ pub fn scan_folder_with(
         // folder (the few with boilerplate are read again).
         .map(|read| Kept {
             encoding: read.encoding,
+            keeper: read.keeper,
             spilled: spill.put(&file.doc, &read.printed.fingerprints),
             shingles: read.printed.shingles,
             samples: read.sampled.map(|taken| taken.samples),
@@ -391,6 +393,7 @@ pub fn scan_folder_with(
     };
     let mut docs = Vec::with_capacity(files.len() + problems.len());
     let mut indexed = Vec::new();
+    let mut keeper_facts = Vec::new();
     let mut files_of: HashMap<&DocPath, Source<'_>> = HashMap::new();
     // The learner takes each chunk's samples, in file order, on a thread
     // of its own while the next chunk is read: its batches are those of
@@ -428,6 +431,7 @@ pub fn scan_folder_with(
                     Ok(read) => {
                         read.spilled?;
                         indexed.push((file.doc.clone(), read.shingles));
+                        keeper_facts.push((file.doc.clone(), read.keeper));
                         if let Some(samples) = read.samples {
                             sampled.push((file.doc.clone(), samples));
                             files_of.insert(&file.doc, Source::Listed(&listed_root, file));
@@ -470,7 +474,10 @@ pub fn scan_folder_with(
         _ => BoilerplateReport::default(),
     };
     drop(files_of);
-    let library = pair_spilled(engine, config, indexed, &spill)?;
+    let mut library = pair_spilled(engine, config, indexed, &spill)?;
+    for (doc, facts) in keeper_facts {
+        library.set_facts(&doc, facts);
+    }
     let clusters = library.clusters(&spec);
     Ok(ScanReport {
         docs,
@@ -536,6 +543,8 @@ fn pair_spilled(
 /// What a one-shot scan keeps of a file it read: no text.
 struct Kept {
     encoding: &'static str,
+    /// What the keeper rule reads of it.
+    keeper: KeeperFacts,
     /// Whether its fingerprints were written to the spill.
     spilled: Result<(), SpillError>,
     shingles: usize,

@@ -125,16 +125,18 @@ pub const APPLICATION_ID: i32 = 0x646f_7070;
 /// 6: a verdict per pair and curator, with their history, and the curator
 /// of each keeper mark; 7: the learner's samples packed beside the
 /// fingerprints, and boilerplate rows only for documents with
-/// boilerplate). A version-2 to -6 index is migrated when opened
-/// read-write (the fingerprints of one before 5 are stale then anyway: the
-/// configuration key names [`PRINTS_SCHEMA`]).
-pub const SCHEMA_VERSION: i32 = 7;
+/// boilerplate; 8: each document's keeper facts, its text quality, words
+/// and text form). A version-2 to -7 index is migrated when opened
+/// read-write (the fingerprints of one before 5 or 8 are stale then
+/// anyway: the configuration key names [`PRINTS_SCHEMA`]).
+pub const SCHEMA_VERSION: i32 = 8;
 
-/// The schema version whose fingerprint tables the configuration key
-/// names: version 6 changed only the curator's tables and 7 only where the
+/// The schema version whose document rows the configuration key names:
+/// version 6 changed only the curator's tables and 7 only where the
 /// learner's samples are kept, which must not make every file be read
-/// again.
-pub const PRINTS_SCHEMA: i32 = 5;
+/// again; 8 keeps each document's keeper facts, which only reading its
+/// file gives, so every file is read again once.
+pub const PRINTS_SCHEMA: i32 = 8;
 
 /// The seed of the checksum stored beside each fingerprint blob
 /// ([`blob_checksum`]).

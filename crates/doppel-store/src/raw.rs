@@ -13,9 +13,10 @@ use rayon::prelude::*;
 
 use super::codec::{terms_from_blob, u64_from_sql};
 use super::records::status_from_sql;
-use super::{blob_checksum, DocRecord, Result, RowId, StoreError};
+use super::{blob_checksum, DocRecord, DocStatus, Result, RowId, StoreError};
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::Fingerprints;
+use doppel_pairing::keeper::{KeeperFacts, TextForm};
 
 /// A `documents` row before its blobs are decoded.
 pub(crate) struct RawDoc {
@@ -31,6 +32,8 @@ pub(crate) struct RawDoc {
     pub(super) terms: Option<Vec<u8>>,
     pub(super) shingles: u32,
     pub(super) checksum: Option<i64>,
+    /// The keeper facts' own columns: quality, words, text form.
+    pub(super) keeper: (Option<f64>, Option<i64>, Option<String>),
 }
 
 impl RawDoc {
@@ -63,6 +66,20 @@ impl RawDoc {
                 ))
             })?,
         };
+        let keeper = match (&status, self.keeper) {
+            (DocStatus::Indexed, (Some(quality), Some(words), Some(form))) => {
+                let form = TextForm::from_name(&form)
+                    .ok_or_else(|| err(format!("{form:?} is no text form")))?;
+                Some(KeeperFacts {
+                    quality,
+                    form,
+                    utf8: self.encoding.as_deref().is_some_and(KeeperFacts::is_utf8),
+                    words: u64::try_from(words).unwrap_or(0),
+                    modified_ns: self.identity.mtime_ns,
+                })
+            }
+            _ => None,
+        };
         Ok((
             DocRecord {
                 id: Some(RowId(self.id)),
@@ -75,6 +92,7 @@ impl RawDoc {
                 fingerprints,
                 terms,
                 shingles: self.shingles,
+                keeper,
                 entry: None,
                 boilerplate: None,
                 text: None,

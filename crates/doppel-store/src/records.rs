@@ -9,6 +9,7 @@ use doppel_core::engine::{Fingerprints, PairScores, ResidentPrints};
 use doppel_pairing::boilerplate::DocBoilerplate;
 use doppel_pairing::boilerplate::DocSamples;
 use doppel_pairing::candidates::DocKeys;
+use doppel_pairing::keeper::KeeperFacts;
 
 /// A document's row in one store: what its library entry and pairs are
 /// stored by. Meaningful only to the store that gave it (an index keeps
@@ -54,6 +55,12 @@ pub struct DocRecord {
     pub terms: Vec<u64>,
     /// Number of distinct word shingles (the fusion containment guard).
     pub shingles: u32,
+    /// What the keeper rule reads of an indexed document (text quality,
+    /// format, words; its UTF-8 and age are `encoding`'s and
+    /// `identity`'s, which the store keeps them from): `None` for a
+    /// skipped file or a row written before schema 8, whose file the
+    /// index reads again.
+    pub keeper: Option<KeeperFacts>,
     /// What a library keeps of the document, under the configuration of
     /// the stored pairs (`None`: none stored). Written by
     /// [`super::Documents::upsert_document`]; reading documents leaves it `None`

@@ -13,7 +13,6 @@ use super::action::Action;
 use super::state::{AppState, Screen};
 use super::text::doc_path;
 use doppel_core::doc::DocPath;
-use doppel_index::worker::documents::suggest_keeper;
 use doppel_index::worker::protocol::{ClusterView, DocumentFacts, Neighbour, Neighbours};
 use doppel_index::worker::Command;
 
@@ -390,17 +389,13 @@ pub fn forget(state: &mut AppState, path: &DocPath) {
     state.docs.asked.remove(path);
 }
 
-/// The member of `c` to suggest keeping (an index into its members): none
-/// while the curator has marked one, or while a member's facts are
-/// missing.
+/// The member of `c` to suggest keeping (an index into its members): its
+/// first, the one the library's keeper rule put there
+/// ([`doppel_pairing::keeper`]) and the one `M` keeps; none while the
+/// curator has marked one.
 pub fn suggested_keeper(state: &AppState, c: &ClusterView) -> Option<usize> {
     if c.members.iter().any(|m| state.is_keeper(m)) {
         return None;
     }
-    let facts: Option<Vec<&DocumentFacts>> = c
-        .members
-        .iter()
-        .map(|m| state.docs.facts.get(&m.path))
-        .collect();
-    suggest_keeper(&facts?)
+    (!c.members.is_empty()).then_some(0)
 }

@@ -199,9 +199,66 @@ pub fn estimate(text: &str) -> TextQuality {
     }
 }
 
+/// [`estimate`] of `text` a piece of about `piece_bytes` at a time (cut
+/// after a whitespace, so no word is split), the counts summed: the same
+/// estimate as of the whole text, holding one piece's normalized copy
+/// instead of the whole text's (a big file is read within its bound).
+pub fn estimate_in_pieces(text: &str, piece_bytes: usize) -> TextQuality {
+    let (mut words, mut judged, mut known, mut confused) = (0usize, 0usize, 0.0, 0.0);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(piece_bytes.max(1));
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        if end < rest.len() {
+            // Past the last whitespace before the cut, else the first after.
+            let space = rest[..end]
+                .rfind(char::is_whitespace)
+                .or_else(|| rest[end..].find(char::is_whitespace).map(|i| end + i));
+            end = space.map_or(rest.len(), |at| {
+                at + rest[at..].chars().next().map_or(1, char::len_utf8)
+            });
+        }
+        let (piece, after) = rest.split_at(end);
+        let q = estimate(piece);
+        words += q.words;
+        judged += q.judged;
+        known += q.dictionary * q.judged as f64;
+        confused += q.confusions * q.judged as f64;
+        rest = after;
+    }
+    let share = |n: f64| {
+        if judged == 0 {
+            0.0
+        } else {
+            n / judged as f64
+        }
+    };
+    TextQuality {
+        words,
+        judged,
+        dictionary: share(known),
+        confusions: share(confused),
+        ocr_confidence: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_estimate_in_pieces_counts_as_the_whole_does() {
+        let text = format!("{CLEAN} trutli sing1e farnilies {CLEAN}");
+        let whole = estimate(&text);
+        for piece in [7, 64, 300, 1 << 20] {
+            let pieces = estimate_in_pieces(&text, piece);
+            assert_eq!((pieces.words, pieces.judged), (whole.words, whole.judged));
+            assert!((pieces.score() - whole.score()).abs() < 1e-9, "{piece}");
+        }
+        assert_eq!(estimate_in_pieces("", 10), estimate(""));
+    }
 
     const CLEAN: &str = "It is a truth universally acknowledged, that a single man in \
         possession of a good fortune, must be in want of a wife. However little known \

@@ -88,6 +88,12 @@ impl FolderIndex {
         } else {
             self.library.extend(&self.engine, arriving, &*self.store)?;
         }
+        // What the keeper rule reads of each, now held.
+        for item in items.iter().filter(|i| !i.changed) {
+            if let (DocStatus::Indexed, Some(facts)) = (&item.record.status, item.record.keeper) {
+                self.library.set_facts(&item.entry.doc, facts);
+            }
+        }
         let mut changes = Vec::new();
         let mut writes: Vec<(DocRecord, Vec<PairUpdate>)> = Vec::with_capacity(items.len());
         // Documents taken from the team store: their rows stand as written

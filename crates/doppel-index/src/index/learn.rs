@@ -151,6 +151,11 @@ impl FolderIndex {
                     reprint(engine, library, &self.options.read_limits, entry, text)
                 })
                 .collect();
+            // A kept text is the one read before: so are its keeper facts.
+            for item in &mut ingested {
+                let held = self.library.id_of(&item.entry.doc);
+                item.record.keeper = held.and_then(|id| self.library.doc(id)?.facts);
+            }
             ingested.extend(self.ingest_all(to_read));
             ingested.sort_by(|a, b| a.entry.doc.cmp(&b.entry.doc));
             // Read from a file that is no longer what was indexed: a change
@@ -337,6 +342,7 @@ fn reprint(
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        keeper: None,
         entry: None,
         boilerplate: None,
         text: None,

@@ -303,6 +303,7 @@ mod tests {
                 fingerprints: None,
                 terms: Vec::new(),
                 shingles: 0,
+                keeper: None,
                 entry: None,
                 boilerplate: None,
                 text: None,

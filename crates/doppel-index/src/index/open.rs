@@ -326,6 +326,7 @@ impl FolderIndex {
         let mut skipped = BTreeMap::new();
         let mut stored = BTreeMap::new();
         let mut indexed: Vec<StoredDoc> = Vec::new();
+        let mut keeper_facts = Vec::new();
         let mut records = store.documents_without_blobs()?;
         records.sort_by(|x, y| (x.first_seen_ns, &x.path).cmp(&(y.first_seen_ns, &y.path)));
         for record in records {
@@ -339,6 +340,15 @@ impl FolderIndex {
                 DocStatus::Indexed => {
                     let id = record.id.expect("rows read from the store have ids");
                     indexed.push((id, record.path.clone(), record.shingles as usize));
+                    // A row from before schema 8 has no keeper facts: its
+                    // file is read again for them (held meanwhile).
+                    match record.keeper {
+                        Some(facts) => keeper_facts.push((record.path.clone(), facts)),
+                        None => {
+                            stored.insert(record.path, None);
+                            continue;
+                        }
+                    }
                 }
             }
             stored.insert(record.path, Some(record.identity));
@@ -397,6 +407,9 @@ impl FolderIndex {
             }
             library.pair_unpaired(&engine, &PrintsOnly(&*store))?;
             writes.rewrite = Some(Rewrite::of(pairs_hash, indexed, false));
+        }
+        for (doc, facts) in keeper_facts {
+            library.set_facts(&doc, facts);
         }
         // Fingerprints that failed their checksum were read as missing:
         // their files are read again (`stored` says so already).

@@ -603,6 +603,7 @@ fn ingest(
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        keeper: None,
         entry: None,
         boilerplate: None,
         text: None,
@@ -640,6 +641,7 @@ fn ingest(
             // the pinned IDF table, so nothing reads them back (they were a
             // fifth of the file at 100k documents).
             record.encoding = Some(read.encoding.to_owned());
+            record.keeper = Some(read.keeper);
             record.fingerprints = Some(read.printed.fingerprints);
             learned = read.sampled.map(|s| (s.text, s.samples));
         }

@@ -6,8 +6,9 @@
 //! reader left out;
 //! [`neighbours`] lists a document's kept pairs judged under the spec
 //! (which algorithms pass and which fail: why two files are, or are not,
-//! clustered); [`suggest_keeper`] picks the copy a curator would most
-//! likely keep from those facts.
+//! clustered). Which copy to keep is the library's rule
+//! ([`doppel_pairing::keeper`]), from what the index read of each file:
+//! its cluster's first member.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Sender};
@@ -143,57 +144,6 @@ pub fn neighbours(
     }
 }
 
-/// Quality scores closer than this are a tie (broken by the next signal).
-const QUALITY_TIE: f64 = 0.01;
-
-/// How far a file's text is from the text itself, for the keeper: a plain
-/// text is it, an e-book (EPUB, HTML, TEI) holds it in markup, a page
-/// format (PDF, ALTO, hOCR, a zip of pages) lays out a scan's OCR with
-/// its page furniture, its extra "words" counted as more of the book.
-fn distance_from_text(f: &DocumentFacts) -> u8 {
-    use doppel_formats::Format;
-    match f.book.as_ref().map(|b| b.format) {
-        None | Some(Format::Text) => 0,
-        Some(Format::Pdf | Format::Alto | Format::Hocr | Format::PageZip | Format::PageFolder) => 2,
-        Some(_) => 1,
-    }
-}
-
-/// The copy a curator would most likely keep: the best text quality (a
-/// clean e-text over its scan; of two scans, the one whose OCR engine was
-/// surer of its words, [`TextQuality::score`](quality::TextQuality::score)),
-/// then, among qualities within
-/// `QUALITY_TIE`, a plain text over an e-book over a page format (an
-/// OCR'd scan reads almost as clean by words alone), then a UTF-8 file,
-/// then the most words (the whole over a part), then the oldest (the
-/// original), then the first path. `None` when no file could be read.
-pub fn suggest_keeper(members: &[&DocumentFacts]) -> Option<usize> {
-    let readable = |f: &DocumentFacts| f.problem.is_none();
-    let best = members
-        .iter()
-        .filter(|f| readable(f))
-        .map(|f| f.quality.score())
-        .fold(f64::NEG_INFINITY, f64::max);
-    members
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| readable(f) && f.quality.score() >= best - QUALITY_TIE)
-        .min_by(|(_, x), (_, y)| {
-            let utf8 = |f: &DocumentFacts| f.encoding != "utf-8";
-            distance_from_text(x)
-                .cmp(&distance_from_text(y))
-                .then(utf8(x).cmp(&utf8(y)))
-                .then(y.quality.words.cmp(&x.quality.words))
-                .then(
-                    x.modified
-                        .unwrap_or(i64::MAX)
-                        .cmp(&y.modified.unwrap_or(i64::MAX)),
-                )
-                .then(x.path.cmp(&y.path))
-        })
-        .map(|(i, _)| i)
-}
-
 /// Files read for their facts this many at a time, each batch one
 /// [`Update::Facts`], so a front end fills its list as they come.
 const FACTS_BATCH: usize = 16;
@@ -221,76 +171,6 @@ pub(super) fn spawn_facts_helper(updates: Sender<Update>) -> Sender<Vec<(DocPath
 #[cfg(test)]
 mod tests {
     use super::*;
-    use doppel_core::engine::quality::TextQuality;
-
-    fn facts(path: &str, score: f64, encoding: &str, words: usize, modified: i64) -> DocumentFacts {
-        DocumentFacts {
-            path: DocPath::from(path),
-            size: words as u64 * 6,
-            modified: Some(modified),
-            encoding: encoding.into(),
-            quality: TextQuality {
-                words,
-                judged: words,
-                dictionary: score,
-                confusions: 0.0,
-                ocr_confidence: None,
-            },
-            problem: None,
-            book: None,
-        }
-    }
-
-    #[test]
-    fn the_cleanest_text_is_suggested_then_utf8_then_the_whole_then_the_oldest() {
-        let scan = facts("scan.txt", 0.90, "utf-8", 1000, 1);
-        let etext = facts("etext.txt", 0.98, "windows-1252", 1000, 5);
-        let etext_utf8 = facts("etext-utf8.txt", 0.985, "utf-8", 1000, 9);
-        assert_eq!(suggest_keeper(&[&scan, &etext]), Some(1));
-        assert_eq!(suggest_keeper(&[&scan, &etext, &etext_utf8]), Some(2));
-        let part = facts("part.txt", 0.98, "utf-8", 400, 0);
-        let whole = facts("whole.txt", 0.98, "utf-8", 1000, 3);
-        assert_eq!(suggest_keeper(&[&part, &whole]), Some(1));
-        let newer = facts("b.txt", 0.98, "utf-8", 1000, 7);
-        assert_eq!(suggest_keeper(&[&newer, &whole]), Some(1));
-    }
-
-    /// The Emma chapter's files in `sample-corpus/`: Tesseract's PDF and
-    /// ALTO read within a point of the e-text and count more words (page
-    /// numbers, split words); the e-text is still the one to keep.
-    #[test]
-    fn a_plain_e_text_is_suggested_over_its_epub_and_its_ocrd_scans() {
-        let book = |path: &str, score: f64, words: usize, format| {
-            let mut f = facts(path, score, "utf-8", words, 9);
-            f.book = Some(FormatFacts {
-                format,
-                gzipped: false,
-                pages: 11,
-                confidence: None,
-                left_out: Vec::new(),
-            });
-            f
-        };
-        use doppel_formats::Format;
-        let etext = facts("emma.txt", 0.9997, "windows-1252", 3326, 9);
-        let epub = book("emma.epub", 0.9997, 3330, Format::Epub);
-        let pdf = book("emma_scan.pdf", 0.9919, 3354, Format::Pdf);
-        let alto = book("emma_scan.xml", 0.9934, 3352, Format::Alto);
-        assert_eq!(suggest_keeper(&[&pdf, &alto, &epub, &etext]), Some(3));
-        assert_eq!(suggest_keeper(&[&pdf, &alto, &epub]), Some(2));
-        // A scan that reads clearly better is still the one to keep.
-        let garbled = facts("garbled.txt", 0.90, "utf-8", 3300, 1);
-        assert_eq!(suggest_keeper(&[&garbled, &pdf]), Some(1));
-    }
-
-    #[test]
-    fn an_unreadable_file_is_never_suggested() {
-        let mut gone = facts("gone.txt", 1.0, "utf-8", 5000, 0);
-        gone.problem = Some("unreadable".into());
-        let kept = facts("kept.txt", 0.5, "utf-8", 10, 0);
-        assert_eq!(suggest_keeper(&[&gone, &kept]), Some(1));
-        assert_eq!(suggest_keeper(&[&gone]), None);
-    }
 
     #[test]
     fn facts_are_read_from_the_file() {
@@ -378,8 +258,25 @@ mod tests {
             (held - f64::from(confidence(&unsure)) / 0.9).abs() < 1e-6,
             "{held}"
         );
-        assert_eq!(suggest_keeper(&[&unsure, &sure]), Some(1));
-        assert_eq!(suggest_keeper(&[&sure, &unsure]), Some(0));
+        // The keeper rule reads the same quality from what the index read.
+        let kept = |file: &Path, modified_ns: i64| {
+            let decoded = decode_owned(std::fs::read(file).unwrap()).unwrap();
+            let identity = doppel_core::doc::FileIdentity {
+                mtime_ns: modified_ns,
+                ..Default::default()
+            };
+            Some(crate::reading::keeper_facts(&decoded, &identity, 1 << 20))
+        };
+        let sure_kept = kept(&dir.path().join("b_sure.xml"), 9);
+        let unsure_kept = kept(&dir.path().join("a_unsure.xml"), 1);
+        assert_eq!(sure_kept.unwrap().quality, sure.quality.score());
+        assert_eq!(unsure_kept.unwrap().quality, unsure.quality.score());
+        let alone = vec![Vec::new(); 2];
+        let choose = |facts: &[Option<doppel_pairing::keeper::KeeperFacts>]| {
+            doppel_pairing::keeper::choose(facts, &[true, true], &alone)
+        };
+        assert_eq!(choose(&[unsure_kept, sure_kept]), Some(1));
+        assert_eq!(choose(&[sure_kept, unsure_kept]), Some(0));
     }
 
     /// A document without a recorded confidence scores what its words say,

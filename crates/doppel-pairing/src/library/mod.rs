@@ -41,12 +41,14 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
 use std::sync::Arc;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::boilerplate::BoilerplateConfig;
 use crate::candidates::{CandidateConfig, CandidateTables, DocKeys, Restore};
 use crate::cluster;
 use crate::cluster::{ClusterInfo, ClusterSpec, Link, Rank};
+use crate::keeper::{self, KeeperFacts};
 pub use crate::pairs::Histograms;
 use crate::pairs::PairRow;
 use doppel_core::doc::{CuratorVerdict, DocId, DocPath};
@@ -403,12 +405,49 @@ impl Library {
             .links(self.graph.table(), self.verdicts.by_id(), spec)
     }
 
-    /// The clusters under `spec`, largest first.
+    /// The clusters under `spec`, largest first, each with its keeper
+    /// first: the curator's, else the one [`keeper::put_first`] picks from
+    /// the documents' [`KeeperFacts`] and their pairs' containments.
     pub fn clusters(&self, spec: &ClusterSpec) -> Vec<ClusterInfo> {
         let links = self.links(spec);
-        cluster::clusters(&links, self.registry.id_bound(), spec.mode, |id| {
+        let mut clusters = cluster::clusters(&links, self.registry.id_bound(), spec.mode, |id| {
             self.rank(id)
-        })
+        });
+        clusters.par_iter_mut().for_each(|c| {
+            keeper::put_first(
+                c,
+                spec.mode,
+                |id| self.verdicts.is_keeper_id(id),
+                |id| self.doc(id).and_then(|d| d.facts),
+                |id| self.shares_of(id),
+            )
+        });
+        clusters
+    }
+
+    /// The kept pairs of `id` with the share of its shingles in the other
+    /// and of the other's in it.
+    fn shares_of(&self, id: DocId) -> Vec<(DocId, f64, f64)> {
+        self.graph
+            .neighbours(id)
+            .iter()
+            .filter_map(|&other| {
+                let row = self.graph.row(id, other)?;
+                let c = row.containments()?;
+                Some(match row.a == id {
+                    true => (other, c.a_in_b, c.b_in_a),
+                    false => (other, c.b_in_a, c.a_in_b),
+                })
+            })
+            .collect()
+    }
+
+    /// Tell what the keeper rule reads of the document at `path` (when it
+    /// is held): set after it is added or replaced, which forgets them.
+    pub fn set_facts(&mut self, path: &DocPath, facts: KeeperFacts) {
+        if let Some(doc) = self.id_of(path).and_then(|id| self.registry.doc_mut(id)) {
+            doc.facts = Some(facts);
+        }
     }
 
     /// Where a document ranks in its cluster: keepers first, then the
@@ -442,6 +481,7 @@ impl Library {
             seen,
             hot,
             shingles,
+            facts: None,
         });
         restore.add(id, keys, si);
         id

@@ -5,6 +5,8 @@
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::ResidentPrints;
 
+use crate::keeper::KeeperFacts;
+
 /// One document of a library.
 #[derive(Debug, Clone)]
 pub struct DocInfo {
@@ -17,6 +19,9 @@ pub struct DocInfo {
     pub hot: ResidentPrints,
     /// Distinct word-shingle count (the containment rule's size guard).
     pub shingles: usize,
+    /// What the keeper rule reads of it ([`crate::keeper`]), once the
+    /// reader has told ([`super::Library::set_facts`]).
+    pub facts: Option<KeeperFacts>,
 }
 
 /// Document ids by path. The table holds ids only and hashes each from the
@@ -88,6 +93,10 @@ impl Registry {
 
     pub fn doc(&self, id: DocId) -> Option<&DocInfo> {
         self.docs.get(id as usize)?.as_ref()
+    }
+
+    pub fn doc_mut(&mut self, id: DocId) -> Option<&mut DocInfo> {
+        self.docs.get_mut(id as usize)?.as_mut()
     }
 
     /// Start loading `id`'s entry into the cache (a hint).

@@ -180,6 +180,7 @@ impl Library {
             seen,
             hot,
             shingles,
+            facts: None,
         }))
     }
 

@@ -29,7 +29,7 @@ use doppel_pairing::candidates::DocKeys;
 /// The columns [`raw_doc`] reads.
 const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
      d.content_hash, d.status, d.reason, d.encoding, d.first_seen_ns, p.fingerprints, p.terms, \
-     d.shingles, p.checksum";
+     d.shingles, p.checksum, d.quality, d.words, d.text_form";
 
 /// The tables [`DOC_COLUMNS`] reads.
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
@@ -56,6 +56,7 @@ fn raw_doc(r: &Row) -> RawDoc {
         // Written from a u32.
         shingles: u32::try_from(r.get::<_, i64>(14)).unwrap_or(u32::MAX),
         checksum: r.get(15),
+        keeper: (r.get(16), r.get(17), r.get(18)),
     }
 }
 

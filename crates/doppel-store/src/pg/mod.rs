@@ -47,7 +47,7 @@ use super::{PgAddress, Result, Store, StoreError};
 use crate::live::{Listener, LiveEvent};
 
 /// The newest version of the PostgreSQL schema this build writes and reads.
-pub const PG_SCHEMA_VERSION: i32 = 3;
+pub const PG_SCHEMA_VERSION: i32 = 4;
 
 /// The advisory lock key opening takes while it migrates ("doppel" in
 /// ASCII), so concurrent openers apply each migration once.
@@ -165,6 +165,13 @@ INSERT INTO verdict_history (collection, a, b, curator, verdict, at_ns)
 ",
     // 3: the claims `doppel ingest` processes split a collection with.
     claims::CLAIMS_MIGRATION,
+    // 4: each document's keeper facts (`doppel_pairing::keeper`), NULL in
+    // the rows from before, whose files are read again.
+    "
+ALTER TABLE documents ADD COLUMN quality double precision,
+    ADD COLUMN words bigint,
+    ADD COLUMN text_form text;
+",
 ];
 
 /// A connection to one collection of a doppel database.

@@ -371,6 +371,7 @@ fn skipped_record(path: &str, identity: doppel_core::doc::FileIdentity) -> DocRe
         fingerprints: None,
         terms: Vec::new(),
         shingles: 0,
+        keeper: None,
         entry: None,
         boilerplate: None,
         text: None,

@@ -21,12 +21,14 @@ use doppel_core::doc::DocPath;
 
 /// Insert or update a document's row, keeping its id and `first_seen_ns`.
 const UPSERT_DOCUMENT: &str = "INSERT INTO documents (collection, path, size, mtime_ns, \
-     ctime_ns, inode, dev, content_hash, status, reason, encoding, first_seen_ns, shingles) \
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+     ctime_ns, inode, dev, content_hash, status, reason, encoding, first_seen_ns, shingles, \
+     quality, words, text_form) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) \
      ON CONFLICT (collection, path) DO UPDATE SET size = excluded.size, \
      mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns, inode = excluded.inode, \
      dev = excluded.dev, content_hash = excluded.content_hash, status = excluded.status, \
-     reason = excluded.reason, encoding = excluded.encoding, shingles = excluded.shingles \
+     reason = excluded.reason, encoding = excluded.encoding, shingles = excluded.shingles, \
+     quality = excluded.quality, words = excluded.words, text_form = excluded.text_form \
      RETURNING id";
 
 const PUT_PRINTS: &str = "INSERT INTO document_prints (id, fingerprints, terms, checksum) \
@@ -193,6 +195,9 @@ impl<'t, 'c> Writer<'t, 'c> {
                     &rec.encoding,
                     &rec.first_seen_ns,
                     &i64::from(rec.shingles),
+                    &rec.keeper.map(|k| k.quality),
+                    &rec.keeper.map(|k| words_to_sql(k.words)),
+                    &rec.keeper.map(|k| k.form.as_str()),
                 ],
                 format_args!("write document {doc}"),
             )?
@@ -298,19 +303,29 @@ struct Columns<'a> {
     encodings: Vec<Option<&'a str>>,
     first_seen: Vec<i64>,
     shingles: Vec<i64>,
+    qualities: Vec<Option<f64>>,
+    words: Vec<Option<i64>>,
+    forms: Vec<Option<&'static str>>,
+}
+
+/// A word count as a `bigint`.
+fn words_to_sql(words: u64) -> i64 {
+    i64::try_from(words).unwrap_or(i64::MAX)
 }
 
 /// Insert or update many documents' rows in one statement (see
 /// [`UPSERT_DOCUMENT`]), returning each row's id and path.
 const UPSERT_DOCUMENTS: &str = "INSERT INTO documents (collection, path, size, mtime_ns, \
-     ctime_ns, inode, dev, content_hash, status, reason, encoding, first_seen_ns, shingles) \
+     ctime_ns, inode, dev, content_hash, status, reason, encoding, first_seen_ns, shingles, \
+     quality, words, text_form) \
      SELECT $1, * FROM unnest($2::bytea[], $3::bigint[], $4::bigint[], $5::bigint[], \
      $6::bigint[], $7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[], \
-     $12::bigint[], $13::bigint[]) \
+     $12::bigint[], $13::bigint[], $14::double precision[], $15::bigint[], $16::text[]) \
      ON CONFLICT (collection, path) DO UPDATE SET size = excluded.size, \
      mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns, inode = excluded.inode, \
      dev = excluded.dev, content_hash = excluded.content_hash, status = excluded.status, \
-     reason = excluded.reason, encoding = excluded.encoding, shingles = excluded.shingles \
+     reason = excluded.reason, encoding = excluded.encoding, shingles = excluded.shingles, \
+     quality = excluded.quality, words = excluded.words, text_form = excluded.text_form \
      RETURNING id, path";
 
 impl Writer<'_, '_> {
@@ -344,6 +359,11 @@ impl Writer<'_, '_> {
             columns.encodings.push(rec.encoding.as_deref());
             columns.first_seen.push(rec.first_seen_ns);
             columns.shingles.push(i64::from(rec.shingles));
+            columns.qualities.push(rec.keeper.map(|k| k.quality));
+            columns
+                .words
+                .push(rec.keeper.map(|k| words_to_sql(k.words)));
+            columns.forms.push(rec.keeper.map(|k| k.form.as_str()));
         }
         let c = &columns;
         let collection = self.collection;
@@ -365,6 +385,9 @@ impl Writer<'_, '_> {
                     &c.encodings,
                     &c.first_seen,
                     &c.shingles,
+                    &c.qualities,
+                    &c.words,
+                    &c.forms,
                 ],
             )
             .map_err(self.fail("write a batch of documents"))?;

@@ -33,7 +33,7 @@ pub const STALE_CTIME: i64 = i64::MIN;
 /// The columns [`RawDoc::from_row`] reads.
 const DOC_COLUMNS: &str = "d.id, d.path, d.size, d.mtime_ns, d.ctime_ns, d.inode, d.dev, \
      d.content_hash, d.status, d.reason, d.encoding, d.first_seen_ns, p.fingerprints, p.terms, \
-     d.shingles, p.checksum";
+     d.shingles, p.checksum, d.quality, d.words, d.text_form";
 
 /// The tables [`DOC_COLUMNS`] reads.
 const DOC_FROM: &str = "documents d LEFT JOIN document_prints p ON p.id = d.id";
@@ -552,14 +552,15 @@ pub(super) fn upsert_in(
     let id: i64 = tx
         .prepare_cached(
             "INSERT INTO documents (path, size, mtime_ns, ctime_ns, inode, dev, content_hash, \
-                 status, reason, encoding, first_seen_ns, shingles) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+                 status, reason, encoding, first_seen_ns, shingles, quality, words, text_form) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) \
              ON CONFLICT(path) DO UPDATE SET size = excluded.size, \
                  mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns, \
                  inode = excluded.inode, dev = excluded.dev, \
                  content_hash = excluded.content_hash, status = excluded.status, \
                  reason = excluded.reason, encoding = excluded.encoding, \
-                 shingles = excluded.shingles \
+                 shingles = excluded.shingles, quality = excluded.quality, \
+                 words = excluded.words, text_form = excluded.text_form \
              RETURNING id",
         )
         .and_then(|mut s| {
@@ -577,6 +578,10 @@ pub(super) fn upsert_in(
                     rec.encoding,
                     rec.first_seen_ns,
                     rec.shingles,
+                    rec.keeper.map(|k| k.quality),
+                    rec.keeper
+                        .map(|k| i64::try_from(k.words).unwrap_or(i64::MAX)),
+                    rec.keeper.map(|k| k.form.as_str()),
                 ],
                 |r| r.get(0),
             )

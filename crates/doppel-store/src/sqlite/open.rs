@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use super::error::Context;
 use super::rows::collect_rows;
-use super::schema::{SCHEMA, VERDICTS_PER_CURATOR};
+use super::schema::{KEEPER_FACTS, SCHEMA, VERDICTS_PER_CURATOR};
 use super::{
     ensure_outside_root, index_file_name, now_ns, OpenProblem, Result, SqliteStore, StoreError,
     APPLICATION_ID, BUSY_TIMEOUT, SCHEMA_VERSION,
@@ -576,12 +576,13 @@ impl Store for SqliteStore {
     }
 }
 
-/// Bring a version-2 to -6 index to this schema: a checksum column
+/// Bring a version-2 to -7 index to this schema: a checksum column
 /// beside the fingerprint blobs (3), a table of each document's part in
 /// boilerplate learning (4), one of kept texts (5), verdicts per curator
-/// with their history (6, [`VERDICTS_PER_CURATOR`]) and the learner's
+/// with their history (6, [`VERDICTS_PER_CURATOR`]), the learner's
 /// samples packed beside the fingerprints (7,
-/// [`super::boilerplate::split_rows_of_schema_6`]), in one transaction.
+/// [`super::boilerplate::split_rows_of_schema_6`]) and each document's
+/// keeper facts (8, [`KEEPER_FACTS`]), in one transaction.
 /// Rows written before 3 have no checksum and read as missing (their
 /// fingerprints are of another configuration key anyway: it names the
 /// schema, so every file is read again and keeps its text then).
@@ -598,6 +599,10 @@ fn migrate_from(
         true => VERDICTS_PER_CURATOR,
         false => "",
     };
+    let samples = match version < 7 {
+        true => "ALTER TABLE document_prints ADD COLUMN samples BLOB;",
+        false => "",
+    };
     let steps = || -> rusqlite::Result<()> {
         conn.execute_batch(&format!(
             "{checksum} \
@@ -611,9 +616,12 @@ fn migrate_from(
                  checksum INTEGER NOT NULL \
              ) STRICT; \
              {verdicts} \
-             ALTER TABLE document_prints ADD COLUMN samples BLOB;"
+             {samples} \
+             {KEEPER_FACTS}"
         ))?;
-        super::boilerplate::split_rows_of_schema_6(conn)?;
+        if version < 7 {
+            super::boilerplate::split_rows_of_schema_6(conn)?;
+        }
         conn.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"))
     };
     conn.execute_batch("BEGIN IMMEDIATE")

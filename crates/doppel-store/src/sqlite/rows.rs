@@ -216,6 +216,7 @@ impl RawDoc {
             terms: r.get(13)?,
             shingles: r.get(14)?,
             checksum: r.get(15)?,
+            keeper: (r.get(16)?, r.get(17)?, r.get(18)?),
         })
     }
 }

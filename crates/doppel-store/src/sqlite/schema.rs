@@ -1,6 +1,7 @@
-//! The SQL of an index file: the tables of a fresh index, and the table
-//! of curators' verdicts an index of schema 5 or older gains when it is
-//! migrated (`open`'s `migrate_from` runs the steps).
+//! The SQL of an index file: the tables of a fresh index, the table of
+//! curators' verdicts an index of schema 5 or older gains when it is
+//! migrated, and the keeper facts' columns one of schema 7 or older gains
+//! (`open`'s `migrate_from` runs the steps).
 
 /// The tables of a fresh index ([`super::SCHEMA_VERSION`]).
 pub(super) const SCHEMA: &str = "
@@ -23,6 +24,9 @@ CREATE TABLE documents (
     encoding      TEXT,
     first_seen_ns INTEGER NOT NULL,
     shingles      INTEGER NOT NULL DEFAULT 0,
+    quality       REAL,
+    words         INTEGER,
+    text_form     TEXT,
     CHECK ((status = 'skipped') = (reason IS NOT NULL))
 ) STRICT;
 
@@ -117,4 +121,13 @@ CREATE INDEX verdict_history_by_pair ON verdict_history(a, b, seq);
 INSERT INTO verdict_history (a, b, curator, verdict, at_ns)
     SELECT a, b, curator, verdict, set_at_ns FROM pair_verdicts ORDER BY set_at_ns;
 ALTER TABLE doc_verdicts ADD COLUMN curator TEXT NOT NULL DEFAULT '';
+";
+
+/// Version 7 to 8: each document's keeper facts (text quality, words,
+/// text form; `doppel_pairing::keeper`), NULL in the rows from before,
+/// whose files the index reads again.
+pub(super) const KEEPER_FACTS: &str = "
+ALTER TABLE documents ADD COLUMN quality REAL;
+ALTER TABLE documents ADD COLUMN words INTEGER;
+ALTER TABLE documents ADD COLUMN text_form TEXT;
 ";

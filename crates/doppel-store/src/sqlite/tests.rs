@@ -30,6 +30,7 @@ fn doc(path: &[u8]) -> DocRecord {
         fingerprints: Some(Fingerprints::default()),
         terms: vec![1, 2, 3],
         shingles: 3,
+        keeper: None,
         entry: None,
         boilerplate: None,
         text: None,
@@ -312,4 +313,74 @@ fn prints_read_for_many_paths_are_each_paths_own() {
         let want: Vec<Option<u64>> = paths.iter().map(expected).collect();
         assert_eq!(read, want);
     }
+}
+
+/// A document's keeper facts are kept with its row: its quality, words
+/// and form in columns of their own, its UTF-8 and age read back from its
+/// encoding and modification time.
+#[test]
+fn keeper_facts_round_trip_with_the_row() {
+    use doppel_pairing::keeper::{KeeperFacts, TextForm};
+    let (_dir, mut store) = temp_store();
+    let facts = KeeperFacts {
+        quality: 0.94,
+        form: TextForm::Pages,
+        utf8: true,
+        words: 3354,
+        modified_ns: 77,
+    };
+    let mut scan = doc(b"scan.pdf");
+    scan.identity.mtime_ns = 77;
+    scan.keeper = Some(facts);
+    let mut cp1252 = doc(b"old.txt");
+    cp1252.encoding = Some("windows-1252".into());
+    cp1252.keeper = Some(KeeperFacts {
+        form: TextForm::Plain,
+        utf8: false,
+        modified_ns: 0,
+        ..facts
+    });
+    store.upsert_document(&scan, &[]).unwrap();
+    store.upsert_document(&cp1252, &[]).unwrap();
+    store.upsert_document(&doc(b"before.txt"), &[]).unwrap();
+    let read: std::collections::HashMap<DocPath, Option<KeeperFacts>> = store
+        .documents_without_blobs()
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.path, r.keeper))
+        .collect();
+    assert_eq!(read[&DocPath::from("scan.pdf")], scan.keeper);
+    assert_eq!(read[&DocPath::from("old.txt")], cp1252.keeper);
+    assert_eq!(read[&DocPath::from("before.txt")], None);
+}
+
+/// An index of schema 7 gains the keeper facts' columns, empty: its rows
+/// read without facts (the index reads their files again).
+#[test]
+fn an_index_of_schema_7_gains_empty_keeper_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("index.sqlite");
+    {
+        let (mut store, _) = SqliteStore::open(&file).unwrap();
+        store.upsert_document(&doc(b"a.txt"), &[]).unwrap();
+        store
+            .conn
+            .execute_batch(
+                "ALTER TABLE documents DROP COLUMN quality; \
+                 ALTER TABLE documents DROP COLUMN words; \
+                 ALTER TABLE documents DROP COLUMN text_form; \
+                 PRAGMA user_version = 7;",
+            )
+            .unwrap();
+    }
+    let (store, report) = SqliteStore::open(&file).unwrap();
+    assert!(report.moved_aside.is_none(), "migrated, not moved aside");
+    let rows = store.documents_without_blobs().unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].keeper, None);
+    let version: i32 = store
+        .conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
 }

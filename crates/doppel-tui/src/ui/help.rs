@@ -25,8 +25,10 @@ pub const LEGEND: &[(&str, &str)] = &[
     ("★", "kept: the copy to keep"),
     (
         "☆",
-        "suggested keeper (no member kept yet): best text quality, then \
-         UTF-8, most words, oldest; Space on another member overrides it",
+        "suggested keeper (no member kept yet), the representative M keeps: \
+         the complete text, then the best text quality, plain text, UTF-8, \
+         the copy the others agree with, most words, oldest; Space on \
+         another member overrides it",
     ),
     (
         "⚑",

@@ -54,7 +54,11 @@ fn kept_everywhere(c: &Case) -> Vec<(&'static str, String)> {
     assert_eq!(clusters.len(), 1, "{clusters:#?}");
     let members = clusters[0]["members"].as_array().unwrap();
     let files = fs::read_dir(&c.folder).unwrap().count();
-    assert_eq!(members.len(), files, "every file is in the cluster: {members:?}");
+    assert_eq!(
+        members.len(),
+        files,
+        "every file is in the cluster: {members:?}"
+    );
     let representative = clusters[0]["representative"].as_str().unwrap();
     assert_eq!(clusters[0]["members"][0].as_str(), Some(representative));
     kept.push(("scan --format json", representative.to_owned()));

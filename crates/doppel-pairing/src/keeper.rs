@@ -264,9 +264,8 @@ fn make_head(cluster: &mut ClusterInfo, k: usize, old: DocId, mode: ClusterMode)
     for (&id, role) in cluster.members.iter().zip(cluster.roles.iter_mut()) {
         if id == new {
             *role = Role::Head;
-        } else if id == old {
-            *role = Role::DuplicateOf(new);
-        } else if mode == ClusterMode::Components && *role == Role::DuplicateOf(old) {
+        } else if id == old || (mode == ClusterMode::Components && *role == Role::DuplicateOf(old))
+        {
             *role = Role::DuplicateOf(new);
         }
     }

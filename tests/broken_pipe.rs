@@ -17,7 +17,11 @@ use common::{doppel, fixture, sample_corpus};
 fn run_into_closed_pipe(command: &mut Command) -> (Option<i32>, String) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
+    // A data folder of its own: an index the machine's user keeps for the
+    // same folder (default place) is not this test's.
+    let data = tempfile::tempdir().unwrap();
     let mut child = command
+        .env("XDG_DATA_HOME", data.path())
         .stdout(writer)
         .stderr(Stdio::piped())
         .stdin(Stdio::piped())

@@ -171,6 +171,13 @@ pub fn worker_answers<const N: usize>(
 pub fn doppel() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_doppel"));
     command.env("XDG_CONFIG_HOME", env!("CARGO_TARGET_TMPDIR"));
+    // Indexes in the default place go under target/, never the user's own
+    // data folder: an older index there (another schema) would make
+    // commands warn, and a test must not write outside the build.
+    command.env(
+        "XDG_DATA_HOME",
+        concat!(env!("CARGO_TARGET_TMPDIR"), "/data-home"),
+    );
     command
 }
 

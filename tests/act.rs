@@ -226,6 +226,14 @@ fn quarantine_then_undo_restores_every_byte_and_mtime() {
     assert!(s.folder.join(OsStr::from_bytes(NOT_UTF8)).is_file());
     // The journal is closed: undoing the quarantine again finds nothing.
     assert!(act::undo_all(&s.quarantine, into(&s)).unwrap().is_empty());
+    // And the quarantine holds the journal alone: no tree of the folders
+    // the moved files lived in, emptied.
+    let left: Vec<String> = fs::read_dir(&s.quarantine)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left.len(), 1, "only the journal is left: {left:?}");
+    assert!(s.quarantine.join(&left[0]).is_file(), "{left:?}");
 }
 
 #[test]
@@ -505,6 +513,10 @@ fn the_commands_refuse_to_write_inside_the_folder() {
     );
     assert!(!ok);
     assert!(err.contains("never writes there"), "{err}");
+    // A one-off command reads the folder, it watches nothing: the refusal
+    // says "the folder of books", not "the watched folder".
+    assert!(err.contains("the folder of books"), "{err}");
+    assert!(!err.contains("watched"), "{err}");
     let manifest = s.folder.join("manifest.csv");
     let (ok, _, err) = run(
         &s,

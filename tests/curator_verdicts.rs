@@ -196,6 +196,9 @@ fn an_index_from_before_curators_keeps_its_verdicts_as_the_unknown_curators() {
          INSERT INTO pair_verdicts VALUES (CAST('a.txt' AS BLOB), CAST('b.txt' AS BLOB), 'duplicate', 42);
          INSERT INTO doc_verdicts VALUES (CAST('a.txt' AS BLOB), 'keep', 43);
          ALTER TABLE document_prints DROP COLUMN samples;
+         ALTER TABLE documents DROP COLUMN quality;
+         ALTER TABLE documents DROP COLUMN words;
+         ALTER TABLE documents DROP COLUMN text_form;
          PRAGMA user_version = 5;",
     )
     .unwrap();

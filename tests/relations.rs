@@ -256,6 +256,26 @@ fn compare_says_which_file_holds_the_other() {
     };
     let half = relation("proverbs-kjv-ch01-16.txt", "proverbs-kjv-ch01-31.txt");
     assert!(half.starts_with("contains: A ⊂ B, 100 % of A"), "{half}");
+    // The part says so first, before eleven scores that compare whole
+    // texts (none passes for a half against its book), and the verdict
+    // names why it is one.
+    let out = Command::new(env!("CARGO_BIN_EXE_doppel"))
+        .arg("compare")
+        .args([
+            bible.join("proverbs-kjv-ch01-16.txt"),
+            bible.join("proverbs-kjv-ch01-31.txt"),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("A ⊂ B: A is a part of B, 100 % of A's shingles inside it"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fusion: duplicate, as a part of its whole ("),
+        "{text}"
+    );
     let swapped = relation("proverbs-kjv-ch01-31.txt", "proverbs-kjv-ch01-16.txt");
     assert!(
         swapped.starts_with("contains: B ⊂ A, 100 % of B"),

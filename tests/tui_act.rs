@@ -179,7 +179,7 @@ fn confirm_moves_exactly_the_plans_files_and_undo_restores_bytes_and_mtimes() {
         _ => None,
     });
     assert_eq!(refused.kind, ErrorKind::Request);
-    assert!(refused.message.contains("watched folder"), "{refused}");
+    assert!(refused.message.contains("the folder of books"), "{refused}");
 
     let planned = ask_plan(&worker, &snapshot, &s.quarantine);
     let mut ready: Vec<String> = planned.plan.ready().map(|m| m.path.to_string()).collect();
@@ -444,9 +444,10 @@ fn the_confirmation_view_names_a_file_changed_since_it_was_read() {
     let s = setup();
     let worker = start(&s);
     let snapshot = first_snapshot(&worker);
-    // Changed after the index read it (no watcher: the worker does not
-    // know): it stays, named with why.
-    fs::write(s.folder.join("emma.txt"), "rewritten since\n").unwrap();
+    // The copy the keeper rule does not keep (emma.txt is older) changed
+    // after the index read it (no watcher: the worker does not know): it
+    // stays, named with why.
+    fs::write(s.folder.join("copies/emma-copy.txt"), "rewritten since\n").unwrap();
     let plan = ask_plan(&worker, &snapshot, &s.quarantine);
     assert_eq!(plan.plan.summary.files, 1, "only the unchanged copy moves");
     assert_eq!(plan.plan.summary.held_back, 1);

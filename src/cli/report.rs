@@ -43,9 +43,9 @@ pub fn html(
     spinner.finish_and_clear();
     let written = html::write(out, &root, &page, force)?;
     eprintln!(
-        "doppel: wrote {} ({} clusters, {} KiB)",
+        "doppel: wrote {} ({}, {} KiB)",
         written.display(),
-        report.clusters.len(),
+        super::scan::count(report.clusters.len(), "cluster", "clusters"),
         page.len().div_ceil(1024)
     );
     Ok(())

@@ -152,7 +152,7 @@ fn ruled_line(ruling: Ruling, passages: &[PassageSummary], hashes: &[u32]) -> St
 }
 
 /// `n` and the noun, singular or plural.
-fn count(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

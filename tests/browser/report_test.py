@@ -10,8 +10,10 @@ standard library), that
   its members;
 - the scan/e-text pair's diff marks each OCR confusion inside its word
   (`rnust` against `must`: `rn` and `m` marked);
-- the script works: filtering, sorting, and a link to a pair's diff opens
-  its cluster and its diff;
+- the script works: filtering (by path, and by verdict, relation and role),
+  sorting, and a link to a pair's diff opens its cluster and its diff;
+- at 1,400 px, an open cluster's pairs table shows the verdict, relation,
+  curator and diff columns without scrolling (the scores come after);
 
 and keeps a screenshot at target/report-screenshot.png for people to look
 at. Usage: report_test.py [DOPPEL] [CHROMIUM] (defaults: target/debug/doppel,
@@ -37,6 +39,8 @@ KNOWN_PAIR = ("austen/pride-prejudice-ch1-3.txt", "scans/pride-prejudice-ch1-3-o
 # OCR confusions in the scan, each with the characters marked on the scan's side.
 CONFUSIONS = [("rnust", "rn"), ("wifc", "c"), ("tlie", "li"), ("a1l", "1"), ("objeetion", "e")]
 TIMEOUT = 30.0
+# A colleague's laptop: the pairs' verdict, relation and diff must be in view.
+WIDTH = 1400
 
 
 class Failure(Exception):
@@ -171,7 +175,7 @@ class Page:
             self.send(domain + ".enable")
         self.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+            {"width": WIDTH, "height": 900, "deviceScaleFactor": 1, "mobile": False},
         )
 
     def send(self, method, params=None):
@@ -300,6 +304,57 @@ def main():
             shown[0] == 1 and shown[1] == "%d of %d clusters" % (len(want), len(want)),
             str(shown),
         )
+        # Verdicts, relations and roles are searchable, not paths only.
+        with_part = {
+            n
+            for n, c in enumerate(scan["clusters"], 1)
+            if any(
+                p["relation"] == "contains" and p["a"] in c["members"] and p["b"] in c["members"]
+                for p in scan["pairs"]
+            )
+        }
+        found = page.eval(
+            """(() => {
+                 const f = document.getElementById('filter');
+                 const ids = word => {
+                   f.value = word; f.dispatchEvent(new Event('input'));
+                   return Array.from(document.querySelectorAll('tbody.cluster')).filter(b => !b.hidden)
+                     .map(b => Number(b.dataset.id));
+                 };
+                 const out = {contains: ids('contains'), partOf: ids('part of'), duplicate: ids('duplicate')};
+                 f.value = ''; f.dispatchEvent(new Event('input'));
+                 return out;
+               })()"""
+        )
+        check(
+            "filtering 'contains' and 'part of' finds the clusters with a part",
+            set(found["contains"]) == with_part and set(found["partOf"]) == with_part and with_part,
+            "%s, %s != %s" % (found["contains"], found["partOf"], sorted(with_part)),
+        )
+        check(
+            "filtering 'duplicate' finds the clusters of duplicates",
+            len(found["duplicate"]) > 0,
+            str(found["duplicate"]),
+        )
+        in_view = page.eval(
+            """(() => {
+                 const body = document.querySelector('tbody.cluster');
+                 body.querySelector('button.expand').click();
+                 const heads = Array.from(body.querySelectorAll('table.pairs thead th'));
+                 const right = name => {
+                   const th = heads.find(h => h.textContent.trim() === name);
+                   return th ? th.getBoundingClientRect().right : null;
+                 };
+                 const out = ['verdict', 'relation', 'curator', 'diff'].map(right);
+                 body.querySelector('button.expand').click();
+                 return out;
+               })()"""
+        )
+        check(
+            "at %d px the pairs' verdict, relation, curator and diff columns are in view" % WIDTH,
+            all(r is not None and r <= WIDTH for r in in_view),
+            str(in_view),
+        )
         order = page.eval(
             """(() => {
                  const th = document.querySelector('th[data-key=size] button');
@@ -339,7 +394,7 @@ def main():
             {
                 "format": "png",
                 "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1},
+                "clip": {"x": 0, "y": 0, "width": WIDTH, "height": height, "scale": 1},
             },
         )
         with open(SCREENSHOT, "wb") as f:

@@ -687,8 +687,10 @@ mod tests {
                 .collect();
             let thresholds = Thresholds::default();
             let judge = Judge::new(&thresholds, &rule);
-            let row = PairRow::new(1, 2, scores.clone(), 0);
-            let fusion = doppel_core::engine::verdict(&scores, &thresholds, &rule, 0).fusion;
+            // Documents long enough for votes (short ones need their same
+            // text: `FusionRule::decides`).
+            let row = PairRow::new(1, 2, scores.clone(), 1_000);
+            let fusion = doppel_core::engine::verdict(&scores, &thresholds, &rule, 1_000).fusion;
             prop_assert_eq!(judge.fusion(&row, judge.passing(&row)), fusion);
             // Counted here from the definition: distinct families of the
             // passing voters, weighted.

@@ -126,6 +126,23 @@ fn link_words(report: &ScanReport, a: DocId, b: DocId, contained: &mut bool) -> 
     parts.join("; ")
 }
 
+/// What holds a cluster together, in the words every face uses: the
+/// algorithms that pass on every link, or, when none does, that it is a
+/// whole and its parts (scores compare whole texts, so a part passes none
+/// of them: containment holds it) or that no one algorithm passes on every
+/// link.
+pub fn evidence_words(agreeing: &[AlgorithmId], roles: &[Role]) -> String {
+    if !agreeing.is_empty() {
+        let ids: Vec<&str> = agreeing.iter().map(|id| id.as_str()).collect();
+        return format!("pass on every link: {}", ids.join(" "));
+    }
+    if roles.iter().any(|r| matches!(r, Role::PartOf(_))) {
+        "a whole and its parts, held by containment".to_owned()
+    } else {
+        "no algorithm passes on every link".to_owned()
+    }
+}
+
 /// The share of `part`'s shingles found in `whole`, when they were paired.
 fn inside(report: &ScanReport, part: DocId, whole: DocId) -> Option<f64> {
     let scores = report.library.pair_from(part, whole)?;
@@ -249,19 +266,14 @@ pub fn text(report: &ScanReport, root: &Path) -> String {
     let path = |id: DocId| lib.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
     for (n, cluster) in report.clusters.iter().enumerate() {
         let rep = cluster.representative();
-        let agree: Vec<&str> = cluster.agreeing.iter().map(|id| id.as_str()).collect();
         let _ = writeln!(
             body,
-            "cluster {} ({}; agree: {}{})",
+            "cluster {} ({}; {}{})",
             n + 1,
             count(cluster.members.len(), "document", "documents"),
-            if agree.is_empty() {
-                "-".to_owned()
-            } else {
-                agree.join(" ")
-            },
+            evidence_words(&cluster.agreeing, &cluster.roles),
             if cluster.disagreement {
-                "; algorithms disagree"
+                "; some pass on some links only"
             } else {
                 ""
             }
@@ -410,6 +422,21 @@ pub fn compare_text(
     boilerplate: Option<&CompareBoilerplate>,
 ) -> String {
     let mut out = String::new();
+    // A part and its whole say so first: the scores below compare whole
+    // texts, so a chapter passes none of them against its book.
+    let part = match verdict.relation {
+        Some(Relation::Contains { whole: Side::A }) => Some(("B", "A", exact.b_in_a)),
+        Some(Relation::Contains { whole: Side::B }) => Some(("A", "B", exact.a_in_b)),
+        _ => None,
+    };
+    if let Some((part, whole, inside)) = part {
+        let _ = writeln!(
+            out,
+            "{part} ⊂ {whole}: {part} is a part of {whole}, {:.0} % of {part}'s shingles inside it \
+             (the scores below compare the whole texts)\n",
+            inside * 100.0
+        );
+    }
     let _ = writeln!(
         out,
         "{:<18} {:<24} {:<10} duplicate",
@@ -441,10 +468,10 @@ pub fn compare_text(
     let _ = writeln!(
         out,
         "fusion: {} ({} of {} families agree{}: {} votes, {} needed; {} of {} algorithms pass{})",
-        if verdict.fusion {
-            "duplicate"
-        } else {
-            "not a duplicate"
+        match (verdict.fusion, part) {
+            (true, Some(_)) => "duplicate, as a part of its whole",
+            (true, None) => "duplicate",
+            (false, _) => "not a duplicate",
         },
         agreeing.len(),
         rule.families().len(),
@@ -458,7 +485,11 @@ pub fn compare_text(
         rule.votes_needed,
         verdict.passing.len(),
         scores.len(),
-        if verdict.contained { "; contained" } else { "" }
+        if verdict.contained && part.is_none() {
+            "; contained"
+        } else {
+            ""
+        }
     );
     let _ = writeln!(
         out,

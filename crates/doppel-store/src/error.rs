@@ -120,7 +120,7 @@ pub enum StoreError {
     },
     /// The index would live inside the folder doppel reads (W14).
     #[error(
-        "index {} is inside the watched folder {}; doppel never writes there, \
+        "index {} is inside {}, the folder of books; doppel never writes there, \
          so choose an index path outside it",
         store.display(),
         root.display()

@@ -36,6 +36,12 @@ pub struct FusionConfig {
     /// two documents of one size are never a part and its whole).
     /// Default: 0.75.
     pub part_size_ratio: f64,
+    /// ... or the larger holds at least this many shingles of its own,
+    /// beyond the smaller's size (an anthology of a work and two short
+    /// ones is its whole though the work is most of it). Default: 200.
+    pub own_text: usize,
+    /// ... making at least this share of the larger. Default: 0.05.
+    pub own_text_share: f64,
     /// A kept pair that is no duplicate is `related` when at least this
     /// share of each side's shingles is in the other. Default: 0.12.
     pub related_containment: f64,
@@ -53,6 +59,8 @@ impl Default for FusionConfig {
             min_shingles: 50,
             part_containment: 0.7,
             part_size_ratio: 0.75,
+            own_text: 200,
+            own_text_share: 0.05,
             related_containment: 0.12,
         }
     }
@@ -87,6 +95,8 @@ impl FusionConfig {
                 part_size_ratio: self.part_size_ratio,
                 related: self.related_containment,
                 min_shingles: self.min_shingles,
+                own_text: self.own_text,
+                own_text_share: self.own_text_share,
             },
         }
     }
@@ -182,12 +192,21 @@ impl FusionRule {
     /// The `fusion` verdict on a pair that gets `votes` ([`FusionRule::votes`]):
     /// enough votes, or containment. The one place the rule is applied (the
     /// engine's [`verdict`](super::verdict) and the pair table's judge both ask it).
+    ///
+    /// A smaller side under `min_shingles` (a few dozen words) is too short
+    /// for votes: one shared phrase is most of it, and every algorithm then
+    /// agrees. Such a pair is a duplicate only when it is the same text,
+    /// each side at least `part_containment` within the other.
     pub fn decides(
         &self,
         votes: usize,
         containments: Option<Containments>,
         smaller_shingles: usize,
     ) -> bool {
+        if self.containment_applies && smaller_shingles < self.min_shingles {
+            return containments
+                .is_some_and(|c| c.a_in_b.min(c.b_in_a) >= self.relations.part_containment);
+        }
         votes >= self.votes_needed || self.contained(containments, smaller_shingles)
     }
 
@@ -227,5 +246,35 @@ impl FusionRule {
             (None, Some(c)) => format!("{c} only (no voting algorithm enabled)"),
             (None, None) => "never (no voting algorithm enabled)".to_owned(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The containments of sets of sizes `a` and `b` sharing `shared`.
+    fn sets(a: u32, b: u32, shared: u32) -> Containments {
+        Containments {
+            a_in_b: f64::from(shared) / f64::from(a),
+            b_in_a: f64::from(shared) / f64::from(b),
+        }
+    }
+
+    #[test]
+    fn a_short_text_is_a_duplicate_only_of_its_same_text() {
+        let rule = FusionRule::default();
+        let all_votes = FusionConfig::max_votes(&rule.voters);
+        // An eight-word excerpt wholly inside a 27-word one: every family
+        // agrees, but it is one shared phrase.
+        assert!(!rule.decides(all_votes, Some(sets(5, 24, 5)), 5));
+        // Two excerpts sharing half of each.
+        assert!(!rule.decides(all_votes, Some(sets(20, 20, 10)), 20));
+        // The same short text, once with one word misread.
+        assert!(rule.decides(all_votes, Some(sets(20, 20, 20)), 20));
+        assert!(rule.decides(all_votes, Some(sets(20, 20, 16)), 20));
+        // Long enough: the votes decide again.
+        assert!(rule.decides(all_votes, Some(sets(400, 900, 120)), 400));
+        assert!(!rule.decides(0, Some(sets(400, 900, 120)), 400));
     }
 }

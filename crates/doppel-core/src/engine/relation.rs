@@ -10,7 +10,13 @@
 //! no document lookup. A part is the smaller side when enough of it is in
 //! the larger (a threshold that tolerates OCR noise, which breaks word
 //! shingles) and the sizes differ by more than noise; two documents of
-//! equal size are never a part and its whole. The fusion rule counts a
+//! equal size are never a part and its whole. "Differ" is either a ratio
+//! (the smaller at most `part_size_ratio` of the larger: a chapter in its
+//! book) or the whole's text of its own, measured in shingles (an anthology
+//! holding all of one work and two short ones beside it is its whole though
+//! the work is 90 % of it). OCR noise breaks shingles on both sides alike
+//! without changing their counts, so the size difference is text of its
+//! own, not noise. The fusion rule counts a
 //! part as a duplicate verdict ([`RelationRule::whole`] is one of its
 //! branches), so a `contains` pair is always a fusion positive.
 
@@ -212,6 +218,12 @@ pub struct RelationRule {
     /// Containments count only when the smaller side has at least this
     /// many shingles (`fusion.min-shingles`).
     pub min_shingles: usize,
+    /// Or the larger holds at least this many shingles of its own (beyond
+    /// the smaller's size: `fusion.own-text`) ...
+    pub own_text: usize,
+    /// ... making at least this share of it (`fusion.own-text-share`): a
+    /// whole at any size ratio, as an anthology is of each work in it.
+    pub own_text_share: f64,
 }
 
 impl Default for RelationRule {
@@ -221,34 +233,53 @@ impl Default for RelationRule {
             part_size_ratio: 0.75,
             related: 0.12,
             min_shingles: 50,
+            own_text: 200,
+            own_text_share: 0.05,
         }
     }
 }
 
 impl RelationRule {
     /// The part rule in words, e.g. "a part: ≥ 70 % of the smaller's
-    /// shingles in the larger, the smaller ≤ 75 % of its size".
+    /// shingles in the larger, the smaller ≤ 75 % of its size or the larger
+    /// ≥ 200 shingles (5 %) of its own".
     pub fn describe(&self) -> String {
         format!(
-            "a part: ≥ {:.0} % of the smaller's shingles in the larger, the smaller ≤ {:.0} % of its size",
+            "a part: ≥ {:.0} % of the smaller's shingles in the larger, the smaller ≤ {:.0} % of its size or the larger ≥ {} shingles ({:.0} %) of its own",
             self.part_containment * 100.0,
-            self.part_size_ratio * 100.0
+            self.part_size_ratio * 100.0,
+            self.own_text,
+            self.own_text_share * 100.0
         )
     }
 
     /// When the smaller side is a part of the larger, the larger (the
-    /// whole): enough of the smaller is in it, the sizes clearly differ and
-    /// the smaller has enough shingles.
+    /// whole): enough of the smaller is in it, the smaller has enough
+    /// shingles, and the sizes clearly differ (by ratio, or by the larger's
+    /// text of its own).
     pub fn whole(&self, c: Option<Containments>, smaller_shingles: usize) -> Option<Side> {
         let c = c?;
+        let ratio = c.size_ratio()?;
         let part = smaller_shingles >= self.min_shingles
             && c.larger() >= self.part_containment
-            && c.size_ratio()? <= self.part_size_ratio;
+            && (ratio <= self.part_size_ratio || self.has_own_text(ratio, smaller_shingles));
         if part {
             c.larger_side()
         } else {
             None
         }
+    }
+
+    /// Whether the larger side, `1 / ratio` times the smaller's
+    /// `smaller_shingles`, holds enough text of its own: the difference,
+    /// in shingles and as a share of the larger.
+    fn has_own_text(&self, ratio: f64, smaller_shingles: usize) -> bool {
+        if ratio <= 0.0 || ratio >= 1.0 {
+            return false;
+        }
+        let larger = smaller_shingles as f64 / ratio;
+        let own = larger - smaller_shingles as f64;
+        own >= self.own_text as f64 && 1.0 - ratio >= self.own_text_share
     }
 
     /// The relation of a kept pair with shingle containments `c`, the
@@ -325,6 +356,37 @@ mod tests {
     }
 
     #[test]
+    fn an_anthology_holds_a_work_that_is_most_of_it_and_a_preamble_is_no_own_text() {
+        let rule = RelationRule::default();
+        // All of a 25,000-shingle novel in a 28,800-shingle anthology (the
+        // novel is 87 % of it: two shorter works beside it).
+        let anthology = sets(25_000, 28_800, 25_000);
+        assert_eq!(
+            rule.relation(Some(anthology), 25_000, true),
+            Some(Relation::Contains { whole: Side::B })
+        );
+        // The same novel scanned with OCR noise: a fifth of each side's
+        // shingles broken, sizes within 1 %: a duplicate, not a whole.
+        let scan = sets(25_000, 25_200, 20_000);
+        assert_eq!(
+            rule.relation(Some(scan), 25_000, true),
+            Some(Relation::Duplicate)
+        );
+        // A constitution without its 50-word preamble: too little text of
+        // its own for the complete one to be its whole.
+        let preamble = sets(4_400, 4_446, 4_400);
+        assert_eq!(
+            rule.relation(Some(preamble), 4_400, true),
+            Some(Relation::Duplicate)
+        );
+        // A short text with 300 shingles of its own beside a 100-shingle
+        // poem: a whole (the ratio rule says so already).
+        assert_eq!(rule.whole(Some(sets(100, 400, 100)), 100), Some(Side::B));
+        // 300 shingles of its own are not enough as a share of a 20,000-shingle book.
+        assert_eq!(rule.whole(Some(sets(19_700, 20_000, 19_700)), 19_700), None);
+    }
+
+    #[test]
     fn nothing_shared_tells_no_sizes() {
         let c = Containments {
             a_in_b: 0.0,
@@ -367,7 +429,7 @@ mod tests {
             duplicate in any::<bool>(),
         ) {
             let shared = (f64::from(size) * shared_share).round() as u32;
-            let rule = RelationRule { part_containment, part_size_ratio, related: 0.1, min_shingles: 0 };
+            let rule = RelationRule { part_containment, part_size_ratio, related: 0.1, min_shingles: 0, ..RelationRule::default() };
             let c = sets(size, size, shared);
             prop_assert_eq!(rule.whole(Some(c), size as usize), None);
             let relation = rule.relation(Some(c), size as usize, duplicate);

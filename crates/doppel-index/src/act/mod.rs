@@ -34,8 +34,9 @@ use std::path::PathBuf;
 /// a problem in the [`Outcome`] or [`UndoReport`] instead).
 #[derive(Debug, thiserror::Error)]
 pub enum ActError {
-    /// The quarantine folder is the watched folder or inside it.
-    #[error("{} is inside {}, the watched folder; doppel never writes there", quarantine.display(), root.display())]
+    /// The quarantine folder is the folder of books or inside it (whether
+    /// watched or read once: the words fit both).
+    #[error("{} is inside {}, the folder of books; doppel never writes there, so choose a quarantine folder outside it", quarantine.display(), root.display())]
     InsideFolder {
         /// The quarantine folder asked for.
         quarantine: PathBuf,

@@ -367,6 +367,9 @@ pub fn undo(journal_path: &Path, into: UndoInto<'_>) -> Result<UndoReport> {
             }
         };
         clean_partial(&dest, &relative, &doc, safe, &mut report);
+        if matches!(put, Ok(PutBack::Restored)) {
+            remove_emptied_folders(&dest, &relative);
+        }
     }
     if report.problems.is_empty() {
         Writer::reopen(journal_path)?.append(&Entry::Undone { at_ns: now_ns() })?;
@@ -414,6 +417,21 @@ fn allowed_root(
         return Err(Refusal::FolderGone(shown));
     }
     Ok(root)
+}
+
+/// Remove the folders of the quarantine `dest` that held `relative` and
+/// are empty now it is back, deepest first, so an undone act leaves no
+/// tree of empty folders behind. Only empty real folders go (`remove_dir`
+/// refuses anything else), never `dest` itself, and the first that stays
+/// ends the walk.
+fn remove_emptied_folders(dest: &Path, relative: &Path) {
+    let mut folder = relative.parent();
+    while let Some(part) = folder.filter(|f| !f.as_os_str().is_empty()) {
+        if fs::remove_dir(dest.join(part)).is_err() {
+            break;
+        }
+        folder = part.parent();
+    }
 }
 
 /// Remove the partial copy of `relative` a move cut short left in the

@@ -418,6 +418,7 @@ impl Config {
         // Below 1: a part is smaller than its whole, so equal sizes never
         // make one.
         between("fusion.part-size-ratio", fusion.part_size_ratio, 0.0, 0.99)?;
+        between("fusion.own-text-share", fusion.own_text_share, 0.0, 1.0)?;
         between(
             "fusion.related-containment",
             fusion.related_containment,

@@ -174,6 +174,8 @@ struct FusionJson {
     min_shingles: usize,
     part_containment: Option<f64>,
     part_size_ratio: f64,
+    own_text: usize,
+    own_text_share: f64,
     related_containment: f64,
     rule: String,
     voters: Vec<AlgorithmId>,
@@ -189,6 +191,8 @@ impl FusionJson {
                 .containment_applies
                 .then_some(rule.relations.part_containment),
             part_size_ratio: rule.relations.part_size_ratio,
+            own_text: rule.relations.own_text,
+            own_text_share: rule.relations.own_text_share,
             related_containment: rule.relations.related,
             rule: rule.describe(),
             voters: rule.voters.iter().copied().collect(),

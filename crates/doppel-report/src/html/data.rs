@@ -15,14 +15,14 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::format_threshold;
-use doppel_core::doc::{CuratorVerdict, DocPath};
+use doppel_core::doc::{CuratorVerdict, DocId, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::{Relation, Side, Thresholds};
 use doppel_index::boilerplate::BoilerplateReport;
 use doppel_index::places::{PairPages, Places};
 use doppel_index::scan::ScanReport;
 use doppel_index::worker::protocol::Snapshot;
-use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec};
+use doppel_pairing::cluster::{ClusterBy, ClusterMode, ClusterSpec, Role};
 use doppel_pairing::library::CuratorMark;
 
 use super::pair_diff::PairDiff;
@@ -78,6 +78,10 @@ pub struct Member {
     pub path: DocPath,
     /// The curator marked it as the one to keep.
     pub keep: bool,
+    /// What it is in the cluster, in words ("duplicate", "part of
+    /// b.txt", "the whole"), where the source knows (a scan does; the
+    /// review screen's snapshot does not).
+    pub role: Option<String>,
 }
 
 /// Two members and what doppel and the curator say about them.
@@ -186,6 +190,15 @@ fn relation_words(relation: Relation) -> String {
     }
 }
 
+/// A member's role in words, `path` naming the member it refers to.
+fn role_words(role: Role, path: impl Fn(DocId) -> String) -> String {
+    match role {
+        Role::Head => "the whole the others sit in".to_owned(),
+        Role::DuplicateOf(of) => format!("duplicate of {}", path(of)),
+        Role::PartOf(of) => format!("part of {}", path(of)),
+    }
+}
+
 impl Report {
     /// The report of a scan of `root`: every cluster with every kept pair
     /// inside it (those the scan's JSON gives the cluster's id), verdicts
@@ -233,13 +246,29 @@ impl Report {
                 // Stable: pairs with the representative first, each group
                 // in path order.
                 pairs.sort_by_key(|p| p.a != *rep && p.b != *rep);
+                let shown = |id| lib.doc(id).map(|d| d.path.to_string()).unwrap_or_default();
+                let has_parts = info.roles.iter().any(|r| matches!(r, Role::PartOf(_)));
                 Cluster {
                     id: n + 1,
                     members: paths
                         .iter()
-                        .map(|path| Member {
+                        .zip(&info.roles)
+                        .enumerate()
+                        .map(|(m, (path, &role))| Member {
                             keep: lib.is_keeper(path),
                             path: path.clone(),
+                            // The head is the representative unless a keeper
+                            // mark put another first; it is "the whole" only
+                            // when the cluster has parts.
+                            role: match role {
+                                Role::Head if m == 0 && !has_parts => None,
+                                Role::DuplicateOf(of)
+                                    if Some(of) == info.members.first().copied() =>
+                                {
+                                    Some("duplicate of the representative".to_owned())
+                                }
+                                role => Some(role_words(role, shown)),
+                            },
                         })
                         .collect(),
                     agreeing: info.agreeing.clone(),
@@ -341,6 +370,7 @@ impl Report {
                         .map(|m| Member {
                             path: m.path.clone(),
                             keep: m.keeper,
+                            role: None,
                         })
                         .collect(),
                     agreeing: c.agreeing.clone(),

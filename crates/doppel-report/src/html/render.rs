@@ -210,7 +210,7 @@ fn controls(report: &Report) -> Markup {
     let total = report.clusters.len();
     html! {
         div.controls role="search" {
-            label { "Filter " input #filter type="search" placeholder="path, algorithm, verdict…" autocomplete="off"; }
+            label { "Filter " input #filter type="search" placeholder="path, algorithm, verdict, relation, role…" autocomplete="off"; }
             label {
                 "Show "
                 select #kind {
@@ -222,7 +222,7 @@ fn controls(report: &Report) -> Markup {
             }
             button #expand-all type="button" { "Open all" }
             button #collapse-all type="button" { "Close all" }
-            span #shown aria-live="polite" { (total) " of " (total) " clusters" }
+            span #shown aria-live="polite" { (total) " of " (plural(total, "cluster", "clusters")) }
         }
     }
 }
@@ -310,6 +310,24 @@ fn cluster_body(
         .collect();
     search.extend(cluster.agreeing.iter().map(|a| a.as_str().to_owned()));
     search.push(verdicts.clone());
+    // doppel's verdicts, the pairs' relations and the members' roles, so
+    // "duplicate", "contains", "related" or "part of" find their clusters.
+    for pair in &cluster.pairs {
+        match pair.fusion {
+            Some(true) => search.push("duplicate".to_owned()),
+            Some(false) => search.push("not a duplicate".to_owned()),
+            None => {}
+        }
+        if let Some(relation) = &pair.relation {
+            let kind = if relation.contains('⊂') {
+                "contains part whole"
+            } else {
+                relation.as_str()
+            };
+            search.push(kind.to_owned());
+        }
+    }
+    search.extend(cluster.members.iter().filter_map(|m| m.role.clone()));
     if cluster.members.iter().any(|m| m.keep) {
         search.push("kept".to_owned());
     }
@@ -318,7 +336,7 @@ fn cluster_body(
         tbody.cluster #(format!("cluster-{id}")) data-id=(id) data-size=(cluster.members.len())
             data-rep=(rep.to_lowercase()) data-agree=(agree)
             data-weakest=[cluster.weakest] data-equal=[equal] data-verdicts=(verdicts)
-            data-disagree=(cluster.disagreement) data-text=(search.join(" ")) {
+            data-disagree=(cluster.disagreement) data-text=(search.join(" ").to_lowercase()) {
             tr.summary-row {
                 td.num { (id) }
                 td.num { (cluster.members.len()) }
@@ -368,7 +386,11 @@ fn members(cluster: &Cluster) -> Markup {
                         td { code { (visible_name(&m.path)) } }
                         td {
                             @if n == 0 { "representative" }
-                            @if n == 0 && m.keep { ", " }
+                            @if let Some(role) = &m.role {
+                                @if n == 0 { ", " }
+                                (role)
+                            }
+                            @if (n == 0 || m.role.is_some()) && m.keep { ", " }
                             @if m.keep { strong.kept { "kept" } }
                         }
                     }
@@ -385,18 +407,18 @@ fn pairs_table(report: &Report, cluster: &Cluster, relations: bool) -> Markup {
         } @else {
             div.scroll {
                 table.pairs {
-                    caption { "Pairs: every algorithm's score, doppel's verdict and the curator's" }
+                    caption { "Pairs: doppel's verdict, how the two relate, the curator's verdict and the diff first; then the containment and every algorithm's score" }
                     thead {
                         tr {
                             th scope="col" { "pair" }
+                            th scope="col" title="doppel's verdict: the fusion rule" { "verdict" }
+                            @if relations { th scope="col" { "relation" } }
+                            th scope="col" { "curator" }
+                            th scope="col" { "diff" }
+                            th scope="col" title="the smaller document's share of shingles found in the larger" { "containment" }
                             @for (id, threshold) in &report.algorithms {
                                 th scope="col" title=(format!("duplicate when {threshold}")) { (id.as_str()) }
                             }
-                            th scope="col" { "containment" }
-                            th scope="col" { "fusion" }
-                            th scope="col" { "curator" }
-                            @if relations { th scope="col" { "relation" } }
-                            th scope="col" { "diff" }
                         }
                     }
                     tbody {
@@ -418,22 +440,22 @@ fn pair_row(report: &Report, cluster: usize, n: usize, pair: &Pair, relations: b
                 "A " code { (visible_name(&pair.a)) } (place_of(pair, Side::A)) br;
                 "B " code { (visible_name(&pair.b)) } (place_of(pair, Side::B))
             }
-            @for (id, _) in &report.algorithms {
-                @match score_of(*id) {
-                    Some((_, score, true)) => td.num.pass { (format_score(score)) " ✓" },
-                    Some((_, score, false)) => td.num { (format_score(score)) },
-                    None => td.num { "–" },
-                }
-            }
-            td.num { @if let Some(c) = pair.containment { (percent(c)) } }
             td { @match pair.fusion { Some(true) => strong { "duplicate" }, Some(false) => "no", None => "" } }
-            td { (curator_cell(pair)) }
             @if relations { td { (pair.relation.as_deref().unwrap_or("")) } }
+            td { (curator_cell(pair)) }
             td {
                 @match &pair.diff {
                     DiffCell::Shown(d) => a href=(format!("#{}", pair_anchor(cluster, n))) { (percent(d.equal)) " equal" },
                     DiffCell::Missing(_) => a href=(format!("#{}", pair_anchor(cluster, n))) { "why none" },
                     DiffCell::Pending => "",
+                }
+            }
+            td.num { @if let Some(c) = pair.containment { (percent(c)) } }
+            @for (id, _) in &report.algorithms {
+                @match score_of(*id) {
+                    Some((_, score, true)) => td.num.pass { (format_score(score)) " ✓" },
+                    Some((_, score, false)) => td.num { (format_score(score)) },
+                    None => td.num { "–" },
                 }
             }
         }

@@ -92,9 +92,9 @@ pub fn status(state: &AppState, area: Rect, buf: &mut Buffer) {
     spans.push(Span::styled("│ ", t.dim()));
     if let Some(s) = state.snapshot.as_deref() {
         spans.push(Span::raw(format!(
-            "{} docs · {} clusters · {} skipped ",
-            s.documents,
-            s.clusters.len(),
+            "{} · {} · {} skipped ",
+            super::plural(s.documents, "doc", "docs"),
+            super::plural(s.clusters.len(), "cluster", "clusters"),
             s.skipped.len()
         )));
         // The key of the boilerplate overlay, once there is any; its

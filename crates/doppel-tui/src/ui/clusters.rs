@@ -350,7 +350,7 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
     ))];
     let agree: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
     if c.disagreement {
-        spans.push(Span::styled("≠ algorithms disagree · ", t.warn()));
+        spans.push(Span::styled("≠ some pass on some links only · ", t.warn()));
     }
     let by = state
         .snapshot
@@ -359,9 +359,9 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
     spans.push(Span::styled(format!("by {by} · "), t.dim()));
     let used: usize = spans.iter().map(Span::width).sum();
     let agree_text = if agree.is_empty() {
-        "no algorithm agrees on every link".to_owned()
+        "no algorithm passes on every link".to_owned()
     } else {
-        format!("all agree: {}", agree.join(" "))
+        format!("pass on every link: {}", agree.join(" "))
     };
     spans.push(Span::styled(
         text::fit_end(&agree_text, w.saturating_sub(used)),

@@ -122,10 +122,6 @@ fn names(state: &AppState, a: &DocPath, b: &DocPath, l: &layout::Diff, buf: &mut
     }
 }
 
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &mut Buffer) {
     let t = state.theme;
     let dot = || Span::styled(" · ", t.dim());
@@ -140,7 +136,7 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
     let mut spans = vec![
         Span::raw(share),
         dot(),
-        Span::raw(plural(lay.changes.len(), "change", "changes")),
+        Span::raw(super::plural(lay.changes.len(), "change", "changes")),
     ];
     if let Some(m) = state.diff.mark {
         let (list, what) = match state.diff.search {
@@ -155,7 +151,7 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
     if !v.moves.is_empty() {
         spans.push(dot());
         spans.push(Span::styled(
-            plural(v.moves.len(), "moved block", "moved blocks"),
+            super::plural(v.moves.len(), "moved block", "moved blocks"),
             t.moved(),
         ));
     }
@@ -164,7 +160,7 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
         spans.push(dot());
         spans.push(Span::styled(
             format!(
-                "{small} is {large}'s {}–{}",
+                "{small} sits at {}–{} of {large}'s words",
                 text::percent(f64::from(r.words.0) / n).trim_end_matches(" %"),
                 text::percent(f64::from(r.words.1) / n)
             ),
@@ -177,8 +173,8 @@ fn summary(state: &AppState, v: &DiffView, lay: &DiffLayout, area: Rect, buf: &m
             format!(
                 "/{}: {} in {}",
                 text::sanitize(&s.query),
-                plural(s.count(), "match", "matches"),
-                plural(lay.hits.len(), "row", "rows")
+                super::plural(s.count(), "match", "matches"),
+                super::plural(lay.hits.len(), "row", "rows")
             ),
             t.search_hit(),
         ));

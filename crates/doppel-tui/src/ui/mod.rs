@@ -196,3 +196,8 @@ pub fn code(id: AlgorithmId) -> char {
 pub fn hint(t: Theme, s: &str) -> Line<'static> {
     Line::from(Span::styled(s.to_owned(), t.dim()))
 }
+
+/// `n` and the noun, singular or plural: "1 cluster", "2 clusters".
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -148,9 +148,10 @@ fn header(state: &AppState, area: Rect, buf: &mut Buffer) {
     if let Some(s) = state.snapshot.as_deref() {
         let in_clusters: usize = s.clusters.iter().map(|c| c.members.len()).sum();
         spans.push(Span::raw(format!(
-            "→ {} clusters · {in_clusters} docs · {} pairs ",
-            s.clusters.len(),
-            s.pairs
+            "→ {} · {} · {} ",
+            super::plural(s.clusters.len(), "cluster", "clusters"),
+            super::plural(in_clusters, "doc", "docs"),
+            super::plural(s.pairs, "pair", "pairs")
         )));
     }
     if th.awaiting {

@@ -180,9 +180,9 @@ pub(super) fn snapshot(state: &mut AppState, s: Arc<Snapshot>, out: &mut Vec<Com
         state.log(
             Level::Info,
             format!(
-                "{} documents, {} clusters, {} skipped",
-                s.documents,
-                s.clusters.len(),
+                "{}, {}, {} skipped",
+                crate::ui::plural(s.documents, "document", "documents"),
+                crate::ui::plural(s.clusters.len(), "cluster", "clusters"),
                 s.skipped.len()
             ),
         );

@@ -78,7 +78,7 @@
       body.hidden = !ok;
       if (ok) { count += 1; }
     });
-    shown.textContent = count + " of " + all.length + " clusters";
+    shown.textContent = count + " of " + all.length + (all.length === 1 ? " cluster" : " clusters");
   }
   filter.addEventListener("input", applyFilter);
   kind.addEventListener("change", applyFilter);

@@ -620,3 +620,37 @@ fn a_disputed_pair_shows_each_curators_verdict_in_the_json_and_the_page() {
         assert_eq!(p["verdicts"], serde_json::json!([]), "{p}");
     }
 }
+
+/// Each member's role is in its row (issue 46: the role column was empty
+/// but for the representative): the halves of Proverbs are parts of the
+/// whole book, and a copy is a duplicate of the representative.
+#[test]
+fn each_member_says_its_role() {
+    let s = sample();
+    let clusters = s.json["clusters"].as_array().unwrap();
+    let proverbs = clusters
+        .iter()
+        .find(|c| c["representative"] == "bible/proverbs-kjv-ch01-31.txt")
+        .expect("the Proverbs cluster");
+    let part = cluster_part(&s.page, proverbs["id"].as_u64().unwrap());
+    let members = between(part, "<table class=\"members\">", "</table>");
+    assert_eq!(
+        members
+            .matches("<td>part of bible/proverbs-kjv-ch01-31.txt</td>")
+            .count(),
+        2,
+        "{members}"
+    );
+    let persuasion = clusters
+        .iter()
+        .find(|c| {
+            c["members"].as_array().unwrap().len() == 2
+                && c["representative"] == "austen/persuasion-ch1.txt"
+        })
+        .expect("the Persuasion copies");
+    let part = cluster_part(&s.page, persuasion["id"].as_u64().unwrap());
+    assert!(
+        part.contains("<td>duplicate of the representative</td>"),
+        "{part}"
+    );
+}

@@ -166,3 +166,48 @@ fn forget_text(report: &ForgetReport) -> String {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    fn index(folder: &str, bytes: u64, documents: u64) -> IndexFile {
+        IndexFile {
+            file: PathBuf::from(format!("/data/{folder}.sqlite")),
+            folder: Some(PathBuf::from(format!("/books/{folder}"))),
+            bytes,
+            last_used: Some(SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000)),
+            documents: Some(documents),
+            in_use: false,
+            problem: None,
+            moved_aside: None,
+        }
+    }
+
+    /// Sizes of any width ("1020.00 KiB" is the widest `HumanBytes` gives)
+    /// keep every column under its heading (issue 46).
+    #[test]
+    fn the_list_keeps_its_columns_whatever_the_sizes() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_060);
+        let text = list_text(
+            Path::new("/data"),
+            &[
+                index("small", 56 * 1024, 1),
+                index("middling", 1020 * 1024, 33),
+                index("large", 7_700_480, 1_016),
+            ],
+            now,
+        );
+        let lines: Vec<&str> = text.lines().skip(1).take(4).collect();
+        let docs_end = lines[0].find("DOCS").unwrap() + "DOCS".len();
+        let folder_at = lines[0].find("FOLDER").unwrap();
+        for line in &lines[1..] {
+            // Right-aligned counts end under DOCS; folders start under FOLDER.
+            assert!(line.as_bytes()[docs_end - 1].is_ascii_digit(), "{text}");
+            assert_eq!(&line[folder_at..folder_at + 7], "/books/", "{text}");
+        }
+        assert!(text.contains("1020.00 KiB"), "{text}");
+    }
+}

@@ -332,6 +332,10 @@ fn cluster_body(
         search.push("kept".to_owned());
     }
     let agree = cluster.agreeing.len();
+    let has_parts = cluster
+        .members
+        .iter()
+        .any(|m| m.role.as_deref().is_some_and(|r| r.starts_with("part of")));
     html! {
         tbody.cluster #(format!("cluster-{id}")) data-id=(id) data-size=(cluster.members.len())
             data-rep=(rep.to_lowercase()) data-agree=(agree)
@@ -347,8 +351,12 @@ fn cluster_body(
                     }
                 }
                 td.num {
-                    (agree) "/" (enabled)
-                    @if cluster.disagreement { " " abbr title="some algorithm passes on some links and not on others" { "±" } }
+                    @if agree == 0 && has_parts {
+                        abbr title="a whole and its parts, held by containment: the scores compare whole texts, so a part passes none of them" { "whole ⊃ part" }
+                    } @else {
+                        (agree) "/" (enabled)
+                        @if cluster.disagreement { " " abbr title="some pass on some links only" { "±" } }
+                    }
                 }
                 td.num { @if let Some(w) = cluster.weakest { (format!("{w:.2}")) } }
                 td.num { @if let Some(e) = equal { (percent(e)) } }

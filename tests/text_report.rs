@@ -130,3 +130,29 @@ fn the_si_cap_note_appears_only_when_clustering_by_si() {
     );
     assert!(text.contains(&note), "{text}");
 }
+
+/// A chapter and its book (issue 46): no score passes for a part against
+/// a whole many times its size, and the cluster's header says what holds
+/// it instead of "agree: -"; a cluster of copies names what passes on
+/// every link.
+#[test]
+fn a_chapter_and_its_book_say_what_holds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = std::fs::read_to_string(common::test_corpus().join("austen/emma.txt")).unwrap();
+    let cut = book[..40_000].rfind('\n').unwrap();
+    std::fs::write(dir.path().join("book.txt"), &book).unwrap();
+    std::fs::write(dir.path().join("chapter.txt"), &book[..cut]).unwrap();
+    let emma = chapter("austen/persuasion-ch1.txt");
+    std::fs::write(dir.path().join("copy-a.txt"), &emma).unwrap();
+    std::fs::write(dir.path().join("copy-b.txt"), &emma).unwrap();
+    let text = default_text(dir.path());
+    assert!(
+        text.contains("(2 documents; a whole and its parts, held by containment)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(2 documents; pass on every link: exact shingle"),
+        "{text}"
+    );
+    assert!(!text.contains("agree: -"), "{text}");
+}

@@ -252,14 +252,7 @@ impl FusionRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The containments of sets of sizes `a` and `b` sharing `shared`.
-    fn sets(a: u32, b: u32, shared: u32) -> Containments {
-        Containments {
-            a_in_b: f64::from(shared) / f64::from(a),
-            b_in_a: f64::from(shared) / f64::from(b),
-        }
-    }
+    use crate::engine::relation::sets;
 
     #[test]
     fn a_short_text_is_a_duplicate_only_of_its_same_text() {

@@ -304,18 +304,20 @@ impl RelationRule {
     }
 }
 
+/// The containments of sets of sizes `a` and `b` sharing `shared` (the
+/// engine's tests build pairs from them).
+#[cfg(test)]
+pub(crate) fn sets(a: u32, b: u32, shared: u32) -> Containments {
+    Containments {
+        a_in_b: f64::from(shared) / f64::from(a),
+        b_in_a: f64::from(shared) / f64::from(b),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// The containments of sets of sizes `a` and `b` sharing `shared`.
-    fn sets(a: u32, b: u32, shared: u32) -> Containments {
-        Containments {
-            a_in_b: f64::from(shared) / f64::from(a),
-            b_in_a: f64::from(shared) / f64::from(b),
-        }
-    }
 
     #[test]
     fn a_noisy_chapter_is_within_its_book_and_a_noisy_copy_is_not() {

@@ -3,7 +3,9 @@
 //! chapter of Emma made by Tesseract and pandoc (`tests/data/formats`).
 //! The PDF's pages/s against `pdftotext` are in BENCHMARKS.md.
 //!
-//! `cargo bench -p doppel-formats --bench read`
+//! `cargo bench -p doppel-formats --bench read`; whole books of your own
+//! beside them with `DOPPEL_BENCH_BOOKS=a.epub,b.html` (the fixtures are
+//! one chapter, so a container's fixed cost weighs on them).
 
 #![allow(missing_docs)] // criterion_main! makes an undocumented `main`
 
@@ -27,8 +29,15 @@ fn readers(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/formats");
     let limits = Limits::default();
     let mut group = c.benchmark_group("read");
-    for (name, file) in FIXTURES {
-        let bytes = std::fs::read(dir.join(file)).expect("the repository's fixture");
+    let books = std::env::var("DOPPEL_BENCH_BOOKS").unwrap_or_default();
+    let books = books
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| (p, Path::new(p).to_path_buf()));
+    let fixtures = FIXTURES.iter().map(|&(name, file)| (name, dir.join(file)));
+    for (name, path) in fixtures.chain(books) {
+        let file = path.display();
+        let bytes = std::fs::read(&path).expect("the repository's fixture, or a book named");
         group.throughput(Throughput::Bytes(bytes.len() as u64));
         group.bench_function(name, |b| {
             b.iter(|| match read(bytes.clone(), &limits) {

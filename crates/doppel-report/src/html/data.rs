@@ -190,10 +190,13 @@ fn relation_words(relation: Relation) -> String {
     }
 }
 
-/// A member's role in words, `path` naming the member it refers to.
-fn role_words(role: Role, path: impl Fn(DocId) -> String) -> String {
+/// A member's role in words, `path` naming the member it refers to, in a
+/// cluster that `has_parts` or not (then its head is what the others
+/// duplicate, not a whole).
+fn role_words(role: Role, has_parts: bool, path: impl Fn(DocId) -> String) -> String {
     match role {
-        Role::Head => "the whole the others sit in".to_owned(),
+        Role::Head if has_parts => "the whole the others sit in".to_owned(),
+        Role::Head => "the text the others duplicate".to_owned(),
         Role::DuplicateOf(of) => format!("duplicate of {}", path(of)),
         Role::PartOf(of) => format!("part of {}", path(of)),
     }
@@ -267,7 +270,7 @@ impl Report {
                                 {
                                     Some("duplicate of the representative".to_owned())
                                 }
-                                role => Some(role_words(role, shown)),
+                                role => Some(role_words(role, has_parts, shown)),
                             },
                         })
                         .collect(),

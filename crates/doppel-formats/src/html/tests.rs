@@ -25,6 +25,13 @@ fn blocks_are_paragraphs_and_inline_whitespace_collapses() {
         "a b\n\nc"
     );
     assert_eq!(text("<p>x<span>y</span> <i> z</i></p>"), "xy z");
+    // A no-break space separates words; `à` (0xC3 0xA0) and `Ā` (0xC4
+    // 0x80) hold continuation bytes that are no space.
+    assert_eq!(
+        text("<p>Mr.&nbsp;Bennet\u{a0} <b>\u{a0}voilà</b>\u{a0}Āx</p>"),
+        "Mr. Bennet voilà Āx"
+    );
+    assert_eq!(text("<p> \u{a0}lone\t</p>"), "lone");
 }
 
 #[test]

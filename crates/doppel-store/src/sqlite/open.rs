@@ -647,11 +647,19 @@ fn create_atomically(path: &Path) -> std::result::Result<bool, OpenFailure> {
     if fs::symlink_metadata(path).is_ok() {
         return Ok(false);
     }
+    // Two threads of one process may read the same clock to the
+    // nanosecond (a VM's clock is coarse): a counter keeps their files
+    // apart, or one would remove the other's half-built index.
+    static BUILDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let unique = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let building = path.with_file_name(format!(".{name}.creating-{}-{unique}", std::process::id()));
+    let build = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let building = path.with_file_name(format!(
+        ".{name}.creating-{}-{unique}-{build}",
+        std::process::id()
+    ));
     // Linked only if nothing is there; an existing file (another
     // process's, just linked) or a file system without hard links (some
     // network or FAT ones: the caller creates it in place) is not ours.

@@ -63,6 +63,8 @@ pub struct Cluster {
     pub agreeing: Vec<AlgorithmId>,
     /// Some algorithm passes on some links and not on others.
     pub disagreement: bool,
+    /// A member is a part of another (the source knows roles: a scan).
+    pub has_parts: bool,
     /// The weakest link's strength in [0, 1].
     pub weakest: Option<f64>,
     /// Pairs of members, those with the representative first.
@@ -276,6 +278,7 @@ impl Report {
                         .collect(),
                     agreeing: info.agreeing.clone(),
                     disagreement: info.disagreement,
+                    has_parts,
                     weakest: info.weakest.map(|(_, _, w)| w),
                     pairs,
                     pairs_left_out: 0,
@@ -378,6 +381,7 @@ impl Report {
                         .collect(),
                     agreeing: c.agreeing.clone(),
                     disagreement: c.disagreement,
+                    has_parts: false,
                     weakest: c.weakest,
                     pairs,
                     pairs_left_out: 0,

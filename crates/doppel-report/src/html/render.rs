@@ -332,10 +332,6 @@ fn cluster_body(
         search.push("kept".to_owned());
     }
     let agree = cluster.agreeing.len();
-    let has_parts = cluster
-        .members
-        .iter()
-        .any(|m| m.role.as_deref().is_some_and(|r| r.starts_with("part of")));
     html! {
         tbody.cluster #(format!("cluster-{id}")) data-id=(id) data-size=(cluster.members.len())
             data-rep=(rep.to_lowercase()) data-agree=(agree)
@@ -351,7 +347,7 @@ fn cluster_body(
                     }
                 }
                 td.num {
-                    @if agree == 0 && has_parts {
+                    @if agree == 0 && cluster.has_parts {
                         abbr title="a whole and its parts, held by containment: the scores compare whole texts, so a part passes none of them" { "whole ⊃ part" }
                     } @else {
                         (agree) "/" (enabled)

@@ -348,7 +348,6 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
         "weakest link {} · ",
         c.weakest.map_or("–".to_owned(), |v| format!("{v:.2}"))
     ))];
-    let agree: Vec<&str> = c.agreeing.iter().map(|id| id.as_str()).collect();
     if c.disagreement {
         spans.push(Span::styled("≠ some pass on some links only · ", t.warn()));
     }
@@ -358,11 +357,8 @@ fn summary(state: &AppState, c: &ClusterView, w: usize) -> Line<'static> {
         .map_or("fusion", |s| cluster_by_label(s.spec.by));
     spans.push(Span::styled(format!("by {by} · "), t.dim()));
     let used: usize = spans.iter().map(Span::width).sum();
-    let agree_text = if agree.is_empty() {
-        "no algorithm passes on every link".to_owned()
-    } else {
-        format!("pass on every link: {}", agree.join(" "))
-    };
+    // The text report's words; the screen's view holds no roles.
+    let agree_text = doppel_report::evidence_words(&c.agreeing, &[]);
     spans.push(Span::styled(
         text::fit_end(&agree_text, w.saturating_sub(used)),
         t.pass(),

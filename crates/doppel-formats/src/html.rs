@@ -19,9 +19,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use ego_tree::NodeRef;
-use scraper::{Html, Node};
-
 use crate::{Book, Format, FormatError, Limits, PageMap};
 
 /// Read an HTML or XHTML file into a book of one unpaged text.
@@ -54,7 +51,7 @@ pub fn read(bytes: &[u8], limits: &Limits) -> Result<Book, FormatError> {
 }
 
 /// One HTML document's reading text and what was left out of it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct Extract {
     /// The text: blocks separated by a blank line.
     pub text: String,
@@ -101,7 +98,7 @@ impl Kind {
 }
 
 /// What was left out of a text, counted by kind, to say in words.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct LeftOut {
     counts: BTreeMap<Kind, usize>,
 }
@@ -233,394 +230,27 @@ pub(crate) fn for_html5ever(source: &str) -> Cow<'_, str> {
 
 /// The reading text of the HTML `source`, within `limits` (deeper than
 /// [`Limits::max_depth`] is [`FormatError::OverLimit`] for `format`).
+/// Well-formed XHTML (an EPUB's chapters) is read by the streaming XML
+/// reader, everything else by html5ever; both walk the same elements to
+/// the same text (`stream`'s tests hold them to it).
 pub(crate) fn extract(
     source: &str,
     limits: &Limits,
     format: Format,
 ) -> Result<Extract, FormatError> {
-    let over = || FormatError::OverLimit {
-        format,
-        reason: format!(
-            "elements nested more than {} deep (the depth limit)",
-            limits.max_depth
-        ),
-    };
-    let source = for_html5ever(source);
-    if depth::nesting(&source) > limits.max_depth {
-        return Err(over());
-    }
-    let document = Html::parse_document(&source);
-    let mut extract = Extract::default();
-    let mut out = Writer::default();
-    // The text of the page's chrome (header, footer, nav, sidebars, forms,
-    // cookie notices), kept apart to find its repeats in the kept text.
-    let mut chrome = Writer::default();
-    let mut heading_start: Option<usize> = None;
-
-    enum Step<'a> {
-        Enter(NodeRef<'a, Node>, Context, usize),
-        Leave {
-            block: bool,
-            heading: bool,
-            chrome: bool,
-        },
-    }
-    let mut stack = vec![Step::Enter(document.tree.root(), Context::default(), 0)];
-    while let Some(step) = stack.pop() {
-        let (node, context, depth) = match step {
-            Step::Enter(node, context, depth) => (node, context, depth),
-            Step::Leave {
-                block,
-                heading,
-                chrome: in_chrome,
-            } => {
-                if heading {
-                    if let Some(start) = heading_start.take() {
-                        let title = collapse(&out.text[start..]);
-                        if !title.is_empty() && extract.first_heading.is_none() {
-                            extract.first_heading = Some(title);
-                        }
-                    }
-                }
-                if block {
-                    if in_chrome {
-                        chrome.block();
-                    } else {
-                        out.block();
-                    }
-                }
-                continue;
-            }
-        };
-        // The tree's own depth too (html5ever adds html, body…).
-        if depth > limits.max_depth + 8 {
-            return Err(over());
-        }
-        let mut inner = context;
-        let w = if context.chrome {
-            &mut chrome
-        } else {
-            &mut out
-        };
-        match node.value() {
-            Node::Text(text) => {
-                if context.pre {
-                    w.verbatim(text);
-                } else {
-                    w.inline(text);
-                }
-                continue;
-            }
-            Node::Element(element) => {
-                let name = element.name();
-                let mut chrome_root = false;
-                match left_out(element, &context) {
-                    // Inside chrome, all text is the chrome's (only
-                    // what is not text is skipped); counted once, as the
-                    // outermost element.
-                    Some(Kind::Script | Kind::Style | Kind::Template) if context.chrome => continue,
-                    Some(_) if context.chrome => {}
-                    Some(kind) => {
-                        extract.left_out.add(kind);
-                        if !kind.is_chrome() {
-                            continue;
-                        }
-                        inner.chrome = true;
-                        chrome_root = true;
-                    }
-                    None => {}
-                }
-                // From here on, `w` writes to the text this element's
-                // content goes to.
-                let w = if inner.chrome { &mut chrome } else { &mut out };
-                match name {
-                    // Metadata, not reading text.
-                    "title" | "meta" | "link" | "base" => continue,
-                    "br" => {
-                        w.line_break();
-                        continue;
-                    }
-                    "img" | "image" => {
-                        if !inner.chrome {
-                            extract.images += 1;
-                        }
-                        continue;
-                    }
-                    "td" | "th" => w.space(),
-                    "pre" | "textarea" | "listing" | "xmp" | "plaintext" => inner.pre = true,
-                    "article" | "aside" | "main" | "nav" | "section" => inner.sectioned = true,
-                    _ => {}
-                }
-                let block = is_block(name) || chrome_root;
-                if block {
-                    w.block();
-                }
-                let heading = matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
-                    && !inner.chrome
-                    && heading_start.is_none()
-                    && extract.first_heading.is_none();
-                if heading {
-                    heading_start = Some(out.text.len());
-                }
-                stack.push(Step::Leave {
-                    block,
-                    heading,
-                    chrome: inner.chrome,
-                });
-            }
-            Node::Document | Node::Fragment => {}
-            _ => continue,
-        }
-        // Children pushed last first, so the first is walked first.
-        for child in node.children().rev() {
-            stack.push(Step::Enter(child, inner, depth + 1));
+    if xhtml::is_xhtml(source) {
+        if let Some(extract) = stream::extract(source, limits) {
+            return Ok(extract);
         }
     }
-    let (text, repeated) = repeats::drop_repeats(out.finish(), &chrome.finish());
-    for _ in 0..repeated {
-        extract.left_out.add(Kind::Repeat);
-    }
-    extract.text = text;
-    Ok(extract)
-}
-
-/// What the walk knows of an element's ancestors.
-#[derive(Debug, Clone, Copy, Default)]
-struct Context {
-    /// Inside `pre` (or another element whose whitespace is kept).
-    pre: bool,
-    /// Inside sectioning content or `main`: a `header` or `footer` there
-    /// is the section's (a chapter's title), not the page's.
-    sectioned: bool,
-    /// Inside an element left out as the page's chrome: its text goes to
-    /// the chrome's, not the reading text.
-    chrome: bool,
-}
-
-/// Why `element` is left out of the reading text, if it is.
-fn left_out(element: &scraper::node::Element, context: &Context) -> Option<Kind> {
-    let attr = |name: &str| element.attr(name);
-    if attr("hidden").is_some()
-        || attr("aria-hidden").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
-        || attr("style").is_some_and(hidden_by_style)
-    {
-        return Some(Kind::Hidden);
-    }
-    let role = attr("role").unwrap_or("").trim().to_ascii_lowercase();
-    // Notes are the book's text, whatever element holds them (EPUB 3
-    // footnotes are `aside`s).
-    let note = |v: &str| v.contains("note");
-    if role.starts_with("doc-") && note(&role) || attr("epub:type").is_some_and(note) {
-        return None;
-    }
-    let kind = match (element.name(), role.as_str()) {
-        ("script", _) => Kind::Script,
-        ("style", _) => Kind::Style,
-        ("noscript", _) => Kind::Noscript,
-        ("template", _) => Kind::Template,
-        ("nav", _) | (_, "navigation") => Kind::Nav,
-        ("header", _) if !context.sectioned => Kind::Header,
-        (_, "banner") => Kind::Header,
-        ("footer", _) if !context.sectioned => Kind::Footer,
-        (_, "contentinfo") => Kind::Footer,
-        ("aside", _) | (_, "complementary") => Kind::Aside,
-        ("form", _) | (_, "search") => Kind::Form,
-        ("button", _) => Kind::Button,
-        _ => {
-            let cookie = |v: &str| v.to_ascii_lowercase().contains("cookie");
-            if attr("id").is_some_and(cookie) || attr("class").is_some_and(cookie) {
-                Kind::Cookie
-            } else {
-                return None;
-            }
-        }
-    };
-    Some(kind)
-}
-
-/// Whether an inline `style` hides its element.
-fn hidden_by_style(style: &str) -> bool {
-    let style: String = style
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    style
-        .split(';')
-        .any(|decl| decl.starts_with("display:none") || decl.starts_with("visibility:hidden"))
-}
-
-/// Whether `name` is a block: its text is a paragraph of its own.
-fn is_block(name: &str) -> bool {
-    matches!(
-        name,
-        "address"
-            | "article"
-            | "aside"
-            | "blockquote"
-            | "body"
-            | "caption"
-            | "center"
-            | "dd"
-            | "details"
-            | "dialog"
-            | "div"
-            | "dl"
-            | "dt"
-            | "fieldset"
-            | "figcaption"
-            | "figure"
-            | "footer"
-            | "form"
-            | "h1"
-            | "h2"
-            | "h3"
-            | "h4"
-            | "h5"
-            | "h6"
-            | "header"
-            | "hgroup"
-            | "hr"
-            | "html"
-            | "legend"
-            | "li"
-            | "main"
-            | "nav"
-            | "ol"
-            | "p"
-            | "pre"
-            | "section"
-            | "summary"
-            | "table"
-            | "tbody"
-            | "tfoot"
-            | "thead"
-            | "tr"
-            | "ul"
-            | "listing"
-            | "xmp"
-            | "plaintext"
-    )
-}
-
-/// `text` with whitespace runs made one space, trimmed.
-fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// The text being written, with the break owed before the next word.
-#[derive(Debug, Default)]
-struct Writer {
-    text: String,
-    /// Newlines owed (1 a line break, 2 a paragraph break).
-    newlines: usize,
-    /// A space owed.
-    space: bool,
-}
-
-impl Writer {
-    /// Inline text: whitespace runs become one space.
-    fn inline(&mut self, text: &str) {
-        // Whitespace is HTML's (space, tab, line ends, form feed) and
-        // U+00A0 (no-break spaces separate words in the text as on
-        // screen), split by bytes, not chars: this runs over every byte of
-        // a book's text. U+00A0 is 0xC2 0xA0, and 0xC2 only ever starts a
-        // character.
-        let bytes = text.as_bytes();
-        let space_at = |i: usize| match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => 1,
-            0xC2 if bytes.get(i + 1) == Some(&0xA0) => 2,
-            _ => 0,
-        };
-        let mut word_start = None;
-        let mut i = 0;
-        let mut ends_in_space = false;
-        while i < bytes.len() {
-            let width = space_at(i);
-            if width == 0 {
-                word_start.get_or_insert(i);
-                ends_in_space = false;
-                i += 1;
-                continue;
-            }
-            if i == 0 {
-                self.space = true;
-            }
-            if let Some(start) = word_start.take() {
-                self.word(&text[start..i]);
-            }
-            ends_in_space = true;
-            i += width;
-        }
-        if let Some(start) = word_start {
-            self.word(&text[start..]);
-        }
-        if !ends_in_space {
-            self.space = false;
-        }
-    }
-
-    /// One word of inline text, after the break owed.
-    fn word(&mut self, word: &str) {
-        self.flush();
-        self.text.push_str(word);
-        self.space = true;
-    }
-
-    /// Preformatted text: kept as it is (line ends made `\n`, form feeds
-    /// made line ends, so they never read as page breaks).
-    fn verbatim(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        self.flush();
-        let text = text.replace("\r\n", "\n");
-        self.text.extend(
-            text.chars()
-                .map(|c| if matches!(c, '\r' | '\x0c') { '\n' } else { c }),
-        );
-    }
-
-    fn space(&mut self) {
-        self.space = true;
-    }
-
-    fn line_break(&mut self) {
-        self.newlines = (self.newlines + 1).min(2);
-    }
-
-    fn block(&mut self) {
-        self.newlines = 2;
-    }
-
-    /// Write the break owed, before a word. It runs once a word, so the
-    /// text's end is looked at byte by byte (`ends_with(' ')` went through
-    /// a `memcmp` call: a tenth of an EPUB's reading time).
-    fn flush(&mut self) {
-        let bytes = self.text.as_bytes();
-        if let Some(&last) = bytes.last() {
-            let ending = bytes.iter().rev().take_while(|&&b| b == b'\n').count();
-            if self.newlines > 0 {
-                for _ in ending.min(self.newlines)..self.newlines {
-                    self.text.push('\n');
-                }
-            } else if self.space && last != b'\n' && last != b' ' {
-                self.text.push(' ');
-            }
-        }
-        self.newlines = 0;
-        self.space = false;
-    }
-
-    fn finish(self) -> String {
-        let mut text = self.text;
-        text.truncate(text.trim_end().len());
-        text
-    }
+    tree::extract(source, limits, format)
 }
 
 mod depth;
 mod repeats;
+mod stream;
+mod tree;
+mod walk;
 mod xhtml;
 
 #[cfg(test)]

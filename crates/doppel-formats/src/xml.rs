@@ -123,9 +123,12 @@ pub(crate) struct Events<'a> {
     open: Vec<String>,
     undefined: usize,
     first_undefined: Option<String>,
+    /// Character references to C1 controls (`&#150;`), which HTML reads as
+    /// the windows-1252 characters they were meant to be, and XML not.
+    c1_refs: usize,
+    /// Whether the last event was a CDATA section's text.
+    last_cdata: bool,
 }
-
-const VOID: [&str; 8] = ["area", "base", "br", "col", "hr", "img", "input", "link"];
 
 impl<'a> Events<'a> {
     /// The events of `decoded`'s text.
@@ -145,6 +148,8 @@ impl<'a> Events<'a> {
             open: Vec::new(),
             undefined: 0,
             first_undefined: None,
+            c1_refs: 0,
+            last_cdata: false,
         }
     }
 
@@ -155,6 +160,7 @@ impl<'a> Events<'a> {
 
     /// The next event.
     pub fn next(&mut self) -> Result<Ev<'a>, FormatError> {
+        self.last_cdata = false;
         loop {
             let event = match self.reader.read_event() {
                 Ok(event) => event,
@@ -194,6 +200,11 @@ impl<'a> Events<'a> {
                             self.open.pop();
                             return Ok(Ev::End);
                         }
+                        // HTML reads `</br>` as a second `<br>`; other
+                        // void elements' end tags are nothing.
+                        _ if self.mode == Mode::Html && name.eq_ignore_ascii_case("br") => {
+                            return Ok(Ev::Empty(BytesStart::new("br")))
+                        }
                         _ if self.mode == Mode::Html && is_void(name) => continue,
                         open => {
                             let at = self.position(self.reader.buffer_position());
@@ -206,9 +217,15 @@ impl<'a> Events<'a> {
                     }
                 }
                 Event::Text(t) => return Ok(Ev::Text(t.xml10_content())),
-                Event::CData(t) => return Ok(Ev::Text(t.into_inner())),
+                Event::CData(t) => {
+                    self.last_cdata = true;
+                    return Ok(Ev::Text(t.into_inner()));
+                }
                 Event::GeneralRef(r) => {
                     if let Ok(Some(c)) = r.resolve_char_ref() {
+                        if ('\u{80}'..='\u{9f}').contains(&c) {
+                            self.c1_refs += 1;
+                        }
                         return Ok(Ev::Text(Cow::Owned(c.to_string())));
                     }
                     if let Some(s) = (!r.is_char_ref()).then(|| resolve(&r)).flatten() {
@@ -263,7 +280,7 @@ impl<'a> Events<'a> {
         names: [&str; N],
     ) -> [Option<Cow<'e, str>>; N] {
         if self.mode == Mode::Xml {
-            if let Some(values) = plain_attrs(element.attributes_raw(), names) {
+            if let Some(values) = plain_attrs(element.attributes_raw(), names, Names::Local) {
                 return values;
             }
         }
@@ -303,6 +320,40 @@ impl<'a> Events<'a> {
         };
         attributes.with_checks(false);
         attributes.flatten()
+    }
+
+    /// The attributes of `element` named `names` by their whole name,
+    /// prefix included (`epub:type`), in any case, as HTML names them.
+    pub fn attrs_qualified<'e, const N: usize>(
+        &self,
+        element: &'e BytesStart<'_>,
+        names: [&str; N],
+    ) -> [Option<Cow<'e, str>>; N] {
+        if let Some(values) = plain_attrs(element.attributes_raw(), names, Names::Qualified) {
+            return values;
+        }
+        let mut values = [const { None }; N];
+        for a in self.each_attr(element) {
+            let key = a.key.into_inner();
+            let found = names.iter().position(|name| key.eq_ignore_ascii_case(name));
+            if let Some(i) = found.filter(|&i| values[i].is_none()) {
+                values[i] = Some(value(&a));
+            }
+        }
+        values
+    }
+
+    /// Whether the text read so far holds something HTML reads otherwise
+    /// than XML: a reference to an undefined entity (HTML keeps it as
+    /// written), or a character reference to a C1 control.
+    pub fn read_unlike_html(&self) -> bool {
+        self.undefined > 0 || self.c1_refs > 0
+    }
+
+    /// Whether the last event was the text of a CDATA section (HTML reads
+    /// one outside SVG and MathML as a comment).
+    pub fn was_cdata(&self) -> bool {
+        self.last_cdata
     }
 
     /// What was left out for want of a DTD, in words.
@@ -357,6 +408,7 @@ fn value<'e>(a: &Attribute<'e>) -> Cow<'e, str> {
 fn plain_attrs<'e, const N: usize>(
     raw: &'e str,
     names: [&str; N],
+    by: Names,
 ) -> Option<[Option<Cow<'e, str>>; N]> {
     let bytes = raw.as_bytes();
     let mut values = [const { None }; N];
@@ -387,8 +439,7 @@ fn plain_attrs<'e, const N: usize>(
         // Values are a few bytes: a plain loop beats memchr's setup.
         let to = from + bytes[from..].iter().position(|&b| b == quote)?;
         i = to + 1;
-        let local = after_prefix(name);
-        let Some(k) = names.iter().position(|n| *n == local) else {
+        let Some(k) = names.iter().position(|n| by.matches(name, n)) else {
             continue;
         };
         if values[k].is_some() {
@@ -405,8 +456,33 @@ fn plain_attrs<'e, const N: usize>(
     }
 }
 
-fn is_void(name: &str) -> bool {
-    name.eq_ignore_ascii_case("meta") || VOID.iter().any(|v| name.eq_ignore_ascii_case(v))
+/// How attribute names are matched.
+#[derive(Debug, Clone, Copy)]
+enum Names {
+    /// By local name, exactly (XML).
+    Local,
+    /// By the whole name in any case (HTML).
+    Qualified,
+}
+
+impl Names {
+    fn matches(self, name: &str, wanted: &str) -> bool {
+        match self {
+            Names::Local => after_prefix(name) == wanted,
+            Names::Qualified => name.eq_ignore_ascii_case(wanted),
+        }
+    }
+}
+
+/// Whether `name` (its local name, in any case) is one of HTML's void
+/// elements: never closed, never holding content.
+pub(crate) fn is_void(name: &str) -> bool {
+    const VOID: [&str; 14] = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr",
+    ];
+    let local = after_prefix(name);
+    VOID.iter().any(|v| local.eq_ignore_ascii_case(v))
 }
 
 /// The five XML entities, then HTML5's (which include the ISO sets TEI P4
@@ -597,10 +673,54 @@ mod tests {
         }
     }
 
+    /// The attributes `names` of the first element of the XHTML `html`, by
+    /// their whole names as HTML matches them.
+    fn first_html_attrs<const N: usize>(html: &str, names: [&str; N]) -> [Option<String>; N] {
+        let decoded = decode(html.as_bytes(), Format::Html).unwrap();
+        let mut events = Events::new(&decoded, Format::Html, Mode::Html, &Limits::default());
+        loop {
+            match events.next().unwrap() {
+                Ev::Start(e) | Ev::Empty(e) => {
+                    return events
+                        .attrs_qualified(&e, names)
+                        .map(|v| v.map(Cow::into_owned))
+                }
+                Ev::Eof => panic!("no element in {html}"),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn html_attributes_match_by_whole_name_in_any_case() {
+        // Plain pairs (read directly): `epub:type` is not `type`.
+        assert_eq!(
+            first_html_attrs(
+                r#"<aside type="x" EPUB:TYPE="footnote" Class='note'>"#,
+                ["epub:type", "class", "type"]
+            ),
+            [
+                Some("footnote".into()),
+                Some("note".into()),
+                Some("x".into())
+            ]
+        );
+        // HTML's own forms (a bare name, an unquoted value): the full way.
+        assert_eq!(
+            first_html_attrs("<p hidden class=cookie-bar>", ["hidden", "class", "id"]),
+            [Some("".into()), Some("cookie-bar".into()), None]
+        );
+    }
+
     #[test]
     fn a_word_is_read_directly_and_anything_unusual_the_full_way_alike() {
         let word = r#"<String ID="s1" HPOS="10" VPOS="20" WIDTH="40" HEIGHT="12" WC="0.96" CONTENT="Emma"/>"#;
-        assert!(plain_attrs(r#" ID="s1" WC="0.96" CONTENT="Emma""#, ["CONTENT", "WC"]).is_some());
+        assert!(plain_attrs(
+            r#" ID="s1" WC="0.96" CONTENT="Emma""#,
+            ["CONTENT", "WC"],
+            Names::Local
+        )
+        .is_some());
         assert_eq!(
             first_attrs(word, ["CONTENT", "WC", "SUBS_TYPE"]),
             [Some("Emma".into()), Some("0.96".into()), None]
@@ -612,7 +732,7 @@ mod tests {
             first_attrs(unusual, ["CONTENT", "WC"]),
             [Some("M&S".into()), Some("0.5".into())]
         );
-        assert!(plain_attrs(" CONTENT='M&amp;S'", ["CONTENT"]).is_none());
+        assert!(plain_attrs(" CONTENT='M&amp;S'", ["CONTENT"], Names::Local).is_none());
         // A value with a line break is normalized (XML 1.0: a space).
         assert_eq!(
             first_attrs("<String CONTENT=\"a\nb\"/>", ["CONTENT"]),

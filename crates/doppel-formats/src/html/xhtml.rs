@@ -17,6 +17,8 @@ use std::borrow::Cow;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
+use crate::xml::is_void;
+
 /// Whether `source` is XHTML: it starts with an XML declaration, or its
 /// first KiB declares the XHTML namespace.
 pub(super) fn is_xhtml(source: &str) -> bool {
@@ -74,17 +76,6 @@ pub(super) fn expand_self_closed(source: &str) -> Cow<'_, str> {
     }
     out.push_str(&source[copied..]);
     Cow::Owned(out)
-}
-
-/// HTML's void elements: never closed, so `<br/>` stays as it is (a
-/// `</br>` would be a second line break).
-fn is_void(name: &str) -> bool {
-    const VOID: [&str; 14] = [
-        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-        "source", "track", "wbr",
-    ];
-    let local = name.rsplit(':').next().unwrap_or(name);
-    VOID.iter().any(|v| local.eq_ignore_ascii_case(v))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! How fast each reader turns a book into text: MB/s of the file's bytes
 //! (markup included) on one core, on the repository's fixtures of one
 //! chapter of Emma made by Tesseract and pandoc (`tests/data/formats`).
+//! A zip (an EPUB, a zip of pages) is measured by the bytes it holds,
+//! unzipped: the markup its reader reads (its name says "unzipped").
 //! The PDF's pages/s against `pdftotext` are in BENCHMARKS.md.
 //!
 //! `cargo bench -p doppel-formats --bench read`; whole books of your own
@@ -38,7 +40,11 @@ fn readers(c: &mut Criterion) {
     for (name, path) in fixtures.chain(books) {
         let file = path.display();
         let bytes = std::fs::read(&path).expect("the repository's fixture, or a book named");
-        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        let (name, size) = match unzipped_size(&bytes) {
+            Some(size) => (format!("{name}, unzipped"), size),
+            None => (name.to_string(), bytes.len() as u64),
+        };
+        group.throughput(Throughput::Bytes(size));
         group.bench_function(name, |b| {
             b.iter(|| match read(bytes.clone(), &limits) {
                 Ok(Read::Book(book)) => book.text.len(),
@@ -48,6 +54,14 @@ fn readers(c: &mut Criterion) {
         });
     }
     group.finish();
+}
+
+/// The bytes a zip holds, unzipped; `None` for a file that is no zip.
+fn unzipped_size(bytes: &[u8]) -> Option<u64> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).ok()?;
+    (0..zip.len())
+        .map(|i| zip.by_index_raw(i).ok().map(|entry| entry.size()))
+        .sum()
 }
 
 criterion_group!(benches, readers);

@@ -300,6 +300,73 @@ fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Where the whitespace run at `i` of `bytes` ends.
+fn space_run_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => i += 1,
+            0xC2 if bytes.get(i + 1) == Some(&0xA0) => i += 2,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// The whitespace in a text that is not one plain space between words:
+/// memchr's searches, each kept until the walk passes it.
+struct Breaks<'t> {
+    bytes: &'t [u8],
+    /// The next line end, tab or U+00A0's first byte (0xC2 starts other
+    /// characters too); the next carriage return or form feed; the next
+    /// two spaces. `usize::MAX` where there is none.
+    next: [usize; 3],
+}
+
+impl<'t> Breaks<'t> {
+    fn new(bytes: &'t [u8]) -> Self {
+        let mut breaks = Self {
+            bytes,
+            next: [0; 3],
+        };
+        for k in 0..3 {
+            breaks.search(k, 0);
+        }
+        breaks
+    }
+
+    /// Search `k` again from `from`.
+    fn search(&mut self, k: usize, from: usize) {
+        let rest = &self.bytes[from..];
+        let found = match k {
+            0 => memchr::memchr3(b'\n', b'\t', 0xC2, rest),
+            1 => memchr::memchr2(b'\r', b'\x0c', rest),
+            _ => memchr::memmem::find(rest, b"  "),
+        };
+        self.next[k] = found.map_or(usize::MAX, |at| from + at);
+    }
+
+    /// The first break at or after `from`.
+    fn next_from(&mut self, mut from: usize) -> Option<usize> {
+        let bytes = self.bytes;
+        loop {
+            for k in 0..3 {
+                if self.next[k] < from {
+                    self.search(k, from);
+                }
+            }
+            let at = *self.next.iter().min()?;
+            if at == usize::MAX {
+                return None;
+            }
+            if bytes[at] == 0xC2 && bytes.get(at + 1) != Some(&0xA0) {
+                from = at + 1;
+                continue;
+            }
+            return Some(at);
+        }
+    }
+}
+
 /// The text being written, with the break owed before the next word.
 #[derive(Debug, Default)]
 struct Writer {
@@ -316,59 +383,38 @@ impl Writer {
         // Whitespace is HTML's (space, tab, line ends, form feed) and
         // U+00A0 (no-break spaces separate words in the text as on
         // screen), found by bytes, not chars: this runs over every byte
-        // of a book's text. U+00A0 is 0xC2 0xA0, and 0xC2 only ever
-        // starts a character. Words apart by one plain space are copied
-        // as one run (a line of a book at once, not word by word).
-        if text.is_empty() {
-            return;
-        }
+        // of a book's text. Words apart by one plain space are copied as
+        // one run (a line of a book at once, not word by word), and the
+        // other whitespace is found by memchr ([`Breaks`]).
         let bytes = text.as_bytes();
-        let space_at = |i: usize| match bytes[i] {
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' => 1,
-            0xC2 if bytes.get(i + 1) == Some(&0xA0) => 2,
-            _ => 0,
-        };
-        // The whitespace run at `i`: where it ends.
-        let run_end = |mut i: usize| {
-            while i < bytes.len() {
-                match space_at(i) {
-                    0 => break,
-                    width => i += width,
-                }
+        let start = space_run_end(bytes, 0);
+        let mut end = bytes.len();
+        loop {
+            match bytes[..end] {
+                [.., b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'] => end -= 1,
+                [.., 0xC2, 0xA0] => end -= 2,
+                _ => break,
             }
-            i
-        };
-        let mut i = run_end(0);
-        if i > 0 {
+        }
+        if start > 0 {
             self.space = true;
         }
-        let mut run_start = i;
+        if start >= end {
+            return;
+        }
+        let mut breaks = Breaks::new(&bytes[..end]);
+        let mut run_start = start;
         let mut first = true;
-        while i < bytes.len() {
-            let width = space_at(i);
-            if width == 0 {
-                i += 1;
-                continue;
+        while let Some(mut at) = breaks.next_from(run_start) {
+            while bytes[at - 1] == b' ' {
+                at -= 1;
             }
-            let end = run_end(i);
-            if width == 1 && bytes[i] == b' ' && end == i + 1 && end < bytes.len() {
-                // One plain space inside the run: it stays as it is.
-                i = end;
-                continue;
-            }
-            self.run(&text[run_start..i], first);
+            self.run(&text[run_start..at], first);
             first = false;
-            if end == bytes.len() {
-                self.space = true;
-                return;
-            }
-            run_start = end;
-            i = end;
+            run_start = space_run_end(bytes, at);
         }
-        if run_start < bytes.len() {
-            self.run(&text[run_start..], first);
-            self.space = false;
-        }
+        self.run(&text[run_start..end], first);
+        self.space = end < bytes.len();
     }
 
     /// Words of inline text, apart by single spaces: the first after the

@@ -439,7 +439,8 @@ fn plain_attrs<'e, const N: usize>(
         // Values are a few bytes: a plain loop beats memchr's setup.
         let to = from + bytes[from..].iter().position(|&b| b == quote)?;
         i = to + 1;
-        let Some(k) = names.iter().position(|n| by.matches(name, n)) else {
+        let key = by.key(name);
+        let Some(k) = names.iter().position(|n| by.matches(key, n)) else {
             continue;
         };
         if values[k].is_some() {
@@ -466,10 +467,19 @@ enum Names {
 }
 
 impl Names {
-    fn matches(self, name: &str, wanted: &str) -> bool {
+    /// The part of an attribute's `name` that is matched.
+    fn key(self, name: &str) -> &str {
         match self {
-            Names::Local => after_prefix(name) == wanted,
-            Names::Qualified => name.eq_ignore_ascii_case(wanted),
+            Names::Local => after_prefix(name),
+            Names::Qualified => name,
+        }
+    }
+
+    /// Whether `key` (of [`Names::key`]) is the name `wanted`.
+    fn matches(self, key: &str, wanted: &str) -> bool {
+        match self {
+            Names::Local => key == wanted,
+            Names::Qualified => key.eq_ignore_ascii_case(wanted),
         }
     }
 }

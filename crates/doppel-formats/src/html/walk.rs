@@ -499,7 +499,7 @@ mod tests {
             }
             let whole = pieces.concat();
             let words: Vec<&str> = whole
-                .split(|c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c' | '\u{a0}'))
+                .split([' ', '\t', '\n', '\r', '\x0c', '\u{a0}'])
                 .filter(|w| !w.is_empty())
                 .collect();
             prop_assert_eq!(w.finish(), words.join(" "));

@@ -11,9 +11,15 @@
 //! frequent samples are flagged in place, and only the documents with
 //! candidate runs (few) take the group steps, whose lookups go to the
 //! hashes held by two documents or more.
+//!
+//! Each step but the sort's passes and the groups' unions runs on the
+//! rayon pool, over pieces whose results are put back in their order, so
+//! the answer is the serial one whatever the number of threads.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+
+use rayon::prelude::*;
 
 use super::postings::SampleMap;
 use super::runs::{anchors, candidate_runs_at, holds, run_hashes, spans, substantial_remainder};
@@ -22,7 +28,7 @@ use crate::cluster::UnionFind;
 
 /// [`super::learn`] of `docs` (their keys distinct): `pinned` shingles
 /// always count, `overruled` ones never do.
-pub fn learn_at_once<K: Ord + Clone>(
+pub fn learn_at_once<K: Ord + Clone + Send + Sync>(
     docs: &[(K, DocSamples)],
     pinned: &BTreeSet<u32>,
     overruled: &BTreeSet<u32>,
@@ -65,35 +71,28 @@ pub fn learn_at_once<K: Ord + Clone>(
     };
 
     // 1. Frequent samples, flagged in place; the hashes two documents or
-    // more hold, with their documents.
+    // more hold, with their documents. Pieces of the sorted keys, cut
+    // where the hash changes, are read in parallel and joined in order.
+    let pieces = hash_pieces(&keyed, rayon::current_num_threads() * 4);
+    let read: Vec<HashRuns> = pieces
+        .par_iter()
+        .map(|piece| hash_runs(piece, &starts, &doc_of, config))
+        .collect();
     let mut frequent = vec![false; total as usize];
     let mut shared: Vec<(u32, Range<u32>)> = Vec::new();
     let mut holders: Vec<u32> = Vec::new();
-    for run in keyed.chunk_by(|a, b| a >> 32 == b >> 32) {
-        if run.len() < 2 {
-            continue;
+    for piece in read {
+        for place in piece.frequent {
+            frequent[place as usize] = true;
         }
-        let from = holders.len();
-        let mut end = 0;
-        for &key in run {
-            let place = key & u64::from(u32::MAX);
-            if place >= end {
-                let doc = doc_of(place);
-                holders.push(doc as u32);
-                end = starts[doc + 1];
-            }
-        }
-        let df = holders.len() - from;
-        if df < 2 {
-            holders.truncate(from);
-            continue;
-        }
-        if df >= config.min_docs {
-            for &key in run {
-                frequent[(key & u64::from(u32::MAX)) as usize] = true;
-            }
-        }
-        shared.push(((run[0] >> 32) as u32, from as u32..holders.len() as u32));
+        let offset = holders.len() as u32;
+        shared.extend(
+            piece
+                .shared
+                .into_iter()
+                .map(|(h, r)| (h, r.start + offset..r.end + offset)),
+        );
+        holders.extend(piece.holders);
     }
     let mut by_hash: SampleMap<Range<u32>> = SampleMap::default();
     by_hash.reserve(shared.len());
@@ -107,39 +106,63 @@ pub fn learn_at_once<K: Ord + Clone>(
     };
 
     // 2. Candidate runs, remainders, anchors.
+    let found: Vec<Option<(Vec<u32>, Option<Vec<u32>>)>> = docs
+        .par_iter()
+        .enumerate()
+        .map(|(i, (_, d))| {
+            let first = starts[i] as usize;
+            let runs = candidate_runs_at(&d.samples, config, |j| frequent[first + j]);
+            if runs.is_empty() {
+                return None;
+            }
+            let rem = substantial_remainder(&d.samples, &runs, config);
+            Some((
+                run_hashes(&d.samples, &runs),
+                rem.map(|r| anchors(&r, config.anchors)),
+            ))
+        })
+        .collect();
     let mut cand: Vec<Vec<u32>> = vec![Vec::new(); n];
     let mut with_runs: Vec<(usize, Option<Vec<u32>>)> = Vec::new();
-    for (i, (_, d)) in docs.iter().enumerate() {
-        let first = starts[i] as usize;
-        let runs = candidate_runs_at(&d.samples, config, |j| frequent[first + j]);
-        if runs.is_empty() {
-            continue;
+    for (i, found) in found.into_iter().enumerate() {
+        if let Some((hashes, anchors)) = found {
+            cand[i] = hashes;
+            with_runs.push((i, anchors));
         }
-        cand[i] = run_hashes(&d.samples, &runs);
-        let rem = substantial_remainder(&d.samples, &runs, config);
-        with_runs.push((i, rem.map(|r| anchors(&r, config.anchors))));
     }
 
-    // 3. Groups: node n stands for "no substantial remainder".
+    // 3. Groups: node n stands for "no substantial remainder". Each
+    // document's links are found in parallel, then joined in order.
+    let links: Vec<Vec<usize>> = with_runs
+        .par_iter()
+        .map(|(i, anchors)| {
+            let Some(anchors) = anchors else {
+                return vec![n];
+            };
+            // Each document as often as it holds an anchor: a run apiece.
+            let mut sharing: Vec<u32> = anchors
+                .iter()
+                .filter_map(|&a| holding(a))
+                .flatten()
+                .copied()
+                .collect();
+            sharing.sort_unstable();
+            sharing
+                .chunk_by(|a, b| a == b)
+                .filter(|run| {
+                    let j = run[0] as usize;
+                    j != *i
+                        && !cand[j].is_empty()
+                        && holds(run.len(), anchors.len(), config.related)
+                })
+                .map(|run| run[0] as usize)
+                .collect()
+        })
+        .collect();
     let mut groups = UnionFind::new(n + 1);
-    for (i, anchors) in &with_runs {
-        let Some(anchors) = anchors else {
-            groups.union(*i, n);
-            continue;
-        };
-        // Each document as often as it holds an anchor: a run apiece.
-        let mut sharing: Vec<u32> = anchors
-            .iter()
-            .filter_map(|&a| holding(a))
-            .flatten()
-            .copied()
-            .collect();
-        sharing.sort_unstable();
-        for run in sharing.chunk_by(|a, b| a == b) {
-            let j = run[0] as usize;
-            if j != *i && !cand[j].is_empty() && holds(run.len(), anchors.len(), config.related) {
-                groups.union(*i, j);
-            }
+    for ((i, _), linked) in with_runs.iter().zip(links) {
+        for j in linked {
+            groups.union(*i, j);
         }
     }
 
@@ -152,7 +175,7 @@ pub fn learn_at_once<K: Ord + Clone>(
     candidates.sort_unstable();
     candidates.dedup();
     let learned: Vec<u32> = candidates
-        .into_iter()
+        .into_par_iter()
         .filter(|&h| {
             let Some(docs) = holding(h).filter(|docs| docs.len() >= config.min_docs) else {
                 return false;
@@ -186,8 +209,8 @@ pub fn learn_at_once<K: Ord + Clone>(
     }
     spanned.sort_unstable();
     spanned.dedup();
-    let spans_by_key = spanned
-        .into_iter()
+    let spans_by_key: Vec<_> = spanned
+        .into_par_iter()
         .filter_map(|i| {
             let (key, d) = &docs[i as usize];
             let found = spans(d, config, is_learned, |h| pinned.contains(&h));
@@ -196,8 +219,75 @@ pub fn learn_at_once<K: Ord + Clone>(
         .collect();
     Learned {
         learned,
-        spans: spans_by_key,
+        spans: spans_by_key.into_iter().collect(),
     }
+}
+
+/// What step 1 finds in a piece of the sorted keys.
+#[derive(Default)]
+struct HashRuns {
+    /// Places of frequent samples.
+    frequent: Vec<u32>,
+    /// Hashes two documents or more hold, with their range in `holders`.
+    shared: Vec<(u32, Range<u32>)>,
+    /// The documents holding each shared hash, in order.
+    holders: Vec<u32>,
+}
+
+/// `keyed` (sorted by hash) cut into about `pieces` pieces, never inside
+/// a hash's run.
+fn hash_pieces(keyed: &[u64], pieces: usize) -> Vec<&[u64]> {
+    let step = keyed.len().div_ceil(pieces.max(1)).max(1);
+    let mut out = Vec::with_capacity(pieces);
+    let mut rest = keyed;
+    while !rest.is_empty() {
+        let mut cut = step.min(rest.len());
+        while cut < rest.len() && rest[cut] >> 32 == rest[cut - 1] >> 32 {
+            cut += 1;
+        }
+        let (piece, after) = rest.split_at(cut);
+        out.push(piece);
+        rest = after;
+    }
+    out
+}
+
+/// Step 1 over one piece of the sorted keys: each hash's run of places
+/// gives its documents (`doc_of`, `starts`).
+fn hash_runs(
+    piece: &[u64],
+    starts: &[u64],
+    doc_of: &(impl Fn(u64) -> usize + Sync),
+    config: &BoilerplateConfig,
+) -> HashRuns {
+    let mut out = HashRuns::default();
+    for run in piece.chunk_by(|a, b| a >> 32 == b >> 32) {
+        if run.len() < 2 {
+            continue;
+        }
+        let from = out.holders.len();
+        let mut end = 0;
+        for &key in run {
+            let place = key & u64::from(u32::MAX);
+            if place >= end {
+                let doc = doc_of(place);
+                out.holders.push(doc as u32);
+                end = starts[doc + 1];
+            }
+        }
+        let df = out.holders.len() - from;
+        if df < 2 {
+            out.holders.truncate(from);
+            continue;
+        }
+        if df >= config.min_docs {
+            out.frequent
+                .extend(run.iter().map(|&key| (key & u64::from(u32::MAX)) as u32));
+        }
+        out.shared
+            .push(((run[0] >> 32) as u32, from as u32..out.holders.len() as u32));
+    }
+    out
 }
 
 /// `keys` (`hash << 32 | place`, in order of place) sorted by hash, each
@@ -226,4 +316,27 @@ fn sorted_by_hash(keys: Vec<u64>) -> Vec<u64> {
         std::mem::swap(&mut from, &mut to);
     }
     from
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hash_pieces;
+
+    #[test]
+    fn pieces_cover_the_keys_in_order_and_never_cut_a_hash_s_run() {
+        // Hashes 0..40, hash h held h % 7 + 1 times.
+        let keys: Vec<u64> = (0..40u64)
+            .flat_map(|h| (0..h % 7 + 1).map(move |place| h << 32 | place))
+            .collect();
+        for wanted in [1, 2, 3, 8, 1_000] {
+            let pieces = hash_pieces(&keys, wanted);
+            assert_eq!(pieces.concat(), keys, "{wanted} pieces");
+            for pair in pieces.windows(2) {
+                let (last, first) = (pair[0][pair[0].len() - 1], pair[1][0]);
+                assert_ne!(last >> 32, first >> 32, "a run cut in {wanted} pieces");
+            }
+            assert!(pieces.len() <= wanted.max(1) * 2);
+        }
+        assert!(hash_pieces(&[], 4).is_empty());
+    }
 }

@@ -106,7 +106,7 @@ pub fn learn_at_once<K: Ord + Clone + Send + Sync>(
     };
 
     // 2. Candidate runs, remainders, anchors.
-    let found: Vec<Option<(Vec<u32>, Option<Vec<u32>>)>> = docs
+    let found: Vec<Option<Candidate>> = docs
         .par_iter()
         .enumerate()
         .map(|(i, (_, d))| {
@@ -222,6 +222,10 @@ pub fn learn_at_once<K: Ord + Clone + Send + Sync>(
         spans: spans_by_key.into_iter().collect(),
     }
 }
+
+/// A document with candidate runs: their hashes, sorted, and the anchors
+/// of its substantial remainder, if it has one.
+type Candidate = (Vec<u32>, Option<Vec<u32>>);
 
 /// What step 1 finds in a piece of the sorted keys.
 #[derive(Default)]

@@ -33,7 +33,7 @@ fn collection(texts: usize) -> Vec<(u32, DocSamples)> {
     (0..texts as u32)
         .map(|id| {
             let r = next(&mut state);
-            let body: Vec<u32> = if r % 10 == 0 && !bodies.is_empty() {
+            let body: Vec<u32> = if r.is_multiple_of(10) && !bodies.is_empty() {
                 bodies[(r >> 8) as usize % bodies.len()].clone()
             } else {
                 (0..60 + r % 60).map(|_| next(&mut state) as u32).collect()

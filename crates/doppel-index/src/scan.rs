@@ -2,7 +2,7 @@
 //! parallel), build a [`Library`] (candidate tables + verified pairs), and
 //! cluster it under a [`ClusterSpec`].
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -23,7 +23,7 @@ use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::fingerprinter::PrintOptions;
 use doppel_core::engine::stats::TermWeights;
 use doppel_core::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
-use doppel_pairing::boilerplate::{Batches, BoilerplateConfig, DocSamples, Learner};
+use doppel_pairing::boilerplate::{learn_at_once, BoilerplateConfig, DocSamples};
 use doppel_pairing::cluster::{ClusterInfo, ClusterSpec};
 use doppel_pairing::keeper::KeeperFacts;
 use doppel_pairing::library::{Library, LibraryConfig, PrintSource};
@@ -395,83 +395,58 @@ pub fn scan_folder_with(
     let mut indexed = Vec::new();
     let mut keeper_facts = Vec::new();
     let mut files_of: HashMap<&DocPath, Source<'_>> = HashMap::new();
-    // The learner takes each chunk's samples, in file order, on a thread
-    // of its own while the next chunk is read: its batches are those of
-    // one pass over every file (the same order), and its work, serial,
-    // overlaps the reading instead of following it.
-    let learner = std::thread::scope(|scope| -> Result<_, SpillError> {
-        let (to_learner, chunks) = std::sync::mpsc::sync_channel::<Vec<(DocPath, DocSamples)>>(1);
-        let learner = learning.as_ref().map(|config| {
-            let mut learner = Learner::new(config.clone());
-            if let Some(user) = hooks.user_boilerplate {
-                user.pin(&mut learner);
-            }
-            scope.spawn(move || {
-                let mut batches = Batches::default();
-                for chunk in chunks {
-                    for (doc, samples) in chunk {
-                        learner.add_batched(&mut batches, doc, samples);
-                    }
-                }
-                learner.finish_batches(batches);
-                learner
-            })
-        });
-        let most = hooks.read_chunk_files.unwrap_or(CHUNK_FILES);
-        let mut rest = files.iter().peekable();
-        loop {
-            let chunk = next_chunk(&mut rest, |f| f.bytes, most);
-            if chunk.is_empty() {
-                break;
-            }
-            let mut sampled = Vec::new();
-            let results = read_all(chunk.clone(), |f| f.bytes, &hooks.limits, read_one);
-            for (file, result) in chunk.into_iter().zip(results) {
-                let (encoding, skipped) = match result {
-                    Ok(read) => {
-                        read.spilled?;
-                        indexed.push((file.doc.clone(), read.shingles));
-                        keeper_facts.push((file.doc.clone(), read.keeper));
-                        if let Some(samples) = read.samples {
-                            sampled.push((file.doc.clone(), samples));
-                            files_of.insert(&file.doc, Source::Listed(&listed_root, file));
-                        }
-                        (Some(read.encoding.to_owned()), None)
-                    }
-                    Err(skip) => (None, Some(skip)),
-                };
-                docs.push(ScannedDoc {
-                    path: file.doc.clone(),
-                    bytes: file.bytes,
-                    encoding,
-                    skipped,
-                });
-            }
-            if !sampled.is_empty() {
-                // Gone only if the learner panicked, which its join says.
-                let _ = to_learner.send(sampled);
-            }
+    // Every read document's samples, in file order: learned at once after
+    // the last file, on the rayon pool (`learn_at_once`, the answer a
+    // learner kept up to date file by file would give, at a fraction of
+    // its cost).
+    let mut sampled: Vec<(DocPath, DocSamples)> = Vec::new();
+    let most = hooks.read_chunk_files.unwrap_or(CHUNK_FILES);
+    let mut rest = files.iter().peekable();
+    loop {
+        let chunk = next_chunk(&mut rest, |f| f.bytes, most);
+        if chunk.is_empty() {
+            break;
         }
-        drop(to_learner);
-        Ok(learner.map(|thread| thread.join().expect("the boilerplate learner panicked")))
-    })?;
+        let results = read_all(chunk.clone(), |f| f.bytes, &hooks.limits, read_one);
+        for (file, result) in chunk.into_iter().zip(results) {
+            let (encoding, skipped) = match result {
+                Ok(read) => {
+                    read.spilled?;
+                    indexed.push((file.doc.clone(), read.shingles));
+                    keeper_facts.push((file.doc.clone(), read.keeper));
+                    if let Some(samples) = read.samples {
+                        sampled.push((file.doc.clone(), samples));
+                        files_of.insert(&file.doc, Source::Listed(&listed_root, file));
+                    }
+                    (Some(read.encoding.to_owned()), None)
+                }
+                Err(skip) => (None, Some(skip)),
+            };
+            docs.push(ScannedDoc {
+                path: file.doc.clone(),
+                bytes: file.bytes,
+                encoding,
+                skipped,
+            });
+        }
+    }
     docs.extend(problems.into_iter().map(|(path, skip)| ScannedDoc {
         path,
         bytes: 0,
         encoding: None,
         skipped: Some(skip),
     }));
-    let boilerplate = match (&learning, learner) {
-        (Some(config), Some(learner)) => learn_boilerplate(
+    let boilerplate = match &learning {
+        Some(config) => learn_boilerplate(
             engine,
             config,
             hooks,
-            learner,
+            sampled,
             &files_of,
             &spill,
             &mut indexed,
         )?,
-        _ => BoilerplateReport::default(),
+        None => BoilerplateReport::default(),
     };
     drop(files_of);
     let mut library = pair_spilled(engine, config, indexed, &spill)?;
@@ -558,20 +533,25 @@ struct Kept {
 /// its body (read again, and only while it is not big under
 /// `hooks.limits`, and only while it is the file listed: only those
 /// documents pay), replacing its prints in
-/// `spill` and its shingle count in `indexed`. The samples move into the
-/// learner (one copy, dropped when this returns: pairing does not need
-/// them).
+/// `spill` and its shingle count in `indexed`. Learned at once
+/// ([`learn_at_once`]); the samples are dropped when this returns:
+/// pairing does not need them.
 fn learn_boilerplate(
     engine: &Engine,
     config: &BoilerplateConfig,
     hooks: &ScanHooks<'_>,
-    learner: Learner<DocPath>,
+    sampled: Vec<(DocPath, DocSamples)>,
     files_of: &HashMap<&DocPath, Source<'_>>,
     spill: &SpilledPrints,
     indexed: &mut [(DocPath, usize)],
 ) -> Result<BoilerplateReport, SpillError> {
     let limits = &hooks.limits;
-    let learned = learner.snapshot();
+    let pinned = hooks
+        .user_boilerplate
+        .map(UserBoilerplate::hashes)
+        .unwrap_or_default();
+    let learned = learn_at_once(&sampled, &pinned, &BTreeSet::new(), config);
+    let samples: HashMap<&DocPath, &DocSamples> = sampled.iter().map(|(d, s)| (d, s)).collect();
     // Each body's prints are spilled as they are made: most books of a
     // collection have some boilerplate.
     let bodies: HashMap<&DocPath, (usize, DocBoilerplate)> = learned
@@ -579,7 +559,7 @@ fn learn_boilerplate(
         .par_iter()
         .filter_map(|(doc, spans)| {
             let text = read_small_text(*files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
-            let words = learner.samples(doc)?.words;
+            let words = samples.get(doc)?.words;
             let (body, count, found) = boilerplate::body_prints(engine, &text, words, spans)?;
             Some(spill.put(doc, &body).map(|()| (doc, (count, found))))
         })
@@ -592,8 +572,8 @@ fn learn_boilerplate(
     Ok(BoilerplateReport::new(
         bodies
             .iter()
-            .filter_map(|(doc, (_, found))| Some((*doc, learner.samples(doc)?, found))),
+            .filter_map(|(doc, (_, found))| Some((*doc, *samples.get(doc)?, found))),
         config.shingle_words,
-        &learner.pinned(),
+        &pinned,
     ))
 }

@@ -7,10 +7,12 @@
 //! from it, and gives up (`None`: html5ever reads the page) at the first
 //! thing it cannot be sure of: markup that is not well-formed (an element
 //! left open, a bare `&`), a reference HTML reads otherwise, text or an
-//! element a table would move out of itself, a heading inside a heading,
-//! an element whose content HTML reads as raw text (`noscript`, `iframe`,
-//! `textarea`…), a NUL. What the two parsers agree on, they agree on to
-//! the byte: the tests feed both the same pages.
+//! element a table would move out of itself, a block inside a `p`, a
+//! heading inside a heading, a list item directly inside another, a link
+//! in a link, HTML inside SVG, an element whose content HTML reads as raw
+//! text (`noscript`, `iframe`, `textarea`…), CDATA, a NUL. What the two
+//! parsers agree on, they agree on to the byte: the tests feed both the
+//! same pages. Each check takes the same time at any depth ([`Stack`]).
 
 use std::borrow::Cow;
 
@@ -34,7 +36,7 @@ pub(super) fn extract(source: &str, limits: &Limits) -> Option<Extract> {
     // Every open element but those whose content is raw text, innermost
     // last: html5ever rebuilds inside what the walk skips too, and what
     // it moves out of a skipped element (a table's stray text) is read.
-    let mut open: Vec<Class> = Vec::new();
+    let mut open = Stack::default();
     // While the walk skips an element: how many elements were open
     // outside it.
     let mut skipping: Option<usize> = None;
@@ -51,8 +53,8 @@ pub(super) fn extract(source: &str, limits: &Limits) -> Option<Extract> {
                     (true, Some(rest)) => rest,
                     _ => text.as_ref(),
                 };
-                let in_table = open.last() == Some(&Class::Table);
-                let in_foreign = open.contains(&Class::Foreign);
+                let in_table = open.last() == Some(Class::Table);
+                let in_foreign = open.inside(Class::Foreign);
                 if text.contains('\0')
                     || in_table && !is_html_whitespace(text)
                     || events.was_cdata() && !in_foreign
@@ -137,9 +139,26 @@ enum Class {
     Other,
 }
 
+/// The elements [`Class::Once`] stands for.
+const ONCE: [&str; 7] = ["a", "button", "form", "nobr", "html", "head", "body"];
+
+/// The classes [`Stack`] counts: heading, paragraph, foreign, then each
+/// of [`ONCE`].
+const COUNTED: usize = 3 + ONCE.len();
+
 impl Class {
+    /// Its place among the classes [`Stack`] counts, if it is one.
+    fn counted(self) -> Option<usize> {
+        match self {
+            Class::Heading => Some(0),
+            Class::Paragraph => Some(1),
+            Class::Foreign => Some(2),
+            Class::Once(name) => ONCE.iter().position(|once| *once == name).map(|i| 3 + i),
+            _ => None,
+        }
+    }
+
     fn of(name: &str) -> Self {
-        const ONCE: [&str; 7] = ["a", "button", "form", "nobr", "html", "head", "body"];
         match name {
             "table" | "thead" | "tbody" | "tfoot" | "tr" => Class::Table,
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => Class::Heading,
@@ -162,22 +181,19 @@ impl Class {
 /// Whether html5ever, meeting `name` (of `class`) inside `open`, would
 /// build other elements than the ones written: close an open one, move
 /// it, or leave foreign content.
-fn html_rebuilds(open: &[Class], name: &str, class: Class) -> bool {
-    let inside = |c: Class| open.contains(&c);
-    if open.last() == Some(&Class::Table) && !fits_in_table(name) {
+fn html_rebuilds(open: &Stack, name: &str, class: Class) -> bool {
+    let inside = |c: Class| open.inside(c);
+    if open.last() == Some(Class::Table) && !fits_in_table(name) {
         return true;
     }
     if inside(Class::Foreign) && breaks_out_of_foreign(name) {
         return true;
     }
-    // Whether `item` is open closer than a list of its own.
-    let item_open = |item: Class, list: Class| {
-        open.iter().rev().find(|c| **c == item || **c == list) == Some(&item)
-    };
     match class {
         Class::Heading if inside(Class::Heading) => return true,
-        Class::ListItem if item_open(Class::ListItem, Class::List) => return true,
-        Class::Definition if item_open(Class::Definition, Class::DefinitionList) => return true,
+        // Whether an item is open closer than a list of its own.
+        Class::ListItem if open.items.last() == Some(&true) => return true,
+        Class::Definition if open.definitions.last() == Some(&true) => return true,
         Class::Once(_) if inside(class) => return true,
         Class::Once("head" | "body")
             if inside(Class::Once("head")) || inside(Class::Once("body")) =>
@@ -187,6 +203,67 @@ fn html_rebuilds(open: &[Class], name: &str, class: Class) -> bool {
         _ => {}
     }
     inside(Class::Paragraph) && closes_p(name)
+}
+
+/// The open elements the stream tracks, with what its checks ask of them
+/// kept up to date, so that each check takes the same time at any depth
+/// (a hostile page nests up to the depth limit).
+#[derive(Debug, Default)]
+struct Stack {
+    classes: Vec<Class>,
+    /// How many of each counted class are open ([`Class::counted`]).
+    counts: [u32; COUNTED],
+    /// The open list items (`true`) and lists (`false`), innermost last.
+    items: Vec<bool>,
+    /// The open `dd`/`dt` (`true`) and `dl` (`false`), innermost last.
+    definitions: Vec<bool>,
+}
+
+impl Stack {
+    fn push(&mut self, class: Class) {
+        if let Some(slot) = class.counted() {
+            self.counts[slot] += 1;
+        }
+        match class {
+            Class::ListItem | Class::List => self.items.push(class == Class::ListItem),
+            Class::Definition | Class::DefinitionList => {
+                self.definitions.push(class == Class::Definition)
+            }
+            _ => {}
+        }
+        self.classes.push(class);
+    }
+
+    fn pop(&mut self) {
+        let Some(class) = self.classes.pop() else {
+            return;
+        };
+        if let Some(slot) = class.counted() {
+            self.counts[slot] -= 1;
+        }
+        match class {
+            Class::ListItem | Class::List => {
+                self.items.pop();
+            }
+            Class::Definition | Class::DefinitionList => {
+                self.definitions.pop();
+            }
+            _ => {}
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.classes.len()
+    }
+
+    fn last(&self) -> Option<Class> {
+        self.classes.last().copied()
+    }
+
+    /// Whether an element of `class` (a counted one) is open.
+    fn inside(&self, class: Class) -> bool {
+        class.counted().is_some_and(|slot| self.counts[slot] > 0)
+    }
 }
 
 /// Whether an element named `name` closes an open `p` (HTML's "close a p

@@ -279,18 +279,45 @@ impl<'a> Events<'a> {
         element: &'e BytesStart<'_>,
         names: [&str; N],
     ) -> [Option<Cow<'e, str>>; N] {
-        if self.mode == Mode::Xml {
-            if let Some(values) = plain_attrs(element.attributes_raw(), names, Names::Local) {
+        let by = match self.mode {
+            Mode::Xml => Names::Local,
+            Mode::Html => Names::LocalAnyCase,
+        };
+        self.attrs_by(element, names, by)
+    }
+
+    /// The attributes of `element` named `names` by their whole name,
+    /// prefix included (`epub:type`), in any case, as HTML names them.
+    pub fn attrs_qualified<'e, const N: usize>(
+        &self,
+        element: &'e BytesStart<'_>,
+        names: [&str; N],
+    ) -> [Option<Cow<'e, str>>; N] {
+        self.attrs_by(element, names, Names::Qualified)
+    }
+
+    /// The attributes of `element` named `names` as `by` matches names:
+    /// read directly from a plain start tag ([`plain_attrs`]; not for an
+    /// HTML element's local names, hOCR's, which go the full way), else
+    /// through quick-xml's attributes.
+    fn attrs_by<'e, const N: usize>(
+        &self,
+        element: &'e BytesStart<'_>,
+        names: [&str; N],
+        by: Names,
+    ) -> [Option<Cow<'e, str>>; N] {
+        if !matches!(by, Names::LocalAnyCase) {
+            if let Some(values) = plain_attrs(element.attributes_raw(), names, by) {
                 return values;
             }
         }
         let mut values = [const { None }; N];
         for a in self.each_attr(element) {
-            let local = a.key.local_name().into_inner();
-            let found = names.iter().position(|name| match self.mode {
-                Mode::Xml => local == *name,
-                Mode::Html => local.eq_ignore_ascii_case(name),
-            });
+            let key = match by {
+                Names::Local | Names::LocalAnyCase => a.key.local_name().into_inner(),
+                Names::Qualified => a.key.into_inner(),
+            };
+            let found = names.iter().position(|name| by.matches(key, name));
             if let Some(i) = found.filter(|&i| values[i].is_none()) {
                 values[i] = Some(value(&a));
             }
@@ -320,27 +347,6 @@ impl<'a> Events<'a> {
         };
         attributes.with_checks(false);
         attributes.flatten()
-    }
-
-    /// The attributes of `element` named `names` by their whole name,
-    /// prefix included (`epub:type`), in any case, as HTML names them.
-    pub fn attrs_qualified<'e, const N: usize>(
-        &self,
-        element: &'e BytesStart<'_>,
-        names: [&str; N],
-    ) -> [Option<Cow<'e, str>>; N] {
-        if let Some(values) = plain_attrs(element.attributes_raw(), names, Names::Qualified) {
-            return values;
-        }
-        let mut values = [const { None }; N];
-        for a in self.each_attr(element) {
-            let key = a.key.into_inner();
-            let found = names.iter().position(|name| key.eq_ignore_ascii_case(name));
-            if let Some(i) = found.filter(|&i| values[i].is_none()) {
-                values[i] = Some(value(&a));
-            }
-        }
-        values
     }
 
     /// Whether the text read so far holds something HTML reads otherwise
@@ -462,6 +468,8 @@ fn plain_attrs<'e, const N: usize>(
 enum Names {
     /// By local name, exactly (XML).
     Local,
+    /// By local name in any case (the XHTML an OCR tool writes).
+    LocalAnyCase,
     /// By the whole name in any case (HTML).
     Qualified,
 }
@@ -470,7 +478,7 @@ impl Names {
     /// The part of an attribute's `name` that is matched.
     fn key(self, name: &str) -> &str {
         match self {
-            Names::Local => after_prefix(name),
+            Names::Local | Names::LocalAnyCase => after_prefix(name),
             Names::Qualified => name,
         }
     }
@@ -479,7 +487,7 @@ impl Names {
     fn matches(self, key: &str, wanted: &str) -> bool {
         match self {
             Names::Local => key == wanted,
-            Names::Qualified => key.eq_ignore_ascii_case(wanted),
+            Names::LocalAnyCase | Names::Qualified => key.eq_ignore_ascii_case(wanted),
         }
     }
 }
@@ -670,32 +678,31 @@ mod tests {
     /// The attributes of the first element of `xml`, read as a reader
     /// reads them.
     fn first_attrs<const N: usize>(xml: &str, names: [&str; N]) -> [Option<String>; N] {
-        let decoded = decode(xml.as_bytes(), Format::Alto).unwrap();
-        let mut events = Events::new(&decoded, Format::Alto, Mode::Xml, &Limits::default());
-        loop {
-            match events.next().unwrap() {
-                Ev::Start(e) | Ev::Empty(e) => {
-                    return events.attrs(&e, names).map(|v| v.map(Cow::into_owned))
-                }
-                Ev::Eof => panic!("no element in {xml}"),
-                _ => {}
-            }
-        }
+        first_element_attrs(xml, Mode::Xml, |events, e| events.attrs(e, names))
     }
 
     /// The attributes `names` of the first element of the XHTML `html`, by
     /// their whole names as HTML matches them.
     fn first_html_attrs<const N: usize>(html: &str, names: [&str; N]) -> [Option<String>; N] {
-        let decoded = decode(html.as_bytes(), Format::Html).unwrap();
-        let mut events = Events::new(&decoded, Format::Html, Mode::Html, &Limits::default());
+        first_element_attrs(html, Mode::Html, |events, e| {
+            events.attrs_qualified(e, names)
+        })
+    }
+
+    /// What `attrs` reads of the first element of `source`, read in `mode`.
+    fn first_element_attrs<const N: usize>(
+        source: &str,
+        mode: Mode,
+        attrs: impl for<'e> Fn(&Events<'_>, &'e BytesStart<'_>) -> [Option<Cow<'e, str>>; N],
+    ) -> [Option<String>; N] {
+        let decoded = decode(source.as_bytes(), Format::Alto).unwrap();
+        let mut events = Events::new(&decoded, Format::Alto, mode, &Limits::default());
         loop {
             match events.next().unwrap() {
                 Ev::Start(e) | Ev::Empty(e) => {
-                    return events
-                        .attrs_qualified(&e, names)
-                        .map(|v| v.map(Cow::into_owned))
+                    return attrs(&events, &e).map(|v| v.map(Cow::into_owned))
                 }
-                Ev::Eof => panic!("no element in {html}"),
+                Ev::Eof => panic!("no element in {source}"),
                 _ => {}
             }
         }

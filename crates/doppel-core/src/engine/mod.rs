@@ -22,6 +22,7 @@ pub mod quality;
 pub mod relation;
 pub mod stats;
 pub mod text;
+mod word_cache;
 
 use std::collections::{BTreeMap, BTreeSet};
 

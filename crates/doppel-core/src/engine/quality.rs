@@ -9,6 +9,7 @@
 //! engine's own word confidence (ALTO `WC`, hOCR `x_wconf`), a low one
 //! holds the score down ([`TextQuality::with_confidence`]).
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use serde::Serialize;
@@ -17,6 +18,11 @@ use super::stats::IdfTable;
 use super::text::normalize::normalize;
 use super::text::stopwords::StopWords;
 use super::text::tokenize::{for_each_word, Language};
+use super::word_cache::WordCache;
+use crate::hash::token_hash;
+
+/// The tag of [`READINGS`]' one configuration.
+const READINGS_TAG: u64 = 1;
 
 /// What a scanner reads for a pattern (pattern, what was read), inside
 /// words. A repair replaces what was read by the pattern.
@@ -161,27 +167,67 @@ impl Dictionary {
     }
 }
 
+/// What the estimate makes of one word. A pure function of the word, so
+/// each distinct word is judged once per thread ([`READINGS`]): judging
+/// stems it, and stemming every word of every document had been about a
+/// third of a scan's CPU time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Reading {
+    /// No letters: counted, not judged.
+    #[default]
+    Unjudged,
+    /// A word the dictionary knows.
+    Known,
+    /// Letters and digits mixed (`l1ke`, `0f`), or an unknown word one
+    /// repair of a confusion makes known.
+    Confused,
+    /// Neither.
+    Unknown,
+}
+
+impl Reading {
+    fn of(dict: &Dictionary, w: &str) -> Reading {
+        let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+        if letters == 0 {
+            Reading::Unjudged
+        } else if w.chars().any(|c| c.is_ascii_digit()) {
+            Reading::Confused
+        } else if dict.knows(w) {
+            Reading::Known
+        } else if letters > 2 && dict.repairs(w) {
+            Reading::Confused
+        } else {
+            Reading::Unknown
+        }
+    }
+}
+
+thread_local! {
+    /// Each word's [`Reading`], by its hash (the dictionary is fixed, so
+    /// one tag serves every estimate).
+    static READINGS: RefCell<WordCache<Reading>> = RefCell::new(WordCache::default());
+}
+
 /// The quality of `text` (decoded; normalized here).
 pub fn estimate(text: &str) -> TextQuality {
     let dict = Dictionary::get();
     let normalized = normalize(text);
     let (mut words, mut judged, mut known, mut confused) = (0usize, 0usize, 0usize, 0usize);
-    for_each_word(&normalized, |w| {
-        words += 1;
-        let letters = w.chars().filter(|c| c.is_alphabetic()).count();
-        if letters == 0 {
-            return;
-        }
-        judged += 1;
-        let digits = w.chars().any(|c| c.is_ascii_digit());
-        if digits {
-            // `l1ke`, `0f`: letters and digits mixed inside one word.
-            confused += 1;
-        } else if dict.knows(w) {
-            known += 1;
-        } else if letters > 2 && dict.repairs(w) {
-            confused += 1;
-        }
+    READINGS.with(|cell| {
+        let mut readings = cell.borrow_mut();
+        readings.prepare(READINGS_TAG);
+        for_each_word(&normalized, |w| {
+            words += 1;
+            let h = token_hash(w);
+            let reading = readings.get(h).unwrap_or_else(|| {
+                let reading = Reading::of(dict, w);
+                readings.insert(h, reading);
+                reading
+            });
+            judged += usize::from(reading != Reading::Unjudged);
+            known += usize::from(reading == Reading::Known);
+            confused += usize::from(reading == Reading::Confused);
+        });
     });
     let share = |n: usize| {
         if judged == 0 {
@@ -258,6 +304,47 @@ mod tests {
             assert!((pieces.score() - whole.score()).abs() < 1e-9, "{piece}");
         }
         assert_eq!(estimate_in_pieces("", 10), estimate(""));
+    }
+
+    /// The estimate's counts with every word judged afresh, no cache.
+    fn judged_afresh(text: &str) -> (usize, usize, usize, usize) {
+        let dict = Dictionary::get();
+        let mut counts = (0, 0, 0, 0);
+        for_each_word(&normalize(text), |w| {
+            counts.0 += 1;
+            match Reading::of(dict, w) {
+                Reading::Unjudged => {}
+                Reading::Known => (counts.1, counts.2) = (counts.1 + 1, counts.2 + 1),
+                Reading::Confused => (counts.1, counts.3) = (counts.1 + 1, counts.3 + 1),
+                Reading::Unknown => counts.1 += 1,
+            }
+        });
+        counts
+    }
+
+    proptest::proptest! {
+        /// However often a word was seen before, on this thread or in this
+        /// text, it reads as it does judged afresh.
+        #[test]
+        fn a_cached_reading_is_the_reading(
+            picks in proptest::collection::vec(0usize..12, 0..60),
+            again in proptest::bool::ANY,
+        ) {
+            const WORDS: [&str; 12] = [
+                "truth", "the", "trutli", "sing1e", "farnilies", "42", "--", "Fortune",
+                "zzqx", "modem", "cafe\u{301}", "neighbourhood",
+            ];
+            let text = picks.iter().map(|&i| WORDS[i]).collect::<Vec<_>>().join(" ");
+            if again {
+                estimate(&text);
+            }
+            let (words, judged, known, confused) = judged_afresh(&text);
+            let q = estimate(&text);
+            let share = |n: usize| if judged == 0 { 0.0 } else { n as f64 / judged as f64 };
+            proptest::prop_assert_eq!((q.words, q.judged), (words, judged));
+            proptest::prop_assert_eq!(q.dictionary, share(known));
+            proptest::prop_assert_eq!(q.confusions, share(confused));
+        }
     }
 
     const CLEAN: &str = "It is a truth universally acknowledged, that a single man in \

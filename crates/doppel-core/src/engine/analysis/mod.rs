@@ -5,17 +5,14 @@
 //! word's results per thread) is what lets all eleven algorithms run at
 //! tens of MB/s per core. Algorithms read only an [`Analysis`].
 
-mod cache;
-
 use std::borrow::Cow;
 use std::cell::RefCell;
-
-use cache::{WordCache, WordEntry};
 
 use crate::engine::text::fused::{fused_segmentable, FusedText};
 use crate::engine::text::normalize::normalize_fused;
 use crate::engine::text::tokenize::for_each_word;
 use crate::engine::text::{normalize, Tokenizer, TokenizerConfig};
+use crate::engine::word_cache::WordCache;
 use crate::hash::{hash64, token_hash, TOKEN_SEED};
 
 /// Everything the algorithms need from one document.
@@ -83,8 +80,18 @@ pub struct Analyzer {
     config_tag: u64,
 }
 
+/// What the analysis derives from one word.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct WordEntry {
+    /// Term hash; [`NO_TERM`] for a dropped stop word.
+    term: u64,
+    /// Hash of the Soundex code (never 0), or 0 without one.
+    soundex: u32,
+    is_stop: bool,
+}
+
 thread_local! {
-    static WORD_CACHE: RefCell<WordCache> = RefCell::new(WordCache::default());
+    static WORD_CACHE: RefCell<WordCache<WordEntry>> = RefCell::new(WordCache::default());
 }
 
 /// Term hash of the empty marker; real terms never hash to it by construction.

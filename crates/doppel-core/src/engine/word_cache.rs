@@ -1,43 +1,46 @@
-//! The per-thread cache of what the analysis derives from each distinct
-//! word (its term, stop-word flag and Soundex code).
+//! The per-thread cache of what is derived from each distinct word, keyed
+//! by the word's hash: the analysis keeps each word's term, stop-word flag
+//! and Soundex code in one, the quality estimate its reading of the word
+//! in another.
 //!
 //! A library's vocabulary is Zipfian, so after the first documents nearly
 //! every word is a hit, and the lookups themselves become the cost: a
 //! vocabulary of tens of thousands of words does not fit the processor's
-//! nearer caches. The table is open addressing over 24-byte slots (one
+//! nearer caches. The table is open addressing over small slots (one
 //! probe reads one cache line) keyed by the word hash, which is uniform
-//! already, and the analysis prefetches the slots of words a few places
-//! ahead, so their memory accesses overlap.
-
-/// What the analysis derives from one word.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct WordEntry {
-    /// Term hash; [`super::NO_TERM`] for a dropped stop word.
-    pub term: u64,
-    /// Hash of the Soundex code (never 0), or 0 without one.
-    pub soundex: u32,
-    pub is_stop: bool,
-}
+//! already, and a caller may prefetch the slots of words a few places
+//! ahead, so their memory accesses overlap. Two words share an entry only
+//! if their 64-bit hashes are equal.
 
 #[derive(Clone, Copy, Default)]
-struct Slot {
+struct Slot<E> {
     /// The word hash; 0 marks an empty slot (a word hashing to 0 is never
     /// cached, only recomputed).
     word: u64,
-    entry: WordEntry,
+    entry: E,
 }
 
-/// Word hash → [`WordEntry`] for one analyzer configuration.
-#[derive(Default)]
-pub(super) struct WordCache {
+/// Word hash → what was derived from the word (`E`), for one
+/// configuration.
+pub(crate) struct WordCache<E> {
     /// The configuration the entries were made under.
     tag: u64,
     /// A power of two in length (or empty); at most three quarters full.
-    slots: Vec<Slot>,
+    slots: Vec<Slot<E>>,
     len: usize,
 }
 
-impl WordCache {
+impl<E> Default for WordCache<E> {
+    fn default() -> Self {
+        Self {
+            tag: 0,
+            slots: Vec::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<E: Copy + Default> WordCache<E> {
     /// Entries kept at most: a library's vocabulary fits, a hostile stream
     /// of unique tokens cannot grow memory without limit.
     pub const LIMIT: usize = 1 << 18;
@@ -65,7 +68,7 @@ impl WordCache {
     }
 
     #[inline]
-    pub fn get(&self, word: u64) -> Option<WordEntry> {
+    pub fn get(&self, word: u64) -> Option<E> {
         if self.slots.is_empty() || word == 0 {
             return None;
         }
@@ -83,7 +86,7 @@ impl WordCache {
         }
     }
 
-    pub fn insert(&mut self, word: u64, entry: WordEntry) {
+    pub fn insert(&mut self, word: u64, entry: E) {
         if word == 0 {
             return;
         }
@@ -115,12 +118,8 @@ impl WordCache {
 mod tests {
     use super::*;
 
-    fn entry(n: u64) -> WordEntry {
-        WordEntry {
-            term: n * 3,
-            soundex: n as u32,
-            is_stop: n.is_multiple_of(2),
-        }
+    fn entry(n: u64) -> (u64, u32, bool) {
+        (n * 3, n as u32, n.is_multiple_of(2))
     }
 
     #[test]
@@ -151,7 +150,7 @@ mod tests {
         assert_eq!(cache.get(42), Some(entry(1)));
         cache.prepare(2);
         assert_eq!(cache.get(42), None);
-        for w in 1..=WordCache::LIMIT as u64 {
+        for w in 1..=WordCache::<(u64, u32, bool)>::LIMIT as u64 {
             cache.insert(w, entry(w));
         }
         cache.prepare(2);

@@ -12,6 +12,9 @@
 //! ahead, so their memory accesses overlap. Two words share an entry only
 //! if their 64-bit hashes are equal.
 
+/// How many words ahead [`WordCache::each_entry`] prefetches.
+const PREFETCH_AHEAD: usize = 8;
+
 #[derive(Clone, Copy, Default)]
 struct Slot<E> {
     /// The word hash; 0 marks an empty slot (a word hashing to 0 is never
@@ -102,6 +105,33 @@ impl<E: Copy + Default> WordCache<E> {
             self.len += 1;
         }
         self.slots[i] = Slot { word, entry };
+    }
+
+    /// The entry of each of `words` (hashes), in order, to `f`; a word
+    /// not cached is derived by `derive` (given its place) and kept. The
+    /// lookups run in a tight loop of their own, prefetching the slots of
+    /// words [`PREFETCH_AHEAD`] places ahead, so the processor overlaps
+    /// their memory accesses.
+    pub fn each_entry(
+        &mut self,
+        words: &[u64],
+        mut derive: impl FnMut(usize) -> E,
+        mut f: impl FnMut(E),
+    ) {
+        for (i, &h) in words.iter().enumerate() {
+            if let Some(&ahead) = words.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
+            let entry = match self.get(h) {
+                Some(entry) => entry,
+                None => {
+                    let entry = derive(i);
+                    self.insert(h, entry);
+                    entry
+                }
+            };
+            f(entry);
+        }
     }
 
     fn grow(&mut self) {

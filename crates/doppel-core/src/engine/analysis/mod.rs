@@ -97,9 +97,6 @@ thread_local! {
 /// Term hash of the empty marker; real terms never hash to it by construction.
 const NO_TERM: u64 = 0;
 
-/// How many words ahead the cache lookups prefetch.
-const PREFETCH_AHEAD: usize = 8;
-
 impl Analyzer {
     /// An analyzer for texts tokenized under `config`.
     pub fn new(config: &TokenizerConfig) -> Self {
@@ -158,8 +155,8 @@ impl Analyzer {
 
     /// Build the word streams from the words of `source`.
     fn collect(&self, needs: Needs, source: &impl WordSource) -> Analysis {
-        let mut words = Vec::with_capacity(source.len() / 4);
         if !needs.terms {
+            let mut words = Vec::with_capacity(source.len() / 4);
             source.for_each_word(|word, _, _| words.push(hash64(word, TOKEN_SEED)));
             return Analysis {
                 words,
@@ -167,14 +164,11 @@ impl Analyzer {
             };
         }
         // Two passes: segmenting and hashing first, then the cache lookups
-        // in a tight loop of their own, where the processor can overlap
-        // their memory accesses (between segmentation's word-boundary
-        // branches it cannot). A cache miss spells its word from its span.
-        let mut spans = Vec::with_capacity(words.capacity());
-        source.for_each_word(|word, start, end| {
-            words.push(hash64(word, TOKEN_SEED));
-            spans.push((start, end));
-        });
+        // in a tight loop of their own (`each_entry`), where the processor
+        // can overlap their memory accesses (between segmentation's
+        // word-boundary branches it cannot). A cache miss spells its word
+        // from its span.
+        let (words, spans) = hashed_words(source);
         let mut stop = Vec::with_capacity(words.len());
         let mut soundex = Vec::with_capacity(words.len());
         let mut terms = vec![NO_TERM; words.len()];
@@ -182,28 +176,21 @@ impl Analyzer {
         WORD_CACHE.with(|cell| {
             let mut cache = cell.borrow_mut();
             cache.prepare(self.config_tag);
-            for (i, (&h, &(start, end))) in words.iter().zip(&spans).enumerate() {
-                if let Some(&ahead) = words.get(i + PREFETCH_AHEAD) {
-                    cache.prefetch(ahead);
-                }
-                let entry = match cache.get(h) {
-                    Some(entry) => entry,
-                    None => {
-                        let spelled = source.spell(start, end);
-                        let word =
-                            std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings");
-                        let entry = self.word_entry(word);
-                        cache.insert(h, entry);
-                        entry
-                    }
-                };
+            let derive = |i: usize| {
+                let (start, end) = spans[i];
+                let spelled = source.spell(start, end);
+                self.word_entry(
+                    std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings"),
+                )
+            };
+            cache.each_entry(&words, derive, |entry| {
                 stop.push(entry.is_stop);
                 soundex.push(u64::from(entry.soundex));
                 // Whether a word is a stop word is a coin flip to the
                 // branch predictor: keep its term without a branch.
                 terms[kept] = entry.term;
                 kept += usize::from(entry.term != NO_TERM);
-            }
+            });
         });
         terms.truncate(kept);
         Analysis {
@@ -237,9 +224,20 @@ impl Analyzer {
     }
 }
 
+/// The hash of each word of `source`, and its span.
+pub(super) fn hashed_words(source: &impl WordSource) -> (Vec<u64>, Vec<(usize, usize)>) {
+    let mut words = Vec::with_capacity(source.len() / 4);
+    let mut spans = Vec::with_capacity(words.capacity());
+    source.for_each_word(|word, start, end| {
+        words.push(hash64(word, TOKEN_SEED));
+        spans.push((start, end));
+    });
+    (words, spans)
+}
+
 /// Where [`Analyzer::collect`] takes words from: each word's normalized
 /// spelling with its byte span, and the spelling again from the span.
-trait WordSource {
+pub(super) trait WordSource {
     /// Bytes of the underlying text.
     fn len(&self) -> usize;
     fn for_each_word(&self, f: impl FnMut(&[u8], usize, usize));
@@ -261,7 +259,7 @@ impl WordSource for FusedText {
 }
 
 /// Normalized text, whose words are slices of it.
-struct NormalizedText<'a>(&'a str);
+pub(super) struct NormalizedText<'a>(pub &'a str);
 
 impl WordSource for NormalizedText<'_> {
     fn len(&self) -> usize {

@@ -59,6 +59,12 @@ impl FusedText {
     /// The text, lowercased and padded for the 64-byte scans.
     pub fn new(text: &str) -> Self {
         debug_assert!(fused_segmentable(text));
+        Self::over(text)
+    }
+
+    /// Any text, lowercased and padded, for [`FusedText::for_each_word_in`]
+    /// its ASCII stretches.
+    pub(crate) fn over(text: &str) -> Self {
         let mut lower = Vec::with_capacity(text.len() + PAD);
         lower.extend_from_slice(text.as_bytes());
         lower.make_ascii_lowercase();
@@ -82,14 +88,30 @@ impl FusedText {
     /// Calls `f(word, start, end)` for every word in order: `word` is its
     /// normalized spelling and `start..end` its byte span in the text (as
     /// [`FusedText::spell`] reads it back).
-    pub fn for_each_word(&self, mut f: impl FnMut(&[u8], usize, usize)) {
+    pub fn for_each_word(&self, f: impl FnMut(&[u8], usize, usize)) {
+        self.for_each_word_in(0, self.len, f);
+    }
+
+    /// [`FusedText::for_each_word`] for the words of `from..to` alone: a
+    /// stretch that starts the text or a space, and ends the text or
+    /// just after a space (so no word crosses its ends, and what lies
+    /// beyond them decides nothing inside).
+    pub(crate) fn for_each_word_in(
+        &self,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(&[u8], usize, usize),
+    ) {
         let lower = &self.lower;
         let mut spelled = Vec::new();
-        let mut p = 0;
+        let mut p = from;
         // Invariant: no word started before `p` and goes on past it.
-        while p < self.len {
+        while p < to {
             let masks = Masks::at(lower, p);
             let mut runs = masks.word;
+            if to - p < BLOCK {
+                runs &= (1u64 << (to - p)) - 1;
+            }
             let mut next = p + BLOCK;
             while runs != 0 {
                 let s = runs.trailing_zeros() as usize;

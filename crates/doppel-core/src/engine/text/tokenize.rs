@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
+use crate::engine::text::fused::FusedText;
 use crate::engine::text::stopwords::StopWords;
 
 /// Languages with a Snowball stemmer. Only English ships a stop-word list.
@@ -233,14 +234,20 @@ impl Tokenizer {
 ///
 /// Normalized text separates tokens with single spaces and word boundaries
 /// always fall at spaces, so each space-separated token is segmented alone:
-/// pure-ASCII tokens (nearly all of them in book text) by [`ascii_words`], an
-/// exact transcription of the UAX #29 rules restricted to ASCII, and other
-/// tokens by `unicode-segmentation`.
+/// pure-ASCII tokens (nearly all of them in book text) by the fused pass's
+/// block scanner ([`FusedText::for_each_word_in`]: the UAX #29 rules
+/// restricted to ASCII, 64 bytes at a time; normalized text has no line
+/// ends to join at nor typographic apostrophes, so its words are exactly
+/// the rules'), and other tokens by `unicode-segmentation`.
 pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
     // A space is a boundary to the ASCII scanner too, so a run of
     // all-ASCII tokens needs no splitting: only the tokens holding a
     // non-ASCII byte are cut out and handed to `unicode-segmentation`.
     let bytes = normalized.as_bytes();
+    let scanner = FusedText::over(normalized);
+    let ascii_words_of = |from: usize, to: usize, f: &mut dyn FnMut(&'a str)| {
+        scanner.for_each_word_in(from, to, |_, start, end| f(&normalized[start..end]));
+    };
     // `normalized[..done]` has been segmented.
     let mut done = 0;
     while let Some(offset) = bytes[done..].iter().position(|b| !b.is_ascii()) {
@@ -253,11 +260,11 @@ pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
             .iter()
             .position(|&b| b == b' ')
             .map_or(bytes.len(), |n| first + n);
-        ascii_words(&normalized[done..start], &mut f);
+        ascii_words_of(done, start, &mut f);
         normalized[start..end].unicode_words().for_each(&mut f);
         done = end;
     }
-    ascii_words(&normalized[done..], &mut f);
+    ascii_words_of(done, bytes.len(), &mut f);
 }
 
 /// UAX #29 word classes of ASCII characters.
@@ -300,42 +307,6 @@ pub(crate) fn mid_joins(last: Class, mid: Class, after: Option<Class>) -> bool {
         }
         Class::MidNum => last == Class::Digit && after == Some(Class::Digit),
         _ => false,
-    }
-}
-
-/// UAX #29 words of an ASCII token (WB5–WB13b; the other rules concern
-/// characters ASCII does not have). Words without a letter or digit (runs
-/// of `_`) are dropped, as `unicode_words` drops them.
-pub fn ascii_words<'a>(token: &'a str, f: &mut impl FnMut(&'a str)) {
-    let bytes = token.as_bytes();
-    let is_word = |c: Class| matches!(c, Class::Letter | Class::Digit | Class::Connector);
-    let mut i = 0;
-    while i < bytes.len() {
-        let mut last = class(bytes[i]);
-        if !is_word(last) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut alnum = last != Class::Connector;
-        i += 1;
-        while i < bytes.len() {
-            let next = class(bytes[i]);
-            if is_word(next) {
-                // WB5, WB8–WB10, WB13a/b: word characters always join.
-                alnum |= next != Class::Connector;
-                last = next;
-                i += 1;
-                continue;
-            }
-            if !mid_joins(last, next, bytes.get(i + 1).map(|&b| class(b))) {
-                break;
-            }
-            i += 1;
-        }
-        if alnum {
-            f(&token[start..i]);
-        }
     }
 }
 
@@ -460,8 +431,23 @@ mod tests {
         #[test]
         fn ascii_scanner_equals_unicode_segmentation(text in "[a-cA-C0-2_.:,;' x-]{0,40}") {
             let mut ours = Vec::new();
-            ascii_words(&text, &mut |w| ours.push(w));
+            for_each_word(&text, |w| ours.push(w));
             let theirs: Vec<&str> = text.unicode_words().collect();
+            proptest::prop_assert_eq!(ours, theirs);
+        }
+
+        /// ASCII stretches of any length between non-ASCII tokens: words
+        /// across the scanner's 64-byte blocks, a block long or longer,
+        /// and at a stretch's ends.
+        #[test]
+        fn long_ascii_stretches_equal_unicode_segmentation(
+            words in proptest::collection::vec(
+                "([a-c0-2]{1,70}|[_.:,;'-]|\u{e9}[a-c]{0,3}|\u{4e00}|[a-c]\u{301})", 0..40),
+        ) {
+            let text = words.join(" ");
+            let mut ours = Vec::new();
+            for_each_word(&text, |w| ours.push(w));
+            let theirs: Vec<&str> = text.split(' ').flat_map(|t| t.unicode_words()).collect();
             proptest::prop_assert_eq!(ours, theirs);
         }
 

@@ -73,7 +73,7 @@ impl FusedText {
 
     /// Any text, lowercased and padded, for [`FusedText::for_each_word_in`]
     /// its ASCII stretches.
-    pub(crate) fn over(text: &str) -> Self {
+    pub fn over(text: &str) -> Self {
         let mut lower = Vec::with_capacity(text.len() + PAD);
         lower.extend_from_slice(text.as_bytes());
         lower.make_ascii_lowercase();
@@ -105,12 +105,7 @@ impl FusedText {
     /// stretch that starts the text or a space, and ends the text or
     /// just after a space (so no word crosses its ends, and what lies
     /// beyond them decides nothing inside).
-    pub(crate) fn for_each_word_in(
-        &self,
-        from: usize,
-        to: usize,
-        mut f: impl FnMut(&[u8], usize, usize),
-    ) {
+    pub fn for_each_word_in(&self, from: usize, to: usize, mut f: impl FnMut(&[u8], usize, usize)) {
         let lower = &self.lower;
         let mut spelled = Vec::new();
         let mut p = from;

@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use doppel_core::engine::algo::AlgorithmId;
 use doppel_core::engine::Engine;
 use doppel_index::scan::scan_folder;
 use doppel_pairing::cluster::ClusterSpec;
@@ -105,6 +106,18 @@ fn main() {
         bytes as f64 / 1e6,
         bytes as f64 / 1e6 / wall,
         status_mib("VmHWM:").unwrap_or(f64::NAN),
+    );
+    let proposed = report.library.proposed();
+    let by: Vec<String> = AlgorithmId::ALL
+        .into_iter()
+        .filter(|&algo| proposed.by(algo) > 0)
+        .map(|algo| format!("{algo} {}", proposed.by(algo)))
+        .collect();
+    println!(
+        "books: {} candidates proposed ({:.1} a document; by index: {})",
+        proposed.total,
+        proposed.total as f64 / report.docs.len().max(1) as f64,
+        by.join(", "),
     );
     println!(
         "books: {} pairs compared in full, {} kept, {} fusion duplicates; {} true pairs, {hits} found ({:.1} compared per true pair)",

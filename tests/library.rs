@@ -584,6 +584,25 @@ fn adding_a_document_compares_it_with_each_held_one_at_most_once() {
     assert_eq!(pair_paths(&held), pair_paths(&at_once));
 }
 
+/// The tables' proposals are counted as the tables make them: a copy
+/// added after its original is one candidate, proposed by every index
+/// whose keys the two share (the exact signature's and MinHash's bands
+/// among them); the original, gathered before the copy existed, proposed
+/// nothing.
+#[test]
+fn proposals_are_counted_once_per_gather() {
+    let (path, fp, shingles) = sample_docs().swap_remove(0);
+    let mut held = Held::new(LibraryConfig::default());
+    held.upsert(&path, fp.clone(), shingles);
+    assert_eq!(held.proposed().total, 0, "nothing to propose yet");
+    held.upsert(&DocPath::from("copy.txt"), fp, shingles);
+    let proposed = held.proposed();
+    assert_eq!(proposed.total, 1, "{proposed:?}");
+    assert_eq!(proposed.by(AlgorithmId::Exact), 1);
+    assert_eq!(proposed.by(AlgorithmId::Minhash), 1);
+    assert_eq!(pair_paths(&held).len(), 1);
+}
+
 /// Two different chapters wrapped in the same long licence header and
 /// footer (a fifth of each text) are not duplicates under the defaults.
 #[test]

@@ -31,6 +31,7 @@
 
 mod graph;
 mod links;
+mod proposed;
 mod registry;
 mod si_cuts;
 mod unpaired;
@@ -56,6 +57,8 @@ use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::{Engine, Fingerprints, PairScores, ResidentPrints, Thresholds};
 
 use graph::PairGraph;
+pub use proposed::Proposed;
+use proposed::ProposedCounter;
 pub use registry::DocInfo;
 use registry::Registry;
 use verdicts::Verdicts;
@@ -190,6 +193,8 @@ pub struct Library {
     compared: u64,
     /// Times a document's candidates were gathered since it was made.
     gathered: u64,
+    /// What those gathers proposed.
+    proposed: Proposed,
     /// The links under the last spec clustered by.
     links: links::LinkCache,
     /// Documents a batch of [`Library::pair_unpaired_with`] and
@@ -223,6 +228,7 @@ impl Library {
             pairing: unpaired::PairingState::default(),
             compared: 0,
             gathered: 0,
+            proposed: Proposed::default(),
             links: Default::default(),
             batch_docs: None,
         }

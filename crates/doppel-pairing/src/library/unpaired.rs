@@ -20,7 +20,7 @@ use rayon::prelude::*;
 
 use super::si_cuts::SiCuts;
 use super::verify::Promising;
-use super::{Library, PrintSource};
+use super::{Library, PrintSource, ProposedCounter};
 use crate::candidates::{Affected, DocKeys};
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::algo::AlgorithmId;
@@ -307,6 +307,9 @@ impl Library {
                 .get(i)
                 .map(|&(start, end)| this.full_prints_of(&ids[start..end], source))
         };
+        // Counted once the whole call is paired (slices gathered ahead of
+        // a stop are gathered again by the next call).
+        let proposed = ProposedCounter::default();
         let gather = |this: &Library, i: usize, mine: &HashMap<DocId, Fingerprints>| {
             let (start, end) = slices[i];
             ids[start..end]
@@ -322,7 +325,7 @@ impl Library {
                     match mine.get(&id) {
                         Some(full) => {
                             let below = if by_id { id } else { DocId::MAX };
-                            this.promising_among(engine, id, full, below, &earlier)
+                            this.promising_among(engine, id, full, below, &earlier, &proposed)
                         }
                         None => Vec::new(),
                     }
@@ -427,8 +430,11 @@ impl Library {
             }
             next = after_next;
         }
-        tracing::debug!(
+        let proposed_before = self.proposed.total;
+        self.proposed.add(proposed);
+        tracing::info!(
             documents = ids.len(),
+            proposed = self.proposed.total - proposed_before,
             promising = promising_total,
             si_dropped,
             compared = self.compared - compared_before,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{DocInfo, Library, LibraryConfig, PrintSource};
+use super::{DocInfo, Library, LibraryConfig, PrintSource, Proposed, ProposedCounter};
 use crate::candidates::{Affected, LONG_DOCUMENT_SHINGLES};
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, AlgorithmSet, Score};
@@ -206,6 +206,7 @@ impl Library {
         full: &Fingerprints,
         below: DocId,
         visible: &(dyn Fn(DocId) -> bool + Sync),
+        proposed: &ProposedCounter,
     ) -> Promising {
         use AlgorithmId as Id;
         // Only a document held is filed in the tables.
@@ -213,6 +214,7 @@ impl Library {
             return Vec::new();
         };
         let (candidates, mine) = self.tables.candidates_among(id, full, below, visible);
+        proposed.note(&candidates);
         let floors = &self.config.floors;
         // A candidate's entry, and the resident prints it points to, are cache
         // misses in a large library when its check needs them: the entry
@@ -385,6 +387,14 @@ impl Library {
         self.gathered
     }
 
+    /// The candidates the tables proposed since the library was made, each
+    /// once per gather that found it, in all and by algorithm: the tables'
+    /// output, before the cheap checks ([`Library::compared`] is what
+    /// passed them).
+    pub fn proposed(&self) -> &Proposed {
+        &self.proposed
+    }
+
     pub(super) fn add_pairs(&mut self, id: DocId, verified: Verified) {
         for (other, scores) in verified {
             self.keep_pair(id, other, scores);
@@ -458,6 +468,7 @@ impl Library {
             arrival[id as usize] = i;
         }
         self.gathered += new_ids.len() as u64;
+        let proposed = ProposedCounter::default();
         let promising: Vec<Promising> = new_ids
             .par_iter()
             .enumerate()
@@ -467,9 +478,10 @@ impl Library {
                         .get(other as usize)
                         .is_none_or(|&p| p == usize::MAX || p < position)
                 };
-                self.promising_among(engine, id, &batch[&id], DocId::MAX, &earlier)
+                self.promising_among(engine, id, &batch[&id], DocId::MAX, &earlier, &proposed)
             })
             .collect();
+        self.proposed.add(proposed);
         let mut outside: Vec<DocId> = promising
             .iter()
             .flatten()
@@ -550,13 +562,15 @@ impl Library {
         let mut full = self.full_prints_of(&ids, source)?;
         ids.retain(|id| full.contains_key(id));
         self.gathered += ids.len() as u64;
+        let proposed = ProposedCounter::default();
         let outside = |other: DocId| !batch.contains_key(&other);
         // Per document: its promising candidates, and those to compare in
         // full (not kept yet, and proposed anew).
         let gathered: Vec<(Promising, Vec<(DocId, AlgorithmSet)>)> = ids
             .par_iter()
             .map(|&id| {
-                let promising = self.promising_among(engine, id, &full[&id], DocId::MAX, &outside);
+                let promising =
+                    self.promising_among(engine, id, &full[&id], DocId::MAX, &outside, &proposed);
                 let si: HashSet<DocId> = match (all_moved.contains(&id), si_of(&full[&id])) {
                     (false, Some(value)) if change == Change::Any => {
                         self.tables.si_proposed(id, value).into_iter().collect()

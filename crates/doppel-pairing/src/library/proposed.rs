@@ -1,0 +1,62 @@
+//! How many candidates the tables proposed, in all and by algorithm: what
+//! a query's tally found for each document gathered, before any check.
+//! Issue 48 asks that the candidates per document stay near constant as a
+//! collection grows; this is the count that shows whether they do (the
+//! scan's log and the benches print it beside [`super::Library::compared`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::candidates::Candidates;
+use doppel_core::engine::algo::AlgorithmId;
+
+const ALGORITHMS: usize = AlgorithmId::ALL.len();
+
+/// Candidates proposed since a library was made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Proposed {
+    /// Documents proposed, each once per gather that found it.
+    pub total: u64,
+    /// Of those, how many each algorithm's index proposed (by
+    /// `AlgorithmId as usize`; a candidate two propose counts for both).
+    pub by: [u64; ALGORITHMS],
+}
+
+impl Proposed {
+    /// How many `algo`'s index proposed.
+    pub fn by(&self, algo: AlgorithmId) -> u64 {
+        self.by[algo as usize]
+    }
+
+    pub(super) fn add(&mut self, counter: ProposedCounter) {
+        self.total += counter.total.into_inner();
+        for (sum, count) in self.by.iter_mut().zip(counter.by) {
+            *sum += count.into_inner();
+        }
+    }
+}
+
+/// [`Proposed`] gathered by queries on the rayon pool.
+#[derive(Debug, Default)]
+pub(super) struct ProposedCounter {
+    total: AtomicU64,
+    by: [AtomicU64; ALGORITHMS],
+}
+
+impl ProposedCounter {
+    /// Count one query's candidates.
+    pub fn note(&self, candidates: &Candidates) {
+        let mut by = [0u64; ALGORITHMS];
+        for (_, proposal) in candidates {
+            for algo in proposal.by.iter() {
+                by[algo as usize] += 1;
+            }
+        }
+        self.total
+            .fetch_add(candidates.len() as u64, Ordering::Relaxed);
+        for (count, n) in self.by.iter().zip(by) {
+            if n > 0 {
+                count.fetch_add(n, Ordering::Relaxed);
+            }
+        }
+    }
+}

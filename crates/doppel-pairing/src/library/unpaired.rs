@@ -430,11 +430,11 @@ impl Library {
             }
             next = after_next;
         }
-        let proposed_before = self.proposed.total;
-        self.proposed.add(proposed);
+        let proposed = proposed.into_proposed();
+        self.proposed.add(&proposed);
         tracing::info!(
             documents = ids.len(),
-            proposed = self.proposed.total - proposed_before,
+            %proposed,
             promising = promising_total,
             si_dropped,
             compared = self.compared - compared_before,

@@ -481,7 +481,7 @@ impl Library {
                 self.promising_among(engine, id, &batch[&id], DocId::MAX, &earlier, &proposed)
             })
             .collect();
-        self.proposed.add(proposed);
+        self.proposed.add(&proposed.into_proposed());
         let mut outside: Vec<DocId> = promising
             .iter()
             .flatten()
@@ -589,6 +589,7 @@ impl Library {
                 (promising, fresh)
             })
             .collect();
+        self.proposed.add(&proposed.into_proposed());
         let mut others: Vec<DocId> = gathered
             .iter()
             .flat_map(|(_, fresh)| fresh)

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use super::analysis::{hashed_words, NormalizedText, WordSource};
+use super::analysis::{hashed_words, spelled, NormalizedText, WordSource};
 use super::stats::IdfTable;
 use super::text::fused::{fused_segmentable, FusedText};
 use super::text::normalize::normalize;
@@ -227,14 +227,7 @@ fn estimate_words(source: &impl WordSource) -> TextQuality {
     READINGS.with(|cell| {
         let mut readings = cell.borrow_mut();
         readings.prepare(READINGS_TAG);
-        let derive = |i: usize| {
-            let (start, end) = spans[i];
-            let spelled = source.spell(start, end);
-            Reading::of(
-                dict,
-                std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings"),
-            )
-        };
+        let derive = |i: usize| spelled(source, spans[i], |word| Reading::of(dict, word));
         readings.each_entry(&hashes, derive, |reading| {
             judged += usize::from(reading != Reading::Unjudged);
             known += usize::from(reading == Reading::Known);

@@ -176,13 +176,7 @@ impl Analyzer {
         WORD_CACHE.with(|cell| {
             let mut cache = cell.borrow_mut();
             cache.prepare(self.config_tag);
-            let derive = |i: usize| {
-                let (start, end) = spans[i];
-                let spelled = source.spell(start, end);
-                self.word_entry(
-                    std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings"),
-                )
-            };
+            let derive = |i: usize| spelled(source, spans[i], |word| self.word_entry(word));
             cache.each_entry(&words, derive, |entry| {
                 stop.push(entry.is_stop);
                 soundex.push(u64::from(entry.soundex));
@@ -233,6 +227,16 @@ pub(super) fn hashed_words(source: &impl WordSource) -> (Vec<u64>, Vec<(usize, u
         spans.push((start, end));
     });
     (words, spans)
+}
+
+/// `f` of the word of `source` at `span`, spelled again (a cache miss).
+pub(super) fn spelled<T>(
+    source: &impl WordSource,
+    (start, end): (usize, usize),
+    f: impl FnOnce(&str) -> T,
+) -> T {
+    let spelled = source.spell(start, end);
+    f(std::str::from_utf8(&spelled).expect("words are whole UTF-8 strings"))
 }
 
 /// Where [`Analyzer::collect`] takes words from: each word's normalized

@@ -31,12 +31,12 @@
 
 mod graph;
 mod links;
-mod proposed;
 mod registry;
 mod si_cuts;
 mod unpaired;
 mod verdicts;
 mod verify;
+mod work;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::convert::Infallible;
@@ -57,12 +57,12 @@ use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::{Engine, Fingerprints, PairScores, ResidentPrints, Thresholds};
 
 use graph::PairGraph;
-pub use proposed::Proposed;
-use proposed::ProposedCounter;
 pub use registry::DocInfo;
 use registry::Registry;
 use verdicts::Verdicts;
 pub use verdicts::{agreed, disputed, CuratorMark};
+pub use work::Proposed;
+use work::ProposedCounter;
 
 /// What a library keeps and how it finds candidates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{DocInfo, Library, LibraryConfig, PrintSource, Proposed, ProposedCounter};
+use super::{DocInfo, Library, LibraryConfig, PrintSource, ProposedCounter};
 use crate::candidates::{Affected, LONG_DOCUMENT_SHINGLES};
 use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::algo::{AlgorithmId, AlgorithmSet, Score};
@@ -370,29 +370,6 @@ impl Library {
                     .get(&algo)
                     .is_some_and(|s| s.passes(self.config.floors.get(algo)))
             })
-    }
-
-    /// How many pairs this library has compared in full (every algorithm's
-    /// real score) since it was made, kept or not: verification's work,
-    /// which should follow the true pairs, not the documents' length.
-    pub fn compared(&self) -> u64 {
-        self.compared
-    }
-
-    /// How many times this library has gathered a document's candidates
-    /// (looked its keys up in the candidate tables) since it was made: once
-    /// per document a batch brings, plus once per held document whose
-    /// candidates a change moved. The tables' share of the work.
-    pub fn gathered(&self) -> u64 {
-        self.gathered
-    }
-
-    /// The candidates the tables proposed since the library was made, each
-    /// once per gather that found it, in all and by algorithm: the tables'
-    /// output, before the cheap checks ([`Library::compared`] is what
-    /// passed them).
-    pub fn proposed(&self) -> &Proposed {
-        &self.proposed
     }
 
     pub(super) fn add_pairs(&mut self, id: DocId, verified: Verified) {

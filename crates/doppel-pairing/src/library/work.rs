@@ -1,16 +1,44 @@
-//! How many candidates the tables proposed, in all and by algorithm: what
-//! a query's tally found for each document gathered, before any check.
-//! Issue 48 asks that the candidates per document stay near constant as a
-//! collection grows; this is the count that shows whether they do (the
-//! scan's log and the benches print it beside [`super::Library::compared`]).
+//! What a library's pairing has done, counted: the documents whose
+//! candidates were gathered, the candidates the tables proposed for them
+//! (in all and by algorithm: what a query's tally found, before any
+//! check) and the pairs compared in full. Issue 48 asks that the
+//! candidates per document stay near constant as a collection grows; these
+//! are the counts that show whether they do (each pairing logs them, and
+//! the benches print them).
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::Library;
 use crate::candidates::Candidates;
 use doppel_core::engine::algo::AlgorithmId;
 
 const ALGORITHMS: usize = AlgorithmId::ALL.len();
+
+impl Library {
+    /// How many pairs this library has compared in full (every algorithm's
+    /// real score) since it was made, kept or not: verification's work,
+    /// which should follow the true pairs, not the documents' length.
+    pub fn compared(&self) -> u64 {
+        self.compared
+    }
+
+    /// How many times this library has gathered a document's candidates
+    /// (looked its keys up in the candidate tables) since it was made: once
+    /// per document a batch brings, plus once per held document whose
+    /// candidates a change moved. The tables' share of the work.
+    pub fn gathered(&self) -> u64 {
+        self.gathered
+    }
+
+    /// The candidates the tables proposed since the library was made, each
+    /// once per gather that found it, in all and by algorithm: the tables'
+    /// output, before the cheap checks ([`Library::compared`] is what
+    /// passed them).
+    pub fn proposed(&self) -> &Proposed {
+        &self.proposed
+    }
+}
 
 /// Candidates proposed since a library was made.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

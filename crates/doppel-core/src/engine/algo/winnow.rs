@@ -19,6 +19,7 @@ use super::pieces::DistinctHashes;
 use super::{into_set, overlap, Algorithm, AlgorithmId, Score};
 use crate::engine::analysis::Analysis;
 use crate::engine::stats::TermWeights;
+use crate::engine::text::tokenize::keep_alnum;
 use crate::hash::mix64;
 
 /// Parameters of `winnow` (`[algorithms.winnow]` in the config file).
@@ -157,27 +158,14 @@ fn alnum_values(text: &str, seed: u64) -> Vec<u64> {
     if bytes.iter().all(u8::is_ascii_alphanumeric) {
         return bytes.iter().map(|&b| table[usize::from(b)]).collect();
     }
-    let keep: [bool; 128] = std::array::from_fn(|b| (b as u8).is_ascii_alphanumeric());
-    let mut values = vec![0u64; bytes.len()];
-    let mut n = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            values[n] = table[b as usize];
-            n += usize::from(keep[b as usize]);
-            i += 1;
-        } else {
-            let c = text[i..].chars().next().expect("char boundary");
-            if c.is_alphanumeric() {
-                values[n] = char_value(c, seed);
-                n += 1;
-            }
-            i += c.len_utf8();
-        }
-    }
-    values.truncate(n);
-    values
+    keep_alnum(
+        text,
+        |b| table[usize::from(b)],
+        |c, out| {
+            out[0] = char_value(c, seed);
+            1
+        },
+    )
 }
 
 /// Hash of every window of `k` consecutive values, none when the stream is
@@ -419,6 +407,22 @@ impl Algorithm for Winnow {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// The table and the character path give every letter and digit
+        /// its value, in order, whatever the mix of scripts.
+        #[test]
+        fn alnum_values_are_each_letter_and_digits_value(
+            text in "[a-cA-C0-2 _.,'\u{e9}\u{301}\u{3b1}\u{4e00}\u{2500}\u{660}]{0,80}"
+        ) {
+            let expected: Vec<u64> = text
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .map(|c| char_value(c, 9))
+                .collect();
+            prop_assert_eq!(alnum_values(&text, 9), expected);
+        }
+    }
 
     proptest! {
         /// The fingerprint path's selection equals winnowing the k-grams,

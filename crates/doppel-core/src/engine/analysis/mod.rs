@@ -10,7 +10,7 @@ use std::cell::RefCell;
 
 use crate::engine::text::fused::{fused_segmentable, FusedText};
 use crate::engine::text::normalize::normalize_fused;
-use crate::engine::text::tokenize::for_each_word;
+use crate::engine::text::tokenize::{for_each_word, keep_alnum, ASCII_ALNUM};
 use crate::engine::text::{normalize, Tokenizer, TokenizerConfig};
 use crate::engine::word_cache::WordCache;
 use crate::hash::{hash64, token_hash, TOKEN_SEED};
@@ -283,40 +283,10 @@ impl WordSource for NormalizedText<'_> {
     }
 }
 
-/// Whether each byte value is an ASCII letter or digit.
-const ASCII_ALNUM: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = (b as u8).is_ascii_alphanumeric();
-        b += 1;
-    }
-    table
-};
-
-/// The letters and digits of (normalized) text, in order: its ASCII
-/// stretches a byte at a time without a branch, the rest by character.
+/// The letters and digits of (normalized) text, in order.
 fn alnum_of(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = vec![0u8; bytes.len()];
-    let mut n = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            out[n] = b;
-            n += usize::from(ASCII_ALNUM[usize::from(b)]);
-            i += 1;
-        } else {
-            let c = text[i..].chars().next().expect("a character starts here");
-            if c.is_alphanumeric() {
-                n += c.encode_utf8(&mut out[n..]).len();
-            }
-            i += c.len_utf8();
-        }
-    }
-    out.truncate(n);
-    String::from_utf8(out).expect("whole characters")
+    let kept = keep_alnum(text, |b| b, |c, out| c.encode_utf8(out).len());
+    String::from_utf8(kept).expect("whole characters")
 }
 
 /// [`alnum_of`] the normalized form of text that

@@ -267,6 +267,50 @@ pub fn for_each_word<'a>(normalized: &'a str, mut f: impl FnMut(&'a str)) {
     ascii_words_of(done, bytes.len(), &mut f);
 }
 
+/// Whether each byte value is an ASCII letter or digit.
+pub(crate) const ASCII_ALNUM: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
+/// What the letters and digits of `text` become, in order: an ASCII byte
+/// `b` is `ascii(b)`, written for every ASCII byte and kept only for a
+/// letter or digit (no branch per byte: word boundaries would mispredict
+/// every few characters); any other letter or digit writes what it becomes
+/// into the slice `other` is given (room for its UTF-8 length) and says
+/// how many it wrote.
+pub(crate) fn keep_alnum<T: Copy + Default>(
+    text: &str,
+    ascii: impl Fn(u8) -> T,
+    mut other: impl FnMut(char, &mut [T]) -> usize,
+) -> Vec<T> {
+    let bytes = text.as_bytes();
+    let mut out = vec![T::default(); bytes.len()];
+    let mut n = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            out[n] = ascii(b);
+            n += usize::from(ASCII_ALNUM[usize::from(b)]);
+            i += 1;
+        } else {
+            let c = text[i..].chars().next().expect("a character starts here");
+            if c.is_alphanumeric() {
+                n += other(c, &mut out[n..]);
+            }
+            i += c.len_utf8();
+        }
+    }
+    out.truncate(n);
+    out
+}
+
 /// UAX #29 word classes of ASCII characters.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Class {

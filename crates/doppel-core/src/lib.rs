@@ -9,3 +9,4 @@
 pub mod doc;
 pub mod engine;
 pub mod hash;
+pub mod packed;

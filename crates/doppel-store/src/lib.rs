@@ -42,8 +42,11 @@
 //!   positional, so any change to a fingerprint type changes the format.
 //!   [`engine_config_hash`] includes the crate version so a new build
 //!   re-fingerprints instead of misreading old blobs.
+//!   Its sorted hash sets (the shingle and winnowing sets) are
+//!   delta-coded and bit-packed ([`doppel_core::packed`]).
 //! - `terms` is the sorted unique term hashes as little-endian u64s.
-//! - `document_entries.entry` is the postcard encoding of [`DocEntry`].
+//! - `document_entries.entry` is the postcard encoding of [`DocEntry`],
+//!   its candidate slots bit-packed the same way.
 //! - `document_prints.samples` is a document's learner samples packed
 //!   (its word count, each hash as four little-endian bytes, each word
 //!   position as a varint gap from the one before); NULL when it takes no
@@ -195,8 +198,9 @@ pub fn file_content_hash(path: &Path) -> std::io::Result<(u64, u64)> {
 /// which rounds differently in rare near-ties; 7: SimHash weights rounded
 /// to 1/256 and summed as integers; 8: SI keeps its sketch and sums it
 /// unsigned; 9: scans fingerprinted without their page furniture; 10:
-/// documents with learned boilerplate fingerprinted over their body).
-pub const FINGERPRINT_FORMAT: u32 = 10;
+/// documents with learned boilerplate fingerprinted over their body; 11:
+/// sorted hash sets (shingle, winnowing, candidate slots) bit-packed).
+pub const FINGERPRINT_FORMAT: u32 = 11;
 
 /// A key for [`Meta::set_config_hash`]: xxh3 of the configuration's JSON,
 /// the crate version, [`PRINTS_SCHEMA`] and [`FINGERPRINT_FORMAT`] (a new

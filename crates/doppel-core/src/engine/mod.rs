@@ -174,7 +174,7 @@ pub struct Fingerprints {
     /// `exact`'s hash of the normalized words.
     pub exact: Option<ExactFingerprint>,
     /// `shingle`'s (sampled) shingle set.
-    #[serde(with = "crate::hash::le_u32s::option")]
+    #[serde(with = "crate::packed::option")]
     pub shingle: Option<ShingleFingerprint>,
     /// `minhash`'s sketch.
     #[serde(with = "crate::hash::le_u32s::option")]

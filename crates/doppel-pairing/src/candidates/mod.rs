@@ -245,7 +245,7 @@ pub struct KeyCounts {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DocKeys {
     /// The slot of each key, sorted.
-    #[serde(with = "doppel_core::hash::le_u32s")]
+    #[serde(with = "doppel_core::packed")]
     pub slots: Vec<u32>,
     /// How many keys are in the inverted indexes.
     pub counts: KeyCounts,

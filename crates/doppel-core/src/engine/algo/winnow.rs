@@ -62,7 +62,7 @@ pub struct WinnowFingerprint {
     /// Distinct selected hashes as [`kept`] stores them, sorted (what pairs
     /// are scored on). The positions of the selections are not kept: the
     /// diff view finds shared passages by hashing the lines it shows.
-    #[serde(with = "crate::hash::le_u32s")]
+    #[serde(with = "crate::packed")]
     pub hashes: Vec<u32>,
 }
 

@@ -242,7 +242,11 @@ mod tests {
     fn optional_lists_round_trip_through_postcard() {
         #[derive(Serialize, Deserialize, PartialEq, Debug)]
         struct Row(#[serde(with = "option")] Option<Vec<u32>>);
-        for row in [Row(None), Row(Some(vec![])), Row(Some(vec![1, 2, 40, 1 << 31]))] {
+        for row in [
+            Row(None),
+            Row(Some(vec![])),
+            Row(Some(vec![1, 2, 40, 1 << 31])),
+        ] {
             let blob = postcard::to_allocvec(&row).unwrap();
             assert_eq!(postcard::from_bytes::<Row>(&blob).unwrap(), row);
         }

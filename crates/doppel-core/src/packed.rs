@@ -6,8 +6,8 @@
 //! row. A list that is not sorted is kept as little-endian bytes, so every
 //! list round-trips exactly.
 //!
-//! The form, one byte string: a form byte; for [`RAW`], the values as four
-//! little-endian bytes each; for [`PACKED`], the count (u32 little-endian),
+//! The form, one byte string: a form byte; for `RAW` (0), the values as four
+//! little-endian bytes each; for `PACKED` (1), the count (u32 little-endian),
 //! then per block a width byte and the block's packed gaps (the last block
 //! padded with its last value: zero gaps).
 

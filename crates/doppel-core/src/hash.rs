@@ -491,6 +491,17 @@ macro_rules! le_words {
                 bytes
             }
 
+            /// The list back from its little-endian bytes; `None` when
+            /// they are not whole words.
+            pub fn from_bytes(bytes: &[u8]) -> Option<Vec<$word>> {
+                bytes.len().is_multiple_of(SIZE).then(|| {
+                    bytes
+                        .chunks_exact(SIZE)
+                        .map(|c| <$word>::from_le_bytes(c.try_into().expect("word size")))
+                        .collect()
+                })
+            }
+
             /// The list back from its little-endian bytes.
             pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$word>, D::Error> {
                 struct Words;
@@ -502,13 +513,7 @@ macro_rules! le_words {
                     }
 
                     fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<Vec<$word>, E> {
-                        if !bytes.len().is_multiple_of(SIZE) {
-                            return Err(E::invalid_length(bytes.len(), &self));
-                        }
-                        Ok(bytes
-                            .chunks_exact(SIZE)
-                            .map(|c| <$word>::from_le_bytes(c.try_into().expect("word size")))
-                            .collect())
+                        from_bytes(bytes).ok_or_else(|| E::invalid_length(bytes.len(), &self))
                     }
 
                     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<$word>, A::Error> {

@@ -12,6 +12,8 @@
 //! padded with its last value: zero gaps).
 
 use bitpacking::{BitPacker, BitPacker1x};
+
+use crate::hash::le_u32s;
 use serde::de::{Error, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -24,9 +26,8 @@ const BLOCK: usize = BitPacker1x::BLOCK_LEN;
 /// `values` in their stored form.
 pub fn to_bytes(values: &[u32]) -> Vec<u8> {
     if !values.is_sorted() {
-        let mut bytes = Vec::with_capacity(1 + 4 * values.len());
-        bytes.push(RAW);
-        bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        let mut bytes = vec![RAW];
+        bytes.extend_from_slice(&le_u32s::to_bytes(values));
         return bytes;
     }
     let packer = BitPacker1x::new();
@@ -55,13 +56,7 @@ pub fn to_bytes(values: &[u32]) -> Vec<u8> {
 pub fn from_bytes(bytes: &[u8]) -> Result<Vec<u32>, &'static str> {
     match bytes.split_first() {
         Some((&RAW, rest)) => {
-            let words = rest.chunks_exact(4);
-            if !words.remainder().is_empty() {
-                return Err("raw values are not whole 4-byte words");
-            }
-            Ok(words
-                .map(|w| u32::from_le_bytes(w.try_into().expect("4 bytes")))
-                .collect())
+            le_u32s::from_bytes(rest).ok_or("raw values are not whole 4-byte words")
         }
         Some((&PACKED, rest)) => unpack(rest),
         Some(_) => Err("unknown form byte"),

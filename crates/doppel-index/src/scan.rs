@@ -15,8 +15,8 @@ use crate::collection::{
 };
 use crate::index::{FileChange, FolderIndex, IndexError, ReadProgress, ReconcileReport};
 use crate::reading::{
-    next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadLimits,
-    CHUNK_FILES,
+    next_chunk, read_all, read_document, read_document_sampled, read_small_text, ReadDoc,
+    ReadLimits, CHUNK_FILES,
 };
 use crate::spill::{SpillError, SpillProblem, SpilledPrints};
 use doppel_core::doc::{DocId, DocPath};
@@ -356,31 +356,15 @@ pub fn scan_folder_with(
             total_bytes,
         });
     }
-    // Small files in parallel, big ones one at a time; small ones are
-    // sampled for the boilerplate learner when it is on (big ones take no
-    // part in learning: `crate::reading`).
-    let learning = boilerplate::config_of(engine, &config);
-    let sampling = learning.is_some().then_some(&config);
     let read_one = |file: &FileEntry| {
-        let result = read_document_sampled(
-            Source::Listed(&listed_root, file),
-            DEFAULT_SIZE_CAP,
-            engine,
-            weights,
-            PrintOptions::default(),
-            &hooks.limits,
-            sampling,
-        )
-        // Only the samples are kept, the fingerprints spilled: holding
-        // every file's text until all are read would hold the whole
-        // folder (the few with boilerplate are read again).
-        .map(|read| Kept {
-            encoding: read.encoding,
-            keeper: read.keeper,
-            spilled: spill.put(&file.doc, &read.printed.fingerprints),
-            shingles: read.printed.shingles,
-            samples: read.sampled.map(|taken| taken.samples),
-        });
+        let result = read_listed(&listed_root, file, engine, weights, &config, &hooks.limits)
+            // Only the samples are kept, the fingerprints spilled: holding
+            // every file's text until all are read would hold the whole
+            // folder (the few with boilerplate are read again).
+            .map(|read| {
+                let spilled = spill.put(&file.doc, &read.printed.fingerprints);
+                (Kept::of(read), spilled)
+            });
         if let Some(progress) = hooks.progress {
             progress(ReadProgress {
                 done: done.fetch_add(1, Ordering::Relaxed) + 1,
@@ -391,15 +375,7 @@ pub fn scan_folder_with(
         }
         result
     };
-    let mut docs = Vec::with_capacity(files.len() + problems.len());
-    let mut indexed = Vec::new();
-    let mut keeper_facts = Vec::new();
-    let mut files_of: HashMap<&DocPath, Source<'_>> = HashMap::new();
-    // Every read document's samples, in file order: learned at once after
-    // the last file, on the rayon pool (`learn_at_once`, the answer a
-    // learner kept up to date file by file would give, at a fraction of
-    // its cost).
-    let mut sampled: Vec<(DocPath, DocSamples)> = Vec::new();
+    let mut gathering = Gathering::new(&listed_root, files.len() + problems.len());
     let most = hooks.read_chunk_files.unwrap_or(CHUNK_FILES);
     let mut rest = files.iter().peekable();
     loop {
@@ -409,59 +385,189 @@ pub fn scan_folder_with(
         }
         let results = read_all(chunk.clone(), |f| f.bytes, &hooks.limits, read_one);
         for (file, result) in chunk.into_iter().zip(results) {
-            let (encoding, skipped) = match result {
-                Ok(read) => {
-                    read.spilled?;
-                    indexed.push((file.doc.clone(), read.shingles));
-                    keeper_facts.push((file.doc.clone(), read.keeper));
-                    if let Some(samples) = read.samples {
-                        sampled.push((file.doc.clone(), samples));
-                        files_of.insert(&file.doc, Source::Listed(&listed_root, file));
-                    }
-                    (Some(read.encoding.to_owned()), None)
+            let kept = match result {
+                Ok((kept, spilled)) => {
+                    spilled?;
+                    Ok(kept)
                 }
-                Err(skip) => (None, Some(skip)),
+                Err(skip) => Err(skip),
             };
-            docs.push(ScannedDoc {
-                path: file.doc.clone(),
-                bytes: file.bytes,
-                encoding,
-                skipped,
-            });
+            gathering.add(file, kept);
         }
     }
-    docs.extend(problems.into_iter().map(|(path, skip)| ScannedDoc {
-        path,
-        bytes: 0,
-        encoding: None,
-        skipped: Some(skip),
-    }));
-    let boilerplate = match &learning {
-        Some(config) => learn_boilerplate(
-            engine,
-            config,
-            hooks,
-            sampled,
-            &files_of,
-            &spill,
-            &mut indexed,
-        )?,
-        None => BoilerplateReport::default(),
-    };
-    drop(files_of);
-    let mut library = pair_spilled(engine, config, indexed, &spill)?;
-    for (doc, facts) in keeper_facts {
-        library.set_facts(&doc, facts);
+    gathering.finish(problems, engine, config, spec, hooks, &spill)
+}
+
+/// Read the listed `file` of `listed` as a one-shot scan does: decoded and
+/// fingerprinted, and, when `config` learns boilerplate, a small file
+/// sampled for the learner (big ones take no part in learning:
+/// `crate::reading`). The one reading [`scan_folder_with`] and
+/// doppel-cluster's plans both do.
+pub fn read_listed(
+    listed: &ListedRoot,
+    file: &FileEntry,
+    engine: &Engine,
+    weights: &dyn TermWeights,
+    config: &LibraryConfig,
+    limits: &ReadLimits,
+) -> Result<ReadDoc, Skip> {
+    // Sampled exactly when `boilerplate::config_of` learns.
+    let sampling = config.boilerplate.enabled.then_some(config);
+    read_document_sampled(
+        Source::Listed(listed, file),
+        DEFAULT_SIZE_CAP,
+        engine,
+        weights,
+        PrintOptions::default(),
+        limits,
+        sampling,
+    )
+}
+
+/// What a one-shot scan keeps of a file it read: no text, and not its
+/// fingerprints (spilled as they are made). It travels from where it
+/// was read (doppel-cluster's executors) in serde's form.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Kept {
+    /// The encoding its text was decoded from.
+    pub encoding: String,
+    /// What the keeper rule reads of it.
+    pub keeper: KeeperFacts,
+    /// Its distinct shingles.
+    pub shingles: usize,
+    /// Its samples for the boilerplate learner, when it was sampled.
+    pub samples: Option<DocSamples>,
+}
+
+impl Kept {
+    /// What is kept of `read` (its fingerprints are the caller's to
+    /// spill).
+    pub fn of(read: ReadDoc) -> Self {
+        Self {
+            encoding: read.encoding.to_owned(),
+            keeper: read.keeper,
+            shingles: read.printed.shingles,
+            samples: read.sampled.map(|taken| taken.samples),
+        }
     }
-    let clusters = library.clusters(&spec);
-    Ok(ScanReport {
-        docs,
-        library,
-        spec,
-        clusters,
-        boilerplate,
-        only_relations: None,
-    })
+}
+
+/// A one-shot scan's files as they are read, and what follows the last
+/// one: the boilerplate learned at once, pairing, clustering. Reading is
+/// the caller's ([`scan_folder_with`] on the rayon pool, doppel-cluster in
+/// a DataFusion plan); each file's fingerprints go to the scan's spill,
+/// and its [`Kept`] or skip is added here in the listing's order.
+#[derive(Debug)]
+pub struct Gathering<'a> {
+    listed: &'a ListedRoot,
+    docs: Vec<ScannedDoc>,
+    indexed: Vec<(DocPath, usize)>,
+    keeper_facts: Vec<(DocPath, KeeperFacts)>,
+    // Every read document's samples, in file order: learned at once after
+    // the last file, on the rayon pool (`learn_at_once`, the answer a
+    // learner kept up to date file by file would give, at a fraction of
+    // its cost).
+    sampled: Vec<(DocPath, DocSamples)>,
+    /// The sampled files as listed, read again for their bodies.
+    files_of: HashMap<&'a DocPath, &'a FileEntry>,
+}
+
+impl<'a> Gathering<'a> {
+    /// Nothing gathered yet of the files listed beneath `listed`, about
+    /// `files` of them.
+    pub fn new(listed: &'a ListedRoot, files: usize) -> Self {
+        Self {
+            listed,
+            docs: Vec::with_capacity(files),
+            indexed: Vec::new(),
+            keeper_facts: Vec::new(),
+            sampled: Vec::new(),
+            files_of: HashMap::new(),
+        }
+    }
+
+    /// The next file of the listing, read (its fingerprints spilled) or
+    /// skipped.
+    pub fn add(&mut self, file: &'a FileEntry, read: Result<Kept, Skip>) {
+        let (encoding, skipped) = match read {
+            Ok(kept) => {
+                self.indexed.push((file.doc.clone(), kept.shingles));
+                self.keeper_facts.push((file.doc.clone(), kept.keeper));
+                if let Some(samples) = kept.samples {
+                    self.sampled.push((file.doc.clone(), samples));
+                    self.files_of.insert(&file.doc, file);
+                }
+                (Some(kept.encoding), None)
+            }
+            Err(skip) => (None, Some(skip)),
+        };
+        self.docs.push(ScannedDoc {
+            path: file.doc.clone(),
+            bytes: file.bytes,
+            encoding,
+            skipped,
+        });
+    }
+
+    /// The scan once every listed file was added: the listing's
+    /// `problems` joined to its files, the boilerplate learned and left
+    /// out of the bodies (those read again), the library paired from
+    /// `spill` and clustered under `spec`.
+    pub fn finish(
+        self,
+        problems: Vec<(DocPath, Skip)>,
+        engine: &Engine,
+        config: LibraryConfig,
+        spec: ClusterSpec,
+        hooks: &ScanHooks<'_>,
+        spill: &SpilledPrints,
+    ) -> Result<ScanReport, SpillError> {
+        let Self {
+            listed,
+            mut docs,
+            mut indexed,
+            keeper_facts,
+            sampled,
+            files_of,
+        } = self;
+        docs.extend(problems.into_iter().map(|(path, skip)| ScannedDoc {
+            path,
+            bytes: 0,
+            encoding: None,
+            skipped: Some(skip),
+        }));
+        let boilerplate = match boilerplate::config_of(engine, &config) {
+            Some(learning) => {
+                let files_of: HashMap<&DocPath, Source<'_>> = files_of
+                    .into_iter()
+                    .map(|(doc, file)| (doc, Source::Listed(listed, file)))
+                    .collect();
+                learn_boilerplate(
+                    engine,
+                    &learning,
+                    hooks,
+                    sampled,
+                    &files_of,
+                    spill,
+                    &mut indexed,
+                )?
+            }
+            None => BoilerplateReport::default(),
+        };
+        let mut library = pair_spilled(engine, config, indexed, spill)?;
+        for (doc, facts) in keeper_facts {
+            library.set_facts(&doc, facts);
+        }
+        let clusters = library.clusters(&spec);
+        Ok(ScanReport {
+            docs,
+            library,
+            spec,
+            clusters,
+            boilerplate,
+            only_relations: None,
+        })
+    }
 }
 
 /// Spilled bytes of full fingerprints filed in the candidate tables at a
@@ -513,18 +619,6 @@ fn pair_spilled(
     }
     library.pair_unpaired(engine, spill)?;
     Ok(library)
-}
-
-/// What a one-shot scan keeps of a file it read: no text.
-struct Kept {
-    encoding: &'static str,
-    /// What the keeper rule reads of it.
-    keeper: KeeperFacts,
-    /// Whether its fingerprints were written to the spill.
-    spilled: Result<(), SpillError>,
-    shingles: usize,
-    /// Its samples for the boilerplate learner, when it was sampled.
-    samples: Option<DocSamples>,
 }
 
 /// Learn the boilerplate of the scanned documents (`sampled`, read from

@@ -144,17 +144,27 @@ impl SpilledPrints {
 
     /// Write the fingerprints of `path`, replacing any it had.
     pub fn put(&self, path: &DocPath, prints: &Fingerprints) -> Result<(), SpillError> {
+        // Encoded outside the lock: workers only queue to append.
+        let record = encode(prints).map_err(|reason| SpillError::Write {
+            path: path.clone(),
+            reason,
+        })?;
+        self.put_record(path, &record)
+    }
+
+    /// [`SpilledPrints::put`] of prints already [`encode`]d (made where
+    /// they were read, another process's: doppel-cluster); they are
+    /// decoded, and checked, when read back.
+    pub fn put_record(&self, path: &DocPath, record: &[u8]) -> Result<(), SpillError> {
         let write_error = |reason: SpillProblem| SpillError::Write {
             path: path.clone(),
             reason,
         };
-        // Encoded outside the lock: workers only queue to append.
-        let record = postcard::to_allocvec(prints).map_err(|e| write_error(e.into()))?;
-        let checksum = doppel_core::hash::hash64(&record, CHECKSUM_SEED);
+        let checksum = doppel_core::hash::hash64(record, CHECKSUM_SEED);
         let mut spill = self.lock();
         spill
             .file
-            .write_all(&record)
+            .write_all(record)
             .map_err(|e| write_error(e.into()))?;
         let slot = Slot {
             offset: spill.end,
@@ -224,6 +234,11 @@ impl Spill {
         }
         Ok(Some(record))
     }
+}
+
+/// The record `prints` are spilled as ([`SpilledPrints::put_record`]).
+pub fn encode(prints: &Fingerprints) -> Result<Vec<u8>, SpillProblem> {
+    Ok(postcard::to_allocvec(prints)?)
 }
 
 /// The fingerprints a record of `path` encodes.

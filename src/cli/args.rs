@@ -543,6 +543,13 @@ pub enum Command {
         #[arg(long)]
         path: bool,
     },
+    /// Run a scan as Apache DataFusion plans: the same report as
+    /// `scan --no-index`, read on several partitions, written as Parquet.
+    #[cfg(feature = "cluster")]
+    Cluster {
+        #[command(subcommand)]
+        command: ClusterCommand,
+    },
     /// The persistent indexes: list them, or remove some.
     Index {
         #[command(subcommand)]
@@ -583,6 +590,44 @@ pub enum Command {
 /// or `--corpus`: the repository's 46 public-domain books, when run from its
 /// root (a clone has nothing beside it).
 pub const DEFAULT_BOOKS: &str = "tests/data/corpus";
+
+/// `doppel cluster`: the scan as DataFusion plans (the `cluster` feature).
+#[cfg(feature = "cluster")]
+#[derive(Subcommand)]
+pub enum ClusterCommand {
+    /// Scan a folder as DataFusion plans and print the report `scan
+    /// --no-index` prints (the same bytes), optionally writing it as
+    /// Parquet (documents, pairs with every score, clusters).
+    Scan {
+        /// Folder to scan.
+        dir: PathBuf,
+        /// Run the plans in this process (a Ballista scheduler and its
+        /// executors are not built yet: this is the only way).
+        #[arg(long, required = true)]
+        local: bool,
+        /// Partitions the folder's listing is dealt to (default: one per
+        /// core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        partitions: Option<u32>,
+        /// Documents in one batch of the listing at most.
+        #[arg(long, value_name = "N", default_value_t = 1024,
+              value_parser = clap::value_parser!(u32).range(1..))]
+        batch_files: u32,
+        /// Also write documents.parquet, pairs.parquet and clusters.parquet
+        /// in this folder (made if missing; outside DIR).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Print only pairs of these relations (comma-separated:
+        /// duplicate, contains, related; clusters are not filtered).
+        #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
+        relations: Vec<RelationKind>,
+        #[command(flatten)]
+        options: ScanOptions,
+    },
+}
 
 /// `doppel index`: the index files in the index folder (the config's
 /// `index-dir`, else the platform data folder).

@@ -6,6 +6,8 @@
 
 pub mod act;
 pub mod args;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod cluster_events;
 pub mod compare;
 pub mod config;

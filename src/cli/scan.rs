@@ -16,6 +16,8 @@ use doppel_index::config::Config;
 use doppel_index::index::FolderIndex;
 use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
 use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
+use indicatif::ProgressBar;
 
 use super::args::{Format, ListFormat, ScanOptions};
 use super::progress::{progress_bar, show_progress};
@@ -31,7 +33,19 @@ pub fn scan(
     options: &ScanOptions,
 ) -> Result<()> {
     let root = open_folder(dir)?;
-    let mut report = scan_report(config, &root, options)?;
+    let report = scan_report(config, &root, options)?;
+    print(report, &root, format, relations, config)
+}
+
+/// Print `report` of `root` in `format`, its pairs only of `relations`
+/// when any are named: what `scan` and `cluster scan` print.
+pub fn print(
+    mut report: ScanReport,
+    root: &Path,
+    format: Format,
+    relations: &[RelationKind],
+    config: &Config,
+) -> Result<()> {
     report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
     // JSON and CSV are written as they are made: a report of millions of
     // pairs is not held whole in memory first.
@@ -39,11 +53,11 @@ pub fn scan(
     match format {
         Format::Text => {
             let mut stdout = stdout;
-            stdout.write_all(doppel_report::text(&report, &root).as_bytes())?;
+            stdout.write_all(doppel_report::text(&report, root).as_bytes())?;
         }
-        Format::Json => doppel_report::json_to(stdout, &report, &root, &settings(config).0)
+        Format::Json => doppel_report::json_to(stdout, &report, root, &settings(config).0)
             .map_err(write_error)?,
-        Format::Csv => doppel_report::csv_to(stdout, &report, &root).map_err(write_error)?,
+        Format::Csv => doppel_report::csv_to(stdout, &report, root).map_err(write_error)?,
     }
     // The process ends next, and its memory goes back whole: freeing the
     // report (every document, pair and candidate table) an allocation at
@@ -162,6 +176,43 @@ pub fn scan_report(config: &Config, root: &Path, options: &ScanOptions) -> Resul
     scan_report_then(config, root, options, |_| Ok(()))
 }
 
+/// The engine, library settings and cluster spec a scan runs with under
+/// `config`.
+pub fn scan_setup(config: &Config) -> (Engine, LibraryConfig, ClusterSpec) {
+    let (engine_config, library_config, by, mode) = settings(config);
+    let engine = Engine::new(engine_config);
+    let spec = ClusterSpec {
+        by,
+        mode,
+        ..ClusterSpec::from_engine(&engine)
+    };
+    (engine, library_config, spec)
+}
+
+/// `run` with the hooks of a one-shot scan of `root` under `config` (its
+/// ignores, book folders, reading limits and the user's boilerplate,
+/// fingerprinted with `engine`), its progress shown on `bar`.
+pub fn with_one_shot_hooks<R>(
+    config: &Config,
+    root: &Path,
+    engine: &Engine,
+    library: &LibraryConfig,
+    bar: &ProgressBar,
+    run: impl FnOnce(&ScanHooks<'_>) -> R,
+) -> Result<R> {
+    let progress = |p| show_progress(bar, p);
+    let user = UserBoilerplate::load(root, engine, library)?;
+    let hooks = ScanHooks {
+        extra_ignores: &config.ignore,
+        page_folders: config.books.page_folders,
+        progress: Some(&progress),
+        limits: config.reading.limits(),
+        user_boilerplate: user.as_ref(),
+        read_chunk_files: None,
+    };
+    Ok(run(&hooks))
+}
+
 /// [`scan_report`], running `then` on the index once it is reconciled
 /// (not without an index).
 fn scan_report_then(
@@ -170,33 +221,19 @@ fn scan_report_then(
     options: &ScanOptions,
     then: impl FnOnce(&mut FolderIndex) -> Result<()>,
 ) -> Result<ScanReport> {
-    let (engine_config, library_config, by, mode) = settings(config);
-    let engine = Engine::new(engine_config.clone());
-    let spec = ClusterSpec {
-        by,
-        mode,
-        ..ClusterSpec::from_engine(&engine)
-    };
+    let (engine, library_config, spec) = scan_setup(config);
     let bar = progress_bar("listing");
     let report = if options.no_index {
-        let progress = |p| show_progress(&bar, p);
-        let user = UserBoilerplate::load(root, &engine, &library_config)?;
-        let hooks = ScanHooks {
-            extra_ignores: &config.ignore,
-            page_folders: config.books.page_folders,
-            progress: Some(&progress),
-            limits: config.reading.limits(),
-            user_boilerplate: user.as_ref(),
-            read_chunk_files: None,
-        };
-        scan_folder_with(
-            root,
-            &engine,
-            engine.reference_weights(),
-            library_config,
-            spec,
-            &hooks,
-        )?
+        with_one_shot_hooks(config, root, &engine, &library_config, &bar, |hooks| {
+            scan_folder_with(
+                root,
+                &engine,
+                engine.reference_weights(),
+                library_config.clone(),
+                spec,
+                hooks,
+            )
+        })??
     } else {
         let address = index_address(
             config,

@@ -1,0 +1,80 @@
+//! doppel's one-shot scan run as Apache DataFusion plans, for a library
+//! that outgrows one process's reading: the folder's listing becomes a
+//! partitioned table of document paths, and reading and fingerprinting
+//! each document is a DataFusion scalar function over it
+//! ([`read_stage`]), run on as many partitions as asked. What follows
+//! (the boilerplate learned at once, pairing, verification, clusters) is
+//! `doppel_index::scan`'s own [`doppel_index::scan::Gathering`], fed in
+//! the listing's order whatever order the partitions finish in; so the
+//! report equals `doppel scan --no-index`'s byte for byte, on any number
+//! of partitions and any batch size (tests/equal_to_one_machine.rs).
+//! There is one implementation of every algorithm: the plans call the
+//! engine's code.
+//!
+//! [`local::scan_local`] runs the plans in this process; [`parquet_out`]
+//! writes the result (documents, pairs with every score, clusters) as
+//! Parquet. The engine crates below never see DataFusion or tokio; this
+//! crate sits beside the report, under the binary's `cluster` feature.
+
+pub mod local;
+pub mod parquet_out;
+pub mod read_stage;
+
+use doppel_core::doc::DocPath;
+use doppel_index::spill::SpillError;
+
+/// How a plan is cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Partitions the listing is dealt to (DataFusion's target
+    /// partitions): how many batches are read at once.
+    pub partitions: usize,
+    /// Documents in one batch of the listing at most (also at most
+    /// `doppel_index::reading::CHUNK_BYTES` of them, but always one).
+    pub batch_files: usize,
+}
+
+impl Default for PlanOptions {
+    /// A partition per core, batches as a one-shot scan's chunks.
+    fn default() -> Self {
+        Self {
+            partitions: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            batch_files: doppel_index::reading::CHUNK_FILES,
+        }
+    }
+}
+
+/// Why a plan gave no report.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// DataFusion refused or failed the plan.
+    #[error("the plan failed: {0}")]
+    Plan(#[from] datafusion::error::DataFusionError),
+    /// The spilled prints could not be written or read back.
+    #[error(transparent)]
+    Spill(#[from] SpillError),
+    /// What a partition sent back of a document does not decode.
+    #[error("what was read of {doc} does not decode: {source}")]
+    Decode {
+        /// The document.
+        doc: DocPath,
+        /// Why.
+        #[source]
+        source: postcard::Error,
+    },
+    /// A row came back without its document or its outcome.
+    #[error("a partition sent back a malformed row: {0}")]
+    Malformed(&'static str),
+    /// The runtime the plans run on could not be started.
+    #[error("cannot start the plans' runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The Parquet output could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}

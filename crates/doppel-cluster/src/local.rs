@@ -1,0 +1,175 @@
+//! The scan's plans run in this process on DataFusion (`doppel cluster
+//! scan --local`): the listing dealt in batches to the partitions, the
+//! read stage mapped over it, and what comes back gathered in the
+//! listing's order into `doppel_index::scan`'s own finish.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::array::{Array, BinaryArray, StringArray, StructArray};
+use datafusion::catalog::MemTable;
+use datafusion::logical_expr::{col, ScalarUDF};
+use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::StreamExt;
+
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_index::collection::{list_documents, FileEntry, ListedRoot, Skip};
+use doppel_index::index::ReadProgress;
+use doppel_index::reading::next_chunk;
+use doppel_index::scan::{Gathering, Kept, ScanHooks, ScanReport};
+use doppel_index::spill::SpilledPrints;
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
+
+use crate::read_stage::{self, ReadFunction, Reader};
+use crate::{ClusterError, PlanOptions};
+
+/// A document as the plan answered it: read (what the scan keeps of it)
+/// or skipped.
+type Outcome = Result<Kept, Skip>;
+
+/// Scan `root` as `doppel_index::scan::scan_folder_with` does, with
+/// `engine`'s reference term weights, reading in DataFusion plans cut as
+/// `plan` says: the same report.
+pub fn scan_local(
+    root: &Path,
+    engine: Arc<Engine>,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+    hooks: &ScanHooks<'_>,
+    plan: PlanOptions,
+) -> Result<ScanReport, ClusterError> {
+    let spill = SpilledPrints::new()?;
+    let (files, problems) = list_documents(root, hooks.extra_ignores, hooks.page_folders);
+    let reader = Reader::new(
+        Arc::clone(&engine),
+        config.clone(),
+        hooks.limits,
+        ListedRoot::new(root),
+        &files,
+    );
+    let mut read = read_in_plan(reader, &files, plan, hooks, &spill)?;
+    // Each file is read again (its body, once the boilerplate is known)
+    // only if it is still the one listed.
+    let listed = ListedRoot::new(root);
+    let mut gathering = Gathering::new(&listed, files.len() + problems.len());
+    for file in &files {
+        let outcome = read.remove(&file.doc).unwrap_or_else(|| {
+            Err(Skip::Recorded {
+                reason: "not read: no partition answered for it".to_owned(),
+            })
+        });
+        gathering.add(file, outcome);
+    }
+    Ok(gathering.finish(problems, &engine, config, spec, hooks, &spill)?)
+}
+
+/// Every listed file read by the plan: its prints put in `spill` as they
+/// come back, what the scan keeps of it (or why it was skipped) by
+/// document.
+fn read_in_plan(
+    reader: Reader,
+    files: &[FileEntry],
+    plan: PlanOptions,
+    hooks: &ScanHooks<'_>,
+    spill: &SpilledPrints,
+) -> Result<HashMap<DocPath, Outcome>, ClusterError> {
+    let partitions = plan.partitions.max(1);
+    let mut dealt = vec![Vec::new(); partitions];
+    let mut rest = files.iter().peekable();
+    for at in 0.. {
+        let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
+        if batch.is_empty() {
+            break;
+        }
+        dealt[at % partitions].push(read_stage::listing_batch(&batch)?);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(partitions.min(std::thread::available_parallelism().map_or(1, |n| n.get())))
+        .thread_name("doppel-plan")
+        .build()
+        .map_err(ClusterError::Runtime)?;
+    let total = files.len();
+    let total_bytes = files.iter().map(|f| f.bytes).sum();
+    let bytes_of: HashMap<&DocPath, u64> = files.iter().map(|f| (&f.doc, f.bytes)).collect();
+    runtime.block_on(async {
+        let config = SessionConfig::new()
+            .with_target_partitions(partitions)
+            .with_batch_size(plan.batch_files.max(1));
+        let context = SessionContext::new_with_config(config);
+        let listing = MemTable::try_new(read_stage::listing_schema(), dealt)?;
+        let read = ScalarUDF::from(ReadFunction::new(reader));
+        let frame = context.read_table(Arc::new(listing))?.select(vec![
+            col("path"),
+            read.call(vec![col("path")]).alias("read"),
+        ])?;
+        let mut stream = frame.execute_stream().await?;
+        let mut outcomes = HashMap::with_capacity(total);
+        let (mut done, mut bytes) = (0, 0);
+        while let Some(batch) = stream.next().await {
+            for (doc, outcome) in outcomes_of(&batch?, spill)? {
+                done += 1;
+                bytes += bytes_of.get(&doc).copied().unwrap_or(0);
+                if let Some(progress) = hooks.progress {
+                    progress(ReadProgress {
+                        done,
+                        total,
+                        bytes,
+                        total_bytes,
+                    });
+                }
+                outcomes.insert(doc, outcome);
+            }
+        }
+        Ok(outcomes)
+    })
+}
+
+/// The documents of one batch the plan answered, each read (its prints
+/// put in `spill`) or skipped.
+fn outcomes_of(
+    batch: &RecordBatch,
+    spill: &SpilledPrints,
+) -> Result<Vec<(DocPath, Outcome)>, ClusterError> {
+    let paths = batch
+        .column_by_name("path")
+        .and_then(|c| c.as_any().downcast_ref::<BinaryArray>())
+        .ok_or(ClusterError::Malformed("no path column"))?;
+    let read = batch
+        .column_by_name("read")
+        .and_then(|c| c.as_any().downcast_ref::<StructArray>())
+        .ok_or(ClusterError::Malformed("no read column"))?;
+    let binary = |name| {
+        read.column_by_name(name)
+            .and_then(|c| c.as_any().downcast_ref::<BinaryArray>())
+            .ok_or(ClusterError::Malformed("a read without its prints"))
+    };
+    let (prints, kept) = (binary("prints")?, binary("kept")?);
+    let skipped = read
+        .column_by_name("skipped")
+        .and_then(|c| c.as_any().downcast_ref::<StringArray>())
+        .ok_or(ClusterError::Malformed("a read without its reason"))?;
+    (0..batch.num_rows())
+        .map(|row| {
+            let doc = DocPath::from_bytes(paths.value(row));
+            if skipped.is_valid(row) {
+                let reason = skipped.value(row).to_owned();
+                return Ok((doc, Err(Skip::Recorded { reason })));
+            }
+            if !(prints.is_valid(row) && kept.is_valid(row)) {
+                return Err(ClusterError::Malformed("a read without its prints"));
+            }
+            spill.put_record(&doc, prints.value(row))?;
+            let outcome = postcard::from_bytes::<Kept>(kept.value(row)).map_err(|source| {
+                ClusterError::Decode {
+                    doc: doc.clone(),
+                    source,
+                }
+            })?;
+            Ok((doc, Ok(outcome)))
+        })
+        .collect()
+}

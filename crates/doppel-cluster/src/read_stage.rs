@@ -1,0 +1,229 @@
+//! The read stage: reading and fingerprinting a document as a DataFusion
+//! scalar function, `doppel_read(path)`, over the listing's table of
+//! document paths (raw bytes, a document's id from its path, never from
+//! its place or arrival). Each call reads its batch as a one-shot scan
+//! reads a chunk (`doppel_index::reading::read_all`: the small files on
+//! the rayon pool, big ones one at a time) through
+//! `doppel_index::scan::read_listed`, the same function `doppel scan`
+//! calls, and answers a struct per document: its prints in the spill's
+//! record form, what the scan keeps of it, or why it was skipped.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, StringBuilder};
+use datafusion::arrow::array::{RecordBatch, StructArray};
+use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
+use datafusion::common::{exec_err, DataFusionError, Result};
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
+};
+
+use doppel_core::doc::DocPath;
+use doppel_core::engine::Engine;
+use doppel_index::collection::{FileEntry, ListedRoot};
+use doppel_index::reading::{read_all, ReadLimits};
+use doppel_index::scan::{read_listed, Kept};
+use doppel_index::spill;
+use doppel_pairing::library::LibraryConfig;
+
+/// The function's name in plans.
+pub const NAME: &str = "doppel_read";
+
+/// The listing's table: one column, each document's path as raw bytes.
+pub fn listing_schema() -> SchemaRef {
+    Arc::new(Schema::new(vec![Field::new(
+        "path",
+        DataType::Binary,
+        false,
+    )]))
+}
+
+/// The listing's `files` as batches of that table.
+pub fn listing_batch(files: &[&FileEntry]) -> Result<RecordBatch> {
+    let paths = BinaryArray::from_iter_values(files.iter().map(|f| f.doc.as_bytes()));
+    Ok(RecordBatch::try_new(
+        listing_schema(),
+        vec![Arc::new(paths)],
+    )?)
+}
+
+/// The struct each document is read to: `prints` (the spill's record of
+/// its fingerprints) and `kept` (postcard of [`Kept`]) when it was read,
+/// else `skipped` (why, in the words reports print).
+pub fn read_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("prints", DataType::Binary, true),
+        Field::new("kept", DataType::Binary, true),
+        Field::new("skipped", DataType::Utf8, true),
+    ])
+}
+
+/// What reading needs, shared by every call: the engine and settings of
+/// the scan, and the listed files by document.
+pub struct Reader {
+    engine: Arc<Engine>,
+    config: LibraryConfig,
+    limits: ReadLimits,
+    listed: ListedRoot,
+    files: HashMap<DocPath, FileEntry>,
+}
+
+impl Reader {
+    /// Reading the `files` listed beneath `listed` with `engine` (its
+    /// reference term weights) under `config` and `limits`.
+    pub fn new(
+        engine: Arc<Engine>,
+        config: LibraryConfig,
+        limits: ReadLimits,
+        listed: ListedRoot,
+        files: &[FileEntry],
+    ) -> Self {
+        Self {
+            engine,
+            config,
+            limits,
+            listed,
+            files: files.iter().map(|f| (f.doc.clone(), f.clone())).collect(),
+        }
+    }
+
+    /// One document read (`Ok`: its prints' record and its [`Kept`],
+    /// encoded) or why not.
+    fn read(&self, file: Option<&FileEntry>) -> Result<std::result::Result<Read, String>> {
+        let Some(file) = file else {
+            return Ok(Err("not in the listing".to_owned()));
+        };
+        let engine = &self.engine;
+        let weights = engine.reference_weights();
+        match read_listed(
+            &self.listed,
+            file,
+            engine,
+            weights,
+            &self.config,
+            &self.limits,
+        ) {
+            Ok(read) => {
+                let prints = spill::encode(&read.printed.fingerprints)
+                    .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                let kept = postcard::to_allocvec(&Kept::of(read))
+                    .map_err(|e| DataFusionError::External(Box::new(e)))?;
+                Ok(Ok(Read { prints, kept }))
+            }
+            Err(skip) => Ok(Err(skip.to_string())),
+        }
+    }
+}
+
+/// A document read, encoded to travel.
+struct Read {
+    prints: Vec<u8>,
+    kept: Vec<u8>,
+}
+
+/// `doppel_read(path)` as DataFusion calls it.
+pub struct ReadFunction {
+    reader: Arc<Reader>,
+    signature: Signature,
+}
+
+impl ReadFunction {
+    /// The function reading with `reader`.
+    pub fn new(reader: Reader) -> Self {
+        Self {
+            reader: Arc::new(reader),
+            signature: Signature::exact(vec![DataType::Binary], Volatility::Volatile),
+        }
+    }
+}
+
+impl std::fmt::Debug for ReadFunction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadFunction")
+            .field("files", &self.reader.files.len())
+            .finish()
+    }
+}
+
+// DataFusion compares functions to dedupe expressions: two are the same
+// when they read with the same reader.
+impl PartialEq for ReadFunction {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.reader, &other.reader)
+    }
+}
+
+impl Eq for ReadFunction {}
+
+impl Hash for ReadFunction {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        NAME.hash(state);
+    }
+}
+
+impl ScalarUDFImpl for ReadFunction {
+    fn name(&self) -> &str {
+        NAME
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
+        Ok(DataType::Struct(read_fields()))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let [ColumnarValue::Array(paths)] = args.args.as_slice() else {
+            return exec_err!("{NAME} reads a column of paths");
+        };
+        let Some(paths) = paths.as_any().downcast_ref::<BinaryArray>() else {
+            return exec_err!("{NAME} reads binary paths");
+        };
+        let reader = &self.reader;
+        let files: Vec<Option<&FileEntry>> = (0..paths.len())
+            .map(|row| {
+                let doc = DocPath::from_bytes(paths.value(row));
+                paths
+                    .is_valid(row)
+                    .then(|| reader.files.get(&doc))
+                    .flatten()
+            })
+            .collect();
+        let results = read_all(
+            files,
+            |file| file.map_or(0, |f| f.bytes),
+            &reader.limits,
+            |file| reader.read(file),
+        );
+        let (mut prints, mut kept) = (BinaryBuilder::new(), BinaryBuilder::new());
+        let mut skipped = StringBuilder::new();
+        for result in results {
+            match result? {
+                Ok(read) => {
+                    prints.append_value(&read.prints);
+                    kept.append_value(&read.kept);
+                    skipped.append_null();
+                }
+                Err(why) => {
+                    prints.append_null();
+                    kept.append_null();
+                    skipped.append_value(why);
+                }
+            }
+        }
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(prints.finish()),
+            Arc::new(kept.finish()),
+            Arc::new(skipped.finish()),
+        ];
+        Ok(ColumnarValue::Array(Arc::new(StructArray::try_new(
+            read_fields(),
+            columns,
+            None,
+        )?)))
+    }
+}

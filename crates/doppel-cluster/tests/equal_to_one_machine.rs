@@ -1,0 +1,118 @@
+//! `doppel cluster scan` must give exactly what one machine gives: for the
+//! same folder and settings, the scan run as DataFusion plans reports the
+//! same documents (skips and their reasons), pairs with every score,
+//! relations, boilerplate and clusters as `doppel scan --no-index`, byte
+//! for byte in the JSON and text reports, whatever the partitions (1, 2,
+//! 7) and however small the batches (many batches, dealt out of order).
+//! The folders: the generated small library (planted copies, parts,
+//! abridgements, translations, OCR, licences to learn as boilerplate) and
+//! the sample corpus (PDF, EPUB, ALTO, an empty file to skip).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use doppel_cluster::local::scan_local;
+use doppel_cluster::PlanOptions;
+use doppel_core::engine::Engine;
+use doppel_eval::library::{make_library, LibraryOptions};
+use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
+use doppel_pairing::cluster::ClusterSpec;
+use doppel_pairing::library::LibraryConfig;
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The small generated library, written under `dir`.
+fn small_library(dir: &Path) -> PathBuf {
+    let out = dir.join("library");
+    let corpus = repository().join("tests/data/corpus");
+    make_library(&corpus, &LibraryOptions::default())
+        .unwrap()
+        .write(&out)
+        .unwrap();
+    out
+}
+
+/// Both reports a script or a reader sees of `report`.
+fn reports(report: &ScanReport, root: &Path, engine: &Engine) -> (String, String) {
+    (
+        doppel_report::json(report, root, engine.config()).unwrap(),
+        doppel_report::text(report, root),
+    )
+}
+
+/// The one-machine scan of `root`.
+fn one_machine(root: &Path, engine: &Engine) -> ScanReport {
+    let spec = ClusterSpec::from_engine(engine);
+    scan_folder_with(
+        root,
+        engine,
+        engine.reference_weights(),
+        LibraryConfig::default(),
+        spec,
+        &ScanHooks::default(),
+    )
+    .unwrap()
+}
+
+/// The scan of `root` as DataFusion plans cut as `plan`.
+fn in_plans(root: &Path, engine: &Arc<Engine>, plan: PlanOptions) -> ScanReport {
+    let spec = ClusterSpec::from_engine(engine);
+    scan_local(
+        root,
+        Arc::clone(engine),
+        LibraryConfig::default(),
+        spec,
+        &ScanHooks::default(),
+        plan,
+    )
+    .unwrap()
+}
+
+/// `root` scanned on 1, 2 and 7 partitions, in batches of `batch_files`,
+/// reports what one machine reports.
+fn equal_on_every_cut(root: &Path, batch_files: usize) -> ScanReport {
+    let engine = Arc::new(Engine::default());
+    let expected = one_machine(root, &engine);
+    let (json, text) = reports(&expected, root, &engine);
+    assert!(
+        !expected.pairs().is_empty() && !expected.clusters.is_empty(),
+        "the folder has duplicates to find"
+    );
+    for partitions in [1, 2, 7] {
+        let plan = PlanOptions {
+            partitions,
+            batch_files,
+        };
+        let got = in_plans(root, &engine, plan);
+        let (got_json, got_text) = reports(&got, root, &engine);
+        assert!(
+            got_json == json,
+            "JSON differs on {partitions} partitions, batches of {batch_files}"
+        );
+        assert_eq!(got_text, text, "{partitions} partitions");
+    }
+    expected
+}
+
+#[test]
+fn the_generated_library_gives_one_machines_report_on_any_partitions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = small_library(tmp.path());
+    let report = equal_on_every_cut(&root, 3);
+    assert!(
+        !report.boilerplate.passages.is_empty(),
+        "the library's licences are learned as boilerplate, and equal"
+    );
+}
+
+#[test]
+fn the_sample_corpus_gives_one_machines_report_skips_and_formats_included() {
+    let root = repository().join("sample-corpus");
+    let report = equal_on_every_cut(&root, 2);
+    assert!(
+        report.docs.iter().any(|d| d.skipped.is_some()),
+        "the sample corpus has a file to skip (its empty one)"
+    );
+}

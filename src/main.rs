@@ -174,27 +174,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Index { command }) => cli::index::index_command(&load()?, command),
         #[cfg(feature = "cluster")]
-        Some(Command::Cluster {
-            command:
-                cli::args::ClusterCommand::Scan {
-                    dir,
-                    local: _,
-                    partitions,
-                    batch_files,
-                    out,
-                    format,
-                    relations,
-                    options,
-                },
-        }) => {
-            let plan = cli::cluster::PlanArgs {
-                partitions,
-                batch_files,
-                out: out.as_deref(),
-            };
-            let config = load_with(&options)?;
-            cli::cluster::scan(&config, &dir, format, &relations, &options, plan)
-        }
+        Some(Command::Cluster { command }) => cli::cluster::run(command, &load_with),
         Some(Command::MakeLibrary {
             out,
             size,

@@ -598,13 +598,18 @@ pub enum ClusterCommand {
     /// Scan a folder as DataFusion plans and print the report `scan
     /// --no-index` prints (the same bytes), optionally writing it as
     /// Parquet (documents, pairs with every score, clusters).
+    #[command(group(clap::ArgGroup::new("runner").required(true).args(["local", "scheduler"])))]
     Scan {
-        /// Folder to scan.
+        /// Folder to scan (with --scheduler, at the same path on every
+        /// executor's machine).
         dir: PathBuf,
-        /// Run the plans in this process (a Ballista scheduler and its
-        /// executors are not built yet: this is the only way).
-        #[arg(long, required = true)]
+        /// Run the plans in this process.
+        #[arg(long)]
         local: bool,
+        /// Run the plans on the executors of the `doppel cluster
+        /// scheduler` at HOST:PORT.
+        #[arg(long, value_name = "HOST:PORT")]
+        scheduler: Option<String>,
         /// Partitions the folder's listing is dealt to (default: one per
         /// core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -626,6 +631,28 @@ pub enum ClusterCommand {
         relations: Vec<RelationKind>,
         #[command(flatten)]
         options: ScanOptions,
+    },
+    /// Run a Ballista scheduler that plans `cluster scan`s, until stopped.
+    Scheduler {
+        /// Address to listen on.
+        #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:50050")]
+        bind: std::net::SocketAddr,
+    },
+    /// Run a Ballista executor that reads for a scheduler, until stopped.
+    Executor {
+        /// The scheduler's address.
+        #[arg(long, value_name = "HOST:PORT")]
+        scheduler: String,
+        /// Address its data service listens on (its task service on
+        /// --grpc-port).
+        #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:50051")]
+        bind: std::net::SocketAddr,
+        /// Port of its task service (default: the --bind port plus one).
+        #[arg(long, value_name = "PORT")]
+        grpc_port: Option<u16>,
+        /// Tasks it runs at once (default: one per core).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        tasks: Option<u32>,
     },
 }
 

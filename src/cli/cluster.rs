@@ -1,36 +1,42 @@
-//! `doppel cluster scan DIR --local`: the one-shot scan run as Apache
-//! DataFusion plans (doppel-cluster), printed as `doppel scan --no-index`
-//! prints it (the same bytes) and, with `--out`, written as Parquet.
+//! `doppel cluster`: `scan DIR --local` or `--scheduler HOST:PORT`, the
+//! one-shot scan run as Apache DataFusion plans (doppel-cluster), here or
+//! on a Ballista cluster's executors, printed as `doppel scan --no-index`
+//! prints it (the same bytes) and, with `--out`, written as Parquet; and
+//! `scheduler` and `executor`, the cluster's two processes.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
-use doppel_cluster::{local::scan_local, parquet_out, PlanOptions};
+use doppel_cluster::scan::{scan_in_plans, Runner};
+use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions};
+use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_core::engine::RelationKind;
 use doppel_index::config::Config;
 
-use super::args::{Format, ScanOptions};
+use super::args::{ClusterCommand, Format, ScanOptions};
 use super::progress::progress_bar;
 use super::scan::{print, scan_setup, with_one_shot_hooks};
 use super::settings::open_folder;
 
 /// How `cluster scan` was asked to cut its plans and where its Parquet
 /// goes.
-pub struct PlanArgs<'a> {
+struct PlanArgs<'a> {
+    /// The scheduler's `host:port` (`None`: `--local`).
+    scheduler: Option<&'a str>,
     /// Partitions (`None`: one per core).
-    pub partitions: Option<u32>,
+    partitions: Option<u32>,
     /// Documents in a batch at most.
-    pub batch_files: u32,
+    batch_files: u32,
     /// The folder for the Parquet tables.
-    pub out: Option<&'a Path>,
+    out: Option<&'a Path>,
 }
 
 /// Scan `dir` under `config` as DataFusion plans cut as `plan`, print the
 /// report in `format` (pairs only of `relations` when any are named), and
 /// write the Parquet tables when asked.
-pub fn scan(
+fn scan(
     config: &Config,
     dir: &Path,
     format: Format,
@@ -62,13 +68,16 @@ pub fn scan(
     };
     let bar = progress_bar("listing");
     let report = with_one_shot_hooks(config, &root, &engine, &library_config, &bar, |hooks| {
-        scan_local(
+        let runner = plan.scheduler.map_or(Runner::Local, Runner::Scheduler);
+        let engine = Arc::clone(&engine);
+        scan_in_plans(
             &root,
-            Arc::clone(&engine),
+            engine,
             library_config.clone(),
             spec,
             hooks,
             cut,
+            runner,
         )
     })??;
     bar.finish_and_clear();
@@ -76,4 +85,61 @@ pub fn scan(
         parquet_out::write(&report, out)?;
     }
     print(report, &root, format, relations, config)
+}
+
+/// Run `doppel cluster`'s `command`, a scan's settings loaded by
+/// `settings` from its options.
+pub fn run(
+    command: ClusterCommand,
+    settings: &dyn Fn(&ScanOptions) -> Result<Config>,
+) -> Result<()> {
+    match command {
+        ClusterCommand::Scan {
+            dir,
+            local: _,
+            scheduler,
+            partitions,
+            batch_files,
+            out,
+            format,
+            relations,
+            options,
+        } => {
+            let plan = PlanArgs {
+                scheduler: scheduler.as_deref(),
+                partitions,
+                batch_files,
+                out: out.as_deref(),
+            };
+            scan(
+                &settings(&options)?,
+                &dir,
+                format,
+                &relations,
+                &options,
+                plan,
+            )
+        }
+        ClusterCommand::Scheduler { bind } => Ok(run_scheduler(bind)?),
+        ClusterCommand::Executor {
+            scheduler,
+            bind,
+            grpc_port,
+            tasks,
+        } => {
+            let Some((host, port)) = scheduler.rsplit_once(':') else {
+                bail!("--scheduler takes HOST:PORT");
+            };
+            let Ok(port) = port.parse::<u16>() else {
+                bail!("--scheduler takes HOST:PORT, the port a number");
+            };
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            Ok(run_executor(ExecutorOptions {
+                scheduler: (host.to_owned(), port),
+                bind,
+                grpc_port: grpc_port.unwrap_or(bind.port().saturating_add(1)),
+                concurrent_tasks: tasks.map_or(cores, |n| n as usize),
+            })?)
+        }
+    }
 }

@@ -7,18 +7,22 @@
 //! `doppel_index::scan`'s own [`doppel_index::scan::Gathering`], fed in
 //! the listing's order whatever order the partitions finish in; so the
 //! report equals `doppel scan --no-index`'s byte for byte, on any number
-//! of partitions and any batch size (tests/equal_to_one_machine.rs).
+//! of partitions and any batch size (tests/equal_to_one_machine.rs, tests/ballista.rs).
 //! There is one implementation of every algorithm: the plans call the
 //! engine's code.
 //!
-//! [`local::scan_local`] runs the plans in this process; [`parquet_out`]
-//! writes the result (documents, pairs with every score, clusters) as
-//! Parquet. The engine crates below never see DataFusion or tokio; this
+//! [`scan::scan_in_plans`] runs the plans in this process or on the
+//! executors of an Apache DataFusion Ballista scheduler ([`remote`]; the
+//! scheduler and executor processes are [`serve`]'s, `doppel cluster
+//! scheduler` and `doppel cluster executor`); [`parquet_out`] writes the
+//! result (documents, pairs with every score, clusters) as Parquet. The engine crates below never see DataFusion or tokio; this
 //! crate sits beside the report, under the binary's `cluster` feature.
 
-pub mod local;
 pub mod parquet_out;
 pub mod read_stage;
+pub mod remote;
+pub mod scan;
+pub mod serve;
 
 use doppel_core::doc::DocPath;
 use doppel_index::spill::SpillError;
@@ -65,6 +69,13 @@ pub enum ClusterError {
     /// A row came back without its document or its outcome.
     #[error("a partition sent back a malformed row: {0}")]
     Malformed(&'static str),
+    /// The Ballista scheduler did not answer (its address is not said:
+    /// it is the cluster's, not for logs).
+    #[error("the scheduler cannot be reached (is `doppel cluster scheduler` running there?)")]
+    Unreachable,
+    /// A scheduler or executor process failed.
+    #[error("the cluster process failed: {0}")]
+    Serve(#[from] ballista_core::error::BallistaError),
     /// The runtime the plans run on could not be started.
     #[error("cannot start the plans' runtime: {0}")]
     Runtime(#[source] std::io::Error),

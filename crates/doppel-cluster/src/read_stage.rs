@@ -1,7 +1,9 @@
 //! The read stage: reading and fingerprinting a document as a DataFusion
-//! scalar function, `doppel_read(path)`, over the listing's table of
+//! scalar function, `doppel_read(path, job)`, over the listing's table of
 //! document paths (raw bytes, a document's id from its path, never from
-//! its place or arrival). Each call reads its batch as a one-shot scan
+//! its place or arrival). `job` is the scan's [`Job`] (folder, settings),
+//! a literal the plan carries to wherever it runs; each process makes its
+//! [`Reader`] of a job once. Each call reads its batch as a one-shot scan
 //! reads a chunk (`doppel_index::reading::read_all`: the small files on
 //! the rayon pool, big ones one at a time) through
 //! `doppel_index::scan::read_listed`, the same function `doppel scan`
@@ -10,19 +12,20 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, StringBuilder};
 use datafusion::arrow::array::{RecordBatch, StructArray};
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
-use datafusion::common::{exec_err, DataFusionError, Result};
+use datafusion::common::{exec_err, DataFusionError, Result, ScalarValue};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
 use doppel_core::doc::DocPath;
-use doppel_core::engine::Engine;
-use doppel_index::collection::{FileEntry, ListedRoot};
+use doppel_core::engine::{Engine, EngineConfig};
+use doppel_index::collection::{list_documents, FileEntry, ListedRoot, PageFolders};
 use doppel_index::reading::{read_all, ReadLimits};
 use doppel_index::scan::{read_listed, Kept};
 use doppel_index::spill;
@@ -60,6 +63,38 @@ pub fn read_fields() -> Fields {
     ])
 }
 
+/// What a scan's reading needs wherever it runs: the folder (as every
+/// process running the plan sees it: a shared file system's path) and
+/// the settings the scan runs with.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Job {
+    /// The folder scanned.
+    pub root: PathBuf,
+    /// How documents are fingerprinted (with the engine's reference term
+    /// weights).
+    pub engine: EngineConfig,
+    /// The library's settings (what is sampled for the learner).
+    pub library: LibraryConfig,
+    /// How big files are read.
+    pub limits: ReadLimits,
+    /// The ignore globs besides the built-in ones.
+    pub extra_ignores: Vec<String>,
+    /// Which folders are read as books.
+    pub page_folders: PageFolders,
+}
+
+impl Job {
+    /// The job as the plan carries it.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("a job is plain data")
+    }
+
+    /// The literal `doppel_read`'s second argument is.
+    pub fn literal(&self) -> ScalarValue {
+        ScalarValue::Binary(Some(self.to_bytes()))
+    }
+}
+
 /// What reading needs, shared by every call: the engine and settings of
 /// the scan, and the listed files by document.
 pub struct Reader {
@@ -71,6 +106,19 @@ pub struct Reader {
 }
 
 impl Reader {
+    /// The reader of `job`, its folder listed here (a process that did
+    /// not list it: an executor).
+    pub fn of_job(job: &Job) -> Self {
+        let (files, _problems) = list_documents(&job.root, &job.extra_ignores, job.page_folders);
+        Self::new(
+            Arc::new(Engine::new(job.engine.clone())),
+            job.library.clone(),
+            job.limits,
+            ListedRoot::new(&job.root),
+            &files,
+        )
+    }
+
     /// Reading the `files` listed beneath `listed` with `engine` (its
     /// reference term weights) under `config` and `limits`.
     pub fn new(
@@ -123,35 +171,69 @@ struct Read {
     kept: Vec<u8>,
 }
 
-/// `doppel_read(path)` as DataFusion calls it.
+/// `doppel_read(path, job)` as DataFusion calls it: the same function in
+/// the process that plans (registered by name) and in every one that runs
+/// the plan, each keeping the readers of the jobs it met.
 pub struct ReadFunction {
-    reader: Arc<Reader>,
+    readers: Mutex<HashMap<Vec<u8>, Arc<Reader>>>,
     signature: Signature,
 }
 
-impl ReadFunction {
-    /// The function reading with `reader`.
-    pub fn new(reader: Reader) -> Self {
+impl Default for ReadFunction {
+    fn default() -> Self {
         Self {
-            reader: Arc::new(reader),
-            signature: Signature::exact(vec![DataType::Binary], Volatility::Volatile),
+            readers: Mutex::new(HashMap::new()),
+            signature: Signature::exact(
+                vec![DataType::Binary, DataType::Binary],
+                Volatility::Volatile,
+            ),
         }
+    }
+}
+
+impl ReadFunction {
+    /// The function, reading `job` with `reader` (made of the listing
+    /// this process already has) rather than listing its folder again.
+    pub fn with_reader(job: &Job, reader: Reader) -> Self {
+        let function = Self::default();
+        function.lock().insert(job.to_bytes(), Arc::new(reader));
+        function
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<u8>, Arc<Reader>>> {
+        // A reader is whole once inserted: a panic elsewhere left it so.
+        self.readers.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The reader of the job encoded as `job`, made on first use.
+    fn reader(&self, job: &[u8]) -> Result<Arc<Reader>> {
+        if let Some(reader) = self.lock().get(job) {
+            return Ok(Arc::clone(reader));
+        }
+        let decoded: Job =
+            serde_json::from_slice(job).map_err(|e| DataFusionError::External(Box::new(e)))?;
+        // Listed outside the lock; two partitions meeting a new job at
+        // once list it twice, and keep one.
+        let reader = Arc::new(Reader::of_job(&decoded));
+        Ok(Arc::clone(
+            self.lock().entry(job.to_vec()).or_insert(reader),
+        ))
     }
 }
 
 impl std::fmt::Debug for ReadFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadFunction")
-            .field("files", &self.reader.files.len())
+            .field("jobs", &self.lock().len())
             .finish()
     }
 }
 
-// DataFusion compares functions to dedupe expressions: two are the same
-// when they read with the same reader.
+// DataFusion compares functions to dedupe expressions: every instance
+// computes the same function of its arguments.
 impl PartialEq for ReadFunction {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.reader, &other.reader)
+    fn eq(&self, _other: &Self) -> bool {
+        true
     }
 }
 
@@ -177,13 +259,15 @@ impl ScalarUDFImpl for ReadFunction {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [ColumnarValue::Array(paths)] = args.args.as_slice() else {
-            return exec_err!("{NAME} reads a column of paths");
+        let [ColumnarValue::Array(paths), ColumnarValue::Scalar(ScalarValue::Binary(Some(job)))] =
+            args.args.as_slice()
+        else {
+            return exec_err!("{NAME} reads a column of paths and its job");
         };
         let Some(paths) = paths.as_any().downcast_ref::<BinaryArray>() else {
             return exec_err!("{NAME} reads binary paths");
         };
-        let reader = &self.reader;
+        let reader = self.reader(job)?;
         let files: Vec<Option<&FileEntry>> = (0..paths.len())
             .map(|row| {
                 let doc = DocPath::from_bytes(paths.value(row));

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use doppel_cluster::local::scan_local;
+use doppel_cluster::scan::scan_local;
 use doppel_cluster::PlanOptions;
 use doppel_core::engine::Engine;
 use doppel_eval::library::{make_library, LibraryOptions};

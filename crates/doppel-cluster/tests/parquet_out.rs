@@ -10,7 +10,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, Float64Array, RecordBatch, StringArray, UInt32Array};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use doppel_cluster::local::scan_local;
+use doppel_cluster::scan::scan_local;
 use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::Engine;

@@ -77,7 +77,7 @@ impl ReadSettings {
 }
 
 /// How files are read, in bytes ([`ReadSettings::limits`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadLimits {
     /// Files larger than this are big: read one at a time, under the budget.
     pub big_file_bytes: u64,

@@ -1,7 +1,9 @@
-//! The scan's plans run in this process on DataFusion (`doppel cluster
-//! scan --local`): the listing dealt in batches to the partitions, the
-//! read stage mapped over it, and what comes back gathered in the
-//! listing's order into `doppel_index::scan`'s own finish.
+//! The scan's plans, run in this process on DataFusion (`doppel cluster
+//! scan --local`: the listing dealt in batches to the partitions) or on a
+//! Ballista scheduler's executors (`--scheduler`: the listing sent with
+//! the plan, spread over the partitions by a hash of each path); the read
+//! stage mapped over it, and what comes back gathered in the listing's
+//! order into `doppel_index::scan`'s own finish, here.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -10,8 +12,8 @@ use std::sync::Arc;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::array::{Array, BinaryArray, StringArray, StructArray};
 use datafusion::catalog::MemTable;
-use datafusion::logical_expr::{col, ScalarUDF};
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::logical_expr::{col, lit, ScalarUDF};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures::StreamExt;
 
 use doppel_core::doc::DocPath;
@@ -24,26 +26,45 @@ use doppel_index::spill::SpilledPrints;
 use doppel_pairing::cluster::ClusterSpec;
 use doppel_pairing::library::LibraryConfig;
 
-use crate::read_stage::{self, ReadFunction, Reader};
+use crate::read_stage::{self, Job, ReadFunction, Reader};
 use crate::{ClusterError, PlanOptions};
 
 /// A document as the plan answered it: read (what the scan keeps of it)
 /// or skipped.
 type Outcome = Result<Kept, Skip>;
 
+/// Where a scan's plans run.
+#[derive(Debug, Clone, Copy)]
+pub enum Runner<'a> {
+    /// In this process, on DataFusion.
+    Local,
+    /// On the executors of the Ballista scheduler at this `host:port`
+    /// (they must see the folder at the same path).
+    Scheduler(&'a str),
+}
+
 /// Scan `root` as `doppel_index::scan::scan_folder_with` does, with
 /// `engine`'s reference term weights, reading in DataFusion plans cut as
-/// `plan` says: the same report.
-pub fn scan_local(
+/// `plan` says, run by `runner`: the same report.
+pub fn scan_in_plans(
     root: &Path,
     engine: Arc<Engine>,
     config: LibraryConfig,
     spec: ClusterSpec,
     hooks: &ScanHooks<'_>,
     plan: PlanOptions,
+    runner: Runner<'_>,
 ) -> Result<ScanReport, ClusterError> {
     let spill = SpilledPrints::new()?;
     let (files, problems) = list_documents(root, hooks.extra_ignores, hooks.page_folders);
+    let job = Job {
+        root: root.to_path_buf(),
+        engine: engine.config().clone(),
+        library: config.clone(),
+        limits: hooks.limits,
+        extra_ignores: hooks.extra_ignores.to_vec(),
+        page_folders: hooks.page_folders,
+    };
     let reader = Reader::new(
         Arc::clone(&engine),
         config.clone(),
@@ -51,7 +72,7 @@ pub fn scan_local(
         ListedRoot::new(root),
         &files,
     );
-    let mut read = read_in_plan(reader, &files, plan, hooks, &spill)?;
+    let mut read = read_in_plan(reader, &job, &files, plan, runner, hooks, &spill)?;
     // Each file is read again (its body, once the boilerplate is known)
     // only if it is still the one listed.
     let listed = ListedRoot::new(root);
@@ -67,28 +88,35 @@ pub fn scan_local(
     Ok(gathering.finish(problems, &engine, config, spec, hooks, &spill)?)
 }
 
+/// [`scan_in_plans`] in this process.
+pub fn scan_local(
+    root: &Path,
+    engine: Arc<Engine>,
+    config: LibraryConfig,
+    spec: ClusterSpec,
+    hooks: &ScanHooks<'_>,
+    plan: PlanOptions,
+) -> Result<ScanReport, ClusterError> {
+    scan_in_plans(root, engine, config, spec, hooks, plan, Runner::Local)
+}
+
 /// Every listed file read by the plan: its prints put in `spill` as they
 /// come back, what the scan keeps of it (or why it was skipped) by
-/// document.
+/// document. Here `reader` (this process's listing) reads; executors
+/// make their own of `job`.
 fn read_in_plan(
     reader: Reader,
+    job: &Job,
     files: &[FileEntry],
     plan: PlanOptions,
+    runner: Runner<'_>,
     hooks: &ScanHooks<'_>,
     spill: &SpilledPrints,
 ) -> Result<HashMap<DocPath, Outcome>, ClusterError> {
     let partitions = plan.partitions.max(1);
-    let mut dealt = vec![Vec::new(); partitions];
-    let mut rest = files.iter().peekable();
-    for at in 0.. {
-        let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
-        if batch.is_empty() {
-            break;
-        }
-        dealt[at % partitions].push(read_stage::listing_batch(&batch)?);
-    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(partitions.min(std::thread::available_parallelism().map_or(1, |n| n.get())))
+        .enable_all()
         .thread_name("doppel-plan")
         .build()
         .map_err(ClusterError::Runtime)?;
@@ -99,13 +127,20 @@ fn read_in_plan(
         let config = SessionConfig::new()
             .with_target_partitions(partitions)
             .with_batch_size(plan.batch_files.max(1));
-        let context = SessionContext::new_with_config(config);
-        let listing = MemTable::try_new(read_stage::listing_schema(), dealt)?;
-        let read = ScalarUDF::from(ReadFunction::new(reader));
-        let frame = context.read_table(Arc::new(listing))?.select(vec![
-            col("path"),
-            read.call(vec![col("path")]).alias("read"),
-        ])?;
+        let (listing, read) = match runner {
+            Runner::Local => {
+                let context = SessionContext::new_with_config(config);
+                let listing = local_listing(&context, files, plan)?;
+                (listing, ReadFunction::with_reader(job, reader))
+            }
+            Runner::Scheduler(address) => {
+                let context = crate::remote::context(address, config).await?;
+                let listing = crate::remote::listing(&context, files, partitions)?;
+                (listing, ReadFunction::default())
+            }
+        };
+        let call = ScalarUDF::from(read).call(vec![col("path"), lit(job.literal())]);
+        let frame = listing.select(vec![col("path"), call.alias("read")])?;
         let mut stream = frame.execute_stream().await?;
         let mut outcomes = HashMap::with_capacity(total);
         let (mut done, mut bytes) = (0, 0);
@@ -126,6 +161,28 @@ fn read_in_plan(
         }
         Ok(outcomes)
     })
+}
+
+/// The listing as a table of this process's memory: dealt in batches
+/// (a one-shot scan's chunks, at most `plan.batch_files`) to the
+/// partitions in turn.
+fn local_listing(
+    context: &SessionContext,
+    files: &[FileEntry],
+    plan: PlanOptions,
+) -> Result<DataFrame, ClusterError> {
+    let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
+    let mut rest = files.iter().peekable();
+    for at in 0.. {
+        let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
+        if batch.is_empty() {
+            break;
+        }
+        let partitions = dealt.len();
+        dealt[at % partitions].push(read_stage::listing_batch(&batch)?);
+    }
+    let listing = MemTable::try_new(read_stage::listing_schema(), dealt)?;
+    Ok(context.read_table(Arc::new(listing))?)
 }
 
 /// The documents of one batch the plan answered, each read (its prints

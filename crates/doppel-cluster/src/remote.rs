@@ -1,0 +1,51 @@
+//! The client side of a Ballista cluster: a session on the scheduler at
+//! `host:port` that knows `doppel_read`, and the listing sent with the
+//! plan (a table of values, spread over the partitions by a hash of each
+//! document's path, so every executor reads its share).
+
+use std::sync::Arc;
+
+use ballista::prelude::{SessionConfigExt, SessionContextExt};
+use datafusion::common::ScalarValue;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::logical_expr::{col, lit, Expr, LogicalPlanBuilder, Partitioning, ScalarUDF};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+
+use doppel_index::collection::FileEntry;
+
+use crate::read_stage::ReadFunction;
+use crate::ClusterError;
+
+/// A session on the scheduler at `address` (`host:port`), with `config`'s
+/// partitions and batch size.
+pub async fn context(address: &str, config: SessionConfig) -> Result<SessionContext, ClusterError> {
+    let config = SessionConfig::new_with_ballista()
+        .with_target_partitions(config.target_partitions())
+        .with_batch_size(config.batch_size());
+    let state = SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(config)
+        .with_scalar_functions(vec![Arc::new(ScalarUDF::from(ReadFunction::default()))])
+        .build();
+    SessionContext::remote_with_state(&format!("df://{address}"), state)
+        .await
+        .map_err(|_| ClusterError::Unreachable)
+}
+
+/// The listing's paths as the plan's own values, hashed by path over
+/// `partitions`.
+pub fn listing(
+    context: &SessionContext,
+    files: &[FileEntry],
+    partitions: usize,
+) -> Result<DataFrame, ClusterError> {
+    let rows: Vec<Vec<Expr>> = files
+        .iter()
+        .map(|f| vec![lit(ScalarValue::Binary(Some(f.doc.as_bytes().to_vec())))])
+        .collect();
+    let plan = LogicalPlanBuilder::values(rows)?
+        .project(vec![col("column1").alias("path")])?
+        .repartition(Partitioning::Hash(vec![col("path")], partitions))?
+        .build()?;
+    Ok(DataFrame::new(context.state(), plan))
+}

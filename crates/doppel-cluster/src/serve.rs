@@ -1,0 +1,93 @@
+//! The two processes of a Ballista cluster that runs doppel's plans, both
+//! the `doppel` binary: the scheduler (`doppel cluster scheduler`), which
+//! plans each scan, and executors (`doppel cluster executor`), which run
+//! its tasks. Both know `doppel_read` (the read stage), so a plan that
+//! names it is planned and run with doppel's own reading code. Each runs
+//! until it is stopped.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use ballista_core::registry::BallistaFunctionRegistry;
+use ballista_core::utils::default_session_builder;
+use ballista_executor::executor_process::{start_executor_process, ExecutorProcessConfig};
+use ballista_scheduler::cluster::BallistaCluster;
+use ballista_scheduler::config::SchedulerConfig;
+use ballista_scheduler::scheduler_process::start_server;
+use datafusion::execution::FunctionRegistry;
+use datafusion::logical_expr::ScalarUDF;
+
+use crate::read_stage::{ReadFunction, NAME};
+use crate::ClusterError;
+
+/// `doppel_read`, as a process registers it.
+fn read_function() -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::from(ReadFunction::default()))
+}
+
+/// A runtime for a server process.
+fn runtime() -> Result<tokio::runtime::Runtime, ClusterError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("doppel-cluster")
+        .build()
+        .map_err(ClusterError::Runtime)
+}
+
+/// Run a scheduler listening on `bind` until the process is stopped.
+pub fn run_scheduler(bind: SocketAddr) -> Result<(), ClusterError> {
+    let config = SchedulerConfig {
+        bind_host: bind.ip().to_string(),
+        bind_port: bind.port(),
+        external_host: bind.ip().to_string(),
+        ..SchedulerConfig::default()
+    }
+    .with_override_session_builder(Arc::new(|config| {
+        let mut state = default_session_builder(config)?;
+        state.register_udf(read_function())?;
+        Ok(state)
+    }));
+    runtime()?.block_on(async {
+        let cluster = BallistaCluster::new_from_config(&config).await?;
+        start_server(cluster, bind, Arc::new(config)).await
+    })?;
+    Ok(())
+}
+
+/// Where an executor listens and whom it serves.
+#[derive(Debug, Clone)]
+pub struct ExecutorOptions {
+    /// The scheduler's host and port.
+    pub scheduler: (String, u16),
+    /// Where the executor's Arrow Flight service (results and shuffles)
+    /// listens; its gRPC service listens on `grpc_port`.
+    pub bind: SocketAddr,
+    /// The executor's gRPC port.
+    pub grpc_port: u16,
+    /// Tasks it runs at once.
+    pub concurrent_tasks: usize,
+}
+
+/// Run an executor serving the scheduler of `options` until the process
+/// is stopped.
+pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
+    let mut functions = BallistaFunctionRegistry::default();
+    functions
+        .scalar_functions
+        .insert(NAME.to_owned(), read_function());
+    let host = options.bind.ip().to_string();
+    let config = ExecutorProcessConfig {
+        bind_host: host.clone(),
+        external_host: Some(host),
+        port: options.bind.port(),
+        grpc_port: options.grpc_port,
+        scheduler_host: options.scheduler.0,
+        scheduler_port: options.scheduler.1,
+        vcores: options.concurrent_tasks.max(1),
+        print_thread_info: false,
+        override_function_registry: Some(Arc::new(functions)),
+        ..ExecutorProcessConfig::default()
+    };
+    runtime()?.block_on(start_executor_process(Arc::new(config)))?;
+    Ok(())
+}

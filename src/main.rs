@@ -191,10 +191,9 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Scan {
             dir,
-            format,
-            relations,
+            report,
             options,
-        }) => cli::scan::scan(&load_with(&options)?, &dir, format, &relations, &options),
+        }) => cli::scan::scan(&load_with(&options)?, &dir, &report, &options),
         Some(Command::Boilerplate {
             dir,
             format,

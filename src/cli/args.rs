@@ -61,6 +61,18 @@ impl From<Mode> for ClusterMode {
     }
 }
 
+/// What a scan prints: its format, and the pairs of which relations.
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Print only pairs of these relations (comma-separated:
+    /// duplicate, contains, related; clusters are not filtered).
+    #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
+    pub relations: Vec<RelationKind>,
+}
+
 /// How a scan judges and groups pairs (each overrides the config file).
 #[derive(clap::Args)]
 pub struct ScanOptions {
@@ -277,13 +289,8 @@ pub enum Command {
     Scan {
         /// Folder to scan.
         dir: PathBuf,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Print only pairs of these relations (comma-separated:
-        /// duplicate, contains, related; clusters are not filtered).
-        #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
-        relations: Vec<RelationKind>,
+        #[command(flatten)]
+        report: ReportArgs,
         #[command(flatten)]
         options: ScanOptions,
     },
@@ -622,13 +629,8 @@ pub enum ClusterCommand {
         /// in this folder (made if missing; outside DIR).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        /// Print only pairs of these relations (comma-separated:
-        /// duplicate, contains, related; clusters are not filtered).
-        #[arg(long = "relation", value_delimiter = ',', value_name = "RELATIONS")]
-        relations: Vec<RelationKind>,
+        #[command(flatten)]
+        report: ReportArgs,
         #[command(flatten)]
         options: ScanOptions,
     },

@@ -12,10 +12,9 @@ use anyhow::{bail, Result};
 use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions};
 use doppel_cluster::{parquet_out, PlanOptions};
-use doppel_core::engine::RelationKind;
 use doppel_index::config::Config;
 
-use super::args::{ClusterCommand, Format, ScanOptions};
+use super::args::{ClusterCommand, ReportArgs, ScanOptions};
 use super::progress::progress_bar;
 use super::scan::{print, scan_setup, with_one_shot_hooks};
 use super::settings::open_folder;
@@ -33,14 +32,13 @@ struct PlanArgs<'a> {
     out: Option<&'a Path>,
 }
 
-/// Scan `dir` under `config` as DataFusion plans cut as `plan`, print the
-/// report in `format` (pairs only of `relations` when any are named), and
-/// write the Parquet tables when asked.
+/// Scan `dir` under `config` as DataFusion plans cut and run as `plan`
+/// says, print the report as `printed` asks, and write the Parquet
+/// tables when asked.
 fn scan(
     config: &Config,
     dir: &Path,
-    format: Format,
-    relations: &[RelationKind],
+    printed: &ReportArgs,
     options: &ScanOptions,
     plan: PlanArgs<'_>,
 ) -> Result<()> {
@@ -84,7 +82,7 @@ fn scan(
     if let Some(out) = plan.out {
         parquet_out::write(&report, out)?;
     }
-    print(report, &root, format, relations, config)
+    print(report, &root, printed, config)
 }
 
 /// Run `doppel cluster`'s `command`, a scan's settings loaded by
@@ -101,8 +99,7 @@ pub fn run(
             partitions,
             batch_files,
             out,
-            format,
-            relations,
+            report,
             options,
         } => {
             let plan = PlanArgs {
@@ -111,14 +108,7 @@ pub fn run(
                 batch_files,
                 out: out.as_deref(),
             };
-            scan(
-                &settings(&options)?,
-                &dir,
-                format,
-                &relations,
-                &options,
-                plan,
-            )
+            scan(&settings(&options)?, &dir, &report, &options, plan)
         }
         ClusterCommand::Scheduler { bind } => Ok(run_scheduler(bind)?),
         ClusterCommand::Executor {

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 use doppel_index::config::Config;
 
-use super::args::{Format, ScanOptions};
+use super::args::{Format, ReportArgs, ScanOptions};
 use super::scan::scan;
 #[cfg(feature = "tui")]
 use super::settings::{open_folder, worker_config};
@@ -45,5 +45,9 @@ pub fn review(
         };
         return Ok(doppel_tui::run_with(worker, &initial, &options)?);
     }
-    scan(config, dir, Format::Text, &[], options)
+    let printed = ReportArgs {
+        format: Format::Text,
+        relations: Vec::new(),
+    };
+    scan(config, dir, &printed, options)
 }

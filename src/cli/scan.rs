@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use doppel_core::engine::{Engine, RelationKind};
+use doppel_core::engine::Engine;
 
 use doppel_index::boilerplate::user::UserBoilerplate;
 use doppel_index::boilerplate::PassageSummary;
@@ -19,38 +19,36 @@ use doppel_pairing::cluster::ClusterSpec;
 use doppel_pairing::library::LibraryConfig;
 use indicatif::ProgressBar;
 
-use super::args::{Format, ListFormat, ScanOptions};
+use super::args::{Format, ListFormat, ReportArgs, ScanOptions};
 use super::progress::{progress_bar, show_progress};
 use super::settings::{index_address, open_folder, settings};
 
-/// Scan `dir` under `config` and print the report in `format`, its pairs
-/// only of `relations` when any are named.
+/// Scan `dir` under `config` and print the report as `printed` asks.
 pub fn scan(
     config: &Config,
     dir: &Path,
-    format: Format,
-    relations: &[RelationKind],
+    printed: &ReportArgs,
     options: &ScanOptions,
 ) -> Result<()> {
     let root = open_folder(dir)?;
     let report = scan_report(config, &root, options)?;
-    print(report, &root, format, relations, config)
+    print(report, &root, printed, config)
 }
 
-/// Print `report` of `root` in `format`, its pairs only of `relations`
-/// when any are named: what `scan` and `cluster scan` print.
+/// Print `report` of `root` as `printed` asks (its format, its pairs only
+/// of the relations named, if any): what `scan` and `cluster scan` print.
 pub fn print(
     mut report: ScanReport,
     root: &Path,
-    format: Format,
-    relations: &[RelationKind],
+    printed: &ReportArgs,
     config: &Config,
 ) -> Result<()> {
+    let relations = &printed.relations;
     report.only_relations = (!relations.is_empty()).then(|| relations.to_vec());
     // JSON and CSV are written as they are made: a report of millions of
     // pairs is not held whole in memory first.
     let stdout = std::io::stdout().lock();
-    match format {
+    match printed.format {
         Format::Text => {
             let mut stdout = stdout;
             stdout.write_all(doppel_report::text(&report, root).as_bytes())?;

@@ -34,6 +34,9 @@ use doppel_pairing::library::LibraryConfig;
 /// The function's name in plans.
 pub const NAME: &str = "doppel_read";
 
+/// The jobs whose readers (their folder's listing) a process keeps.
+const JOBS_KEPT: usize = 4;
+
 /// The listing's table: one column, each document's path as raw bytes.
 pub fn listing_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![Field::new(
@@ -215,9 +218,12 @@ impl ReadFunction {
         // Listed outside the lock; two partitions meeting a new job at
         // once list it twice, and keep one.
         let reader = Arc::new(Reader::of_job(&decoded));
-        Ok(Arc::clone(
-            self.lock().entry(job.to_vec()).or_insert(reader),
-        ))
+        let mut readers = self.lock();
+        // An executor serves job after job: the listings of old ones go.
+        if readers.len() >= JOBS_KEPT && !readers.contains_key(job) {
+            readers.clear();
+        }
+        Ok(Arc::clone(readers.entry(job.to_vec()).or_insert(reader)))
     }
 }
 

@@ -88,18 +88,6 @@ pub fn scan_in_plans(
     Ok(gathering.finish(problems, &engine, config, spec, hooks, &spill)?)
 }
 
-/// [`scan_in_plans`] in this process.
-pub fn scan_local(
-    root: &Path,
-    engine: Arc<Engine>,
-    config: LibraryConfig,
-    spec: ClusterSpec,
-    hooks: &ScanHooks<'_>,
-    plan: PlanOptions,
-) -> Result<ScanReport, ClusterError> {
-    scan_in_plans(root, engine, config, spec, hooks, plan, Runner::Local)
-}
-
 /// Every listed file read by the plan: its prints put in `spill` as they
 /// come back, what the scan keeps of it (or why it was skipped) by
 /// document. Here `reader` (this process's listing) reads; executors

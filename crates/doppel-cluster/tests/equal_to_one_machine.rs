@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use doppel_cluster::scan::scan_local;
+use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::PlanOptions;
 use doppel_core::engine::Engine;
 use doppel_eval::library::{make_library, LibraryOptions};
@@ -59,13 +59,14 @@ fn one_machine(root: &Path, engine: &Engine) -> ScanReport {
 /// The scan of `root` as DataFusion plans cut as `plan`.
 fn in_plans(root: &Path, engine: &Arc<Engine>, plan: PlanOptions) -> ScanReport {
     let spec = ClusterSpec::from_engine(engine);
-    scan_local(
+    scan_in_plans(
         root,
         Arc::clone(engine),
         LibraryConfig::default(),
         spec,
         &ScanHooks::default(),
         plan,
+        Runner::Local,
     )
     .unwrap()
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, Float64Array, RecordBatch, StringArray, UInt32Array};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
-use doppel_cluster::scan::scan_local;
+use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::Engine;
@@ -40,7 +40,7 @@ fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Vec<Option<&'a str>> {
 fn the_parquet_tables_hold_the_reports_documents_pairs_and_clusters() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample-corpus");
     let engine = Arc::new(Engine::default());
-    let report = scan_local(
+    let report = scan_in_plans(
         &root,
         Arc::clone(&engine),
         LibraryConfig::default(),
@@ -50,6 +50,7 @@ fn the_parquet_tables_hold_the_reports_documents_pairs_and_clusters() {
             partitions: 2,
             batch_files: 4,
         },
+        Runner::Local,
     )
     .unwrap();
     let out = tempfile::tempdir().unwrap();

@@ -248,15 +248,26 @@ impl ScanReport {
         let boilerplate = index.boilerplate_report()?;
         let changed: Vec<DocPath> = changed.into_iter().collect();
         let library = index.into_library_without(&changed)?;
+        Ok(Self::clustered(docs, library, spec, boilerplate))
+    }
+
+    /// The report of `docs` and `library` (its boilerplate learned as
+    /// `boilerplate`), clustered under `spec`.
+    fn clustered(
+        docs: Vec<ScannedDoc>,
+        library: Library,
+        spec: ClusterSpec,
+        boilerplate: BoilerplateReport,
+    ) -> Self {
         let clusters = library.clusters(&spec);
-        Ok(Self {
+        Self {
             docs,
             library,
             spec,
             clusters,
             boilerplate,
             only_relations: None,
-        })
+        }
     }
 }
 
@@ -558,15 +569,7 @@ impl<'a> Gathering<'a> {
         for (doc, facts) in keeper_facts {
             library.set_facts(&doc, facts);
         }
-        let clusters = library.clusters(&spec);
-        Ok(ScanReport {
-            docs,
-            library,
-            spec,
-            clusters,
-            boilerplate,
-            only_relations: None,
-        })
+        Ok(ScanReport::clustered(docs, library, spec, boilerplate))
     }
 }
 

@@ -65,13 +65,16 @@ pub fn scan_in_plans(
         extra_ignores: hooks.extra_ignores.to_vec(),
         page_folders: hooks.page_folders,
     };
-    let reader = Reader::new(
-        Arc::clone(&engine),
-        config.clone(),
-        hooks.limits,
-        ListedRoot::new(root),
-        &files,
-    );
+    // Only a local plan reads with this process's listing.
+    let reader = || {
+        Reader::new(
+            Arc::clone(&engine),
+            config.clone(),
+            hooks.limits,
+            ListedRoot::new(root),
+            &files,
+        )
+    };
     let mut read = read_in_plan(reader, &job, &files, plan, runner, hooks, &spill)?;
     // Each file is read again (its body, once the boilerplate is known)
     // only if it is still the one listed.
@@ -90,10 +93,10 @@ pub fn scan_in_plans(
 
 /// Every listed file read by the plan: its prints put in `spill` as they
 /// come back, what the scan keeps of it (or why it was skipped) by
-/// document. Here `reader` (this process's listing) reads; executors
-/// make their own of `job`.
+/// document. Locally `reader` makes the reader (this process's listing);
+/// executors make their own of `job`.
 fn read_in_plan(
-    reader: Reader,
+    reader: impl FnOnce() -> Reader,
     job: &Job,
     files: &[FileEntry],
     plan: PlanOptions,
@@ -119,7 +122,7 @@ fn read_in_plan(
             Runner::Local => {
                 let context = SessionContext::new_with_config(config);
                 let listing = local_listing(&context, files, plan)?;
-                (listing, ReadFunction::with_reader(job, reader))
+                (listing, ReadFunction::with_reader(job, reader()))
             }
             Runner::Scheduler(address) => {
                 let context = crate::remote::context(address, config).await?;

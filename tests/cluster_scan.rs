@@ -101,12 +101,18 @@ fn free_port() -> u16 {
 /// Start `doppel cluster ARGS` and wait (at most a minute) until it
 /// listens on `port`.
 fn serve(args: &[&str], port: u16) -> Server {
+    serve_logged(args, port, std::process::Stdio::null())
+}
+
+/// `serve`, its log (doppel_cluster's, at info) written to `log`.
+fn serve_logged(args: &[&str], port: u16, log: std::process::Stdio) -> Server {
     let mut server = Server(
         doppel()
             .arg("cluster")
             .args(args)
+            .env("DOPPEL_LOG", "doppel_cluster=info")
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(log)
             .spawn()
             .unwrap(),
     );
@@ -119,6 +125,40 @@ fn serve(args: &[&str], port: u16) -> Server {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     server
+}
+
+/// An executor of the scheduler at `scheduler` that reads beneath
+/// `allow`, one task at a time, beating every second, its log written to
+/// `log`.
+fn executor(scheduler: &str, allow: &std::path::Path, log: std::process::Stdio) -> Server {
+    let (port, grpc) = (free_port(), free_port());
+    let bind = format!("127.0.0.1:{port}");
+    let grpc = grpc.to_string();
+    let allow = allow.to_str().unwrap();
+    let args = ["executor", "--scheduler", scheduler, "--bind", &bind];
+    let rest = ["--grpc-port", &grpc, "--tasks", "1", "--heartbeat", "1"];
+    serve_logged(
+        &[&args[..], &rest[..], &["--allow", allow]].concat(),
+        port,
+        log,
+    )
+}
+
+/// `cluster scan --scheduler` of `folder` on four partitions, in JSON.
+fn scan_on(scheduler: &str, folder: &std::path::Path) -> std::process::Command {
+    let mut command = doppel();
+    command
+        .args(["cluster", "scan", "--scheduler", scheduler])
+        .args([
+            "--partitions",
+            "4",
+            "--batch-files",
+            "2",
+            "--format",
+            "json",
+        ])
+        .arg(folder);
+    command
 }
 
 /// The standard output of `command`, which must succeed within `limit`
@@ -163,16 +203,7 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
     let scheduler = format!("127.0.0.1:{scheduler_port}");
     let _scheduler = serve(&["scheduler", "--bind", &scheduler], scheduler_port);
     let _executors: Vec<Server> = (0..2)
-        .map(|_| {
-            let (port, grpc) = (free_port(), free_port());
-            let bind = format!("127.0.0.1:{port}");
-            let grpc = grpc.to_string();
-            let args = ["executor", "--scheduler", &scheduler, "--bind", &bind];
-            serve(
-                &[&args[..], &["--grpc-port", &grpc, "--tasks", "1"]].concat(),
-                port,
-            )
-        })
+        .map(|_| executor(&scheduler, &fx.folder, std::process::Stdio::null()))
         .collect();
     let one_machine = stdout_of(
         doppel()
@@ -180,17 +211,7 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
             .arg(&fx.folder),
     );
     let plans = stdout_within(
-        doppel()
-            .args(["cluster", "scan", "--scheduler", &scheduler])
-            .args([
-                "--partitions",
-                "4",
-                "--batch-files",
-                "2",
-                "--format",
-                "json",
-            ])
-            .arg(&fx.folder),
+        &mut scan_on(&scheduler, &fx.folder),
         std::time::Duration::from_secs(300),
     );
     assert!(
@@ -198,4 +219,78 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
         "on the cluster:\n{}",
         String::from_utf8_lossy(&plans)
     );
+}
+
+/// The fault a cluster must survive: an executor killed while it reads.
+/// It is the only executor when the scan starts (so it is given the
+/// reading); killed as it starts a batch, it stops beating, the scheduler
+/// takes it for lost and runs its tasks on an executor started after the
+/// kill, and the report is still one machine's.
+#[test]
+fn an_executor_killed_while_reading_changes_nothing() {
+    use std::io::BufRead;
+    let fx = fixture();
+    let one_machine = stdout_of(
+        doppel()
+            .args(["scan", "--no-index", "--format", "json"])
+            .arg(&fx.folder),
+    );
+    let scheduler_port = free_port();
+    let scheduler = format!("127.0.0.1:{scheduler_port}");
+    let bind = ["scheduler", "--bind", &scheduler];
+    let _scheduler = serve(
+        &[&bind[..], &["--executor-timeout", "3"]].concat(),
+        scheduler_port,
+    );
+    let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
+
+    // Its log says when it starts reading a batch.
+    let log = doomed.0.stderr.take().unwrap();
+    let (reading, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(log).lines() {
+            if line.is_ok_and(|l| l.contains("reading a batch")) {
+                let _ = reading.send(());
+                return;
+            }
+        }
+    });
+    let mut command = scan_on(&scheduler, &fx.folder);
+    let scan = std::thread::spawn(move || {
+        stdout_within(&mut command, std::time::Duration::from_secs(300))
+    });
+    read.recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the only executor reads");
+    doomed.0.kill().unwrap();
+    assert!(!scan.is_finished(), "the scan waits for the lost reading");
+    let _survivor = executor(&scheduler, &fx.folder, std::process::Stdio::null());
+    let plans = scan.join().unwrap();
+    assert!(
+        plans == one_machine,
+        "with an executor lost:\n{}",
+        String::from_utf8_lossy(&plans)
+    );
+}
+
+/// An executor reads only beneath its `--allow` folders: a scan naming
+/// another fails with that reason, and it reads nothing there.
+#[test]
+fn an_executor_refuses_a_folder_it_was_not_allowed() {
+    let fx = fixture();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let scheduler_port = free_port();
+    let scheduler = format!("127.0.0.1:{scheduler_port}");
+    let _scheduler = serve(&["scheduler", "--bind", &scheduler], scheduler_port);
+    let mut executor = executor(&scheduler, elsewhere.path(), std::process::Stdio::piped());
+    let out = scan_on(&scheduler, &fx.folder).output().unwrap();
+    assert!(
+        !out.status.success(),
+        "the scan of a folder not allowed fails"
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("only beneath its --allow folders"), "{said}");
+    executor.0.kill().unwrap();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut executor.0.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(!log.contains("reading a batch"), "it read nothing:\n{log}");
 }

@@ -639,6 +639,12 @@ pub enum ClusterCommand {
         /// Address to listen on.
         #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:50050")]
         bind: std::net::SocketAddr,
+        /// Seconds without an executor's heartbeat before its tasks are
+        /// run again on the others (longer than the executors'
+        /// --heartbeat).
+        #[arg(long, value_name = "SECS", default_value_t = 180,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        executor_timeout: u64,
     },
     /// Run a Ballista executor that reads for a scheduler, until stopped.
     Executor {
@@ -655,6 +661,15 @@ pub enum ClusterCommand {
         /// Tasks it runs at once (default: one per core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
         tasks: Option<u32>,
+        /// A folder scans may name for it to read, and what is beneath
+        /// it (repeat for more); it refuses any other a client names.
+        #[arg(long, value_name = "DIR", required = true)]
+        allow: Vec<PathBuf>,
+        /// Seconds between its heartbeats to the scheduler (shorter than
+        /// the scheduler's --executor-timeout).
+        #[arg(long, value_name = "SECS", default_value_t = 60,
+              value_parser = clap::value_parser!(u64).range(1..))]
+        heartbeat: u64,
     },
 }
 

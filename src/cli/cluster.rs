@@ -7,10 +7,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use doppel_cluster::scan::{scan_in_plans, Runner};
-use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions};
+use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions, SchedulerOptions};
 use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_index::config::Config;
 
@@ -110,12 +110,20 @@ pub fn run(
             };
             scan(&settings(&options)?, &dir, &report, &options, plan)
         }
-        ClusterCommand::Scheduler { bind } => Ok(run_scheduler(bind)?),
+        ClusterCommand::Scheduler {
+            bind,
+            executor_timeout,
+        } => Ok(run_scheduler(SchedulerOptions {
+            bind,
+            executor_timeout_secs: executor_timeout,
+        })?),
         ClusterCommand::Executor {
             scheduler,
             bind,
             grpc_port,
             tasks,
+            heartbeat,
+            allow,
         } => {
             let Some((host, port)) = scheduler.rsplit_once(':') else {
                 bail!("--scheduler takes HOST:PORT");
@@ -123,12 +131,21 @@ pub fn run(
             let Ok(port) = port.parse::<u16>() else {
                 bail!("--scheduler takes HOST:PORT, the port a number");
             };
+            let allowed = allow
+                .iter()
+                .map(|dir| {
+                    std::fs::canonicalize(dir)
+                        .with_context(|| format!("--allow {}: no such folder", dir.display()))
+                })
+                .collect::<Result<Vec<_>>>()?;
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             Ok(run_executor(ExecutorOptions {
                 scheduler: (host.to_owned(), port),
                 bind,
                 grpc_port: grpc_port.unwrap_or(bind.port().saturating_add(1)),
                 concurrent_tasks: tasks.map_or(cores, |n| n as usize),
+                heartbeat_secs: heartbeat,
+                allowed,
             })?)
         }
     }

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::{Array, ArrayRef, BinaryArray, BinaryBuilder, StringBuilder};
@@ -174,27 +174,58 @@ struct Read {
     kept: Vec<u8>,
 }
 
+/// Which folders a process's `doppel_read` may read when a job names one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Readable {
+    /// Any: a process that reads the folder it listed itself (`--local`),
+    /// or one that only plans.
+    Any,
+    /// These folders and what is beneath them, as canonical paths (an
+    /// executor's `--allow`): a client cannot make it read elsewhere.
+    Beneath(Vec<PathBuf>),
+}
+
+impl Readable {
+    /// Whether a job may read `root` (its canonical path: a link out of
+    /// the allowed folders is outside them).
+    pub fn permits(&self, root: &Path) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Beneath(allowed) => std::fs::canonicalize(root)
+                .is_ok_and(|root| allowed.iter().any(|dir| root.starts_with(dir))),
+        }
+    }
+}
+
 /// `doppel_read(path, job)` as DataFusion calls it: the same function in
 /// the process that plans (registered by name) and in every one that runs
 /// the plan, each keeping the readers of the jobs it met.
 pub struct ReadFunction {
     readers: Mutex<HashMap<Vec<u8>, Arc<Reader>>>,
+    readable: Readable,
     signature: Signature,
 }
 
 impl Default for ReadFunction {
+    /// The function reading any folder a job names.
     fn default() -> Self {
+        Self::reading(Readable::Any)
+    }
+}
+
+impl ReadFunction {
+    /// The function reading only the folders `readable` permits.
+    pub fn reading(readable: Readable) -> Self {
         Self {
             readers: Mutex::new(HashMap::new()),
+            readable,
             signature: Signature::exact(
                 vec![DataType::Binary, DataType::Binary],
                 Volatility::Volatile,
             ),
         }
     }
-}
 
-impl ReadFunction {
     /// The function, reading `job` with `reader` (made of the listing
     /// this process already has) rather than listing its folder again.
     pub fn with_reader(job: &Job, reader: Reader) -> Self {
@@ -215,6 +246,12 @@ impl ReadFunction {
         }
         let decoded: Job =
             serde_json::from_slice(job).map_err(|e| DataFusionError::External(Box::new(e)))?;
+        if !self.readable.permits(&decoded.root) {
+            return exec_err!(
+                "this executor does not read the folder the scan names \
+                 (it reads only beneath its --allow folders)"
+            );
+        }
         // Listed outside the lock; two partitions meeting a new job at
         // once list it twice, and keep one.
         let reader = Arc::new(Reader::of_job(&decoded));
@@ -274,6 +311,8 @@ impl ScalarUDFImpl for ReadFunction {
             return exec_err!("{NAME} reads binary paths");
         };
         let reader = self.reader(job)?;
+        // An executor's log says what it reads (DOPPEL_LOG=doppel_cluster=info).
+        tracing::info!(documents = paths.len(), "reading a batch");
         let files: Vec<Option<&FileEntry>> = (0..paths.len())
             .map(|row| {
                 let doc = DocPath::from_bytes(paths.value(row));

@@ -16,12 +16,16 @@ use doppel_index::collection::FileEntry;
 use crate::read_stage::ReadFunction;
 use crate::ClusterError;
 
-/// A session on the scheduler at `address` (`host:port`), with `config`'s
-/// partitions and batch size.
-pub async fn context(address: &str, config: SessionConfig) -> Result<SessionContext, ClusterError> {
+/// A session on the scheduler at `address` (`host:port`), its plans cut
+/// in `partitions` and batches of at most `batch_files` documents.
+pub async fn context(
+    address: &str,
+    partitions: usize,
+    batch_files: usize,
+) -> Result<SessionContext, ClusterError> {
     let config = SessionConfig::new_with_ballista()
-        .with_target_partitions(config.target_partitions())
-        .with_batch_size(config.batch_size());
+        .with_target_partitions(partitions)
+        .with_batch_size(batch_files.max(1));
     let state = SessionStateBuilder::new()
         .with_default_features()
         .with_config(config)
@@ -36,7 +40,7 @@ pub async fn context(address: &str, config: SessionConfig) -> Result<SessionCont
 /// `partitions`.
 pub fn listing(
     context: &SessionContext,
-    files: &[FileEntry],
+    files: &[&FileEntry],
     partitions: usize,
 ) -> Result<DataFrame, ClusterError> {
     let rows: Vec<Vec<Expr>> = files

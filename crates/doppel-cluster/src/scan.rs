@@ -91,10 +91,18 @@ pub fn scan_in_plans(
     Ok(gathering.finish(problems, &engine, config, spec, hooks, &spill)?)
 }
 
+/// Times a cluster's plan is run again for what it did not answer (an
+/// executor lost with results the scheduler had already counted as done)
+/// before the scan gives up. A local plan that fails is not run again:
+/// nothing was lost, so it would fail the same way.
+const CLUSTER_RERUNS: usize = 2;
+
 /// Every listed file read by the plan: its prints put in `spill` as they
 /// come back, what the scan keeps of it (or why it was skipped) by
 /// document. Locally `reader` makes the reader (this process's listing);
-/// executors make their own of `job`.
+/// executors make their own of `job`. On a cluster, a plan that fails
+/// after some documents came back is run again for the others only, so
+/// each document is put in `spill` once.
 fn read_in_plan(
     reader: impl FnOnce() -> Reader,
     job: &Job,
@@ -111,47 +119,95 @@ fn read_in_plan(
         .thread_name("doppel-plan")
         .build()
         .map_err(ClusterError::Runtime)?;
-    let total = files.len();
-    let total_bytes = files.iter().map(|f| f.bytes).sum();
-    let bytes_of: HashMap<&DocPath, u64> = files.iter().map(|f| (&f.doc, f.bytes)).collect();
+    let mut answered = Answered {
+        outcomes: HashMap::with_capacity(files.len()),
+        total: files.len(),
+        total_bytes: files.iter().map(|f| f.bytes).sum(),
+        sizes: files.iter().map(|f| (&f.doc, f.bytes)).collect(),
+        bytes: 0,
+        hooks,
+        spill,
+    };
     runtime.block_on(async {
-        let config = SessionConfig::new()
-            .with_target_partitions(partitions)
-            .with_batch_size(plan.batch_files.max(1));
-        let (listing, read) = match runner {
+        let (context, read, reruns) = match runner {
             Runner::Local => {
+                let config = SessionConfig::new()
+                    .with_target_partitions(partitions)
+                    .with_batch_size(plan.batch_files.max(1));
                 let context = SessionContext::new_with_config(config);
-                let listing = local_listing(&context, files, plan)?;
-                (listing, ReadFunction::with_reader(job, reader()))
+                (context, ReadFunction::with_reader(job, reader()), 0)
             }
             Runner::Scheduler(address) => {
-                let context = crate::remote::context(address, config).await?;
-                let listing = crate::remote::listing(&context, files, partitions)?;
-                (listing, ReadFunction::default())
+                let context = crate::remote::context(address, partitions, plan.batch_files).await?;
+                (context, ReadFunction::default(), CLUSTER_RERUNS)
             }
         };
-        let call = ScalarUDF::from(read).call(vec![col("path"), lit(job.literal())]);
-        let frame = listing.select(vec![col("path"), call.alias("read")])?;
-        let mut stream = frame.execute_stream().await?;
-        let mut outcomes = HashMap::with_capacity(total);
-        let (mut done, mut bytes) = (0, 0);
-        while let Some(batch) = stream.next().await {
-            for (doc, outcome) in outcomes_of(&batch?, spill)? {
-                done += 1;
-                bytes += bytes_of.get(&doc).copied().unwrap_or(0);
-                if let Some(progress) = hooks.progress {
-                    progress(ReadProgress {
-                        done,
-                        total,
-                        bytes,
-                        total_bytes,
-                    });
-                }
-                outcomes.insert(doc, outcome);
+        let read = ScalarUDF::from(read);
+        for rerun in 0.. {
+            let unanswered: Vec<&FileEntry> = files
+                .iter()
+                .filter(|f| !answered.outcomes.contains_key(&f.doc))
+                .collect();
+            if unanswered.is_empty() {
+                break;
+            }
+            let listing = match runner {
+                Runner::Local => local_listing(&context, &unanswered, plan)?,
+                Runner::Scheduler(_) => crate::remote::listing(&context, &unanswered, partitions)?,
+            };
+            let call = read.call(vec![col("path"), lit(job.literal())]);
+            let frame = listing.select(vec![col("path"), call.alias("read")])?;
+            match answered.take_all(frame).await {
+                Ok(()) => break,
+                Err(failed) if rerun >= reruns => return Err(failed),
+                Err(failed) => tracing::warn!(
+                    error = %failed,
+                    "the plan failed; running it again for the documents it did not answer"
+                ),
             }
         }
-        Ok(outcomes)
+        Ok(answered.outcomes)
     })
+}
+
+/// What the plans have answered so far, and the progress it makes.
+struct Answered<'a> {
+    /// Each document answered: read or skipped.
+    outcomes: HashMap<DocPath, Outcome>,
+    /// Documents listed.
+    total: usize,
+    /// Their bytes.
+    total_bytes: u64,
+    /// Each document's bytes.
+    sizes: HashMap<&'a DocPath, u64>,
+    /// Bytes of the documents answered.
+    bytes: u64,
+    /// Where progress is told.
+    hooks: &'a ScanHooks<'a>,
+    /// Where the prints go.
+    spill: &'a SpilledPrints,
+}
+
+impl Answered<'_> {
+    /// Run `frame` and take every document it answers.
+    async fn take_all(&mut self, frame: DataFrame) -> Result<(), ClusterError> {
+        let mut stream = frame.execute_stream().await?;
+        while let Some(batch) = stream.next().await {
+            for (doc, outcome) in outcomes_of(&batch?, self.spill)? {
+                self.bytes += self.sizes.get(&doc).copied().unwrap_or(0);
+                self.outcomes.insert(doc, outcome);
+                if let Some(progress) = self.hooks.progress {
+                    progress(ReadProgress {
+                        done: self.outcomes.len(),
+                        total: self.total,
+                        bytes: self.bytes,
+                        total_bytes: self.total_bytes,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The listing as a table of this process's memory: dealt in batches
@@ -159,11 +215,11 @@ fn read_in_plan(
 /// partitions in turn.
 fn local_listing(
     context: &SessionContext,
-    files: &[FileEntry],
+    files: &[&FileEntry],
     plan: PlanOptions,
 ) -> Result<DataFrame, ClusterError> {
     let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
-    let mut rest = files.iter().peekable();
+    let mut rest = files.iter().copied().peekable();
     for at in 0.. {
         let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
         if batch.is_empty() {

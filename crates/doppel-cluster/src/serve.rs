@@ -6,6 +6,7 @@
 //! until it is stopped.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use ballista_core::registry::BallistaFunctionRegistry;
@@ -17,12 +18,13 @@ use ballista_scheduler::scheduler_process::start_server;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::ScalarUDF;
 
-use crate::read_stage::{ReadFunction, NAME};
+use crate::read_stage::{ReadFunction, Readable, NAME};
 use crate::ClusterError;
 
-/// `doppel_read`, as a process registers it.
-fn read_function() -> Arc<ScalarUDF> {
-    Arc::new(ScalarUDF::from(ReadFunction::default()))
+/// `doppel_read`, as a process registers it, reading what `readable`
+/// permits.
+fn read_function(readable: Readable) -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::from(ReadFunction::reading(readable)))
 }
 
 /// A runtime for a server process.
@@ -34,17 +36,38 @@ fn runtime() -> Result<tokio::runtime::Runtime, ClusterError> {
         .map_err(ClusterError::Runtime)
 }
 
-/// Run a scheduler listening on `bind` until the process is stopped.
-pub fn run_scheduler(bind: SocketAddr) -> Result<(), ClusterError> {
+/// Where a scheduler listens and when it gives up on a silent executor.
+#[derive(Debug, Clone)]
+pub struct SchedulerOptions {
+    /// Where it listens.
+    pub bind: SocketAddr,
+    /// Seconds without an executor's heartbeat after which the executor
+    /// is taken for lost and its tasks (and the shuffle output it held)
+    /// are run again elsewhere. Longer than the executors' heartbeat.
+    pub executor_timeout_secs: u64,
+}
+
+/// Run a scheduler as `options` say until the process is stopped.
+pub fn run_scheduler(options: SchedulerOptions) -> Result<(), ClusterError> {
+    let bind = options.bind;
+    let timeout = options.executor_timeout_secs.max(1);
     let config = SchedulerConfig {
         bind_host: bind.ip().to_string(),
         bind_port: bind.port(),
         external_host: bind.ip().to_string(),
+        executor_timeout_seconds: timeout,
+        // Looked for a few times within the timeout (Ballista's own ratio
+        // at its defaults: 180 s and every 15 s).
+        expire_dead_executor_interval_seconds: (timeout / 4).clamp(1, 15),
+        // With every executor lost, running jobs fail after this long
+        // instead of waiting for one to come back forever.
+        no_executors_grace_period_seconds: timeout,
         ..SchedulerConfig::default()
     }
     .with_override_session_builder(Arc::new(|config| {
         let mut state = default_session_builder(config)?;
-        state.register_udf(read_function())?;
+        // The scheduler only plans: it reads nothing.
+        state.register_udf(read_function(Readable::Any))?;
         Ok(state)
     }));
     runtime()?.block_on(async {
@@ -66,15 +89,21 @@ pub struct ExecutorOptions {
     pub grpc_port: u16,
     /// Tasks it runs at once.
     pub concurrent_tasks: usize,
+    /// Seconds between its heartbeats to the scheduler (shorter than the
+    /// scheduler's executor timeout).
+    pub heartbeat_secs: u64,
+    /// The folders a job may name for it to read (canonical paths).
+    pub allowed: Vec<PathBuf>,
 }
 
 /// Run an executor serving the scheduler of `options` until the process
 /// is stopped.
 pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
     let mut functions = BallistaFunctionRegistry::default();
-    functions
-        .scalar_functions
-        .insert(NAME.to_owned(), read_function());
+    functions.scalar_functions.insert(
+        NAME.to_owned(),
+        read_function(Readable::Beneath(options.allowed)),
+    );
     let host = options.bind.ip().to_string();
     let config = ExecutorProcessConfig {
         bind_host: host.clone(),
@@ -85,6 +114,7 @@ pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
         scheduler_port: options.scheduler.1,
         vcores: options.concurrent_tasks.max(1),
         print_thread_info: false,
+        executor_heartbeat_interval_seconds: options.heartbeat_secs.max(1),
         override_function_registry: Some(Arc::new(functions)),
         ..ExecutorProcessConfig::default()
     };

@@ -202,8 +202,13 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
     let scheduler_port = free_port();
     let scheduler = format!("127.0.0.1:{scheduler_port}");
     let _scheduler = serve(&["scheduler", "--bind", &scheduler], scheduler_port);
+    let logs = tempfile::tempdir().unwrap();
+    let log_of = |at: usize| logs.path().join(format!("executor-{at}.log"));
     let _executors: Vec<Server> = (0..2)
-        .map(|_| executor(&scheduler, &fx.folder, std::process::Stdio::null()))
+        .map(|at| {
+            let log = std::fs::File::create(log_of(at)).unwrap();
+            executor(&scheduler, &fx.folder, log.into())
+        })
         .collect();
     let one_machine = stdout_of(
         doppel()
@@ -219,6 +224,14 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
         "on the cluster:\n{}",
         String::from_utf8_lossy(&plans)
     );
+    // The reading was shared: each executor read batches.
+    for at in 0..2 {
+        let log = std::fs::read_to_string(log_of(at)).unwrap();
+        assert!(
+            log.contains("reading a batch"),
+            "executor {at} read nothing"
+        );
+    }
 }
 
 /// The fault a cluster must survive: an executor killed while it reads.

@@ -1,14 +1,14 @@
 //! The client side of a Ballista cluster: a session on the scheduler at
 //! `host:port` that knows `doppel_read`, and the listing sent with the
-//! plan (a table of values, spread over the partitions by a hash of each
-//! document's path, so every executor reads its share).
+//! plan (a table of values per partition, so every executor reads its
+//! share).
 
 use std::sync::Arc;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use datafusion::common::ScalarValue;
 use datafusion::execution::SessionStateBuilder;
-use datafusion::logical_expr::{col, lit, Expr, LogicalPlanBuilder, Partitioning, ScalarUDF};
+use datafusion::logical_expr::{col, lit, Expr, LogicalPlanBuilder, ScalarUDF};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
 use doppel_index::collection::FileEntry;
@@ -36,20 +36,32 @@ pub async fn context(
         .map_err(|_| ClusterError::Unreachable)
 }
 
-/// The listing's paths as the plan's own values, hashed by path over
-/// `partitions`.
+/// The listing's paths as the plan's own values: a table of values per
+/// partition of `dealt`, their union the listing, so each partition is a
+/// task of its own on whichever executor has room. (One table of values
+/// repartitioned by a hash of the path is not that: DataFusion plans the
+/// repartition away, and one task read everything.)
 pub fn listing(
     context: &SessionContext,
-    files: &[&FileEntry],
-    partitions: usize,
+    dealt: Vec<Vec<Vec<&FileEntry>>>,
 ) -> Result<DataFrame, ClusterError> {
-    let rows: Vec<Vec<Expr>> = files
-        .iter()
-        .map(|f| vec![lit(ScalarValue::Binary(Some(f.doc.as_bytes().to_vec())))])
-        .collect();
-    let plan = LogicalPlanBuilder::values(rows)?
-        .project(vec![col("column1").alias("path")])?
-        .repartition(Partitioning::Hash(vec![col("path")], partitions))?
+    let mut union: Option<LogicalPlanBuilder> = None;
+    for share in dealt.into_iter().filter(|share| !share.is_empty()) {
+        let rows: Vec<Vec<Expr>> = share
+            .into_iter()
+            .flatten()
+            .map(|f| vec![lit(ScalarValue::Binary(Some(f.doc.as_bytes().to_vec())))])
+            .collect();
+        let partition = LogicalPlanBuilder::values(rows)?
+            .project(vec![col("column1").alias("path")])?
+            .build()?;
+        union = Some(match union {
+            None => LogicalPlanBuilder::from(partition),
+            Some(before) => before.union(partition)?,
+        });
+    }
+    let plan = union
+        .ok_or(ClusterError::Malformed("an empty listing"))?
         .build()?;
     Ok(DataFrame::new(context.state(), plan))
 }

@@ -1,8 +1,7 @@
 //! The scan's plans, run in this process on DataFusion (`doppel cluster
-//! scan --local`: the listing dealt in batches to the partitions) or on a
-//! Ballista scheduler's executors (`--scheduler`: the listing sent with
-//! the plan, spread over the partitions by a hash of each path); the read
-//! stage mapped over it, and what comes back gathered in the listing's
+//! scan --local`) or on a Ballista scheduler's executors (`--scheduler`:
+//! the listing sent with the plan); either way the listing is dealt in
+//! batches to the partitions, the read stage mapped over it, and what comes back gathered in the listing's
 //! order into `doppel_index::scan`'s own finish, here.
 
 use std::collections::HashMap;
@@ -153,7 +152,7 @@ fn read_in_plan(
             }
             let listing = match runner {
                 Runner::Local => local_listing(&context, &unanswered, plan)?,
-                Runner::Scheduler(_) => crate::remote::listing(&context, &unanswered, partitions)?,
+                Runner::Scheduler(_) => crate::remote::listing(&context, deal(&unanswered, plan))?,
             };
             let call = read.call(vec![col("path"), lit(job.literal())]);
             let frame = listing.select(vec![col("path"), call.alias("read")])?;
@@ -210,14 +209,11 @@ impl Answered<'_> {
     }
 }
 
-/// The listing as a table of this process's memory: dealt in batches
-/// (a one-shot scan's chunks, at most `plan.batch_files`) to the
-/// partitions in turn.
-fn local_listing(
-    context: &SessionContext,
-    files: &[&FileEntry],
-    plan: PlanOptions,
-) -> Result<DataFrame, ClusterError> {
+/// The listing dealt to the partitions: cut in batches as a one-shot
+/// scan cuts its chunks (at most `plan.batch_files` documents), the
+/// batches dealt in turn, so each partition gets a like share of the
+/// bytes.
+fn deal<'f>(files: &[&'f FileEntry], plan: PlanOptions) -> Vec<Vec<Vec<&'f FileEntry>>> {
     let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
     let mut rest = files.iter().copied().peekable();
     for at in 0.. {
@@ -226,8 +222,27 @@ fn local_listing(
             break;
         }
         let partitions = dealt.len();
-        dealt[at % partitions].push(read_stage::listing_batch(&batch)?);
+        dealt[at % partitions].push(batch);
     }
+    dealt
+}
+
+/// The listing as a table of this process's memory, a partition per
+/// share [`deal`] gives.
+fn local_listing(
+    context: &SessionContext,
+    files: &[&FileEntry],
+    plan: PlanOptions,
+) -> Result<DataFrame, ClusterError> {
+    let dealt = deal(files, plan)
+        .into_iter()
+        .map(|batches| {
+            batches
+                .iter()
+                .map(|batch| read_stage::listing_batch(batch))
+                .collect()
+        })
+        .collect::<Result<_, _>>()?;
     let listing = MemTable::try_new(read_stage::listing_schema(), dealt)?;
     Ok(context.read_table(Arc::new(listing))?)
 }

@@ -144,6 +144,25 @@ fn executor(scheduler: &str, allow: &std::path::Path, log: std::process::Stdio) 
     )
 }
 
+/// `doppel scan --no-index --format json FOLDER`: one machine's report.
+fn one_machine_json(folder: &std::path::Path) -> Vec<u8> {
+    stdout_of(
+        doppel()
+            .args(["scan", "--no-index", "--format", "json"])
+            .arg(folder),
+    )
+}
+
+/// A scheduler on a free port of 127.0.0.1, started with `extra`
+/// options: its address and the process.
+fn scheduler(extra: &[&str]) -> (String, Server) {
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let args = ["scheduler", "--bind", &address];
+    let server = serve(&[&args[..], extra].concat(), port);
+    (address, server)
+}
+
 /// `cluster scan --scheduler` of `folder` on four partitions, in JSON.
 fn scan_on(scheduler: &str, folder: &std::path::Path) -> std::process::Command {
     let mut command = doppel();
@@ -199,9 +218,7 @@ fn stdout_within(command: &mut std::process::Command, limit: std::time::Duration
 #[test]
 fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
     let fx = fixture();
-    let scheduler_port = free_port();
-    let scheduler = format!("127.0.0.1:{scheduler_port}");
-    let _scheduler = serve(&["scheduler", "--bind", &scheduler], scheduler_port);
+    let (scheduler, _scheduler) = scheduler(&[]);
     let logs = tempfile::tempdir().unwrap();
     let log_of = |at: usize| logs.path().join(format!("executor-{at}.log"));
     let _executors: Vec<Server> = (0..2)
@@ -210,11 +227,7 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
             executor(&scheduler, &fx.folder, log.into())
         })
         .collect();
-    let one_machine = stdout_of(
-        doppel()
-            .args(["scan", "--no-index", "--format", "json"])
-            .arg(&fx.folder),
-    );
+    let one_machine = one_machine_json(&fx.folder);
     let plans = stdout_within(
         &mut scan_on(&scheduler, &fx.folder),
         std::time::Duration::from_secs(300),
@@ -243,18 +256,8 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
 fn an_executor_killed_while_reading_changes_nothing() {
     use std::io::BufRead;
     let fx = fixture();
-    let one_machine = stdout_of(
-        doppel()
-            .args(["scan", "--no-index", "--format", "json"])
-            .arg(&fx.folder),
-    );
-    let scheduler_port = free_port();
-    let scheduler = format!("127.0.0.1:{scheduler_port}");
-    let bind = ["scheduler", "--bind", &scheduler];
-    let _scheduler = serve(
-        &[&bind[..], &["--executor-timeout", "3"]].concat(),
-        scheduler_port,
-    );
+    let one_machine = one_machine_json(&fx.folder);
+    let (scheduler, _scheduler) = scheduler(&["--executor-timeout", "3"]);
     let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
 
     // Its log says when it starts reading a batch.
@@ -291,9 +294,7 @@ fn an_executor_killed_while_reading_changes_nothing() {
 fn an_executor_refuses_a_folder_it_was_not_allowed() {
     let fx = fixture();
     let elsewhere = tempfile::tempdir().unwrap();
-    let scheduler_port = free_port();
-    let scheduler = format!("127.0.0.1:{scheduler_port}");
-    let _scheduler = serve(&["scheduler", "--bind", &scheduler], scheduler_port);
+    let (scheduler, _scheduler) = scheduler(&[]);
     let mut executor = executor(&scheduler, elsewhere.path(), std::process::Stdio::piped());
     let out = scan_on(&scheduler, &fx.folder).output().unwrap();
     assert!(

@@ -183,6 +183,21 @@ fn scan_on(scheduler: &str, folder: &std::path::Path) -> std::process::Command {
 /// The standard output of `command`, which must succeed within `limit`
 /// (else it is killed and the test fails: a lost job must not hang CI).
 fn stdout_within(command: &mut std::process::Command, limit: std::time::Duration) -> Vec<u8> {
+    let out = output_within(command, limit);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// What `command` printed and how it ended, within `limit` (else it is
+/// killed and the test fails).
+fn output_within(
+    command: &mut std::process::Command,
+    limit: std::time::Duration,
+) -> std::process::Output {
     use std::io::Read;
     let mut child = Server(
         command
@@ -210,9 +225,30 @@ fn stdout_within(command: &mut std::process::Command, limit: std::time::Duration
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
-    let stderr = stderr.join().unwrap().unwrap();
-    assert!(status.success(), "{}", String::from_utf8_lossy(&stderr));
-    stdout.join().unwrap().unwrap()
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap().unwrap(),
+        stderr: stderr.join().unwrap().unwrap(),
+    }
+}
+
+/// A scheduler nobody answers at: the scan fails saying so, and names
+/// neither its host nor its port.
+#[test]
+fn a_scheduler_that_cannot_be_reached_is_said_without_its_address() {
+    let fx = fixture();
+    let port = free_port();
+    let out = output_within(
+        &mut scan_on(&format!("127.0.0.1:{port}"), &fx.folder),
+        std::time::Duration::from_secs(120),
+    );
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("cannot be reached"), "{said}");
+    assert!(
+        !said.contains(&port.to_string()) && !said.contains("127.0.0.1"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -296,13 +332,18 @@ fn an_executor_refuses_a_folder_it_was_not_allowed() {
     let elsewhere = tempfile::tempdir().unwrap();
     let (scheduler, _scheduler) = scheduler(&[]);
     let mut executor = executor(&scheduler, elsewhere.path(), std::process::Stdio::piped());
-    let out = scan_on(&scheduler, &fx.folder).output().unwrap();
+    let out = output_within(
+        &mut scan_on(&scheduler, &fx.folder),
+        std::time::Duration::from_secs(120),
+    );
     assert!(
         !out.status.success(),
         "the scan of a folder not allowed fails"
     );
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("only beneath its --allow folders"), "{said}");
+    // The reason alone, not Ballista's job, stage and task around it.
+    assert!(!said.contains("DataFusionError"), "{said}");
     executor.0.kill().unwrap();
     let mut log = String::new();
     std::io::Read::read_to_string(&mut executor.0.stderr.take().unwrap(), &mut log).unwrap();

@@ -19,6 +19,7 @@
 //! crate sits beside the report, under the binary's `cluster` feature.
 
 pub mod parquet_out;
+pub mod plain;
 pub mod read_stage;
 pub mod remote;
 pub mod scan;
@@ -26,6 +27,8 @@ pub mod serve;
 
 use doppel_core::doc::DocPath;
 use doppel_index::spill::SpillError;
+
+pub use plain::plain;
 
 /// How a plan is cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,9 +54,11 @@ impl Default for PlanOptions {
 /// Why a plan gave no report.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    /// DataFusion refused or failed the plan.
+    /// DataFusion refused or failed the plan: its innermost reason,
+    /// without addresses ([`plain`]), and not the error itself, which a
+    /// caller printing causes would print whole.
     #[error("the plan failed: {0}")]
-    Plan(#[from] datafusion::error::DataFusionError),
+    Plan(String),
     /// The spilled prints could not be written or read back.
     #[error(transparent)]
     Spill(#[from] SpillError),
@@ -88,4 +93,10 @@ pub enum ClusterError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+}
+
+impl From<datafusion::error::DataFusionError> for ClusterError {
+    fn from(err: datafusion::error::DataFusionError) -> Self {
+        Self::Plan(plain(&err))
+    }
 }

@@ -23,6 +23,16 @@ pub async fn context(
     partitions: usize,
     batch_files: usize,
 ) -> Result<SessionContext, ClusterError> {
+    // Ballista connects only when a plan runs, and then says the address
+    // in its error: whether anything answers there is asked first.
+    let answers = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        tokio::net::TcpStream::connect(address),
+    )
+    .await;
+    if !matches!(answers, Ok(Ok(_))) {
+        return Err(ClusterError::Unreachable);
+    }
     let config = SessionConfig::new_with_ballista()
         .with_target_partitions(partitions)
         .with_batch_size(batch_files.max(1));

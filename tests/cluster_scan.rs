@@ -163,19 +163,14 @@ fn scheduler(extra: &[&str]) -> (String, Server) {
     (address, server)
 }
 
-/// `cluster scan --scheduler` of `folder` on four partitions, in JSON.
+/// `cluster scan --scheduler` of `folder` on four partitions, in JSON,
+/// as several jobs of at most 12 documents.
 fn scan_on(scheduler: &str, folder: &std::path::Path) -> std::process::Command {
     let mut command = doppel();
     command
         .args(["cluster", "scan", "--scheduler", scheduler])
-        .args([
-            "--partitions",
-            "4",
-            "--batch-files",
-            "2",
-            "--format",
-            "json",
-        ])
+        .args(["--partitions", "4", "--batch-files", "2"])
+        .args(["--job-files", "12", "--format", "json"])
         .arg(folder);
     command
 }

@@ -625,6 +625,10 @@ pub enum ClusterCommand {
         #[arg(long, value_name = "N", default_value_t = 1024,
               value_parser = clap::value_parser!(u32).range(1..))]
         batch_files: u32,
+        /// Documents in one job on a scheduler at most (default: as many
+        /// as fit in a plan; a larger folder runs as several jobs).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        job_files: Option<u32>,
         /// Also write documents.parquet, pairs.parquet and clusters.parquet
         /// in this folder (made if missing; outside DIR).
         #[arg(long, value_name = "DIR")]

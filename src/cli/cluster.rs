@@ -28,6 +28,8 @@ struct PlanArgs<'a> {
     partitions: Option<u32>,
     /// Documents in a batch at most.
     batch_files: u32,
+    /// Documents in a job on a scheduler at most (`None`: as many as fit).
+    job_files: Option<u32>,
     /// The folder for the Parquet tables.
     out: Option<&'a Path>,
 }
@@ -63,6 +65,7 @@ fn scan(
             .partitions
             .map_or(PlanOptions::default().partitions, |n| n as usize),
         batch_files: plan.batch_files as usize,
+        job_files: plan.job_files.map_or(usize::MAX, |n| n as usize),
     };
     let bar = progress_bar("listing");
     let report = with_one_shot_hooks(config, &root, &engine, &library_config, &bar, |hooks| {
@@ -98,6 +101,7 @@ pub fn run(
             scheduler,
             partitions,
             batch_files,
+            job_files,
             out,
             report,
             options,
@@ -106,6 +110,7 @@ pub fn run(
                 scheduler: scheduler.as_deref(),
                 partitions,
                 batch_files,
+                job_files,
                 out: out.as_deref(),
             };
             scan(&settings(&options)?, &dir, &report, &options, plan)

@@ -39,14 +39,21 @@ pub struct PlanOptions {
     /// Documents in one batch of the listing at most (also at most
     /// `doppel_index::reading::CHUNK_BYTES` of them, but always one).
     pub batch_files: usize,
+    /// Documents in one job on a cluster at most. A job's plan carries
+    /// its part of the listing, so a scan of more than fit in one
+    /// (see [`scan::JOB_LISTING_BYTES`]) runs as several jobs in turn.
+    /// A local plan is one job.
+    pub job_files: usize,
 }
 
 impl Default for PlanOptions {
-    /// A partition per core, batches as a one-shot scan's chunks.
+    /// A partition per core, batches as a one-shot scan's chunks, jobs as
+    /// large as the scheduler takes.
     fn default() -> Self {
         Self {
             partitions: std::thread::available_parallelism().map_or(1, |n| n.get()),
             batch_files: doppel_index::reading::CHUNK_FILES,
+            job_files: usize::MAX,
         }
     }
 }

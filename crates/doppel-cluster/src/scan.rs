@@ -150,16 +150,27 @@ fn read_in_plan(
             if unanswered.is_empty() {
                 break;
             }
-            let listing = match runner {
-                Runner::Local => local_listing(&context, &unanswered, plan)?,
-                Runner::Scheduler(_) => crate::remote::listing(&context, deal(&unanswered, plan))?,
+            let jobs = match runner {
+                Runner::Local => vec![&unanswered[..]],
+                Runner::Scheduler(_) => jobs(&unanswered, plan.job_files),
             };
-            let call = read.call(vec![col("path"), lit(job.literal())]);
-            let frame = listing.select(vec![col("path"), call.alias("read")])?;
-            match answered.take_all(frame).await {
-                Ok(()) => break,
-                Err(failed) if rerun >= reruns => return Err(failed),
-                Err(failed) => tracing::warn!(
+            let mut failed = None;
+            for part in jobs {
+                let listing = match runner {
+                    Runner::Local => local_listing(&context, part, plan)?,
+                    Runner::Scheduler(_) => crate::remote::listing(&context, deal(part, plan))?,
+                };
+                let call = read.call(vec![col("path"), lit(job.literal())]);
+                let frame = listing.select(vec![col("path"), call.alias("read")])?;
+                if let Err(error) = answered.take_all(frame).await {
+                    failed = Some(error);
+                    break;
+                }
+            }
+            match failed {
+                None => break,
+                Some(failed) if rerun >= reruns => return Err(failed),
+                Some(failed) => tracing::warn!(
                     error = %failed,
                     "the plan failed; running it again for the documents it did not answer"
                 ),
@@ -207,6 +218,36 @@ impl Answered<'_> {
         }
         Ok(())
     }
+}
+
+/// The listing bytes one job's plan carries at most: half the 16 MiB a
+/// Ballista scheduler takes in one message, for the plan around them.
+pub const JOB_LISTING_BYTES: usize = 8 << 20;
+
+/// What a path costs in a plan besides its bytes (the literal around it).
+const LISTED_PATH_COST: usize = 32;
+
+/// `files` cut into the listings of jobs in turn: at most `most`
+/// documents each, and at most [`JOB_LISTING_BYTES`] of plan (always one
+/// document).
+fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEntry]> {
+    let mut jobs = Vec::new();
+    let mut rest = files;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let mut end = 0;
+        while end < rest.len() && end < most.max(1) {
+            bytes += rest[end].doc.as_bytes().len() + LISTED_PATH_COST;
+            if end > 0 && bytes > JOB_LISTING_BYTES {
+                break;
+            }
+            end += 1;
+        }
+        let (job, after) = rest.split_at(end);
+        jobs.push(job);
+        rest = after;
+    }
+    jobs
 }
 
 /// The listing dealt to the partitions: cut in batches as a one-shot
@@ -291,4 +332,30 @@ fn outcomes_of(
             Ok((doc, Ok(outcome)))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_index::collection::FileEntry;
+
+    fn entry(name: Vec<u8>) -> FileEntry {
+        let doc = DocPath::from_bytes(name);
+        FileEntry::file(std::path::PathBuf::from("x"), doc, Default::default())
+    }
+
+    #[test]
+    fn jobs_hold_at_most_their_documents_and_plan_bytes() {
+        let small: Vec<FileEntry> = (0..10u8).map(|i| entry(vec![b'a' + i])).collect();
+        let small: Vec<&FileEntry> = small.iter().collect();
+        let sizes: Vec<usize> = jobs(&small, 4).iter().map(|j| j.len()).collect();
+        assert_eq!(sizes, [4, 4, 2]);
+        assert_eq!(jobs(&small, usize::MAX).len(), 1);
+
+        // Paths of 5 MiB: two do not fit one plan, one always goes.
+        let long: Vec<FileEntry> = (0..3u8).map(|i| entry(vec![b'a' + i; 5 << 20])).collect();
+        let long: Vec<&FileEntry> = long.iter().collect();
+        let sizes: Vec<usize> = jobs(&long, usize::MAX).iter().map(|j| j.len()).collect();
+        assert_eq!(sizes, [1, 1, 1]);
+    }
 }

@@ -85,6 +85,7 @@ fn equal_on_every_cut(root: &Path, batch_files: usize) -> ScanReport {
         let plan = PlanOptions {
             partitions,
             batch_files,
+            ..PlanOptions::default()
         };
         let got = in_plans(root, &engine, plan);
         let (got_json, got_text) = reports(&got, root, &engine);

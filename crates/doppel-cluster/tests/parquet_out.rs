@@ -49,6 +49,7 @@ fn the_parquet_tables_hold_the_reports_documents_pairs_and_clusters() {
         PlanOptions {
             partitions: 2,
             batch_files: 4,
+            ..PlanOptions::default()
         },
         Runner::Local,
     )

@@ -7,7 +7,8 @@
 //! `doppel_index::scan`'s own [`doppel_index::scan::Gathering`], fed in
 //! the listing's order whatever order the partitions finish in; so the
 //! report equals `doppel scan --no-index`'s byte for byte, on any number
-//! of partitions and any batch size (tests/equal_to_one_machine.rs; the binary's tests/cluster_scan.rs on a real scheduler).
+//! of partitions and any batch size (tests/equal_to_one_machine.rs; the
+//! binary's tests/cluster_scan.rs on a real scheduler).
 //! There is one implementation of every algorithm: the plans call the
 //! engine's code.
 //!

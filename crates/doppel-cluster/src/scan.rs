@@ -1,7 +1,8 @@
 //! The scan's plans, run in this process on DataFusion (`doppel cluster
 //! scan --local`) or on a Ballista scheduler's executors (`--scheduler`:
-//! the listing sent with the plan); either way the listing is dealt in
-//! batches to the partitions, the read stage mapped over it, and what comes back gathered in the listing's
+//! the listing sent with the plan, as several jobs when it is large);
+//! either way the listing is dealt in batches to the partitions, the read
+//! stage mapped over it, and what comes back gathered in the listing's
 //! order into `doppel_index::scan`'s own finish, here.
 
 use std::collections::HashMap;
@@ -150,12 +151,12 @@ fn read_in_plan(
             if unanswered.is_empty() {
                 break;
             }
-            let jobs = match runner {
+            let parts = match runner {
                 Runner::Local => vec![&unanswered[..]],
                 Runner::Scheduler(_) => jobs(&unanswered, plan.job_files),
             };
             let mut failed = None;
-            for part in jobs {
+            for part in parts {
                 let listing = match runner {
                     Runner::Local => local_listing(&context, part, plan)?,
                     Runner::Scheduler(_) => crate::remote::listing(&context, deal(part, plan))?,

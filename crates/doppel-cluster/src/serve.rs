@@ -56,8 +56,8 @@ pub fn run_scheduler(options: SchedulerOptions) -> Result<(), ClusterError> {
         bind_port: bind.port(),
         external_host: bind.ip().to_string(),
         executor_timeout_seconds: timeout,
-        // Looked for a few times within the timeout (Ballista's own ratio
-        // at its defaults: 180 s and every 15 s).
+        // Looked for four times within the timeout, and at least every
+        // 15 s (Ballista's default interval).
         expire_dead_executor_interval_seconds: (timeout / 4).clamp(1, 15),
         // With every executor lost, running jobs fail after this long
         // instead of waiting for one to come back forever.

@@ -63,7 +63,7 @@ impl Default for PlanOptions {
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
     /// DataFusion refused or failed the plan: its innermost reason,
-    /// without addresses ([`plain`]), and not the error itself, which a
+    /// without addresses ([`plain()`]), and not the error itself, which a
     /// caller printing causes would print whole.
     #[error("the plan failed: {0}")]
     Plan(String),

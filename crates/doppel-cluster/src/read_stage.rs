@@ -1,9 +1,12 @@
 //! The read stage: reading and fingerprinting a document as a DataFusion
-//! scalar function, `doppel_read(path, job)`, over the listing's table of
-//! document paths (raw bytes, a document's id from its path, never from
-//! its place or arrival). `job` is the scan's [`Job`] (folder, settings),
-//! a literal the plan carries to wherever it runs; each process makes its
-//! [`Reader`] of a job once. Each call reads its batch as a one-shot scan
+//! scalar function, `doppel_read(entry, job)`, over the listing's table
+//! of documents: each one's path (raw bytes, a document's id from its
+//! path, never from its place or arrival) and its entry as listed (its
+//! identity, a book folder's pages), so no executor walks the folder and
+//! each reads a document only if it is still the one listed. `job` is the
+//! scan's [`Job`] (folder, settings), a literal the plan carries to
+//! wherever it runs; each process makes its [`Reader`] of a job once.
+//! Each call reads its batch as a one-shot scan
 //! reads a chunk (`doppel_index::reading::read_all`: the small files on
 //! the rayon pool, big ones one at a time) through
 //! `doppel_index::scan::read_listed`, the same function `doppel scan`
@@ -23,9 +26,9 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature, Volatility,
 };
 
-use doppel_core::doc::DocPath;
+use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::{Engine, EngineConfig};
-use doppel_index::collection::{list_documents, FileEntry, ListedRoot, PageFolders};
+use doppel_index::collection::{BookFolder, BookWhy, FileEntry, ListedRoot};
 use doppel_index::reading::{read_all, ReadLimits};
 use doppel_index::scan::{read_listed, Kept};
 use doppel_index::spill;
@@ -34,25 +37,76 @@ use doppel_pairing::library::LibraryConfig;
 /// The function's name in plans.
 pub const NAME: &str = "doppel_read";
 
-/// The jobs whose readers (their folder's listing) a process keeps.
+/// The jobs whose readers (an engine each) a process keeps.
 const JOBS_KEPT: usize = 4;
 
-/// The listing's table: one column, each document's path as raw bytes.
+/// The listing's table: each document's path as raw bytes, and its entry
+/// as listed ([`listed_entry`]).
 pub fn listing_schema() -> SchemaRef {
-    Arc::new(Schema::new(vec![Field::new(
-        "path",
-        DataType::Binary,
-        false,
-    )]))
+    Arc::new(Schema::new(vec![
+        Field::new("path", DataType::Binary, false),
+        Field::new("entry", DataType::Binary, false),
+    ]))
 }
 
 /// The listing's `files` as batches of that table.
 pub fn listing_batch(files: &[&FileEntry]) -> Result<RecordBatch> {
     let paths = BinaryArray::from_iter_values(files.iter().map(|f| f.doc.as_bytes()));
+    let entries = BinaryArray::from_iter_values(files.iter().map(|f| listed_entry(f)));
     Ok(RecordBatch::try_new(
         listing_schema(),
-        vec![Arc::new(paths)],
+        vec![Arc::new(paths), Arc::new(entries)],
     )?)
+}
+
+/// A listed document as the plan carries it: its path, its identity when
+/// listed, and a book folder's pages (their paths and identities).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Listed {
+    doc: Vec<u8>,
+    identity: FileIdentity,
+    book: Option<(BookWhy, Vec<ListedPage>)>,
+}
+
+/// A book's page as the plan carries it: its path and identity.
+type ListedPage = (Vec<u8>, FileIdentity);
+
+/// `file`'s entry as the plan carries it (postcard of its path, identity
+/// and pages).
+pub fn listed_entry(file: &FileEntry) -> Vec<u8> {
+    let book = file.book.as_ref().map(|book| {
+        let pages = book.pages.iter();
+        let pages = pages.map(|p| (p.doc.as_bytes().to_vec(), p.identity));
+        (book.why, pages.collect())
+    });
+    let listed = Listed {
+        doc: file.doc.as_bytes().to_vec(),
+        identity: file.identity,
+        book,
+    };
+    postcard::to_allocvec(&listed).expect("a listed entry is plain data")
+}
+
+/// The entry `bytes` carry ([`listed_entry`]), beneath `root`; why not
+/// when they do not decode, or name a path that is not beneath it (a
+/// client's plan does not make an executor read elsewhere).
+fn entry_beneath(root: &Path, bytes: &[u8]) -> std::result::Result<FileEntry, String> {
+    let listed: Listed =
+        postcard::from_bytes(bytes).map_err(|e| format!("a malformed listing entry: {e}"))?;
+    let file = |doc: Vec<u8>, identity| {
+        let doc = DocPath::from_bytes(doc);
+        let relative = doc
+            .to_contained_path()
+            .ok_or_else(|| "not beneath the folder scanned".to_owned())?;
+        Ok(FileEntry::file(root.join(relative), doc, identity))
+    };
+    let mut entry = file(listed.doc, listed.identity)?;
+    if let Some((why, pages)) = listed.book {
+        let pages = pages.into_iter().map(|(doc, identity)| file(doc, identity));
+        let pages = pages.collect::<std::result::Result<_, String>>()?;
+        entry.book = Some(Arc::new(BookFolder { why, pages }));
+    }
+    Ok(entry)
 }
 
 /// The struct each document is read to: `prints` (the spill's record of
@@ -80,10 +134,6 @@ pub struct Job {
     pub library: LibraryConfig,
     /// How big files are read.
     pub limits: ReadLimits,
-    /// The ignore globs besides the built-in ones.
-    pub extra_ignores: Vec<String>,
-    /// Which folders are read as books.
-    pub page_folders: PageFolders,
 }
 
 impl Job {
@@ -99,58 +149,57 @@ impl Job {
 }
 
 /// What reading needs, shared by every call: the engine and settings of
-/// the scan, and the listed files by document.
+/// the scan, and its folder held open.
 pub struct Reader {
     engine: Arc<Engine>,
     config: LibraryConfig,
     limits: ReadLimits,
     listed: ListedRoot,
-    files: HashMap<DocPath, FileEntry>,
 }
 
 impl Reader {
-    /// The reader of `job`, its folder listed here (a process that did
-    /// not list it: an executor).
+    /// The reader of `job` in a process that has no engine for it yet
+    /// (an executor).
     pub fn of_job(job: &Job) -> Self {
-        let (files, _problems) = list_documents(&job.root, &job.extra_ignores, job.page_folders);
         Self::new(
             Arc::new(Engine::new(job.engine.clone())),
             job.library.clone(),
             job.limits,
             ListedRoot::new(&job.root),
-            &files,
         )
     }
 
-    /// Reading the `files` listed beneath `listed` with `engine` (its
+    /// Reading documents listed beneath `listed` with `engine` (its
     /// reference term weights) under `config` and `limits`.
     pub fn new(
         engine: Arc<Engine>,
         config: LibraryConfig,
         limits: ReadLimits,
         listed: ListedRoot,
-        files: &[FileEntry],
     ) -> Self {
         Self {
             engine,
             config,
             limits,
             listed,
-            files: files.iter().map(|f| (f.doc.clone(), f.clone())).collect(),
         }
     }
 
     /// One document read (`Ok`: its prints' record and its [`Kept`],
     /// encoded) or why not.
-    fn read(&self, file: Option<&FileEntry>) -> Result<std::result::Result<Read, String>> {
-        let Some(file) = file else {
-            return Ok(Err("not in the listing".to_owned()));
+    fn read(
+        &self,
+        file: std::result::Result<FileEntry, String>,
+    ) -> Result<std::result::Result<Read, String>> {
+        let file = match file {
+            Ok(file) => file,
+            Err(why) => return Ok(Err(why)),
         };
         let engine = &self.engine;
         let weights = engine.reference_weights();
         match read_listed(
             &self.listed,
-            file,
+            &file,
             engine,
             weights,
             &self.config,
@@ -226,8 +275,8 @@ impl ReadFunction {
         }
     }
 
-    /// The function, reading `job` with `reader` (made of the listing
-    /// this process already has) rather than listing its folder again.
+    /// The function, reading `job` with `reader` (of the engine this
+    /// process already has) rather than making one.
     pub fn with_reader(job: &Job, reader: Reader) -> Self {
         let function = Self::default();
         function.lock().insert(job.to_bytes(), Arc::new(reader));
@@ -252,11 +301,11 @@ impl ReadFunction {
                  (it reads only beneath its --allow folders)"
             );
         }
-        // Listed outside the lock; two partitions meeting a new job at
-        // once list it twice, and keep one.
+        // Made outside the lock; two partitions meeting a new job at once
+        // make two, and keep one.
         let reader = Arc::new(Reader::of_job(&decoded));
         let mut readers = self.lock();
-        // An executor serves job after job: the listings of old ones go.
+        // An executor serves job after job: the readers of old ones go.
         if readers.len() >= JOBS_KEPT && !readers.contains_key(job) {
             readers.clear();
         }
@@ -302,29 +351,27 @@ impl ScalarUDFImpl for ReadFunction {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let [ColumnarValue::Array(paths), ColumnarValue::Scalar(ScalarValue::Binary(Some(job)))] =
+        let [ColumnarValue::Array(entries), ColumnarValue::Scalar(ScalarValue::Binary(Some(job)))] =
             args.args.as_slice()
         else {
-            return exec_err!("{NAME} reads a column of paths and its job");
+            return exec_err!("{NAME} reads a column of listed entries and its job");
         };
-        let Some(paths) = paths.as_any().downcast_ref::<BinaryArray>() else {
-            return exec_err!("{NAME} reads binary paths");
+        let Some(entries) = entries.as_any().downcast_ref::<BinaryArray>() else {
+            return exec_err!("{NAME} reads binary entries");
         };
         let reader = self.reader(job)?;
         // An executor's log says what it reads (DOPPEL_LOG=doppel_cluster=info).
-        tracing::info!(documents = paths.len(), "reading a batch");
-        let files: Vec<Option<&FileEntry>> = (0..paths.len())
-            .map(|row| {
-                let doc = DocPath::from_bytes(paths.value(row));
-                paths
-                    .is_valid(row)
-                    .then(|| reader.files.get(&doc))
-                    .flatten()
+        tracing::info!(documents = entries.len(), "reading a batch");
+        let root = reader.listed.path();
+        let files: Vec<std::result::Result<FileEntry, String>> = (0..entries.len())
+            .map(|row| match entries.is_valid(row) {
+                true => entry_beneath(root, entries.value(row)),
+                false => Err("not in the listing".to_owned()),
             })
             .collect();
         let results = read_all(
             files,
-            |file| file.map_or(0, |f| f.bytes),
+            |file| file.as_ref().map_or(0, |f| f.bytes),
             &reader.limits,
             |file| reader.read(file),
         );
@@ -354,5 +401,65 @@ impl ScalarUDFImpl for ReadFunction {
             columns,
             None,
         )?)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(size: u64) -> FileIdentity {
+        FileIdentity {
+            size,
+            inode: size + 1,
+            ..FileIdentity::default()
+        }
+    }
+
+    fn listed(doc: &[u8], book: Option<(BookWhy, Vec<ListedPage>)>) -> Vec<u8> {
+        let listed = Listed {
+            doc: doc.to_vec(),
+            identity: identity(7),
+            book,
+        };
+        postcard::to_allocvec(&listed).unwrap()
+    }
+
+    #[test]
+    fn a_book_travels_with_its_pages_beneath_the_readers_folder() {
+        let pages = vec![
+            (b"emma/0001.xml".to_vec(), identity(3)),
+            (b"emma/0002.xml".to_vec(), identity(4)),
+        ];
+        let root = Path::new("/library");
+        let entry = entry_beneath(root, &listed(b"emma", Some((BookWhy::Mets, pages)))).unwrap();
+        assert_eq!(entry.path, root.join("emma"));
+        assert_eq!((entry.bytes, entry.identity), (7, identity(7)));
+        let book = entry.book.as_deref().unwrap();
+        assert_eq!(book.why, BookWhy::Mets);
+        let pages: Vec<_> = book.pages.iter().map(|p| (&p.path, p.identity)).collect();
+        assert_eq!(
+            pages,
+            [
+                (&root.join("emma/0001.xml"), identity(3)),
+                (&root.join("emma/0002.xml"), identity(4)),
+            ]
+        );
+        // What a client lists is what an executor reads.
+        let again = entry_beneath(root, &listed_entry(&entry)).unwrap();
+        assert_eq!(again.path, entry.path);
+        assert_eq!(again.book.unwrap().pages.len(), 2);
+    }
+
+    #[test]
+    fn a_plan_naming_a_path_outside_the_folder_reads_nothing() {
+        let root = Path::new("/library");
+        for doc in [&b"../etc/passwd"[..], b"/etc/passwd", b"", b"a/../../b"] {
+            let why = entry_beneath(root, &listed(doc, None)).unwrap_err();
+            assert_eq!(why, "not beneath the folder scanned", "{doc:?}");
+        }
+        let page_outside = Some((BookWhy::Marker, vec![(b"../x/1.txt".to_vec(), identity(1))]));
+        assert!(entry_beneath(root, &listed(b"book", page_outside)).is_err());
+        assert!(entry_beneath(root, b"\xff\xff\xff").is_err(), "malformed");
     }
 }

@@ -1,7 +1,7 @@
 //! The client side of a Ballista cluster: a session on the scheduler at
 //! `host:port` that knows `doppel_read`, and the listing sent with the
 //! plan (a table of values per partition, so every executor reads its
-//! share).
+//! share: each document's path and entry as listed).
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
 use doppel_index::collection::FileEntry;
 
-use crate::read_stage::ReadFunction;
+use crate::read_stage::{listed_entry, ReadFunction};
 use crate::ClusterError;
 
 /// A session on the scheduler at `address` (`host:port`), its plans cut
@@ -60,10 +60,16 @@ pub fn listing(
         let rows: Vec<Vec<Expr>> = share
             .into_iter()
             .flatten()
-            .map(|f| vec![lit(ScalarValue::Binary(Some(f.doc.as_bytes().to_vec())))])
+            .map(|f| {
+                let binary = |bytes| lit(ScalarValue::Binary(Some(bytes)));
+                vec![binary(f.doc.as_bytes().to_vec()), binary(listed_entry(f))]
+            })
             .collect();
         let partition = LogicalPlanBuilder::values(rows)?
-            .project(vec![col("column1").alias("path")])?
+            .project(vec![
+                col("column1").alias("path"),
+                col("column2").alias("entry"),
+            ])?
             .build()?;
         union = Some(match union {
             None => LogicalPlanBuilder::from(partition),

@@ -62,17 +62,14 @@ pub fn scan_in_plans(
         engine: engine.config().clone(),
         library: config.clone(),
         limits: hooks.limits,
-        extra_ignores: hooks.extra_ignores.to_vec(),
-        page_folders: hooks.page_folders,
     };
-    // Only a local plan reads with this process's listing.
+    // Only a local plan reads with this process's engine.
     let reader = || {
         Reader::new(
             Arc::clone(&engine),
             config.clone(),
             hooks.limits,
             ListedRoot::new(root),
-            &files,
         )
     };
     let mut read = read_in_plan(reader, &job, &files, plan, runner, hooks, &spill)?;
@@ -99,7 +96,7 @@ const CLUSTER_RERUNS: usize = 2;
 
 /// Every listed file read by the plan: its prints put in `spill` as they
 /// come back, what the scan keeps of it (or why it was skipped) by
-/// document. Locally `reader` makes the reader (this process's listing);
+/// document. Locally `reader` makes the reader (this process's engine);
 /// executors make their own of `job`. On a cluster, a plan that fails
 /// after some documents came back is run again for the others only, so
 /// each document is put in `spill` once.
@@ -161,7 +158,7 @@ fn read_in_plan(
                     Runner::Local => local_listing(&context, part, plan)?,
                     Runner::Scheduler(_) => crate::remote::listing(&context, deal(part, plan))?,
                 };
-                let call = read.call(vec![col("path"), lit(job.literal())]);
+                let call = read.call(vec![col("entry"), lit(job.literal())]);
                 let frame = listing.select(vec![col("path"), call.alias("read")])?;
                 if let Err(error) = answered.take_all(frame).await {
                     failed = Some(error);
@@ -225,12 +222,13 @@ impl Answered<'_> {
 /// Ballista scheduler takes in one message, for the plan around them.
 pub const JOB_LISTING_BYTES: usize = 8 << 20;
 
-/// What a path costs in a plan besides its bytes (the literal around it).
-const LISTED_PATH_COST: usize = 32;
+/// What a document costs in a plan besides its path and entry (the
+/// literals around them).
+const LISTED_COST: usize = 64;
 
 /// `files` cut into the listings of jobs in turn: at most `most`
 /// documents each, and at most [`JOB_LISTING_BYTES`] of plan (always one
-/// document).
+/// document; its path and [`read_stage::listed_entry`]).
 fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEntry]> {
     let mut jobs = Vec::new();
     let mut rest = files;
@@ -238,7 +236,8 @@ fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEnt
         let mut bytes = 0;
         let mut end = 0;
         while end < rest.len() && end < most.max(1) {
-            bytes += rest[end].doc.as_bytes().len() + LISTED_PATH_COST;
+            let file = rest[end];
+            bytes += file.doc.as_bytes().len() + read_stage::listed_entry(file).len() + LISTED_COST;
             if end > 0 && bytes > JOB_LISTING_BYTES {
                 break;
             }

@@ -6,7 +6,8 @@
 //! 7) and however small the batches (many batches, dealt out of order).
 //! The folders: the generated small library (planted copies, parts,
 //! abridgements, translations, OCR, licences to learn as boilerplate) and
-//! the sample corpus (PDF, EPUB, ALTO, an empty file to skip).
+//! the sample corpus (PDF, EPUB, ALTO, an empty file to skip) with a
+//! book as a folder of ALTO pages.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -110,11 +111,40 @@ fn the_generated_library_gives_one_machines_report_on_any_partitions() {
 }
 
 #[test]
-fn the_sample_corpus_gives_one_machines_report_skips_and_formats_included() {
-    let root = repository().join("sample-corpus");
+fn the_sample_corpus_gives_one_machines_report_skips_formats_and_books_included() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("corpus");
+    copy_tree(&repository().join("sample-corpus"), &root);
+    // A book as a folder of ALTO pages: it travels to the reader with its
+    // pages as listed.
+    copy_tree(
+        &repository().join("tests/data/formats/emma_pages"),
+        &root.join("emma_pages"),
+    );
     let report = equal_on_every_cut(&root, 2);
     assert!(
         report.docs.iter().any(|d| d.skipped.is_some()),
         "the sample corpus has a file to skip (its empty one)"
     );
+    let book = report
+        .docs
+        .iter()
+        .find(|d| d.path.as_bytes() == b"emma_pages");
+    assert!(
+        book.is_some_and(|b| b.skipped.is_none()),
+        "the folder of pages is read as one book"
+    );
+}
+
+/// The folder `from` copied into `to`, folders and all.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
 }

@@ -174,7 +174,9 @@ impl Serialize for DocPath {
 
 /// What `stat` says about a file: enough to tell, without reading it, whether
 /// it may have changed (size, mtime, ctime) or moved (inode, device).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub struct FileIdentity {
     /// Length in bytes.
     pub size: u64,

@@ -66,7 +66,7 @@ pub enum PageFolders {
 }
 
 /// Why a folder is read as a book.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BookWhy {
     /// It holds a [`BOOK_MARKER`].

@@ -1,7 +1,9 @@
 //! `doppel cluster scan DIR --local` (the `cluster` feature) prints what
 //! `doppel scan DIR --no-index` prints, byte for byte in every format,
-//! however its plans are cut; `--out` writes the three Parquet tables,
-//! never inside the folder scanned.
+//! however its plans are cut, and so does a manifest of the folder's
+//! files; `--out` writes the three Parquet tables, never inside the
+//! folder scanned. On a scheduler and executors (127.0.0.1): the same
+//! bytes, an executor killed while reading, `--allow`, no addresses.
 #![cfg(feature = "cluster")]
 
 mod common;
@@ -28,6 +30,57 @@ fn cluster_scan_prints_what_scan_without_an_index_prints() {
                 "{format} on {partitions} partitions:\n{}",
                 String::from_utf8_lossy(&plans)
             );
+        }
+    }
+}
+
+/// A manifest in the folder (hidden, so a scan of the folder does not
+/// read it) listing every file, as `find` lists them: the folder's report.
+/// A path outside the folder is listed as not read, with why.
+#[test]
+fn a_manifest_gives_its_folders_report_and_reads_nothing_outside_it() {
+    let fx = fixture();
+    let one_machine = one_machine_json(&fx.folder);
+    let mut listed = Vec::new();
+    every_file(&fx.folder, &fx.folder, &mut listed);
+    let manifest = fx.folder.join(".manifest");
+    std::fs::write(&manifest, listed.join("\n")).unwrap();
+    let plans = stdout_of(
+        doppel()
+            .args(["cluster", "scan", "--local", "--format", "json"])
+            .arg(&manifest),
+    );
+    assert!(
+        plans == one_machine,
+        "of the manifest:\n{}",
+        String::from_utf8_lossy(&plans)
+    );
+
+    let outside = fx.folder.parent().unwrap().join("secret.txt");
+    std::fs::write(&outside, "not the library's").unwrap();
+    listed.push("../secret.txt".to_owned());
+    std::fs::write(&manifest, listed.join("\n")).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&stdout_of(
+        doppel()
+            .args(["cluster", "scan", "--local", "--format", "json"])
+            .arg(&manifest),
+    ))
+    .unwrap();
+    let said = json.to_string();
+    assert!(
+        said.contains("outside the manifest's folder (not read)"),
+        "{said}"
+    );
+}
+
+/// Every file beneath `dir` as a path relative to `root`.
+fn every_file(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            every_file(root, &path, out);
+        } else {
+            out.push(path.strip_prefix(root).unwrap().display().to_string());
         }
     }
 }

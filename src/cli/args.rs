@@ -602,13 +602,17 @@ pub const DEFAULT_BOOKS: &str = "tests/data/corpus";
 #[cfg(feature = "cluster")]
 #[derive(Subcommand)]
 pub enum ClusterCommand {
-    /// Scan a folder as DataFusion plans and print the report `scan
-    /// --no-index` prints (the same bytes), optionally writing it as
-    /// Parquet (documents, pairs with every score, clusters).
+    /// Scan a folder (or a manifest's documents) as DataFusion plans and
+    /// print the report `scan --no-index` prints (the same bytes),
+    /// optionally writing it as Parquet (documents, pairs with every
+    /// score, clusters).
     #[command(group(clap::ArgGroup::new("runner").required(true).args(["local", "scheduler"])))]
     Scan {
-        /// Folder to scan (with --scheduler, at the same path on every
+        /// Folder to scan, or a manifest file listing the documents
+        /// beneath its own folder: a path per line, or a BagIt
+        /// manifest-<alg>.txt (with --scheduler, at the same path on every
         /// executor's machine).
+        #[arg(value_name = "SOURCE")]
         dir: PathBuf,
         /// Run the plans in this process.
         #[arg(long)]

@@ -1,7 +1,8 @@
-//! `doppel cluster`: `scan DIR --local` or `--scheduler HOST:PORT`, the
-//! one-shot scan run as Apache DataFusion plans (doppel-cluster), here or
-//! on a Ballista cluster's executors, printed as `doppel scan --no-index`
-//! prints it (the same bytes) and, with `--out`, written as Parquet; and
+//! `doppel cluster`: `scan SOURCE --local` or `--scheduler HOST:PORT`,
+//! the one-shot scan of a folder or of a manifest's documents run as
+//! Apache DataFusion plans (doppel-cluster), here or on a Ballista
+//! cluster's executors, printed as `doppel scan --no-index` prints it
+//! (the same bytes) and, with `--out`, written as Parquet; and
 //! `scheduler` and `executor`, the cluster's two processes.
 
 use std::path::Path;
@@ -12,6 +13,8 @@ use anyhow::{bail, Context, Result};
 use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions, SchedulerOptions};
 use doppel_cluster::{parquet_out, PlanOptions};
+use doppel_index::collection::manifest::list_manifest;
+use doppel_index::collection::Listing;
 use doppel_index::config::Config;
 
 use super::args::{ClusterCommand, ReportArgs, ScanOptions};
@@ -34,12 +37,12 @@ struct PlanArgs<'a> {
     out: Option<&'a Path>,
 }
 
-/// Scan `dir` under `config` as DataFusion plans cut and run as `plan`
-/// says, print the report as `printed` asks, and write the Parquet
-/// tables when asked.
+/// Scan `source` (a folder, or a manifest file) under `config` as
+/// DataFusion plans cut and run as `plan` says, print the report as
+/// `printed` asks, and write the Parquet tables when asked.
 fn scan(
     config: &Config,
-    dir: &Path,
+    source: &Path,
     printed: &ReportArgs,
     options: &ScanOptions,
     plan: PlanArgs<'_>,
@@ -50,7 +53,17 @@ fn scan(
              (leave out --index and --store)"
         );
     }
-    let root = open_folder(dir)?;
+    // A manifest lists documents beneath the folder it lies in.
+    let manifest = source.is_file().then_some(source);
+    let root = match manifest {
+        Some(manifest) => {
+            let manifest = manifest
+                .canonicalize()
+                .with_context(|| format!("cannot open the manifest {}", manifest.display()))?;
+            manifest.parent().unwrap_or(Path::new("/")).to_path_buf()
+        }
+        None => open_folder(source)?,
+    };
     if let Some(out) = plan.out {
         // Nothing is written inside the folder being scanned.
         let out = std::path::absolute(out)?;
@@ -71,15 +84,19 @@ fn scan(
     let report = with_one_shot_hooks(config, &root, &engine, &library_config, &bar, |hooks| {
         let runner = plan.scheduler.map_or(Runner::Local, Runner::Scheduler);
         let engine = Arc::clone(&engine);
-        scan_in_plans(
-            &root,
+        let listing = match manifest {
+            Some(manifest) => list_manifest(manifest, hooks.extra_ignores, hooks.page_folders)?,
+            None => Listing::of_folder(&root, hooks.extra_ignores, hooks.page_folders),
+        };
+        anyhow::Ok(scan_in_plans(
+            listing,
             engine,
             library_config.clone(),
             spec,
             hooks,
             cut,
             runner,
-        )
+        )?)
     })??;
     bar.finish_and_clear();
     if let Some(out) = plan.out {

@@ -6,7 +6,6 @@
 //! order into `doppel_index::scan`'s own finish, here.
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
@@ -18,7 +17,7 @@ use futures::StreamExt;
 
 use doppel_core::doc::DocPath;
 use doppel_core::engine::Engine;
-use doppel_index::collection::{list_documents, FileEntry, ListedRoot, Skip};
+use doppel_index::collection::{FileEntry, ListedRoot, Listing, Skip};
 use doppel_index::index::ReadProgress;
 use doppel_index::reading::next_chunk;
 use doppel_index::scan::{Gathering, Kept, ScanHooks, ScanReport};
@@ -43,11 +42,12 @@ pub enum Runner<'a> {
     Scheduler(&'a str),
 }
 
-/// Scan `root` as `doppel_index::scan::scan_folder_with` does, with
+/// Scan the documents of `listing` (a folder's walk: as
+/// `doppel_index::scan::scan_folder_with` does; or a manifest's), with
 /// `engine`'s reference term weights, reading in DataFusion plans cut as
 /// `plan` says, run by `runner`: the same report.
 pub fn scan_in_plans(
-    root: &Path,
+    listing: Listing,
     engine: Arc<Engine>,
     config: LibraryConfig,
     spec: ClusterSpec,
@@ -56,7 +56,12 @@ pub fn scan_in_plans(
     runner: Runner<'_>,
 ) -> Result<ScanReport, ClusterError> {
     let spill = SpilledPrints::new()?;
-    let (files, problems) = list_documents(root, hooks.extra_ignores, hooks.page_folders);
+    let Listing {
+        root,
+        files,
+        problems,
+    } = listing;
+    let root = root.as_path();
     let job = Job {
         root: root.to_path_buf(),
         engine: engine.config().clone(),

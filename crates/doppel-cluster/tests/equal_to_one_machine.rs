@@ -16,6 +16,8 @@ use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::PlanOptions;
 use doppel_core::engine::Engine;
 use doppel_eval::library::{make_library, LibraryOptions};
+use doppel_index::collection::manifest::list_manifest;
+use doppel_index::collection::{Listing, PageFolders};
 use doppel_index::scan::{scan_folder_with, ScanHooks, ScanReport};
 use doppel_pairing::cluster::ClusterSpec;
 use doppel_pairing::library::LibraryConfig;
@@ -57,11 +59,11 @@ fn one_machine(root: &Path, engine: &Engine) -> ScanReport {
     .unwrap()
 }
 
-/// The scan of `root` as DataFusion plans cut as `plan`.
-fn in_plans(root: &Path, engine: &Arc<Engine>, plan: PlanOptions) -> ScanReport {
+/// The scan of `listing` as DataFusion plans cut as `plan`.
+fn in_plans(listing: Listing, engine: &Arc<Engine>, plan: PlanOptions) -> ScanReport {
     let spec = ClusterSpec::from_engine(engine);
     scan_in_plans(
-        root,
+        listing,
         Arc::clone(engine),
         LibraryConfig::default(),
         spec,
@@ -75,6 +77,18 @@ fn in_plans(root: &Path, engine: &Arc<Engine>, plan: PlanOptions) -> ScanReport 
 /// `root` scanned on 1, 2 and 7 partitions, in batches of `batch_files`,
 /// reports what one machine reports.
 fn equal_on_every_cut(root: &Path, batch_files: usize) -> ScanReport {
+    equal_on_every_cut_of(root, batch_files, || {
+        Listing::of_folder(root, &[], PageFolders::Auto)
+    })
+}
+
+/// The documents `listing` makes, scanned on 1, 2 and 7 partitions in
+/// batches of `batch_files`, report what one machine reports of `root`.
+fn equal_on_every_cut_of(
+    root: &Path,
+    batch_files: usize,
+    listing: impl Fn() -> Listing,
+) -> ScanReport {
     let engine = Arc::new(Engine::default());
     let expected = one_machine(root, &engine);
     let (json, text) = reports(&expected, root, &engine);
@@ -88,7 +102,7 @@ fn equal_on_every_cut(root: &Path, batch_files: usize) -> ScanReport {
             batch_files,
             ..PlanOptions::default()
         };
-        let got = in_plans(root, &engine, plan);
+        let got = in_plans(listing(), &engine, plan);
         let (got_json, got_text) = reports(&got, root, &engine);
         assert!(
             got_json == json,
@@ -145,6 +159,49 @@ fn copy_tree(from: &Path, to: &Path) {
             copy_tree(&entry.path(), &to.join(entry.file_name()));
         } else {
             std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_manifest_of_the_folder_gives_the_folders_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("corpus");
+    copy_tree(&repository().join("sample-corpus"), &root);
+    copy_tree(
+        &repository().join("tests/data/formats/emma_pages"),
+        &root.join("emma_pages"),
+    );
+    let root = root.canonicalize().unwrap();
+    // As `find . -type f` lists it, backwards, once more than once, the
+    // manifest hidden (so a scan of the folder does not read it).
+    let mut listed = Vec::new();
+    walk(&root, &root, &mut listed);
+    listed.reverse();
+    listed.push(listed[0].clone());
+    let manifest = root.join(".manifest");
+    std::fs::write(&manifest, listed.join("\n")).unwrap();
+    let report = equal_on_every_cut_of(&root, 2, || {
+        list_manifest(&manifest, &[], PageFolders::Auto).unwrap()
+    });
+    assert!(
+        report
+            .docs
+            .iter()
+            .any(|d| d.path.as_bytes() == b"emma_pages"),
+        "the pages listed one by one are gathered into their book"
+    );
+}
+
+/// Every file beneath `dir`, as `./`-relative paths to `root`.
+fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            walk(root, &path, out);
+        } else {
+            let relative = path.strip_prefix(root).unwrap();
+            out.push(format!("./{}", relative.display()));
         }
     }
 }

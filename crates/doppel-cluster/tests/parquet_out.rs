@@ -14,6 +14,7 @@ use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_core::engine::algo::{AlgorithmId, Score};
 use doppel_core::engine::Engine;
+use doppel_index::collection::{Listing, PageFolders};
 use doppel_index::scan::ScanHooks;
 use doppel_pairing::cluster::ClusterSpec;
 use doppel_pairing::library::LibraryConfig;
@@ -41,7 +42,7 @@ fn the_parquet_tables_hold_the_reports_documents_pairs_and_clusters() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../sample-corpus");
     let engine = Arc::new(Engine::default());
     let report = scan_in_plans(
-        &root,
+        Listing::of_folder(&root, &[], PageFolders::Auto),
         Arc::clone(&engine),
         LibraryConfig::default(),
         ClusterSpec::from_engine(&engine),

@@ -26,6 +26,7 @@ use doppel_core::engine::text::decode::{decode_owned, DecodeError, Decoded, NotT
 
 pub mod books;
 mod ignore_rules;
+pub mod manifest;
 pub use books::{
     book_identity, book_now, entry_now, judge, BookFolder, BookWhy, PageFolders, BOOK_MARKER,
 };
@@ -135,6 +136,30 @@ impl FileEntry {
 /// silently.
 pub fn list_files(root: &Path) -> (Vec<FileEntry>, Vec<(DocPath, Skip)>) {
     list_files_with(root, &[])
+}
+
+/// A library's documents as listed, beneath its folder: a walk's
+/// ([`Listing::of_folder`]) or a manifest's ([`manifest::list_manifest`]).
+#[derive(Debug)]
+pub struct Listing {
+    /// The folder, canonical: every document's path is relative to it.
+    pub root: PathBuf,
+    /// Each document, sorted by path.
+    pub files: Vec<FileEntry>,
+    /// What was found and not listed (or listed and not there), with why.
+    pub problems: Vec<(DocPath, Skip)>,
+}
+
+impl Listing {
+    /// The folder `root` walked ([`list_documents`]).
+    pub fn of_folder(root: &Path, extra_ignores: &[String], page_folders: PageFolders) -> Self {
+        let (files, problems) = list_documents(root, extra_ignores, page_folders);
+        Self {
+            root: root.to_path_buf(),
+            files,
+            problems,
+        }
+    }
 }
 
 /// [`list_files_with`], folders read as books by `page_folders`' rules.

@@ -131,20 +131,7 @@ fn read_in_plan(
         spill,
     };
     runtime.block_on(async {
-        let (context, read, reruns) = match runner {
-            Runner::Local => {
-                let config = SessionConfig::new()
-                    .with_target_partitions(partitions)
-                    .with_batch_size(plan.batch_files.max(1));
-                let context = SessionContext::new_with_config(config);
-                (context, ReadFunction::with_reader(job, reader()), 0)
-            }
-            Runner::Scheduler(address) => {
-                let context = crate::remote::context(address, partitions, plan.batch_files).await?;
-                (context, ReadFunction::default(), CLUSTER_RERUNS)
-            }
-        };
-        let read = ScalarUDF::from(read);
+        let session = Session::start(runner, plan, job, reader).await?;
         for rerun in 0.. {
             let unanswered: Vec<&FileEntry> = files
                 .iter()
@@ -153,17 +140,10 @@ fn read_in_plan(
             if unanswered.is_empty() {
                 break;
             }
-            let parts = match runner {
-                Runner::Local => vec![&unanswered[..]],
-                Runner::Scheduler(_) => jobs(&unanswered, plan.job_files),
-            };
             let mut failed = None;
-            for part in parts {
-                let listing = match runner {
-                    Runner::Local => local_listing(&context, part, plan)?,
-                    Runner::Scheduler(_) => crate::remote::listing(&context, deal(part, plan))?,
-                };
-                let call = read.call(vec![col("entry"), lit(job.literal())]);
+            for part in session.jobs(&unanswered) {
+                let listing = session.listing(part)?;
+                let call = session.read.call(vec![col("entry"), lit(job.literal())]);
                 let frame = listing.select(vec![col("path"), call.alias("read")])?;
                 if let Err(error) = answered.take_all(frame).await {
                     failed = Some(error);
@@ -172,7 +152,7 @@ fn read_in_plan(
             }
             match failed {
                 None => break,
-                Some(failed) if rerun >= reruns => return Err(failed),
+                Some(failed) if rerun >= session.reruns() => return Err(failed),
                 Some(failed) => tracing::warn!(
                     error = %failed,
                     "the plan failed; running it again for the documents it did not answer"
@@ -181,6 +161,84 @@ fn read_in_plan(
         }
         Ok(answered.outcomes)
     })
+}
+
+/// Where a scan's plans run, started: a session in this process or on a
+/// scheduler, and how each takes the listing.
+struct Session {
+    /// Where.
+    place: Place,
+    /// `doppel_read`, as this session calls it.
+    read: ScalarUDF,
+    /// How the plans are cut.
+    plan: PlanOptions,
+}
+
+/// The two places plans run.
+enum Place {
+    /// This process: the listing is one job, a table of its memory.
+    Local(SessionContext),
+    /// A scheduler's executors: the listing goes with each job's plan, so
+    /// a large one is cut into jobs that fit; a failed job is run again.
+    Cluster(SessionContext),
+}
+
+impl Session {
+    /// The session `runner` names; locally `doppel_read` reads `job` with
+    /// the reader `reader` makes.
+    async fn start(
+        runner: Runner<'_>,
+        plan: PlanOptions,
+        job: &Job,
+        reader: impl FnOnce() -> Reader,
+    ) -> Result<Self, ClusterError> {
+        let partitions = plan.partitions.max(1);
+        let (place, read) = match runner {
+            Runner::Local => {
+                let config = SessionConfig::new()
+                    .with_target_partitions(partitions)
+                    .with_batch_size(plan.batch_files.max(1));
+                let context = SessionContext::new_with_config(config);
+                let read = ReadFunction::with_reader(job, reader());
+                (Place::Local(context), read)
+            }
+            Runner::Scheduler(address) => {
+                let context = crate::remote::context(address, partitions, plan.batch_files).await?;
+                (Place::Cluster(context), ReadFunction::default())
+            }
+        };
+        Ok(Self {
+            place,
+            read: ScalarUDF::from(read),
+            plan,
+        })
+    }
+
+    /// `files` as the listings of the jobs run in turn.
+    fn jobs<'l, 'f>(&self, files: &'l [&'f FileEntry]) -> Vec<&'l [&'f FileEntry]> {
+        match self.place {
+            Place::Local(_) => vec![files],
+            Place::Cluster(_) => jobs(files, self.plan.job_files),
+        }
+    }
+
+    /// One job's `files` as the table its plan reads, dealt to the
+    /// partitions.
+    fn listing(&self, files: &[&FileEntry]) -> Result<DataFrame, ClusterError> {
+        let dealt = deal(files, self.plan);
+        match &self.place {
+            Place::Local(context) => local_listing(context, dealt),
+            Place::Cluster(context) => crate::remote::listing(context, dealt),
+        }
+    }
+
+    /// Times a failed plan is run again for what it did not answer.
+    fn reruns(&self) -> usize {
+        match self.place {
+            Place::Local(_) => 0,
+            Place::Cluster(_) => CLUSTER_RERUNS,
+        }
+    }
 }
 
 /// What the plans have answered so far, and the progress it makes.
@@ -274,13 +332,12 @@ fn deal<'f>(files: &[&'f FileEntry], plan: PlanOptions) -> Vec<Vec<Vec<&'f FileE
 }
 
 /// The listing as a table of this process's memory, a partition per
-/// share [`deal`] gives.
+/// share [`deal`] gave.
 fn local_listing(
     context: &SessionContext,
-    files: &[&FileEntry],
-    plan: PlanOptions,
+    dealt: Vec<Vec<Vec<&FileEntry>>>,
 ) -> Result<DataFrame, ClusterError> {
-    let dealt = deal(files, plan)
+    let dealt = dealt
         .into_iter()
         .map(|batches| {
             batches

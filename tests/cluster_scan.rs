@@ -397,3 +397,43 @@ fn an_executor_refuses_a_folder_it_was_not_allowed() {
     std::io::Read::read_to_string(&mut executor.0.stderr.take().unwrap(), &mut log).unwrap();
     assert!(!log.contains("reading a batch"), "it read nothing:\n{log}");
 }
+
+/// The server processes say why they cannot start, naming the option,
+/// never the address: a port already taken, a scheduler nobody answers at.
+#[test]
+fn servers_that_cannot_start_say_why_without_addresses() {
+    let (address, _scheduler) = scheduler(&[]);
+    let port = address.rsplit_once(':').unwrap().1.to_owned();
+    let refused = |args: &[&str], why: &str| {
+        let out = output_within(
+            doppel().arg("cluster").args(args),
+            std::time::Duration::from_secs(120),
+        );
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} started");
+        assert!(said.contains(why), "{args:?}: {said}");
+        assert!(
+            !said.contains(&port) && !said.contains("127.0.0.1"),
+            "{said}"
+        );
+    };
+    refused(
+        &["scheduler", "--bind", &address],
+        "cannot listen at --bind",
+    );
+    let allow = std::env::temp_dir();
+    let allow = allow.to_str().unwrap();
+    let executor = ["executor", "--allow", allow, "--scheduler", &address];
+    refused(
+        &[&executor[..], &["--bind", &address]].concat(),
+        "cannot listen at --bind",
+    );
+    // Port 1: nothing listens there.
+    let (free, grpc) = (
+        format!("127.0.0.1:{}", free_port()),
+        free_port().to_string(),
+    );
+    let nobody = ["executor", "--allow", allow, "--scheduler", "127.0.0.1:1"];
+    let listening = ["--bind", &free, "--grpc-port", &grpc];
+    refused(&[&nobody[..], &listening[..]].concat(), "cannot be reached");
+}

@@ -86,6 +86,16 @@ pub enum ClusterError {
     /// it is the cluster's, not for logs).
     #[error("the scheduler cannot be reached (is `doppel cluster scheduler` running there?)")]
     Unreachable,
+    /// A scheduler or executor process cannot listen where it was told
+    /// (the option is said, not the address).
+    #[error("cannot listen at {option}: {source}")]
+    Listen {
+        /// The option naming the address.
+        option: &'static str,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// A scheduler or executor process failed.
     #[error("the cluster process failed: {0}")]
     Serve(#[from] ballista_core::error::BallistaError),

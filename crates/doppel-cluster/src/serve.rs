@@ -27,6 +27,16 @@ fn read_function(readable: Readable) -> Arc<ScalarUDF> {
     Arc::new(ScalarUDF::from(ReadFunction::reading(readable)))
 }
 
+/// Whether this process may listen at `address` (named `option` in what
+/// is said, never the address itself): Ballista's own failure to bind is
+/// worded as an I/O error, and an executor's Flight service failing to
+/// bind ended the process quietly.
+fn may_listen(option: &'static str, address: SocketAddr) -> Result<(), ClusterError> {
+    std::net::TcpListener::bind(address)
+        .map(drop)
+        .map_err(|source| ClusterError::Listen { option, source })
+}
+
 /// A runtime for a server process.
 fn runtime() -> Result<tokio::runtime::Runtime, ClusterError> {
     tokio::runtime::Builder::new_multi_thread()
@@ -50,6 +60,7 @@ pub struct SchedulerOptions {
 /// Run a scheduler as `options` say until the process is stopped.
 pub fn run_scheduler(options: SchedulerOptions) -> Result<(), ClusterError> {
     let bind = options.bind;
+    may_listen("--bind", bind)?;
     let timeout = options.executor_timeout_secs.max(1);
     let config = SchedulerConfig {
         bind_host: bind.ip().to_string(),
@@ -99,6 +110,13 @@ pub struct ExecutorOptions {
 /// Run an executor serving the scheduler of `options` until the process
 /// is stopped.
 pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
+    may_listen("--bind", options.bind)?;
+    let grpc = SocketAddr::new(options.bind.ip(), options.grpc_port);
+    may_listen("--grpc-port", grpc)?;
+    let (host, port) = (options.scheduler.0.as_str(), options.scheduler.1);
+    if !answers(host, port) {
+        return Err(ClusterError::Unreachable);
+    }
     let mut functions = BallistaFunctionRegistry::default();
     functions.scalar_functions.insert(
         NAME.to_owned(),
@@ -120,4 +138,13 @@ pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
     };
     runtime()?.block_on(start_executor_process(Arc::new(config)))?;
     Ok(())
+}
+
+/// Whether anything answers at `host:port` within 20 seconds.
+fn answers(host: &str, port: u16) -> bool {
+    use std::net::ToSocketAddrs;
+    let timeout = std::time::Duration::from_secs(20);
+    (host, port).to_socket_addrs().is_ok_and(|mut addresses| {
+        addresses.any(|address| std::net::TcpStream::connect_timeout(&address, timeout).is_ok())
+    })
 }

@@ -7,6 +7,7 @@
 #![cfg(feature = "cluster")]
 
 mod common;
+mod store_places;
 use common::{doppel, fixture, stdout_of};
 
 #[test]
@@ -436,4 +437,146 @@ fn servers_that_cannot_start_say_why_without_addresses() {
     let nobody = ["executor", "--allow", allow, "--scheduler", "127.0.0.1:1"];
     let listening = ["--bind", &free, "--grpc-port", &grpc];
     refused(&[&nobody[..], &listening[..]].concat(), "cannot be reached");
+}
+
+/// The documents the `reading a batch` lines of `log` say were read.
+fn documents_read(log: &str) -> usize {
+    log.lines()
+        .filter(|line| line.contains("reading a batch"))
+        .filter_map(|line| line.split("documents=").nth(1))
+        .map(|n| n.trim().parse::<usize>().unwrap())
+        .sum()
+}
+
+/// `cluster scan` into an index (an SQLite file, and the team's
+/// PostgreSQL store when a test server is given) commits what `doppel
+/// scan` commits: the reports are the same bytes, read here and then on
+/// a scheduler's executor. After a file is added and one changed, the
+/// executor reads only those two, and the reports still agree.
+#[test]
+fn cluster_scan_into_an_index_equals_scan_and_reads_only_what_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str| {
+        vec![
+            "--index".to_owned(),
+            dir.path().join(name).display().to_string(),
+        ]
+    };
+    let mut stores = vec![(file("one.sqlite"), file("plans.sqlite"))];
+    #[cfg(feature = "postgres")]
+    if let (Some(one), Some(plans)) = (
+        store_places::postgres_url("cluster_scan_one_machine"),
+        store_places::postgres_url("cluster_scan_plans"),
+    ) {
+        stores.push((
+            vec!["--store".to_owned(), one],
+            vec!["--store".to_owned(), plans],
+        ));
+    }
+    for (one, plans) in stores {
+        let fx = fixture();
+        let scan = |store: &[String]| {
+            stdout_of(
+                doppel()
+                    .args(["scan", "--format", "json"])
+                    .args(store)
+                    .arg(&fx.folder),
+            )
+        };
+        let here = stdout_of(
+            doppel()
+                .args(["cluster", "scan", "--local", "--format", "json"])
+                .args(["--partitions", "2", "--batch-files", "3"])
+                .args(&plans)
+                .arg(&fx.folder),
+        );
+        assert!(here == scan(&one), "{}: first scan differs", one[0]);
+
+        std::fs::write(fx.folder.join("new.txt"), "A short new text about ships.").unwrap();
+        let changed = fx.folder.join("misc/gettysburg.txt");
+        let text = std::fs::read_to_string(&changed).unwrap();
+        std::fs::write(&changed, format!("{text}\nA line added since.\n")).unwrap();
+        let (scheduler, _scheduler) = scheduler(&[]);
+        let log = dir.path().join("executor.log");
+        let _executor = executor(
+            &scheduler,
+            &fx.folder,
+            std::fs::File::create(&log).unwrap().into(),
+        );
+        let again = stdout_within(
+            scan_on(&scheduler, &fx.folder).args(&plans),
+            std::time::Duration::from_secs(300),
+        );
+        assert!(
+            again == scan(&one),
+            "{}: the scan after a change differs",
+            one[0]
+        );
+        let log = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(
+            documents_read(&log),
+            2,
+            "only the new and the changed file: {log}"
+        );
+    }
+}
+
+/// Every executor lost while reading into an index: the scan fails within
+/// the scheduler's timeout instead of waiting for one, says that the next
+/// run reads the rest, and commits nothing half-read; the next run (here)
+/// leaves the index as `doppel scan` makes it.
+#[test]
+fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
+    use std::io::BufRead;
+    let fx = fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let (one, plans) = (
+        dir.path().join("one.sqlite"),
+        dir.path().join("plans.sqlite"),
+    );
+    let (scheduler, _scheduler) = scheduler(&["--executor-timeout", "2"]);
+    let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
+    let log = doomed.0.stderr.take().unwrap();
+    let (reading, read) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(log).lines() {
+            if line.is_ok_and(|l| l.contains("reading a batch")) {
+                let _ = reading.send(());
+                return;
+            }
+        }
+    });
+    let mut command = scan_on(&scheduler, &fx.folder);
+    command.arg("--index").arg(&plans);
+    let scan = std::thread::spawn(move || {
+        output_within(&mut command, std::time::Duration::from_secs(120))
+    });
+    read.recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the only executor reads");
+    doomed.0.kill().unwrap();
+    let failed = scan.join().unwrap();
+    let said = String::from_utf8_lossy(&failed.stderr);
+    assert!(!failed.status.success(), "{said}");
+    assert!(
+        said.contains("the next `cluster scan` reads the rest"),
+        "{said}"
+    );
+
+    let one_machine = stdout_of(
+        doppel()
+            .args(["scan", "--format", "json", "--index"])
+            .arg(&one)
+            .arg(&fx.folder),
+    );
+    let resumed = stdout_of(
+        doppel()
+            .args(["cluster", "scan", "--local", "--format", "json", "--index"])
+            .arg(&plans)
+            .arg(&fx.folder),
+    );
+    assert!(
+        resumed == one_machine,
+        "{}",
+        String::from_utf8_lossy(&resumed)
+    );
 }

@@ -10,16 +10,19 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 
+use doppel_cluster::index_reading::ClusterReading;
 use doppel_cluster::scan::{scan_in_plans, Runner};
 use doppel_cluster::serve::{run_executor, run_scheduler, ExecutorOptions, SchedulerOptions};
 use doppel_cluster::{parquet_out, PlanOptions};
 use doppel_index::collection::manifest::list_manifest;
 use doppel_index::collection::Listing;
 use doppel_index::config::Config;
+use doppel_index::index::{FolderIndex, ReadsElsewhere};
+use doppel_index::scan::ScanReport;
 
 use super::args::{ClusterCommand, ReportArgs, ScanOptions};
 use super::progress::progress_bar;
-use super::scan::{print, scan_setup, with_one_shot_hooks};
+use super::scan::{index_scan_report, print, scan_setup, with_one_shot_hooks};
 use super::settings::open_folder;
 
 /// How `cluster scan` was asked to cut its plans and where its Parquet
@@ -47,12 +50,7 @@ fn scan(
     options: &ScanOptions,
     plan: PlanArgs<'_>,
 ) -> Result<()> {
-    if options.decision.index.is_some() || options.decision.store.is_some() {
-        bail!(
-            "`cluster scan` keeps no index: it is `scan --no-index` run as plans \
-             (leave out --index and --store)"
-        );
-    }
+    let into_index = options.decision.index.is_some() || options.decision.store.is_some();
     // A manifest lists documents beneath the folder it lies in.
     let manifest = source.is_file().then_some(source);
     let root = match manifest {
@@ -64,6 +62,9 @@ fn scan(
         }
         None => open_folder(source)?,
     };
+    if into_index && manifest.is_some() {
+        bail!("--store and --index take a folder: a manifest's scan keeps no index");
+    }
     if let Some(out) = plan.out {
         // Nothing is written inside the folder being scanned.
         let out = std::path::absolute(out)?;
@@ -71,8 +72,6 @@ fn scan(
             bail!("--out {} is inside the folder scanned", out.display());
         }
     }
-    let (engine, library_config, spec) = scan_setup(config);
-    let engine = Arc::new(engine);
     let cut = PlanOptions {
         partitions: plan
             .partitions
@@ -80,13 +79,34 @@ fn scan(
         batch_files: plan.batch_files as usize,
         job_files: plan.job_files.map_or(usize::MAX, |n| n as usize),
     };
+    let runner = plan.scheduler.map_or(Runner::Local, Runner::Scheduler);
+    let report = match into_index {
+        true => scan_into_index(config, &root, options, cut, runner)?,
+        false => scan_one_shot(config, &root, manifest, cut, runner)?,
+    };
+    if let Some(out) = plan.out {
+        parquet_out::write(&report, out)?;
+    }
+    print(report, &root, printed, config)
+}
+
+/// The one-shot scan of `root` (or of `manifest`'s documents beneath it)
+/// as plans: `scan --no-index`'s report.
+fn scan_one_shot(
+    config: &Config,
+    root: &Path,
+    manifest: Option<&Path>,
+    cut: PlanOptions,
+    runner: Runner<'_>,
+) -> Result<ScanReport> {
+    let (engine, library_config, spec) = scan_setup(config);
+    let engine = Arc::new(engine);
     let bar = progress_bar("listing");
-    let report = with_one_shot_hooks(config, &root, &engine, &library_config, &bar, |hooks| {
-        let runner = plan.scheduler.map_or(Runner::Local, Runner::Scheduler);
+    let report = with_one_shot_hooks(config, root, &engine, &library_config, &bar, |hooks| {
         let engine = Arc::clone(&engine);
         let listing = match manifest {
             Some(manifest) => list_manifest(manifest, hooks.extra_ignores, hooks.page_folders)?,
-            None => Listing::of_folder(&root, hooks.extra_ignores, hooks.page_folders),
+            None => Listing::of_folder(root, hooks.extra_ignores, hooks.page_folders),
         };
         anyhow::Ok(scan_in_plans(
             listing,
@@ -99,10 +119,39 @@ fn scan(
         )?)
     })??;
     bar.finish_and_clear();
-    if let Some(out) = plan.out {
-        parquet_out::write(&report, out)?;
+    Ok(report)
+}
+
+/// `root` scanned into its index (`--index`, `--store`) as `doppel scan`
+/// scans it, each new or changed file read in plans: what the index then
+/// holds, reported. A chunk the plans could not read is not committed,
+/// and the scan fails saying so; the next run reads only what is missing.
+fn scan_into_index(
+    config: &Config,
+    root: &Path,
+    options: &ScanOptions,
+    cut: PlanOptions,
+    runner: Runner<'_>,
+) -> Result<ScanReport> {
+    let (engine, library_config, _spec) = scan_setup(config);
+    let limits = config.reading.limits();
+    let reading =
+        ClusterReading::start(root, Arc::new(engine), library_config, limits, cut, runner)?;
+    let reading = Arc::new(reading);
+    let elsewhere: Arc<dyn ReadsElsewhere> = reading.clone();
+    let prepare = |index: &mut FolderIndex| {
+        let mut options = index.options().clone();
+        options.elsewhere = Some(elsewhere);
+        index.set_options(options);
+    };
+    let report = index_scan_report(config, root, options, prepare, |_| Ok(()))?;
+    if let Some(failure) = reading.failure() {
+        bail!(
+            "{failure}; what was read is in the index, and the next `cluster scan` \
+             reads the rest"
+        );
     }
-    print(report, &root, printed, config)
+    Ok(report)
 }
 
 /// Run `doppel cluster`'s `command`, a scan's settings loaded by

@@ -219,47 +219,65 @@ fn scan_report_then(
     options: &ScanOptions,
     then: impl FnOnce(&mut FolderIndex) -> Result<()>,
 ) -> Result<ScanReport> {
+    if !options.no_index {
+        return index_scan_report(config, root, options, |_| {}, then);
+    }
     let (engine, library_config, spec) = scan_setup(config);
     let bar = progress_bar("listing");
-    let report = if options.no_index {
-        with_one_shot_hooks(config, root, &engine, &library_config, &bar, |hooks| {
-            scan_folder_with(
-                root,
-                &engine,
-                engine.reference_weights(),
-                library_config.clone(),
-                spec,
-                hooks,
-            )
-        })??
-    } else {
-        let address = index_address(
-            config,
-            options.decision.index.as_ref(),
-            options.decision.store.as_deref(),
+    let report = with_one_shot_hooks(config, root, &engine, &library_config, &bar, |hooks| {
+        scan_folder_with(
             root,
-        )?;
-        let (mut index, opened) = FolderIndex::open_somewhere(
-            root,
-            engine,
-            library_config,
-            address.as_ref(),
-            &config.curator(),
-        )?;
-        for message in opened.messages() {
-            bar.suspend(|| eprintln!("doppel: {message}"));
-        }
-        index.set_extra_ignores(config.ignore.clone());
-        index.set_page_folders(config.books.page_folders);
-        index.set_read_limits(config.reading.limits());
-        index.set_one_shot(true);
-        let reconciled = index.reconcile_with(&mut |p| {
-            show_progress(&bar, p);
-            true
-        })?;
-        bar.suspend(|| then(&mut index))?;
-        ScanReport::from_index(index, spec, &reconciled)?
-    };
+            &engine,
+            engine.reference_weights(),
+            library_config.clone(),
+            spec,
+            hooks,
+        )
+    })??;
+    bar.finish_and_clear();
+    Ok(report)
+}
+
+/// The report of `root` scanned into its index (`--index`, `--store`, or
+/// its own file) with `options`' settings, `prepare` setting the index up
+/// before it reconciles (how it reads), `then` run on it once it is
+/// reconciled.
+pub fn index_scan_report(
+    config: &Config,
+    root: &Path,
+    options: &ScanOptions,
+    prepare: impl FnOnce(&mut FolderIndex),
+    then: impl FnOnce(&mut FolderIndex) -> Result<()>,
+) -> Result<ScanReport> {
+    let (engine, library_config, spec) = scan_setup(config);
+    let bar = progress_bar("listing");
+    let address = index_address(
+        config,
+        options.decision.index.as_ref(),
+        options.decision.store.as_deref(),
+        root,
+    )?;
+    let (mut index, opened) = FolderIndex::open_somewhere(
+        root,
+        engine,
+        library_config,
+        address.as_ref(),
+        &config.curator(),
+    )?;
+    for message in opened.messages() {
+        bar.suspend(|| eprintln!("doppel: {message}"));
+    }
+    index.set_extra_ignores(config.ignore.clone());
+    index.set_page_folders(config.books.page_folders);
+    index.set_read_limits(config.reading.limits());
+    index.set_one_shot(true);
+    prepare(&mut index);
+    let reconciled = index.reconcile_with(&mut |p| {
+        show_progress(&bar, p);
+        true
+    })?;
+    bar.suspend(|| then(&mut index))?;
+    let report = ScanReport::from_index(index, spec, &reconciled)?;
     bar.finish_and_clear();
     Ok(report)
 }

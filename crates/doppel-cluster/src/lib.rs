@@ -19,12 +19,14 @@
 //! result (documents, pairs with every score, clusters) as Parquet. The engine crates below never see DataFusion or tokio; this
 //! crate sits beside the report, under the binary's `cluster` feature.
 
+pub mod index_reading;
 pub mod parquet_out;
 pub mod plain;
 pub mod read_stage;
 pub mod remote;
 pub mod scan;
 pub mod serve;
+pub mod session;
 
 use doppel_core::doc::DocPath;
 use doppel_index::spill::SpillError;
@@ -42,7 +44,7 @@ pub struct PlanOptions {
     pub batch_files: usize,
     /// Documents in one job on a cluster at most. A job's plan carries
     /// its part of the listing, so a scan of more than fit in one
-    /// (see [`scan::JOB_LISTING_BYTES`]) runs as several jobs in turn.
+    /// (see [`session::JOB_LISTING_BYTES`]) runs as several jobs in turn.
     /// A local plan is one job.
     pub job_files: usize,
 }

@@ -29,13 +29,43 @@ use datafusion::logical_expr::{
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::{Engine, EngineConfig};
 use doppel_index::collection::{BookFolder, BookWhy, FileEntry, ListedRoot};
+use doppel_index::index::read_for_index;
 use doppel_index::reading::{read_all, ReadLimits};
 use doppel_index::scan::{read_listed, Kept};
 use doppel_index::spill;
 use doppel_pairing::library::LibraryConfig;
 
-/// The function's name in plans.
-pub const NAME: &str = "doppel_read";
+/// What a read function answers for each document, and its name in
+/// plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A one-shot scan's reading, `doppel_read`: a struct of the prints,
+    /// what the scan keeps, or why it was skipped ([`read_fields`]).
+    Scan,
+    /// An index's, `doppel_read_for_index`: postcard of the
+    /// [`IndexRead`](doppel_index::index::IndexRead) the index commits.
+    Index,
+}
+
+impl Kind {
+    /// Both, as a process that runs plans registers them.
+    pub const ALL: [Kind; 2] = [Kind::Scan, Kind::Index];
+
+    /// The function's name in plans.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Scan => "doppel_read",
+            Kind::Index => "doppel_read_for_index",
+        }
+    }
+
+    fn return_type(self) -> DataType {
+        match self {
+            Kind::Scan => DataType::Struct(read_fields()),
+            Kind::Index => DataType::Binary,
+        }
+    }
+}
 
 /// The jobs whose readers (an engine each) a process keeps.
 const JOBS_KEPT: usize = 4;
@@ -134,6 +164,9 @@ pub struct Job {
     pub library: LibraryConfig,
     /// How big files are read.
     pub limits: ReadLimits,
+    /// Whether an index's reading samples documents for the boilerplate
+    /// learner (a scan's samples as `library` says).
+    pub learning: bool,
 }
 
 impl Job {
@@ -155,33 +188,25 @@ pub struct Reader {
     config: LibraryConfig,
     limits: ReadLimits,
     listed: ListedRoot,
+    learning: bool,
 }
 
 impl Reader {
     /// The reader of `job` in a process that has no engine for it yet
     /// (an executor).
     pub fn of_job(job: &Job) -> Self {
-        Self::new(
-            Arc::new(Engine::new(job.engine.clone())),
-            job.library.clone(),
-            job.limits,
-            ListedRoot::new(&job.root),
-        )
+        Self::new(Arc::new(Engine::new(job.engine.clone())), job)
     }
 
-    /// Reading documents listed beneath `listed` with `engine` (its
-    /// reference term weights) under `config` and `limits`.
-    pub fn new(
-        engine: Arc<Engine>,
-        config: LibraryConfig,
-        limits: ReadLimits,
-        listed: ListedRoot,
-    ) -> Self {
+    /// Reading `job`'s documents with `engine` (made of its settings; its
+    /// reference term weights).
+    pub fn new(engine: Arc<Engine>, job: &Job) -> Self {
         Self {
             engine,
-            config,
-            limits,
-            listed,
+            config: job.library.clone(),
+            limits: job.limits,
+            listed: ListedRoot::new(&job.root),
+            learning: job.learning,
         }
     }
 
@@ -215,6 +240,70 @@ impl Reader {
             Err(skip) => Ok(Err(skip.to_string())),
         }
     }
+
+    /// `file` read for an index, encoded.
+    fn read_for_index(&self, file: &FileEntry) -> Result<Vec<u8>> {
+        let learning = self.learning.then_some(&self.config);
+        let read = read_for_index(&self.engine, &self.listed, &self.limits, learning, file);
+        postcard::to_allocvec(&read).map_err(|e| DataFusionError::External(Box::new(e)))
+    }
+
+    /// The scan's columns of `files` ([`read_fields`]).
+    fn scan_columns(&self, files: Vec<std::result::Result<FileEntry, String>>) -> Result<ArrayRef> {
+        let results = read_all(
+            files,
+            |file| file.as_ref().map_or(0, |f| f.bytes),
+            &self.limits,
+            |file| self.read(file),
+        );
+        let (mut prints, mut kept) = (BinaryBuilder::new(), BinaryBuilder::new());
+        let mut skipped = StringBuilder::new();
+        for result in results {
+            match result? {
+                Ok(read) => {
+                    prints.append_value(&read.prints);
+                    kept.append_value(&read.kept);
+                    skipped.append_null();
+                }
+                Err(why) => {
+                    prints.append_null();
+                    kept.append_null();
+                    skipped.append_value(why);
+                }
+            }
+        }
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(prints.finish()),
+            Arc::new(kept.finish()),
+            Arc::new(skipped.finish()),
+        ];
+        Ok(Arc::new(StructArray::try_new(
+            read_fields(),
+            columns,
+            None,
+        )?))
+    }
+
+    /// The index's column of `files`: an [`IndexRead`](doppel_index::index::IndexRead) each. An entry
+    /// that does not decode, or names a path outside the folder, fails
+    /// the batch: an index records every listed document or none.
+    fn index_column(&self, files: Vec<std::result::Result<FileEntry, String>>) -> Result<ArrayRef> {
+        let files = files
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .or_else(|why| exec_err!("{why}"))?;
+        let reads = read_all(
+            files,
+            |file| file.bytes,
+            &self.limits,
+            |file| self.read_for_index(&file),
+        );
+        let mut column = BinaryBuilder::new();
+        for read in reads {
+            column.append_value(read?);
+        }
+        Ok(Arc::new(column.finish()))
+    }
 }
 
 /// A document read, encoded to travel.
@@ -246,26 +335,23 @@ impl Readable {
     }
 }
 
-/// `doppel_read(path, job)` as DataFusion calls it: the same function in
-/// the process that plans (registered by name) and in every one that runs
-/// the plan, each keeping the readers of the jobs it met.
+/// `doppel_read(entry, job)` (or `doppel_read_for_index`, by [`Kind`])
+/// as DataFusion calls it: the same function in the process that plans
+/// (registered by name) and in every one that runs the plan, each
+/// keeping the readers of the jobs it met.
 pub struct ReadFunction {
+    kind: Kind,
     readers: Mutex<HashMap<Vec<u8>, Arc<Reader>>>,
     readable: Readable,
     signature: Signature,
 }
 
-impl Default for ReadFunction {
-    /// The function reading any folder a job names.
-    fn default() -> Self {
-        Self::reading(Readable::Any)
-    }
-}
-
 impl ReadFunction {
-    /// The function reading only the folders `readable` permits.
-    pub fn reading(readable: Readable) -> Self {
+    /// The function of `kind` reading only the folders `readable`
+    /// permits.
+    pub fn reading(kind: Kind, readable: Readable) -> Self {
         Self {
+            kind,
             readers: Mutex::new(HashMap::new()),
             readable,
             signature: Signature::exact(
@@ -275,10 +361,10 @@ impl ReadFunction {
         }
     }
 
-    /// The function, reading `job` with `reader` (of the engine this
-    /// process already has) rather than making one.
-    pub fn with_reader(job: &Job, reader: Reader) -> Self {
-        let function = Self::default();
+    /// The function of `kind`, reading `job` with `reader` (of the engine
+    /// this process already has) rather than making one.
+    pub fn with_reader(kind: Kind, job: &Job, reader: Reader) -> Self {
+        let function = Self::reading(kind, Readable::Any);
         function.lock().insert(job.to_bytes(), Arc::new(reader));
         function
     }
@@ -316,16 +402,17 @@ impl ReadFunction {
 impl std::fmt::Debug for ReadFunction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ReadFunction")
+            .field("kind", &self.kind)
             .field("jobs", &self.lock().len())
             .finish()
     }
 }
 
 // DataFusion compares functions to dedupe expressions: every instance
-// computes the same function of its arguments.
+// of a kind computes the same function of its arguments.
 impl PartialEq for ReadFunction {
-    fn eq(&self, _other: &Self) -> bool {
-        true
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind
     }
 }
 
@@ -333,13 +420,13 @@ impl Eq for ReadFunction {}
 
 impl Hash for ReadFunction {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        NAME.hash(state);
+        self.kind.name().hash(state);
     }
 }
 
 impl ScalarUDFImpl for ReadFunction {
     fn name(&self) -> &str {
-        NAME
+        self.kind.name()
     }
 
     fn signature(&self) -> &Signature {
@@ -347,17 +434,20 @@ impl ScalarUDFImpl for ReadFunction {
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(DataType::Struct(read_fields()))
+        Ok(self.kind.return_type())
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let [ColumnarValue::Array(entries), ColumnarValue::Scalar(ScalarValue::Binary(Some(job)))] =
             args.args.as_slice()
         else {
-            return exec_err!("{NAME} reads a column of listed entries and its job");
+            return exec_err!(
+                "{} reads a column of listed entries and its job",
+                self.name()
+            );
         };
         let Some(entries) = entries.as_any().downcast_ref::<BinaryArray>() else {
-            return exec_err!("{NAME} reads binary entries");
+            return exec_err!("{} reads binary entries", self.name());
         };
         let reader = self.reader(job)?;
         // An executor's log says what it reads (DOPPEL_LOG=doppel_cluster=info).
@@ -369,38 +459,10 @@ impl ScalarUDFImpl for ReadFunction {
                 false => Err("not in the listing".to_owned()),
             })
             .collect();
-        let results = read_all(
-            files,
-            |file| file.as_ref().map_or(0, |f| f.bytes),
-            &reader.limits,
-            |file| reader.read(file),
-        );
-        let (mut prints, mut kept) = (BinaryBuilder::new(), BinaryBuilder::new());
-        let mut skipped = StringBuilder::new();
-        for result in results {
-            match result? {
-                Ok(read) => {
-                    prints.append_value(&read.prints);
-                    kept.append_value(&read.kept);
-                    skipped.append_null();
-                }
-                Err(why) => {
-                    prints.append_null();
-                    kept.append_null();
-                    skipped.append_value(why);
-                }
-            }
-        }
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(prints.finish()),
-            Arc::new(kept.finish()),
-            Arc::new(skipped.finish()),
-        ];
-        Ok(ColumnarValue::Array(Arc::new(StructArray::try_new(
-            read_fields(),
-            columns,
-            None,
-        )?)))
+        Ok(ColumnarValue::Array(match self.kind {
+            Kind::Scan => reader.scan_columns(files)?,
+            Kind::Index => reader.index_column(files)?,
+        }))
     }
 }
 

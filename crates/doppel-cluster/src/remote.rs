@@ -1,5 +1,5 @@
 //! The client side of a Ballista cluster: a session on the scheduler at
-//! `host:port` that knows `doppel_read`, and the listing sent with the
+//! `host:port` that knows the read functions, and the listing sent with the
 //! plan (a table of values per partition, so every executor reads its
 //! share: each document's path and entry as listed).
 
@@ -13,7 +13,7 @@ use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
 use doppel_index::collection::FileEntry;
 
-use crate::read_stage::{listed_entry, ReadFunction};
+use crate::read_stage::{listed_entry, Kind, ReadFunction, Readable};
 use crate::ClusterError;
 
 /// A session on the scheduler at `address` (`host:port`), its plans cut
@@ -39,7 +39,11 @@ pub async fn context(
     let state = SessionStateBuilder::new()
         .with_default_features()
         .with_config(config)
-        .with_scalar_functions(vec![Arc::new(ScalarUDF::from(ReadFunction::default()))])
+        .with_scalar_functions(
+            Kind::ALL
+                .map(|kind| Arc::new(ScalarUDF::from(ReadFunction::reading(kind, Readable::Any))))
+                .to_vec(),
+        )
         .build();
     SessionContext::remote_with_state(&format!("df://{address}"), state)
         .await

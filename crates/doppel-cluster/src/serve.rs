@@ -1,8 +1,9 @@
 //! The two processes of a Ballista cluster that runs doppel's plans, both
 //! the `doppel` binary: the scheduler (`doppel cluster scheduler`), which
 //! plans each scan, and executors (`doppel cluster executor`), which run
-//! its tasks. Both know `doppel_read` (the read stage), so a plan that
-//! names it is planned and run with doppel's own reading code. Each runs
+//! its tasks. Both know the read stage's functions (`doppel_read`,
+//! `doppel_read_for_index`), so a plan that names one is planned and run
+//! with doppel's own reading code. Each runs
 //! until it is stopped.
 
 use std::net::SocketAddr;
@@ -18,13 +19,13 @@ use ballista_scheduler::scheduler_process::start_server;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::ScalarUDF;
 
-use crate::read_stage::{ReadFunction, Readable, NAME};
+use crate::read_stage::{Kind, ReadFunction, Readable};
 use crate::ClusterError;
 
-/// `doppel_read`, as a process registers it, reading what `readable`
-/// permits.
-fn read_function(readable: Readable) -> Arc<ScalarUDF> {
-    Arc::new(ScalarUDF::from(ReadFunction::reading(readable)))
+/// The read function of `kind`, as a process registers it, reading what
+/// `readable` permits.
+fn read_function(kind: Kind, readable: Readable) -> Arc<ScalarUDF> {
+    Arc::new(ScalarUDF::from(ReadFunction::reading(kind, readable)))
 }
 
 /// Whether this process may listen at `address` (named `option` in what
@@ -78,7 +79,9 @@ pub fn run_scheduler(options: SchedulerOptions) -> Result<(), ClusterError> {
     .with_override_session_builder(Arc::new(|config| {
         let mut state = default_session_builder(config)?;
         // The scheduler only plans: it reads nothing.
-        state.register_udf(read_function(Readable::Any))?;
+        for kind in Kind::ALL {
+            state.register_udf(read_function(kind, Readable::Any))?;
+        }
         Ok(state)
     }));
     runtime()?.block_on(async {
@@ -118,10 +121,12 @@ pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
         return Err(ClusterError::Unreachable);
     }
     let mut functions = BallistaFunctionRegistry::default();
-    functions.scalar_functions.insert(
-        NAME.to_owned(),
-        read_function(Readable::Beneath(options.allowed)),
-    );
+    for kind in Kind::ALL {
+        let readable = Readable::Beneath(options.allowed.clone());
+        functions
+            .scalar_functions
+            .insert(kind.name().to_owned(), read_function(kind, readable));
+    }
     let host = options.bind.ip().to_string();
     let config = ExecutorProcessConfig {
         bind_host: host.clone(),

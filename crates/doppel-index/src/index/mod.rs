@@ -40,6 +40,7 @@ mod chunks;
 #[cfg(feature = "postgres")]
 mod claimed;
 mod commit;
+mod elsewhere;
 mod error;
 mod files;
 mod learn;
@@ -58,6 +59,7 @@ use state::IndexState;
 
 #[cfg(feature = "postgres")]
 pub use claimed::{pair_when_done, IngestOptions, Paired, ShareReport};
+pub use elsewhere::{read_for_index, IndexRead, ReadsElsewhere};
 pub use error::{IndexError, Result};
 pub use options::{FileReader, IndexOptions, Phase, PhaseHook};
 

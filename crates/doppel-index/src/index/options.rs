@@ -12,6 +12,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::elsewhere::ReadsElsewhere;
 use crate::collection::{PageFolders, Skip};
 use crate::reading::{ReadLimits, CHUNK_FILES};
 use doppel_core::doc::FileIdentity;
@@ -89,6 +90,10 @@ pub struct IndexOptions {
     /// Told of a reconcile's phases, and may stop it at one. Default:
     /// none.
     pub on_phase: Option<PhaseHook>,
+    /// Read files there instead of in this process (a cluster's
+    /// executors), each as this process would; `file_reader` is then not
+    /// used. Default: none.
+    pub elsewhere: Option<Arc<dyn ReadsElsewhere>>,
 }
 
 impl IndexOptions {
@@ -123,6 +128,7 @@ impl Default for IndexOptions {
             batch_docs: None,
             file_reader: None,
             on_phase: None,
+            elsewhere: None,
         }
     }
 }
@@ -139,6 +145,7 @@ impl std::fmt::Debug for IndexOptions {
             .field("learn_beside_pairing", &self.learn_beside_pairing)
             .field("file_reader", &self.file_reader.is_some())
             .field("on_phase", &self.on_phase.is_some())
+            .field("elsewhere", &self.elsewhere.is_some())
             .finish()
     }
 }

@@ -9,20 +9,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::at_once::{learn_unlearned, Unlearned};
+use super::elsewhere::{read_with, IndexRead, ReadsElsewhere};
 use super::{
     FileChange, FileReader, FolderIndex, IndexError, Phase, ReadProgress, ReconcileReport, Result,
 };
 use crate::collection::{
     describe_file_type, entry_now, list_documents, FileEntry, IgnoreRules, ListedRoot, Skip,
-    Source, DEFAULT_SIZE_CAP,
 };
-use crate::reading::{print_bytes_sampled, read_all, read_document_sampled, ReadLimits};
+use crate::reading::{read_all, ReadLimits};
 use doppel_core::doc::{DocId, DocPath, FileIdentity};
-use doppel_core::engine::fingerprinter::PrintOptions;
 use doppel_core::engine::Engine;
 use doppel_pairing::boilerplate::DocSamples;
 use doppel_pairing::library::LibraryConfig;
-use doppel_store::{DocRecord, DocStatus, RowId};
+use doppel_store::{DocRecord, RowId};
 
 /// What reading files needs of an index, apart from it: a reconcile's
 /// thread reading the next chunk holds it while the index commits the last.
@@ -37,26 +36,40 @@ pub(super) struct Reading {
     /// The library's settings, when learning boilerplate (files are
     /// sampled for the learner).
     learning: Option<LibraryConfig>,
+    /// Who reads the files instead of this process, if anyone.
+    elsewhere: Option<Arc<dyn ReadsElsewhere>>,
 }
 
 impl Reading {
     /// Read files, the small ones in parallel and the big ones one at a
-    /// time ([`read_all`]; see [`ingest`]).
+    /// time ([`read_all`]; see [`read_with`]), or elsewhere.
     #[tracing::instrument(level = "debug", name = "index.read", skip_all, fields(files = entries.len()))]
     pub(super) fn ingest_all(&self, entries: Vec<FileEntry>) -> Vec<Ingested> {
+        if let Some(elsewhere) = &self.elsewhere {
+            let mut reads = elsewhere.read(&entries, self.learning.as_ref()).into_iter();
+            // One read per entry, in order; any missing is not read.
+            return entries
+                .into_iter()
+                .map(|entry| {
+                    let read = reads.next().unwrap_or_else(|| IndexRead::not_read(&entry));
+                    read.into_ingested(entry)
+                })
+                .collect();
+        }
         read_all(
             entries,
             |entry| entry.bytes,
             &self.limits,
             |entry| {
-                ingest(
+                read_with(
                     &self.engine,
                     &self.root,
                     &self.limits,
                     self.reader.as_ref(),
                     self.learning.as_ref(),
-                    entry,
+                    &entry,
                 )
+                .into_ingested(entry)
             },
         )
     }
@@ -412,6 +425,7 @@ impl FolderIndex {
                 .boilerplate
                 .learning()
                 .then(|| self.library.config().clone()),
+            elsewhere: self.options.elsewhere.clone(),
         }
     }
 
@@ -576,90 +590,6 @@ impl FolderIndex {
             self.files.unstore(doc);
         }
         self.write_touched()
-    }
-}
-
-/// Read (through a test's `reader` when given; else only if it is still
-/// the file listed under `root`) and fingerprint one file within `limits`
-/// (no shared state touched), keeping its text and samples for the learner when `learning`
-/// under these settings and the file is not big (a big file takes no part
-/// in learning: [`crate::reading`]).
-fn ingest(
-    engine: &Engine,
-    root: &ListedRoot,
-    limits: &ReadLimits,
-    reader: Option<&FileReader>,
-    learning: Option<&LibraryConfig>,
-    entry: FileEntry,
-) -> Ingested {
-    let mut record = DocRecord {
-        id: None,
-        path: entry.doc.clone(),
-        identity: entry.identity,
-        content_hash: 0,
-        first_seen_ns: 0,
-        status: DocStatus::Indexed,
-        encoding: None,
-        fingerprints: None,
-        terms: Vec::new(),
-        shingles: 0,
-        keeper: None,
-        entry: None,
-        boilerplate: None,
-        text: None,
-    };
-    let mut changed = false;
-    let mut learned = None;
-    // The record's shingle count is every distinct word shingle's, where
-    // anything reads it (0 otherwise).
-    let options = PrintOptions {
-        count_all_shingles: engine.reads_shingle_count(),
-        ..PrintOptions::default()
-    };
-    let weights = engine.reference_weights();
-    let read = match reader {
-        // A test's reader stands in for the file system.
-        Some(reader) => reader(&entry.path, DEFAULT_SIZE_CAP).and_then(|(bytes, identity)| {
-            print_bytes_sampled(bytes, identity, engine, weights, options, limits, learning)
-        }),
-        None => read_document_sampled(
-            Source::Listed(root, &entry),
-            DEFAULT_SIZE_CAP,
-            engine,
-            weights,
-            options,
-            limits,
-            learning,
-        ),
-    };
-    match read {
-        Ok(read) => {
-            record.identity = read.identity;
-            record.content_hash = read.content_hash;
-            record.shingles = read.printed.all_shingles.unwrap_or_default() as u32;
-            // `record.terms` stays empty: the folder index weighs terms by
-            // the pinned IDF table, so nothing reads them back (they were a
-            // fifth of the file at 100k documents).
-            record.encoding = Some(read.encoding.to_owned());
-            record.keeper = Some(read.keeper);
-            record.fingerprints = Some(read.printed.fingerprints);
-            learned = read.sampled.map(|s| (s.text, s.samples));
-        }
-        Err(skip) => {
-            // Changed or deleted while being read: whatever comes next is
-            // looked at again.
-            changed = skip == Skip::Changed || std::fs::symlink_metadata(&entry.path).is_err();
-            record.status = DocStatus::Skipped {
-                reason: skip.to_string(),
-            }
-        }
-    }
-    Ingested {
-        entry,
-        record,
-        changed,
-        learned,
-        from_the_store: false,
     }
 }
 

@@ -1,0 +1,285 @@
+//! Where plans run and how a listing is read in them: a [`Session`] in
+//! this process on DataFusion, or on a Ballista scheduler's executors
+//! (the listing sent with each job's plan, several jobs when it is
+//! large); either way the listing is dealt in batches to the partitions,
+//! a read function mapped over it, and what comes back handed to an
+//! [`Answers`] (a scan's gathering, an index's chunk). On a cluster a
+//! plan that fails is run again for what it did not answer.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::RecordBatch;
+use datafusion::catalog::MemTable;
+use datafusion::logical_expr::{col, lit, ScalarUDF};
+use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
+use futures::StreamExt;
+
+use doppel_core::doc::DocPath;
+use doppel_index::collection::FileEntry;
+use doppel_index::reading::next_chunk;
+
+use crate::read_stage::{self, Job, Kind, ReadFunction, Readable, Reader};
+use crate::{ClusterError, PlanOptions};
+
+/// Where a scan's plans run.
+#[derive(Debug, Clone, Copy)]
+pub enum Runner<'a> {
+    /// In this process, on DataFusion.
+    Local,
+    /// On the executors of the Ballista scheduler at this `host:port`
+    /// (they must see the folder at the same path).
+    Scheduler(&'a str),
+}
+
+/// Times a cluster's plan is run again for what it did not answer (an
+/// executor lost with results the scheduler had already counted as done)
+/// before the reading gives up. A local plan that fails is not run
+/// again: nothing was lost, so it would fail the same way.
+const CLUSTER_RERUNS: usize = 2;
+
+/// What a reading is given back, batch by batch: each batch has the
+/// listing's `path` column and the read function's `read`.
+pub(crate) trait Answers {
+    /// Whether `doc` was answered already.
+    fn has(&self, doc: &DocPath) -> bool;
+    /// Take the documents one batch answers.
+    fn take(&mut self, batch: &RecordBatch) -> Result<(), ClusterError>;
+}
+
+/// Where a scan's plans run, started, and how they are cut.
+pub(crate) struct Session {
+    place: Place,
+    plan: PlanOptions,
+}
+
+/// The two places plans run.
+enum Place {
+    /// This process: the listing is one job, a table of its memory.
+    Local(SessionContext),
+    /// A scheduler's executors: the listing goes with each job's plan, so
+    /// a large one is cut into jobs that fit; a failed job is run again.
+    Cluster(SessionContext),
+}
+
+impl Session {
+    /// The session `runner` names, its plans cut as `plan` says.
+    pub(crate) async fn start(runner: Runner<'_>, plan: PlanOptions) -> Result<Self, ClusterError> {
+        let partitions = plan.partitions.max(1);
+        let place = match runner {
+            Runner::Local => {
+                let config = SessionConfig::new()
+                    .with_target_partitions(partitions)
+                    .with_batch_size(plan.batch_files.max(1));
+                Place::Local(SessionContext::new_with_config(config))
+            }
+            Runner::Scheduler(address) => {
+                Place::Cluster(crate::remote::context(address, partitions, plan.batch_files).await?)
+            }
+        };
+        Ok(Self { place, plan })
+    }
+
+    /// The read function of `kind` as this session calls it: locally,
+    /// reading `job` with the reader `reader` makes (of this process's
+    /// engine); on a cluster, each executor makes its own.
+    pub(crate) fn function(
+        &self,
+        kind: Kind,
+        job: &Job,
+        reader: impl FnOnce() -> Reader,
+    ) -> ScalarUDF {
+        ScalarUDF::from(match self.place {
+            Place::Local(_) => ReadFunction::with_reader(kind, job, reader()),
+            Place::Cluster(_) => ReadFunction::reading(kind, Readable::Any),
+        })
+    }
+
+    /// `function(entry, job)` over every one of `files` (as jobs), each
+    /// answered batch handed to `answers`. On a cluster, a plan that
+    /// fails after some documents came back is run again for the others
+    /// only, so each document is answered once.
+    pub(crate) async fn read_all(
+        &self,
+        files: &[FileEntry],
+        function: &ScalarUDF,
+        job: &Job,
+        answers: &mut impl Answers,
+    ) -> Result<(), ClusterError> {
+        for rerun in 0.. {
+            let unanswered: Vec<&FileEntry> =
+                files.iter().filter(|f| !answers.has(&f.doc)).collect();
+            if unanswered.is_empty() {
+                break;
+            }
+            let mut failed = None;
+            for part in self.jobs(&unanswered) {
+                let listing = self.listing(part)?;
+                let call = function.call(vec![col("entry"), lit(job.literal())]);
+                let frame = listing.select(vec![col("path"), call.alias("read")])?;
+                if let Err(error) = take_all(frame, answers).await {
+                    failed = Some(error);
+                    break;
+                }
+            }
+            match failed {
+                None => break,
+                Some(failed) if rerun >= self.reruns() || no_executors_left(&failed) => {
+                    return Err(failed)
+                }
+                Some(failed) => tracing::warn!(
+                    error = %failed,
+                    "the plan failed; running it again for the documents it did not answer"
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// `files` as the listings of the jobs run in turn.
+    fn jobs<'l, 'f>(&self, files: &'l [&'f FileEntry]) -> Vec<&'l [&'f FileEntry]> {
+        match self.place {
+            Place::Local(_) => vec![files],
+            Place::Cluster(_) => jobs(files, self.plan.job_files),
+        }
+    }
+
+    /// One job's `files` as the table its plan reads, dealt to the
+    /// partitions.
+    fn listing(&self, files: &[&FileEntry]) -> Result<DataFrame, ClusterError> {
+        let dealt = deal(files, self.plan);
+        match &self.place {
+            Place::Local(context) => local_listing(context, dealt),
+            Place::Cluster(context) => crate::remote::listing(context, dealt),
+        }
+    }
+
+    /// Times a failed plan is run again for what it did not answer.
+    fn reruns(&self) -> usize {
+        match self.place {
+            Place::Local(_) => 0,
+            Place::Cluster(_) => CLUSTER_RERUNS,
+        }
+    }
+}
+
+/// Whether `failed` is Ballista failing a job because every executor was
+/// lost: a plan run again then would wait for an executor forever (a job
+/// queued on an empty cluster is never failed), so it is not.
+fn no_executors_left(failed: &ClusterError) -> bool {
+    matches!(failed, ClusterError::Plan(reason) if reason.contains("no executors remain"))
+}
+
+/// A tokio runtime for plans cut in `plan.partitions`.
+pub(crate) fn plans_runtime(plan: PlanOptions) -> Result<tokio::runtime::Runtime, ClusterError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(plan.partitions.max(1).min(cores))
+        .enable_all()
+        .thread_name("doppel-plan")
+        .build()
+        .map_err(ClusterError::Runtime)
+}
+
+/// Run `frame` and hand every batch it answers to `answers`.
+async fn take_all(frame: DataFrame, answers: &mut impl Answers) -> Result<(), ClusterError> {
+    let mut stream = frame.execute_stream().await?;
+    while let Some(batch) = stream.next().await {
+        answers.take(&batch?)?;
+    }
+    Ok(())
+}
+
+/// The listing bytes one job's plan carries at most: half the 16 MiB a
+/// Ballista scheduler takes in one message, for the plan around them.
+pub const JOB_LISTING_BYTES: usize = 8 << 20;
+
+/// What a document costs in a plan besides its path and entry (the
+/// literals around them).
+const LISTED_COST: usize = 64;
+
+/// `files` cut into the listings of jobs in turn: at most `most`
+/// documents each, and at most [`JOB_LISTING_BYTES`] of plan (always one
+/// document; its path and [`read_stage::listed_entry`]).
+fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEntry]> {
+    let mut jobs = Vec::new();
+    let mut rest = files;
+    while !rest.is_empty() {
+        let mut bytes = 0;
+        let mut end = 0;
+        while end < rest.len() && end < most.max(1) {
+            let file = rest[end];
+            bytes += file.doc.as_bytes().len() + read_stage::listed_entry(file).len() + LISTED_COST;
+            if end > 0 && bytes > JOB_LISTING_BYTES {
+                break;
+            }
+            end += 1;
+        }
+        let (job, after) = rest.split_at(end);
+        jobs.push(job);
+        rest = after;
+    }
+    jobs
+}
+
+/// The listing dealt to the partitions: cut in batches as a one-shot
+/// scan cuts its chunks (at most `plan.batch_files` documents), the
+/// batches dealt in turn, so each partition gets a like share of the
+/// bytes.
+fn deal<'f>(files: &[&'f FileEntry], plan: PlanOptions) -> Vec<Vec<Vec<&'f FileEntry>>> {
+    let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
+    let mut rest = files.iter().copied().peekable();
+    for at in 0.. {
+        let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
+        if batch.is_empty() {
+            break;
+        }
+        let partitions = dealt.len();
+        dealt[at % partitions].push(batch);
+    }
+    dealt
+}
+
+/// The listing as a table of this process's memory, a partition per
+/// share [`deal`] gave.
+fn local_listing(
+    context: &SessionContext,
+    dealt: Vec<Vec<Vec<&FileEntry>>>,
+) -> Result<DataFrame, ClusterError> {
+    let dealt = dealt
+        .into_iter()
+        .map(|batches| {
+            batches
+                .iter()
+                .map(|batch| read_stage::listing_batch(batch))
+                .collect()
+        })
+        .collect::<Result<_, _>>()?;
+    let listing = MemTable::try_new(read_stage::listing_schema(), dealt)?;
+    Ok(context.read_table(Arc::new(listing))?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use doppel_index::collection::FileEntry;
+
+    fn entry(name: Vec<u8>) -> FileEntry {
+        let doc = DocPath::from_bytes(name);
+        FileEntry::file(std::path::PathBuf::from("x"), doc, Default::default())
+    }
+
+    #[test]
+    fn jobs_hold_at_most_their_documents_and_plan_bytes() {
+        let small: Vec<FileEntry> = (0..10u8).map(|i| entry(vec![b'a' + i])).collect();
+        let small: Vec<&FileEntry> = small.iter().collect();
+        let sizes: Vec<usize> = jobs(&small, 4).iter().map(|j| j.len()).collect();
+        assert_eq!(sizes, [4, 4, 2]);
+        assert_eq!(jobs(&small, usize::MAX).len(), 1);
+
+        // Paths of 5 MiB: two do not fit one plan, one always goes.
+        let long: Vec<FileEntry> = (0..3u8).map(|i| entry(vec![b'a' + i; 5 << 20])).collect();
+        let long: Vec<&FileEntry> = long.iter().collect();
+        let sizes: Vec<usize> = jobs(&long, usize::MAX).iter().map(|j| j.len()).collect();
+        assert_eq!(sizes, [1, 1, 1]);
+    }
+}

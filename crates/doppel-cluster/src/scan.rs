@@ -1,4 +1,4 @@
-//! The one-shot scan's plans: the listing read in a [`Session`] (here or
+//! The one-shot scan's plans: the listing read in a `Session` (here or
 //! on a Ballista scheduler's executors) by `doppel_read`, and what comes
 //! back gathered in the listing's order into `doppel_index::scan`'s own
 //! finish, here.

@@ -1,9 +1,9 @@
-//! Where plans run and how a listing is read in them: a [`Session`] in
+//! Where plans run and how a listing is read in them: a `Session` in
 //! this process on DataFusion, or on a Ballista scheduler's executors
 //! (the listing sent with each job's plan, several jobs when it is
 //! large); either way the listing is dealt in batches to the partitions,
 //! a read function mapped over it, and what comes back handed to an
-//! [`Answers`] (a scan's gathering, an index's chunk). On a cluster a
+//! `Answers` (a scan's gathering, an index's chunk). On a cluster a
 //! plan that fails is run again for what it did not answer.
 
 use std::sync::Arc;

@@ -16,35 +16,8 @@ set -euo pipefail
 bin=$(realpath "$1")
 folder=$(realpath "$2")
 out=$(mktemp -d)
-servers=()
-stop_servers() {
-    if [ ${#servers[@]} -gt 0 ]; then
-        kill "${servers[@]}" 2>/dev/null || true
-        wait "${servers[@]}" 2>/dev/null || true
-    fi
-    servers=()
-}
-trap 'stop_servers; rm -rf "$out"' EXIT
-
-# timed LABEL ARGS...: one run of doppel, its report kept as LABEL.json.
-timed() {
-    local label=$1
-    shift
-    /usr/bin/time -f "$label wall %e s, user %U s, sys %S s, peak %M KB" \
-        "$bin" "$@" >"$out/$label.json" 2>"$out/$label.err" ||
-        { echo "$label FAILED"; tail -3 "$out/$label.err"; return 1; }
-    tail -n 1 "$out/$label.err"
-}
-
-# Wait until something listens on 127.0.0.1:PORT.
-listening() {
-    for _ in $(seq 1 600); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "nothing listens on $1" >&2
-    return 1
-}
+# shellcheck source=benches/cluster_lib.sh
+source "$(dirname "$0")/cluster_lib.sh"
 
 scheduler=50400
 "$bin" cluster scheduler --bind "127.0.0.1:$scheduler" >/dev/null 2>&1 &
@@ -61,12 +34,6 @@ for run in fresh again; do
     timed "executor-$run" cluster scan "$folder" --scheduler "127.0.0.1:$scheduler" \
         --partitions 4 --index "$out/executor.sqlite" --format json
 done
-echo "executor peak: $(awk '/VmHWM/ {printf "%.0f MB", $2 / 1024}' "/proc/${servers[1]}/status")"
+echo "executor peak: $(peak "${servers[1]}")"
 stop_servers
-for report in "$out"/*.json; do
-    if cmp -s "$out/scan-fresh.json" "$report"; then
-        echo "$(basename "$report" .json): the same bytes as scan-fresh"
-    else
-        echo "$(basename "$report" .json): DIFFERS from scan-fresh"
-    fi
-done
+same_bytes scan-fresh

@@ -332,21 +332,10 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
     }
 }
 
-/// The fault a cluster must survive: an executor killed while it reads.
-/// It is the only executor when the scan starts (so it is given the
-/// reading); killed as it starts a batch, it stops beating, the scheduler
-/// takes it for lost and runs its tasks on an executor started after the
-/// kill, and the report is still one machine's.
-#[test]
-fn an_executor_killed_while_reading_changes_nothing() {
+/// Told when `executor` (its log piped) starts reading its first batch.
+fn first_batch(executor: &mut Server) -> std::sync::mpsc::Receiver<()> {
     use std::io::BufRead;
-    let fx = fixture();
-    let one_machine = one_machine_json(&fx.folder);
-    let (scheduler, _scheduler) = scheduler(&["--executor-timeout", "3"]);
-    let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
-
-    // Its log says when it starts reading a batch.
-    let log = doomed.0.stderr.take().unwrap();
+    let log = executor.0.stderr.take().unwrap();
     let (reading, read) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in std::io::BufReader::new(log).lines() {
@@ -356,6 +345,23 @@ fn an_executor_killed_while_reading_changes_nothing() {
             }
         }
     });
+    read
+}
+
+/// The fault a cluster must survive: an executor killed while it reads.
+/// It is the only executor when the scan starts (so it is given the
+/// reading); killed as it starts a batch, it stops beating, the scheduler
+/// takes it for lost and runs its tasks on an executor started after the
+/// kill, and the report is still one machine's.
+#[test]
+fn an_executor_killed_while_reading_changes_nothing() {
+    let fx = fixture();
+    let one_machine = one_machine_json(&fx.folder);
+    let (scheduler, _scheduler) = scheduler(&["--executor-timeout", "3"]);
+    let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
+
+    // Its log says when it starts reading a batch.
+    let read = first_batch(&mut doomed);
     let mut command = scan_on(&scheduler, &fx.folder);
     let scan = std::thread::spawn(move || {
         stdout_within(&mut command, std::time::Duration::from_secs(300))
@@ -527,7 +533,6 @@ fn cluster_scan_into_an_index_equals_scan_and_reads_only_what_changed() {
 /// leaves the index as `doppel scan` makes it.
 #[test]
 fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
-    use std::io::BufRead;
     let fx = fixture();
     let dir = tempfile::tempdir().unwrap();
     let (one, plans) = (
@@ -536,16 +541,7 @@ fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
     );
     let (scheduler, _scheduler) = scheduler(&["--executor-timeout", "2"]);
     let mut doomed = executor(&scheduler, &fx.folder, std::process::Stdio::piped());
-    let log = doomed.0.stderr.take().unwrap();
-    let (reading, read) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(log).lines() {
-            if line.is_ok_and(|l| l.contains("reading a batch")) {
-                let _ = reading.send(());
-                return;
-            }
-        }
-    });
+    let read = first_batch(&mut doomed);
     let mut command = scan_on(&scheduler, &fx.folder);
     command.arg("--index").arg(&plans);
     let scan = std::thread::spawn(move || {

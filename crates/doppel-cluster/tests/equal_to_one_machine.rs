@@ -127,14 +127,7 @@ fn the_generated_library_gives_one_machines_report_on_any_partitions() {
 #[test]
 fn the_sample_corpus_gives_one_machines_report_skips_formats_and_books_included() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("corpus");
-    copy_tree(&repository().join("sample-corpus"), &root);
-    // A book as a folder of ALTO pages: it travels to the reader with its
-    // pages as listed.
-    copy_tree(
-        &repository().join("tests/data/formats/emma_pages"),
-        &root.join("emma_pages"),
-    );
+    let root = sample_corpus_with_a_book(tmp.path());
     let report = equal_on_every_cut(&root, 2);
     assert!(
         report.docs.iter().any(|d| d.skipped.is_some()),
@@ -148,6 +141,18 @@ fn the_sample_corpus_gives_one_machines_report_skips_formats_and_books_included(
         book.is_some_and(|b| b.skipped.is_none()),
         "the folder of pages is read as one book"
     );
+}
+
+/// The sample corpus copied under `dir`, with a book as a folder of ALTO
+/// pages (it travels to the reader with its pages as listed).
+fn sample_corpus_with_a_book(dir: &Path) -> PathBuf {
+    let root = dir.join("corpus");
+    copy_tree(&repository().join("sample-corpus"), &root);
+    copy_tree(
+        &repository().join("tests/data/formats/emma_pages"),
+        &root.join("emma_pages"),
+    );
+    root
 }
 
 /// The folder `from` copied into `to`, folders and all.
@@ -166,12 +171,7 @@ fn copy_tree(from: &Path, to: &Path) {
 #[test]
 fn a_manifest_of_the_folder_gives_the_folders_report() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("corpus");
-    copy_tree(&repository().join("sample-corpus"), &root);
-    copy_tree(
-        &repository().join("tests/data/formats/emma_pages"),
-        &root.join("emma_pages"),
-    );
+    let root = sample_corpus_with_a_book(tmp.path());
     let root = root.canonicalize().unwrap();
     // As `find . -type f` lists it, backwards, once more than once, the
     // manifest hidden (so a scan of the folder does not read it).

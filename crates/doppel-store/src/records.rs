@@ -78,6 +78,29 @@ pub struct DocRecord {
     pub text: Option<super::StoredText>,
 }
 
+impl DocRecord {
+    /// The record of `path` as read now (its `identity`, `content_hash`),
+    /// indexed with nothing more known yet: what reading fills in.
+    pub fn read(path: DocPath, identity: FileIdentity, content_hash: u64) -> Self {
+        Self {
+            id: None,
+            path,
+            identity,
+            content_hash,
+            first_seen_ns: 0,
+            status: DocStatus::Indexed,
+            encoding: None,
+            fingerprints: None,
+            terms: Vec::new(),
+            shingles: 0,
+            keeper: None,
+            entry: None,
+            boilerplate: None,
+            text: None,
+        }
+    }
+}
+
 /// A document's part in boilerplate learning, as stored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoredBoilerplate {

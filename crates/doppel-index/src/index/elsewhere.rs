@@ -79,22 +79,7 @@ impl IndexRead {
 
     /// What the index commits of `entry` read as this.
     pub(super) fn into_ingested(self, entry: FileEntry) -> Ingested {
-        let mut record = DocRecord {
-            id: None,
-            path: entry.doc.clone(),
-            identity: self.identity,
-            content_hash: self.content_hash,
-            first_seen_ns: 0,
-            status: DocStatus::Indexed,
-            encoding: None,
-            fingerprints: None,
-            terms: Vec::new(),
-            shingles: 0,
-            keeper: None,
-            entry: None,
-            boilerplate: None,
-            text: None,
-        };
+        let mut record = DocRecord::read(entry.doc.clone(), self.identity, self.content_hash);
         let (changed, learned) = match self.outcome {
             Outcome::Read {
                 encoding,

@@ -331,22 +331,8 @@ fn reprint(
         options,
         library,
     );
-    let mut record = DocRecord {
-        id: None,
-        path: entry.doc.clone(),
-        identity: entry.identity,
-        content_hash: kept.content_hash,
-        first_seen_ns: 0,
-        status: DocStatus::Indexed,
-        encoding: kept.encoding,
-        fingerprints: None,
-        terms: Vec::new(),
-        shingles: 0,
-        keeper: None,
-        entry: None,
-        boilerplate: None,
-        text: None,
-    };
+    let mut record = DocRecord::read(entry.doc.clone(), entry.identity, kept.content_hash);
+    record.encoding = kept.encoding;
     let learned = match printed {
         Ok((printed, sampled)) => {
             record.fingerprints = Some(printed.fingerprints);

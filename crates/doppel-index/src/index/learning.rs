@@ -268,7 +268,7 @@ mod tests {
     use crate::collection::FileEntry;
     use crate::index::at_once::learn_unlearned;
     use doppel_core::doc::FileIdentity;
-    use doppel_store::{DocRecord, DocStatus};
+    use doppel_store::DocRecord;
 
     fn samples(hashes: &[u32]) -> DocSamples {
         DocSamples::from_sampled(
@@ -292,22 +292,7 @@ mod tests {
                 bytes: 10,
                 ..FileEntry::file(doc.into(), DocPath::from(doc), FileIdentity::default())
             },
-            record: DocRecord {
-                id: None,
-                path: DocPath::from(doc),
-                identity: FileIdentity::default(),
-                content_hash,
-                first_seen_ns: 0,
-                status: DocStatus::Indexed,
-                encoding: None,
-                fingerprints: None,
-                terms: Vec::new(),
-                shingles: 0,
-                keeper: None,
-                entry: None,
-                boilerplate: None,
-                text: None,
-            },
+            record: DocRecord::read(DocPath::from(doc), FileIdentity::default(), content_hash),
             changed: false,
             learned: Some(("a text of a few words".to_owned(), samples(hashes))),
             from_the_store: false,

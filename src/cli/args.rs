@@ -603,9 +603,10 @@ pub const DEFAULT_BOOKS: &str = "tests/data/corpus";
 #[derive(Subcommand)]
 pub enum ClusterCommand {
     /// Scan a folder (or a manifest's documents) as DataFusion plans and
-    /// print the report `scan --no-index` prints (the same bytes),
-    /// optionally writing it as Parquet (documents, pairs with every
-    /// score, clusters).
+    /// print the report `scan --no-index` prints (the same bytes; with
+    /// --store or --index, into that index as `scan` does, reading only
+    /// what is new or changed), optionally writing it as Parquet
+    /// (documents, pairs with every score, clusters).
     #[command(group(clap::ArgGroup::new("runner").required(true).args(["local", "scheduler"])))]
     Scan {
         /// Folder to scan, or a manifest file listing the documents

@@ -2,8 +2,9 @@
 //! the one-shot scan of a folder or of a manifest's documents run as
 //! Apache DataFusion plans (doppel-cluster), here or on a Ballista
 //! cluster's executors, printed as `doppel scan --no-index` prints it
-//! (the same bytes) and, with `--out`, written as Parquet; and
-//! `scheduler` and `executor`, the cluster's two processes.
+//! (the same bytes; with `--store`/`--index`, into that index as `doppel
+//! scan` does) and, with `--out`, written as Parquet; and `scheduler`
+//! and `executor`, the cluster's two processes.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -185,6 +185,16 @@ fn serve_logged(args: &[&str], port: u16, log: std::process::Stdio) -> Server {
 /// `allow`, one task at a time, beating every second, its log written to
 /// `log`.
 fn executor(scheduler: &str, allow: &std::path::Path, log: std::process::Stdio) -> Server {
+    executor_with(scheduler, allow, log, &[])
+}
+
+/// [`executor`], started with `extra` options too.
+fn executor_with(
+    scheduler: &str,
+    allow: &std::path::Path,
+    log: std::process::Stdio,
+    extra: &[&str],
+) -> Server {
     let (port, grpc) = (free_port(), free_port());
     let bind = format!("127.0.0.1:{port}");
     let grpc = grpc.to_string();
@@ -192,7 +202,7 @@ fn executor(scheduler: &str, allow: &std::path::Path, log: std::process::Stdio) 
     let args = ["executor", "--scheduler", scheduler, "--bind", &bind];
     let rest = ["--grpc-port", &grpc, "--tasks", "1", "--heartbeat", "1"];
     serve_logged(
-        &[&args[..], &rest[..], &["--allow", allow]].concat(),
+        &[&args[..], &rest[..], &["--allow", allow], extra].concat(),
         port,
         log,
     )
@@ -575,4 +585,45 @@ fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
         "{}",
         String::from_utf8_lossy(&resumed)
     );
+}
+
+/// An executor keeps its tasks' results in a folder of its own inside
+/// `--work-dir` until they are fetched, and removes that folder when it is
+/// stopped (SIGTERM): a stopped executor leaves nothing behind.
+#[test]
+fn a_stopped_executor_leaves_no_results_behind() {
+    let fx = fixture();
+    let work = tempfile::tempdir().unwrap();
+    let (scheduler, _scheduler) = scheduler(&[]);
+    let work_dir = ["--work-dir", work.path().to_str().unwrap()];
+    let mut executor = executor_with(
+        &scheduler,
+        &fx.folder,
+        std::process::Stdio::null(),
+        &work_dir,
+    );
+    let plans = stdout_within(
+        &mut scan_on(&scheduler, &fx.folder),
+        std::time::Duration::from_secs(300),
+    );
+    assert!(plans == one_machine_json(&fx.folder));
+    let held: Vec<_> = std::fs::read_dir(work.path()).unwrap().flatten().collect();
+    assert_eq!(held.len(), 1, "one folder of its own");
+    assert!(
+        std::fs::read_dir(held[0].path()).unwrap().next().is_some(),
+        "the results are kept there until the scheduler has them removed"
+    );
+
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &executor.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while executor.0.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < end, "SIGTERM did not stop it");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let left: Vec<_> = std::fs::read_dir(work.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

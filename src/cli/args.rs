@@ -679,6 +679,11 @@ pub enum ClusterCommand {
         #[arg(long, value_name = "SECS", default_value_t = 60,
               value_parser = clap::value_parser!(u64).range(1..))]
         heartbeat: u64,
+        /// Where it keeps the results of its tasks until they are fetched:
+        /// a fresh folder made inside DIR and removed when it stops
+        /// (default: the system's temporary folder).
+        #[arg(long, value_name = "DIR")]
+        work_dir: Option<PathBuf>,
     },
 }
 

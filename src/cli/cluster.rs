@@ -196,6 +196,7 @@ pub fn run(
             tasks,
             heartbeat,
             allow,
+            work_dir,
         } => {
             let Some((host, port)) = scheduler.rsplit_once(':') else {
                 bail!("--scheduler takes HOST:PORT");
@@ -218,6 +219,7 @@ pub fn run(
                 concurrent_tasks: tasks.map_or(cores, |n| n as usize),
                 heartbeat_secs: heartbeat,
                 allowed,
+                work_dir,
             })?)
         }
     }

@@ -101,6 +101,9 @@ pub enum ClusterError {
     /// A scheduler or executor process failed.
     #[error("the cluster process failed: {0}")]
     Serve(#[from] ballista_core::error::BallistaError),
+    /// An executor's folder for its tasks' results could not be made.
+    #[error("cannot make the executor's work folder: {0}")]
+    WorkDir(#[source] std::io::Error),
     /// The runtime the plans run on could not be started.
     #[error("cannot start the plans' runtime: {0}")]
     Runtime(#[source] std::io::Error),

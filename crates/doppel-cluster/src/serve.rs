@@ -108,6 +108,9 @@ pub struct ExecutorOptions {
     pub heartbeat_secs: u64,
     /// The folders a job may name for it to read (canonical paths).
     pub allowed: Vec<PathBuf>,
+    /// The folder inside which it makes the one it keeps its tasks'
+    /// results in (`None`: the system's temporary folder).
+    pub work_dir: Option<PathBuf>,
 }
 
 /// Run an executor serving the scheduler of `options` until the process
@@ -120,6 +123,16 @@ pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
     if !answers(host, port) {
         return Err(ClusterError::Unreachable);
     }
+    // Ballista's own default forgets its temporary folder, and every
+    // executor stopped left its tasks' results behind: a folder of its
+    // own, removed when it returns (on Ctrl-C or SIGTERM, after its tasks).
+    let mut named = tempfile::Builder::new();
+    named.prefix("doppel-executor-");
+    let work_dir = match &options.work_dir {
+        Some(inside) => named.tempdir_in(inside),
+        None => named.tempdir(),
+    }
+    .map_err(ClusterError::WorkDir)?;
     let mut functions = BallistaFunctionRegistry::default();
     for kind in Kind::ALL {
         let readable = Readable::Beneath(options.allowed.clone());
@@ -139,9 +152,15 @@ pub fn run_executor(options: ExecutorOptions) -> Result<(), ClusterError> {
         print_thread_info: false,
         executor_heartbeat_interval_seconds: options.heartbeat_secs.max(1),
         override_function_registry: Some(Arc::new(functions)),
+        work_dir: Some(work_dir.path().to_string_lossy().into_owned()),
+        // Results older than a day go even while it runs (the scheduler
+        // has them removed five minutes after their job ends).
+        job_data_clean_up_interval_seconds: 600,
+        job_data_ttl_seconds: 24 * 60 * 60,
         ..ExecutorProcessConfig::default()
     };
     runtime()?.block_on(start_executor_process(Arc::new(config)))?;
+    drop(work_dir);
     Ok(())
 }
 

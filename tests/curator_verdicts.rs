@@ -156,22 +156,11 @@ fn skipped_record(path: &str) -> doppel_store::DocRecord {
     use doppel_core::doc::FileIdentity;
     use doppel_store::{DocRecord, DocStatus};
     DocRecord {
-        id: None,
-        path: d(path),
-        identity: FileIdentity::default(),
-        content_hash: 0,
         first_seen_ns: 7,
         status: DocStatus::Skipped {
             reason: "empty".into(),
         },
-        encoding: None,
-        fingerprints: None,
-        terms: Vec::new(),
-        shingles: 0,
-        keeper: None,
-        entry: None,
-        boilerplate: None,
-        text: None,
+        ..DocRecord::read(d(path), FileIdentity::default(), 0)
     }
 }
 

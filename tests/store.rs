@@ -98,22 +98,11 @@ fn record(engine: &Engine, path: &[u8], n: usize) -> DocRecord {
 
 fn skipped(path: &[u8], reason: &str) -> DocRecord {
     DocRecord {
-        id: None,
-        path: d(path),
-        identity: FileIdentity::default(),
-        content_hash: 0,
         first_seen_ns: 7,
         status: DocStatus::Skipped {
             reason: reason.into(),
         },
-        encoding: None,
-        fingerprints: None,
-        terms: Vec::new(),
-        shingles: 0,
-        keeper: None,
-        entry: None,
-        boilerplate: None,
-        text: None,
+        ..DocRecord::read(d(path), FileIdentity::default(), 0)
     }
 }
 

@@ -359,22 +359,11 @@ fn meta_values_round_trip_per_collection() {
 /// A skipped document's record at `path` (the least a commit writes).
 fn skipped_record(path: &str, identity: doppel_core::doc::FileIdentity) -> DocRecord {
     DocRecord {
-        id: None,
-        path: DocPath::from(path.as_bytes()),
-        identity,
-        content_hash: 0,
         first_seen_ns: 1,
         status: DocStatus::Skipped {
             reason: "empty".into(),
         },
-        encoding: None,
-        fingerprints: None,
-        terms: Vec::new(),
-        shingles: 0,
-        keeper: None,
-        entry: None,
-        boilerplate: None,
-        text: None,
+        ..DocRecord::read(DocPath::from(path.as_bytes()), identity, 0)
     }
 }
 

@@ -333,13 +333,22 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
         String::from_utf8_lossy(&plans)
     );
     // The reading was shared: each executor read batches.
-    for at in 0..2 {
-        let log = std::fs::read_to_string(log_of(at)).unwrap();
+    let logs: Vec<String> = (0..2)
+        .map(|at| std::fs::read_to_string(log_of(at)).unwrap())
+        .collect();
+    for (at, log) in logs.iter().enumerate() {
         assert!(
             log.contains("reading a batch"),
             "executor {at} read nothing"
         );
     }
+    // The bodies of the three licence-wrapped e-texts were made there
+    // too, once the licence was learned: the client read no document.
+    let bodies: usize = logs
+        .iter()
+        .map(|log| documents_logged(log, "making the bodies of a batch"))
+        .sum();
+    assert_eq!(bodies, 3, "{logs:?}");
 }
 
 /// Told when `executor` (its log piped) starts reading its first batch.
@@ -457,8 +466,13 @@ fn servers_that_cannot_start_say_why_without_addresses() {
 
 /// The documents the `reading a batch` lines of `log` say were read.
 fn documents_read(log: &str) -> usize {
+    documents_logged(log, "reading a batch")
+}
+
+/// The documents the lines of `log` saying `what` count.
+fn documents_logged(log: &str, what: &str) -> usize {
     log.lines()
-        .filter(|line| line.contains("reading a batch"))
+        .filter(|line| line.contains(what))
         .filter_map(|line| line.split("documents=").nth(1))
         .map(|n| n.trim().parse::<usize>().unwrap())
         .sum()

@@ -207,6 +207,7 @@ pub fn with_one_shot_hooks<R>(
         limits: config.reading.limits(),
         user_boilerplate: user.as_ref(),
         read_chunk_files: None,
+        bodies: None,
     };
     Ok(run(&hooks))
 }

@@ -18,7 +18,7 @@ use doppel_index::index::{IndexRead, ReadsElsewhere};
 use doppel_index::reading::ReadLimits;
 use doppel_pairing::library::LibraryConfig;
 
-use crate::read_stage::{Job, Kind, Reader};
+use crate::read_stage::{Job, Kind, Reader, Row};
 use crate::session::{plans_runtime, Answers, Runner, Session};
 use crate::{ClusterError, PlanOptions};
 
@@ -94,9 +94,10 @@ impl ReadsElsewhere for ClusterReading {
         let read = self.session.function(Kind::Index, &job, || {
             Reader::new(Arc::clone(&self.engine), &job)
         });
-        let done =
-            self.runtime
-                .block_on(self.session.read_all(entries, &read, &job, &mut answered));
+        let rows: Vec<Row<'_>> = entries.iter().map(Row::listed).collect();
+        let done = self
+            .runtime
+            .block_on(self.session.read_all(&rows, &read, &job, &mut answered));
         if let Err(error) = done {
             tracing::warn!(%error, "a chunk was not read: its documents are not committed");
             self.lock().get_or_insert(error);

@@ -12,6 +12,10 @@
 //! `doppel_index::scan::read_listed`, the same function `doppel scan`
 //! calls, and answers a struct per document: its prints in the spill's
 //! record form, what the scan keeps of it, or why it was skipped.
+//! Once the client has learned the boilerplate, `doppel_body(entry, job)`
+//! makes the bodies of the documents that have some the same way, each
+//! entry carrying its learned spans (`doppel_index::scan::read_body`),
+//! so no document is read twice in one place.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -28,11 +32,12 @@ use datafusion::logical_expr::{
 
 use doppel_core::doc::{DocPath, FileIdentity};
 use doppel_core::engine::{Engine, EngineConfig};
-use doppel_index::collection::{BookFolder, BookWhy, FileEntry, ListedRoot};
+use doppel_index::collection::{BookFolder, BookWhy, FileEntry, ListedRoot, Source};
 use doppel_index::index::read_for_index;
 use doppel_index::reading::{read_all, ReadLimits};
-use doppel_index::scan::{read_listed, Kept};
+use doppel_index::scan::{read_body, read_listed, BodyWanted, Kept};
 use doppel_index::spill;
+use doppel_pairing::boilerplate::Span;
 use doppel_pairing::library::LibraryConfig;
 
 /// What a read function answers for each document, and its name in
@@ -45,17 +50,23 @@ pub enum Kind {
     /// An index's, `doppel_read_for_index`: postcard of the
     /// [`IndexRead`](doppel_index::index::IndexRead) the index commits.
     Index,
+    /// A one-shot scan's bodies, once its boilerplate is learned,
+    /// `doppel_body` over [`body_entry`]s: a struct of the body's prints
+    /// and where its boilerplate is, both null when it has no body
+    /// ([`body_fields`]).
+    Body,
 }
 
 impl Kind {
-    /// Both, as a process that runs plans registers them.
-    pub const ALL: [Kind; 2] = [Kind::Scan, Kind::Index];
+    /// Every one, as a process that runs plans registers them.
+    pub const ALL: [Kind; 3] = [Kind::Scan, Kind::Index, Kind::Body];
 
     /// The function's name in plans.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Scan => "doppel_read",
             Kind::Index => "doppel_read_for_index",
+            Kind::Body => "doppel_body",
         }
     }
 
@@ -63,6 +74,7 @@ impl Kind {
         match self {
             Kind::Scan => DataType::Struct(read_fields()),
             Kind::Index => DataType::Binary,
+            Kind::Body => DataType::Struct(body_fields()),
         }
     }
 }
@@ -71,7 +83,7 @@ impl Kind {
 const JOBS_KEPT: usize = 4;
 
 /// The listing's table: each document's path as raw bytes, and its entry
-/// as listed ([`listed_entry`]).
+/// as the read function takes it ([`listed_entry`], [`body_entry`]).
 pub fn listing_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("path", DataType::Binary, false),
@@ -79,10 +91,43 @@ pub fn listing_schema() -> SchemaRef {
     ]))
 }
 
-/// The listing's `files` as batches of that table.
-pub fn listing_batch(files: &[&FileEntry]) -> Result<RecordBatch> {
-    let paths = BinaryArray::from_iter_values(files.iter().map(|f| f.doc.as_bytes()));
-    let entries = BinaryArray::from_iter_values(files.iter().map(|f| listed_entry(f)));
+/// A document as a plan's table carries it: its path and its entry,
+/// encoded once (a cluster's jobs are cut by the bytes they carry).
+#[derive(Debug)]
+pub struct Row<'f> {
+    /// The document.
+    pub doc: &'f DocPath,
+    /// Its bytes as listed (batches are cut by them).
+    pub bytes: u64,
+    /// Its entry ([`listed_entry`], [`body_entry`]).
+    pub entry: Vec<u8>,
+}
+
+impl<'f> Row<'f> {
+    /// `file` as the read functions take it ([`listed_entry`]).
+    pub fn listed(file: &'f FileEntry) -> Self {
+        Self {
+            doc: &file.doc,
+            bytes: file.bytes,
+            entry: listed_entry(file),
+        }
+    }
+
+    /// The body `wanted` asks for, as `doppel_body` takes it
+    /// ([`body_entry`]).
+    pub fn body(wanted: &BodyWanted<'f>) -> Self {
+        Self {
+            doc: &wanted.file.doc,
+            bytes: wanted.file.bytes,
+            entry: body_entry(wanted),
+        }
+    }
+}
+
+/// `rows` as a batch of that table.
+pub fn listing_batch(rows: &[&Row<'_>]) -> Result<RecordBatch> {
+    let paths = BinaryArray::from_iter_values(rows.iter().map(|r| r.doc.as_bytes()));
+    let entries = BinaryArray::from_iter_values(rows.iter().map(|r| &r.entry));
     Ok(RecordBatch::try_new(
         listing_schema(),
         vec![Arc::new(paths), Arc::new(entries)],
@@ -101,20 +146,47 @@ struct Listed {
 /// A book's page as the plan carries it: its path and identity.
 type ListedPage = (Vec<u8>, FileIdentity);
 
+impl Listed {
+    /// `file` as listed.
+    fn of(file: &FileEntry) -> Self {
+        let book = file.book.as_ref().map(|book| {
+            let pages = book.pages.iter();
+            let pages = pages.map(|p| (p.doc.as_bytes().to_vec(), p.identity));
+            (book.why, pages.collect())
+        });
+        Self {
+            doc: file.doc.as_bytes().to_vec(),
+            identity: file.identity,
+            book,
+        }
+    }
+}
+
+/// A body as `doppel_body` is asked for it: the file as listed, its
+/// analysis's words and the boilerplate spans to leave out.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct WantedBody {
+    listed: Listed,
+    words: u32,
+    spans: Vec<Span>,
+}
+
 /// `file`'s entry as the plan carries it (postcard of its path, identity
 /// and pages).
 pub fn listed_entry(file: &FileEntry) -> Vec<u8> {
-    let book = file.book.as_ref().map(|book| {
-        let pages = book.pages.iter();
-        let pages = pages.map(|p| (p.doc.as_bytes().to_vec(), p.identity));
-        (book.why, pages.collect())
-    });
-    let listed = Listed {
-        doc: file.doc.as_bytes().to_vec(),
-        identity: file.identity,
-        book,
+    postcard::to_allocvec(&Listed::of(file)).expect("a listed entry is plain data")
+}
+
+/// The entry of the body `wanted` asks for (postcard of the file as
+/// listed, its words and the learned spans: the boilerplate model, as
+/// much of it as the document needs).
+pub fn body_entry(wanted: &BodyWanted<'_>) -> Vec<u8> {
+    let body = WantedBody {
+        listed: Listed::of(wanted.file),
+        words: wanted.words,
+        spans: wanted.spans.to_vec(),
     };
-    postcard::to_allocvec(&listed).expect("a listed entry is plain data")
+    postcard::to_allocvec(&body).expect("a wanted body is plain data")
 }
 
 /// The entry `bytes` carry ([`listed_entry`]), beneath `root`; why not
@@ -123,6 +195,23 @@ pub fn listed_entry(file: &FileEntry) -> Vec<u8> {
 fn entry_beneath(root: &Path, bytes: &[u8]) -> std::result::Result<FileEntry, String> {
     let listed: Listed =
         postcard::from_bytes(bytes).map_err(|e| format!("a malformed listing entry: {e}"))?;
+    listed_beneath(root, listed)
+}
+
+/// The body `bytes` ask for ([`body_entry`]): the file beneath `root`
+/// (as [`entry_beneath`]), its words and spans.
+fn body_beneath(
+    root: &Path,
+    bytes: &[u8],
+) -> std::result::Result<(FileEntry, u32, Vec<Span>), String> {
+    let wanted: WantedBody =
+        postcard::from_bytes(bytes).map_err(|e| format!("a malformed body entry: {e}"))?;
+    let file = listed_beneath(root, wanted.listed)?;
+    Ok((file, wanted.words, wanted.spans))
+}
+
+/// The file `listed` names beneath `root`, or why not.
+fn listed_beneath(root: &Path, listed: Listed) -> std::result::Result<FileEntry, String> {
     let file = |doc: Vec<u8>, identity| {
         let doc = DocPath::from_bytes(doc);
         let relative = doc
@@ -147,6 +236,17 @@ pub fn read_fields() -> Fields {
         Field::new("prints", DataType::Binary, true),
         Field::new("kept", DataType::Binary, true),
         Field::new("skipped", DataType::Utf8, true),
+    ])
+}
+
+/// The struct each body is made to: `prints` (the spill's record of the
+/// body's fingerprints) and `made` (postcard of its distinct shingles and
+/// its `DocBoilerplate`), both null when it has no body (its whole
+/// prints stand).
+pub fn body_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("prints", DataType::Binary, true),
+        Field::new("made", DataType::Binary, true),
     ])
 }
 
@@ -248,6 +348,59 @@ impl Reader {
         postcard::to_allocvec(&read).map_err(|e| DataFusionError::External(Box::new(e)))
     }
 
+    /// The body of `file` without `spans` (`words`: its whole analysis's),
+    /// made by `doppel_index::scan::read_body`, encoded; `None`: no body.
+    fn body(&self, file: &FileEntry, words: u32, spans: &[Span]) -> Result<Option<Read>> {
+        let source = Source::Listed(&self.listed, file);
+        let Some((body, count, found)) =
+            read_body(&self.engine, source, &self.limits, words, spans)
+        else {
+            return Ok(None);
+        };
+        let external = |e: Box<dyn std::error::Error + Send + Sync>| DataFusionError::External(e);
+        let prints = spill::encode(&body).map_err(|e| external(Box::new(e)))?;
+        let made = postcard::to_allocvec(&(count, found)).map_err(|e| external(Box::new(e)))?;
+        Ok(Some(Read { prints, kept: made }))
+    }
+
+    /// The bodies' column of `wanted` ([`body_fields`]). An entry that
+    /// does not decode, or names a path outside the folder, fails the
+    /// batch (the client then makes those bodies itself).
+    fn body_column(
+        &self,
+        wanted: Vec<std::result::Result<(FileEntry, u32, Vec<Span>), String>>,
+    ) -> Result<ArrayRef> {
+        let wanted = wanted
+            .into_iter()
+            .collect::<std::result::Result<Vec<_>, String>>()
+            .or_else(|why| exec_err!("{why}"))?;
+        let made = read_all(
+            wanted,
+            |(file, _, _)| file.bytes,
+            &self.limits,
+            |(file, words, spans)| self.body(&file, words, &spans),
+        );
+        let (mut prints, mut found) = (BinaryBuilder::new(), BinaryBuilder::new());
+        for body in made {
+            match body? {
+                Some(body) => {
+                    prints.append_value(&body.prints);
+                    found.append_value(&body.kept);
+                }
+                None => {
+                    prints.append_null();
+                    found.append_null();
+                }
+            }
+        }
+        let columns: Vec<ArrayRef> = vec![Arc::new(prints.finish()), Arc::new(found.finish())];
+        Ok(Arc::new(StructArray::try_new(
+            body_fields(),
+            columns,
+            None,
+        )?))
+    }
+
     /// The scan's columns of `files` ([`read_fields`]).
     fn scan_columns(&self, files: Vec<std::result::Result<FileEntry, String>>) -> Result<ArrayRef> {
         let results = read_all(
@@ -304,6 +457,19 @@ impl Reader {
         }
         Ok(Arc::new(column.finish()))
     }
+}
+
+/// Each of `entries` decoded, or why not.
+fn decoded<T>(
+    entries: &BinaryArray,
+    decode: impl Fn(&[u8]) -> std::result::Result<T, String>,
+) -> Vec<std::result::Result<T, String>> {
+    (0..entries.len())
+        .map(|row| match entries.is_valid(row) {
+            true => decode(entries.value(row)),
+            false => Err("not in the listing".to_owned()),
+        })
+        .collect()
 }
 
 /// A document read, encoded to travel.
@@ -450,18 +616,21 @@ impl ScalarUDFImpl for ReadFunction {
             return exec_err!("{} reads binary entries", self.name());
         };
         let reader = self.reader(job)?;
-        // An executor's log says what it reads (DOPPEL_LOG=doppel_cluster=info).
-        tracing::info!(documents = entries.len(), "reading a batch");
         let root = reader.listed.path();
-        let files: Vec<std::result::Result<FileEntry, String>> = (0..entries.len())
-            .map(|row| match entries.is_valid(row) {
-                true => entry_beneath(root, entries.value(row)),
-                false => Err("not in the listing".to_owned()),
-            })
-            .collect();
+        // An executor's log says what it reads (DOPPEL_LOG=doppel_cluster=info).
         Ok(ColumnarValue::Array(match self.kind {
-            Kind::Scan => reader.scan_columns(files)?,
-            Kind::Index => reader.index_column(files)?,
+            Kind::Scan => {
+                tracing::info!(documents = entries.len(), "reading a batch");
+                reader.scan_columns(decoded(entries, |b| entry_beneath(root, b)))?
+            }
+            Kind::Index => {
+                tracing::info!(documents = entries.len(), "reading a batch");
+                reader.index_column(decoded(entries, |b| entry_beneath(root, b)))?
+            }
+            Kind::Body => {
+                tracing::info!(documents = entries.len(), "making the bodies of a batch");
+                reader.body_column(decoded(entries, |b| body_beneath(root, b)))?
+            }
         }))
     }
 }
@@ -523,5 +692,45 @@ mod tests {
         let page_outside = Some((BookWhy::Marker, vec![(b"../x/1.txt".to_vec(), identity(1))]));
         assert!(entry_beneath(root, &listed(b"book", page_outside)).is_err());
         assert!(entry_beneath(root, b"\xff\xff\xff").is_err(), "malformed");
+    }
+
+    #[test]
+    fn a_body_travels_with_its_spans_and_only_beneath_the_readers_folder() {
+        let root = Path::new("/library");
+        let spans = [
+            Span { start: 0, end: 40 },
+            Span {
+                start: 870,
+                end: 900,
+            },
+        ];
+        let file = |doc: &[u8]| {
+            let doc = DocPath::from_bytes(doc.to_vec());
+            FileEntry::file(PathBuf::from("/client/sees/it/here"), doc, identity(9))
+        };
+        let emma = file(b"austen/emma.txt");
+        let wanted = BodyWanted {
+            file: &emma,
+            words: 900,
+            spans: &spans,
+        };
+        let (entry, words, got) = body_beneath(root, &body_entry(&wanted)).unwrap();
+        assert_eq!(
+            entry.path,
+            root.join("austen/emma.txt"),
+            "beneath the reader's folder"
+        );
+        assert_eq!(
+            (entry.identity, words, got),
+            (identity(9), 900, spans.to_vec())
+        );
+        let outside = file(b"../etc/passwd");
+        let wanted = BodyWanted {
+            file: &outside,
+            ..wanted
+        };
+        let why = body_beneath(root, &body_entry(&wanted)).unwrap_err();
+        assert_eq!(why, "not beneath the folder scanned");
+        assert!(body_beneath(root, b"\xff\xff\xff").is_err(), "malformed");
     }
 }

@@ -11,9 +11,7 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion::logical_expr::{col, lit, Expr, LogicalPlanBuilder, ScalarUDF};
 use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 
-use doppel_index::collection::FileEntry;
-
-use crate::read_stage::{listed_entry, Kind, ReadFunction, Readable};
+use crate::read_stage::{Kind, ReadFunction, Readable, Row};
 use crate::ClusterError;
 
 /// A session on the scheduler at `address` (`host:port`), its plans cut
@@ -57,16 +55,16 @@ pub async fn context(
 /// repartition away, and one task read everything.)
 pub fn listing(
     context: &SessionContext,
-    dealt: Vec<Vec<Vec<&FileEntry>>>,
+    dealt: Vec<Vec<Vec<&Row<'_>>>>,
 ) -> Result<DataFrame, ClusterError> {
     let mut union: Option<LogicalPlanBuilder> = None;
     for share in dealt.into_iter().filter(|share| !share.is_empty()) {
         let rows: Vec<Vec<Expr>> = share
             .into_iter()
             .flatten()
-            .map(|f| {
-                let binary = |bytes| lit(ScalarValue::Binary(Some(bytes)));
-                vec![binary(f.doc.as_bytes().to_vec()), binary(listed_entry(f))]
+            .map(|row| {
+                let binary = |bytes: &[u8]| lit(ScalarValue::Binary(Some(bytes.to_vec())));
+                vec![binary(row.doc.as_bytes()), binary(&row.entry)]
             })
             .collect();
         let partition = LogicalPlanBuilder::values(rows)?

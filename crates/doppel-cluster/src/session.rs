@@ -15,10 +15,9 @@ use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use futures::StreamExt;
 
 use doppel_core::doc::DocPath;
-use doppel_index::collection::FileEntry;
 use doppel_index::reading::next_chunk;
 
-use crate::read_stage::{self, Job, Kind, ReadFunction, Readable, Reader};
+use crate::read_stage::{self, Job, Kind, ReadFunction, Readable, Reader, Row};
 use crate::{ClusterError, PlanOptions};
 
 /// Where a scan's plans run.
@@ -94,20 +93,19 @@ impl Session {
         })
     }
 
-    /// `function(entry, job)` over every one of `files` (as jobs), each
+    /// `function(entry, job)` over every one of `rows` (as jobs), each
     /// answered batch handed to `answers`. On a cluster, a plan that
     /// fails after some documents came back is run again for the others
     /// only, so each document is answered once.
     pub(crate) async fn read_all(
         &self,
-        files: &[FileEntry],
+        rows: &[Row<'_>],
         function: &ScalarUDF,
         job: &Job,
         answers: &mut impl Answers,
     ) -> Result<(), ClusterError> {
         for rerun in 0.. {
-            let unanswered: Vec<&FileEntry> =
-                files.iter().filter(|f| !answers.has(&f.doc)).collect();
+            let unanswered: Vec<&Row<'_>> = rows.iter().filter(|r| !answers.has(r.doc)).collect();
             if unanswered.is_empty() {
                 break;
             }
@@ -135,18 +133,18 @@ impl Session {
         Ok(())
     }
 
-    /// `files` as the listings of the jobs run in turn.
-    fn jobs<'l, 'f>(&self, files: &'l [&'f FileEntry]) -> Vec<&'l [&'f FileEntry]> {
+    /// `rows` as the listings of the jobs run in turn.
+    fn jobs<'l, 'r, 'f>(&self, rows: &'l [&'r Row<'f>]) -> Vec<&'l [&'r Row<'f>]> {
         match self.place {
-            Place::Local(_) => vec![files],
-            Place::Cluster(_) => jobs(files, self.plan.job_files),
+            Place::Local(_) => vec![rows],
+            Place::Cluster(_) => jobs(rows, self.plan.job_files),
         }
     }
 
-    /// One job's `files` as the table its plan reads, dealt to the
+    /// One job's `rows` as the table its plan reads, dealt to the
     /// partitions.
-    fn listing(&self, files: &[&FileEntry]) -> Result<DataFrame, ClusterError> {
-        let dealt = deal(files, self.plan);
+    fn listing(&self, rows: &[&Row<'_>]) -> Result<DataFrame, ClusterError> {
+        let dealt = deal(rows, self.plan);
         match &self.place {
             Place::Local(context) => local_listing(context, dealt),
             Place::Cluster(context) => crate::remote::listing(context, dealt),
@@ -197,18 +195,18 @@ pub const JOB_LISTING_BYTES: usize = 8 << 20;
 /// literals around them).
 const LISTED_COST: usize = 64;
 
-/// `files` cut into the listings of jobs in turn: at most `most`
+/// `rows` cut into the listings of jobs in turn: at most `most`
 /// documents each, and at most [`JOB_LISTING_BYTES`] of plan (always one
-/// document; its path and [`read_stage::listed_entry`]).
-fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEntry]> {
+/// document; its path and entry).
+fn jobs<'l, 'r, 'f>(rows: &'l [&'r Row<'f>], most: usize) -> Vec<&'l [&'r Row<'f>]> {
     let mut jobs = Vec::new();
-    let mut rest = files;
+    let mut rest = rows;
     while !rest.is_empty() {
         let mut bytes = 0;
         let mut end = 0;
         while end < rest.len() && end < most.max(1) {
-            let file = rest[end];
-            bytes += file.doc.as_bytes().len() + read_stage::listed_entry(file).len() + LISTED_COST;
+            let row = rest[end];
+            bytes += row.doc.as_bytes().len() + row.entry.len() + LISTED_COST;
             if end > 0 && bytes > JOB_LISTING_BYTES {
                 break;
             }
@@ -225,11 +223,11 @@ fn jobs<'l, 'f>(files: &'l [&'f FileEntry], most: usize) -> Vec<&'l [&'f FileEnt
 /// scan cuts its chunks (at most `plan.batch_files` documents), the
 /// batches dealt in turn, so each partition gets a like share of the
 /// bytes.
-fn deal<'f>(files: &[&'f FileEntry], plan: PlanOptions) -> Vec<Vec<Vec<&'f FileEntry>>> {
+fn deal<'r, 'f>(rows: &[&'r Row<'f>], plan: PlanOptions) -> Vec<Vec<Vec<&'r Row<'f>>>> {
     let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
-    let mut rest = files.iter().copied().peekable();
+    let mut rest = rows.iter().copied().peekable();
     for at in 0.. {
-        let batch = next_chunk(&mut rest, |f| f.bytes, plan.batch_files.max(1));
+        let batch = next_chunk(&mut rest, |r| r.bytes, plan.batch_files.max(1));
         if batch.is_empty() {
             break;
         }
@@ -243,7 +241,7 @@ fn deal<'f>(files: &[&'f FileEntry], plan: PlanOptions) -> Vec<Vec<Vec<&'f FileE
 /// share [`deal`] gave.
 fn local_listing(
     context: &SessionContext,
-    dealt: Vec<Vec<Vec<&FileEntry>>>,
+    dealt: Vec<Vec<Vec<&Row<'_>>>>,
 ) -> Result<DataFrame, ClusterError> {
     let dealt = dealt
         .into_iter()
@@ -271,14 +269,16 @@ mod tests {
     #[test]
     fn jobs_hold_at_most_their_documents_and_plan_bytes() {
         let small: Vec<FileEntry> = (0..10u8).map(|i| entry(vec![b'a' + i])).collect();
-        let small: Vec<&FileEntry> = small.iter().collect();
+        let small: Vec<Row<'_>> = small.iter().map(Row::listed).collect();
+        let small: Vec<&Row<'_>> = small.iter().collect();
         let sizes: Vec<usize> = jobs(&small, 4).iter().map(|j| j.len()).collect();
         assert_eq!(sizes, [4, 4, 2]);
         assert_eq!(jobs(&small, usize::MAX).len(), 1);
 
         // Paths of 5 MiB: two do not fit one plan, one always goes.
         let long: Vec<FileEntry> = (0..3u8).map(|i| entry(vec![b'a' + i; 5 << 20])).collect();
-        let long: Vec<&FileEntry> = long.iter().collect();
+        let long: Vec<Row<'_>> = long.iter().map(Row::listed).collect();
+        let long: Vec<&Row<'_>> = long.iter().collect();
         let sizes: Vec<usize> = jobs(&long, usize::MAX).iter().map(|j| j.len()).collect();
         assert_eq!(sizes, [1, 1, 1]);
     }

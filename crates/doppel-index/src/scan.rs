@@ -23,7 +23,7 @@ use doppel_core::doc::{DocId, DocPath};
 use doppel_core::engine::fingerprinter::PrintOptions;
 use doppel_core::engine::stats::TermWeights;
 use doppel_core::engine::{verdict, Engine, Fingerprints, PairScores, RelationKind, Verdict};
-use doppel_pairing::boilerplate::{learn_at_once, BoilerplateConfig, DocSamples};
+use doppel_pairing::boilerplate::{learn_at_once, BoilerplateConfig, DocSamples, Span};
 use doppel_pairing::cluster::{ClusterInfo, ClusterSpec};
 use doppel_pairing::keeper::KeeperFacts;
 use doppel_pairing::library::{Library, LibraryConfig, PrintSource};
@@ -321,6 +321,56 @@ pub struct ScanHooks<'a> {
     /// Files read together at most (`None`: [`CHUNK_FILES`]); tests
     /// make several chunks of a small folder.
     pub read_chunk_files: Option<usize>,
+    /// Who makes the bodies of the documents with boilerplate, when not
+    /// this process (doppel-cluster's executors).
+    pub bodies: Option<&'a dyn BodiesElsewhere>,
+}
+
+/// A body the learned boilerplate asks for: the file as listed, its
+/// analysis's words and its boilerplate spans.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyWanted<'a> {
+    /// The file.
+    pub file: &'a FileEntry,
+    /// Words of its whole analysis.
+    pub words: u32,
+    /// Its boilerplate, in word positions.
+    pub spans: &'a [Span],
+}
+
+/// A body as [`read_body`] made it, its prints spilled: its distinct
+/// shingles and where its boilerplate is; `None`: no body to make (its
+/// whole prints stand).
+pub type MadeBody = Option<(usize, DocBoilerplate)>;
+
+/// Makes a one-shot scan's bodies somewhere else than this process, each
+/// with [`read_body`] (doppel-cluster's executors, with the learned
+/// spans sent to them).
+pub trait BodiesElsewhere: Sync {
+    /// Each of `wanted` made, its prints put in `spill`, by document. A
+    /// document missing from the answer was not made there: this
+    /// process makes it.
+    fn bodies<'w>(
+        &self,
+        wanted: &[BodyWanted<'w>],
+        spill: &SpilledPrints,
+    ) -> Result<HashMap<&'w DocPath, MadeBody>, SpillError>;
+}
+
+/// The body of the listed file `source` (its text read again, only when
+/// it is not big under `limits` and still the file listed; `words`: its
+/// whole analysis's words) without the boilerplate `spans`:
+/// [`boilerplate::body_prints`]. The one function a one-shot scan makes
+/// bodies with, here or on doppel-cluster's executors.
+pub fn read_body(
+    engine: &Engine,
+    source: Source<'_>,
+    limits: &ReadLimits,
+    words: u32,
+    spans: &[Span],
+) -> Option<(Fingerprints, usize, DocBoilerplate)> {
+    let text = read_small_text(source, DEFAULT_SIZE_CAP, limits)?;
+    boilerplate::body_prints(engine, &text, words, spans)
 }
 
 impl std::fmt::Debug for ScanHooks<'_> {
@@ -335,6 +385,7 @@ impl std::fmt::Debug for ScanHooks<'_> {
                 "user_boilerplate",
                 &self.user_boilerplate.map(|u| u.files.len()),
             )
+            .field("bodies", &self.bodies.is_some())
             .finish()
     }
 }
@@ -548,21 +599,15 @@ impl<'a> Gathering<'a> {
             skipped: Some(skip),
         }));
         let boilerplate = match boilerplate::config_of(engine, &config) {
-            Some(learning) => {
-                let files_of: HashMap<&DocPath, Source<'_>> = files_of
-                    .into_iter()
-                    .map(|(doc, file)| (doc, Source::Listed(listed, file)))
-                    .collect();
-                learn_boilerplate(
-                    engine,
-                    &learning,
-                    hooks,
-                    sampled,
-                    &files_of,
-                    spill,
-                    &mut indexed,
-                )?
-            }
+            Some(learning) => learn_boilerplate(
+                engine,
+                &learning,
+                hooks,
+                sampled,
+                (listed, &files_of),
+                spill,
+                &mut indexed,
+            )?,
             None => BoilerplateReport::default(),
         };
         let mut library = pair_spilled(engine, config, indexed, spill)?;
@@ -625,12 +670,13 @@ fn pair_spilled(
 }
 
 /// Learn the boilerplate of the scanned documents (`sampled`, read from
-/// `files_of`; big files are not among them), the user's boilerplate
-/// (`hooks`) pinned, and fingerprint every document that has some over
-/// its body (read again, and only while it is not big under
-/// `hooks.limits`, and only while it is the file listed: only those
-/// documents pay), replacing its prints in
-/// `spill` and its shingle count in `indexed`. Learned at once
+/// `files_of` beneath `listed`; big files are not among them), the
+/// user's boilerplate (`hooks`) pinned, and fingerprint every document
+/// that has some over its body ([`read_body`]: read again, and only
+/// while it is not big under `hooks.limits`, and only while it is the
+/// file listed: only those documents pay; by `hooks.bodies` when set),
+/// replacing its prints in `spill` and its shingle count in `indexed`.
+/// Learned at once
 /// ([`learn_at_once`]); the samples are dropped when this returns:
 /// pairing does not need them.
 fn learn_boilerplate(
@@ -638,7 +684,7 @@ fn learn_boilerplate(
     config: &BoilerplateConfig,
     hooks: &ScanHooks<'_>,
     sampled: Vec<(DocPath, DocSamples)>,
-    files_of: &HashMap<&DocPath, Source<'_>>,
+    (listed, files_of): (&ListedRoot, &HashMap<&DocPath, &FileEntry>),
     spill: &SpilledPrints,
     indexed: &mut [(DocPath, usize)],
 ) -> Result<BoilerplateReport, SpillError> {
@@ -649,18 +695,51 @@ fn learn_boilerplate(
         .unwrap_or_default();
     let learned = learn_at_once(&sampled, &pinned, &BTreeSet::new(), config);
     let samples: HashMap<&DocPath, &DocSamples> = sampled.iter().map(|(d, s)| (d, s)).collect();
+    let wanted: Vec<BodyWanted<'_>> = learned
+        .spans
+        .iter()
+        .filter_map(|(doc, spans)| {
+            Some(BodyWanted {
+                file: files_of.get(doc)?,
+                words: samples.get(doc)?.words,
+                spans,
+            })
+        })
+        .collect();
+    // Made elsewhere when the scan says where (their prints spilled as
+    // they come back); what was not, here.
+    let mut bodies: HashMap<&DocPath, MadeBody> = match hooks.bodies {
+        Some(elsewhere) => elsewhere.bodies(&wanted, spill)?,
+        None => HashMap::new(),
+    };
     // Each body's prints are spilled as they are made: most books of a
     // collection have some boilerplate.
-    let bodies: HashMap<&DocPath, (usize, DocBoilerplate)> = learned
-        .spans
+    let here: Vec<(&DocPath, MadeBody)> = wanted
         .par_iter()
-        .filter_map(|(doc, spans)| {
-            let text = read_small_text(*files_of.get(doc)?, DEFAULT_SIZE_CAP, limits)?;
-            let words = samples.get(doc)?.words;
-            let (body, count, found) = boilerplate::body_prints(engine, &text, words, spans)?;
-            Some(spill.put(doc, &body).map(|()| (doc, (count, found))))
+        .filter(|w| !bodies.contains_key(&w.file.doc))
+        .map(|w| {
+            let made = read_body(
+                engine,
+                Source::Listed(listed, w.file),
+                limits,
+                w.words,
+                w.spans,
+            );
+            let made = match made {
+                Some((body, count, found)) => {
+                    spill.put(&w.file.doc, &body)?;
+                    Some((count, found))
+                }
+                None => None,
+            };
+            Ok((&w.file.doc, made))
         })
         .collect::<Result<_, SpillError>>()?;
+    bodies.extend(here);
+    let bodies: HashMap<&DocPath, (usize, DocBoilerplate)> = bodies
+        .into_iter()
+        .filter_map(|(doc, made)| Some((doc, made?)))
+        .collect();
     for (doc, shingles) in indexed.iter_mut() {
         if let Some((count, _)) = bodies.get(doc) {
             *shingles = *count;

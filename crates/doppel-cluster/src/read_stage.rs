@@ -198,6 +198,10 @@ fn entry_beneath(root: &Path, bytes: &[u8]) -> std::result::Result<FileEntry, St
     listed_beneath(root, listed)
 }
 
+/// A body as an executor is asked for it: the file, its analysis's words
+/// and the spans to leave out.
+type AskedBody = (FileEntry, u32, Vec<Span>);
+
 /// The body `bytes` ask for ([`body_entry`]): the file beneath `root`
 /// (as [`entry_beneath`]), its words and spans.
 fn body_beneath(
@@ -366,10 +370,7 @@ impl Reader {
     /// The bodies' column of `wanted` ([`body_fields`]). An entry that
     /// does not decode, or names a path outside the folder, fails the
     /// batch (the client then makes those bodies itself).
-    fn body_column(
-        &self,
-        wanted: Vec<std::result::Result<(FileEntry, u32, Vec<Span>), String>>,
-    ) -> Result<ArrayRef> {
+    fn body_column(&self, wanted: Vec<std::result::Result<AskedBody, String>>) -> Result<ArrayRef> {
         let wanted = wanted
             .into_iter()
             .collect::<std::result::Result<Vec<_>, String>>()

@@ -371,12 +371,8 @@ impl Reader {
     /// does not decode, or names a path outside the folder, fails the
     /// batch (the client then makes those bodies itself).
     fn body_column(&self, wanted: Vec<std::result::Result<AskedBody, String>>) -> Result<ArrayRef> {
-        let wanted = wanted
-            .into_iter()
-            .collect::<std::result::Result<Vec<_>, String>>()
-            .or_else(|why| exec_err!("{why}"))?;
         let made = read_all(
-            wanted,
+            every_one(wanted)?,
             |(file, _, _)| file.bytes,
             &self.limits,
             |(file, words, spans)| self.body(&file, words, &spans),
@@ -442,12 +438,8 @@ impl Reader {
     /// that does not decode, or names a path outside the folder, fails
     /// the batch: an index records every listed document or none.
     fn index_column(&self, files: Vec<std::result::Result<FileEntry, String>>) -> Result<ArrayRef> {
-        let files = files
-            .into_iter()
-            .collect::<std::result::Result<Vec<_>, String>>()
-            .or_else(|why| exec_err!("{why}"))?;
         let reads = read_all(
-            files,
+            every_one(files)?,
             |file| file.bytes,
             &self.limits,
             |file| self.read_for_index(&file),
@@ -458,6 +450,15 @@ impl Reader {
         }
         Ok(Arc::new(column.finish()))
     }
+}
+
+/// Every one of `decoded`, or the batch fails with the first reason one
+/// was not.
+fn every_one<T>(decoded: Vec<std::result::Result<T, String>>) -> Result<Vec<T>> {
+    decoded
+        .into_iter()
+        .collect::<std::result::Result<Vec<_>, String>>()
+        .or_else(|why| exec_err!("{why}"))
 }
 
 /// Each of `entries` decoded, or why not.

@@ -15,7 +15,7 @@
 //! Once the client has learned the boilerplate, `doppel_body(entry, job)`
 //! makes the bodies of the documents that have some the same way, each
 //! entry carrying its learned spans (`doppel_index::scan::read_body`),
-//! so no document is read twice in one place.
+//! so the client reads no document itself.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -204,10 +204,7 @@ type AskedBody = (FileEntry, u32, Vec<Span>);
 
 /// The body `bytes` ask for ([`body_entry`]): the file beneath `root`
 /// (as [`entry_beneath`]), its words and spans.
-fn body_beneath(
-    root: &Path,
-    bytes: &[u8],
-) -> std::result::Result<(FileEntry, u32, Vec<Span>), String> {
+fn body_beneath(root: &Path, bytes: &[u8]) -> std::result::Result<AskedBody, String> {
     let wanted: WantedBody =
         postcard::from_bytes(bytes).map_err(|e| format!("a malformed body entry: {e}"))?;
     let file = listed_beneath(root, wanted.listed)?;
@@ -339,7 +336,7 @@ impl Reader {
                     .map_err(|e| DataFusionError::External(Box::new(e)))?;
                 let kept = postcard::to_allocvec(&Kept::of(read))
                     .map_err(|e| DataFusionError::External(Box::new(e)))?;
-                Ok(Ok(Read { prints, kept }))
+                Ok(Ok(Read { prints, with: kept }))
             }
             Err(skip) => Ok(Err(skip.to_string())),
         }
@@ -364,7 +361,7 @@ impl Reader {
         let external = |e: Box<dyn std::error::Error + Send + Sync>| DataFusionError::External(e);
         let prints = spill::encode(&body).map_err(|e| external(Box::new(e)))?;
         let made = postcard::to_allocvec(&(count, found)).map_err(|e| external(Box::new(e)))?;
-        Ok(Some(Read { prints, kept: made }))
+        Ok(Some(Read { prints, with: made }))
     }
 
     /// The bodies' column of `wanted` ([`body_fields`]). An entry that
@@ -382,7 +379,7 @@ impl Reader {
             match body? {
                 Some(body) => {
                     prints.append_value(&body.prints);
-                    found.append_value(&body.kept);
+                    found.append_value(&body.with);
                 }
                 None => {
                     prints.append_null();
@@ -412,7 +409,7 @@ impl Reader {
             match result? {
                 Ok(read) => {
                     prints.append_value(&read.prints);
-                    kept.append_value(&read.kept);
+                    kept.append_value(&read.with);
                     skipped.append_null();
                 }
                 Err(why) => {
@@ -474,10 +471,13 @@ fn decoded<T>(
         .collect()
 }
 
-/// A document read, encoded to travel.
+/// A document read (or its body made), encoded to travel.
 struct Read {
+    /// The spill's record of its prints.
     prints: Vec<u8>,
-    kept: Vec<u8>,
+    /// Postcard of what goes with them: the scan's `Kept`, or a body's
+    /// distinct shingles and boilerplate.
+    with: Vec<u8>,
 }
 
 /// Which folders a process's `doppel_read` may read when a job names one.

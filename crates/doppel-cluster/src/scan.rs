@@ -3,7 +3,7 @@
 //! back gathered in the listing's order into `doppel_index::scan`'s own
 //! finish, here.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use datafusion::arrow::array::RecordBatch;
@@ -139,7 +139,7 @@ impl BodiesElsewhere for Planned<'_> {
         spill: &SpilledPrints,
     ) -> Result<HashMap<&'w DocPath, MadeBody>, SpillError> {
         let mut made = MadeBodies {
-            docs: wanted.iter().map(|w| (&w.file.doc, &w.file.doc)).collect(),
+            docs: wanted.iter().map(|w| &w.file.doc).collect(),
             made: HashMap::with_capacity(wanted.len()),
             spill,
         };
@@ -207,8 +207,9 @@ impl Answers for Answered<'_> {
 
 /// The bodies the plans have made so far.
 struct MadeBodies<'w, 's> {
-    /// Each body wanted, by its path (a batch's paths are its own).
-    docs: HashMap<&'w DocPath, &'w DocPath>,
+    /// Each body wanted (a batch's paths are its own: the answer is kept
+    /// under these).
+    docs: HashSet<&'w DocPath>,
     /// Each body made, by document.
     made: HashMap<&'w DocPath, MadeBody>,
     /// Where the bodies' prints go.

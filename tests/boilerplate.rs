@@ -5,7 +5,8 @@
 //! off; and the folder index learns exactly what a one-shot scan learns,
 //! whatever order the files arrive and leave in, and reopens without
 //! reading a file; a big file (read a piece at a time) takes no part in
-//! learning. The curator's overrules on the index are in
+//! learning; bodies made elsewhere (a cluster's executors), the rest
+//! here, give the same scan. The curator's overrules on the index are in
 //! `boilerplate_overrules.rs`, a one-shot scan's learning at once in
 //! `boilerplate_at_once.rs`. The small generated library is made from the
 //! books of `tests/data/corpus/`.
@@ -569,6 +570,74 @@ fn a_scan_read_in_small_chunks_learns_and_pairs_as_in_one() {
     let (chunked_learned, chunked_json) = scan_in(2);
     assert_eq!(chunked_learned, whole_learned);
     assert_eq!(chunked_json, whole_json);
+}
+
+/// Bodies made elsewhere (as doppel-cluster's executors make them, with
+/// `read_body`) give the scan one process gives; and what the other place
+/// does not answer (a plan that failed part way) is made here: every
+/// other body answered there, the rest here, the same passages, spans
+/// and JSON report.
+#[test]
+fn bodies_made_elsewhere_and_the_rest_here_give_the_same_scan() {
+    use doppel_index::collection::{ListedRoot, Source};
+    use doppel_index::scan::{read_body, BodiesElsewhere, BodyWanted, MadeBody};
+    use doppel_index::spill::{SpillError, SpilledPrints};
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+
+    /// Makes every other body it is asked for, and counts them.
+    struct EveryOther {
+        engine: Engine,
+        listed: ListedRoot,
+        asked: Mutex<usize>,
+    }
+    impl BodiesElsewhere for EveryOther {
+        fn bodies<'w>(
+            &self,
+            wanted: &[BodyWanted<'w>],
+            spill: &SpilledPrints,
+        ) -> Result<HashMap<&'w DocPath, MadeBody>, SpillError> {
+            *self.asked.lock().unwrap() += wanted.len();
+            let mut made = HashMap::new();
+            for w in wanted.iter().step_by(2) {
+                let source = Source::Listed(&self.listed, w.file);
+                let limits = ReadLimits::default();
+                let body = read_body(&self.engine, source, &limits, w.words, w.spans);
+                let body = match body {
+                    Some((prints, count, found)) => {
+                        spill.put(&w.file.doc, &prints)?;
+                        Some((count, found))
+                    }
+                    None => None,
+                };
+                made.insert(&w.file.doc, body);
+            }
+            Ok(made)
+        }
+    }
+
+    let f = common::fixture();
+    let engine = Engine::default();
+    let elsewhere = EveryOther {
+        engine: Engine::default(),
+        listed: ListedRoot::new(&f.folder),
+        asked: Mutex::new(0),
+    };
+    let scan_with = |hooks: &ScanHooks<'_>| {
+        let scan = scan_hooked(&f.folder, &engine, hooks);
+        let json = doppel_report::json(&scan, &f.folder, engine.config()).unwrap();
+        (format!("{:#?}", scan.boilerplate), json)
+    };
+    let (here_learned, here_json) = scan_with(&ScanHooks::default());
+    let hooks = ScanHooks {
+        bodies: Some(&elsewhere),
+        ..ScanHooks::default()
+    };
+    let (split_learned, split_json) = scan_with(&hooks);
+    let asked = *elsewhere.asked.lock().unwrap();
+    assert!(asked >= 2, "bodies were asked for elsewhere: {asked}");
+    assert_eq!(split_learned, here_learned);
+    assert_eq!(split_json, here_json);
 }
 
 /// A reconcile learns each chunk while the one before it is committed.

@@ -464,11 +464,6 @@ fn servers_that_cannot_start_say_why_without_addresses() {
     refused(&[&nobody[..], &listening[..]].concat(), "cannot be reached");
 }
 
-/// The documents the `reading a batch` lines of `log` say were read.
-fn documents_read(log: &str) -> usize {
-    documents_logged(log, "reading a batch")
-}
-
 /// The documents the lines of `log` saying `what` count.
 fn documents_logged(log: &str, what: &str) -> usize {
     log.lines()
@@ -544,7 +539,7 @@ fn cluster_scan_into_an_index_equals_scan_and_reads_only_what_changed() {
         );
         let log = std::fs::read_to_string(&log).unwrap();
         assert_eq!(
-            documents_read(&log),
+            documents_logged(&log, "reading a batch"),
             2,
             "only the new and the changed file: {log}"
         );

@@ -358,9 +358,9 @@ impl Reader {
         else {
             return Ok(None);
         };
-        let external = |e: Box<dyn std::error::Error + Send + Sync>| DataFusionError::External(e);
-        let prints = spill::encode(&body).map_err(|e| external(Box::new(e)))?;
-        let made = postcard::to_allocvec(&(count, found)).map_err(|e| external(Box::new(e)))?;
+        let prints = spill::encode(&body).map_err(|e| DataFusionError::External(Box::new(e)))?;
+        let made = postcard::to_allocvec(&(count, found))
+            .map_err(|e| DataFusionError::External(Box::new(e)))?;
         Ok(Some(Read { prints, with: made }))
     }
 

@@ -273,22 +273,82 @@ fn output_within(
     };
     let stdout = drain(Box::new(child.0.stdout.take().unwrap()));
     let stderr = drain(Box::new(child.0.stderr.take().unwrap()));
+    std::process::Output {
+        status: ended_within(&mut child, limit),
+        stdout: stdout.join().unwrap().unwrap(),
+        stderr: stderr.join().unwrap().unwrap(),
+    }
+}
+
+/// How `process` ended, within `limit` (else it is killed and the test
+/// fails).
+fn ended_within(process: &mut Server, limit: std::time::Duration) -> std::process::ExitStatus {
     let end = std::time::Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.0.try_wait().unwrap() {
-            break status;
+    loop {
+        if let Some(status) = process.0.try_wait().unwrap() {
+            return status;
         }
         assert!(
             std::time::Instant::now() < end,
             "no answer within {limit:?}"
         );
         std::thread::sleep(std::time::Duration::from_millis(100));
-    };
-    std::process::Output {
-        status,
-        stdout: stdout.join().unwrap().unwrap(),
-        stderr: stderr.join().unwrap().unwrap(),
     }
+}
+
+/// A scheduler no executor ever joined: the scan gives up once its wait
+/// for one is over, says so and how to start one, without the
+/// scheduler's address (a job queued there would wait forever).
+#[test]
+fn a_scheduler_without_executors_fails_the_scan_after_its_wait() {
+    let fx = fixture();
+    let (scheduler, _scheduler) = scheduler(&[]);
+    let out = output_within(
+        scan_on(&scheduler, &fx.folder).args(["--wait-for-executors", "2"]),
+        std::time::Duration::from_secs(60),
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("no executor served the scheduler for 2 s"),
+        "{said}"
+    );
+    assert!(said.contains("doppel cluster executor"), "{said}");
+    let port = scheduler.rsplit(':').next().unwrap();
+    assert!(
+        !said.contains(port) && !said.contains("127.0.0.1"),
+        "{said}"
+    );
+}
+
+/// A scan sent before any executor joined waits (saying so in its log),
+/// and the first executor to join runs it as one machine would.
+#[test]
+fn a_scan_waits_for_the_first_executor_to_join() {
+    let fx = fixture();
+    let one_machine = one_machine_json(&fx.folder);
+    let (scheduler, _scheduler) = scheduler(&[]);
+    let mut scan = Server(
+        scan_on(&scheduler, &fx.folder)
+            .env("DOPPEL_LOG", "doppel_cluster=warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut stdout = scan.0.stdout.take().unwrap();
+    let printed = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut bytes).map(|_| bytes)
+    });
+    told_when(&mut scan, "waits for one to join")
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the scan says it waits for an executor");
+    let _executor = executor(&scheduler, &fx.folder, std::process::Stdio::null());
+    let ended = ended_within(&mut scan, std::time::Duration::from_secs(300));
+    assert!(ended.success(), "{ended}");
+    let plans = printed.join().unwrap().unwrap();
+    assert!(plans == one_machine, "{}", String::from_utf8_lossy(&plans));
 }
 
 /// A scheduler nobody answers at: the scan fails saying so, and names
@@ -353,18 +413,23 @@ fn a_scheduler_and_two_executors_print_what_one_machine_prints() {
 
 /// Told when `executor` (its log piped) starts reading its first batch.
 fn first_batch(executor: &mut Server) -> std::sync::mpsc::Receiver<()> {
+    told_when(executor, "reading a batch")
+}
+
+/// Told when `process` (its log piped) first logs a line holding `what`;
+/// the rest of its log is read and dropped.
+fn told_when(process: &mut Server, what: &'static str) -> std::sync::mpsc::Receiver<()> {
     use std::io::BufRead;
-    let log = executor.0.stderr.take().unwrap();
-    let (reading, read) = std::sync::mpsc::channel();
+    let log = process.0.stderr.take().unwrap();
+    let (saying, said) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(log).lines() {
-            if line.is_ok_and(|l| l.contains("reading a batch")) {
-                let _ = reading.send(());
-                return;
-            }
+        let mut lines = std::io::BufReader::new(log).lines();
+        if lines.any(|line| line.is_ok_and(|l| l.contains(what))) {
+            let _ = saying.send(());
         }
+        lines.for_each(drop);
     });
-    read
+    said
 }
 
 /// The fault a cluster must survive: an executor killed while it reads.
@@ -546,10 +611,10 @@ fn cluster_scan_into_an_index_equals_scan_and_reads_only_what_changed() {
     }
 }
 
-/// Every executor lost while reading into an index: the scan fails within
-/// the scheduler's timeout instead of waiting for one, says that the next
-/// run reads the rest, and commits nothing half-read; the next run (here)
-/// leaves the index as `doppel scan` makes it.
+/// Every executor lost while reading into an index: the scan fails once
+/// the scheduler's timeout and the scan's wait for an executor are over,
+/// says that the next run reads the rest, and commits nothing half-read;
+/// the next run (here) leaves the index as `doppel scan` makes it.
 #[test]
 fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
     let fx = fixture();
@@ -563,6 +628,7 @@ fn every_executor_lost_fails_the_scan_and_the_next_one_reads_the_rest() {
     let read = first_batch(&mut doomed);
     let mut command = scan_on(&scheduler, &fx.folder);
     command.arg("--index").arg(&plans);
+    command.args(["--wait-for-executors", "2"]);
     let scan = std::thread::spawn(move || {
         output_within(&mut command, std::time::Duration::from_secs(120))
     });

@@ -622,6 +622,11 @@ pub enum ClusterCommand {
         /// scheduler` at HOST:PORT.
         #[arg(long, value_name = "HOST:PORT")]
         scheduler: Option<String>,
+        /// Seconds a job on the scheduler may find no executor there
+        /// (none joined yet, or every one lost) before the scan gives up.
+        #[arg(long, value_name = "SECS", default_value_t = 60, requires = "scheduler",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        wait_for_executors: u64,
         /// Partitions the folder's listing is dealt to (default: one per
         /// core).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

@@ -31,6 +31,8 @@ use super::settings::open_folder;
 struct PlanArgs<'a> {
     /// The scheduler's `host:port` (`None`: `--local`).
     scheduler: Option<&'a str>,
+    /// How long a job there may find no executor.
+    wait_for_executors: std::time::Duration,
     /// Partitions (`None`: one per core).
     partitions: Option<u32>,
     /// Documents in a batch at most.
@@ -80,7 +82,12 @@ fn scan(
         batch_files: plan.batch_files as usize,
         job_files: plan.job_files.map_or(usize::MAX, |n| n as usize),
     };
-    let runner = plan.scheduler.map_or(Runner::Local, Runner::Scheduler);
+    let runner = plan
+        .scheduler
+        .map_or(Runner::Local, |address| Runner::Scheduler {
+            address,
+            wait: plan.wait_for_executors,
+        });
     let report = match into_index {
         true => scan_into_index(config, &root, options, cut, runner)?,
         false => scan_one_shot(config, &root, manifest, cut, runner)?,
@@ -166,6 +173,7 @@ pub fn run(
             dir,
             local: _,
             scheduler,
+            wait_for_executors,
             partitions,
             batch_files,
             job_files,
@@ -175,6 +183,7 @@ pub fn run(
         } => {
             let plan = PlanArgs {
                 scheduler: scheduler.as_deref(),
+                wait_for_executors: std::time::Duration::from_secs(wait_for_executors),
                 partitions,
                 batch_files,
                 job_files,

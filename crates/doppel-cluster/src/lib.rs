@@ -88,6 +88,17 @@ pub enum ClusterError {
     /// it is the cluster's, not for logs).
     #[error("the scheduler cannot be reached (is `doppel cluster scheduler` running there?)")]
     Unreachable,
+    /// A job found no executor on the scheduler for as long as the scan
+    /// waits for one.
+    #[error(
+        "no executor served the scheduler for {waited_secs} s: start one \
+         (`doppel cluster executor --scheduler HOST:PORT --allow FOLDER`), \
+         or wait longer (--wait-for-executors)"
+    )]
+    NoExecutors {
+        /// How long the scan waited.
+        waited_secs: u64,
+    },
     /// A scheduler or executor process cannot listen where it was told
     /// (the option is said, not the address).
     #[error("cannot listen at {option}: {source}")]

@@ -1,9 +1,11 @@
 //! The client side of a Ballista cluster: a session on the scheduler at
-//! `host:port` that knows the read functions, and the listing sent with the
+//! `host:port` that knows the read functions, the listing sent with the
 //! plan (a table of values per partition, so every executor reads its
-//! share: each document's path and entry as listed).
+//! share: each document's path and entry as listed), and whether the
+//! scheduler has an executor to run it ([`executors`]).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use ballista::prelude::{SessionConfigExt, SessionContextExt};
 use datafusion::common::ScalarValue;
@@ -14,6 +16,9 @@ use datafusion::prelude::{DataFrame, SessionConfig, SessionContext};
 use crate::read_stage::{Kind, ReadFunction, Readable, Row};
 use crate::ClusterError;
 
+/// How long a question to the scheduler may take to be answered.
+const ANSWER_WITHIN: Duration = Duration::from_secs(20);
+
 /// A session on the scheduler at `address` (`host:port`), its plans cut
 /// in `partitions` and batches of at most `batch_files` documents.
 pub async fn context(
@@ -23,11 +28,8 @@ pub async fn context(
 ) -> Result<SessionContext, ClusterError> {
     // Ballista connects only when a plan runs, and then says the address
     // in its error: whether anything answers there is asked first.
-    let answers = tokio::time::timeout(
-        std::time::Duration::from_secs(20),
-        tokio::net::TcpStream::connect(address),
-    )
-    .await;
+    let answers =
+        tokio::time::timeout(ANSWER_WITHIN, tokio::net::TcpStream::connect(address)).await;
     if !matches!(answers, Ok(Ok(_))) {
         return Err(ClusterError::Unreachable);
     }
@@ -82,4 +84,49 @@ pub fn listing(
         .ok_or(ClusterError::Malformed("an empty listing"))?
         .build()?;
     Ok(DataFrame::new(context.state(), plan))
+}
+
+/// Whether a scheduler has an executor to run a job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Executors {
+    /// At least one (as many as it was configured to need) is alive.
+    Ready,
+    /// None is: a job sent now waits until one joins.
+    None,
+    /// It did not say (it cannot be reached, or predates the question).
+    Unknown,
+}
+
+/// Whether the scheduler at `address` has an executor to run a job, as
+/// its `/readyz` says (Ballista's readiness: 200 with at least
+/// `min_ready_executors` alive, 503 without). A job queued on a scheduler
+/// no executor ever joined waits for one forever, which no gRPC call
+/// tells the client, so this is how a scan knows it waits.
+pub async fn executors(address: &str) -> Executors {
+    match readiness(address).await {
+        Some(hyper::StatusCode::OK) => Executors::Ready,
+        Some(hyper::StatusCode::SERVICE_UNAVAILABLE) => Executors::None,
+        _ => Executors::Unknown,
+    }
+}
+
+/// The status `GET /readyz` is answered with at `address`, if it is
+/// within [`ANSWER_WITHIN`].
+async fn readiness(address: &str) -> Option<hyper::StatusCode> {
+    use http_body_util::Empty;
+    use hyper::body::Bytes;
+    let asked = async {
+        let stream = tokio::net::TcpStream::connect(address).await.ok()?;
+        let io = hyper_util::rt::TokioIo::new(stream);
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(io).await.ok()?;
+        // The connection is driven beside the request, and ends with it.
+        tokio::spawn(connection);
+        let request = hyper::Request::get("/readyz")
+            .header(hyper::header::HOST, address)
+            .body(Empty::<Bytes>::new())
+            .ok()?;
+        let response = sender.send_request(request).await.ok()?;
+        Some(response.status())
+    };
+    tokio::time::timeout(ANSWER_WITHIN, asked).await.ok()?
 }

@@ -4,9 +4,11 @@
 //! large); either way the listing is dealt in batches to the partitions,
 //! a read function mapped over it, and what comes back handed to an
 //! `Answers` (a scan's gathering, an index's chunk). On a cluster a
-//! plan that fails is run again for what it did not answer.
+//! plan that fails is run again for what it did not answer, and a job
+//! with no executor to run it is given up after the scan's wait.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use datafusion::arrow::array::RecordBatch;
 use datafusion::catalog::MemTable;
@@ -18,6 +20,7 @@ use doppel_core::doc::DocPath;
 use doppel_index::reading::next_chunk;
 
 use crate::read_stage::{self, Job, Kind, ReadFunction, Readable, Reader, Row};
+use crate::remote::{self, Executors};
 use crate::{ClusterError, PlanOptions};
 
 /// Where a scan's plans run.
@@ -25,9 +28,16 @@ use crate::{ClusterError, PlanOptions};
 pub enum Runner<'a> {
     /// In this process, on DataFusion.
     Local,
-    /// On the executors of the Ballista scheduler at this `host:port`
-    /// (they must see the folder at the same path).
-    Scheduler(&'a str),
+    /// On the executors of a Ballista scheduler (they must see the
+    /// folder at the same path).
+    Scheduler {
+        /// Its `host:port`.
+        address: &'a str,
+        /// How long a job may find no executor there before the scan
+        /// gives up: a job queued on a scheduler without executors
+        /// waits for one forever.
+        wait: Duration,
+    },
 }
 
 /// Times a cluster's plan is run again for what it did not answer (an
@@ -45,6 +55,10 @@ pub(crate) trait Answers {
     fn take(&mut self, batch: &RecordBatch) -> Result<(), ClusterError>;
 }
 
+/// How often a running job looks whether its scheduler still has an
+/// executor.
+const EXECUTORS_LOOKED_AT: Duration = Duration::from_secs(1);
+
 /// Where a scan's plans run, started, and how they are cut.
 pub(crate) struct Session {
     place: Place,
@@ -57,7 +71,44 @@ enum Place {
     Local(SessionContext),
     /// A scheduler's executors: the listing goes with each job's plan, so
     /// a large one is cut into jobs that fit; a failed job is run again.
-    Cluster(SessionContext),
+    Cluster(Cluster),
+}
+
+/// A session on a scheduler, and how long its jobs wait for an executor.
+struct Cluster {
+    context: SessionContext,
+    /// The scheduler's `host:port` (never said: it is the cluster's, not
+    /// for logs).
+    address: String,
+    wait: Duration,
+}
+
+impl Cluster {
+    /// Return once the scheduler has had no executor for `wait` on end,
+    /// with the error that says so; never while it has one, or when it
+    /// cannot say (a scheduler without `/readyz` waits as Ballista does).
+    async fn without_executors(&self) -> ClusterError {
+        let mut since: Option<Instant> = None;
+        loop {
+            tokio::time::sleep(EXECUTORS_LOOKED_AT).await;
+            if remote::executors(&self.address).await != Executors::None {
+                since = None;
+                continue;
+            }
+            let since = *since.get_or_insert_with(|| {
+                tracing::warn!(
+                    wait_secs = self.wait.as_secs(),
+                    "no executor serves the scheduler: the job waits for one to join"
+                );
+                Instant::now()
+            });
+            if since.elapsed() >= self.wait {
+                return ClusterError::NoExecutors {
+                    waited_secs: self.wait.as_secs(),
+                };
+            }
+        }
+    }
 }
 
 impl Session {
@@ -71,9 +122,11 @@ impl Session {
                     .with_batch_size(plan.batch_files.max(1));
                 Place::Local(SessionContext::new_with_config(config))
             }
-            Runner::Scheduler(address) => {
-                Place::Cluster(crate::remote::context(address, partitions, plan.batch_files).await?)
-            }
+            Runner::Scheduler { address, wait } => Place::Cluster(Cluster {
+                context: remote::context(address, partitions, plan.batch_files).await?,
+                address: address.to_owned(),
+                wait,
+            }),
         };
         Ok(Self { place, plan })
     }
@@ -114,16 +167,15 @@ impl Session {
                 let listing = self.listing(part)?;
                 let call = function.call(vec![col("entry"), lit(job.literal())]);
                 let frame = listing.select(vec![col("path"), call.alias("read")])?;
-                if let Err(error) = take_all(frame, answers).await {
+                if let Err(error) = self.take_all(frame, answers).await {
                     failed = Some(error);
                     break;
                 }
             }
             match failed {
                 None => break,
-                Some(failed) if rerun >= self.reruns() || no_executors_left(&failed) => {
-                    return Err(failed)
-                }
+                Some(failed @ ClusterError::NoExecutors { .. }) => return Err(failed),
+                Some(failed) if rerun >= self.reruns() => return Err(failed),
                 Some(failed) => tracing::warn!(
                     error = %failed,
                     "the plan failed; running it again for the documents it did not answer"
@@ -131,6 +183,23 @@ impl Session {
             }
         }
         Ok(())
+    }
+
+    /// Run `frame` and hand every batch it answers to `answers`; on a
+    /// cluster, give the job up once the scheduler has had no executor
+    /// for the wait (dropped, its stream cancels the job).
+    async fn take_all(
+        &self,
+        frame: DataFrame,
+        answers: &mut impl Answers,
+    ) -> Result<(), ClusterError> {
+        match &self.place {
+            Place::Local(_) => take_all(frame, answers).await,
+            Place::Cluster(cluster) => tokio::select! {
+                taken = take_all(frame, answers) => taken,
+                none = cluster.without_executors() => Err(none),
+            },
+        }
     }
 
     /// `rows` as the listings of the jobs run in turn.
@@ -147,7 +216,7 @@ impl Session {
         let dealt = deal(rows, self.plan);
         match &self.place {
             Place::Local(context) => local_listing(context, dealt),
-            Place::Cluster(context) => crate::remote::listing(context, dealt),
+            Place::Cluster(cluster) => remote::listing(&cluster.context, dealt),
         }
     }
 
@@ -158,13 +227,6 @@ impl Session {
             Place::Cluster(_) => CLUSTER_RERUNS,
         }
     }
-}
-
-/// Whether `failed` is Ballista failing a job because every executor was
-/// lost: a plan run again then would wait for an executor forever (a job
-/// queued on an empty cluster is never failed), so it is not.
-fn no_executors_left(failed: &ClusterError) -> bool {
-    matches!(failed, ClusterError::Plan(reason) if reason.contains("no executors remain"))
 }
 
 /// A tokio runtime for plans cut in `plan.partitions`.

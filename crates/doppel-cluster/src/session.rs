@@ -284,16 +284,20 @@ fn jobs<'l, 'r, 'f>(rows: &'l [&'r Row<'f>], most: usize) -> Vec<&'l [&'r Row<'f
 /// The listing dealt to the partitions: cut in batches as a one-shot
 /// scan cuts its chunks (at most `plan.batch_files` documents), the
 /// batches dealt in turn, so each partition gets a like share of the
-/// bytes.
+/// bytes. A listing of fewer than a batch for every partition (an index's
+/// chunk, a small folder) is cut in one batch per partition: a batch is
+/// one task, read on one executor, and a chunk read as one batch kept
+/// every other executor idle.
 fn deal<'r, 'f>(rows: &[&'r Row<'f>], plan: PlanOptions) -> Vec<Vec<Vec<&'r Row<'f>>>> {
-    let mut dealt = vec![Vec::new(); plan.partitions.max(1)];
+    let partitions = plan.partitions.max(1);
+    let mut dealt = vec![Vec::new(); partitions];
+    let most = plan.batch_files.min(rows.len().div_ceil(partitions)).max(1);
     let mut rest = rows.iter().copied().peekable();
     for at in 0.. {
-        let batch = next_chunk(&mut rest, |r| r.bytes, plan.batch_files.max(1));
+        let batch = next_chunk(&mut rest, |r| r.bytes, most);
         if batch.is_empty() {
             break;
         }
-        let partitions = dealt.len();
         dealt[at % partitions].push(batch);
     }
     dealt
@@ -343,5 +347,36 @@ mod tests {
         let long: Vec<&Row<'_>> = long.iter().collect();
         let sizes: Vec<usize> = jobs(&long, usize::MAX).iter().map(|j| j.len()).collect();
         assert_eq!(sizes, [1, 1, 1]);
+    }
+
+    /// A listing smaller than a batch per partition gives every partition
+    /// (every task, so every executor) a share; a larger one is cut in
+    /// batches of `batch_files`, dealt in turn.
+    #[test]
+    fn every_partition_gets_a_share_of_a_small_listing() {
+        let entries: Vec<FileEntry> = (0..100u8).map(|i| entry(vec![b'a', i])).collect();
+        let rows: Vec<Row<'_>> = entries.iter().map(Row::listed).collect();
+        let rows: Vec<&Row<'_>> = rows.iter().collect();
+        let shares = |listed: &[&Row<'_>], partitions, batch_files| -> Vec<Vec<usize>> {
+            let plan = PlanOptions {
+                partitions,
+                batch_files,
+                job_files: usize::MAX,
+            };
+            let dealt = deal(listed, plan);
+            dealt
+                .iter()
+                .map(|share| share.iter().map(Vec::len).collect())
+                .collect()
+        };
+        assert_eq!(
+            shares(&rows[..10], 4, 1024),
+            [vec![3], vec![3], vec![3], vec![1]]
+        );
+        assert_eq!(
+            shares(&rows[..1], 4, 1024),
+            [vec![1], vec![], vec![], vec![]]
+        );
+        assert_eq!(shares(&rows, 2, 30), [vec![30, 30], vec![30, 10]]);
     }
 }

@@ -257,7 +257,6 @@ fn output_within(
     command: &mut std::process::Command,
     limit: std::time::Duration,
 ) -> std::process::Output {
-    use std::io::Read;
     let mut child = Server(
         command
             .stdout(std::process::Stdio::piped())
@@ -265,19 +264,24 @@ fn output_within(
             .spawn()
             .unwrap(),
     );
-    let drain = |mut from: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            from.read_to_end(&mut bytes).map(|_| bytes)
-        })
-    };
-    let stdout = drain(Box::new(child.0.stdout.take().unwrap()));
-    let stderr = drain(Box::new(child.0.stderr.take().unwrap()));
+    let stdout = drained(child.0.stdout.take().unwrap());
+    let stderr = drained(child.0.stderr.take().unwrap());
     std::process::Output {
         status: ended_within(&mut child, limit),
         stdout: stdout.join().unwrap().unwrap(),
         stderr: stderr.join().unwrap().unwrap(),
     }
+}
+
+/// Everything `from` gives until it ends, read on a thread of its own (so
+/// a child never blocks on a full pipe).
+fn drained(
+    mut from: impl std::io::Read + Send + 'static,
+) -> std::thread::JoinHandle<std::io::Result<Vec<u8>>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        from.read_to_end(&mut bytes).map(|_| bytes)
+    })
 }
 
 /// How `process` ended, within `limit` (else it is killed and the test
@@ -336,11 +340,7 @@ fn a_scan_waits_for_the_first_executor_to_join() {
             .spawn()
             .unwrap(),
     );
-    let mut stdout = scan.0.stdout.take().unwrap();
-    let printed = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut stdout, &mut bytes).map(|_| bytes)
-    });
+    let printed = drained(scan.0.stdout.take().unwrap());
     told_when(&mut scan, "waits for one to join")
         .recv_timeout(std::time::Duration::from_secs(60))
         .expect("the scan says it waits for an executor");

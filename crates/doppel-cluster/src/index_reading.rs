@@ -80,8 +80,8 @@ impl ClusterReading {
 impl ReadsElsewhere for ClusterReading {
     fn read(&self, entries: &[FileEntry], learning: Option<&LibraryConfig>) -> Vec<IndexRead> {
         // After a chunk failed, the others are not tried: the cluster that
-        // failed it (every executor lost, say) would fail them too, or
-        // leave them queued for an executor.
+        // failed it (every executor lost, say) would fail them too, each
+        // after the scan's wait for an executor.
         if self.lock().is_some() {
             return entries.iter().map(IndexRead::not_read).collect();
         }

@@ -88,14 +88,14 @@ impl Cluster {
     /// with the error that says so; never while it has one, or when it
     /// cannot say (a scheduler without `/readyz` waits as Ballista does).
     async fn without_executors(&self) -> ClusterError {
-        let mut since: Option<Instant> = None;
+        let mut empty_since: Option<Instant> = None;
         loop {
             tokio::time::sleep(EXECUTORS_LOOKED_AT).await;
             if remote::executors(&self.address).await != Executors::None {
-                since = None;
+                empty_since = None;
                 continue;
             }
-            let since = *since.get_or_insert_with(|| {
+            let since = *empty_since.get_or_insert_with(|| {
                 tracing::warn!(
                     wait_secs = self.wait.as_secs(),
                     "no executor serves the scheduler: the job waits for one to join"
